@@ -1,0 +1,7 @@
+/**
+ * Every top-level command of the CLI, in the order `kerneltune --help` lists them.
+ * A new command lives in its own file in this folder and is added to this list.
+ */
+import type { Command } from '../cli/command.ts'
+
+export const COMMANDS: Command<any>[] = []

@@ -1,0 +1,65 @@
+import type { Combo } from '../schemas/combo.ts'
+import type { HardwareSpec } from '../schemas/hardware.ts'
+
+/** One value of a catalog dimension. */
+export interface DimensionValue {
+  readonly id: string
+  readonly description: string
+}
+
+/** A dimension of the search space: the six core ones, or one an engine plugin contributes. */
+export interface DimensionSpec {
+  readonly id: string
+  readonly title: string
+  readonly description: string
+  readonly values: readonly DimensionValue[]
+  /** The value that stands for "what the engine does by default". */
+  readonly defaultValue: string
+  /** Engine plugin names this dimension applies to; absent means every engine. */
+  readonly engines?: readonly string[]
+  /** Values kept in quick mode; absent means all. */
+  readonly quickValues?: readonly string[]
+}
+
+/** What a legality predicate or pruning rule sees. */
+export interface LegalityContext {
+  readonly hardware: HardwareSpec
+  readonly engine: string
+  /** The hardware capability model the catalog derived for this device. */
+  readonly capability: HardwareCapability
+}
+
+/**
+ * What the catalog knows about a device's abilities. `smVersion` is NVIDIA compute capability
+ * × 10 (sm_90 → 90); undefined on other vendors.
+ */
+export interface HardwareCapability {
+  readonly vendor: HardwareSpec['vendor']
+  readonly smVersion?: number
+  readonly generation: string
+  readonly fp8: boolean
+  readonly bf16: boolean
+  readonly cudaGraphs: boolean
+  readonly notes: readonly string[]
+}
+
+/**
+ * A rule that removes combinations. `illegal` predicates remove what cannot run; `prune` rules
+ * remove what runs but is known to be bad. `violates` returns true when the combination is
+ * removed. Every rule says why, and where that fact comes from.
+ */
+export interface LegalityRule {
+  readonly id: string
+  readonly kind: 'illegal' | 'prune'
+  readonly reason: string
+  readonly source: string
+  /** The dimensions the rule reads; the preview names them. */
+  readonly dimensions: readonly string[]
+  violates(combo: Combo, context: LegalityContext): boolean
+}
+
+/** Dimensions and rules that an engine plugin adds to the catalog for its own engine. */
+export interface CatalogExtension {
+  readonly dimensions: readonly DimensionSpec[]
+  readonly rules: readonly LegalityRule[]
+}

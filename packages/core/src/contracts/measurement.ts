@@ -1,0 +1,48 @@
+import type { Combo } from '../schemas/combo.ts'
+import type { HardwareSpec } from '../schemas/hardware.ts'
+import type { ModelSpec } from '../schemas/model.ts'
+import type { Workload } from '../schemas/workload.ts'
+import type { MaybePromise, PluginBase } from './plugin.ts'
+
+/** The metrics of one repetition. Every field is optional except latency. */
+export interface RepetitionMetrics {
+  /** Wall or device time of the measured unit of work, in milliseconds. */
+  readonly latencyMs: number
+  readonly throughputTps?: number
+  readonly prefillTps?: number
+  readonly decodeTps?: number
+  readonly ttftMs?: number
+  readonly peakMemoryBytes?: number
+  /** Kernel-time breakdown (name → ms) where the backend can give one. */
+  readonly breakdown?: Readonly<Record<string, number>>
+}
+
+export interface MeasurementRequest {
+  readonly combo: Combo
+  readonly engine?: string
+  readonly hardware?: HardwareSpec
+  readonly model?: ModelSpec
+  readonly workload?: Workload
+  readonly repetitions: number
+  readonly warmups: number
+  readonly signal?: AbortSignal
+  readonly onProgress?: (done: number, total: number) => void
+}
+
+export interface MeasurementResult {
+  readonly backend: string
+  /** True when nothing was run: the numbers come from a model. Such results must say so. */
+  readonly simulated: boolean
+  /** What was measured on, in words (device name, driver, build). */
+  readonly device: string
+  readonly repetitions: readonly RepetitionMetrics[]
+  readonly notes?: readonly string[]
+}
+
+/** Measures a combination on something real (or, when `simulated`, predicts it and says so). */
+export interface MeasurementBackend extends PluginBase<'measurement-backend'> {
+  readonly simulated: boolean
+  /** Whether this backend can run here (a device exists, a binary loads). */
+  available?(): MaybePromise<{ ok: boolean; reason?: string }>
+  measure(request: MeasurementRequest): Promise<MeasurementResult>
+}

@@ -1,0 +1,34 @@
+/**
+ * @module @kerneltune/core
+ * The registry every kerneltune plugin joins, the plugin contracts, the error module with its
+ * stable codes, and the zod schemas of the shared domain types.
+ *
+ * @example
+ * ```ts
+ * import { createRegistry } from '@kerneltune/core'
+ * const registry = createRegistry()
+ * registry.register(myEngine())
+ * const engine = registry.get('engine', 'vllm')
+ * ```
+ */
+export {
+  ERROR_CODES,
+  KerneltuneError,
+  isKerneltuneError,
+  kerneltuneError,
+  pluginError,
+  type ErrorCode,
+  type KerneltuneErrorOptions,
+} from './errors.ts'
+export { formatIssues, parseWith, validateWith, type Validation } from './validation.ts'
+export {
+  assertPlugin,
+  createRegistry,
+  wrapPlugin,
+  type AnyPlugin,
+  type PluginByKind,
+  type Registry,
+} from './registry.ts'
+export { DOMAIN_SCHEMAS, domainJsonSchemas, toJsonSchema } from './json-schema.ts'
+export * from './contracts/index.ts'
+export * from './schemas/index.ts'

@@ -1,0 +1,168 @@
+/**
+ * The plugin registry. Plugins join it with `register`; it checks their shape and contract
+ * version, rejects duplicate names, and hands back a wrapped copy whose hooks stamp any error
+ * with the plugin's name, the hook and the cause.
+ */
+import { z } from 'zod'
+import {
+  CONTRACT_VERSIONS,
+  PLUGIN_KINDS,
+  type PluginBase,
+  type PluginKind,
+} from './contracts/plugin.ts'
+import type { EnginePlugin } from './contracts/engine.ts'
+import type { MeasurementBackend } from './contracts/measurement.ts'
+import type { SearchStrategyPlugin } from './contracts/search.ts'
+import type { PredictorPlugin } from './contracts/predictor.ts'
+import type { KernelProviderPlugin } from './contracts/kernel-provider.ts'
+import type { CatalogExtension } from './contracts/catalog-extension.ts'
+import { KerneltuneError, pluginError } from './errors.ts'
+import { formatIssues } from './validation.ts'
+
+/** Maps each kind to its plugin type, so `get('engine', ...)` is typed. */
+export interface PluginByKind {
+  engine: EnginePlugin
+  'measurement-backend': MeasurementBackend
+  'search-strategy': SearchStrategyPlugin
+  predictor: PredictorPlugin
+  'kernel-provider': KernelProviderPlugin
+}
+
+export type AnyPlugin = PluginByKind[PluginKind]
+
+const fn = z.custom<(...args: unknown[]) => unknown>((v) => typeof v === 'function', 'must be a function')
+
+const base = z.object({
+  name: z.string().regex(/^[a-z0-9][a-z0-9:._/-]*$/, 'lower-case letters, digits and : . _ / -'),
+  kind: z.enum(PLUGIN_KINDS as [PluginKind, ...PluginKind[]]),
+  apiVersion: z.number().int().positive(),
+})
+
+// The hooks each kind must have; optional hooks are feature-tested by their callers.
+const required: Record<PluginKind, z.ZodType> = {
+  engine: z.object({
+    displayName: z.string().min(1),
+    defaultVersion: z.string().min(1),
+    supportedVersions: fn,
+    translate: fn,
+  }),
+  'measurement-backend': z.object({ simulated: z.boolean(), measure: fn }),
+  'search-strategy': z.object({ create: fn }),
+  predictor: z.object({ predict: fn }),
+  'kernel-provider': z.object({ parameters: z.array(z.any()), isValid: fn, generate: fn, reference: fn }),
+}
+
+/** Checks a plugin's shape and contract version; throws INVALID_PLUGIN or INCOMPATIBLE_PLUGIN. */
+export function assertPlugin(plugin: unknown): asserts plugin is AnyPlugin {
+  const head = base.safeParse(plugin)
+  if (!head.success) {
+    const name = typeof (plugin as { name?: unknown })?.name === 'string' ? (plugin as { name: string }).name : '(unnamed)'
+    throw new KerneltuneError('INVALID_PLUGIN', `plugin ${name} is not a valid plugin: ${formatIssues(head.error.issues).join('; ')}`, {
+      plugin: name,
+    })
+  }
+  const { name, kind, apiVersion } = head.data
+  const expected = CONTRACT_VERSIONS[kind]
+  if (apiVersion !== expected) {
+    throw new KerneltuneError(
+      'INCOMPATIBLE_PLUGIN',
+      `plugin ${name} implements the ${kind} contract version ${apiVersion}, but this kerneltune supports version ${expected}; upgrade the plugin or kerneltune so that they match`,
+      { plugin: name, details: { kind, apiVersion, supported: expected } },
+    )
+  }
+  const hooks = required[kind].safeParse(plugin)
+  if (!hooks.success) {
+    throw new KerneltuneError('INVALID_PLUGIN', `plugin ${name} (${kind}) is missing required members: ${formatIssues(hooks.error.issues).join('; ')}`, {
+      plugin: name,
+    })
+  }
+}
+
+/**
+ * Returns a copy of the plugin whose function members rethrow errors (sync or async) as
+ * PLUGIN_ERROR naming the plugin and the hook. Non-function members are copied as they are.
+ */
+export function wrapPlugin<P extends PluginBase>(plugin: P): P {
+  const wrapped: Record<string, unknown> = {}
+  for (const key of Object.keys(plugin)) {
+    const value = (plugin as Record<string, unknown>)[key]
+    if (typeof value !== 'function') {
+      wrapped[key] = value
+      continue
+    }
+    wrapped[key] = function hook(this: unknown, ...args: unknown[]) {
+      let result: unknown
+      try {
+        result = (value as (...a: unknown[]) => unknown).apply(plugin, args)
+      } catch (cause) {
+        throw pluginError(plugin.name, key, cause)
+      }
+      if (result instanceof Promise) {
+        return result.catch((cause: unknown) => {
+          throw pluginError(plugin.name, key, cause)
+        })
+      }
+      return result
+    }
+  }
+  return Object.freeze(wrapped) as P
+}
+
+export interface Registry {
+  /** Adds a plugin and returns its wrapped form. Throws on a duplicate name or a bad plugin. */
+  register<P extends AnyPlugin>(plugin: P): P
+  /** The plugin of this kind and name; throws PLUGIN_NOT_FOUND naming the ones that exist. */
+  get<K extends PluginKind>(kind: K, name: string): PluginByKind[K]
+  find<K extends PluginKind>(kind: K, name: string): PluginByKind[K] | undefined
+  list<K extends PluginKind>(kind: K): PluginByKind[K][]
+  list(): AnyPlugin[]
+  has(name: string): boolean
+  /** Catalog extensions contributed by engine plugins, with the engine that contributed each. */
+  catalogExtensions(): { engine: string; extension: CatalogExtension }[]
+}
+
+/** Creates an empty registry. */
+export function createRegistry(plugins: readonly AnyPlugin[] = []): Registry {
+  const byName = new Map<string, AnyPlugin>()
+
+  const registry: Registry = {
+    register<P extends AnyPlugin>(plugin: P): P {
+      assertPlugin(plugin)
+      if (byName.has(plugin.name)) {
+        throw new KerneltuneError('DUPLICATE_PLUGIN', `a plugin named ${plugin.name} is already registered; plugin names must be unique`, {
+          plugin: plugin.name,
+        })
+      }
+      const wrapped = wrapPlugin(plugin)
+      byName.set(plugin.name, wrapped)
+      return wrapped
+    },
+    get<K extends PluginKind>(kind: K, name: string): PluginByKind[K] {
+      const found = registry.find(kind, name)
+      if (found) return found
+      const names = registry.list(kind).map((p) => p.name)
+      throw new KerneltuneError(
+        'PLUGIN_NOT_FOUND',
+        `no ${kind} plugin named ${name}; registered: ${names.length ? names.join(', ') : '(none)'}`,
+        { details: { kind, name, available: names } },
+      )
+    },
+    find<K extends PluginKind>(kind: K, name: string): PluginByKind[K] | undefined {
+      const p = byName.get(name)
+      return p && p.kind === kind ? (p as PluginByKind[K]) : undefined
+    },
+    list(kind?: PluginKind): never {
+      const all = [...byName.values()]
+      return (kind ? all.filter((p) => p.kind === kind) : all) as never
+    },
+    has: (name) => byName.has(name),
+    catalogExtensions() {
+      return registry
+        .list('engine')
+        .filter((e) => e.catalogExtension !== undefined)
+        .map((e) => ({ engine: e.name, extension: e.catalogExtension! }))
+    },
+  }
+  for (const p of plugins) registry.register(p)
+  return registry
+}

@@ -1,0 +1,28 @@
+import { z } from 'zod'
+
+export const VENDORS = ['nvidia', 'amd', 'apple', 'intel', 'cpu', 'other'] as const
+export const HardwareKindSchema = z.enum(['gpu', 'cpu', 'soc', 'accelerator'])
+
+/** A device's specifications: what the roofline and the feature vector need. */
+export const HardwareSpecSchema = z.object({
+  id: z.string().regex(/^[a-z0-9][a-z0-9._-]*$/, 'lower-case id such as h100-sxm').optional(),
+  name: z.string().min(1),
+  vendor: z.enum(VENDORS).default('other'),
+  kind: HardwareKindSchema.default('gpu'),
+  /** Peak memory bandwidth in GB/s (10^9 bytes per second). */
+  memBwGbs: z.number().positive().max(100_000),
+  /** Dense FP16/BF16 tensor throughput in TFLOPS (no sparsity). */
+  fp16Tflops: z.number().positive().max(100_000),
+  /** Streaming multiprocessors (NVIDIA), compute units (AMD) or GPU cores (Apple). */
+  smCount: z.number().int().positive().optional(),
+  l2CacheMb: z.number().positive().optional(),
+  memoryGb: z.number().positive().optional(),
+  /** NVIDIA compute capability such as "9.0"; AMD gfx target such as "gfx942". */
+  computeCapability: z.string().optional(),
+  architecture: z.string().optional(),
+  unifiedMemory: z.boolean().default(false),
+  /** Where each number came from (URLs or document names). */
+  sources: z.array(z.string()).default([]),
+})
+export type HardwareSpec = z.output<typeof HardwareSpecSchema>
+export type HardwareSpecInput = z.input<typeof HardwareSpecSchema>

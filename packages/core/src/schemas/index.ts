@@ -1,0 +1,6 @@
+export * from './quant.ts'
+export * from './kernel.ts'
+export * from './model.ts'
+export * from './hardware.ts'
+export * from './workload.ts'
+export * from './combo.ts'
