@@ -21,3 +21,17 @@ export const ComboSchema = z.record(
   z.string().min(1),
 )
 export type Combo = Readonly<Record<string, string>>
+
+/**
+ * The value ids of the six core dimensions. The catalog package adds descriptions, legality
+ * predicates and pruning; the ids live here so that engine plugins can validate combos without
+ * depending on the catalog.
+ */
+export const CORE_DIMENSION_VALUES = {
+  attention_backend: ['flash_attn_v2', 'flash_attn_v3', 'flashinfer', 'paged_attention', 'xformers', 'native'],
+  kv_layout: ['contiguous', 'paged', 'chunked'],
+  matmul_path: ['cublas', 'cutlass', 'triton', 'machete'],
+  activation_dtype: ['fp16', 'bf16', 'fp8_e4m3', 'fp8_e5m2'],
+  fusion_strategy: ['none', 'conservative', 'aggressive'],
+  cuda_graph: ['off', 'per-shape', 'dynamic'],
+} as const satisfies Record<CoreDimensionId, readonly string[]>
