@@ -9,6 +9,7 @@ import { ModelSpecSchema } from './schemas/model.ts'
 import { QuantNameSchema } from './schemas/quant.ts'
 import { KernelTypeSchema, BottleneckClassSchema } from './schemas/kernel.ts'
 import { WorkloadSchema } from './schemas/workload.ts'
+import { RegistryEntrySchema, RunComboSchema, RunSchema, TuneSessionSchema, TuneTrialSchema } from './schemas/runs.ts'
 
 /** Every schema that has a published JSON Schema, by file name. Later packages add theirs here. */
 export const DOMAIN_SCHEMAS: Record<string, z.ZodType> = {
@@ -19,6 +20,11 @@ export const DOMAIN_SCHEMAS: Record<string, z.ZodType> = {
   'kernel-type': KernelTypeSchema,
   'bottleneck-class': BottleneckClassSchema,
   combo: ComboSchema,
+  run: RunSchema,
+  'run-combo': RunComboSchema,
+  'tune-session': TuneSessionSchema,
+  'tune-trial': TuneTrialSchema,
+  'registry-entry': RegistryEntrySchema,
 }
 
 /** The JSON Schema (draft 2020-12) of one domain schema, describing the accepted input. */
