@@ -17,3 +17,12 @@ export type {
   CopyBandwidth,
 } from './types.ts'
 export { WEIGHT_FORMATS, KERNEL_KINDS, DEFAULT_LIMITS } from './types.ts'
+export { kernelParameters, isValidConfig, enumerateConfigs, defaultConfig, dispatchSize, workgroupShape, sharedBytes, configKey } from './params.ts'
+export { generateWgsl } from './codegen.ts'
+export { referenceMatmul, referenceWithBounds, compareWithReference, makeProblemData, checkProblem, seededRandom } from './reference.ts'
+export type { ReferenceResult } from './reference.ts'
+export { BLOCK, blockBytes, weightBytes, quantizeRow, dequantizeRow, toGpuLayout, toF16Bits, fromF16Bits } from './formats.ts'
+export type { GpuWeights } from './formats.ts'
+export { openGpu, runtimeGpu, deviceName } from './gpu.ts'
+export type { GpuContext } from './gpu.ts'
+export { benchmarkKernel, measureCopyBandwidth, PROBLEM_SEED } from './bench.ts'
