@@ -1,0 +1,110 @@
+import { describe, expect, it } from 'vitest'
+import { chooseLlamaShape, llamaParamCount, parseParamCount } from './llama-shape.ts'
+import { readGgufHeader } from './reader.ts'
+import { synthLlama } from './synth-llama.ts'
+import { byteVocab } from './vocab.ts'
+import { ggufBytes } from './writer.ts'
+
+describe('chooseLlamaShape', () => {
+  it('should land within 15% of the target and keep every width a multiple of 32', () => {
+    for (const params of [2e6, 60e6, 350e6, 1e9, 7e9]) {
+      const s = chooseLlamaShape({ params, vocabSize: params < 1e7 ? 512 : 32000 })
+      expect(Math.abs(llamaParamCount(s) / params - 1)).toBeLessThan(0.15)
+      for (const w of [s.hidden, s.ffn, s.headDim, s.kvHeads * s.headDim]) expect(w % 32).toBe(0)
+      expect(s.heads * s.headDim).toBe(s.hidden)
+      expect(s.heads % s.kvHeads).toBe(0)
+    }
+  })
+
+  it('should pick a Llama-2-7B-like width for 7B', () => {
+    const s = chooseLlamaShape({ params: 7e9 })
+    expect(s.hidden).toBe(4096)
+    expect(s.headDim).toBe(128)
+  })
+
+  it('should read parameter counts with suffixes', () => {
+    expect(parseParamCount('60M')).toBe(60e6)
+    expect(parseParamCount('1.5B')).toBe(1.5e9)
+    expect(parseParamCount('300k')).toBe(3e5)
+    expect(() => parseParamCount('lots')).toThrow(/60M, 1.5B/)
+  })
+})
+
+describe('byteVocab', () => {
+  it('should hold the specials, all 256 byte tokens, the space piece, and distinct fillers', () => {
+    const v = byteVocab(300)
+    expect(v.tokens.slice(0, 3)).toEqual(['<unk>', '<s>', '</s>'])
+    expect(v.tokens[3]).toBe('<0x00>')
+    expect(v.tokens[258]).toBe('<0xFF>')
+    expect(v.types.slice(3, 259).every((t) => t === 6)).toBe(true)
+    expect(v.tokens[259]).toBe('\u2581')
+    expect(new Set(v.tokens).size).toBe(300)
+  })
+})
+
+describe('synthLlama', () => {
+  const small = { params: 1.5e6, vocabSize: 320, seed: 7 } as const
+
+  it('should describe every llama tensor with the requested type, and norms in F32', () => {
+    const m = synthLlama({ ...small, quant: 'Q4_0' })
+    const names = m.file.tensors.map((t) => t.name)
+    expect(names).toContain('token_embd.weight')
+    expect(names).toContain('output.weight')
+    expect(names).toContain('output_norm.weight')
+    for (const t of ['attn_norm', 'attn_q', 'attn_k', 'attn_v', 'attn_output', 'ffn_norm', 'ffn_gate', 'ffn_up', 'ffn_down']) {
+      expect(names).toContain(`blk.${m.shape.layers - 1}.${t}.weight`)
+    }
+    for (const t of m.file.tensors) expect(t.type).toBe(t.dims.length === 1 ? 'F32' : 'Q4_0')
+    const params = m.file.tensors.reduce((n, t) => n + t.dims.reduce((a, b) => a * b, 1), 0)
+    expect(params).toBe(m.paramCount)
+  })
+
+  it('should write the llama metadata llama.cpp requires, matching the shape', async () => {
+    const m = synthLlama({ ...small, quant: 'Q8_0' })
+    const bytes = await ggufBytes(m.file)
+    expect(bytes.length).toBe(m.layout.totalBytes)
+    const h = readGgufHeader(bytes)
+    expect(h.metadata).toMatchObject({
+      'general.architecture': 'llama',
+      'general.file_type': 7,
+      'llama.embedding_length': m.shape.hidden,
+      'llama.block_count': m.shape.layers,
+      'llama.feed_forward_length': m.shape.ffn,
+      'llama.attention.head_count': m.shape.heads,
+      'llama.attention.head_count_kv': m.shape.kvHeads,
+      'llama.rope.dimension_count': m.shape.headDim,
+      'tokenizer.ggml.model': 'llama',
+    })
+    expect((h.metadata['tokenizer.ggml.tokens'] as string[]).length).toBe(320)
+    expect(String(h.metadata['general.description'])).toMatch(/meaningless text/)
+  })
+
+  it('should be deterministic for a seed and differ across seeds', async () => {
+    const a = await ggufBytes(synthLlama({ ...small, quant: 'F16' }).file)
+    const b = await ggufBytes(synthLlama({ ...small, quant: 'F16' }).file)
+    const c = await ggufBytes(synthLlama({ ...small, quant: 'F16', seed: 8 }).file)
+    // Compared by hand: deep equality over megabytes is slow in the test runners.
+    const same = (x: Uint8Array, y: Uint8Array) => x.length === y.length && x.every((v, i) => v === y[i])
+    expect(same(a, b)).toBe(true)
+    expect(a.length).toBe(c.length)
+    expect(same(a, c)).toBe(false)
+  })
+
+  it('should shrink with the quantization as the block sizes say (F16 2 B, Q8_0 34/32 B, Q4_0 18/32 B per weight)', () => {
+    const size = (quant: 'F16' | 'Q8_0' | 'Q4_0') => synthLlama({ ...small, quant }).layout.totalBytes
+    const f16 = size('F16')
+    expect(size('Q8_0') / f16).toBeCloseTo(34 / 64, 1)
+    expect(size('Q4_0') / f16).toBeCloseTo(18 / 64, 1)
+  })
+
+  it('should describe a multi-GB model without generating it', () => {
+    const m = synthLlama({ params: 7e9, quant: 'Q4_0' })
+    expect(m.layout.totalBytes).toBeGreaterThan(3.5e9)
+    expect(m.layout.totalBytes).toBeLessThan(4.5e9)
+  })
+
+  it('should refuse a vocabulary too small for the byte tokens and an unknown quant', () => {
+    expect(() => synthLlama({ params: 1e6, vocabSize: 100 })).toThrow(/at least 260/)
+    expect(() => synthLlama({ params: 1e6, quant: 'Q5_K' as never })).toThrow(/F16, Q8_0, Q4_0/)
+  })
+})
