@@ -1,3 +1,4 @@
+/// <reference types="@webgpu/types" />
 /**
  * benchmarkKernel: verify one configuration against the CPU reference, then time it.
  * measureCopyBandwidth: the copy-kernel ceiling kernels are compared against.

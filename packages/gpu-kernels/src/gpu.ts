@@ -1,3 +1,4 @@
+/// <reference types="@webgpu/types" />
 /**
  * Device access. `openGpu` takes any `GPU` object (navigator.gpu in Deno and browsers, or one a
  * host passes in), so the package itself never imports a runtime module.
@@ -19,8 +20,8 @@ export function runtimeGpu(): GPU | undefined {
   return nav?.gpu
 }
 
-/** Opens the default adapter (high-performance preference) with timestamp queries and f16 when offered. */
-export async function openGpu(gpu: GPU | undefined = runtimeGpu()): Promise<GpuContext> {
+/** Opens the default adapter (of `gpu`, default navigator.gpu; null means none) (high-performance preference) with timestamp queries and f16 when offered. */
+export async function openGpu(gpu: GPU | null | undefined = runtimeGpu()): Promise<GpuContext> {
   if (!gpu) {
     throw new KerneltuneError('DEVICE_UNAVAILABLE', 'this runtime has no WebGPU (navigator.gpu): run under Deno (deno run -A) or a browser; on a machine without a GPU install Mesa\'s CPU Vulkan driver (apt-get install -y mesa-vulkan-drivers)')
   }

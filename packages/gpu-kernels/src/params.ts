@@ -94,7 +94,6 @@ export function isValidConfig(kind: KernelKind, format: WeightFormat, config: Ma
   if (kind === 'gemv') {
     const perRow = Number(config.workgroupSize) / Number(config.rowsPerWorkgroup)
     const unroll = Number(config.unroll)
-    if (perRow < 4) return `${perRow} threads per row (workgroupSize/rowsPerWorkgroup) is below 4`
     if (nb % unroll !== 0) return `k/32=${nb} blocks is not a multiple of unroll=${unroll}`
     if (unroll > 1 && perRow * unroll > nb) return `unroll=${unroll} with ${perRow} threads per row needs more than the ${nb} blocks of a row (threads would idle)`
     return true

@@ -1,3 +1,4 @@
+/// <reference types="@webgpu/types" />
 /**
  * Timing of one compute dispatch: warm-ups, then repetitions timed with GPU timestamp queries
  * (begin/end of each pass) when the device offers them, else with the wall time from submit to

@@ -1,0 +1,66 @@
+/**
+ * GPU tests: they run where the runtime has WebGPU (Deno with Mesa's lavapipe in CI, browsers)
+ * and skip on Node and Bun, which have no navigator.gpu. Problems are small: lavapipe on two CPU
+ * cores compiles each pipeline in about a tenth of a second.
+ */
+import { describe, it, expect, beforeAll } from 'vitest'
+import { benchmarkKernel, measureCopyBandwidth } from './bench.ts'
+import { openGpu, runtimeGpu, type GpuContext } from './gpu.ts'
+import { defaultConfig, enumerateConfigs } from './params.ts'
+import { KERNEL_KINDS, WEIGHT_FORMATS, type MatmulProblem } from './types.ts'
+
+const quick = { warmup: 1, iterations: 3 }
+
+describe('openGpu without an adapter', () => {
+  it('should throw DEVICE_UNAVAILABLE when there is no WebGPU or no adapter', async () => {
+    await expect(openGpu(null)).rejects.toMatchObject({ code: 'DEVICE_UNAVAILABLE' })
+    const noAdapter = { requestAdapter: async () => null } as unknown as GPU
+    await expect(openGpu(noAdapter)).rejects.toMatchObject({ code: 'DEVICE_UNAVAILABLE' })
+  })
+})
+
+describe.skipIf(!runtimeGpu())('kernels on the WebGPU device', () => {
+  let gpu: GpuContext
+  beforeAll(async () => {
+    gpu = await openGpu()
+  })
+
+  it('should describe the adapter and its limits', () => {
+    expect(gpu.adapterInfo.description.length + gpu.adapterInfo.vendor.length).toBeGreaterThan(0)
+    expect(gpu.limits.maxComputeInvocationsPerWorkgroup).toBeGreaterThanOrEqual(256)
+  })
+
+  for (const kind of KERNEL_KINDS) {
+    for (const format of WEIGHT_FORMATS) {
+      // Odd sizes so that partial workgroups and tiles are exercised.
+      const problem: MatmulProblem = kind === 'gemv' ? { format, m: 2, n: 70, k: 256 } : { format, m: 13, n: 40, k: 128 }
+      it(`should compute ${kind} ${format} correctly with the default and varied configurations`, async () => {
+        const all = enumerateConfigs(kind, format, problem, gpu.limits)
+        const picks = [defaultConfig(kind, format), all[0]!, all[Math.floor(all.length / 2)]!, all[all.length - 1]!]
+        for (const config of picks) {
+          const r = await benchmarkKernel(gpu, kind, problem, config, quick)
+          expect({ config, error: r.error, correct: r.correct }).toEqual({ config, error: undefined, correct: true })
+          expect(r.maxAbsError).toBeLessThanOrEqual(r.tolerance)
+          expect(r.latencyMs.samples.length).toBe(3)
+          expect(r.latencyMs.median).toBeGreaterThan(0)
+          expect(r.gbps).toBeGreaterThan(0)
+          expect(r.flops).toBe(2 * problem.m * problem.n * problem.k)
+        }
+      })
+    }
+  }
+
+  it('should report an invalid configuration as an error without timing it', async () => {
+    const r = await benchmarkKernel(gpu, 'gemv', { format: 'q4_0', m: 1, n: 64, k: 96 }, { workgroupSize: 64, rowsPerWorkgroup: 1, vecWidth: 1, unroll: 2 }, quick)
+    expect(r.correct).toBe(false)
+    expect(r.error).toMatch(/invalid configuration/)
+    expect(r.latencyMs.samples).toEqual([])
+  })
+
+  it('should measure a copy bandwidth', async () => {
+    const c = await measureCopyBandwidth(gpu, 1 << 20, quick)
+    expect(c.bytes).toBe(1 << 20)
+    expect(c.gbps).toBeGreaterThan(0)
+    expect(c.latencyMs).toBeGreaterThan(0)
+  })
+})
