@@ -1,0 +1,196 @@
+/**
+ * `testEngine`: the conformance suite every engine plugin runs, first-party or third-party.
+ * It declares vitest suites, so call it at the top level of a test file. It runs unchanged on
+ * Node (vitest), Bun (bun:test) and Deno (the vitest shim).
+ */
+import { describe, expect, it } from 'vitest'
+import { assertPlugin, createRegistry, isKerneltuneError, type Combo, type EnginePlugin, type TranslateResult } from '@kerneltune/core'
+import { coreCombos } from './combos.ts'
+import { inventoryProblems, type EngineInventory } from './inventory.ts'
+import { resultProblems } from './shape.ts'
+
+export interface TestEngineOptions {
+  /** The plugin, or a factory called once per test. */
+  readonly engine: EnginePlugin | (() => EnginePlugin)
+  /** The combinations to walk; defaults to the full product of the core dimensions. */
+  readonly combos?: readonly Combo[]
+  /**
+   * The inventory of an engine version, or undefined when none is at hand. When given, every
+   * translation must stay inside it (flags, environment variables, values).
+   */
+  readonly inventory?: (version: string) => EngineInventory | undefined
+  /** Names of checks to skip, with the reason (shown in the test name). */
+  readonly skip?: Readonly<Partial<Record<'inventory' | 'determinism' | 'catalogExtension', string>>>
+  /** More tests, declared inside the suite's describe block. */
+  readonly additionalTests?: () => void
+}
+
+const MAX_SHOWN = 20
+
+function show(problems: readonly string[]): string {
+  const head = problems.slice(0, MAX_SHOWN).join('\n  ')
+  return problems.length > MAX_SHOWN ? `${head}\n  ... and ${problems.length - MAX_SHOWN} more` : head
+}
+
+/** Calls translate and turns a throw into a problem, so one bad combination cannot hide others. */
+async function attempt(engine: EnginePlugin, combo: Combo, version?: string): Promise<TranslateResult | Error> {
+  try {
+    return await engine.translate(combo, version === undefined ? {} : { version })
+  } catch (err) {
+    return err instanceof Error ? err : new Error(String(err))
+  }
+}
+
+/** Runs the conformance suite against an engine plugin. */
+export function testEngine(options: TestEngineOptions): void {
+  const make = typeof options.engine === 'function' ? options.engine : () => options.engine as EnginePlugin
+  const probe = make()
+  const combos = options.combos ?? coreCombos()
+  const skip = options.skip ?? {}
+
+  describe(`engine conformance: ${probe.name}`, () => {
+    it('should be a valid engine plugin of the current contract', () => {
+      const engine = make()
+      assertPlugin(engine)
+      expect(engine.kind).toBe('engine')
+      expect(typeof engine.displayName).toBe('string')
+    })
+
+    it('should register in a core registry and be found by name', () => {
+      const registry = createRegistry()
+      registry.register(make())
+      expect(registry.get('engine', probe.name).name).toBe(probe.name)
+      expect(() => registry.register(make())).toThrow(/already registered/)
+    })
+
+    it('should list its supported versions, including the default one', () => {
+      const engine = make()
+      const versions = engine.supportedVersions()
+      expect(versions.length).toBeGreaterThan(0)
+      expect(new Set(versions).size).toBe(versions.length)
+      for (const v of versions) expect(typeof v).toBe('string')
+      expect(versions).toContain(engine.defaultVersion)
+    })
+
+    it(`should translate or refuse each of ${combos.length} combinations, well-formed, for every supported version`, async () => {
+      const engine = make()
+      const problems: string[] = []
+      let translated = 0
+      for (const version of engine.supportedVersions()) {
+        for (const combo of combos) {
+          const result = await attempt(engine, combo, version)
+          if (result instanceof Error) problems.push(`${JSON.stringify(combo)} @ ${version}: threw ${result.message}`)
+          else {
+            problems.push(...resultProblems(engine, combo, version, result))
+            if (result.ok) translated++
+          }
+        }
+      }
+      expect(problems, show(problems)).toEqual([])
+      // An engine that refuses everything is not an engine; a combination of defaults must pass.
+      expect(translated).toBeGreaterThan(0)
+    })
+
+    it.skipIf(!options.inventory || skip.inventory)(
+      `should emit only flags, variables and values of the version's inventory${skip.inventory ? ` (skipped: ${skip.inventory})` : ''}`,
+      async () => {
+        const engine = make()
+        const problems: string[] = []
+        let checked = 0
+        for (const version of engine.supportedVersions()) {
+          const inventory = options.inventory!(version)
+          if (!inventory) continue
+          for (const combo of [{}, ...combos]) {
+            const result = await attempt(engine, combo, version)
+            if (result instanceof Error || !result.ok) continue
+            checked++
+            for (const p of inventoryProblems(result, inventory)) problems.push(`${JSON.stringify(combo)} @ ${version}: ${p}`)
+          }
+        }
+        expect(problems, show(problems)).toEqual([])
+        expect(checked).toBeGreaterThan(0)
+      },
+    )
+
+    it.skipIf(skip.determinism)('should give the same result for the same input', async () => {
+      const engine = make()
+      for (let i = 0; i < combos.length; i += 13) {
+        const combo = combos[i]!
+        expect(await attempt(engine, combo)).toEqual(await attempt(make(), combo))
+      }
+    })
+
+    it('should use the default version when the context gives none', async () => {
+      const engine = make()
+      const result = await attempt(engine, {})
+      expect(result).not.toBeInstanceOf(Error)
+      expect((result as TranslateResult).version).toBe(engine.defaultVersion)
+    })
+
+    it('should translate the empty combination (every dimension at the engine default)', async () => {
+      const engine = make()
+      const result = await attempt(engine, {})
+      expect(resultProblems(engine, {}, engine.defaultVersion, result)).toEqual([])
+      expect((result as TranslateResult).ok).toBe(true)
+    })
+
+    it('should accept combinations with missing keys', async () => {
+      const engine = make()
+      const problems: string[] = []
+      const singles = new Map<string, Combo>()
+      for (const combo of combos) for (const [k, v] of Object.entries(combo)) singles.set(`${k}=${v}`, { [k]: v })
+      for (const combo of singles.values()) {
+        const result = await attempt(engine, combo)
+        if (result instanceof Error) problems.push(`${JSON.stringify(combo)}: threw ${result.message}`)
+        else problems.push(...resultProblems(engine, combo, engine.defaultVersion, result))
+      }
+      expect(problems, show(problems)).toEqual([])
+    })
+
+    it('should refuse an unknown value of a known dimension, naming it', async () => {
+      const engine = make()
+      const combo = { attention_backend: 'no_such_backend' }
+      const result = await attempt(engine, combo)
+      expect(result).toMatchObject({ ok: false, dimension: 'attention_backend', value: 'no_such_backend' })
+    })
+
+    it('should refuse a dimension it does not know, naming it', async () => {
+      const engine = make()
+      const result = await attempt(engine, { no_such_dimension: 'x' })
+      expect(result).toMatchObject({ ok: false, dimension: 'no_such_dimension', value: 'x' })
+    })
+
+    it('should reject an unsupported version with a typed error', async () => {
+      const result = await attempt(make(), {}, '0.0.0-no-such-version')
+      expect(result).toBeInstanceOf(Error)
+      expect(isKerneltuneError(result) && result.code).toBe('INVALID_INPUT')
+    })
+
+    it('should reject a combination that is not a map of strings with a typed error', async () => {
+      const result = await attempt(make(), { attention_backend: 3 } as unknown as Combo)
+      expect(isKerneltuneError(result) && result.code).toBe('INVALID_INPUT')
+    })
+
+    it.skipIf(!probe.catalogExtension || skip.catalogExtension)('should contribute a well-formed catalog extension', async () => {
+      const engine = make()
+      const ext = engine.catalogExtension!
+      for (const dim of ext.dimensions) {
+        expect(dim.id).toMatch(/^[a-z][a-z0-9_]*$/)
+        expect(dim.values.length).toBeGreaterThan(0)
+        expect(dim.values.map((v) => v.id)).toContain(dim.defaultValue)
+        for (const value of dim.values) {
+          const combo = { [dim.id]: value.id }
+          expect(resultProblems(engine, combo, engine.defaultVersion, await attempt(engine, combo))).toEqual([])
+        }
+      }
+      for (const rule of ext.rules) {
+        expect(['illegal', 'prune']).toContain(rule.kind)
+        expect(rule.reason.length).toBeGreaterThan(0)
+        expect(rule.source.length).toBeGreaterThan(0)
+        expect(typeof rule.violates).toBe('function')
+      }
+    })
+
+    options.additionalTests?.()
+  })
+}

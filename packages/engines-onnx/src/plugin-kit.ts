@@ -1,0 +1,54 @@
+/**
+ * Shared plumbing of the engine translators: combination checking, version resolution and the
+ * refusal shape. (The same small file lives in each first-party engine package so that each
+ * depends on @kerneltune/core alone.)
+ */
+import { ComboSchema, KerneltuneError, parseWith, type Combo, type Refusal } from '@kerneltune/core'
+
+export function refusal(engine: string, version: string, dimension: string, value: string, reason: string): Refusal {
+  return { ok: false, engine, version, dimension, value, reason }
+}
+
+/**
+ * Validates the combination's shape (throws INVALID_INPUT: that is a caller bug, not something an
+ * engine can or cannot express), then refuses a dimension the engine does not know or a value
+ * that dimension does not have. Returns undefined when every key and value is known.
+ */
+export function checkCombo(
+  engine: string,
+  displayName: string,
+  version: string,
+  combo: Combo,
+  known: Readonly<Record<string, readonly string[]>>,
+): Refusal | undefined {
+  const parsed = parseWith(ComboSchema, combo, `${displayName} combination`)
+  for (const [dimension, value] of Object.entries(parsed)) {
+    const values = known[dimension]
+    if (!values) {
+      return refusal(engine, version, dimension, value,
+        `${displayName} has no dimension ${dimension}; known dimensions: ${Object.keys(known).join(', ')}`)
+    }
+    if (!values.includes(value)) {
+      return refusal(engine, version, dimension, value,
+        `${value} is not a value of ${dimension}; known values: ${values.join(', ')}`)
+    }
+  }
+  return undefined
+}
+
+/**
+ * The supported version a request names: an exact match, a patch release of a supported minor
+ * (`0.11.2` → `0.11`), or any release a trailing `x` covers (`1.2x` covers `1.22.1`).
+ * Anything else is INVALID_INPUT listing the supported versions: a version is not a combination
+ * dimension, so it is an error rather than a refusal.
+ */
+export function resolveVersion(displayName: string, requested: string | undefined, supported: readonly string[], fallback: string): string {
+  if (requested === undefined) return fallback
+  for (const v of supported) {
+    if (requested === v || requested.startsWith(`${v}.`)) return v
+    if (v.endsWith('x') && new RegExp(`^${v.slice(0, -1).replace(/\./g, '\\.')}\\d(\\.\\d+)*$`).test(requested)) return v
+  }
+  throw new KerneltuneError('INVALID_INPUT',
+    `${displayName} version ${requested} is not supported; supported versions: ${supported.join(', ')} (patch releases of these are accepted)`,
+    { details: { requested, supported } })
+}

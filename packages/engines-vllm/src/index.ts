@@ -1,0 +1,17 @@
+/**
+ * @module @kerneltune/engines-vllm
+ * Translates a kerneltune catalog combination into a `vllm serve` command line, its
+ * `--compilation-config` and environment, or refuses with the dimension, the value and why.
+ * Validated against vLLM 0.11.x.
+ *
+ * @example
+ * ```ts
+ * import { vllmEngine } from '@kerneltune/engines-vllm'
+ * const r = vllmEngine().translate({ attention_backend: 'flash_attn_v3', cuda_graph: 'dynamic' })
+ * if (r.ok) console.log(r.env, r.argv.join(' '))
+ * else console.log(`${r.dimension}=${r.value}: ${r.reason}`)
+ * ```
+ */
+export { vllmEngine, MODEL_PLACEHOLDER, type VllmEngineOptions } from './engine.ts'
+export { planVllm, argsToFlags, type VllmEngineArgs, type VllmPlan } from './plan.ts'
+export { VLLM_VERSIONS } from './facts.ts'

@@ -1,0 +1,149 @@
+/**
+ * Maps a combination onto vLLM engine arguments (snake_case EngineArgs names, so the same plan can
+ * be rendered as CLI flags or as the Triton vLLM backend's model.json) and environment variables.
+ */
+import type { CoreDimensionId } from '@kerneltune/core'
+import { AGGRESSIVE_PASSES, COMPILATION_MODE, LINEAR_KERNELS } from './facts.ts'
+
+/** The EngineArgs fields this translator sets. */
+export interface VllmEngineArgs {
+  dtype?: 'float16' | 'bfloat16'
+  quantization?: 'fp8'
+  enable_chunked_prefill?: boolean
+  compilation_config?: {
+    mode?: number
+    cudagraph_mode?: string
+    pass_config?: Record<string, boolean>
+  }
+}
+
+export type VllmPlan =
+  | { ok: true; args: VllmEngineArgs; env: Record<string, string>; notes: string[] }
+  | { ok: false; dimension: CoreDimensionId; reason: string }
+
+type Values = Partial<Record<CoreDimensionId, string>>
+
+const no = (dimension: CoreDimensionId, reason: string): VllmPlan => ({ ok: false, dimension, reason })
+
+/** Plans a combination whose keys and values are already known to be core ones. */
+export function planVllm(v: Values): VllmPlan {
+  const args: VllmEngineArgs = {}
+  const env: Record<string, string> = {}
+  const notes: string[] = []
+  const fp8 = v.activation_dtype === 'fp8_e4m3'
+
+  switch (v.attention_backend) {
+    case 'flash_attn_v2':
+    case 'flash_attn_v3':
+      env.VLLM_ATTENTION_BACKEND = 'FLASH_ATTN'
+      env.VLLM_FLASH_ATTN_VERSION = v.attention_backend === 'flash_attn_v2' ? '2' : '3'
+      if (v.attention_backend === 'flash_attn_v3') notes.push('FlashAttention 3 needs a Hopper GPU (sm_90).')
+      break
+    case 'flashinfer':
+      env.VLLM_ATTENTION_BACKEND = 'FLASHINFER'
+      break
+    case 'xformers':
+      env.VLLM_ATTENTION_BACKEND = 'XFORMERS'
+      notes.push('The XFORMERS backend exists at this version and was removed in later vLLM releases.')
+      break
+    case 'native':
+      // TORCH_SDPA is tagged ViT-only in the registry, so decoders get PyTorch's FlexAttention.
+      env.VLLM_ATTENTION_BACKEND = 'FLEX_ATTENTION'
+      notes.push('native attention maps to FLEX_ATTENTION (PyTorch FlexAttention); TORCH_SDPA serves vision encoders only.')
+      break
+    case 'paged_attention':
+      return no('attention_backend', 'vLLM V1 has no separate PagedAttention backend: every V1 backend reads the paged KV cache, and the legacy V0 PagedAttention kernels cannot be selected at this version')
+  }
+
+  switch (v.kv_layout) {
+    case 'contiguous':
+      return no('kv_layout', 'vLLM always keeps the KV cache in paged blocks (a block table); a contiguous cache cannot be expressed')
+    case 'paged':
+      args.enable_chunked_prefill = false
+      break
+    case 'chunked':
+      args.enable_chunked_prefill = true
+      notes.push('Chunked prefill runs on top of the paged cache; --max-num-batched-tokens sets the chunk budget.')
+      break
+  }
+
+  switch (v.matmul_path) {
+    case 'cublas':
+      if (fp8) return no('matmul_path', 'vLLM runs fp8 linear layers through CUTLASS scaled_mm; forcing cuBLAS for quantized weights cannot be expressed')
+      notes.push('cuBLAS is what unquantized fp16/bf16 weights use (torch.matmul); use an unquantized checkpoint.')
+      break
+    case 'cutlass':
+      if (!fp8) return no('matmul_path', 'vLLM reaches CUTLASS GEMMs only through fp8/W8A8 quantization; with fp16/bf16 activations the GEMMs run on cuBLAS (set activation_dtype to fp8_e4m3)')
+      notes.push('fp8 linear layers run on CUTLASS scaled_mm (inferred from the vLLM kernel layout, not verified from source).')
+      break
+    case 'machete':
+      if (fp8) return no('matmul_path', 'Machete is a weight-only GEMM (W4A16/W8A16) with fp16/bf16 activations; it cannot take fp8 activations')
+      env.VLLM_DISABLED_KERNELS = LINEAR_KERNELS.marlin
+      notes.push('Machete needs a Hopper GPU and a GPTQ/AWQ-style weight-only checkpoint; disabling Marlin leaves Machete as the MPLinearKernel choice.')
+      break
+    case 'triton':
+      if (fp8) return no('matmul_path', "vLLM's Triton GEMMs are the AWQ kernels (weight-only, fp16 activations); they cannot take fp8 activations")
+      env.VLLM_USE_TRITON_AWQ = '1'
+      notes.push('VLLM_USE_TRITON_AWQ=1 takes effect only with an AWQ checkpoint.')
+      break
+  }
+
+  switch (v.activation_dtype) {
+    case 'fp16':
+      args.dtype = 'float16'
+      break
+    case 'bf16':
+      args.dtype = 'bfloat16'
+      break
+    case 'fp8_e4m3':
+      args.quantization = 'fp8'
+      notes.push('--quantization fp8 quantizes weights to fp8 e4m3 and activations dynamically (needs sm_89 or newer for W8A8).')
+      break
+    case 'fp8_e5m2':
+      return no('activation_dtype', 'vLLM has no e5m2 GEMM path: fp8 linear layers are e4m3, and e5m2 exists only as a KV-cache dtype (--kv-cache-dtype fp8_e5m2)')
+  }
+
+  const compilation: NonNullable<VllmEngineArgs['compilation_config']> = {}
+  switch (v.fusion_strategy) {
+    case 'none':
+      compilation.mode = COMPILATION_MODE.none
+      break
+    case 'conservative':
+      compilation.mode = COMPILATION_MODE.vllmCompile
+      break
+    case 'aggressive':
+      compilation.mode = COMPILATION_MODE.vllmCompile
+      compilation.pass_config = Object.fromEntries(AGGRESSIVE_PASSES.map((p) => [p, true]))
+      notes.push('The aggressive fusion passes fuse quantization into norms, activations and attention; they change little without fp8.')
+      break
+  }
+
+  switch (v.cuda_graph) {
+    case 'off':
+      compilation.cudagraph_mode = 'NONE'
+      break
+    case 'per-shape':
+      compilation.cudagraph_mode = 'FULL'
+      notes.push('FULL graphs are captured per batch size (--cudagraph-capture-sizes); the attention backend must support full-graph capture (not verified per backend).')
+      break
+    case 'dynamic':
+      if (compilation.mode === COMPILATION_MODE.none) {
+        return no('cuda_graph', 'piecewise CUDA graphs (the closest vLLM has to dynamic) split the torch.compile graph, so they need compilation mode 3; fusion_strategy none turns compilation off')
+      }
+      compilation.cudagraph_mode = 'PIECEWISE'
+      notes.push('vLLM pads every batch to a captured size; PIECEWISE graphs (attention outside the graph) are the closest it has to dynamic shapes.')
+      break
+  }
+  if (Object.keys(compilation).length > 0) args.compilation_config = compilation
+  return { ok: true, args, env, notes }
+}
+
+/** Renders planned EngineArgs as `vllm serve` flags. */
+export function argsToFlags(args: VllmEngineArgs): string[] {
+  const out: string[] = []
+  if (args.dtype) out.push('--dtype', args.dtype)
+  if (args.quantization) out.push('--quantization', args.quantization)
+  if (args.enable_chunked_prefill !== undefined) out.push(args.enable_chunked_prefill ? '--enable-chunked-prefill' : '--no-enable-chunked-prefill')
+  if (args.compilation_config) out.push('--compilation-config', JSON.stringify(args.compilation_config))
+  return out
+}
