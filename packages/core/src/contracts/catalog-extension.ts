@@ -62,4 +62,10 @@ export interface LegalityRule {
 export interface CatalogExtension {
   readonly dimensions: readonly DimensionSpec[]
   readonly rules: readonly LegalityRule[]
+  /**
+   * The core dimensions this engine's combinations use; absent means all six. An engine whose
+   * kernels are not chosen along the CUDA-centred core axes (llama.cpp) lists only the ones it
+   * maps, or none, so the catalog does not enumerate values it would ignore.
+   */
+  readonly coreDimensions?: readonly string[]
 }
