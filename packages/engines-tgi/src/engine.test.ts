@@ -1,0 +1,70 @@
+import { existsSync, readFileSync } from 'node:fs'
+import { fileURLToPath } from 'node:url'
+import { describe, expect, it } from 'vitest'
+import { CORE_DIMENSION_VALUES } from '@kerneltune/core'
+import { coreCombos, inventoryFromJson, productOf, testEngine } from '@kerneltune/engine-conformance'
+import { tgiEngine } from './index.ts'
+
+// The inventories are read-only reference data outside the repository; tests skip without them.
+const DIR = process.env.KERNELTUNE_ENGINE_INVENTORIES ?? fileURLToPath(new URL('../../../../shared/reference/engines/', import.meta.url))
+const FILE = `${DIR}/tgi.json`
+const HAVE = existsSync(FILE)
+
+// TGI refuses every fusion_strategy (it has no fusion knob), so the walk adds the product of the
+// other five dimensions with fusion_strategy left at the engine default.
+const { fusion_strategy: _, ...others } = CORE_DIMENSION_VALUES
+
+testEngine({
+  engine: () => tgiEngine(),
+  combos: [...coreCombos(), ...productOf(others)],
+  inventory: (version) => (HAVE && version === '3.3' ? inventoryFromJson(JSON.parse(readFileSync(FILE, 'utf8'))) : undefined),
+  skip: HAVE ? {} : { inventory: `no inventory at ${FILE}` },
+})
+
+const t = (combo: Record<string, string>) => tgiEngine().translate(combo, { model: 'm' })
+
+describe('tgiEngine', () => {
+  it('should map attention backends to ATTENTION and refuse FA3, xformers and native', () => {
+    expect(t({ attention_backend: 'flashinfer' })).toMatchObject({ env: { ATTENTION: 'flashinfer' } })
+    expect(t({ attention_backend: 'flash_attn_v2' })).toMatchObject({ env: { ATTENTION: 'flashdecoding' } })
+    expect(t({ attention_backend: 'paged_attention' })).toMatchObject({ env: { ATTENTION: 'paged' } })
+    for (const a of ['flash_attn_v3', 'xformers', 'native']) {
+      expect(t({ attention_backend: a })).toMatchObject({ ok: false, dimension: 'attention_backend', value: a })
+    }
+  })
+
+  it('should refuse a contiguous KV cache and map chunked prefill to PREFILL_CHUNKING', () => {
+    expect(t({ kv_layout: 'contiguous' })).toMatchObject({ ok: false, dimension: 'kv_layout' })
+    expect(t({ kv_layout: 'paged' })).toMatchObject({ env: { PREFILL_CHUNKING: '0' } })
+    expect(t({ kv_layout: 'chunked' })).toMatchObject({ env: { PREFILL_CHUNKING: '1' } })
+  })
+
+  it('should reach CUTLASS only through fp8 and refuse Triton and Machete GEMMs', () => {
+    expect(t({ matmul_path: 'cutlass', activation_dtype: 'fp8_e4m3' })).toMatchObject({
+      argv: ['text-generation-launcher', '--model-id', 'm', '--quantize', 'fp8'],
+      env: { USE_CUTLASS_W8A8: '1' },
+    })
+    expect(t({ matmul_path: 'cutlass', activation_dtype: 'bf16' })).toMatchObject({ ok: false, dimension: 'matmul_path' })
+    expect(t({ matmul_path: 'cublas', activation_dtype: 'fp8_e4m3' })).toMatchObject({ ok: false, dimension: 'matmul_path' })
+    expect(t({ matmul_path: 'cublas', activation_dtype: 'bf16' })).toMatchObject({ argv: ['text-generation-launcher', '--model-id', 'm', '--dtype', 'bfloat16'] })
+    expect(t({ matmul_path: 'triton' }).ok).toBe(false)
+    expect(t({ matmul_path: 'machete' }).ok).toBe(false)
+  })
+
+  it('should never combine --dtype with --quantize, and refuse e5m2 GEMMs', () => {
+    const r = t({ activation_dtype: 'fp8_e4m3' })
+    expect(r.ok && r.argv.includes('--dtype')).toBe(false)
+    expect(t({ activation_dtype: 'fp16' })).toMatchObject({ argv: ['text-generation-launcher', '--model-id', 'm', '--dtype', 'float16'] })
+    expect(t({ activation_dtype: 'fp8_e5m2' })).toMatchObject({ ok: false, dimension: 'activation_dtype' })
+  })
+
+  it('should refuse every fusion strategy, since TGI has no fusion knob', () => {
+    for (const f of ['none', 'conservative', 'aggressive']) expect(t({ fusion_strategy: f })).toMatchObject({ ok: false, dimension: 'fusion_strategy', value: f })
+  })
+
+  it('should map CUDA graphs to --cuda-graphs and refuse dynamic graphs', () => {
+    expect(t({ cuda_graph: 'off' })).toMatchObject({ argv: ['text-generation-launcher', '--model-id', 'm', '--cuda-graphs', '0'] })
+    expect(t({ cuda_graph: 'per-shape' })).toMatchObject({ argv: ['text-generation-launcher', '--model-id', 'm', '--cuda-graphs', '1,2,4,8,16,32'] })
+    expect(t({ cuda_graph: 'dynamic' })).toMatchObject({ ok: false, dimension: 'cuda_graph' })
+  })
+})

@@ -1,0 +1,15 @@
+/**
+ * @module @kerneltune/engines-tgi
+ * Translates a kerneltune catalog combination into a `text-generation-launcher` command line and
+ * its environment (ATTENTION, PREFILL_CHUNKING, USE_CUTLASS_W8A8), or refuses with the dimension,
+ * the value and why. Validated against TGI 3.3.x.
+ *
+ * @example
+ * ```ts
+ * import { tgiEngine } from '@kerneltune/engines-tgi'
+ * const r = tgiEngine().translate({ attention_backend: 'flash_attn_v2', kv_layout: 'chunked' })
+ * if (r.ok) console.log(r.env, r.argv.join(' '))
+ * ```
+ */
+export { tgiEngine, MODEL_PLACEHOLDER, type TgiEngineOptions } from './engine.ts'
+export { TGI_VERSIONS } from './facts.ts'
