@@ -24,7 +24,7 @@ export interface BenchmarkAllOptions {
   configsFor?: (bits: readonly number[], batch: number, hidden: number) => KernelConfig[]
   warmup?: number
   iterations?: number
-  onProgress?: (done: number, total: number, last: BenchmarkResult) => void
+  onProgress?: (done: number, total: number, last: BenchmarkResult, bits: readonly number[]) => void
 }
 
 export interface CellResult {

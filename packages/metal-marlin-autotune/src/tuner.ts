@@ -121,7 +121,7 @@ export class MixedBpwAutoTuner {
         configs: cell.configs,
         warmup: options.warmup,
         iterations: options.iterations,
-        onResult: (r) => options.onProgress?.(++done, total, r),
+        onResult: (r) => options.onProgress?.(++done, total, r, cell.bits),
       })
       const best = bestOf(results)
       if (best) {
