@@ -3,5 +3,6 @@
  * A new command lives in its own file in this folder and is added to this list.
  */
 import type { Command } from '../cli/command.ts'
+import { kernelsCommand } from './kernels.ts'
 
-export const COMMANDS: Command<any>[] = []
+export const COMMANDS: Command<any>[] = [kernelsCommand]
