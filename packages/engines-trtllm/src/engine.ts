@@ -1,0 +1,58 @@
+/** The TensorRT-LLM engine plugin: trtllm-build flags plus executor runtime parameters. */
+import { CORE_DIMENSION_VALUES, type Combo, type EnginePlugin, type TranslateContext, type TranslateResult } from '@kerneltune/core'
+import { TRTLLM_VERSIONS } from './facts.ts'
+import { planTrtllm } from './plan.ts'
+import { checkCombo, refusal, resolveVersion } from './plugin-kit.ts'
+
+/** The file holding the executor runtime parameters. */
+export const RUNTIME_FILE = 'runtime-parameters.json'
+export const CHECKPOINT_PLACEHOLDER = 'CHECKPOINT_DIR'
+export const ENGINE_DIR = 'engine_outputs'
+
+/**
+ * Creates the TensorRT-LLM engine plugin. `context.model` is the converted checkpoint directory.
+ *
+ * @example
+ * ```ts
+ * trtllmEngine().translate({ kv_layout: 'chunked', cuda_graph: 'per-shape' }, { model: './ckpt' })
+ * // argv: trtllm-build --checkpoint_dir ./ckpt --output_dir engine_outputs --kv_cache_type paged ...
+ * // files: { 'runtime-parameters.json': '{"enable_chunked_context":true,"cuda_graph_mode":true}' }
+ * ```
+ */
+export function trtllmEngine(): EnginePlugin {
+  const name = 'trtllm'
+  const displayName = 'TensorRT-LLM'
+  const defaultVersion = TRTLLM_VERSIONS[0]
+  return {
+    name,
+    kind: 'engine',
+    apiVersion: 1,
+    displayName,
+    description: 'trtllm-build flags and executor runtime parameters (validated against TensorRT-LLM 1.x).',
+    defaultVersion,
+    supportedVersions: () => [...TRTLLM_VERSIONS],
+    translate(combo: Combo, context: TranslateContext = {}): TranslateResult {
+      const version = resolveVersion(displayName, context.version, TRTLLM_VERSIONS, defaultVersion)
+      const bad = checkCombo(name, displayName, version, combo, CORE_DIMENSION_VALUES)
+      if (bad) return bad
+      const plan = planTrtllm(combo)
+      if (!plan.ok) return refusal(name, version, plan.dimension, combo[plan.dimension]!, plan.reason)
+      const notes = [...plan.notes]
+      if (context.model === undefined) notes.push(`Replace ${CHECKPOINT_PLACEHOLDER} with the converted TensorRT-LLM checkpoint directory.`)
+      const files: Record<string, string> = {}
+      if (Object.keys(plan.runtime).length > 0) {
+        files[RUNTIME_FILE] = JSON.stringify(plan.runtime, null, 2) + '\n'
+        notes.push(`${RUNTIME_FILE} holds executor runtime parameters (the tensorrtllm Triton backend reads them from config.pbtxt).`)
+      }
+      return {
+        ok: true,
+        engine: name,
+        version,
+        argv: ['trtllm-build', '--checkpoint_dir', context.model ?? CHECKPOINT_PLACEHOLDER, '--output_dir', ENGINE_DIR, ...plan.build.flat()],
+        env: {},
+        files,
+        notes,
+      }
+    },
+  }
+}
