@@ -1,0 +1,57 @@
+/**
+ * AMD, Apple and Intel presets. `l2CacheMb` is the last-level on-chip cache: L2 on NVIDIA and
+ * CDNA2, Infinity Cache on CDNA3 and RDNA3, unset on Apple (Apple does not publish its SLC size).
+ * Apple GPUs run FP16 at the FP32 rate (M1–M4), so the FP16 figure is Apple's GPU TFLOPS figure.
+ */
+import type { HardwarePreset } from './types.ts'
+
+const MI300_DS = 'AMD Instinct MI300X accelerator data sheet (amd.com/en/products/accelerators/instinct/mi300/mi300x.html)'
+const MI200_DS = 'AMD Instinct MI200 series data sheet (amd.com/en/products/accelerators/instinct/mi200.html)'
+const APPLE_M1 = 'Apple M1 / M1 Pro / M1 Max / M1 Ultra press releases and tech specs (apple.com/newsroom, support.apple.com/specs)'
+const APPLE_M2 = 'Apple M2 / M2 Pro / M2 Max / M2 Ultra press releases and tech specs (apple.com/newsroom, support.apple.com/specs)'
+const APPLE_M3 = 'Apple M3 family press release (apple.com/newsroom/2023/10) and MacBook Pro tech specs'
+const APPLE_M4 = 'Apple M4 family press releases (apple.com/newsroom/2024) and MacBook Pro / Mac mini tech specs'
+const APPLE_DERIVED = 'Apple publishes no TFLOPS for this chip: derived as GPU cores × 128 FP32 lanes × 2 (FMA) × GPU clock (M3 1.398 GHz, M4 1.58 GHz, as reported by die/driver analyses)'
+const APPLE_SCALED = 'TFLOPS scaled from the full-core part by GPU core count'
+
+const apple = (id: string, name: string, cores: number, bw: number, tflops: number, mem: number, arch: string, src: string, aliases: string[], notes?: string): HardwarePreset => ({
+  id, name, vendor: 'apple', kind: 'soc', memBwGbs: bw, fp16Tflops: tflops, smCount: cores, memoryGb: mem,
+  architecture: arch, unifiedMemory: true, sources: [src], aliases, ...(notes ? { notes } : {}),
+})
+
+export const AMD_PRESETS: readonly HardwarePreset[] = [
+  { id: 'mi300x', name: 'AMD Instinct MI300X', vendor: 'amd', kind: 'gpu', memBwGbs: 5300, fp16Tflops: 1307.4, smCount: 304, l2CacheMb: 256, memoryGb: 192, computeCapability: 'gfx942', architecture: 'CDNA 3', unifiedMemory: false, sources: [MI300_DS], aliases: ['MI300X', 'AMD MI300X GPU', 'AMD MI300X'], notes: 'l2CacheMb = 256 MB Infinity Cache (last level)' },
+  { id: 'mi325x', name: 'AMD Instinct MI325X', vendor: 'amd', kind: 'gpu', memBwGbs: 6000, fp16Tflops: 1307.4, smCount: 304, l2CacheMb: 256, memoryGb: 256, computeCapability: 'gfx942', architecture: 'CDNA 3', unifiedMemory: false, sources: ['AMD Instinct MI325X accelerator data sheet (amd.com/en/products/accelerators/instinct/mi300/mi325x.html)'], aliases: ['MI325X'], notes: 'l2CacheMb = 256 MB Infinity Cache (last level)' },
+  { id: 'mi250x', name: 'AMD Instinct MI250X', vendor: 'amd', kind: 'gpu', memBwGbs: 3276.8, fp16Tflops: 383, smCount: 220, l2CacheMb: 16, memoryGb: 128, computeCapability: 'gfx90a', architecture: 'CDNA 2', unifiedMemory: false, sources: [MI200_DS, 'AMD CDNA 2 architecture whitepaper (8 MB L2 per GCD)'], aliases: ['MI250X', 'AMD MI250X GPU'] },
+  { id: 'mi250', name: 'AMD Instinct MI250', vendor: 'amd', kind: 'gpu', memBwGbs: 3276.8, fp16Tflops: 362.1, smCount: 208, l2CacheMb: 16, memoryGb: 128, computeCapability: 'gfx90a', architecture: 'CDNA 2', unifiedMemory: false, sources: [MI200_DS, 'AMD CDNA 2 architecture whitepaper (8 MB L2 per GCD)'], aliases: ['MI250', 'AMD MI250 GPU'] },
+  { id: 'mi210', name: 'AMD Instinct MI210', vendor: 'amd', kind: 'gpu', memBwGbs: 1638.4, fp16Tflops: 181, smCount: 104, l2CacheMb: 8, memoryGb: 64, computeCapability: 'gfx90a', architecture: 'CDNA 2', unifiedMemory: false, sources: [MI200_DS], aliases: ['MI210'] },
+  { id: 'rx-7900-xtx', name: 'AMD Radeon RX 7900 XTX', vendor: 'amd', kind: 'gpu', memBwGbs: 960, fp16Tflops: 122.8, smCount: 96, l2CacheMb: 96, memoryGb: 24, computeCapability: 'gfx1100', architecture: 'RDNA 3', unifiedMemory: false, sources: ['AMD Radeon RX 7900 XTX specifications (amd.com/en/products/graphics/desktops/radeon/7000-series/amd-radeon-rx-7900xtx.html)'], aliases: ['RX 7900 XTX', '7900 XTX', '7900 XTX 24GB'], notes: 'AMD "peak half precision" figure; l2CacheMb = 96 MB Infinity Cache' },
+  { id: 'rx-7900-xt', name: 'AMD Radeon RX 7900 XT', vendor: 'amd', kind: 'gpu', memBwGbs: 800, fp16Tflops: 103, smCount: 84, l2CacheMb: 80, memoryGb: 20, computeCapability: 'gfx1100', architecture: 'RDNA 3', unifiedMemory: false, sources: ['AMD Radeon RX 7900 XT specifications (amd.com/en/products/graphics/desktops/radeon/7000-series/amd-radeon-rx-7900xt.html)'], aliases: ['RX 7900 XT', '7900 XT', '7900 XT 20GB'], notes: 'AMD "peak half precision" figure; l2CacheMb = 80 MB Infinity Cache' },
+  { id: 'radeon-pro-w7900', name: 'AMD Radeon PRO W7900', vendor: 'amd', kind: 'gpu', memBwGbs: 864, fp16Tflops: 122.6, smCount: 96, l2CacheMb: 96, memoryGb: 48, computeCapability: 'gfx1100', architecture: 'RDNA 3', unifiedMemory: false, sources: ['AMD Radeon PRO W7900 specifications (amd.com/en/products/graphics/workstations/radeon-pro/w7900.html)'], aliases: ['W7900', 'Radeon PRO W7900'], notes: 'AMD "peak half precision" figure; l2CacheMb = 96 MB Infinity Cache' },
+]
+
+export const APPLE_PRESETS: readonly HardwarePreset[] = [
+  apple('m1', 'Apple M1 (8-core GPU)', 8, 68.25, 2.6, 16, 'Apple G13', APPLE_M1, ['M1', 'M1 8-Core GPU']),
+  apple('m1-7c', 'Apple M1 (7-core GPU)', 7, 68.25, 2.275, 8, 'Apple G13', APPLE_M1, ['M1 7-Core GPU', 'M1 7-Core GPU 8GB'], APPLE_SCALED),
+  apple('m1-pro', 'Apple M1 Pro (16-core GPU)', 16, 200, 5.2, 32, 'Apple G13', APPLE_M1, ['M1 Pro']),
+  apple('m1-max', 'Apple M1 Max (32-core GPU)', 32, 400, 10.4, 64, 'Apple G13', APPLE_M1, ['M1 Max', 'M1 Max 32-Core GPU', 'M1 Max 32-Core GPU 64GB']),
+  apple('m1-max-24c', 'Apple M1 Max (24-core GPU)', 24, 400, 7.8, 32, 'Apple G13', APPLE_M1, ['M1 Max 24-Core GPU', 'M1 Max 24-Core GPU 32GB'], APPLE_SCALED),
+  apple('m1-ultra', 'Apple M1 Ultra (64-core GPU)', 64, 800, 21, 128, 'Apple G13', APPLE_M1, ['M1 Ultra']),
+  apple('m2', 'Apple M2 (10-core GPU)', 10, 100, 3.6, 24, 'Apple G14', APPLE_M2, ['M2']),
+  apple('m2-pro', 'Apple M2 Pro (19-core GPU)', 19, 200, 6.8, 32, 'Apple G14', APPLE_M2, ['M2 Pro']),
+  apple('m2-max', 'Apple M2 Max (38-core GPU)', 38, 400, 13.6, 96, 'Apple G14', APPLE_M2, ['M2 Max']),
+  apple('m2-ultra', 'Apple M2 Ultra (76-core GPU)', 76, 800, 27.2, 192, 'Apple G14', APPLE_M2, ['M2 Ultra', 'M2 Ultra 76-Core GPU', 'M2 Ultra 76-Core GPU 192GB', 'Apple M2 Ultra (Mac Studio)']),
+  apple('m2-ultra-60c', 'Apple M2 Ultra (60-core GPU)', 60, 800, 21.5, 64, 'Apple G14', APPLE_M2, ['M2 Ultra 60-Core GPU'], APPLE_SCALED),
+  apple('m3', 'Apple M3 (10-core GPU)', 10, 100, 3.58, 16, 'Apple G15', APPLE_M3, ['M3', 'M3 10-Core GPU', 'M3 10-Core GPU 16GB'], APPLE_DERIVED),
+  apple('m3-pro', 'Apple M3 Pro (18-core GPU)', 18, 150, 6.44, 36, 'Apple G15', APPLE_M3, ['M3 Pro'], APPLE_DERIVED),
+  apple('m3-max', 'Apple M3 Max (40-core GPU)', 40, 400, 14.3, 128, 'Apple G15', APPLE_M3, ['M3 Max', 'M3 Max 40-Core GPU', 'M3 Max 40-Core GPU 48GB', 'M3 Max 40-Core GPU 64GB'], APPLE_DERIVED),
+  apple('m3-ultra', 'Apple M3 Ultra (80-core GPU)', 80, 819, 28.6, 512, 'Apple G15', 'Apple Mac Studio (2025) press release and tech specs (apple.com/newsroom/2025/03)', ['M3 Ultra'], APPLE_DERIVED),
+  apple('m4', 'Apple M4 (10-core GPU)', 10, 120, 4.04, 32, 'Apple G16', APPLE_M4, ['M4'], APPLE_DERIVED),
+  apple('m4-pro', 'Apple M4 Pro (20-core GPU)', 20, 273, 8.09, 64, 'Apple G16', APPLE_M4, ['M4 Pro'], APPLE_DERIVED),
+  apple('m4-max', 'Apple M4 Max (40-core GPU)', 40, 546, 16.2, 128, 'Apple G16', APPLE_M4, ['M4 Max'], APPLE_DERIVED),
+]
+
+export const INTEL_PRESETS: readonly HardwarePreset[] = [
+  { id: 'intel-max-1550', name: 'Intel Data Center GPU Max 1550 (Ponte Vecchio)', vendor: 'intel', kind: 'gpu', memBwGbs: 3276.8, fp16Tflops: 838.9, smCount: 128, l2CacheMb: 408, memoryGb: 128, architecture: 'Xe-HPC', unifiedMemory: false, sources: ['Intel Data Center GPU Max Series product brief (intel.com/content/www/us/en/products/details/discrete-gpus/data-center-gpu/max-series.html)'], aliases: ['Intel Max 1550', 'Max 1550', 'Intel PVC GPU', 'PVC', 'Ponte Vecchio'], notes: 'smCount = Xe cores; "Intel PVC GPU" in Argonne LLM-Inference-Bench is the Max 1550 of ALCF Aurora' },
+  { id: 'gaudi2', name: 'Intel Gaudi 2', vendor: 'intel', kind: 'accelerator', memBwGbs: 2450, fp16Tflops: 432, smCount: 24, l2CacheMb: 48, memoryGb: 96, architecture: 'Gaudi 2', unifiedMemory: false, sources: ['Intel Gaudi 2 AI accelerator product brief / white paper (habana.ai, intel.com/gaudi)'], aliases: ['Gaudi2', 'Gaudi 2', 'Habana Gaudi2'], notes: 'smCount = tensor processor cores (TPCs); l2CacheMb = on-die SRAM; the BF16 figure is the matrix-engine peak from Intel material and is less certain than the bandwidth' },
+]
