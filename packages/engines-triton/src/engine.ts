@@ -1,0 +1,107 @@
+/**
+ * The Triton Inference Server engine plugin. Triton delegates kernels to its backend, so the
+ * combination is planned by the backend's translator (TensorRT-LLM or vLLM) and written into the
+ * model repository: config.pbtxt, the backend's own files, and the server environment.
+ */
+import { CORE_DIMENSION_VALUES, KerneltuneError, type Combo, type EnginePlugin, type TranslateContext, type TranslateResult } from '@kerneltune/core'
+import { planTrtllm } from '@kerneltune/engines-trtllm'
+import { planVllm } from '@kerneltune/engines-vllm'
+import { BACKENDS, GPT_MODEL_TYPE, MODEL_DIR, REPOSITORY, TRITON_VERSIONS, type TritonBackend } from './facts.ts'
+import { instanceGroup, parameters, shellQuote } from './pbtxt.ts'
+import { checkCombo, refusal, resolveVersion } from './plugin-kit.ts'
+
+export interface TritonEngineOptions {
+  /** The backend serving the model; `context.options.backend` overrides it. Default tensorrtllm. */
+  readonly backend?: TritonBackend
+}
+
+export const ENGINE_DIR = 'engine_outputs'
+export const MODEL_PLACEHOLDER = 'MODEL'
+
+type Done = { ok: true; env: Record<string, string>; files: Record<string, string>; notes: string[] }
+type Refused = { ok: false; dimension: string; reason: string }
+
+function viaTrtllm(combo: Combo, model: string | undefined): Done | Refused {
+  if (combo.cuda_graph === 'dynamic') {
+    return { ok: false, dimension: 'cuda_graph', reason: "Triton's tensorrtllm backend has cuda_graph_mode (graphs per batch size) only; dynamic graphs cannot be expressed in Triton's config" }
+  }
+  const plan = planTrtllm(combo)
+  if (!plan.ok) return { ok: false, dimension: plan.dimension, reason: `with the tensorrtllm backend: ${plan.reason}` }
+  const params: Record<string, string> = { gpt_model_type: GPT_MODEL_TYPE, gpt_model_path: ENGINE_DIR }
+  for (const [key, value] of Object.entries(plan.runtime)) params[key] = String(value)
+  const build = ['trtllm-build', '--checkpoint_dir', model ?? 'CHECKPOINT_DIR', '--output_dir', ENGINE_DIR, ...plan.build.flat()]
+  return {
+    ok: true,
+    env: {},
+    files: {
+      'build-engine.sh': `#!/bin/sh\n${build.map(shellQuote).join(' ')}\n`,
+      [`${REPOSITORY}/${MODEL_DIR.tensorrtllm}/config.pbtxt`]: `backend: "tensorrtllm"\n${instanceGroup('KIND_GPU')}${parameters(params)}`,
+    },
+    notes: [
+      ...plan.notes,
+      'Run build-engine.sh first; set gpt_model_path to the absolute path of the built engine and max_batch_size to its --max_batch_size.',
+      'A full TensorRT-LLM repository also needs the preprocessing/postprocessing/ensemble models; only the tensorrt_llm model is written here.',
+    ],
+  }
+}
+
+function viaVllm(combo: Combo, model: string | undefined): Done | Refused {
+  const plan = planVllm(combo)
+  if (!plan.ok) return { ok: false, dimension: plan.dimension, reason: `with the vllm backend: ${plan.reason}` }
+  const dir = `${REPOSITORY}/${MODEL_DIR.vllm}`
+  return {
+    ok: true,
+    // vLLM reads its environment variables from the tritonserver process.
+    env: plan.env,
+    files: {
+      [`${dir}/config.pbtxt`]: `backend: "vllm"\n${instanceGroup('KIND_MODEL')}`,
+      [`${dir}/1/model.json`]: JSON.stringify({ model: model ?? MODEL_PLACEHOLDER, ...plan.args }, null, 2) + '\n',
+    },
+    notes: plan.notes,
+  }
+}
+
+/**
+ * Creates the Triton engine plugin.
+ *
+ * @example
+ * ```ts
+ * tritonEngine({ backend: 'vllm' }).translate({ attention_backend: 'flashinfer' }, { model: 'org/model' })
+ * // argv: ['tritonserver', '--model-repository=model_repository'], env: { VLLM_ATTENTION_BACKEND: 'FLASHINFER' },
+ * // files: config.pbtxt and 1/model.json under model_repository/vllm_model
+ * ```
+ */
+export function tritonEngine(options: TritonEngineOptions = {}): EnginePlugin {
+  const name = 'triton'
+  const displayName = 'Triton Inference Server'
+  const defaultVersion = TRITON_VERSIONS[0]
+  return {
+    name,
+    kind: 'engine',
+    apiVersion: 1,
+    displayName,
+    description: 'Triton model repository (config.pbtxt) for the tensorrtllm or vllm backend (validated against Triton 2.73).',
+    defaultVersion,
+    supportedVersions: () => [...TRITON_VERSIONS],
+    translate(combo: Combo, context: TranslateContext = {}): TranslateResult {
+      const version = resolveVersion(displayName, context.version, TRITON_VERSIONS, defaultVersion)
+      const backend = context.options?.backend ?? options.backend ?? 'tensorrtllm'
+      if (!BACKENDS.includes(backend as TritonBackend)) {
+        throw new KerneltuneError('INVALID_INPUT', `Triton backend ${String(backend)} is not supported; supported backends: ${BACKENDS.join(', ')}`)
+      }
+      const bad = checkCombo(name, displayName, version, combo, CORE_DIMENSION_VALUES)
+      if (bad) return bad
+      const out = backend === 'vllm' ? viaVllm(combo, context.model) : viaTrtllm(combo, context.model)
+      if (!out.ok) return refusal(name, version, out.dimension, combo[out.dimension]!, out.reason)
+      return {
+        ok: true,
+        engine: name,
+        version,
+        argv: ['tritonserver', `--model-repository=${REPOSITORY}`],
+        env: out.env,
+        files: out.files,
+        notes: [`backend: ${backend}`, ...out.notes],
+      }
+    },
+  }
+}

@@ -1,0 +1,17 @@
+/**
+ * @module @kerneltune/engines-triton
+ * Translates a kerneltune catalog combination into a Triton Inference Server model repository
+ * (config.pbtxt plus the backend's files) and server command line, or refuses with the dimension,
+ * the value and why. Kernels are the backend's business: the tensorrtllm backend (default) gets a
+ * trtllm-build script and runtime parameters, the vllm backend a model.json and environment.
+ * Validated against Triton 2.73.
+ *
+ * @example
+ * ```ts
+ * import { tritonEngine } from '@kerneltune/engines-triton'
+ * const r = tritonEngine().translate({ kv_layout: 'chunked', cuda_graph: 'per-shape' })
+ * if (r.ok) for (const [file, text] of Object.entries(r.files)) console.log(`# ${file}\n${text}`)
+ * ```
+ */
+export { tritonEngine, ENGINE_DIR, MODEL_PLACEHOLDER, type TritonEngineOptions } from './engine.ts'
+export { BACKENDS, TRITON_VERSIONS, type TritonBackend } from './facts.ts'
