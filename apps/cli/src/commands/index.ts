@@ -4,5 +4,6 @@
  */
 import type { Command } from '../cli/command.ts'
 import { kernelsCommand } from './kernels.ts'
+import { autotuneCommand } from './autotune.ts'
 
-export const COMMANDS: Command<any>[] = [kernelsCommand]
+export const COMMANDS: Command<any>[] = [kernelsCommand, autotuneCommand]

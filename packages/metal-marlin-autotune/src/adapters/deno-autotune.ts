@@ -1,22 +1,70 @@
 /**
- * Deno entry of `kerneltune autotune`: Node has no WebGPU, so the CLI runs this script under
- * `deno run -A` with the job as JSON in the first argument, and reads one JSON event per line
- * from stdout (see `AutotuneEvent`). Errors go out as `{ "event": "error", ... }` with exit code 1.
+ * Job script of `kerneltune autotune`, in the protocol of the CLI's WebGPU runner
+ * (apps/cli/src/webgpu-runner.ts): it exports `runJob(job, onProgress)`, and when run as a
+ * script (`deno run -A deno-autotune.ts '<job JSON>'`) prints `{ "ok": true, "result": … }` or
+ * `{ "ok": false, "error": { code, message } }` as its last stdout line, with
+ * `@progress {…}` lines and skip messages on stderr. Node has no WebGPU, so the CLI spawns Deno.
  */
-import { openGpu } from '@kerneltune/gpu-kernels'
 import { isKerneltuneError } from '@kerneltune/core'
-import { runAutotuneJob, type AutotuneJob } from './autotune-job.ts'
+import { openGpu } from '@kerneltune/gpu-kernels'
+import { runAutotuneJob, type AutotuneEvent, type AutotuneJob } from './autotune-job.ts'
+
+export interface SkippedConfig {
+  config_id: string
+  bits: number[]
+  batch: number
+  hidden: number
+  error: string
+}
+
+export type AutotuneJobResult = Omit<Extract<AutotuneEvent, { event: 'done' }>, 'event'> & {
+  timing: 'timestamp' | 'wall'
+  total: number
+  skipped: SkippedConfig[]
+}
+
+export interface JobProgress {
+  done: number
+  total: number
+  note?: string
+}
+
+/** Opens the default WebGPU device, tunes, and returns the export plus a summary. */
+export async function runJob(job: AutotuneJob, onProgress?: (p: JobProgress) => void, onLog?: (message: string) => void): Promise<AutotuneJobResult> {
+  const gpu = await openGpu()
+  const skipped: SkippedConfig[] = []
+  let timing: 'timestamp' | 'wall' = 'wall'
+  let total = 0
+  let done: Extract<AutotuneEvent, { event: 'done' }> | undefined
+  try {
+    await runAutotuneJob(gpu, job, (e) => {
+      if (e.event === 'start') {
+        timing = e.timing
+        total = e.total
+        onProgress?.({ done: 0, total, note: e.device_name })
+      } else if (e.event === 'progress') {
+        onProgress?.({ done: e.done, total: e.total, note: `${e.bits.join('+')}-bit b${e.batch} h${e.hidden}` })
+        if (!e.success) skipped.push({ config_id: e.config_id, bits: e.bits, batch: e.batch, hidden: e.hidden, error: e.error ?? '' })
+      } else if (e.event === 'log') onLog?.(e.message)
+      else done = e
+    })
+  } finally {
+    gpu.device.destroy()
+  }
+  const { event: _e, ...rest } = done!
+  return { ...rest, timing, total, skipped }
+}
 
 declare const Deno: { args: string[]; exit(code: number): never }
 
-const line = (value: unknown) => console.log(JSON.stringify(value))
-
-try {
-  const job = JSON.parse(Deno.args[0] ?? '{}') as AutotuneJob
-  const gpu = await openGpu()
-  await runAutotuneJob(gpu, job, line)
-  gpu.device.destroy()
-} catch (err) {
-  line({ event: 'error', code: isKerneltuneError(err) ? err.code : 'MEASUREMENT_FAILED', message: err instanceof Error ? err.message : String(err) })
-  Deno.exit(1)
+if ((import.meta as { main?: boolean }).main) {
+  try {
+    const job = JSON.parse(Deno.args[0] ?? '{}') as AutotuneJob
+    const result = await runJob(job, (p) => console.error(`@progress ${JSON.stringify(p)}`), (m) => console.error(`skip: ${m}`))
+    console.log(JSON.stringify({ ok: true, result }))
+  } catch (err) {
+    const error = isKerneltuneError(err) ? { code: err.code, message: err.message } : { code: 'MEASUREMENT_FAILED', message: err instanceof Error ? err.message : String(err) }
+    console.log(JSON.stringify({ ok: false, error }))
+    Deno.exit(1)
+  }
 }
