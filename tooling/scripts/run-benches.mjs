@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // Runs benchmark scripts under bench/ (all, or those named): each measures and writes JSON to
 // bench/results/<name>.json. Usage: pnpm bench [name ...]
-import { readdirSync } from 'node:fs'
+import { readFileSync, readdirSync } from 'node:fs'
 import { join } from 'node:path'
 import { ROOT, run } from './lib.mjs'
 
@@ -16,7 +16,11 @@ if (scripts.length === 0) {
 let failed = 0
 for (const s of scripts) {
   console.log(`\n=== bench/${s}`)
-  const { code } = await run('tsx', ['--conditions=@kerneltune/source', join('bench', s)])
+  // A script whose head says `@bench-runtime deno` needs Deno (WebGPU); the rest run on Node.
+  const deno = readFileSync(join(ROOT, 'bench', s), 'utf8').slice(0, 300).includes('@bench-runtime deno')
+  const { code } = deno
+    ? await run('deno', ['run', '-A', join('bench', s)])
+    : await run('tsx', ['--conditions=@kerneltune/source', join('bench', s)])
   if (code !== 0) failed++
 }
 process.exit(failed ? 1 : 0)
