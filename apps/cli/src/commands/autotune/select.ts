@@ -49,7 +49,7 @@ export const selectCommand = defineCommand({
         ['kernel', s.config.kernel_name],
         ['config', configId(s.config)],
         ['tiles', `${s.config.tile_size_m}x${s.config.tile_size_n}`],
-        ['simdgroups', s.config.num_simdgroups],
+        ['simdgroups', `${s.config.num_simdgroups} (${8 * s.config.num_simdgroups} WGSL threads)`],
         ['fp32 acc', s.config.use_fp32_acc],
       ]))
     }

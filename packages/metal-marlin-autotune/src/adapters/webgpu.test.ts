@@ -1,0 +1,71 @@
+import { describe, expect, it } from 'vitest'
+import { DEFAULT_LIMITS, isValidConfig, openGpu, runtimeGpu } from '@kerneltune/gpu-kernels'
+import { generateCompatConfigs, generateConfigs } from '../config-generation.ts'
+import { createKernelConfig } from '../kernel-config.ts'
+import { runAutotuneJob, type AutotuneEvent } from './autotune-job.ts'
+import { mapConfig } from './gpu-benchmarker.ts'
+
+describe('mapConfig', () => {
+  it('should map every 4- and 8-bit config onto a kernel config gpu-kernels accepts', () => {
+    const configs = [...generateCompatConfigs([4, 8], { variants: ['decode', 'prefill', 'base', 'large_batch'] }), ...generateConfigs([4, 8], { strategies: ['hybrid'] })]
+    for (const c of configs) {
+      for (const batch of [1, 4, 16, 64]) {
+        for (const hidden of [256, 512, 4096]) {
+          const m = mapConfig(c, batch, hidden)
+          if ('error' in m) throw new Error(m.error)
+          expect(m.kind).toBe(c.kernel_variant === 'decode' ? 'gemv' : 'gemm')
+          expect(m.format).toBe(c.bit_width === 4 ? 'q4_0' : 'q8_0')
+          expect(isValidConfig(m.kind, m.format, m.params, { format: m.format, m: batch, n: 4 * hidden, k: hidden }, DEFAULT_LIMITS)).toBe(true)
+        }
+      }
+    }
+  })
+
+  it('should say there is no kernel for 2- and 3-bit weights', () => {
+    for (const bit of [2, 3]) {
+      const m = mapConfig(createKernelConfig({ bit_width: bit }), 1, 256)
+      expect('error' in m && m.error).toMatch(new RegExp(`no kernel for ${bit}-bit`))
+    }
+  })
+
+  it('should turn simdgroups into 8 threads each and keep prefill off shared memory', () => {
+    const gemv = mapConfig(createKernelConfig({ kernel_variant: 'decode', num_simdgroups: 16, tile_size_m: 32, tile_size_n: 64 }), 1, 4096)
+    expect(gemv).toMatchObject({ kind: 'gemv', params: { workgroupSize: 128, rowsPerWorkgroup: 2, unroll: 1 } })
+    const prefill = mapConfig(createKernelConfig({ kernel_variant: 'prefill', num_simdgroups: 8 }), 64, 4096)
+    expect(prefill).toMatchObject({ kind: 'gemm', params: { tileM: 32, tileN: 32, useSharedMemory: false } })
+    const p = (prefill as { params: Record<string, number> }).params
+    expect((p.tileM! / p.threadM!) * (p.tileN! / p.threadN!)).toBe(64)
+    expect(mapConfig(createKernelConfig({ kernel_variant: 'base' }), 64, 4096)).toMatchObject({ params: { useSharedMemory: true } })
+  })
+})
+
+// Real kernels: runs where the runtime has WebGPU (Deno with Mesa lavapipe here); skipped on Node and Bun.
+describe.skipIf(!runtimeGpu())('runAutotuneJob on real WGSL kernels', () => {
+  it('should tune a tiny problem with every timed config verified, and fill the lookup table', async () => {
+    const gpu = await openGpu()
+    const events: AutotuneEvent[] = []
+    try {
+      const tuner = await runAutotuneJob(gpu, { bits: [2, 4, 8], batchSizes: [1, 4], hiddenSizes: [256], warmup: 1, iterations: 3, guideVariantsOnly: true, mixed: false }, (e) => events.push(e))
+      const done = events.find((e) => e.event === 'done')
+      if (!done || done.event !== 'done') throw new Error('no done event')
+      expect(tuner.selectKernel(1, 256, [4])!.method).toBe('exact')
+      expect(tuner.selectKernel(4, 256, [8])!.config.kernel_variant).toBe('prefill')
+      // 2-bit has no kernel: every config skipped with the reason, and selection falls back.
+      expect(done.cells.filter((c) => c.bits[0] === 2).every((c) => c.best === null && c.failed === c.tried)).toBe(true)
+      expect(events.some((e) => e.event === 'log' && e.message.includes('no kernel for 2-bit'))).toBe(true)
+      expect(tuner.selectKernel(1, 256, [2])!.method).toBe('default')
+      for (const c of done.cells.filter((x) => x.bits[0] !== 2)) {
+        expect(c.best).not.toBeNull()
+        expect(c.best!.latency_ms).toBeGreaterThan(0)
+        expect(c.best!.kernel!.max_abs_error).toBeGreaterThanOrEqual(0)
+      }
+      const timed = tuner.results.filter((r) => r.success)
+      expect(timed.length).toBeGreaterThan(0)
+      expect(timed.every((r) => r.kernel !== undefined && Number.isFinite(r.latency_ms))).toBe(true)
+      const back = JSON.parse(JSON.stringify(done.config))
+      expect(back.lookup_table['1']['256']['4'].kernel_variant).toBe('decode')
+    } finally {
+      gpu.device.destroy()
+    }
+  }, 120_000)
+})
