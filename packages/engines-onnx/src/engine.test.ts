@@ -25,7 +25,10 @@ function inventory(): EngineInventory {
     const { providers, provider_options: options } = JSON.parse(t.files[PROVIDER_FILE]!)
     providers.forEach((provider: string, i: number) => {
       const known = flags[provider]
-      if (!known) return problems.push(`provider ${provider} is not in the inventory`)
+      if (!known) {
+        problems.push(`provider ${provider} is not in the inventory`)
+        return
+      }
       for (const [key, value] of Object.entries(options[i] as Record<string, string>)) {
         if (!known[key]) problems.push(`${provider} option ${key} is not in the inventory`)
         // trt_bf16_enable is listed, but flagged as missing from the option file that was read.

@@ -76,6 +76,11 @@ function plan(v: Partial<Record<CoreDimensionId, string>>, ep: OrtProvider): Pla
   return { ok: true, session, provider, notes }
 }
 
+/** The ONNX Runtime plugin; its translate answers synchronously. */
+export interface OnnxEnginePlugin extends EnginePlugin {
+  translate(combo: Combo, context?: TranslateContext): TranslateResult
+}
+
 /**
  * Creates the ONNX Runtime engine plugin.
  *
@@ -86,7 +91,7 @@ function plan(v: Partial<Record<CoreDimensionId, string>>, ep: OrtProvider): Pla
  * //        provider_options.json { providers: ['CUDAExecutionProvider'], provider_options: [{ enable_cuda_graph: '1' }] }
  * ```
  */
-export function onnxEngine(options: OnnxEngineOptions = {}): EnginePlugin {
+export function onnxEngine(options: OnnxEngineOptions = {}): OnnxEnginePlugin {
   const name = 'onnx'
   const displayName = 'ONNX Runtime'
   const defaultVersion = ORT_VERSIONS[0]

@@ -11,5 +11,5 @@
  * if (r.ok) console.log(r.files['provider_options.json'])
  * ```
  */
-export { onnxEngine, SESSION_FILE, PROVIDER_FILE, type OnnxEngineOptions } from './engine.ts'
+export { onnxEngine, type OnnxEnginePlugin, SESSION_FILE, PROVIDER_FILE, type OnnxEngineOptions } from './engine.ts'
 export { ORT_VERSIONS, PROVIDERS, type OrtProvider } from './facts.ts'

@@ -100,6 +100,11 @@ function plan(v: Partial<Record<CoreDimensionId, string>>): Plan {
   return { ok: true, argv, env, notes }
 }
 
+/** The TGI plugin; its translate answers synchronously. */
+export interface TgiEnginePlugin extends EnginePlugin {
+  translate(combo: Combo, context?: TranslateContext): TranslateResult
+}
+
 /**
  * Creates the TGI engine plugin.
  *
@@ -109,7 +114,7 @@ function plan(v: Partial<Record<CoreDimensionId, string>>): Plan {
  * // argv: ['text-generation-launcher', '--model-id', 'org/model', '--cuda-graphs', '0'], env: { ATTENTION: 'flashinfer' }
  * ```
  */
-export function tgiEngine(options: TgiEngineOptions = {}): EnginePlugin {
+export function tgiEngine(options: TgiEngineOptions = {}): TgiEnginePlugin {
   const command = options.command ?? ['text-generation-launcher']
   const name = 'tgi'
   const displayName = 'Text Generation Inference'

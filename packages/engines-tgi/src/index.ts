@@ -11,5 +11,5 @@
  * if (r.ok) console.log(r.env, r.argv.join(' '))
  * ```
  */
-export { tgiEngine, MODEL_PLACEHOLDER, type TgiEngineOptions } from './engine.ts'
+export { tgiEngine, type TgiEnginePlugin, MODEL_PLACEHOLDER, type TgiEngineOptions } from './engine.ts'
 export { TGI_VERSIONS } from './facts.ts'

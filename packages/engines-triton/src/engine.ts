@@ -61,6 +61,11 @@ function viaVllm(combo: Combo, model: string | undefined): Done | Refused {
   }
 }
 
+/** The Triton plugin; its translate answers synchronously. */
+export interface TritonEnginePlugin extends EnginePlugin {
+  translate(combo: Combo, context?: TranslateContext): TranslateResult
+}
+
 /**
  * Creates the Triton engine plugin.
  *
@@ -71,7 +76,7 @@ function viaVllm(combo: Combo, model: string | undefined): Done | Refused {
  * // files: config.pbtxt and 1/model.json under model_repository/vllm_model
  * ```
  */
-export function tritonEngine(options: TritonEngineOptions = {}): EnginePlugin {
+export function tritonEngine(options: TritonEngineOptions = {}): TritonEnginePlugin {
   const name = 'triton'
   const displayName = 'Triton Inference Server'
   const defaultVersion = TRITON_VERSIONS[0]

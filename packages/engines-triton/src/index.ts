@@ -13,5 +13,5 @@
  * if (r.ok) for (const [file, text] of Object.entries(r.files)) console.log(`# ${file}\n${text}`)
  * ```
  */
-export { tritonEngine, ENGINE_DIR, MODEL_PLACEHOLDER, type TritonEngineOptions } from './engine.ts'
+export { tritonEngine, type TritonEnginePlugin, ENGINE_DIR, MODEL_PLACEHOLDER, type TritonEngineOptions } from './engine.ts'
 export { BACKENDS, TRITON_VERSIONS, type TritonBackend } from './facts.ts'

@@ -9,6 +9,11 @@ export const RUNTIME_FILE = 'runtime-parameters.json'
 export const CHECKPOINT_PLACEHOLDER = 'CHECKPOINT_DIR'
 export const ENGINE_DIR = 'engine_outputs'
 
+/** The TensorRT-LLM plugin; its translate answers synchronously. */
+export interface TrtllmEnginePlugin extends EnginePlugin {
+  translate(combo: Combo, context?: TranslateContext): TranslateResult
+}
+
 /**
  * Creates the TensorRT-LLM engine plugin. `context.model` is the converted checkpoint directory.
  *
@@ -19,7 +24,7 @@ export const ENGINE_DIR = 'engine_outputs'
  * // files: { 'runtime-parameters.json': '{"enable_chunked_context":true,"cuda_graph_mode":true}' }
  * ```
  */
-export function trtllmEngine(): EnginePlugin {
+export function trtllmEngine(): TrtllmEnginePlugin {
   const name = 'trtllm'
   const displayName = 'TensorRT-LLM'
   const defaultVersion = TRTLLM_VERSIONS[0]

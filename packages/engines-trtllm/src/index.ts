@@ -11,6 +11,6 @@
  * if (r.ok) console.log(r.argv.join(' '))
  * ```
  */
-export { trtllmEngine, RUNTIME_FILE, CHECKPOINT_PLACEHOLDER, ENGINE_DIR } from './engine.ts'
+export { trtllmEngine, type TrtllmEnginePlugin, RUNTIME_FILE, CHECKPOINT_PLACEHOLDER, ENGINE_DIR } from './engine.ts'
 export { planTrtllm, type TrtllmPlan } from './plan.ts'
 export { TRTLLM_VERSIONS } from './facts.ts'

@@ -12,6 +12,11 @@ export interface VllmEngineOptions {
 /** The model argument used when the context names none; replace it before running. */
 export const MODEL_PLACEHOLDER = 'MODEL'
 
+/** The vLLM plugin; its translate answers synchronously. */
+export interface VllmEnginePlugin extends EnginePlugin {
+  translate(combo: Combo, context?: TranslateContext): TranslateResult
+}
+
 /**
  * Creates the vLLM engine plugin.
  *
@@ -21,7 +26,7 @@ export const MODEL_PLACEHOLDER = 'MODEL'
  * // { ok: true, argv: ['vllm', 'serve', 'meta-llama/Llama-3.1-8B'], env: { VLLM_ATTENTION_BACKEND: 'FLASHINFER' }, ... }
  * ```
  */
-export function vllmEngine(options: VllmEngineOptions = {}): EnginePlugin {
+export function vllmEngine(options: VllmEngineOptions = {}): VllmEnginePlugin {
   const command = options.command ?? ['vllm', 'serve']
   const name = 'vllm'
   const displayName = 'vLLM'

@@ -12,6 +12,6 @@
  * else console.log(`${r.dimension}=${r.value}: ${r.reason}`)
  * ```
  */
-export { vllmEngine, MODEL_PLACEHOLDER, type VllmEngineOptions } from './engine.ts'
+export { vllmEngine, type VllmEnginePlugin, MODEL_PLACEHOLDER, type VllmEngineOptions } from './engine.ts'
 export { planVllm, argsToFlags, type VllmEngineArgs, type VllmPlan } from './plan.ts'
 export { VLLM_VERSIONS } from './facts.ts'
