@@ -1,0 +1,76 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { createRegistry, isKerneltuneError } from '@kerneltune/core'
+import { synthLlama } from '@kerneltune/gguf'
+import { writeGgufFile } from '@kerneltune/gguf/node'
+import { summarizeRepetitions } from '../summary.ts'
+import { llamacppBackend } from './node-llama-cpp.node.ts'
+
+// A synthetic llama of about 1 MB (Q8_0, vocabulary 320): random weights, so the text it writes
+// is meaningless, but llama.cpp runs it exactly as it would run a trained model of this shape.
+const dir = mkdtempSync(join(tmpdir(), 'llamacpp-'))
+const modelPath = join(dir, 'tiny-q8_0.gguf')
+
+describe('llamacppBackend (node-llama-cpp, CPU build)', () => {
+  const backend = llamacppBackend({ modelPath, promptTokens: 32, genTokens: 8 })
+
+  beforeAll(async () => {
+    await writeGgufFile(modelPath, synthLlama({ params: 1e6, vocabSize: 320, quant: 'Q8_0', seed: 11 }).file)
+  })
+  afterAll(() => rmSync(dir, { recursive: true, force: true }))
+
+  it('should register as a real (not simulated) measurement backend and load llama.cpp here', async () => {
+    const registry = createRegistry([backend])
+    expect(registry.get('measurement-backend', 'llamacpp').simulated).toBe(false)
+    expect(await backend.available!()).toEqual({ ok: true })
+  })
+
+  it('should load the synthetic GGUF and measure every repetition after the warm-ups', async () => {
+    const progress: number[] = []
+    const result = await backend.measure({ combo: { threads: '1', flash_attn: 'on' }, warmups: 1, repetitions: 2, onProgress: (d) => progress.push(d) })
+    expect(result).toMatchObject({ backend: 'llamacpp', simulated: false })
+    expect(result.device).toMatch(/^CPU: .*llama\.cpp/)
+    expect(result.repetitions).toHaveLength(2)
+    expect(progress).toEqual([1, 2, 3])
+    for (const rep of result.repetitions) {
+      for (const v of [rep.prefillTps, rep.decodeTps, rep.ttftMs, rep.latencyMs, rep.throughputTps]) {
+        expect(Number.isFinite(v) && v! > 0).toBe(true)
+      }
+      expect(rep.peakMemoryBytes).toBeGreaterThanOrEqual(0)
+      // Time to first token covers the whole prompt; the whole run covers it plus decoding.
+      expect(rep.latencyMs).toBeGreaterThan(rep.ttftMs!)
+    }
+    expect(result.notes!.join('\n')).toMatch(/threads 1/)
+    const summary = summarizeRepetitions(result.repetitions)
+    expect(summary.decodeTps!.n).toBe(2)
+    expect(summary.decodeTps!.ci95).toBeDefined()
+  })
+
+  it('should apply the cache types, and fail as llama.cpp does on a quantized V cache without flash attention', async () => {
+    const ok = await backend.measure({ combo: { threads: '1', cache_type_k: 'q8_0', cache_type_v: 'q8_0' }, warmups: 0, repetitions: 1 })
+    expect(ok.repetitions).toHaveLength(1)
+    const err = await backend
+      .measure({ combo: { threads: '1', cache_type_v: 'q4_0', flash_attn: 'off' }, warmups: 0, repetitions: 1 })
+      .then(() => undefined, (e: unknown) => e)
+    expect(isKerneltuneError(err) && err.code).toBe('MEASUREMENT_FAILED')
+  })
+
+  it('should take prompt and generation lengths from the workload', async () => {
+    const r = await backend.measure({
+      combo: { threads: '1' },
+      workload: { batch: 1, phase: 'decode', promptTokens: 16, generatedTokens: 4, cudaGraphs: false },
+      warmups: 0,
+      repetitions: 1,
+    })
+    expect(r.notes!.join('\n')).toMatch(/16 prompt tokens, 4 generated/)
+  })
+
+  it('should report a missing model file as a measurement failure naming it', async () => {
+    const missing = llamacppBackend({ modelPath: join(dir, 'nope.gguf') })
+    const err = await missing.measure({ combo: {}, warmups: 0, repetitions: 1 }).then(() => undefined, (e: unknown) => e)
+    expect(isKerneltuneError(err) && err.code).toBe('MEASUREMENT_FAILED')
+    expect(String((err as Error).message)).toContain('nope.gguf')
+  })
+})

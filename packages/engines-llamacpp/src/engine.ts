@@ -1,0 +1,117 @@
+/**
+ * The llama.cpp engine plugin: turns a combination into a `llama-server` command line and
+ * environment. Written only against the public @kerneltune/core API, as a third party would.
+ *
+ * @example
+ * ```ts
+ * const t = await llamacppEngine().translate({ threads: '8', flash_attn: 'on', cache_type_v: 'q8_0' }, { model: 'm.gguf' })
+ * // { ok: true, argv: ['llama-server', '-m', 'm.gguf', '--threads', '8', '--flash-attn', 'on', '--cache-type-v', 'q8_0'], ... }
+ * ```
+ */
+import {
+  CONTRACT_VERSIONS,
+  CORE_DIMENSION_VALUES,
+  ComboSchema,
+  KerneltuneError,
+  parseWith,
+  type Combo,
+  type CoreDimensionId,
+  type EnginePlugin,
+  type Refusal,
+  type TranslateContext,
+  type TranslateResult,
+} from '@kerneltune/core'
+import { LLAMACPP_CATALOG_EXTENSION, LLAMACPP_DIMENSIONS } from './catalog-extension.ts'
+import { CORE_MAPPING } from './core-mapping.ts'
+import { FLAGS, LLAMACPP_VERSION, QUANTIZED_KV_TYPES } from './facts.ts'
+
+export const ENGINE_NAME = 'llamacpp'
+export const MODEL_PLACEHOLDER = '<model.gguf>'
+
+const KNOWN: Readonly<Record<string, readonly string[]>> = {
+  ...CORE_DIMENSION_VALUES,
+  ...Object.fromEntries(LLAMACPP_DIMENSIONS.map((d) => [d.id, d.values.map((v) => v.id)])),
+}
+
+/** Dimension → flag, in the order the command line lists them. */
+const FLAG_DIMENSIONS = ['threads', 'batch_size', 'ubatch_size', 'flash_attn', 'cache_type_k', 'cache_type_v', 'gpu_layers', 'ctx_size'] as const
+
+/** `--load-mode` for the mmap/mlock pair; undefined leaves llama.cpp's `auto`. */
+export function loadMode(mmap: string | undefined, mlock: string | undefined): string | undefined {
+  if (mmap === undefined && mlock === undefined) return undefined
+  const useMmap = mmap !== 'off'
+  if (mlock === 'on') return useMmap ? 'mmap+mlock' : 'mlock'
+  return useMmap ? 'mmap' : 'none'
+}
+
+export interface LlamacppEngineOptions {
+  /** The server binary to put first in argv. Default `llama-server`. */
+  readonly binary?: string
+}
+
+export function llamacppEngine(options: LlamacppEngineOptions = {}): EnginePlugin {
+  const binary = options.binary ?? 'llama-server'
+  const refuse = (version: string, dimension: string, value: string, reason: string): Refusal => ({
+    ok: false,
+    engine: ENGINE_NAME,
+    version,
+    dimension,
+    value,
+    reason,
+  })
+
+  function translate(combo: Combo, context: TranslateContext = {}): TranslateResult {
+    const version = context.version ?? LLAMACPP_VERSION
+    if (version !== LLAMACPP_VERSION) {
+      throw new KerneltuneError('INVALID_INPUT', `llama.cpp version ${version} is not supported; supported: ${LLAMACPP_VERSION} (the release node-llama-cpp 3.22.1 bundles)`)
+    }
+    const parsed = parseWith(ComboSchema, combo, 'llama.cpp combination')
+    for (const [dimension, value] of Object.entries(parsed)) {
+      const values = KNOWN[dimension]
+      if (!values) return refuse(version, dimension, value, `llama.cpp has no dimension ${dimension}; known: ${Object.keys(KNOWN).join(', ')}`)
+      if (!values.includes(value)) return refuse(version, dimension, value, `${value} is not a value of ${dimension}; known values: ${values.join(', ')}`)
+    }
+    const env: Record<string, string> = {}
+    const notes: string[] = []
+    for (const [dimension, value] of Object.entries(parsed)) {
+      const core = CORE_MAPPING[dimension as CoreDimensionId]?.[value]
+      if (!core) continue
+      if (!core.ok) return refuse(version, dimension, value, core.reason)
+      Object.assign(env, core.env ?? {})
+      if (core.note) notes.push(`${dimension}=${value}: ${core.note}`)
+    }
+    // The one combination llama.cpp refuses to start with (llama_init_from_model returns null).
+    const v = parsed.cache_type_v
+    if (v !== undefined && QUANTIZED_KV_TYPES.includes(v) && parsed.flash_attn === 'off') {
+      return refuse(version, 'cache_type_v', v, `a quantized V cache (${v}) requires flash attention, and flash_attn is off; use flash_attn on or auto, or an unquantized V cache`)
+    }
+    const argv = [binary, FLAGS.model, context.model ?? MODEL_PLACEHOLDER]
+    for (const dimension of FLAG_DIMENSIONS) {
+      const value = parsed[dimension]
+      if (value === undefined || (dimension === 'threads' && value === 'auto')) continue
+      argv.push(FLAGS[dimension], value)
+    }
+    const mode = loadMode(parsed.mmap, parsed.mlock)
+    if (mode) argv.push(FLAGS.load_mode, mode)
+    const opts = context.options ?? {}
+    if (typeof opts.host === 'string') argv.push(FLAGS.host, opts.host)
+    if (typeof opts.port === 'number' || typeof opts.port === 'string') argv.push(FLAGS.port, String(opts.port))
+    if (context.model === undefined) notes.push(`no model given: argv uses the placeholder ${MODEL_PLACEHOLDER}`)
+    if (v !== undefined && QUANTIZED_KV_TYPES.includes(v) && parsed.flash_attn === undefined) {
+      notes.push('a quantized V cache makes llama.cpp turn flash attention on (flash_attn auto)')
+    }
+    return { ok: true, engine: ENGINE_NAME, version, argv, env, files: {}, notes }
+  }
+
+  return {
+    name: ENGINE_NAME,
+    kind: 'engine',
+    apiVersion: CONTRACT_VERSIONS.engine,
+    description: 'llama.cpp llama-server: threads, batch sizes, flash attention, KV cache types, GPU offload, context and load mode.',
+    displayName: 'llama.cpp (llama-server)',
+    defaultVersion: LLAMACPP_VERSION,
+    supportedVersions: () => [LLAMACPP_VERSION],
+    translate,
+    catalogExtension: LLAMACPP_CATALOG_EXTENSION,
+  }
+}

@@ -1,0 +1,23 @@
+/**
+ * @module @kerneltune/engines-llamacpp
+ * A llama.cpp engine plugin, written only against the public @kerneltune/core plugin API: it
+ * translates combinations into `llama-server` flags and contributes its own catalog dimensions
+ * (threads, batch sizes, flash attention, K/V cache types, GPU layers, context, mmap/mlock)
+ * with legality rules. The node-llama-cpp measurement backend lives in
+ * `@kerneltune/engines-llamacpp/node`.
+ *
+ * @example
+ * ```ts
+ * import { createRegistry } from '@kerneltune/core'
+ * import { llamacppEngine } from '@kerneltune/engines-llamacpp'
+ * const engine = createRegistry().register(llamacppEngine())
+ * const t = await engine.translate({ threads: '8', flash_attn: 'on', cache_type_v: 'q8_0' }, { model: 'model.gguf' })
+ * // t.argv: ['llama-server', '-m', 'model.gguf', '--threads', '8', '--flash-attn', 'on', '--cache-type-v', 'q8_0']
+ * ```
+ */
+export { ENGINE_NAME, MODEL_PLACEHOLDER, llamacppEngine, loadMode, type LlamacppEngineOptions } from './engine.ts'
+export { LLAMACPP_CATALOG_EXTENSION, LLAMACPP_DIMENSIONS, LLAMACPP_RULES } from './catalog-extension.ts'
+export { CORE_MAPPING, type CoreMapping } from './core-mapping.ts'
+export { DEFAULTS, ENV, FLAGS, KV_CACHE_TYPES, LLAMACPP_VERSION, QUANTIZED_KV_TYPES } from './facts.ts'
+export { runtimeOptions, type RuntimeOptions } from './runtime-options.ts'
+export { summarizeMetric, summarizeRepetitions, type MetricSummary, type RepetitionSummary } from './summary.ts'
