@@ -1,0 +1,124 @@
+/**
+ * @module kerneltune-engine-llama-server
+ * An example third-party kerneltune engine plugin for llama.cpp's `llama-server`. It imports only
+ * from `@kerneltune/core`, the published API, and passes the same conformance suite as the
+ * first-party engines. Read it next to docs/writing-an-engine-plugin.md.
+ *
+ * @example
+ * ```ts
+ * import { createRegistry } from '@kerneltune/core'
+ * import { llamaServerEngine } from 'kerneltune-engine-llama-server'
+ * const engine = createRegistry().register(llamaServerEngine())
+ * await engine.translate({ attention_backend: 'flash_attn_v2' }, { model: 'model.gguf' })
+ * // { ok: true, argv: ['llama-server', '--model', 'model.gguf', '--flash-attn', 'on'], ... }
+ * ```
+ */
+import {
+  ComboSchema,
+  CORE_DIMENSION_VALUES,
+  KerneltuneError,
+  parseWith,
+  type Combo,
+  type EnginePlugin,
+  type Refusal,
+  type TranslateContext,
+  type TranslateResult,
+} from '@kerneltune/core'
+
+// --- Facts about the engine, as data, with where they come from --------------------------------
+// Flag spellings: ggml-org/llama.cpp common/arg.cpp (`--flash-attn on|off|auto`), in the release
+// node-llama-cpp 3.22.1 bundles (tag v0.5.0). GGML_CUDA_DISABLE_GRAPHS: ggml/src/ggml-cuda,
+// read at run time by the CUDA backend (which captures graphs by default).
+const VERSIONS = ['v0.5.0'] as const
+const NAME = 'llama-server'
+
+/** Options of the factory. Plain data, so the plugin stays a plain object. */
+export interface LlamaServerOptions {
+  /** The server binary; default `llama-server`. */
+  readonly binary?: string
+}
+
+type Plan = { argv: string[]; env: Record<string, string>; notes: string[] }
+type Values = Partial<Record<keyof typeof CORE_DIMENSION_VALUES, string>>
+
+/** A refusal names the dimension, its value and why; `translate` never throws for a valid combo. */
+type Refuse = { refuse: keyof typeof CORE_DIMENSION_VALUES; reason: string }
+const no = (refuse: Refuse['refuse'], reason: string): Refuse => ({ refuse, reason })
+
+// --- The mapping, one dimension at a time ------------------------------------------------------
+function plan(v: Values): Plan | Refuse {
+  const out: Plan = { argv: [], env: {}, notes: [] }
+
+  if (v.attention_backend === 'flash_attn_v2') out.argv.push('--flash-attn', 'on')
+  else if (v.attention_backend === 'native') out.argv.push('--flash-attn', 'off')
+  else if (v.attention_backend !== undefined) {
+    return no('attention_backend', 'llama.cpp has one FlashAttention kernel of its own (on, off or auto); it has no FA3, FlashInfer, xformers or PagedAttention kernels')
+  }
+  if (v.attention_backend === 'flash_attn_v2') out.notes.push("flash_attn_v2 stands for llama.cpp's own FlashAttention kernel.")
+
+  if (v.kv_layout === 'paged' || v.kv_layout === 'chunked') {
+    return no('kv_layout', 'llama-server keeps one contiguous KV cache of cells per context; it has no paged blocks, and prompt batching (--ubatch-size) is not chunked prefill')
+  }
+
+  if (v.matmul_path !== undefined) {
+    return no('matmul_path', 'llama.cpp picks its GEMM kernels at build time (the GGML_CUDA_FORCE_MMQ / GGML_CUDA_FORCE_CUBLAS CMake options), not at run time')
+  }
+
+  if (v.activation_dtype === 'fp16') out.notes.push('fp16 is what the CUDA backend computes activations in by default.')
+  else if (v.activation_dtype !== undefined) {
+    return no('activation_dtype', `llama-server has no option for ${v.activation_dtype} activations; the compute types follow the GGUF weights`)
+  }
+
+  if (v.fusion_strategy !== undefined) {
+    return no('fusion_strategy', 'llama.cpp fuses a fixed set of operations in its backends and has no fusion level to choose')
+  }
+
+  if (v.cuda_graph === 'off') out.env.GGML_CUDA_DISABLE_GRAPHS = '1'
+  else if (v.cuda_graph === 'per-shape') out.notes.push('The CUDA backend captures graphs for decode by default.')
+  else if (v.cuda_graph === 'dynamic') {
+    return no('cuda_graph', 'the CUDA backend re-captures a graph whenever the shapes change; dynamic-shape graphs cannot be expressed')
+  }
+  return out
+}
+
+// --- The plugin ---------------------------------------------------------------------------------
+/** Creates the llama-server engine plugin. */
+export function llamaServerEngine(options: LlamaServerOptions = {}): EnginePlugin {
+  const refusal = (version: string, dimension: string, value: string, reason: string): Refusal => ({ ok: false, engine: NAME, version, dimension, value, reason })
+  return {
+    name: NAME,
+    kind: 'engine',
+    apiVersion: 1,
+    displayName: 'llama.cpp llama-server',
+    description: 'Example third-party plugin: llama-server flags and environment.',
+    defaultVersion: VERSIONS[0],
+    supportedVersions: () => [...VERSIONS],
+    translate(combo: Combo, context: TranslateContext = {}): TranslateResult {
+      // 1. The version: an unsupported one is a caller error, not a refusal.
+      const version = context.version ?? VERSIONS[0]
+      if (!(VERSIONS as readonly string[]).includes(version)) {
+        throw new KerneltuneError('INVALID_INPUT', `llama-server version ${version} is not supported; supported versions: ${VERSIONS.join(', ')}`)
+      }
+      // 2. The shape: a combo that is not a map of strings is a caller error too.
+      const values = parseWith(ComboSchema, combo, 'llama-server combination')
+      // 3. Unknown dimensions and values are refused, naming them.
+      for (const [dimension, value] of Object.entries(values)) {
+        const known = (CORE_DIMENSION_VALUES as Record<string, readonly string[]>)[dimension]
+        if (!known) return refusal(version, dimension, value, `llama-server knows no dimension ${dimension}`)
+        if (!known.includes(value)) return refusal(version, dimension, value, `${value} is not a value of ${dimension}; known: ${known.join(', ')}`)
+      }
+      // 4. The mapping.
+      const p = plan(values)
+      if ('refuse' in p) return refusal(version, p.refuse, values[p.refuse]!, p.reason)
+      return {
+        ok: true,
+        engine: NAME,
+        version,
+        argv: [options.binary ?? 'llama-server', '--model', context.model ?? 'MODEL.gguf', ...p.argv],
+        env: p.env,
+        files: {},
+        notes: context.model === undefined ? [...p.notes, 'Replace MODEL.gguf with the model file.'] : p.notes,
+      }
+    },
+  }
+}
