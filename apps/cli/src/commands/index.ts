@@ -5,5 +5,8 @@
 import type { Command } from '../cli/command.ts'
 import { kernelsCommand } from './kernels.ts'
 import { autotuneCommand } from './autotune.ts'
+import { catalogCommand } from './catalog.ts'
+import { modelCommand } from './model.ts'
+import { measureCommand } from './measure.ts'
 
-export const COMMANDS: Command<any>[] = [kernelsCommand, autotuneCommand]
+export const COMMANDS: Command<any>[] = [kernelsCommand, autotuneCommand, catalogCommand, modelCommand, measureCommand]

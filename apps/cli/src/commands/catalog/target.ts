@@ -1,0 +1,89 @@
+/**
+ * What the catalog subcommands share: resolving --hardware through @kerneltune/features presets,
+ * loading the engine plugins when the CLI has an engine registry (apps/cli/src/engines.ts), and
+ * turning an engine's translate refusals into the catalog's refuse hook.
+ */
+import { kerneltuneError, type Combo, type EnginePlugin, type HardwareSpec, type Registry } from '@kerneltune/core'
+import { buildCatalog, createCatalog, type AsyncRefuseHook, type Catalog } from '@kerneltune/catalog'
+import { requireHardwarePreset } from '@kerneltune/features'
+import type { FlagSpec } from '../../cli/args.ts'
+
+export const TARGET_FLAGS = [
+  { name: 'hardware', type: 'string', valueName: 'NAME', description: 'Hardware preset id or name (e.g. h100-sxm, a100-sxm-80gb, l4, mi300x); see @kerneltune/features presets.' },
+  { name: 'engine', type: 'string', valueName: 'NAME', default: 'vllm', description: 'Engine plugin name (vllm, tgi, trtllm, triton, onnx, llamacpp).' },
+] as const satisfies readonly FlagSpec[]
+
+export function resolveHardware(name: string | undefined): HardwareSpec {
+  if (!name) throw kerneltuneError('INVALID_INPUT', '--hardware is required (a preset id such as h100-sxm)')
+  return requireHardwarePreset(name)
+}
+
+// apps/cli/src/engines.ts (engineRegistry()) is optional: without it the catalog has core
+// dimensions and rules only and engine refusals are not checked. The specifier is computed so
+// that the CLI still type-checks and runs when the file is absent.
+const ENGINE_MODULES = ['../../engines.ts', '../../engines.js']
+
+export async function loadEngineRegistry(): Promise<Registry | undefined> {
+  for (const spec of ENGINE_MODULES) {
+    try {
+      const mod = (await import(spec)) as { engineRegistry?: () => Registry | Promise<Registry> }
+      if (typeof mod.engineRegistry === 'function') return await mod.engineRegistry()
+    } catch (err) {
+      const code = (err as { code?: string }).code
+      const missing = code === 'ERR_MODULE_NOT_FOUND' || code === 'MODULE_NOT_FOUND' || /Cannot find module|Module not found|not found/i.test(String((err as Error).message))
+      if (!missing) throw err
+    }
+  }
+  return undefined
+}
+
+export function findEngine(registry: Registry | undefined, name: string): EnginePlugin | undefined {
+  return registry?.find('engine', name) ?? registry?.find('engine', `engine:${name}`)
+}
+
+export interface CatalogSession {
+  readonly catalog: Catalog
+  readonly registry?: Registry
+  readonly engine?: EnginePlugin
+  /** Why refusals are not checked, when they are not. */
+  readonly refusalNote?: string
+  readonly refuse?: AsyncRefuseHook
+}
+
+/**
+ * The catalog (with every registered engine's extension) and, when an engine is named, its
+ * plugin and refusal hook.
+ */
+export async function openCatalog(engineName: string | undefined, hardware?: HardwareSpec): Promise<CatalogSession> {
+  const registry = await loadEngineRegistry()
+  if (!registry) {
+    return { catalog: createCatalog(), refusalNote: 'no engine registry in this CLI build (apps/cli/src/engines.ts); engine refusals not checked' }
+  }
+  const catalog = buildCatalog(registry)
+  if (engineName === undefined) return { catalog, registry }
+  const engine = findEngine(registry, engineName)
+  if (!engine) {
+    const names = registry.list('engine').map((e) => e.name).join(', ')
+    throw kerneltuneError('PLUGIN_NOT_FOUND', `no engine plugin named "${engineName}"; registered: ${names || 'none'}`)
+  }
+  const refuse: AsyncRefuseHook = async (combo: Combo) => {
+    const r = await engine.translate(combo, hardware ? { hardware } : {})
+    return r.ok ? undefined : { dimension: r.dimension, value: r.value, reason: r.reason }
+  }
+  return { catalog, registry, engine, refuse }
+}
+
+/** "attention_backend=flash_attn_v3,kv_layout=paged" → a combo; INVALID_INPUT on bad syntax. */
+export function parseComboText(text: string): Combo {
+  const combo: Record<string, string> = {}
+  for (const part of text.split(',').map((s) => s.trim()).filter(Boolean)) {
+    const m = /^([a-z][a-z0-9_]*)=([^=\s]+)$/.exec(part)
+    if (!m) throw kerneltuneError('INVALID_INPUT', `"${part}" is not dimension=value (e.g. attention_backend=flash_attn_v3,kv_layout=paged)`)
+    if (combo[m[1]!] !== undefined) throw kerneltuneError('INVALID_INPUT', `dimension ${m[1]} is given twice`)
+    combo[m[1]!] = m[2]!
+  }
+  if (Object.keys(combo).length === 0) throw kerneltuneError('INVALID_INPUT', 'empty combination; write dimension=value pairs separated by commas')
+  return combo
+}
+
+export const comboText = (combo: Combo): string => Object.entries(combo).map(([k, v]) => `${k}=${v}`).join(',')
