@@ -98,3 +98,30 @@ export function fromEnv(env: Readonly<Record<string, string | undefined>>): Tune
   if (hardware) b.hardware(hardware)
   return b.build()
 }
+
+/** Upstream's RunConfig (features/extractor.rs), with its defaults. */
+export interface RunConfig {
+  modelParamsB: number
+  hiddenDim: number
+  numLayers: number
+  numHeads: number
+  batchSize: number
+  seqLen: number
+  cudaGraphs: boolean
+  quant: string
+  kernel: KernelTypeName
+}
+
+export const DEFAULT_RUN_CONFIG: Readonly<RunConfig> = {
+  modelParamsB: 1.5, hiddenDim: 1536, numLayers: 28, numHeads: 12, batchSize: 1, seqLen: 1,
+  cudaGraphs: false, quant: 'Q4K', kernel: 'VectorizedQ4K',
+}
+
+/** Features of a RunConfig (missing fields take DEFAULT_RUN_CONFIG's values). */
+export function featuresFromRunConfig(rc: Partial<RunConfig> = {}, hardware?: HardwareSpec): TunerFeatures {
+  const c = { ...DEFAULT_RUN_CONFIG, ...rc }
+  const b = featuresBuilder().modelParamsB(c.modelParamsB).hiddenDim(c.hiddenDim).numLayers(c.numLayers).numHeads(c.numHeads)
+    .batchSize(c.batchSize).seqLen(c.seqLen).cudaGraphs(c.cudaGraphs).quantType(c.quant).kernelType(c.kernel)
+  if (hardware) b.hardware(hardware)
+  return b.build()
+}

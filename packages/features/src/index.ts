@@ -64,7 +64,16 @@ export {
   normParams,
   type RawFeatureInputs,
 } from './builder.ts'
-export { ENV_VARS, builderFrom, featuresFrom, fromEnv, type FeatureSources } from './from-spec.ts'
+export {
+  DEFAULT_RUN_CONFIG,
+  ENV_VARS,
+  builderFrom,
+  featuresFrom,
+  featuresFromRunConfig,
+  fromEnv,
+  type FeatureSources,
+  type RunConfig,
+} from './from-spec.ts'
 export {
   HARDWARE_PRESETS,
   UNSUPPORTED_HARDWARE_LABELS,

@@ -134,7 +134,8 @@ export function fromModelConfig(json: unknown, options: { name?: string; quant?:
   const c = json as Json
   const assumptions: string[] = []
   const shape = shapeFromConfig(c, assumptions)
-  const quant = options.quant ?? quantOf(c, assumptions)
+  const merged = c.text_config && typeof c.text_config === 'object' ? { ...(c.text_config as Json), ...c } : c
+  const quant = options.quant ?? quantOf(merged, assumptions)
   const name = options.name ?? (typeof c._name_or_path === 'string' ? c._name_or_path : undefined)
   return { model: modelFromShape(shape, quant, name), shape, assumptions }
 }
