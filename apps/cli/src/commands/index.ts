@@ -8,5 +8,6 @@ import { autotuneCommand } from './autotune.ts'
 import { catalogCommand } from './catalog.ts'
 import { modelCommand } from './model.ts'
 import { measureCommand } from './measure.ts'
+import { translateCommand } from './translate.ts'
 
-export const COMMANDS: Command<any>[] = [kernelsCommand, autotuneCommand, catalogCommand, modelCommand, measureCommand]
+export const COMMANDS: Command<any>[] = [kernelsCommand, autotuneCommand, catalogCommand, modelCommand, measureCommand, translateCommand]
