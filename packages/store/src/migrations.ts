@@ -1,0 +1,103 @@
+/**
+ * Versioned migrations. Each runs in its own transaction and is recorded in
+ * `schema_migrations`; a database is brought up to date by `migrate`. Never edit a released
+ * migration: add a new one.
+ */
+import type { SqlDriver } from './driver.ts'
+
+export interface Migration {
+  readonly version: number
+  readonly name: string
+  readonly statements: readonly string[]
+}
+
+const JSON_TEXT = 'TEXT'
+
+export const MIGRATIONS: readonly Migration[] = [
+  {
+    version: 1,
+    name: 'l1 kernel tuning: snapshots, runs, combos, tune sessions, registry',
+    statements: [
+      `CREATE TABLE kernel_catalog_snapshots (
+        hash TEXT PRIMARY KEY, version TEXT NOT NULL, content ${JSON_TEXT} NOT NULL, created_at TEXT NOT NULL)`,
+      `CREATE TABLE kernel_runs (
+        id TEXT PRIMARY KEY, tenant TEXT NOT NULL, status TEXT NOT NULL, mode TEXT NOT NULL,
+        target ${JSON_TEXT} NOT NULL, engine TEXT NOT NULL,
+        snapshot_hash TEXT NOT NULL REFERENCES kernel_catalog_snapshots(hash), catalog_version TEXT NOT NULL,
+        quality_gate TEXT NOT NULL, backend TEXT NOT NULL, repetitions INTEGER NOT NULL,
+        progress_done INTEGER NOT NULL, progress_total INTEGER NOT NULL,
+        summary ${JSON_TEXT}, error TEXT, created_at TEXT NOT NULL, updated_at TEXT NOT NULL, deleted_at TEXT)`,
+      'CREATE INDEX kernel_runs_tenant_created ON kernel_runs (tenant, created_at)',
+      `CREATE TABLE kernel_run_combos (
+        run_id TEXT NOT NULL REFERENCES kernel_runs(id), idx INTEGER NOT NULL, combo_hash TEXT NOT NULL,
+        combo ${JSON_TEXT} NOT NULL, status TEXT NOT NULL, simulated INTEGER NOT NULL, cached INTEGER NOT NULL,
+        is_baseline INTEGER NOT NULL, repetitions ${JSON_TEXT} NOT NULL, metrics ${JSON_TEXT},
+        comparison ${JSON_TEXT}, gate ${JSON_TEXT}, error TEXT, PRIMARY KEY (run_id, idx))`,
+      `CREATE TABLE kernel_tune_sessions (
+        id TEXT PRIMARY KEY, tenant TEXT NOT NULL, run_id TEXT NOT NULL REFERENCES kernel_runs(id),
+        status TEXT NOT NULL, strategy TEXT NOT NULL, budget ${JSON_TEXT} NOT NULL, narrowing ${JSON_TEXT} NOT NULL,
+        bayesian_state ${JSON_TEXT}, trials_done INTEGER NOT NULL, elapsed_ms DOUBLE PRECISION NOT NULL,
+        best ${JSON_TEXT}, error TEXT, created_at TEXT NOT NULL, updated_at TEXT NOT NULL)`,
+      `CREATE TABLE kernel_tune_trials (
+        session_id TEXT NOT NULL REFERENCES kernel_tune_sessions(id), idx INTEGER NOT NULL,
+        config ${JSON_TEXT} NOT NULL, outcome TEXT NOT NULL, value DOUBLE PRECISION, metrics ${JSON_TEXT},
+        created_at TEXT NOT NULL, PRIMARY KEY (session_id, idx))`,
+      `CREATE TABLE l1_kernel_registry (
+        id TEXT PRIMARY KEY, tenant TEXT NOT NULL, name TEXT NOT NULL, kernel_family TEXT NOT NULL,
+        provider TEXT NOT NULL, source TEXT NOT NULL, status TEXT NOT NULL, metadata ${JSON_TEXT} NOT NULL,
+        created_at TEXT NOT NULL, updated_at TEXT NOT NULL)`,
+      `CREATE TABLE l1_kernel_registry_approvals (
+        id TEXT PRIMARY KEY, entry_id TEXT NOT NULL REFERENCES l1_kernel_registry(id), action TEXT NOT NULL,
+        actor TEXT NOT NULL, reason TEXT, created_at TEXT NOT NULL)`,
+    ],
+  },
+  {
+    version: 2,
+    name: 'result cache, api tokens, deployments and calibration runs',
+    statements: [
+      `CREATE TABLE result_cache (
+        cache_key TEXT PRIMARY KEY, catalog_version TEXT NOT NULL, engine TEXT NOT NULL, engine_version TEXT NOT NULL,
+        value ${JSON_TEXT} NOT NULL, created_at TEXT NOT NULL, expires_at BIGINT NOT NULL)`,
+      `CREATE TABLE api_tokens (
+        id TEXT PRIMARY KEY, token_hash TEXT NOT NULL UNIQUE, role TEXT NOT NULL, tenant TEXT NOT NULL,
+        label TEXT, created_at TEXT NOT NULL, revoked_at TEXT)`,
+      `CREATE TABLE deployments (
+        id TEXT PRIMARY KEY, tenant TEXT NOT NULL, name TEXT NOT NULL, engine TEXT NOT NULL,
+        engine_version TEXT NOT NULL, current_combo ${JSON_TEXT}, run_id TEXT, created_at TEXT NOT NULL,
+        updated_at TEXT NOT NULL)`,
+      `CREATE TABLE calibration_runs (
+        id TEXT PRIMARY KEY, deployment_id TEXT NOT NULL REFERENCES deployments(id),
+        predicted_tps DOUBLE PRECISION NOT NULL, measured_tps DOUBLE PRECISION NOT NULL, created_at TEXT NOT NULL)`,
+    ],
+  },
+]
+
+/** Applies every pending migration, in order; returns the versions it applied. */
+export async function migrate(driver: SqlDriver, migrations: readonly Migration[] = MIGRATIONS): Promise<number[]> {
+  await driver.run(
+    'CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)',
+  )
+  const applied: number[] = []
+  for (const m of [...migrations].sort((a, b) => a.version - b.version)) {
+    const done = await driver.query('SELECT version FROM schema_migrations WHERE version = ?', [m.version])
+    if (done.length) continue
+    try {
+      await driver.transaction(async (tx) => {
+        // Claim the version first: a second process migrating at the same time fails here and
+        // rolls back instead of running the statements twice.
+        await tx.run('INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)', [m.version, m.name, new Date().toISOString()])
+        for (const sql of m.statements) await tx.run(sql)
+      })
+      applied.push(m.version)
+    } catch (err) {
+      const again = await driver.query('SELECT version FROM schema_migrations WHERE version = ?', [m.version])
+      if (!again.length) throw err
+    }
+  }
+  return applied
+}
+
+export async function schemaVersion(driver: SqlDriver): Promise<number> {
+  const rows = await driver.query<{ v: number | null }>('SELECT MAX(version) AS v FROM schema_migrations')
+  return Number(rows[0]?.v ?? 0)
+}

@@ -1,0 +1,93 @@
+/** The Tier 3 kernel registry and its approval log. */
+import { KerneltuneError, type RegistryEntry, type RegistryEvent } from '@kerneltune/core'
+import type { Row, SqlDriver } from '../driver.ts'
+import { fromJson, newId, notFound, now } from '../util.ts'
+
+function toEntry(r: Row): RegistryEntry {
+  return {
+    id: String(r.id), tenant: String(r.tenant), name: String(r.name), kernelFamily: String(r.kernel_family),
+    provider: String(r.provider), source: String(r.source), status: r.status as RegistryEntry['status'],
+    metadata: fromJson(r.metadata) ?? {}, createdAt: String(r.created_at), updatedAt: String(r.updated_at),
+  }
+}
+
+function toEvent(r: Row): RegistryEvent {
+  return {
+    id: String(r.id), entryId: String(r.entry_id), action: r.action as RegistryEvent['action'], actor: String(r.actor),
+    reason: (r.reason as string | null) ?? null, createdAt: String(r.created_at),
+  }
+}
+
+export interface NewRegistryEntry {
+  readonly tenant: string
+  readonly name: string
+  readonly kernelFamily: string
+  readonly provider: string
+  readonly source: string
+  readonly metadata?: Record<string, unknown>
+  readonly actor: string
+}
+
+export function registryRepo(db: SqlDriver) {
+  async function transition(tenant: string | null, id: string, action: 'approve' | 'deprecate', actor: string, reason: string | null): Promise<RegistryEntry> {
+    const entry = await get(tenant, id)
+    if (!entry) throw notFound('registry entry', id)
+    const to = action === 'approve' ? 'approved' : 'deprecated'
+    if (action === 'approve' && entry.status !== 'proposed') {
+      throw new KerneltuneError('CONFLICT', `registry entry ${id} is ${entry.status}; only a proposed entry can be approved`)
+    }
+    if (action === 'deprecate' && entry.status === 'deprecated') {
+      throw new KerneltuneError('CONFLICT', `registry entry ${id} is already deprecated`)
+    }
+    await db.transaction(async (tx) => {
+      await tx.run('UPDATE l1_kernel_registry SET status = ?, updated_at = ? WHERE id = ?', [to, now(), id])
+      await tx.run('INSERT INTO l1_kernel_registry_approvals (id, entry_id, action, actor, reason, created_at) VALUES (?, ?, ?, ?, ?, ?)', [
+        newId(), id, action, actor, reason, now(),
+      ])
+    })
+    return (await get(tenant, id))!
+  }
+
+  async function get(tenant: string | null, id: string): Promise<RegistryEntry | undefined> {
+    const r = (await db.query('SELECT * FROM l1_kernel_registry WHERE id = ?', [id]))[0]
+    if (!r || (tenant !== null && r.tenant !== tenant)) return undefined
+    return toEntry(r)
+  }
+
+  return {
+    get,
+    async submit(input: NewRegistryEntry): Promise<RegistryEntry> {
+      const id = newId()
+      const t = now()
+      await db.transaction(async (tx) => {
+        await tx.run(
+          `INSERT INTO l1_kernel_registry (id, tenant, name, kernel_family, provider, source, status, metadata, created_at, updated_at)
+           VALUES (?, ?, ?, ?, ?, ?, 'proposed', ?, ?, ?)`,
+          [id, input.tenant, input.name, input.kernelFamily, input.provider, input.source, JSON.stringify(input.metadata ?? {}), t, t],
+        )
+        await tx.run('INSERT INTO l1_kernel_registry_approvals (id, entry_id, action, actor, reason, created_at) VALUES (?, ?, ?, ?, NULL, ?)', [
+          newId(), id, 'submit', input.actor, t,
+        ])
+      })
+      return (await get(input.tenant, id))!
+    },
+    approve: (tenant: string | null, id: string, actor: string, reason: string | null = null) => transition(tenant, id, 'approve', actor, reason),
+    deprecate: (tenant: string | null, id: string, actor: string, reason: string | null = null) => transition(tenant, id, 'deprecate', actor, reason),
+    async list(tenant: string | null, status?: RegistryEntry['status']): Promise<RegistryEntry[]> {
+      const where: string[] = []
+      const params: string[] = []
+      if (tenant !== null) (where.push('tenant = ?'), params.push(tenant))
+      if (status) (where.push('status = ?'), params.push(status))
+      const rows = await db.query(`SELECT * FROM l1_kernel_registry ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY created_at, id`, params)
+      return rows.map(toEntry)
+    },
+    async events(entryId: string): Promise<RegistryEvent[]> {
+      return (await db.query('SELECT * FROM l1_kernel_registry_approvals WHERE entry_id = ? ORDER BY created_at, id', [entryId])).map(toEvent)
+    },
+    async countByStatus(): Promise<Record<string, number>> {
+      const rows = await db.query<{ status: string; n: number }>('SELECT status, COUNT(*) AS n FROM l1_kernel_registry GROUP BY status')
+      return Object.fromEntries(rows.map((r) => [r.status, Number(r.n)]))
+    },
+  }
+}
+export type RegistryRepo = ReturnType<typeof registryRepo>

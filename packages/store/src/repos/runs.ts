@@ -1,0 +1,187 @@
+/** Catalog snapshots, Tier 1 runs and their combinations. */
+import type { Combo, Run, RunCombo, RunStatus, RunTarget } from '@kerneltune/core'
+import type { Row, SqlDriver, SqlExecutor } from '../driver.ts'
+import { bool, fromJson, newId, notFound, now, toJson } from '../util.ts'
+
+export interface SnapshotInput {
+  readonly hash: string
+  readonly version: string
+  readonly content: unknown
+}
+
+export interface NewRun {
+  readonly tenant: string
+  readonly mode: Run['mode']
+  readonly target: RunTarget
+  readonly snapshot: SnapshotInput
+  readonly qualityGate: Run['qualityGate']
+  readonly backend: string
+  readonly repetitions: number
+  readonly combos: readonly { combo: Combo; comboHash: string; isBaseline: boolean }[]
+}
+
+export interface RunFilter {
+  readonly status?: RunStatus
+  readonly mode?: Run['mode']
+  readonly engine?: string
+  readonly includeDeleted?: boolean
+  readonly limit?: number
+  readonly offset?: number
+}
+
+export type ComboResult = Pick<RunCombo, 'status' | 'simulated' | 'cached' | 'repetitions' | 'metrics' | 'comparison' | 'error'>
+
+function toRun(r: Row): Run {
+  return {
+    id: String(r.id),
+    tenant: String(r.tenant),
+    status: r.status as Run['status'],
+    mode: r.mode as Run['mode'],
+    target: fromJson(r.target),
+    snapshotHash: String(r.snapshot_hash),
+    catalogVersion: String(r.catalog_version),
+    qualityGate: r.quality_gate as Run['qualityGate'],
+    backend: String(r.backend),
+    repetitions: Number(r.repetitions),
+    progress: { done: Number(r.progress_done), total: Number(r.progress_total) },
+    summary: fromJson(r.summary),
+    error: (r.error as string | null) ?? null,
+    createdAt: String(r.created_at),
+    updatedAt: String(r.updated_at),
+    deletedAt: (r.deleted_at as string | null) ?? null,
+  }
+}
+
+function toCombo(r: Row): RunCombo {
+  return {
+    runId: String(r.run_id),
+    index: Number(r.idx),
+    comboHash: String(r.combo_hash),
+    combo: fromJson(r.combo),
+    status: r.status as RunCombo['status'],
+    simulated: bool(r.simulated),
+    cached: bool(r.cached),
+    isBaseline: bool(r.is_baseline),
+    repetitions: fromJson(r.repetitions) ?? [],
+    metrics: fromJson(r.metrics),
+    comparison: fromJson(r.comparison),
+    gate: fromJson(r.gate),
+    error: (r.error as string | null) ?? null,
+  }
+}
+
+async function putSnapshot(tx: SqlExecutor, s: SnapshotInput): Promise<void> {
+  const found = await tx.query('SELECT hash FROM kernel_catalog_snapshots WHERE hash = ?', [s.hash])
+  if (!found.length) {
+    await tx.run('INSERT INTO kernel_catalog_snapshots (hash, version, content, created_at) VALUES (?, ?, ?, ?)', [
+      s.hash, s.version, JSON.stringify(s.content), now(),
+    ])
+  }
+}
+
+export function runsRepo(db: SqlDriver) {
+  return {
+    async snapshot(hash: string): Promise<{ hash: string; version: string; content: unknown } | undefined> {
+      const rows = await db.query('SELECT * FROM kernel_catalog_snapshots WHERE hash = ?', [hash])
+      const r = rows[0]
+      return r ? { hash: String(r.hash), version: String(r.version), content: fromJson(r.content) } : undefined
+    },
+
+    /** Creates a run, binds it to its catalog snapshot and enumerates its combinations: all or nothing. */
+    async create(input: NewRun): Promise<Run> {
+      const id = newId()
+      const t = now()
+      await db.transaction(async (tx) => {
+        await putSnapshot(tx, input.snapshot)
+        await tx.run(
+          `INSERT INTO kernel_runs (id, tenant, status, mode, target, engine, snapshot_hash, catalog_version, quality_gate,
+            backend, repetitions, progress_done, progress_total, summary, error, created_at, updated_at, deleted_at)
+           VALUES (?, ?, 'queued', ?, ?, ?, ?, ?, ?, ?, ?, 0, ?, NULL, NULL, ?, ?, NULL)`,
+          [id, input.tenant, input.mode, JSON.stringify(input.target), input.target.engine, input.snapshot.hash,
+            input.snapshot.version, input.qualityGate, input.backend, input.repetitions, input.combos.length, t, t],
+        )
+        let idx = 0
+        for (const c of input.combos) {
+          await tx.run(
+            `INSERT INTO kernel_run_combos (run_id, idx, combo_hash, combo, status, simulated, cached, is_baseline, repetitions)
+             VALUES (?, ?, ?, ?, 'pending', 0, 0, ?, '[]')`,
+            [id, idx++, c.comboHash, JSON.stringify(c.combo), c.isBaseline ? 1 : 0],
+          )
+        }
+      })
+      return (await this.get(input.tenant, id))!
+    },
+
+    async get(tenant: string | null, id: string, includeDeleted = false): Promise<Run | undefined> {
+      const rows = await db.query('SELECT * FROM kernel_runs WHERE id = ?', [id])
+      const r = rows[0]
+      if (!r || (tenant !== null && r.tenant !== tenant) || (!includeDeleted && r.deleted_at)) return undefined
+      return toRun(r)
+    },
+
+    async require(tenant: string | null, id: string): Promise<Run> {
+      const run = await this.get(tenant, id)
+      if (!run) throw notFound('run', id)
+      return run
+    },
+
+    async list(tenant: string | null, filter: RunFilter = {}): Promise<{ items: Run[]; total: number }> {
+      const where: string[] = []
+      const params: (string | number)[] = []
+      if (tenant !== null) (where.push('tenant = ?'), params.push(tenant))
+      if (filter.status) (where.push('status = ?'), params.push(filter.status))
+      if (filter.mode) (where.push('mode = ?'), params.push(filter.mode))
+      if (filter.engine) (where.push('engine = ?'), params.push(filter.engine))
+      if (!filter.includeDeleted) where.push('deleted_at IS NULL')
+      const clause = where.length ? `WHERE ${where.join(' AND ')}` : ''
+      const total = await db.query<{ n: number }>(`SELECT COUNT(*) AS n FROM kernel_runs ${clause}`, params)
+      const rows = await db.query(`SELECT * FROM kernel_runs ${clause} ORDER BY created_at DESC, id DESC LIMIT ? OFFSET ?`, [
+        ...params, filter.limit ?? 50, filter.offset ?? 0,
+      ])
+      return { items: rows.map(toRun), total: Number(total[0]?.n ?? 0) }
+    },
+
+    async combos(runId: string): Promise<RunCombo[]> {
+      return (await db.query('SELECT * FROM kernel_run_combos WHERE run_id = ? ORDER BY idx', [runId])).map(toCombo)
+    },
+
+    async setStatus(id: string, status: RunStatus, error: string | null = null): Promise<void> {
+      await db.run('UPDATE kernel_runs SET status = ?, error = ?, updated_at = ? WHERE id = ?', [status, error, now(), id])
+    },
+
+    /** Stores one combination's result and advances the run's progress in the same transaction. */
+    async recordCombo(runId: string, index: number, result: ComboResult): Promise<void> {
+      await db.transaction(async (tx) => {
+        await tx.run(
+          `UPDATE kernel_run_combos SET status = ?, simulated = ?, cached = ?, repetitions = ?, metrics = ?, comparison = ?, error = ?
+           WHERE run_id = ? AND idx = ?`,
+          [result.status, result.simulated ? 1 : 0, result.cached ? 1 : 0, JSON.stringify(result.repetitions),
+            toJson(result.metrics), toJson(result.comparison), result.error, runId, index],
+        )
+        await tx.run(
+          `UPDATE kernel_runs SET progress_done = (SELECT COUNT(*) FROM kernel_run_combos WHERE run_id = ? AND status <> 'pending'),
+           updated_at = ? WHERE id = ?`,
+          [runId, now(), runId],
+        )
+      })
+    },
+
+    /** Writes the gate verdicts and the summary, and sets the final status, together. */
+    async finish(runId: string, status: RunStatus, summary: unknown, gates: ReadonlyMap<number, { passed: boolean; reasons: string[] }>, error: string | null = null): Promise<void> {
+      await db.transaction(async (tx) => {
+        for (const [idx, gate] of gates) {
+          await tx.run('UPDATE kernel_run_combos SET gate = ? WHERE run_id = ? AND idx = ?', [JSON.stringify(gate), runId, idx])
+        }
+        await tx.run('UPDATE kernel_runs SET status = ?, summary = ?, error = ?, updated_at = ? WHERE id = ?', [
+          status, toJson(summary), error, now(), runId,
+        ])
+      })
+    },
+
+    async softDelete(tenant: string | null, id: string): Promise<void> {
+      await this.require(tenant, id)
+      await db.run('UPDATE kernel_runs SET deleted_at = ?, updated_at = ? WHERE id = ?', [now(), now(), id])
+    },
+  }
+}
+export type RunsRepo = ReturnType<typeof runsRepo>

@@ -1,0 +1,172 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import type { RunTarget } from '@kerneltune/core'
+import { openStore, type Store } from './store.ts'
+import { driftBand } from './repos/deployments.ts'
+
+const PG_URL = process.env.KERNELTUNE_TEST_PG_URL
+const dir = mkdtempSync(join(tmpdir(), 'kerneltune-store-'))
+afterAll(() => rmSync(dir, { recursive: true, force: true }))
+
+const TABLES = ['calibration_runs', 'deployments', 'api_tokens', 'result_cache', 'l1_kernel_registry_approvals', 'l1_kernel_registry',
+  'kernel_tune_trials', 'kernel_tune_sessions', 'kernel_run_combos', 'kernel_runs', 'kernel_catalog_snapshots', 'schema_migrations']
+
+const target: RunTarget = {
+  model: { paramsB: 7, quant: 'Q4_K' },
+  hardware: { name: 'H100 SXM', vendor: 'nvidia', kind: 'gpu', memBwGbs: 3350, fp16Tflops: 989, unifiedMemory: false, sources: [] },
+  engine: 'vllm',
+  engineVersion: '0.11.0',
+  workload: { batch: 1, phase: 'decode', promptTokens: 512, generatedTokens: 128, cudaGraphs: false },
+}
+const snapshot = { hash: 'abc123', version: '1.0.0', content: { dims: 6 } }
+const combos = [
+  { combo: { attention_backend: 'native' }, comboHash: 'h0', isBaseline: true },
+  { combo: { attention_backend: 'flashinfer' }, comboHash: 'h1', isBaseline: false },
+]
+
+const drivers: [string, () => string | undefined][] = [
+  ['sqlite', () => join(dir, 'test.db')],
+  ['postgres', () => PG_URL],
+]
+
+describe.each(drivers)('store on %s', (name, url) => {
+  const skip = name === 'postgres' && !PG_URL
+  let store: Store
+  let clock = 1_000_000
+
+  beforeAll(async () => {
+    if (skip) return
+    if (name === 'postgres') {
+      // A throwaway database: start from an empty schema every run.
+      const fresh = await openStore(url()!)
+      for (const t of TABLES) await fresh.driver.run(`DROP TABLE IF EXISTS ${t} CASCADE`)
+      await fresh.close()
+    }
+    store = await openStore(url()!, { clock: () => clock })
+  })
+  afterAll(async () => {
+    if (!skip) await store.close()
+  })
+
+  it.skipIf(skip)('should migrate once and report the schema version', async () => {
+    expect(await store.schemaVersion()).toBe(2)
+    const again = await openStore(url()!)
+    expect(await again.schemaVersion()).toBe(2)
+    await again.close()
+  })
+
+  it.skipIf(skip)('should create a run with its snapshot and combos, and isolate tenants', async () => {
+    const run = await store.runs.create({ tenant: 't1', mode: 'quick', target, snapshot, qualityGate: 'topk5', backend: 'gpu-kernels', repetitions: 7, combos })
+    expect(run).toMatchObject({ status: 'queued', progress: { done: 0, total: 2 }, snapshotHash: 'abc123', catalogVersion: '1.0.0' })
+    expect(run.target.model.quant).toBe('Q4_K')
+    expect(await store.runs.get('t2', run.id)).toBeUndefined()
+    expect((await store.runs.list('t2')).total).toBe(0)
+    expect((await store.runs.snapshot('abc123'))?.content).toEqual({ dims: 6 })
+    const listed = await store.runs.combos(run.id)
+    expect(listed.map((c) => [c.index, c.comboHash, c.isBaseline, c.status])).toEqual([[0, 'h0', true, 'pending'], [1, 'h1', false, 'pending']])
+  })
+
+  it.skipIf(skip)('should record combos, advance progress and finish with gates and summary', async () => {
+    const run = await store.runs.create({ tenant: 't1', mode: 'exhaustive', target, snapshot, qualityGate: 'pareto', backend: 'b', repetitions: 3, combos })
+    await store.runs.setStatus(run.id, 'running')
+    const metrics = { throughputTps: 100, latencyP50Ms: 10, latencyP95Ms: 12, latencyP99Ms: 13 }
+    await store.runs.recordCombo(run.id, 0, { status: 'measured', simulated: false, cached: false, repetitions: [{ latencyMs: 10 }], metrics, comparison: null, error: null })
+    expect((await store.runs.require('t1', run.id)).progress).toEqual({ done: 1, total: 2 })
+    await store.runs.recordCombo(run.id, 1, { status: 'failed', simulated: false, cached: true, repetitions: [], metrics: null, comparison: { p: 0.01 }, error: 'boom' })
+    await store.runs.finish(run.id, 'succeeded', { winner: 0 }, new Map([[0, { passed: true, reasons: ['ok'] }]]))
+    const done = await store.runs.require('t1', run.id)
+    expect(done).toMatchObject({ status: 'succeeded', summary: { winner: 0 }, progress: { done: 2, total: 2 } })
+    const [c0, c1] = await store.runs.combos(run.id)
+    expect(c0).toMatchObject({ status: 'measured', metrics, gate: { passed: true, reasons: ['ok'] }, simulated: false })
+    expect(c1).toMatchObject({ status: 'failed', cached: true, comparison: { p: 0.01 }, error: 'boom', gate: null })
+  })
+
+  it.skipIf(skip)('should leave nothing behind when a run cannot be created whole', async () => {
+    const before = (await store.runs.list(null, { includeDeleted: true })).total
+    const bad = [...combos, { combo: { a: 'b' }, comboHash: null as unknown as string, isBaseline: false }]
+    await expect(store.runs.create({ tenant: 't1', mode: 'quick', target, snapshot, qualityGate: 'manual', backend: 'b', repetitions: 1, combos: bad })).rejects.toThrow()
+    expect((await store.runs.list(null, { includeDeleted: true })).total).toBe(before)
+  })
+
+  it.skipIf(skip)('should filter, paginate and soft-delete runs', async () => {
+    const all = await store.runs.list('t1')
+    expect(all.total).toBeGreaterThanOrEqual(2)
+    const page = await store.runs.list('t1', { limit: 1, offset: 0 })
+    expect(page.items).toHaveLength(1)
+    expect((await store.runs.list('t1', { status: 'succeeded' })).items.every((r) => r.status === 'succeeded')).toBe(true)
+    await store.runs.softDelete('t1', page.items[0]!.id)
+    expect((await store.runs.list('t1')).total).toBe(all.total - 1)
+    expect(await store.runs.get('t1', page.items[0]!.id, true)).toBeDefined()
+    await expect(store.runs.softDelete('t2', all.items[1]!.id)).rejects.toMatchObject({ code: 'NOT_FOUND' })
+  })
+
+  it.skipIf(skip)('should record trials with optimizer state atomically, exactly once per index', async () => {
+    const run = await store.runs.create({ tenant: 't1', mode: 'quick', target, snapshot, qualityGate: 'manual', backend: 'b', repetitions: 1, combos })
+    const s = await store.tune.create({ tenant: 't1', runId: run.id, strategy: 'bo', budget: { trials: 5 }, narrowing: { kept: ['a'] }, optimizerState: { n: 0 } })
+    expect(s).toMatchObject({ status: 'running', trialsDone: 0, optimizerState: { n: 0 } })
+    await store.tune.recordTrial(s.id, { index: 0, config: { a: 'x' }, outcome: 'ok', value: 3 }, { optimizerState: { n: 1 }, best: { trial: 0, config: { a: 'x' }, value: 3 }, elapsedMs: 5 })
+    await expect(store.tune.recordTrial(s.id, { index: 0, config: { a: 'y' }, outcome: 'ok', value: 2 }, { optimizerState: { n: 9 }, best: null, elapsedMs: 6 }))
+      .rejects.toMatchObject({ code: 'CONFLICT' })
+    await store.tune.recordTrial(s.id, { index: 1, config: { a: 'y' }, outcome: 'failed', value: null }, { optimizerState: { n: 2 }, best: { trial: 0, config: { a: 'x' }, value: 3 }, elapsedMs: 9 })
+    const after = await store.tune.require('t1', s.id)
+    expect(after).toMatchObject({ trialsDone: 2, optimizerState: { n: 2 }, elapsedMs: 9, best: { trial: 0, value: 3 } })
+    expect((await store.tune.trials(s.id)).map((t) => [t.index, t.outcome, t.value])).toEqual([[0, 'ok', 3], [1, 'failed', null]])
+    await store.tune.setStatus(s.id, 'paused', null, { n: 2, paused: true })
+    expect((await store.tune.require('t1', s.id)).status).toBe('paused')
+    expect(await store.tune.get('t2', s.id)).toBeUndefined()
+  })
+
+  it.skipIf(skip)('should keep the registry approval log and refuse bad transitions', async () => {
+    const e = await store.registry.submit({ tenant: 't1', name: 'q4 gemv v2', kernelFamily: 'gemv', provider: 'human', source: 'fn main() {}', actor: 'alice' })
+    expect(e.status).toBe('proposed')
+    await expect(store.registry.deprecate('t1', e.id, 'bob', 'unsafe')).resolves.toMatchObject({ status: 'deprecated' })
+    await expect(store.registry.approve('t1', e.id, 'carol')).rejects.toMatchObject({ code: 'CONFLICT' })
+    const e2 = await store.registry.submit({ tenant: 't1', name: 'q8', kernelFamily: 'gemv', provider: 'template', source: '', actor: 'alice' })
+    await store.registry.approve('t1', e2.id, 'carol', 'reviewed')
+    expect((await store.registry.events(e.id)).map((x) => x.action)).toEqual(['submit', 'deprecate'])
+    expect((await store.registry.list('t1', 'approved')).map((x) => x.id)).toEqual([e2.id])
+    expect(await store.registry.countByStatus()).toMatchObject({ approved: 1, deprecated: 1 })
+    await expect(store.registry.approve('t2', e2.id, 'x')).rejects.toMatchObject({ code: 'NOT_FOUND' })
+  })
+
+  it.skipIf(skip)('should expire, invalidate and flush cache entries', async () => {
+    const key = { catalogVersion: '1', engine: 'vllm', engineVersion: '0.11', modelHash: 'm', hardwareFingerprint: 'h', workloadFingerprint: 'w', comboHash: 'c' }
+    await store.cache.put(key, { tps: 10 }, 1000)
+    expect(await store.cache.get(key)).toEqual({ tps: 10 })
+    clock += 1001
+    expect(await store.cache.get(key)).toBeUndefined()
+    await store.cache.put(key, { tps: 11 })
+    await store.cache.put({ ...key, engine: 'tgi', engineVersion: '3.3' }, { tps: 12 })
+    expect(await store.cache.invalidateStale({ catalogVersion: '1', engines: { vllm: '0.12' } })).toBe(1)
+    expect(await store.cache.get(key)).toBeUndefined()
+    expect(await store.cache.flush()).toBe(1)
+  })
+
+  it.skipIf(skip)('should store only token hashes and verify, revoke', async () => {
+    const { token, info } = await store.tokens.create('operator', 't1', 'ci')
+    expect(token).toMatch(/^kt_[0-9a-f]{64}$/)
+    expect(await store.tokens.verify(token)).toMatchObject({ role: 'operator', tenant: 't1' })
+    const rows = await store.driver.query('SELECT token_hash FROM api_tokens')
+    expect(rows.some((r) => r.token_hash === token)).toBe(false)
+    await store.tokens.revoke(info.id)
+    expect(await store.tokens.verify(token)).toBeUndefined()
+  })
+
+  it.skipIf(skip)('should track deployments and compute drift bands', async () => {
+    const d = await store.deployments.create({ tenant: 't1', name: 'prod', engine: 'vllm', engineVersion: '0.11.0' })
+    expect((await store.deployments.drift('t1', d.id)).band).toBe('unknown')
+    await store.deployments.applyCombo('t1', d.id, { attention_backend: 'flashinfer' }, null)
+    await store.deployments.recordCalibration('t1', d.id, 100, 90)
+    expect(await store.deployments.drift('t1', d.id)).toMatchObject({ band: 'minor', predictedTps: 100, measuredTps: 90 })
+    expect((await store.deployments.require('t1', d.id)).currentCombo).toEqual({ attention_backend: 'flashinfer' })
+    expect((await store.deployments.recent('t1', '2000-01-01')).map((x) => x.id)).toContain(d.id)
+  })
+})
+
+describe('driftBand', () => {
+  it.each([[0.01, 'none'], [0.05, 'minor'], [-0.1, 'minor'], [0.15, 'minor'], [0.151, 'significant'], [null, 'unknown']] as const)(
+    'should put %s in %s', (r, band) => expect(driftBand(r)).toBe(band),
+  )
+})
