@@ -8,10 +8,11 @@
  * @example
  * ```ts
  * import { createCatalog } from '@kerneltune/catalog'
+ * import type { HardwareSpec } from '@kerneltune/core'
  * const catalog = createCatalog()
- * const hardware = { name: 'NVIDIA A100', vendor: 'nvidia', kind: 'gpu', computeCapability: '8.0', memBwGbs: 2039, fp16Tflops: 312, unifiedMemory: false, sources: [] } as const
+ * const hardware: HardwareSpec = { name: 'NVIDIA A100', vendor: 'nvidia', kind: 'gpu', computeCapability: '8.0', memBwGbs: 2039, fp16Tflops: 312, unifiedMemory: false, sources: [] }
  * const preview = catalog.preview({ hardware, engine: 'vllm' }, { mode: 'quick' })
- * console.log(preview.counts.quick.legal, preview.pruned[0]?.rule) // e.g. 96 'flash-attn-v3-needs-hopper'
+ * console.log(preview.counts.quick.legal, preview.pruned[0]?.rule) // 96 'fp8-needs-sm89'
  * ```
  */
 export { buildCatalog, createCatalog, engineKey, type Catalog, type CatalogOptions, type CatalogRule, type CatalogTarget, type ComboCheck, type RuleViolation } from './catalog.ts'
