@@ -32,6 +32,9 @@ export interface CellSummary {
   hidden: number
   tried: number
   failed: number
+  /** Median and slowest mean latency over the successful configs of the cell (null if none). */
+  median_ms: number | null
+  worst_ms: number | null
   best: null | {
     config_id: string
     kernel_name: string
@@ -67,6 +70,13 @@ function bitSets(job: AutotuneJob): number[][] {
   return job.mixed && job.bits.length > 1 ? [...singles, [...job.bits].sort((a, b) => a - b)] : singles
 }
 
+function spread(results: readonly BenchmarkResult[]): { median_ms: number | null; worst_ms: number | null } {
+  const ms = results.filter((r) => r.success).map((r) => r.latency_ms).sort((a, b) => a - b)
+  if (ms.length === 0) return { median_ms: null, worst_ms: null }
+  const mid = ms.length >> 1
+  return { median_ms: ms.length % 2 ? ms[mid]! : (ms[mid - 1]! + ms[mid]!) / 2, worst_ms: ms[ms.length - 1]! }
+}
+
 export async function runAutotuneJob(gpu: GpuContext, job: AutotuneJob, emit: (e: AutotuneEvent) => void): Promise<MixedBpwAutoTuner> {
   const started = performance.now()
   const name = deviceName(gpu)
@@ -99,6 +109,7 @@ export async function runAutotuneJob(gpu: GpuContext, job: AutotuneJob, emit: (e
     config: tuner.toExported(),
     cells: cells.map((c) => ({
       bits: [...c.bits], batch: c.batch, hidden: c.hidden, tried: c.results.length, failed: c.results.filter((r) => !r.success).length,
+      ...spread(c.results),
       best: c.best && {
         config_id: configId(c.best.config), kernel_name: c.best.config.kernel_name, latency_ms: c.best.latency_ms,
         throughput_gbps: c.best.throughput_gbps, ...(c.best.kernel ? { kernel: c.best.kernel } : {}),
