@@ -39,6 +39,19 @@ describe('kerneltune catalog preview', () => {
     expect(p.target).toMatchObject({ hardware: 'h100-sxm', engine: 'vllm', capability: { smVersion: 90, generation: 'hopper' } })
   })
 
+  it("should mark the combinations the engine's translator refuses, with its reason", async () => {
+    const p = JSON.parse((await run('catalog', 'preview', '--hardware', 'h100-sxm', '--engine', 'vllm', '--mode', 'quick', '--json')).out)
+    expect(p.engineRefusalsChecked).toBe(true)
+    expect(p.counts.quick.refused).toBe(p.refused.length)
+    for (const x of p.refused) {
+      expect(x.combo[x.refusal.dimension]).toBe(x.refusal.value)
+      expect(x.refusal.reason.length).toBeGreaterThan(0)
+    }
+    const engines = await run('catalog', 'preview', '--hardware', 'h100-sxm', '--engine', 'nosuch')
+    expect(engines.code).toBe(2)
+    expect(engines.err).toMatch(/registered: vllm/)
+  })
+
   it('should agree with the library on hardware-only legality', async () => {
     const r = await run('catalog', 'preview', '--hardware', 'a100-sxm-80gb', '--mode', 'quick', '--no-engine-check', '--json')
     const p = JSON.parse(r.out)

@@ -80,7 +80,6 @@ export const catalogExplain = defineCommand({
       for (const i of check.issues) ctx.io.stdout(`\ninvalid: ${i}\n`)
       for (const v of check.violations) ctx.io.stdout(`\n${v.kind} by ${v.rule}: ${v.reason}\n  source: ${v.source}\n`)
       if (refusal) ctx.io.stdout(`\nrefused by engine ${ctxInfo.engine} on ${refusal.dimension}=${refusal.value}: ${refusal.reason}\n`)
-      if (!session.refuse) ctx.io.stdout(`\nnote: ${session.refusalNote}\n`)
     }
     return status === 'legal' ? EXIT.OK : EXIT.CHECK_FAILED
   },

@@ -11,7 +11,7 @@ export const catalogList = defineCommand({
   examples: ['kerneltune catalog list', 'kerneltune catalog list --engine llamacpp --json'],
   jsonOutput: '{ version, hash, engine?, extensions, dimensions: [{ id, title, description, values: [{ id, description }], defaultValue, quickValues?, engines?, contributedBy? }], rules: [{ id, kind, reason, source, dimensions, engine? }] }',
   async run(ctx) {
-    const { catalog, refusalNote } = await openCatalog(ctx.flags.engine)
+    const { catalog } = await openCatalog(ctx.flags.engine)
     const engine = ctx.flags.engine ? engineKey(ctx.flags.engine) : undefined
     const dimensions = engine ? catalog.dimensionsFor(engine) : catalog.snapshot.dimensions
     const ruleIds = new Set((engine ? catalog.rulesFor(engine) : catalog.rules).map((r) => r.id))
@@ -19,7 +19,7 @@ export const catalogList = defineCommand({
     if (ctx.json) {
       return ctx.printJson({ version: catalog.version, hash: catalog.hash, ...(engine ? { engine } : {}), extensions: catalog.snapshot.extensions, dimensions, rules })
     }
-    ctx.io.stdout(keyValues([['catalog', `${catalog.version} (${catalog.hash})`], ['engine extensions', catalog.snapshot.extensions.join(', ') || 'none'], ...(refusalNote ? [['note', refusalNote] as const] : [])]))
+    ctx.io.stdout(keyValues([['catalog', `${catalog.version} (${catalog.hash})`], ['engine extensions', catalog.snapshot.extensions.join(', ') || 'none']]))
     ctx.io.stdout('\n')
     ctx.io.stdout(table(dimensions.map((d) => [
       d.id,

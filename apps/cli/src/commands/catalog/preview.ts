@@ -28,7 +28,7 @@ export const catalogPreview = defineCommand({
     const mode = (ctx.flags.mode ?? 'exhaustive') as (typeof ENUMERATION_MODES)[number]
     const refuse = ctx.flags.engineCheck === false ? undefined : session.refuse
     const preview = await session.catalog.previewAsync({ hardware, engine: engineName }, { mode, ...(refuse ? { refuse } : {}) })
-    const note = ctx.flags.engineCheck === false ? 'engine refusals skipped (--no-engine-check)' : session.refusalNote
+    const note = ctx.flags.engineCheck === false ? 'engine refusals skipped (--no-engine-check)' : undefined
     if (ctx.json) return ctx.printJson({ ...preview, ...(note ? { engineRefusalNote: note } : {}) })
     const limit = ctx.flags.all ? 0 : (ctx.flags.limit ?? 10)
     ctx.io.stdout(renderPreview(preview, hardware.name, limit, note))

@@ -1,12 +1,13 @@
 /**
  * What the catalog subcommands share: resolving --hardware through @kerneltune/features presets,
- * loading the engine plugins when the CLI has an engine registry (apps/cli/src/engines.ts), and
+ * building the catalog from the CLI's engine registry (so engine catalog extensions join it), and
  * turning an engine's translate refusals into the catalog's refuse hook.
  */
 import { kerneltuneError, type Combo, type EnginePlugin, type HardwareSpec, type Registry } from '@kerneltune/core'
-import { buildCatalog, createCatalog, type AsyncRefuseHook, type Catalog } from '@kerneltune/catalog'
+import { buildCatalog, type AsyncRefuseHook, type Catalog } from '@kerneltune/catalog'
 import { requireHardwarePreset } from '@kerneltune/features'
 import type { FlagSpec } from '../../cli/args.ts'
+import { engineRegistry } from '../../engines.ts'
 
 export const TARGET_FLAGS = [
   { name: 'hardware', type: 'string', valueName: 'NAME', description: 'Hardware preset id or name (e.g. h100-sxm, a100-sxm-80gb, l4, mi300x); see @kerneltune/features presets.' },
@@ -18,35 +19,14 @@ export function resolveHardware(name: string | undefined): HardwareSpec {
   return requireHardwarePreset(name)
 }
 
-// apps/cli/src/engines.ts (engineRegistry()) is optional: without it the catalog has core
-// dimensions and rules only and engine refusals are not checked. The specifier is computed so
-// that the CLI still type-checks and runs when the file is absent.
-const ENGINE_MODULES = ['../../engines.ts', '../../engines.js']
-
-export async function loadEngineRegistry(): Promise<Registry | undefined> {
-  for (const spec of ENGINE_MODULES) {
-    try {
-      const mod = (await import(spec)) as { engineRegistry?: () => Registry | Promise<Registry> }
-      if (typeof mod.engineRegistry === 'function') return await mod.engineRegistry()
-    } catch (err) {
-      const code = (err as { code?: string }).code
-      const missing = code === 'ERR_MODULE_NOT_FOUND' || code === 'MODULE_NOT_FOUND' || /Cannot find module|Module not found|not found/i.test(String((err as Error).message))
-      if (!missing) throw err
-    }
-  }
-  return undefined
-}
-
-export function findEngine(registry: Registry | undefined, name: string): EnginePlugin | undefined {
-  return registry?.find('engine', name) ?? registry?.find('engine', `engine:${name}`)
+export function findEngine(registry: Registry, name: string): EnginePlugin | undefined {
+  return registry.find('engine', name) ?? registry.find('engine', `engine:${name}`)
 }
 
 export interface CatalogSession {
   readonly catalog: Catalog
   readonly registry?: Registry
   readonly engine?: EnginePlugin
-  /** Why refusals are not checked, when they are not. */
-  readonly refusalNote?: string
   readonly refuse?: AsyncRefuseHook
 }
 
@@ -55,10 +35,7 @@ export interface CatalogSession {
  * plugin and refusal hook.
  */
 export async function openCatalog(engineName: string | undefined, hardware?: HardwareSpec): Promise<CatalogSession> {
-  const registry = await loadEngineRegistry()
-  if (!registry) {
-    return { catalog: createCatalog(), refusalNote: 'no engine registry in this CLI build (apps/cli/src/engines.ts); engine refusals not checked' }
-  }
+  const registry = engineRegistry()
   const catalog = buildCatalog(registry)
   if (engineName === undefined) return { catalog, registry }
   const engine = findEngine(registry, engineName)
