@@ -135,6 +135,9 @@ export function llamacppBackend(options: LlamacppBackendOptions): MeasurementBac
             `model ${options.modelPath}: ${model.fileInfo.metadata.general.architecture}, ${Math.round(model.size / 1e6)} MB, context ${context.contextSize} tokens, threads ${context.currentThreads}`,
             `${promptTokens} prompt tokens, ${genTokens} generated (greedy); prefill timed alone, TTFT and decode timed in a second pass from an empty cache`,
             `peakMemoryBytes: ${lib.gpu === false ? 'resident set' : 'VRAM used'} above the level before the model was loaded`,
+            ...(lib.gpu === false && context.currentThreads >= cpus().length
+              ? [`threads ${context.currentThreads} >= ${cpus().length} logical cores: ggml's spinning thread pool then competes with the JavaScript thread and other processes, and decode speed can collapse; compare with fewer threads`]
+              : []),
           ],
         }
       } finally {
