@@ -17,7 +17,7 @@ import {
   ComboSchema,
   CORE_DIMENSION_VALUES,
   KerneltuneError,
-  parseWith,
+  validateWith,
   type Combo,
   type EnginePlugin,
   type Refusal,
@@ -97,10 +97,13 @@ export function llamaServerEngine(options: LlamaServerOptions = {}): EnginePlugi
       // 1. The version: an unsupported one is a caller error, not a refusal.
       const version = context.version ?? VERSIONS[0]
       if (!(VERSIONS as readonly string[]).includes(version)) {
-        throw new KerneltuneError('INVALID_INPUT', `llama-server version ${version} is not supported; supported versions: ${VERSIONS.join(', ')}`)
+        // Naming the plugin keeps the code: the registry passes such errors through unchanged.
+        throw new KerneltuneError('INVALID_INPUT', `llama-server version ${version} is not supported; supported versions: ${VERSIONS.join(', ')}`, { plugin: NAME })
       }
       // 2. The shape: a combo that is not a map of strings is a caller error too.
-      const values = parseWith(ComboSchema, combo, 'llama-server combination')
+      const checked = validateWith(ComboSchema, combo)
+      if (!checked.ok) throw new KerneltuneError('INVALID_INPUT', `invalid llama-server combination: ${checked.errors.join('; ')}`, { plugin: NAME })
+      const values = checked.value
       // 3. Unknown dimensions and values are refused, naming them.
       for (const [dimension, value] of Object.entries(values)) {
         const known = (CORE_DIMENSION_VALUES as Record<string, readonly string[]>)[dimension]

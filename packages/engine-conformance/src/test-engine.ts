@@ -154,15 +154,21 @@ export function testEngine(options: TestEngineOptions): void {
       expect(result).toMatchObject({ ok: false, dimension: 'no_such_dimension', value: 'x' })
     })
 
-    it('should reject an unsupported version with a typed error', async () => {
-      const result = await attempt(make(), {}, '0.0.0-no-such-version')
-      expect(result).toBeInstanceOf(Error)
-      expect(isKerneltuneError(result) && result.code).toBe('INVALID_INPUT')
+    // Errors must name the plugin: the registry passes those through with their code, and wraps
+    // any other throw as PLUGIN_ERROR.
+    it('should reject an unsupported version with INVALID_INPUT, also through the registry', async () => {
+      for (const engine of [make(), createRegistry().register(make())]) {
+        const result = await attempt(engine, {}, '0.0.0-no-such-version')
+        expect(result).toBeInstanceOf(Error)
+        expect(isKerneltuneError(result) && result.code).toBe('INVALID_INPUT')
+      }
     })
 
-    it('should reject a combination that is not a map of strings with a typed error', async () => {
-      const result = await attempt(make(), { attention_backend: 3 } as unknown as Combo)
-      expect(isKerneltuneError(result) && result.code).toBe('INVALID_INPUT')
+    it('should reject a combination that is not a map of strings with INVALID_INPUT, also through the registry', async () => {
+      for (const engine of [make(), createRegistry().register(make())]) {
+        const result = await attempt(engine, { attention_backend: 3 } as unknown as Combo)
+        expect(isKerneltuneError(result) && result.code).toBe('INVALID_INPUT')
+      }
     })
 
     it.skipIf(!probe.catalogExtension || skip.catalogExtension)('should contribute a well-formed catalog extension', async () => {

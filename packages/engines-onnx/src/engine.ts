@@ -104,10 +104,10 @@ export function onnxEngine(options: OnnxEngineOptions = {}): OnnxEnginePlugin {
     defaultVersion,
     supportedVersions: () => [...ORT_VERSIONS],
     translate(combo: Combo, context: TranslateContext = {}): TranslateResult {
-      const version = resolveVersion(displayName, context.version, ORT_VERSIONS, defaultVersion)
+      const version = resolveVersion(name, displayName, context.version, ORT_VERSIONS, defaultVersion)
       const ep = context.options?.provider ?? options.provider ?? 'cuda'
       if (!(typeof ep === 'string' && ep in PROVIDERS)) {
-        throw new KerneltuneError('INVALID_INPUT', `ONNX Runtime provider ${String(ep)} is not supported; supported providers: ${Object.keys(PROVIDERS).join(', ')}`)
+        throw new KerneltuneError('INVALID_INPUT', `ONNX Runtime provider ${String(ep)} is not supported; supported providers: ${Object.keys(PROVIDERS).join(', ')}`, { plugin: name })
       }
       const bad = checkCombo(name, displayName, version, combo, CORE_DIMENSION_VALUES)
       if (bad) return bad

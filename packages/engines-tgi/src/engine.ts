@@ -128,7 +128,7 @@ export function tgiEngine(options: TgiEngineOptions = {}): TgiEnginePlugin {
     defaultVersion,
     supportedVersions: () => [...TGI_VERSIONS],
     translate(combo: Combo, context: TranslateContext = {}): TranslateResult {
-      const version = resolveVersion(displayName, context.version, TGI_VERSIONS, defaultVersion)
+      const version = resolveVersion(name, displayName, context.version, TGI_VERSIONS, defaultVersion)
       const bad = checkCombo(name, displayName, version, combo, CORE_DIMENSION_VALUES)
       if (bad) return bad
       const p = plan(combo)

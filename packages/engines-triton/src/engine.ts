@@ -89,10 +89,10 @@ export function tritonEngine(options: TritonEngineOptions = {}): TritonEnginePlu
     defaultVersion,
     supportedVersions: () => [...TRITON_VERSIONS],
     translate(combo: Combo, context: TranslateContext = {}): TranslateResult {
-      const version = resolveVersion(displayName, context.version, TRITON_VERSIONS, defaultVersion)
+      const version = resolveVersion(name, displayName, context.version, TRITON_VERSIONS, defaultVersion)
       const backend = context.options?.backend ?? options.backend ?? 'tensorrtllm'
       if (!BACKENDS.includes(backend as TritonBackend)) {
-        throw new KerneltuneError('INVALID_INPUT', `Triton backend ${String(backend)} is not supported; supported backends: ${BACKENDS.join(', ')}`)
+        throw new KerneltuneError('INVALID_INPUT', `Triton backend ${String(backend)} is not supported; supported backends: ${BACKENDS.join(', ')}`, { plugin: name })
       }
       const bad = checkCombo(name, displayName, version, combo, CORE_DIMENSION_VALUES)
       if (bad) return bad

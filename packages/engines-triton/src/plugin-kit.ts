@@ -3,7 +3,7 @@
  * refusal shape. (The same small file lives in each first-party engine package so that each
  * depends on @kerneltune/core alone.)
  */
-import { ComboSchema, KerneltuneError, parseWith, type Combo, type Refusal } from '@kerneltune/core'
+import { ComboSchema, KerneltuneError, isKerneltuneError, parseWith, type Combo, type Refusal } from '@kerneltune/core'
 
 export function refusal(engine: string, version: string, dimension: string, value: string, reason: string): Refusal {
   return { ok: false, engine, version, dimension, value, reason }
@@ -21,7 +21,7 @@ export function checkCombo(
   combo: Combo,
   known: Readonly<Record<string, readonly string[]>>,
 ): Refusal | undefined {
-  const parsed = parseWith(ComboSchema, combo, `${displayName} combination`)
+  const parsed = stamped(engine, () => parseWith(ComboSchema, combo, `${displayName} combination`))
   for (const [dimension, value] of Object.entries(parsed)) {
     const values = known[dimension]
     if (!values) {
@@ -42,7 +42,7 @@ export function checkCombo(
  * Anything else is INVALID_INPUT listing the supported versions: a version is not a combination
  * dimension, so it is an error rather than a refusal.
  */
-export function resolveVersion(displayName: string, requested: string | undefined, supported: readonly string[], fallback: string): string {
+export function resolveVersion(engine: string, displayName: string, requested: string | undefined, supported: readonly string[], fallback: string): string {
   if (requested === undefined) return fallback
   for (const v of supported) {
     if (requested === v || requested.startsWith(`${v}.`)) return v
@@ -50,5 +50,21 @@ export function resolveVersion(displayName: string, requested: string | undefine
   }
   throw new KerneltuneError('INVALID_INPUT',
     `${displayName} version ${requested} is not supported; supported versions: ${supported.join(', ')} (patch releases of these are accepted)`,
-    { details: { requested, supported } })
+    { details: { requested, supported }, plugin: engine })
+}
+
+/**
+ * Runs `fn`, stamping a KerneltuneError it throws with the engine's name: the registry passes
+ * errors that already name their plugin through unchanged, so callers keep the INVALID_INPUT code
+ * instead of a generic PLUGIN_ERROR.
+ */
+export function stamped<T>(engine: string, fn: () => T): T {
+  try {
+    return fn()
+  } catch (err) {
+    if (isKerneltuneError(err) && err.plugin === undefined) {
+      throw new KerneltuneError(err.code, err.message, { cause: err.cause, details: err.details, plugin: engine })
+    }
+    throw err
+  }
 }

@@ -37,7 +37,7 @@ export function trtllmEngine(): TrtllmEnginePlugin {
     defaultVersion,
     supportedVersions: () => [...TRTLLM_VERSIONS],
     translate(combo: Combo, context: TranslateContext = {}): TranslateResult {
-      const version = resolveVersion(displayName, context.version, TRTLLM_VERSIONS, defaultVersion)
+      const version = resolveVersion(name, displayName, context.version, TRTLLM_VERSIONS, defaultVersion)
       const bad = checkCombo(name, displayName, version, combo, CORE_DIMENSION_VALUES)
       if (bad) return bad
       const plan = planTrtllm(combo)

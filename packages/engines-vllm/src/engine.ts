@@ -40,7 +40,7 @@ export function vllmEngine(options: VllmEngineOptions = {}): VllmEnginePlugin {
     defaultVersion,
     supportedVersions: () => [...VLLM_VERSIONS],
     translate(combo: Combo, context: TranslateContext = {}): TranslateResult {
-      const version = resolveVersion(displayName, context.version, VLLM_VERSIONS, defaultVersion)
+      const version = resolveVersion(name, displayName, context.version, VLLM_VERSIONS, defaultVersion)
       const bad = checkCombo(name, displayName, version, combo, CORE_DIMENSION_VALUES)
       if (bad) return bad
       const plan = planVllm(combo)

@@ -1,0 +1,141 @@
+/**
+ * `kerneltune translate`: a combination → the engine's command line, environment and config files,
+ * or the engine's refusal (which dimension, which value, why).
+ */
+import { readFileSync } from 'node:fs'
+import { resolve } from 'node:path'
+import { KerneltuneError, isKerneltuneError, type EnginePlugin, type TranslateContext, type TranslateResult } from '@kerneltune/core'
+import { defineCommand, type Io } from '../cli/command.ts'
+import { usageError } from '../cli/args.ts'
+import { EXIT } from '../cli/run.ts'
+import { ENGINE_NAMES, engineRegistry } from '../engines.ts'
+
+/** POSIX-shell quoting: plain words stay as they are, the rest go in single quotes. */
+export function shellQuote(word: string): string {
+  return /^[A-Za-z0-9_\/.,:=+@%-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`
+}
+
+/**
+ * A ready-to-paste command: one environment assignment per line, then the quoted argv with a
+ * line break before each flag.
+ */
+export function shellCommand(env: Readonly<Record<string, string>>, argv: readonly string[]): string {
+  const lines = Object.entries(env).map(([k, v]) => `${k}=${shellQuote(v)}`)
+  let current: string[] = []
+  for (const word of argv) {
+    if (word.startsWith('-') && current.length > 0) {
+      lines.push(current.join(' '))
+      current = []
+    }
+    current.push(shellQuote(word))
+  }
+  if (current.length > 0) lines.push(current.join(' '))
+  return lines.join(' \\\n  ')
+}
+
+/** The --json shape of a translate result. */
+export function resultJson(r: TranslateResult): Record<string, unknown> {
+  return r.ok
+    ? { ok: true, engine: r.engine, version: r.version, argv: r.argv, env: r.env, files: r.files, notes: r.notes }
+    : { ok: false, engine: r.engine, version: r.version, dimension: r.dimension, value: r.value, reason: r.reason }
+}
+
+export function renderHuman(engine: EnginePlugin, r: TranslateResult): string {
+  if (!r.ok) return `${engine.displayName} ${r.version} cannot express ${r.dimension}=${r.value}: ${r.reason}\n`
+  const out: string[] = []
+  if (r.argv.length > 0) out.push(`# ${engine.displayName} ${r.version}`, shellCommand(r.env, r.argv), '')
+  else {
+    out.push(`# ${engine.displayName} ${r.version}: no command line`)
+    for (const [k, v] of Object.entries(r.env)) out.push(`export ${k}=${shellQuote(v)}`)
+    out.push('')
+  }
+  for (const [name, content] of Object.entries(r.files)) out.push(`# file: ${name}`, content.replace(/\n$/, ''), '')
+  if (r.notes.length > 0) out.push('# notes', ...r.notes.map((n) => `# - ${n}`), '')
+  return out.join('\n')
+}
+
+/** Reads `--combo`: inline JSON when it starts with `{`, otherwise a file holding JSON. */
+function readCombo(raw: string, io: Io): unknown {
+  const text = raw.trimStart().startsWith('{') ? raw : readText(raw, io)
+  try {
+    return JSON.parse(text)
+  } catch (err) {
+    throw usageError(`--combo is not valid JSON: ${(err as Error).message}`)
+  }
+}
+
+function readText(file: string, io: Io): string {
+  try {
+    return readFileSync(resolve(io.cwd, file), 'utf8')
+  } catch (err) {
+    throw new KerneltuneError('INVALID_INPUT', `cannot read ${file}: ${(err as Error).message}`, { cause: err })
+  }
+}
+
+function errorJson(err: unknown): { code: string; message: string } {
+  return isKerneltuneError(err) ? { code: err.code, message: err.message } : { code: 'INTERNAL', message: String(err instanceof Error ? err.message : err) }
+}
+
+export const translateCommand = defineCommand({
+  name: 'translate',
+  summary: 'Translate a kernel combination into an engine command line, environment and config files, or show why the engine refuses it.',
+  description: `A combination is a JSON object with any of the keys attention_backend, kv_layout, matmul_path,
+activation_dtype, fusion_strategy and cuda_graph; a missing key means the engine's default. A
+refusal exits 3. --combos translates a JSON-lines file, one result per line (a bad line gives an
+error object for that line).`,
+  flags: [
+    { name: 'engine', type: 'string', choices: ENGINE_NAMES, description: 'The engine to translate for.' },
+    { name: 'combo', type: 'string', valueName: 'JSON|FILE', description: 'The combination, inline JSON or a JSON file.' },
+    { name: 'combos', type: 'string', valueName: 'FILE.jsonl', description: 'Translate one combination per line; prints one JSON result per line.' },
+    { name: 'version', type: 'string', valueName: 'V', description: "Engine version (default: the engine's default; `--help` of an engine's README lists them)." },
+    { name: 'model', type: 'string', valueName: 'ID|PATH', description: 'Model id or path to put in the command (a placeholder otherwise).' },
+    { name: 'backend', type: 'string', choices: ['tensorrtllm', 'vllm'], description: 'Triton only: the backend serving the model (default tensorrtllm).' },
+    { name: 'provider', type: 'string', choices: ['cuda', 'tensorrt'], description: 'ONNX Runtime only: the execution provider (default cuda).' },
+  ],
+  examples: [
+    `kerneltune translate --engine vllm --combo '{"attention_backend":"flashinfer","cuda_graph":"dynamic"}'`,
+    'kerneltune translate --engine triton --backend vllm --combo combo.json --json',
+    'kerneltune translate --engine tgi --combos combos.jsonl',
+  ],
+  jsonOutput: `{ ok: true, engine, version, argv: string[], env: {NAME: value}, files: {name: content}, notes: string[] }
+or { ok: false, engine, version, dimension, value, reason }. With --combos: one such object per line,
+compact, with "line": N added; a bad line gives { ok: false, line, error: { code, message } }.`,
+  async run(ctx) {
+    const { flags, io } = ctx
+    if (!flags.engine) throw usageError(`--engine is required; one of ${ENGINE_NAMES.join(', ')}`)
+    if ((flags.combo === undefined) === (flags.combos === undefined)) throw usageError('give exactly one of --combo JSON|FILE and --combos FILE.jsonl')
+    const engine = engineRegistry().get('engine', flags.engine)
+    const options: Record<string, unknown> = {}
+    if (flags.backend) options.backend = flags.backend
+    if (flags.provider) options.provider = flags.provider
+    const context: TranslateContext = {
+      ...(flags.version ? { version: flags.version } : {}),
+      ...(flags.model ? { model: flags.model } : {}),
+      options,
+    }
+    // A bad --version is one usage error, not an error on every line.
+    await engine.translate({}, context)
+
+    if (flags.combos !== undefined) {
+      const lines = readText(flags.combos, io).split('\n')
+      for (let i = 0; i < lines.length; i++) {
+        const text = lines[i]!.trim()
+        if (text === '') continue
+        let out: Record<string, unknown>
+        try {
+          out = { line: i + 1, ...resultJson(await engine.translate(JSON.parse(text), context)) }
+        } catch (err) {
+          const error = err instanceof SyntaxError ? { code: 'INVALID_INPUT', message: `not valid JSON: ${err.message}` } : errorJson(err)
+          out = { ok: false, line: i + 1, error }
+        }
+        io.stdout(JSON.stringify(out) + '\n')
+      }
+      return EXIT.OK
+    }
+
+    const result = await engine.translate(readCombo(flags.combo!, io) as never, context)
+    if (ctx.json) ctx.printJson(resultJson(result))
+    else io.stdout(renderHuman(engine, result))
+    return result.ok ? EXIT.OK : EXIT.CHECK_FAILED
+  },
+})
