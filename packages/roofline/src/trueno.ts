@@ -2,6 +2,7 @@
  * trueno's `compute_roofline_bound` (§A.4), reproduced from the feature vector alone:
  * params = 10^(f0·3 − 1), bw = f35·3000, batch = max(f6·64, 1), bytes/param from the quant
  * one-hot via upstream's table, result clamp(bw·batch / (params·bpp), 1, 10000).
+ * Values are reported at f32 precision, as upstream computes them.
  * Upstream quirk kept on purpose: the quant slot is picked with ties going to the LAST index, so
  * an all-zero one-hot means F32 (4 bytes). 7B Q4K at 1008 GB/s, batch 1 → 256.0 tok/s.
  */
@@ -52,14 +53,16 @@ export function truenoRooflineDetail(input: TunerFeatures | readonly number[]): 
   const idx = argmaxLast(onehot)
   const quant = TRUENO_QUANT_TYPES[idx]!
   const bytesPerParam = TRUENO_QUANT_BYTES[idx]!
-  const rawTps = (memBwGbs * batch) / (paramsB * bytesPerParam)
+  // Upstream computes in f32; rounding the result to f32 drops the float64 noise of the
+  // normalise/denormalise round trip (255.99999999999997 → 256) without changing the value.
+  const rawTps = Math.fround((memBwGbs * batch) / (paramsB * bytesPerParam))
   const boundTps = Math.min(Math.max(rawTps, TRUENO_BOUND_MIN), TRUENO_BOUND_MAX)
   const empty = onehot.every((x) => x === 0)
   const explanation =
     `trueno bound: ${memBwGbs.toFixed(1)} GB/s × batch ${batch.toFixed(2)} ÷ (${paramsB.toFixed(3)}B params × ${bytesPerParam} B/param, ${quant}` +
     `${empty ? ' chosen by upstream\'s tie rule for an empty one-hot' : ''}) = ${rawTps.toFixed(1)} tok/s` +
     (rawTps === boundTps ? '' : `, clamped to ${boundTps}`)
-  return { boundTps, rawTps, paramsB, memBwGbs, batch, quant, bytesPerParam, quantFromEmptyOneHot: empty, explanation }
+  return { boundTps, rawTps, paramsB: Math.fround(paramsB), memBwGbs: Math.fround(memBwGbs), batch: Math.fround(batch), quant, bytesPerParam, quantFromEmptyOneHot: empty, explanation }
 }
 
 /** `compute_roofline_bound(f)`: tokens/s, in [1, 10000]. */

@@ -9,5 +9,9 @@ import { catalogCommand } from './catalog.ts'
 import { modelCommand } from './model.ts'
 import { measureCommand } from './measure.ts'
 import { translateCommand } from './translate.ts'
+import { featuresCommand } from './features.ts'
+import { rooflineCommand } from './roofline.ts'
+import { hardwareCommand } from './hardware.ts'
+import { demoCommand } from './demo.ts'
 
-export const COMMANDS: Command<any>[] = [kernelsCommand, autotuneCommand, catalogCommand, modelCommand, measureCommand, translateCommand]
+export const COMMANDS: Command<any>[] = [kernelsCommand, autotuneCommand, catalogCommand, modelCommand, measureCommand, translateCommand, featuresCommand, rooflineCommand, hardwareCommand, demoCommand]
