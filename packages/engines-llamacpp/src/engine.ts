@@ -13,6 +13,7 @@ import {
   CORE_DIMENSION_VALUES,
   ComboSchema,
   KerneltuneError,
+  isKerneltuneError,
   parseWith,
   type Combo,
   type CoreDimensionId,
@@ -60,7 +61,20 @@ export function llamacppEngine(options: LlamacppEngineOptions = {}): EnginePlugi
     reason,
   })
 
+  // Input errors carry the plugin's name, so the registry's wrapper passes them on unchanged
+  // (INVALID_INPUT) instead of turning them into PLUGIN_ERROR.
   function translate(combo: Combo, context: TranslateContext = {}): TranslateResult {
+    try {
+      return translateUnchecked(combo, context)
+    } catch (e) {
+      if (isKerneltuneError(e) && e.plugin === undefined) {
+        throw new KerneltuneError(e.code, e.message, { cause: e, details: e.details, plugin: ENGINE_NAME, hook: 'translate' })
+      }
+      throw e
+    }
+  }
+
+  function translateUnchecked(combo: Combo, context: TranslateContext): TranslateResult {
     const version = context.version ?? LLAMACPP_VERSION
     if (version !== LLAMACPP_VERSION) {
       throw new KerneltuneError('INVALID_INPUT', `llama.cpp version ${version} is not supported; supported: ${LLAMACPP_VERSION} (the release node-llama-cpp 3.22.1 bundles)`)
