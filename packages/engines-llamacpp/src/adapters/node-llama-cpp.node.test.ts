@@ -57,6 +57,15 @@ describe('llamacppBackend (node-llama-cpp, CPU build)', () => {
     expect(isKerneltuneError(err) && err.code).toBe('MEASUREMENT_FAILED')
   })
 
+  it('should load and run F16 and Q4_0 models as well', async () => {
+    for (const quant of ['F16', 'Q4_0'] as const) {
+      const path = join(dir, `tiny-${quant}.gguf`)
+      await writeGgufFile(path, synthLlama({ params: 1e6, vocabSize: 320, quant, seed: 12 }).file)
+      const r = await llamacppBackend({ modelPath: path, promptTokens: 16, genTokens: 4 }).measure({ combo: { threads: '1' }, warmups: 0, repetitions: 1 })
+      expect([quant, r.repetitions[0]!.decodeTps! > 0]).toEqual([quant, true])
+    }
+  })
+
   it('should take prompt and generation lengths from the workload', async () => {
     const r = await backend.measure({
       combo: { threads: '1' },
