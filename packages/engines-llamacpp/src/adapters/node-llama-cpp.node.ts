@@ -43,18 +43,24 @@ async function loadLlama(gpu: LlamacppBackendOptions['gpu']): Promise<Llama> {
   return getLlama({ gpu: gpu ?? false, build: 'never', maxThreads: 0, logLevel: 'error' as never, progressLogs: false })
 }
 
-function deviceName(llama: Llama, gpuNames: readonly string[]): string {
-  const release = `llama.cpp ${llama.llamaCppRelease.release} (${llama.buildType} build, node-llama-cpp)`
-  if (llama.gpu === false) {
-    const cpu = cpus()[0]?.model.trim() ?? 'unknown CPU'
-    return `CPU: ${cpu}, ${cpus().length} logical cores; ${release}`
-  }
-  return `${llama.gpu.toUpperCase()}: ${gpuNames.join(', ') || 'unknown GPU'}; ${release}`
+/** The GPU devices llama.cpp can use; empty on the CPU build, or a GPU build that found none. */
+async function gpuDevices(llama: Llama): Promise<string[]> {
+  return llama.gpu === false ? [] : llama.getGpuDeviceNames()
 }
 
-/** Memory now: the GPU's used VRAM on a GPU build, the process's resident set on the CPU build. */
-async function memoryNow(llama: Llama): Promise<number> {
-  if (llama.gpu === false) return process.memoryUsage.rss()
+function deviceName(llama: Llama, gpuNames: readonly string[]): string {
+  const release = `llama.cpp ${llama.llamaCppRelease.release} (${llama.gpu || 'cpu'} ${llama.buildType} build, node-llama-cpp)`
+  if (gpuNames.length === 0) {
+    const cpu = cpus()[0]?.model.trim() ?? 'unknown CPU'
+    const why = llama.gpu === false ? '' : ` (the ${llama.gpu} build found no GPU device)`
+    return `CPU: ${cpu}, ${cpus().length} logical cores${why}; ${release}`
+  }
+  return `${String(llama.gpu).toUpperCase()}: ${gpuNames.join(', ')}; ${release}`
+}
+
+/** Memory now: the GPU's used VRAM when a GPU runs the model, else the process's resident set. */
+async function memoryNow(llama: Llama, onGpu: boolean): Promise<number> {
+  if (!onGpu) return process.memoryUsage.rss()
   return (await llama.getVramState()).used
 }
 
@@ -68,9 +74,11 @@ export function llamacppBackend(options: LlamacppBackendOptions): MeasurementBac
     if (genTokens < 2) throw new KerneltuneError('INVALID_INPUT', 'generate at least 2 tokens: decode speed is measured between the first and the last')
     if (request.repetitions < 1) throw new KerneltuneError('INVALID_INPUT', 'repetitions must be at least 1')
     const lib = await llama()
-    const opts = runtimeOptions(request.combo, lib.gpu !== false, promptTokens + genTokens)
+    const gpuNames = await gpuDevices(lib)
+    const onGpu = gpuNames.length > 0
+    const opts = runtimeOptions(request.combo, onGpu, promptTokens + genTokens)
     const { TokenBias } = (await import('node-llama-cpp')) as NodeLlamaCpp
-    const baseline = await memoryNow(lib)
+    const baseline = await memoryNow(lib, onGpu)
     const model = await lib.loadModel({ modelPath: options.modelPath, ...opts.model }).catch((cause: unknown) => {
       throw new KerneltuneError('MEASUREMENT_FAILED', `llama.cpp could not load ${options.modelPath}: ${(cause as Error).message}`, { cause })
     })
@@ -88,12 +96,12 @@ export function llamacppBackend(options: LlamacppBackendOptions): MeasurementBac
         const bias = new TokenBias(model.tokenizer)
         for (const t of [model.tokens.eos, model.tokens.eot].filter((t) => t !== null)) bias.set(t!, 'never')
         const one = async (): Promise<RepetitionMetrics> => {
-          let peak = await memoryNow(lib)
+          let peak = await memoryNow(lib, onGpu)
           await sequence.clearHistory()
           const p0 = performance.now()
           await sequence.evaluateWithoutGeneratingNewTokens(prompt)
           const prefillMs = performance.now() - p0
-          peak = Math.max(peak, await memoryNow(lib))
+          peak = Math.max(peak, await memoryNow(lib, onGpu))
           await sequence.clearHistory()
           const t0 = performance.now()
           let first = 0
@@ -104,7 +112,7 @@ export function llamacppBackend(options: LlamacppBackendOptions): MeasurementBac
             if (n === 0) first = last
             if (++n >= genTokens) break
           }
-          peak = Math.max(peak, await memoryNow(lib))
+          peak = Math.max(peak, await memoryNow(lib, onGpu))
           if (n < genTokens) throw new KerneltuneError('MEASUREMENT_FAILED', `generation stopped after ${n} of ${genTokens} tokens`)
           return {
             latencyMs: last - t0,
@@ -124,7 +132,6 @@ export function llamacppBackend(options: LlamacppBackendOptions): MeasurementBac
           if (i >= request.warmups) repetitions.push(rep)
           request.onProgress?.(i + 1, total)
         }
-        const gpuNames = lib.gpu === false ? [] : await lib.getGpuDeviceNames()
         return {
           backend: BACKEND_NAME,
           simulated: false,
@@ -134,8 +141,8 @@ export function llamacppBackend(options: LlamacppBackendOptions): MeasurementBac
             ...opts.notes,
             `model ${options.modelPath}: ${model.fileInfo.metadata.general.architecture}, ${Math.round(model.size / 1e6)} MB, context ${context.contextSize} tokens, threads ${context.currentThreads}`,
             `${promptTokens} prompt tokens, ${genTokens} generated (greedy); prefill timed alone, TTFT and decode timed in a second pass from an empty cache`,
-            `peakMemoryBytes: ${lib.gpu === false ? 'resident set' : 'VRAM used'} above the level before the model was loaded`,
-            ...(lib.gpu === false && context.currentThreads >= cpus().length
+            `peakMemoryBytes: ${onGpu ? 'VRAM used' : 'resident set'} above the level before the model was loaded`,
+            ...(!onGpu && context.currentThreads >= cpus().length
               ? [`threads ${context.currentThreads} >= ${cpus().length} logical cores: ggml's spinning thread pool then competes with the JavaScript thread and other processes, and decode speed can collapse; compare with fewer threads`]
               : []),
           ],
