@@ -4,7 +4,7 @@
  */
 import { CORE_DIMENSION_VALUES, KerneltuneError, type Combo, type CoreDimensionId, type EnginePlugin, type TranslateContext, type TranslateResult } from '@kerneltune/core'
 import { CUDA_GRAPH_OPTION, OPTIMIZATION_LEVEL, ORT_VERSIONS, PROVIDERS, type OrtProvider } from './facts.ts'
-import { checkCombo, refusal, resolveVersion } from './plugin-kit.ts'
+import { checkCombo, refusal, resolveVersion } from '@kerneltune/core'
 
 export interface OnnxEngineOptions {
   /** The execution provider; `context.options.provider` overrides it. Default cuda. */

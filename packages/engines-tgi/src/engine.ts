@@ -1,7 +1,7 @@
 /** The TGI (text-generation-inference) engine plugin. */
 import { CORE_DIMENSION_VALUES, type Combo, type CoreDimensionId, type EnginePlugin, type TranslateContext, type TranslateResult } from '@kerneltune/core'
 import { ATTENTION, BLOCK_SIZE, DEFAULT_CUDA_GRAPHS, TGI_VERSIONS } from './facts.ts'
-import { checkCombo, refusal, resolveVersion } from './plugin-kit.ts'
+import { checkCombo, refusal, resolveVersion } from '@kerneltune/core'
 
 export interface TgiEngineOptions {
   /** The launcher command; default `['text-generation-launcher']`. */

@@ -8,7 +8,7 @@ import { planTrtllm } from '@kerneltune/engines-trtllm'
 import { planVllm } from '@kerneltune/engines-vllm'
 import { BACKENDS, GPT_MODEL_TYPE, MODEL_DIR, REPOSITORY, TRITON_VERSIONS, type TritonBackend } from './facts.ts'
 import { instanceGroup, parameters, shellQuote } from './pbtxt.ts'
-import { checkCombo, refusal, resolveVersion } from './plugin-kit.ts'
+import { checkCombo, refusal, resolveVersion } from '@kerneltune/core'
 
 export interface TritonEngineOptions {
   /** The backend serving the model; `context.options.backend` overrides it. Default tensorrtllm. */

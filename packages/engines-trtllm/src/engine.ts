@@ -2,7 +2,7 @@
 import { CORE_DIMENSION_VALUES, type Combo, type EnginePlugin, type TranslateContext, type TranslateResult } from '@kerneltune/core'
 import { TRTLLM_VERSIONS } from './facts.ts'
 import { planTrtllm } from './plan.ts'
-import { checkCombo, refusal, resolveVersion } from './plugin-kit.ts'
+import { checkCombo, refusal, resolveVersion } from '@kerneltune/core'
 
 /** The file holding the executor runtime parameters. */
 export const RUNTIME_FILE = 'runtime-parameters.json'

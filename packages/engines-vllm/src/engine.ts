@@ -2,7 +2,7 @@
 import { CORE_DIMENSION_VALUES, type Combo, type EnginePlugin, type TranslateContext, type TranslateResult } from '@kerneltune/core'
 import { VLLM_VERSIONS } from './facts.ts'
 import { argsToFlags, planVllm } from './plan.ts'
-import { checkCombo, refusal, resolveVersion } from './plugin-kit.ts'
+import { checkCombo, refusal, resolveVersion } from '@kerneltune/core'
 
 export interface VllmEngineOptions {
   /** The words that start the server; default `['vllm', 'serve']`. */

@@ -22,12 +22,25 @@ export interface SearchObservation {
   readonly failed?: boolean
 }
 
+/** Limits on a search; whichever is reached first ends it. */
+export interface SearchBudget {
+  /** Evaluations (told plus pending), seed points included. */
+  readonly evaluations?: number
+  /** Wall-clock seconds, accumulated across serialise/restore. */
+  readonly seconds?: number
+}
+
 /** A running search: ask for configurations, tell their outcomes, serialise at any time. */
 export interface Searcher {
+  /** Up to `count` new valid configurations (never one suggested before); fewer, or none, once the budget or the space runs out. */
   ask(count?: number): SearchConfig[]
   tell(observation: SearchObservation): void
   best(): { config: SearchConfig; value: number } | undefined
   toJSON(): unknown
+  /** True once the budget is spent or every valid configuration has been suggested. */
+  done?(): boolean
+  /** Queues known good configurations (e.g. Tier 1 Pareto points) to be asked before any model-driven suggestion. */
+  seed?(points: readonly SearchConfig[]): void
 }
 
 export interface SearchSpaceDefinition {
@@ -39,6 +52,7 @@ export interface SearchSpaceDefinition {
 }
 
 export interface SearchStrategyPlugin extends PluginBase<'search-strategy'> {
-  create(space: SearchSpaceDefinition, options: { seed: number; [key: string]: unknown }): MaybePromise<Searcher>
+  /** Options every strategy accepts: `seed`, `budget?: SearchBudget`, `seedPoints?: SearchConfig[]`; others are strategy-specific. */
+  create(space: SearchSpaceDefinition, options: { seed: number; budget?: SearchBudget; seedPoints?: readonly SearchConfig[]; [key: string]: unknown }): MaybePromise<Searcher>
   restore?(space: SearchSpaceDefinition, state: unknown): MaybePromise<Searcher>
 }

@@ -1,9 +1,11 @@
 /**
- * Shared plumbing of the engine translators: combination checking, version resolution and the
- * refusal shape. (The same small file lives in each first-party engine package so that each
- * depends on @kerneltune/core alone.)
+ * Helpers for engine plugin authors: combination checking, version resolution and the refusal
+ * shape. First-party and third-party engines use the same ones.
  */
-import { ComboSchema, KerneltuneError, isKerneltuneError, parseWith, type Combo, type Refusal } from '@kerneltune/core'
+import { KerneltuneError, isKerneltuneError } from '../errors.ts'
+import { parseWith } from '../validation.ts'
+import { ComboSchema, type Combo } from '../schemas/combo.ts'
+import type { Refusal } from './engine.ts'
 
 export function refusal(engine: string, version: string, dimension: string, value: string, reason: string): Refusal {
   return { ok: false, engine, version, dimension, value, reason }
