@@ -1,0 +1,34 @@
+/**
+ * @module @kerneltune/tuner
+ * Tier 1 runs and Tier 2 tune sessions over measurement backend plugins. A run enumerates the
+ * legal combinations of a catalog snapshot, measures each (result cache first, N repetitions,
+ * early termination), compares each to the baseline (trimmed means, Welch/Yuen, Cohen's d),
+ * applies a quality gate and stores a summary. A tune session narrows the space with the run's
+ * evidence and searches the rest with a search strategy, persisting its state after every trial.
+ *
+ * @example
+ * ```ts
+ * import { createRegistry } from '@kerneltune/core'
+ * import { createCatalog } from '@kerneltune/catalog'
+ * import { openStore } from '@kerneltune/store'
+ * import { analyticalBackend, createRun, executeRun } from '@kerneltune/tuner'
+ * const store = await openStore(':memory:')
+ * const registry = createRegistry([myEngine(), analyticalBackend()])
+ * const run = await createRun(store, { model, hardware, engine: 'vllm', backend: 'analytical' }, { catalog: createCatalog(), registry, tenant: 'default' })
+ * const done = await executeRun(run.id, { store, registry })
+ * console.log(done.summary)
+ * ```
+ */
+export { RunRequestSchema, TuneRequestSchema, TARGET_METRICS, type RunRequest, type RunRequestInput, type TuneRequest, type TuneRequestInput, type TargetMetric } from './request.ts'
+export type { RunEvent, TuneEvent, TunerEvent } from './events.ts'
+export { modelHash, hardwareFingerprint, workloadFingerprint, comboCacheKey } from './fingerprint.ts'
+export { createRun, planCombos, runOptions, type CreateRunDeps, type RunOptions } from './run/create.ts'
+export { executeRun, type ExecuteRunDeps, type RunObserver } from './run/execute.ts'
+export { summarizeRun, paretoFrontier, type RunSummary, type ParetoPoint } from './run/summary.ts'
+export { comboMetrics, samplesOf } from './run/metrics.ts'
+export { applyRun, type ApplyResult } from './run/apply.ts'
+export { dimensionSensitivity, narrow, type DimensionSensitivity, type Narrowing } from './tune/narrow.ts'
+export { startTune, runTune, type TuneDeps, type RunTuneDeps } from './tune/session.ts'
+export { randomStrategy, RANDOM_STRATEGY } from './tune/random-strategy.ts'
+export { analyticalBackend, ANALYTICAL_BACKEND, type AnalyticalBackendOptions } from './backends/analytical.ts'
+export { gpuKernelsProblem, GPU_KERNELS_BACKEND, MATMUL_PATH_CONFIGS, type GpuKernelsPlan } from './backends/gpu-kernels-mapping.ts'

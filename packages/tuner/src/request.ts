@@ -1,0 +1,57 @@
+/**
+ * The requests a caller sends to create a Tier 1 run or start a Tier 2 tune session. The HTTP
+ * API, the CLI and the library parse the same schemas, so a bad request fails the same way
+ * everywhere (INVALID_INPUT listing every problem).
+ */
+import { ComboSchema, HardwareSpecSchema, ModelSpecSchema, QualityGateMethodSchema, RunModeSchema, TuneBudgetSchema, WorkloadSchema } from '@kerneltune/core'
+import { z } from 'zod'
+
+/** The metrics a run can rank combinations by. */
+export const TARGET_METRICS = ['throughputTps', 'latencyMs'] as const
+export type TargetMetric = (typeof TARGET_METRICS)[number]
+
+export const RunRequestSchema = z.object({
+  model: ModelSpecSchema,
+  hardware: HardwareSpecSchema,
+  engine: z.string().min(1).max(100),
+  /** Defaults to the engine plugin's default version. */
+  engineVersion: z.string().min(1).max(100).optional(),
+  workload: WorkloadSchema.default({ batch: 1, phase: 'decode', promptTokens: 512, generatedTokens: 128, cudaGraphs: false }),
+  mode: RunModeSchema.default('quick'),
+  qualityGate: QualityGateMethodSchema.default('topk5'),
+  /** A measurement backend plugin name (see the backend registry). */
+  backend: z.string().min(1).max(100).default('analytical'),
+  repetitions: z.number().int().min(2).max(100).default(7),
+  warmups: z.number().int().min(0).max(100).default(1),
+  metric: z.enum(TARGET_METRICS).default('throughputTps'),
+  /** Keep only these values of a dimension (a narrower sweep); every value must exist in the catalog. */
+  restrict: z.record(z.string().regex(/^[a-z][a-z0-9_]*$/), z.array(z.string().min(1)).min(1).max(64)).optional(),
+  /** Refuse to create a run with more legal combinations than this. */
+  maxCombos: z.number().int().min(1).max(5000).default(512),
+  /** The baseline combination; defaults to the engine's default values. Missing keys take defaults. */
+  baseline: ComboSchema.optional(),
+  /** Early termination: width of a tight interval relative to the value (hardware-specific noise floor). */
+  noiseFloor: z.number().positive().max(1).default(0.02),
+  earlyStop: z.boolean().default(true),
+  /** Relative margin for topk5 (default 5%) and epsilon for regression (default 2%). */
+  margin: z.number().min(0).max(10).optional(),
+  epsilon: z.number().min(0).max(10).optional(),
+  /** Use the result cache (default true). */
+  useCache: z.boolean().default(true),
+}).strict()
+export type RunRequest = z.output<typeof RunRequestSchema>
+export type RunRequestInput = z.input<typeof RunRequestSchema>
+
+export const TuneRequestSchema = z.object({
+  runId: z.string().min(1).max(100),
+  budget: TuneBudgetSchema,
+  /** A search-strategy plugin name. */
+  strategy: z.string().min(1).max(100).default('bayesian'),
+  /** Seed of the strategy's random stream. */
+  seed: z.number().int().min(0).max(2 ** 31 - 1).default(1),
+  /** Dimensions whose levels differ by less than this (relative) and not significantly are dropped. */
+  insensitiveBelow: z.number().min(0).max(1).default(0.02),
+  repetitions: z.number().int().min(2).max(100).optional(),
+}).strict()
+export type TuneRequest = z.output<typeof TuneRequestSchema>
+export type TuneRequestInput = z.input<typeof TuneRequestSchema>

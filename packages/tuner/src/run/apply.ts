@@ -1,0 +1,35 @@
+/**
+ * applyRun: translates the winning combination of a run for the run's engine (flags, environment
+ * and files) and, when a deployment is named, records it as that deployment's current combination.
+ */
+import { KerneltuneError, type Combo, type Registry, type Translation } from '@kerneltune/core'
+import type { Deployment, Store } from '@kerneltune/store'
+import type { RunSummary } from './summary.ts'
+
+export interface ApplyResult {
+  runId: string
+  engine: string
+  combo: Combo
+  comboHash: string
+  /** The gate's verdict on the winner; applying a combination the gate rejected needs force. */
+  gatePassed: boolean | null
+  translation: Translation
+  deployment: Deployment | null
+}
+
+export async function applyRun(store: Store, registry: Registry, tenant: string | null, runId: string, options: { deploymentId?: string; force?: boolean; model?: string } = {}): Promise<ApplyResult> {
+  const run = await store.runs.require(tenant, runId)
+  const summary = run.summary as RunSummary | null
+  if (run.status !== 'succeeded' || !summary?.winner) throw new KerneltuneError('CONFLICT', `run ${runId} is ${run.status} and has no winner to apply; wait for it to succeed`)
+  const combos = await store.runs.combos(runId)
+  const winner = combos.find((c) => c.index === summary.winner!.index)!
+  const gatePassed = winner.gate ? winner.gate.passed : null
+  if (gatePassed === false && !options.force) {
+    throw new KerneltuneError('CONFLICT', `the winning combination of run ${runId} did not pass the ${run.qualityGate} quality gate (${winner.gate!.reasons.join('; ')}); pass force to apply it anyway`)
+  }
+  const engine = registry.get('engine', run.target.engine)
+  const t = await engine.translate(winner.combo, { version: run.target.engineVersion, modelSpec: run.target.model, hardware: run.target.hardware, ...(options.model ? { model: options.model } : {}) })
+  if (!t.ok) throw new KerneltuneError('UNSUPPORTED_COMBINATION', `engine ${engine.name} ${t.version} cannot express ${t.dimension}=${t.value}: ${t.reason}`)
+  const deployment = options.deploymentId ? await store.deployments.applyCombo(tenant, options.deploymentId, winner.combo, runId) : null
+  return { runId, engine: engine.name, combo: winner.combo, comboHash: winner.comboHash, gatePassed, translation: t, deployment }
+}

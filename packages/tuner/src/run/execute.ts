@@ -1,0 +1,151 @@
+/**
+ * executeRun: measures every pending combination of a run through its measurement backend, the
+ * baseline first, with the result cache in front, early termination of a combination's
+ * repetitions, the statistics against the baseline, then the quality gate and the summary.
+ * Progress is stored after each combination, so a run can be followed from another process.
+ */
+import { isKerneltuneError, KerneltuneError, type MeasurementBackend, type Registry, type RepetitionMetrics, type Run, type RunCombo } from '@kerneltune/core'
+import { compareToBaseline, shouldStopEarly } from '@kerneltune/stats'
+import type { Store } from '@kerneltune/store'
+import type { RunEvent } from '../events.ts'
+import { comboCacheKey } from '../fingerprint.ts'
+import { comboMetrics, higherIsBetter, samplesOf } from './metrics.ts'
+import { runOptions, type RunOptions } from './create.ts'
+import { summarizeRun } from './summary.ts'
+
+/** Counters the server turns into Prometheus metrics; all optional. */
+export interface RunObserver {
+  cacheHit?(): void
+  cacheMiss?(): void
+  comboEvaluated?(): void
+  gateRejection?(reason: string): void
+}
+
+export interface ExecuteRunDeps {
+  readonly store: Store
+  readonly registry: Registry
+  readonly signal?: AbortSignal
+  readonly onEvent?: (event: RunEvent) => void
+  readonly observer?: RunObserver
+}
+
+interface CachedResult { repetitions: RepetitionMetrics[]; simulated: boolean; device: string; notes: string[] }
+
+const message = (e: unknown) => (e instanceof Error ? e.message : String(e))
+
+/** Measures one combination in chunks, stopping once its interval is tight and clearly apart from the baseline's. */
+async function measureCombo(backend: MeasurementBackend, run: Run, combo: RunCombo, opts: RunOptions, baseline: readonly RepetitionMetrics[] | undefined, signal?: AbortSignal) {
+  const reps: RepetitionMetrics[] = []
+  let device = ''
+  let simulated = backend.simulated
+  const notes: string[] = []
+  let stoppedEarly = false
+  const N = run.repetitions
+  while (reps.length < N) {
+    if (signal?.aborted) throw new KerneltuneError('CANCELLED', 'the run was cancelled')
+    const chunk = reps.length === 0 ? Math.min(N, opts.earlyStop && baseline ? 3 : N) : Math.min(2, N - reps.length)
+    const result = await backend.measure({
+      combo: combo.combo, engine: run.target.engine, hardware: run.target.hardware, model: run.target.model, workload: run.target.workload,
+      repetitions: chunk, warmups: reps.length === 0 ? opts.warmups : 0, ...(signal ? { signal } : {}),
+    })
+    if (result.repetitions.length === 0) throw new KerneltuneError('MEASUREMENT_FAILED', `backend ${backend.name} returned no repetitions`)
+    reps.push(...result.repetitions)
+    device = result.device
+    simulated = simulated || result.simulated
+    for (const n of result.notes ?? []) if (!notes.includes(n)) notes.push(n)
+    if (opts.earlyStop && baseline && reps.length < N) {
+      const mine = samplesOf(reps, opts.metric)
+      const base = samplesOf(baseline, mine.metric)
+      const d = shouldStopEarly([{ id: 'combo', samples: mine.values }, { id: 'baseline', samples: base.values }], { higherIsBetter: higherIsBetter(mine.metric), noiseFloor: opts.noiseFloor })
+      if (d.stop) {
+        stoppedEarly = true
+        break
+      }
+    }
+  }
+  return { reps, device, simulated, notes, stoppedEarly }
+}
+
+export async function executeRun(runId: string, deps: ExecuteRunDeps): Promise<Run> {
+  const { store, registry, signal, onEvent = () => {}, observer = {} } = deps
+  let run = await store.runs.require(null, runId)
+  const opts = runOptions(run)
+  const backend = registry.get('measurement-backend', run.backend)
+  const started = Date.now()
+  await store.runs.setStatus(runId, 'running')
+  let combos = await store.runs.combos(runId)
+  onEvent({ type: 'run.started', runId, total: combos.length })
+  const ordered = [...combos].sort((a, b) => Number(b.isBaseline) - Number(a.isBaseline) || a.index - b.index)
+  let baselineReps = combos.find((c) => c.isBaseline && c.status === 'measured')?.repetitions
+  const devices = new Set<string>()
+  const stoppedEarly: number[] = []
+  let done = combos.filter((c) => c.status !== 'pending').length
+  try {
+    for (const c of ordered) {
+      if (c.status !== 'pending') continue
+      if (signal?.aborted) throw new KerneltuneError('CANCELLED', 'the run was cancelled')
+      onEvent({ type: 'combo.started', runId, index: c.index, comboHash: c.comboHash })
+      const key = comboCacheKey(run.target, run.catalogVersion, c.comboHash, run.backend)
+      let cached: CachedResult | undefined
+      if (opts.useCache) {
+        cached = await store.cache.get<CachedResult>(key)
+        if (cached && cached.repetitions.length < run.repetitions && !cached.notes.includes('stopped early')) cached = undefined
+        cached ? observer.cacheHit?.() : observer.cacheMiss?.()
+      }
+      let result: { status: 'measured' | 'failed'; reps: RepetitionMetrics[]; simulated: boolean; error: string | null; early: boolean }
+      if (cached) {
+        result = { status: 'measured', reps: cached.repetitions, simulated: cached.simulated, error: null, early: false }
+        devices.add(cached.device)
+      } else {
+        try {
+          const m = await measureCombo(backend, run, c, opts, c.isBaseline ? undefined : baselineReps, signal)
+          observer.comboEvaluated?.()
+          devices.add(m.device)
+          result = { status: 'measured', reps: m.reps, simulated: m.simulated, error: null, early: m.stoppedEarly }
+          if (opts.useCache) await store.cache.put(key, { repetitions: m.reps, simulated: m.simulated, device: m.device, notes: m.stoppedEarly ? [...m.notes, 'stopped early'] : m.notes })
+        } catch (e) {
+          if (isKerneltuneError(e) && e.code === 'CANCELLED') throw e
+          if (signal?.aborted) throw new KerneltuneError('CANCELLED', 'the run was cancelled')
+          observer.comboEvaluated?.()
+          result = { status: 'failed', reps: [], simulated: backend.simulated, error: message(e), early: false }
+        }
+      }
+      if (c.isBaseline) {
+        if (result.status !== 'measured') throw new KerneltuneError('MEASUREMENT_FAILED', `the baseline combination could not be measured: ${result.error}`)
+        baselineReps = result.reps
+      }
+      if (result.early) stoppedEarly.push(c.index)
+      let comparison: Record<string, unknown> | null = null
+      if (result.status === 'measured' && baselineReps && !c.isBaseline && result.reps.length >= 2 && baselineReps.length >= 2) {
+        const mine = samplesOf(result.reps, opts.metric)
+        const base = samplesOf(baselineReps, mine.metric)
+        comparison = { metric: mine.metric, stoppedEarly: result.early, ...compareToBaseline(mine.values, base.values, { higherIsBetter: higherIsBetter(mine.metric) }) }
+      }
+      const metrics = comboMetrics(result.reps)
+      await store.runs.recordCombo(runId, c.index, { status: result.status, simulated: result.simulated, cached: Boolean(cached), repetitions: result.reps, metrics, comparison, error: result.error })
+      done++
+      onEvent({ type: 'combo.measured', runId, index: c.index, comboHash: c.comboHash, cached: Boolean(cached), simulated: result.simulated, metrics, repetitions: result.reps.length, stoppedEarly: result.early, error: result.error })
+      onEvent({ type: 'progress', runId, done, total: combos.length })
+    }
+    combos = await store.runs.combos(runId)
+    const { summary, gates, rejections } = summarizeRun(run, combos, opts, { devices: [...devices], durationMs: Date.now() - started, stoppedEarly })
+    for (const r of rejections) observer.gateRejection?.(r)
+    const measured = combos.filter((c) => c.status === 'measured').length
+    const status = measured === 0 ? 'failed' : 'succeeded'
+    await store.runs.finish(runId, status, summary, gates, status === 'failed' ? 'no combination could be measured' : null)
+    run = await store.runs.require(null, runId)
+    onEvent({ type: 'run.finished', runId, status, summary, error: run.error })
+    return run
+  } catch (e) {
+    const cancelled = isKerneltuneError(e) && e.code === 'CANCELLED'
+    combos = await store.runs.combos(runId)
+    const partial = combos.some((c) => c.status === 'measured')
+      ? summarizeRun(run, combos, opts, { devices: [...devices], durationMs: Date.now() - started, stoppedEarly }).summary
+      : null
+    const status = cancelled ? 'cancelled' : 'failed'
+    await store.runs.finish(runId, status, partial, new Map(), cancelled ? 'cancelled by request' : message(e))
+    run = await store.runs.require(null, runId)
+    onEvent({ type: 'run.finished', runId, status, summary: partial, error: run.error })
+    return run
+  }
+}

@@ -1,0 +1,150 @@
+/**
+ * Tier 2 tune sessions. `startTune` narrows the space with the Tier 1 evidence and creates the
+ * session; `runTune` runs its loop: ask the strategy for a configuration, measure it, tell the
+ * strategy, and store the trial together with the strategy's state in one transaction. A
+ * session killed at any point resumes from the last stored trial: the trial in flight is asked
+ * again and stored once (the store refuses a second trial with the same index).
+ */
+import type { Catalog } from '@kerneltune/catalog'
+import { isKerneltuneError, KerneltuneError, parseWith, type Combo, type Registry, type Run, type SearchConfig, type SearchSpaceDefinition, type Searcher, type TuneSession } from '@kerneltune/core'
+import { trimmedMean } from '@kerneltune/stats'
+import type { Store } from '@kerneltune/store'
+import type { TuneEvent } from '../events.ts'
+import { TuneRequestSchema, type TargetMetric, type TuneRequestInput } from '../request.ts'
+import { higherIsBetter, samplesOf } from '../run/metrics.ts'
+import type { RunSummary } from '../run/summary.ts'
+import { narrow, type Narrowing } from './narrow.ts'
+
+export interface TuneDeps {
+  readonly registry: Registry
+  readonly catalog: Catalog
+  readonly tenant: string
+}
+
+interface SessionPlan extends Narrowing {
+  engine: string
+  metric: TargetMetric
+  repetitions: number
+  seed: number
+  seedPoints: SearchConfig[]
+}
+
+interface OptimizerState { searcher: unknown }
+
+function space(plan: SessionPlan, run: Run, catalog: Catalog): SearchSpaceDefinition {
+  const fixed = Object.fromEntries(Object.entries(plan.dropped).map(([d, x]) => [d, x.fixedAt]))
+  const target = { hardware: run.target.hardware, engine: run.target.engine }
+  return {
+    params: Object.entries(plan.kept).map(([name, values]) => ({ name, type: 'categorical' as const, values })),
+    isValid: (c) => catalog.check({ ...fixed, ...(c as Record<string, string>) }, target).legal,
+  }
+}
+
+const fullCombo = (plan: SessionPlan, config: SearchConfig): Combo => ({
+  ...Object.fromEntries(Object.entries(plan.dropped).map(([d, x]) => [d, x.fixedAt])),
+  ...Object.fromEntries(Object.entries(config).map(([k, v]) => [k, String(v)])),
+})
+
+export async function startTune(store: Store, input: TuneRequestInput | unknown, deps: TuneDeps): Promise<TuneSession> {
+  const req = parseWith(TuneRequestSchema, input, 'tune request')
+  const run = await store.runs.require(deps.tenant, req.runId)
+  const summary = run.summary as RunSummary | null
+  if (run.status !== 'succeeded' || !summary) {
+    throw new KerneltuneError('CONFLICT', `run ${run.id} is ${run.status}; a tune session is seeded from a succeeded Tier 1 run`)
+  }
+  const strategy = deps.registry.get('search-strategy', req.strategy)
+  if (!strategy.restore) throw new KerneltuneError('UNSUPPORTED', `search strategy ${strategy.name} cannot restore its state, so its sessions could not resume; pick another`)
+  const measured = (await store.runs.combos(run.id)).filter((c) => c.status === 'measured')
+  const n = narrow(measured, summary.metric, summary.baseline?.combo, req.insensitiveBelow)
+  // The kept dimensions search every catalog level, not only those Tier 1 swept.
+  for (const dim of Object.keys(n.kept)) n.kept[dim] = deps.catalog.dimension(dim)?.values.map((v) => v.id) ?? n.kept[dim]!
+  const seedPoints = summary.pareto.map((p) => Object.fromEntries(Object.keys(n.kept).map((d) => [d, p.combo[d]!])))
+  const plan: SessionPlan = { ...n, engine: run.target.engine, metric: summary.metric as TargetMetric, repetitions: req.repetitions ?? run.repetitions, seed: req.seed, seedPoints }
+  return store.tune.create({ tenant: deps.tenant, runId: run.id, strategy: req.strategy, budget: req.budget, narrowing: plan as unknown as Record<string, unknown>, optimizerState: null })
+}
+
+export interface RunTuneDeps {
+  readonly store: Store
+  readonly registry: Registry
+  readonly catalog: Catalog
+  /** Abort to stop: with reason 'pause' the session is paused (resumable), otherwise cancelled. */
+  readonly signal?: AbortSignal
+  readonly onEvent?: (e: TuneEvent) => void
+  readonly observer?: { trial?(outcome: 'ok' | 'failed'): void }
+}
+
+async function openSearcher(session: TuneSession, plan: SessionPlan, def: SearchSpaceDefinition, registry: Registry): Promise<Searcher> {
+  const strategy = registry.get('search-strategy', session.strategy)
+  const state = session.optimizerState as OptimizerState | null
+  if (state?.searcher !== undefined && state.searcher !== null) return strategy.restore!(def, state.searcher)
+  const s = await strategy.create(def, { seed: plan.seed, seedPoints: plan.seedPoints })
+  return s
+}
+
+export async function runTune(sessionId: string, deps: RunTuneDeps): Promise<TuneSession> {
+  const { store, registry, catalog, signal, onEvent = () => {}, observer = {} } = deps
+  let session = await store.tune.require(null, sessionId)
+  if (session.status === 'completed' || session.status === 'cancelled') return session
+  const run = await store.runs.require(null, session.runId, )
+  const plan = session.narrowing as unknown as SessionPlan
+  const backend = registry.get('measurement-backend', run.backend)
+  const def = space(plan, run, catalog)
+  const searcher = await openSearcher(session, plan, def, registry)
+  await store.tune.setStatus(sessionId, 'running')
+  onEvent({ type: 'tune.started', sessionId, trialsDone: session.trialsDone })
+  const resumedAt = Date.now()
+  const baseElapsed = session.elapsedMs
+  const elapsed = () => baseElapsed + (Date.now() - resumedAt)
+  let best = session.best
+  let index = session.trialsDone
+  const sign = higherIsBetter(plan.metric) ? 1 : -1
+  const stop = async (): Promise<TuneSession> => {
+    const paused = signal?.reason === 'pause'
+    const status = paused ? 'paused' : 'cancelled'
+    await store.tune.setStatus(sessionId, status, null, { searcher: searcher.toJSON() })
+    onEvent({ type: 'tune.finished', sessionId, status, best, error: null })
+    return store.tune.require(null, sessionId)
+  }
+  try {
+    for (;;) {
+      if (signal?.aborted) return await stop()
+      const { trials, minutes } = session.budget
+      if ((trials !== undefined && index >= trials) || (minutes !== undefined && elapsed() >= minutes * 60_000)) break
+      const [config] = searcher.ask(1)
+      if (!config) break
+      const combo = fullCombo(plan, config)
+      let value: number | null = null
+      let metrics: Record<string, unknown> | null = null
+      try {
+        const r = await backend.measure({ combo, engine: run.target.engine, hardware: run.target.hardware, model: run.target.model, workload: run.target.workload, repetitions: plan.repetitions, warmups: 1, ...(signal ? { signal } : {}) })
+        const s = samplesOf(r.repetitions, plan.metric)
+        value = trimmedMean(s.values)
+        metrics = { metric: s.metric, samples: s.values, simulated: r.simulated || backend.simulated, device: r.device }
+      } catch (e) {
+        if (signal?.aborted) return await stop()
+        metrics = { error: e instanceof Error ? e.message : String(e) }
+      }
+      // Strategies minimise: throughput is told negated.
+      searcher.tell(value === null ? { config, failed: true } : { config, value: -sign * value })
+      if (value !== null && (!best || sign * (value - best.value) > 0)) best = { trial: index, config: combo, value }
+      const outcome = value === null ? 'failed' : 'ok'
+      await store.tune.recordTrial(sessionId, { index, config: combo, outcome, value, metrics }, { optimizerState: { searcher: searcher.toJSON() }, best, elapsedMs: elapsed() })
+      observer.trial?.(outcome)
+      onEvent({ type: 'trial', sessionId, index, config: combo, outcome, value, best })
+      index++
+      session = await store.tune.require(null, sessionId)
+      // Another process (an HTTP cancel) may have set the status.
+      if (session.status === 'cancelled') {
+        onEvent({ type: 'tune.finished', sessionId, status: 'cancelled', best, error: null })
+        return session
+      }
+    }
+    await store.tune.setStatus(sessionId, 'completed', null, { searcher: searcher.toJSON() })
+    onEvent({ type: 'tune.finished', sessionId, status: 'completed', best, error: null })
+  } catch (e) {
+    const msg = e instanceof Error ? e.message : String(e)
+    await store.tune.setStatus(sessionId, 'failed', isKerneltuneError(e) ? `${e.code}: ${msg}` : msg)
+    onEvent({ type: 'tune.finished', sessionId, status: 'failed', best, error: msg })
+  }
+  return store.tune.require(null, sessionId)
+}
