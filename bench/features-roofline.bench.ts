@@ -6,16 +6,13 @@
  *   pnpm bench features-roofline
  */
 import { mkdirSync, writeFileSync } from 'node:fs'
-import { createRequire } from 'node:module'
 import os from 'node:os'
 import { dirname, join } from 'node:path'
-import { fileURLToPath, pathToFileURL } from 'node:url'
+import { fileURLToPath } from 'node:url'
+import { Bench } from 'tinybench'
 import { featuresBuilder, featuresFrom, fromVector, getHardwarePreset, modelSpecFromPreset, toVector, validate } from '../packages/features/src/index.ts'
 import { decodeBound, prefillBound, truenoRooflineBound } from '../packages/roofline/src/index.ts'
 
-// tinybench is a devDependency of @kerneltune/roofline; resolve it from there.
-const require = createRequire(new URL('../packages/roofline/package.json', import.meta.url))
-const { Bench } = (await import(pathToFileURL(require.resolve('tinybench')).href)) as typeof import('tinybench')
 
 const model = modelSpecFromPreset('llama-3-8b', 'Q4_K')
 const moe = modelSpecFromPreset('mixtral-8x7b', 'Q4_K')
@@ -56,14 +53,15 @@ bench
 await bench.run()
 
 const tasks = bench.tasks.map((t) => {
-  const r = t.result!
+  const r = t.result
+  if (r.state !== 'completed') throw new Error(`benchmark task ${t.name} did not complete: ${r.state}`)
   return {
     name: t.name,
-    opsPerSec: r.hz,
-    meanUs: r.mean * 1000,
-    p99Us: r.p99 * 1000,
-    rme: r.rme,
-    samples: r.samples.length,
+    opsPerSec: r.throughput.mean,
+    meanUs: r.latency.mean * 1000,
+    p99Us: r.latency.p99 * 1000,
+    rme: r.latency.rme,
+    samples: r.latency.samplesCount,
   }
 })
 console.table(tasks.map((t) => ({ task: t.name, 'ops/s': Math.round(t.opsPerSec), 'mean µs': t.meanUs.toFixed(3), 'p99 µs': t.p99Us.toFixed(3), '±%': t.rme.toFixed(2) })))
