@@ -32,3 +32,4 @@ export { startTune, runTune, type TuneDeps, type RunTuneDeps } from './tune/sess
 export { randomStrategy, RANDOM_STRATEGY } from './tune/random-strategy.ts'
 export { analyticalBackend, ANALYTICAL_BACKEND, type AnalyticalBackendOptions } from './backends/analytical.ts'
 export { gpuKernelsProblem, GPU_KERNELS_BACKEND, MATMUL_PATH_CONFIGS, type GpuKernelsPlan } from './backends/gpu-kernels-mapping.ts'
+export { searchStrategies, DEFAULT_STRATEGY } from './tune/strategies.ts'

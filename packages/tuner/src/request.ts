@@ -45,8 +45,8 @@ export type RunRequestInput = z.input<typeof RunRequestSchema>
 export const TuneRequestSchema = z.object({
   runId: z.string().min(1).max(100),
   budget: TuneBudgetSchema,
-  /** A search-strategy plugin name. */
-  strategy: z.string().min(1).max(100).default('bayesian'),
+  /** A search-strategy plugin name: bo (Bayesian optimisation, default), tpe, random, tuner-random. */
+  strategy: z.string().min(1).max(100).default('bo'),
   /** Seed of the strategy's random stream. */
   seed: z.number().int().min(0).max(2 ** 31 - 1).default(1),
   /** Dimensions whose levels differ by less than this (relative) and not significantly are dropped. */

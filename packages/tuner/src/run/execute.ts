@@ -138,6 +138,11 @@ export async function executeRun(runId: string, deps: ExecuteRunDeps): Promise<R
     return run
   } catch (e) {
     const cancelled = isKerneltuneError(e) && e.code === 'CANCELLED'
+    // A pause (server shutdown) puts the run back in the queue state: the next start continues it.
+    if (cancelled && signal?.reason === 'pause') {
+      await store.runs.setStatus(runId, 'queued')
+      return store.runs.require(null, runId)
+    }
     combos = await store.runs.combos(runId)
     const partial = combos.some((c) => c.status === 'measured')
       ? summarizeRun(run, combos, opts, { devices: [...devices], durationMs: Date.now() - started, stoppedEarly }).summary

@@ -1,0 +1,113 @@
+/**
+ * createApp: the Hono application. It runs unchanged on Node (@hono/node-server), Bun
+ * (`Bun.serve({ fetch: app.fetch })`) and Deno (`Deno.serve(app.fetch)`), and in tests through
+ * `app.request()`. Everything under /api/v1/kernels needs a bearer token; /metrics,
+ * /openapi.json and /healthz do not.
+ */
+import { buildCatalog, type Catalog } from '@kerneltune/catalog'
+import { KerneltuneError, type Registry } from '@kerneltune/core'
+import { generateToken, type Store } from '@kerneltune/store'
+import { Hono, type Context } from 'hono'
+import { createBus, type EventBus } from './bus.ts'
+import type { AppDeps } from './deps.ts'
+import { errorResponse, mount, type Auth } from './http.ts'
+import { createMetrics, type ServerMetrics } from './metrics.ts'
+import { openApiDocument } from './openapi.ts'
+import { createQueue, type JobQueue } from './queue.ts'
+import { otherRoutes } from './routes/other.ts'
+import { runRoutes } from './routes/runs.ts'
+import { tuneRoutes } from './routes/tune.ts'
+
+export const API_BASE = '/api/v1/kernels'
+export const ROUTES = [...runRoutes, ...tuneRoutes, ...otherRoutes]
+
+export interface AppOptions {
+  store: Store
+  /** Engine, measurement-backend and search-strategy plugins. */
+  registry: Registry
+  catalog?: Catalog
+  /** Environment (ENABLE_KERNEL_TUNING); defaults to none. */
+  env?: Readonly<Record<string, string | undefined>>
+  concurrency?: number
+}
+
+export interface App {
+  app: Hono
+  deps: AppDeps
+  queue: JobQueue
+  bus: EventBus
+  metrics: ServerMetrics
+  /** Pauses running jobs (resumable) and closes nothing else. */
+  shutdown(): Promise<void>
+}
+
+const disabled = (env: AppOptions['env']) => /^(false|0|no|off)$/i.test(env?.ENABLE_KERNEL_TUNING ?? '')
+
+export function createApp(options: AppOptions): App {
+  const { store, registry } = options
+  const catalog = options.catalog ?? buildCatalog(registry)
+  const bus = createBus()
+  const metrics = createMetrics(store)
+  const queue = createQueue({ store, registry, catalog, bus, metrics, ...(options.concurrency ? { concurrency: options.concurrency } : {}) })
+  const deps: AppDeps = { store, registry, catalog, queue, bus, metrics }
+  const app = new Hono()
+
+  app.get('/healthz', (c) => c.json({ ok: true }))
+  app.get('/openapi.json', (c) => c.json(openApiDocument(API_BASE, ROUTES)))
+  app.get('/metrics', async (c) => c.text(await metrics.registry.metrics(), 200, { 'content-type': metrics.registry.contentType }))
+
+  app.use(`${API_BASE}/*`, async (c, next) => {
+    if (disabled(options.env)) {
+      return errorResponse(c, new KerneltuneError('FEATURE_DISABLED', 'kernel tuning is turned off on this server (ENABLE_KERNEL_TUNING=false); unset it or set it to true to enable the API'))
+    }
+    return next()
+  })
+
+  const authenticate = async (c: Context): Promise<Auth> => {
+    const header = c.req.header('authorization') ?? ''
+    const m = /^Bearer\s+(\S+)$/i.exec(header)
+    if (!m) throw new KerneltuneError('UNAUTHORIZED', 'send an API token as "Authorization: Bearer TOKEN" (admins mint them with kerneltune token create)')
+    const info = m[1]!.length >= 16 && m[1]!.length <= 512 ? await store.tokens.verify(m[1]!) : undefined
+    if (!info) throw new KerneltuneError('UNAUTHORIZED', 'unknown or revoked API token')
+    return { role: info.role, tenant: info.tenant, tokenId: info.id }
+  }
+  mount(app, API_BASE, ROUTES, deps, authenticate)
+  app.notFound((c) => c.json({ error: { code: 'NOT_FOUND', message: `no endpoint ${c.req.method} ${c.req.path}; see /openapi.json` } }, 404))
+  app.onError((err, c) => errorResponse(c, err))
+  return { app, deps, queue, bus, metrics, shutdown: () => queue.shutdown() }
+}
+
+/**
+ * First start with an empty token table: stores an admin token (KERNELTUNE_ADMIN_TOKEN when set,
+ * otherwise a generated one) and returns it when it was generated, so the caller prints it once.
+ */
+export async function bootstrapAdmin(store: Store, env: Readonly<Record<string, string | undefined>> = {}): Promise<{ created: boolean; generated?: string }> {
+  if ((await store.tokens.count()) > 0) return { created: false }
+  const given = env.KERNELTUNE_ADMIN_TOKEN
+  const token = given && given.length > 0 ? given : generateToken()
+  await store.tokens.create('admin', env.KERNELTUNE_ADMIN_TENANT ?? 'default', 'bootstrap admin', token)
+  return given ? { created: true } : { created: true, generated: token }
+}
+
+/**
+ * After a crash: runs left queued or running are queued again (they continue with the
+ * combinations still pending); tune sessions left running are marked paused, to be resumed.
+ */
+export async function recover(app: App): Promise<{ runs: number; sessions: number }> {
+  const { store, queue } = app.deps
+  let runs = 0
+  for (const status of ['running', 'queued'] as const) {
+    for (let offset = 0; ; offset += 200) {
+      const { items } = await store.runs.list(null, { status, limit: 200, offset })
+      for (const r of items) (queue.enqueue('run', r.id), runs++)
+      if (items.length < 200) break
+    }
+  }
+  let sessions = 0
+  for (let offset = 0; ; offset += 200) {
+    const items = await store.tune.list(null, 200, offset)
+    for (const s of items) if (s.status === 'running') (await store.tune.setStatus(s.id, 'paused'), sessions++)
+    if (items.length < 200) break
+  }
+  return { runs, sessions }
+}

@@ -1,0 +1,16 @@
+/** What the routes need: the store, the plugins, the catalog, the queue, events and metrics. */
+import type { Catalog } from '@kerneltune/catalog'
+import type { Registry } from '@kerneltune/core'
+import type { Store } from '@kerneltune/store'
+import type { EventBus } from './bus.ts'
+import type { ServerMetrics } from './metrics.ts'
+import type { JobQueue } from './queue.ts'
+
+export interface AppDeps {
+  store: Store
+  registry: Registry
+  catalog: Catalog
+  queue: JobQueue
+  bus: EventBus
+  metrics: ServerMetrics
+}

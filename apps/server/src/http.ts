@@ -1,0 +1,116 @@
+/**
+ * Route declarations shared by the router, the role checks and the OpenAPI document: each route
+ * names its method, path, required role and the zod schemas of its path parameters, query and
+ * body. `mount` validates all three before the handler runs (a bad one is a 400 listing every
+ * problem) and maps kerneltune errors to HTTP statuses.
+ */
+import { formatIssues, isKerneltuneError, KerneltuneError, type ErrorCode, type Role } from '@kerneltune/core'
+import type { Context, Hono } from 'hono'
+import { z } from 'zod'
+import type { AppDeps } from './deps.ts'
+
+export interface Auth { role: Role; tenant: string; tokenId: string }
+
+export interface RouteSpec<P extends z.ZodType = z.ZodType, Q extends z.ZodType = z.ZodType, B extends z.ZodType = z.ZodType> {
+  method: 'get' | 'post' | 'delete'
+  /** Hono path under the API base, e.g. '/runs/:id'. */
+  path: string
+  summary: string
+  role: Role
+  params?: P
+  query?: Q
+  body?: B
+  /** Server-Sent Events instead of JSON. */
+  sse?: boolean
+  /** Success status (default 200). */
+  status?: number
+}
+
+export interface HandlerContext<P, Q, B> {
+  c: Context
+  auth: Auth
+  params: P
+  query: Q
+  body: B
+  deps: AppDeps
+}
+
+export interface Route {
+  spec: RouteSpec
+  handler: (ctx: HandlerContext<any, any, any>) => Promise<Response | unknown>
+}
+
+export function route<P extends z.ZodType, Q extends z.ZodType, B extends z.ZodType>(
+  spec: RouteSpec<P, Q, B>,
+  handler: (ctx: HandlerContext<z.output<P>, z.output<Q>, z.output<B>>) => Promise<Response | unknown>,
+): Route {
+  return { spec: spec as RouteSpec, handler: handler as Route['handler'] }
+}
+
+/** A path id: what the store generates, and nothing that could be mistaken for a path. */
+export const Id = z.string().min(1).max(100).regex(/^[A-Za-z0-9_-]+$/, 'ids are letters, digits, _ and -')
+export const IdParams = z.object({ id: Id }).strict()
+export const NoQuery = z.object({}).strict()
+export const NoBody = z.union([z.object({}).strict(), z.undefined()])
+
+const ALLOWED: Record<Role, readonly Role[]> = {
+  viewer: ['viewer', 'operator', 'approver', 'admin'],
+  operator: ['operator', 'admin'],
+  approver: ['approver', 'admin'],
+  admin: ['admin'],
+}
+export const roleAllows = (have: Role, need: Role) => ALLOWED[need].includes(have)
+
+const STATUS: Partial<Record<ErrorCode, number>> = {
+  INVALID_INPUT: 400, PLUGIN_NOT_FOUND: 400, UNAUTHORIZED: 401, FORBIDDEN: 403, NOT_FOUND: 404, CONFLICT: 409,
+  UNSUPPORTED_COMBINATION: 422, UNSUPPORTED: 422, BUDGET_EXHAUSTED: 409, CANCELLED: 409, FEATURE_DISABLED: 503, DEVICE_UNAVAILABLE: 503,
+}
+
+export function errorResponse(c: Context, err: unknown): Response {
+  if (isKerneltuneError(err)) {
+    const status = STATUS[err.code] ?? 500
+    const problems = (err.details as { errors?: string[] } | undefined)?.errors
+    return c.json({ error: { code: err.code, message: err.message, ...(problems ? { problems } : {}) } }, status as 400)
+  }
+  return c.json({ error: { code: 'INTERNAL', message: 'internal error' } }, 500)
+}
+
+const invalid = (where: string, problems: string[]) =>
+  new KerneltuneError('INVALID_INPUT', `invalid ${where}: ${problems.join('; ')}`, { details: { errors: problems.map((p) => `${where}.${p}`) } })
+
+function check<S extends z.ZodType>(schema: S | undefined, value: unknown, where: string): unknown {
+  if (!schema) return value
+  const r = schema.safeParse(value)
+  if (!r.success) throw invalid(where, formatIssues(r.error.issues))
+  return r.data
+}
+
+async function readBody(c: Context): Promise<unknown> {
+  const text = await c.req.text()
+  if (text.trim() === '') return undefined
+  try {
+    return JSON.parse(text)
+  } catch {
+    throw invalid('body', ['(root): not valid JSON'])
+  }
+}
+
+export function mount(app: Hono, base: string, routes: readonly Route[], deps: AppDeps, authenticate: (c: Context) => Promise<Auth>): void {
+  for (const { spec, handler } of routes) {
+    app.on(spec.method.toUpperCase(), base + spec.path, async (c) => {
+      try {
+        const auth = await authenticate(c)
+        if (!roleAllows(auth.role, spec.role)) {
+          throw new KerneltuneError('FORBIDDEN', `${spec.method.toUpperCase()} ${spec.path} needs the ${spec.role} role; this token has ${auth.role}`)
+        }
+        const params = check(spec.params ?? NoQuery, c.req.param(), 'path')
+        const query = check(spec.query ?? NoQuery, c.req.query(), 'query')
+        const body = spec.method === 'get' ? undefined : check(spec.body ?? NoBody, await readBody(c), 'body')
+        const out = await handler({ c, auth, params, query, body, deps })
+        return out instanceof Response ? out : c.json(out as object, (spec.status ?? 200) as 200)
+      } catch (err) {
+        return errorResponse(c, err)
+      }
+    })
+  }
+}

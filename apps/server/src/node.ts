@@ -1,0 +1,101 @@
+/**
+ * @module @kerneltune/server/node
+ * Starts the server on Node with @hono/node-server: opens the store, mints the first admin token
+ * on an empty store, recovers interrupted work, and pauses running jobs on SIGINT/SIGTERM.
+ *
+ * @example
+ * ```ts
+ * import { serve } from '@kerneltune/server/node'
+ * const server = await serve({ port: 8080, databaseUrl: 'file:kerneltune.db' })
+ * console.log(server.url)
+ * ```
+ */
+import { mkdirSync } from 'node:fs'
+import { homedir } from 'node:os'
+import { dirname, join } from 'node:path'
+import process from 'node:process'
+import { serve as honoServe } from '@hono/node-server'
+import { createRegistry, type AnyPlugin, type Registry } from '@kerneltune/core'
+import { openStore, isPostgresUrl, type Store } from '@kerneltune/store'
+import { analyticalBackend, searchStrategies, type AnalyticalBackendOptions } from '@kerneltune/tuner'
+import { gpuKernelsBackend } from '@kerneltune/tuner/node'
+import { onnxEngine } from '@kerneltune/engines-onnx'
+import { tgiEngine } from '@kerneltune/engines-tgi'
+import { tritonEngine } from '@kerneltune/engines-triton'
+import { trtllmEngine } from '@kerneltune/engines-trtllm'
+import { vllmEngine } from '@kerneltune/engines-vllm'
+import { bootstrapAdmin, createApp, recover, type App } from './app.ts'
+
+/** $KERNELTUNE_DATABASE_URL, else $XDG_DATA_HOME/kerneltune/kerneltune.db (~/.local/share/…). */
+export function defaultDatabaseUrl(env: Readonly<Record<string, string | undefined>> = process.env): string {
+  if (env.KERNELTUNE_DATABASE_URL) return env.KERNELTUNE_DATABASE_URL
+  const data = env.XDG_DATA_HOME || join(env.HOME || homedir(), '.local', 'share')
+  return join(data, 'kerneltune', 'kerneltune.db')
+}
+
+/** Opens a store, creating the folder of a SQLite file first. */
+export async function openStoreAt(url: string): Promise<Store> {
+  if (!isPostgresUrl(url) && url !== ':memory:' && !/^(libsql|https?|wss?):/.test(url)) mkdirSync(dirname(url.replace(/^file:/, '')), { recursive: true })
+  return openStore(url)
+}
+
+/** Engines, measurement backends and search strategies the server offers by default. */
+export function defaultRegistry(options: { analytical?: AnalyticalBackendOptions; extra?: readonly AnyPlugin[] } = {}): Registry {
+  return createRegistry([
+    vllmEngine(), tgiEngine(), trtllmEngine(), tritonEngine(), onnxEngine(),
+    analyticalBackend(options.analytical), gpuKernelsBackend(), ...searchStrategies(),
+    ...(options.extra ?? []),
+  ])
+}
+
+export interface ServeOptions {
+  port?: number
+  hostname?: string
+  databaseUrl?: string
+  store?: Store
+  registry?: Registry
+  env?: Readonly<Record<string, string | undefined>>
+  log?: (line: string) => void
+}
+
+export interface RunningServer {
+  app: App
+  url: string
+  port: number
+  store: Store
+  close(): Promise<void>
+}
+
+export async function serve(options: ServeOptions = {}): Promise<RunningServer> {
+  const env = options.env ?? process.env
+  const log = options.log ?? ((l: string) => void process.stderr.write(l + '\n'))
+  const store = options.store ?? (await openStoreAt(options.databaseUrl ?? defaultDatabaseUrl(env)))
+  const boot = await bootstrapAdmin(store, env)
+  if (boot.generated) log(`kerneltune: created the admin token (shown once, store it now): ${boot.generated}`)
+  else if (boot.created) log('kerneltune: created the admin token from KERNELTUNE_ADMIN_TOKEN')
+  const app = createApp({ store, registry: options.registry ?? defaultRegistry(), env })
+  const recovered = await recover(app)
+  if (recovered.runs || recovered.sessions) log(`kerneltune: re-queued ${recovered.runs} interrupted run(s); paused ${recovered.sessions} interrupted tune session(s) (resume them with POST /tune/{id}/resume)`)
+  const hostname = options.hostname ?? '127.0.0.1'
+  const server = await new Promise<ReturnType<typeof honoServe>>((resolve) => {
+    const s = honoServe({ fetch: app.app.fetch, port: options.port ?? 8080, hostname }, () => resolve(s))
+  })
+  const address = server.address()
+  const port = typeof address === 'object' && address ? address.port : options.port ?? 8080
+  const url = `http://${hostname.includes(':') ? `[${hostname}]` : hostname}:${port}`
+  return {
+    app, url, port, store,
+    async close() {
+      await app.shutdown()
+      await new Promise<void>((r) => server.close(() => r()))
+      if (!options.store) await store.close()
+    },
+  }
+}
+
+// `tsx apps/server/src/node.ts`: serve on $PORT (default 8080) until SIGINT/SIGTERM.
+if (process.argv[1] && /[\\/]server[\\/]src[\\/]node\.ts$/.test(process.argv[1])) {
+  const s = await serve({ port: Number(process.env.PORT ?? 8080) })
+  process.stderr.write(`kerneltune server listening on ${s.url}\n`)
+  for (const sig of ['SIGINT', 'SIGTERM'] as const) process.once(sig, () => void s.close().then(() => process.exit(0)))
+}

@@ -1,0 +1,108 @@
+/**
+ * The in-process job queue: runs and tune sessions execute here, one at a time by default, so an
+ * HTTP request only enqueues and never waits for a sweep. Each job has an AbortController: cancel
+ * aborts it ('cancel'), shutdown pauses it ('pause').
+ */
+import type { Catalog } from '@kerneltune/catalog'
+import type { Registry } from '@kerneltune/core'
+import type { Store } from '@kerneltune/store'
+import { executeRun, runTune } from '@kerneltune/tuner'
+import type { EventBus } from './bus.ts'
+import type { ServerMetrics } from './metrics.ts'
+
+export interface Job { kind: 'run' | 'tune'; id: string; controller: AbortController }
+
+export interface JobQueue {
+  enqueue(kind: Job['kind'], id: string): void
+  /** True when the job was queued or running and is now being cancelled. */
+  cancel(id: string): boolean
+  has(id: string): boolean
+  /** Resolves when nothing is queued or running. */
+  idle(): Promise<void>
+  /** Pauses running jobs and drops queued ones. */
+  shutdown(): Promise<void>
+}
+
+export interface QueueDeps {
+  store: Store
+  registry: Registry
+  catalog: Catalog
+  bus: EventBus
+  metrics: ServerMetrics
+  concurrency?: number
+}
+
+export function createQueue(deps: QueueDeps): JobQueue {
+  const { store, registry, catalog, bus, metrics } = deps
+  const concurrency = deps.concurrency ?? 1
+  const waiting: Job[] = []
+  const running = new Map<string, { job: Job; done: Promise<void> }>()
+  let idleWaiters: (() => void)[] = []
+
+  const exec = async (job: Job): Promise<void> => {
+    const signal = job.controller.signal
+    if (job.kind === 'run') {
+      const started = Date.now()
+      const run = await executeRun(job.id, {
+        store, registry, signal,
+        onEvent: (e) => bus.publish(job.id, e),
+        observer: {
+          cacheHit: () => metrics.cacheHits.inc(),
+          cacheMiss: () => metrics.cacheMisses.inc(),
+          comboEvaluated: () => metrics.comboEvaluations.inc(),
+          gateRejection: (reason) => metrics.gateRejections.inc({ reason }),
+        },
+      })
+      metrics.runs.inc({ mode: run.mode, status: run.status })
+      metrics.runDuration.observe({ mode: run.mode }, (Date.now() - started) / 1000)
+    } else {
+      await runTune(job.id, { store, registry, catalog, signal, onEvent: (e) => bus.publish(job.id, e), observer: { trial: (o) => metrics.tuneTrials.inc({ outcome: o }) } })
+    }
+  }
+
+  const pump = () => {
+    while (running.size < concurrency && waiting.length) {
+      const job = waiting.shift()!
+      const done = exec(job)
+        .catch(() => { /* executeRun and runTune store their own failures */ })
+        .finally(() => {
+          running.delete(job.id)
+          pump()
+        })
+      running.set(job.id, { job, done })
+    }
+    if (running.size === 0 && waiting.length === 0) {
+      const w = idleWaiters
+      idleWaiters = []
+      for (const f of w) f()
+    }
+  }
+
+  return {
+    enqueue(kind, id) {
+      if (running.has(id) || waiting.some((j) => j.id === id)) return
+      waiting.push({ kind, id, controller: new AbortController() })
+      queueMicrotask(pump)
+    },
+    cancel(id) {
+      const r = running.get(id)
+      if (r) {
+        r.job.controller.abort('cancel')
+        return true
+      }
+      const i = waiting.findIndex((j) => j.id === id)
+      if (i >= 0) {
+        waiting.splice(i, 1)
+        return true
+      }
+      return false
+    },
+    has: (id) => running.has(id) || waiting.some((j) => j.id === id),
+    idle: () => (running.size === 0 && waiting.length === 0 ? Promise.resolve() : new Promise((r) => idleWaiters.push(r))),
+    async shutdown() {
+      waiting.length = 0
+      for (const { job } of running.values()) job.controller.abort('pause')
+      await Promise.all([...running.values()].map((r) => r.done))
+    },
+  }
+}

@@ -1,0 +1,71 @@
+/** Registry, catalog preview, deployments, tokens and cache endpoints. */
+import { HardwareSpecSchema, KerneltuneError, RegistryStatusSchema, RoleSchema, type Combo } from '@kerneltune/core'
+import { ENUMERATION_MODES } from '@kerneltune/catalog'
+import { z } from 'zod'
+import { Id, IdParams, route, type Route } from '../http.ts'
+
+const ReasonBody = z.union([z.object({ reason: z.string().min(1).max(2000).optional() }).strict(), z.undefined()])
+
+const SubmitBody = z.object({
+  name: z.string().min(1).max(200),
+  kernelFamily: z.string().min(1).max(200),
+  provider: z.string().min(1).max(200),
+  source: z.string().max(1_000_000),
+  metadata: z.record(z.string(), z.unknown()).optional(),
+}).strict()
+
+/** The hardware spec travels as JSON in the query string (GET has no body). */
+const HardwareQuery = z.string().max(10_000).transform((s, ctx) => {
+  try {
+    return JSON.parse(s) as unknown
+  } catch {
+    ctx.addIssue({ code: 'custom', message: 'must be a JSON hardware spec' })
+    return z.NEVER
+  }
+}).pipe(HardwareSpecSchema)
+
+const PreviewQuery = z.object({ engine: z.string().min(1).max(100), hardware: HardwareQuery, mode: z.enum(ENUMERATION_MODES).default('quick') }).strict()
+
+export const otherRoutes: Route[] = [
+  route({ method: 'get', path: '/registry', summary: 'List registered kernels', role: 'viewer', query: z.object({ status: RegistryStatusSchema.optional() }).strict() }, async ({ auth, query, deps }) =>
+    ({ items: await deps.store.registry.list(auth.tenant, query.status) })),
+  route({ method: 'post', path: '/registry', summary: 'Submit a kernel (admin)', role: 'admin', body: SubmitBody, status: 201 }, async ({ auth, body, deps }) =>
+    deps.store.registry.submit({ tenant: auth.tenant, actor: auth.tokenId, ...body })),
+  route({ method: 'post', path: '/registry/:id/approve', summary: 'Approve a proposed kernel', role: 'approver', params: IdParams, body: ReasonBody }, async ({ auth, params, body, deps }) =>
+    deps.store.registry.approve(auth.tenant, params.id, auth.tokenId, body?.reason ?? null)),
+  route({ method: 'post', path: '/registry/:id/deprecate', summary: 'Flag a kernel as unsafe', role: 'approver', params: IdParams, body: ReasonBody }, async ({ auth, params, body, deps }) =>
+    deps.store.registry.deprecate(auth.tenant, params.id, auth.tokenId, body?.reason ?? null)),
+  route({ method: 'get', path: '/catalog/preview', summary: 'Combinations a run would sweep, per mode, with pruning and engine refusals', role: 'viewer', query: PreviewQuery }, async ({ query, deps }) => {
+    const engine = deps.registry.find('engine', query.engine)
+    if (!engine) throw new KerneltuneError('INVALID_INPUT', `unknown engine ${query.engine}`, { details: { errors: [`query.engine: unknown engine; engines: ${deps.registry.list('engine').map((e) => e.name).join(', ')}`] } })
+    const refuse = async (combo: Combo) => {
+      const t = await engine.translate(combo)
+      return t.ok ? undefined : { dimension: t.dimension, value: t.value, reason: t.reason }
+    }
+    const p = await deps.catalog.previewAsync({ hardware: query.hardware, engine: query.engine }, { mode: query.mode, refuse })
+    // Counts and rules in full; the combo lists are capped so that a preview stays small.
+    return { ...p, legal: p.legal.slice(0, 200), pruned: p.pruned.slice(0, 200), refused: p.refused.slice(0, 200) }
+  }),
+  route({ method: 'post', path: '/deployments', summary: 'Register a deployment', role: 'operator', body: z.object({ name: z.string().min(1).max(200), engine: z.string().min(1).max(100), engineVersion: z.string().min(1).max(100) }).strict(), status: 201 }, async ({ auth, body, deps }) =>
+    deps.store.deployments.create({ tenant: auth.tenant, ...body })),
+  route({ method: 'get', path: '/deployments-recent', summary: 'Deployments with L1 activity in the last N days (default 30)', role: 'viewer', query: z.object({ days: z.coerce.number().int().min(1).max(365).default(30) }).strict() }, async ({ auth, query, deps }) =>
+    ({ items: await deps.store.deployments.recent(auth.tenant, new Date(Date.now() - query.days * 86_400_000).toISOString()) })),
+  route({ method: 'get', path: '/deployments/:id/current-combo', summary: 'The combination a deployment runs', role: 'viewer', params: IdParams }, async ({ auth, params, deps }) => {
+    const d = await deps.store.deployments.require(auth.tenant, params.id)
+    return { deploymentId: d.id, combo: d.currentCombo, runId: d.runId, updatedAt: d.updatedAt }
+  }),
+  route({ method: 'get', path: '/deployments/:id/drift', summary: 'Drift from the latest calibration run (minor 5-15%, significant >15%)', role: 'viewer', params: IdParams }, async ({ auth, params, deps }) =>
+    deps.store.deployments.drift(auth.tenant, params.id)),
+  route({ method: 'post', path: '/deployments/:id/validate', summary: 'Pre-submission check: the deployment exists and this tenant may use it', role: 'viewer', params: IdParams }, async ({ auth, params, deps }) => {
+    const d = await deps.store.deployments.require(auth.tenant, params.id)
+    return { valid: true, deploymentId: d.id, engine: d.engine, engineVersion: d.engineVersion }
+  }),
+  route({ method: 'post', path: '/tokens', summary: 'Mint an API token (admin); the token is shown once', role: 'admin', body: z.object({ role: RoleSchema, tenant: z.string().min(1).max(100).regex(/^[A-Za-z0-9_.-]+$/), label: z.string().min(1).max(200).optional() }).strict(), status: 201 }, async ({ body, deps }) => {
+    const { token, info } = await deps.store.tokens.create(body.role, body.tenant, body.label ?? null)
+    return { token, ...info }
+  }),
+  route({ method: 'post', path: '/cache/flush', summary: 'Flush the result cache, or one engine\'s entries (admin)', role: 'admin', body: z.union([z.object({ engine: z.string().min(1).max(100).optional() }).strict(), z.undefined()]) }, async ({ body, deps }) =>
+    ({ flushed: await deps.store.cache.flush(body ?? {}) })),
+]
+
+export { Id }

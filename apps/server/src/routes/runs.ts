@@ -1,0 +1,101 @@
+/** Tier 1 run endpoints: create, list, detail, combos, SSE events, cancel, apply, delete. */
+import { RunModeSchema, RunStatusSchema } from '@kerneltune/core'
+import { applyRun, createRun, RunRequestSchema, type RunEvent } from '@kerneltune/tuner'
+import { streamSSE } from 'hono/streaming'
+import { z } from 'zod'
+import { IdParams, route, type Route } from '../http.ts'
+
+const ListQuery = z.object({
+  status: RunStatusSchema.optional(),
+  mode: RunModeSchema.optional(),
+  engine: z.string().min(1).max(100).optional(),
+  limit: z.coerce.number().int().min(1).max(200).default(50),
+  offset: z.coerce.number().int().min(0).max(1_000_000).default(0),
+}).strict()
+
+const ApplyBody = z.union([
+  z.object({ deploymentId: z.string().min(1).max(100).optional(), force: z.boolean().optional(), model: z.string().min(1).max(500).optional() }).strict(),
+  z.undefined(),
+])
+
+const TERMINAL = ['succeeded', 'failed', 'cancelled']
+
+export const runRoutes: Route[] = [
+  route({ method: 'post', path: '/runs', summary: 'Create a Tier 1 run and queue it', role: 'operator', body: RunRequestSchema, status: 202 }, async ({ auth, body, deps }) => {
+    const run = await createRun(deps.store, body, { catalog: deps.catalog, registry: deps.registry, tenant: auth.tenant })
+    deps.queue.enqueue('run', run.id)
+    return run
+  }),
+  route({ method: 'get', path: '/runs', summary: 'List runs (filters, pagination)', role: 'viewer', query: ListQuery }, async ({ auth, query, deps }) => {
+    const { items, total } = await deps.store.runs.list(auth.tenant, query)
+    return { items, total, limit: query.limit, offset: query.offset }
+  }),
+  route({ method: 'get', path: '/runs/:id', summary: 'Run detail and summary', role: 'viewer', params: IdParams }, async ({ auth, params, deps }) =>
+    deps.store.runs.require(auth.tenant, params.id)),
+  route({ method: 'get', path: '/runs/:id/combos', summary: 'Enumerated combinations with per-combination metrics', role: 'viewer', params: IdParams }, async ({ auth, params, deps }) => {
+    await deps.store.runs.require(auth.tenant, params.id)
+    return { items: await deps.store.runs.combos(params.id) }
+  }),
+  route({ method: 'get', path: '/runs/:id/events', summary: 'Server-Sent Events: current state, then progress until the run ends', role: 'viewer', params: IdParams, sse: true }, async ({ c, auth, params, deps }) => {
+    const run = await deps.store.runs.require(auth.tenant, params.id)
+    return streamSSE(c, async (stream) => {
+      let seq = 0
+      const send = (e: { type: string }) => stream.writeSSE({ event: e.type, id: String(seq++), data: JSON.stringify(e) })
+      const live: RunEvent[] = []
+      let wake: (() => void) | undefined
+      // Subscribe before reading the state, so that nothing falls between the two.
+      const off = deps.bus.subscribe(run.id, (e) => {
+        live.push(e as RunEvent)
+        wake?.()
+      })
+      stream.onAbort(() => { off(); wake?.() })
+      try {
+        const now = await deps.store.runs.require(auth.tenant, run.id)
+        await send({ type: 'state', ...now } as never)
+        if (TERMINAL.includes(now.status)) {
+          await send({ type: 'run.finished', runId: now.id, status: now.status, summary: now.summary, error: now.error } as never)
+          return
+        }
+        for (;;) {
+          while (live.length) {
+            const e = live.shift()!
+            await send(e)
+            if (e.type === 'run.finished') return
+          }
+          if (stream.aborted) return
+          await new Promise<void>((r) => {
+            wake = r
+            // A heartbeat keeps proxies from closing an idle stream, and re-checks the state.
+            setTimeout(r, 15_000)
+          })
+          wake = undefined
+          if (!live.length) {
+            const s = await deps.store.runs.require(auth.tenant, run.id)
+            if (TERMINAL.includes(s.status) && !deps.queue.has(run.id)) {
+              await send({ type: 'run.finished', runId: s.id, status: s.status, summary: s.summary, error: s.error } as never)
+              return
+            }
+            await stream.writeSSE({ event: 'heartbeat', data: '{}' })
+          }
+        }
+      } finally {
+        off()
+      }
+    })
+  }),
+  route({ method: 'post', path: '/runs/:id/cancel', summary: 'Cancel a queued or running run', role: 'operator', params: IdParams, status: 202 }, async ({ auth, params, deps }) => {
+    const run = await deps.store.runs.require(auth.tenant, params.id)
+    if (TERMINAL.includes(run.status)) return { id: run.id, status: run.status, cancelled: false }
+    const wasRunning = deps.queue.cancel(run.id)
+    if (!wasRunning || run.status === 'queued') {
+      await deps.store.runs.finish(run.id, 'cancelled', run.summary, new Map(), 'cancelled by request')
+    }
+    return { id: run.id, status: 'cancelled', cancelled: true }
+  }),
+  route({ method: 'post', path: '/runs/:id/apply', summary: 'Translate the winner for the run\'s engine (flags, env, files); optionally set it on a deployment', role: 'operator', params: IdParams, body: ApplyBody }, async ({ auth, params, body, deps }) =>
+    applyRun(deps.store, deps.registry, auth.tenant, params.id, body ?? {})),
+  route({ method: 'delete', path: '/runs/:id', summary: 'Soft-delete a run (admin)', role: 'admin', params: IdParams }, async ({ auth, params, deps }) => {
+    await deps.store.runs.softDelete(auth.tenant, params.id)
+    return { id: params.id, deleted: true }
+  }),
+]
