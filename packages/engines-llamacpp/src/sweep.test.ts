@@ -1,0 +1,135 @@
+import { describe, expect, it } from 'vitest'
+import { CONTRACT_VERSIONS, type Combo, type MeasurementBackend, type MeasurementRequest, type RepetitionMetrics } from '@kerneltune/core'
+import { analyzeSweep } from './sweep-analysis.ts'
+import { sweepExtension, sweepSpace, threadValues, withoutDefaults } from './sweep-space.ts'
+import { runSweep, sweepComboHash } from './sweep.ts'
+
+/**
+ * A scripted backend for the sweep's logic: decode speed is a function of the combo plus seeded
+ * noise, so the test knows which combo is truly fastest. The real llama.cpp sweep is in
+ * adapters/sweep.node.test.ts.
+ */
+function scripted(speed: (c: Combo) => number, noise = 0.01, fail?: (c: Combo) => boolean) {
+  let seed = 7
+  const rand = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31) - 0.5
+  const calls: MeasurementRequest[] = []
+  const backend: MeasurementBackend = {
+    name: 'scripted',
+    kind: 'measurement-backend',
+    apiVersion: CONTRACT_VERSIONS['measurement-backend'],
+    description: 'test double',
+    simulated: true,
+    async measure(request) {
+      calls.push(request)
+      if (fail?.(request.combo)) throw new Error('llama.cpp refused')
+      const reps: RepetitionMetrics[] = Array.from({ length: request.repetitions }, () => {
+        const d = speed(request.combo) * (1 + noise * rand())
+        return { latencyMs: 1000 / d, decodeTps: d, prefillTps: 1000 * (1 + noise * rand()), ttftMs: 10 * (1 + noise * rand()) }
+      })
+      return { backend: 'scripted', simulated: true, device: 'test', repetitions: reps }
+    },
+  }
+  return { backend, calls }
+}
+
+const bySpeed = (c: Combo) => (c.threads === '1' ? 300 : c.threads === '2' ? 8 : 100) * (c.flash_attn === 'off' ? 0.9 : 1)
+
+describe('runSweep', () => {
+  it('should pick the truly fastest combo, compare it to the defaults and give its llama-server command line', async () => {
+    const { backend } = scripted(bySpeed)
+    const candidates = [{ threads: '1' }, { threads: '2' }, { threads: '1', flash_attn: 'off' }].map((combo) => ({ combo }))
+    const r = await runSweep({ backend, candidates, model: 'm.gguf', maxReps: 5 })
+    expect(r.winner?.combo).toEqual({ threads: '1' })
+    expect(r.winner?.llamaServerArgv).toEqual(['llama-server', '-m', 'm.gguf', '--threads', '1'])
+    expect(r.recommendedArgv).toEqual(r.winner?.llamaServerArgv)
+    const cmp = r.winner!.comparison.decodeTps!
+    expect([cmp.verdict, cmp.improvement > 1.5, cmp.cohensD > 0]).toEqual(['better', true, true])
+    expect(r.gate.method).toBe('regression')
+    expect(r.baseline.reps).toHaveLength(5)
+    expect(r.combos.find((c) => c.combo.threads === '2')!.comparison.decodeTps!.verdict).toBe('worse')
+  })
+
+  it('should stop a combo early once its ranking is settled, and measure all reps without early stopping', async () => {
+    const a = scripted(bySpeed, 0.002)
+    const early = await runSweep({ backend: a.backend, candidates: [{ combo: { threads: '1' } }, { combo: { threads: '2' } }], maxReps: 10, minReps: 3 })
+    expect(early.combos.every((c) => c.reps.length === 3 && c.stoppedEarly !== undefined)).toBe(true)
+    const b = scripted(bySpeed, 0.002)
+    const full = await runSweep({ backend: b.backend, candidates: [{ combo: { threads: '1' } }], maxReps: 6, earlyStop: false })
+    expect(full.combos[0]!.reps).toHaveLength(6)
+    expect(full.combos[0]!.stoppedEarly).toBeUndefined()
+  })
+
+  it('should keep the defaults when nothing beats them', async () => {
+    const { backend } = scripted(() => 100, 0.05)
+    const r = await runSweep({ backend, candidates: [{ combo: { threads: '1' } }, { combo: { flash_attn: 'off' } }], maxReps: 4 })
+    expect(r.winner).toBeUndefined()
+    expect(r.verdict).toMatch(/keep the defaults/)
+    expect(r.recommendedArgv).toEqual(['llama-server', '-m', '<model.gguf>'])
+  })
+
+  it('should record a combo llama.cpp refuses and go on', async () => {
+    const { backend } = scripted(bySpeed, 0.01, (c) => c.cache_type_v === 'q4_0')
+    const r = await runSweep({ backend, candidates: [{ combo: { cache_type_v: 'q4_0' } }, { combo: { threads: '1' } }], maxReps: 3 })
+    expect(r.combos[0]!.error).toMatch(/refused/)
+    expect(r.combos[0]!.reps).toHaveLength(0)
+    expect(r.winner?.combo).toEqual({ threads: '1' })
+  })
+
+  it('should measure a combo that runs as the defaults only once, as the baseline', async () => {
+    const { backend, calls } = scripted(bySpeed)
+    const r = await runSweep({ backend, candidates: [{ combo: { threads: 'auto', flash_attn: 'auto' } }, { combo: { threads: '1' } }, { combo: { threads: '1', batch_size: '2048' } }], maxReps: 3, earlyStop: false })
+    expect(r.combos.map((c) => c.combo)).toEqual([{ threads: '1' }])
+    expect(calls).toHaveLength(2)
+  })
+
+  it('should refuse fewer than 2 repetitions', async () => {
+    const { backend } = scripted(bySpeed)
+    await expect(runSweep({ backend, candidates: [], maxReps: 1 })).rejects.toThrow(/at least 2/)
+  })
+})
+
+describe('analyzeSweep', () => {
+  const reps = (xs: number[]): RepetitionMetrics[] => xs.map((d) => ({ latencyMs: 1, decodeTps: d, prefillTps: 100, ttftMs: 5 }))
+  const base = { combo: {}, hash: 'b', reps: reps([100, 101, 99, 100]) }
+
+  it('should fail the regression gate for a decode winner that makes prefill much worse, and pick the next one', () => {
+    const slowPrefill = { combo: { threads: '1' }, hash: 'x', reps: reps([200, 201, 199, 200]).map((r) => ({ ...r, prefillTps: 50 })) }
+    const fine = { combo: { threads: '2' }, hash: 'y', reps: reps([150, 151, 149, 150]) }
+    const r = analyzeSweep(base, [slowPrefill, fine])
+    expect(r.combos[0]!.gate?.passed).toBe(false)
+    expect(r.winner?.hash).toBe('y')
+  })
+
+  it('should apply the topk5 margin when asked', () => {
+    const small = { combo: { threads: '1' }, hash: 'x', reps: reps([103, 103.5, 102.5, 103]) }
+    expect(analyzeSweep(base, [small], { gate: 'regression' }).winner?.hash).toBe('x')
+    expect(analyzeSweep(base, [small], { gate: 'topk5' }).winner).toBeUndefined()
+  })
+})
+
+describe('sweep space', () => {
+  it('should never try more threads than cores, and always try auto and the core count', () => {
+    expect(threadValues(2)).toEqual(['auto', '1', '2'])
+    expect(threadValues(16)).toEqual(['auto', '1', '2', '4', '8', '16'])
+    expect(threadValues(1)).toEqual(['auto', '1'])
+  })
+
+  it('should turn a space into a catalog extension with only the swept dimensions and all the rules', () => {
+    const space = sweepSpace('quick', 2)
+    expect(space).toEqual({ threads: ['auto', '1', '2'], flash_attn: ['auto', 'off'], cache_type_v: ['f16', 'q8_0'] })
+    const ext = sweepExtension(space)
+    expect(ext.dimensions.map((d) => [d.id, d.quickValues])).toEqual([['threads', ['auto', '1', '2']], ['flash_attn', ['auto', 'off']], ['cache_type_v', ['f16', 'q8_0']]])
+    expect(ext.coreDimensions).toEqual([])
+    expect(ext.rules.map((r) => r.id)).toContain('llamacpp.quantized-v-cache-needs-flash-attn')
+  })
+
+  it('should reject unknown dimensions and values', () => {
+    expect(() => sweepSpace('quick', 2, { threads: ['3'] })).toThrow(/unknown values 3/)
+    expect(() => sweepSpace('quick', 2, { warp_size: ['32'] })).toThrow(/no dimension warp_size/)
+  })
+
+  it('should hash combos independently of key order and drop defaults', () => {
+    expect(sweepComboHash({ a: '1', b: '2' })).toBe(sweepComboHash({ b: '2', a: '1' }))
+    expect(withoutDefaults({ threads: 'auto', flash_attn: 'off', batch_size: '2048' })).toEqual({ flash_attn: 'off' })
+  })
+})

@@ -1,0 +1,174 @@
+/**
+ * A sweep over llama.cpp settings with Tier 1 statistics: the default settings are measured
+ * first, then every candidate in chunks of repetitions until the early-termination rule
+ * (@kerneltune/stats shouldStopEarly) says its place against the default and the best so far is
+ * settled, or the maximum is reached. Then `analyzeSweep` compares, gates and picks the winner,
+ * and the winner is translated into a `llama-server` command line. Runs on any measurement
+ * backend; with `llamacppBackend` every number is a real measurement.
+ *
+ * @example
+ * ```ts
+ * const backend = llamacppBackend({ modelPath: 'm.gguf', promptTokens: 64, genTokens: 16 })
+ * const r = await runSweep({ backend, candidates: [{ combo: { threads: '1' } }, { combo: { threads: '2' } }], model: 'm.gguf' })
+ * console.log(r.winner?.llamaServerArgv.join(' ') ?? r.verdict)
+ * ```
+ */
+import { KerneltuneError, isKerneltuneError, type Combo, type MeasurementBackend, type RepetitionMetrics } from '@kerneltune/core'
+import { shouldStopEarly } from '@kerneltune/stats'
+import { llamacppEngine } from './engine.ts'
+import { analyzeSweep, type AnalyzeOptions, type MeasuredCombo, type SweepAnalysis, type SweepComboStats, type SweepMetric } from './sweep-analysis.ts'
+import { withoutDefaults } from './sweep-space.ts'
+
+export interface SweepProgress {
+  /** 'baseline' for the default settings, 'combo' for a candidate. */
+  readonly phase: 'baseline' | 'combo'
+  /** 0 for the baseline, 1…total for candidates. */
+  readonly index: number
+  readonly total: number
+  readonly combo: Combo
+  /** Repetitions measured so far for this combo (after warm-ups). */
+  readonly reps: number
+  readonly done: boolean
+}
+
+export interface SweepOptions extends AnalyzeOptions {
+  readonly backend: MeasurementBackend
+  /** Candidates, e.g. from catalog enumeration; ones that run as the defaults are dropped. */
+  readonly candidates: readonly { readonly combo: Combo; readonly hash?: string }[]
+  /** The settings to beat; default `{}` (llama-server with no flags). */
+  readonly baseline?: Combo
+  /** Model path for the winner's command line; default the placeholder. */
+  readonly model?: string
+  /** Warm-up repetitions before each combo's first chunk; default 1. */
+  readonly warmups?: number
+  /** Repetitions before early termination may stop a combo; default 3 (at least 2). */
+  readonly minReps?: number
+  /** Repetitions per combo at most (the baseline always gets this many); default 5. */
+  readonly maxReps?: number
+  /** Early termination on (default) or off. */
+  readonly earlyStop?: boolean
+  /** Interval width, relative to the value, below which a combo's estimate is tight; default 0.05. */
+  readonly noiseFloor?: number
+  readonly signal?: AbortSignal
+  readonly onProgress?: (p: SweepProgress) => void
+}
+
+export interface SweepResult extends Omit<SweepAnalysis, 'winner'> {
+  readonly measured: true
+  readonly simulated: boolean
+  readonly device: string
+  readonly backend: string
+  readonly settings: { readonly warmups: number; readonly minReps: number; readonly maxReps: number; readonly earlyStop: boolean; readonly noiseFloor: number }
+  /** The winner with its command line; absent when the defaults stay. */
+  readonly winner?: SweepComboStats & { readonly llamaServerArgv: readonly string[] }
+  /** The command line to run: the winner's, or the defaults'. */
+  readonly recommendedArgv: readonly string[]
+  readonly notes: readonly string[]
+}
+
+/** FNV-1a 64 of the canonical JSON (sorted keys), as the catalog hashes combos. */
+export function sweepComboHash(combo: Combo): string {
+  const json = JSON.stringify(Object.fromEntries(Object.entries(combo).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))))
+  let h = 0xcbf29ce484222325n
+  for (const byte of new TextEncoder().encode(json)) h = BigInt.asUintN(64, (h ^ BigInt(byte)) * 0x100000001b3n)
+  return h.toString(16).padStart(16, '0')
+}
+
+const values = (reps: readonly RepetitionMetrics[], m: SweepMetric) => reps.map((r) => r[m]).filter((v): v is number => typeof v === 'number' && Number.isFinite(v))
+
+export async function runSweep(options: SweepOptions): Promise<SweepResult> {
+  const { backend, signal } = options
+  const metric = options.metric ?? 'decodeTps'
+  const warmups = options.warmups ?? 1
+  const maxReps = options.maxReps ?? 5
+  const minReps = Math.min(maxReps, Math.max(2, options.minReps ?? 3))
+  const earlyStop = options.earlyStop ?? true
+  const noiseFloor = options.noiseFloor ?? 0.05
+  if (!(maxReps >= 2)) throw new KerneltuneError('INVALID_INPUT', `maxReps must be at least 2 (the comparison needs 2 samples), got ${maxReps}`)
+  const baselineCombo = options.baseline ?? {}
+  // Combos that run the same as the defaults, or as each other, are measured once.
+  const seen = new Set<string>([sweepComboHash(withoutDefaults(baselineCombo))])
+  const candidates = options.candidates.filter((c) => {
+    const key = sweepComboHash(withoutDefaults(c.combo))
+    if (seen.has(key)) return false
+    seen.add(key)
+    return true
+  })
+  const total = candidates.length
+  const notes = new Set<string>()
+  let device = ''
+  let simulated = backend.simulated
+
+  async function measure(combo: Combo, reps: number, warm: number): Promise<RepetitionMetrics[]> {
+    if (signal?.aborted) throw new KerneltuneError('CANCELLED', 'the sweep was cancelled')
+    const r = await backend.measure({ combo, repetitions: reps, warmups: warm, ...(signal ? { signal } : {}) })
+    device = r.device
+    simulated ||= r.simulated
+    for (const n of r.notes ?? []) if (!/^model |threads \d+ >=/.test(n)) notes.add(n)
+    return [...r.repetitions]
+  }
+
+  options.onProgress?.({ phase: 'baseline', index: 0, total, combo: baselineCombo, reps: 0, done: false })
+  const baseReps = await measure(baselineCombo, maxReps, warmups)
+  const baseline: MeasuredCombo = { combo: baselineCombo, hash: sweepComboHash(baselineCombo), reps: baseReps }
+  options.onProgress?.({ phase: 'baseline', index: 0, total, combo: baselineCombo, reps: baseReps.length, done: true })
+
+  const higherIsBetter = metric !== 'ttftMs'
+  let best: { id: string; samples: number[]; score: number } | undefined
+  const measured: MeasuredCombo[] = []
+  for (const [i, c] of candidates.entries()) {
+    const hash = c.hash ?? sweepComboHash(c.combo)
+    const reps: RepetitionMetrics[] = []
+    let stoppedEarly: string | undefined
+    let error: string | undefined
+    try {
+      while (reps.length < maxReps) {
+        const chunk = reps.length === 0 ? (earlyStop ? minReps : maxReps) : 1
+        reps.push(...(await measure(c.combo, chunk, reps.length === 0 ? warmups : 0)))
+        options.onProgress?.({ phase: 'combo', index: i + 1, total, combo: c.combo, reps: reps.length, done: false })
+        if (!earlyStop || reps.length >= maxReps) continue
+        // Settled when, among this combo, the default and the best so far, the leader's interval
+        // is tight and overlaps neither of the others: more repetitions would not change the ranking.
+        const pool = [{ id: hash, samples: values(reps, metric) }, { id: 'default', samples: values(baseReps, metric) }]
+        if (best && best.id !== hash) pool.push({ id: best.id, samples: best.samples })
+        const d = shouldStopEarly(pool, { higherIsBetter, noiseFloor, minSamples: minReps })
+        if (d.stop) {
+          stoppedEarly = `after ${reps.length} of ${maxReps} repetitions: ${d.reasons.join('; ')}`
+          break
+        }
+      }
+    } catch (e) {
+      if (isKerneltuneError(e) && e.code === 'CANCELLED') throw e
+      // A setting llama.cpp refuses at run time is a result of the sweep, not a reason to stop it.
+      error = e instanceof Error ? e.message : String(e)
+    }
+    measured.push({ combo: c.combo, hash, reps, ...(stoppedEarly ? { stoppedEarly } : {}), ...(error ? { error } : {}) })
+    const xs = values(reps, metric)
+    if (!error && xs.length > 0) {
+      const score = (higherIsBetter ? 1 : -1) * (xs.reduce((a, b) => a + b, 0) / xs.length)
+      if (!best || score > best.score) best = { id: hash, samples: xs, score }
+    }
+    options.onProgress?.({ phase: 'combo', index: i + 1, total, combo: c.combo, reps: reps.length, done: true })
+  }
+
+  const analysis = analyzeSweep(baseline, measured, options)
+  const engine = llamacppEngine()
+  const argvOf = async (combo: Combo): Promise<string[]> => {
+    const t = await engine.translate(combo, options.model === undefined ? {} : { model: options.model })
+    if (!t.ok) throw new KerneltuneError('INTERNAL', `llama.cpp could not translate the measured combo ${JSON.stringify(combo)}: ${t.reason}`)
+    return [...t.argv]
+  }
+  const winner = analysis.winner ? { ...analysis.winner, llamaServerArgv: await argvOf(withoutDefaults(analysis.winner.combo)) } : undefined
+  const { winner: _analysisWinner, ...rest } = analysis
+  return {
+    ...rest,
+    measured: true,
+    simulated,
+    device,
+    backend: backend.name,
+    settings: { warmups, minReps, maxReps, earlyStop, noiseFloor },
+    ...(winner ? { winner } : {}),
+    recommendedArgv: winner ? winner.llamaServerArgv : await argvOf(withoutDefaults(baselineCombo)),
+    notes: [...notes],
+  }
+}
