@@ -36,6 +36,13 @@ export function fitSteps(n: number, warm: boolean): number {
   return Math.max(3, Math.round(25 * (40 / n) ** 2))
 }
 
+function concat(a: Float64Array, b: Float64Array): Float64Array {
+  const out = new Float64Array(a.length + b.length)
+  out.set(a, 0)
+  out.set(b, a.length)
+  return out
+}
+
 export function boProposer(options: BoOptions = {}, saved?: unknown): Proposer {
   const initial = options.initial ?? 10
   const poolSize = options.pool ?? 2000
@@ -110,17 +117,43 @@ export function boProposer(options: BoOptions = {}, saved?: unknown): Proposer {
       list.forEach((idx, i) => space.encode(idx, e, i * d))
       return e
     }
-    let enc = encodeAll(pool)
-    let pred = gp.predict(enc, pool.length)
+    let enc: Float64Array = encodeAll(pool)
+    let pred: { mean: Float64Array; variance: Float64Array; v: Float64Array } = gp.predict(enc, pool.length)
     if (!free) {
-      // One round of local refinement around the most promising candidates.
-      const top = pool.map((_, i) => i).sort((a, b) => score(pred.mean[b]!, pred.variance[b]!) - score(pred.mean[a]!, pred.variance[a]!)).slice(0, 10)
+      // One round of local refinement around the most promising candidates; only the added
+      // neighbours are predicted, then appended.
+      const scores = pool.map((_, i) => score(pred.mean[i]!, pred.variance[i]!))
+      const top = pool.map((_, i) => i).sort((a, b) => scores[b]! - scores[a]!).slice(0, 10)
       const before = pool.length
       for (const i of top) for (const nb of space.neighbours(pool[i]!)) add(nb)
       if (pool.length > before) {
-        enc = encodeAll(pool)
-        pred = gp.predict(enc, pool.length)
+        const extraEnc = encodeAll(pool.slice(before))
+        const extra = gp.predict(extraEnc, pool.length - before)
+        enc = concat(enc, extraEnc)
+        pred = { mean: concat(pred.mean, extra.mean), variance: concat(pred.variance, extra.variance), v: concat(pred.v, extra.v) }
       }
+    }
+
+    // Probability that a candidate runs at all: a kernel-weighted vote of the observed outcomes
+    // (Beta(1,1) prior), multiplied into EI so the search avoids regions that fail to compile or run.
+    const feasible = new Float64Array(pool.length).fill(1)
+    if (observations.some((o) => o.failed)) {
+      for (let q = 0; q < pool.length; q++) {
+        let okW = 1
+        let all = 2
+        for (let i = 0; i < n; i++) {
+          const w = gp.kernel(enc, q * d, x, i * d) / gp.signal
+          all += w
+          if (!observations[i]!.failed) okW += w
+        }
+        feasible[q] = okW / all
+      }
+    }
+    const acquire = (i: number) => {
+      const a = score(mean[i]!, variance[i]!)
+      if (acq === 'ei') return a * feasible[i]!
+      // UCB can be negative, so a product would reward infeasibility; shift by the probability instead.
+      return a - kappa * (1 - feasible[i]!)
     }
 
     // Tracked points: the pool, then pending configurations (fantasies only).
@@ -162,7 +195,7 @@ export function boProposer(options: BoOptions = {}, saved?: unknown): Proposer {
       let top = -Infinity
       for (let i = 0; i < m; i++) {
         if (chosen.has(i)) continue
-        const a = score(mean[i]!, variance[i]!)
+        const a = acquire(i)
         if (a > top) (top = a), (arg = i)
       }
       if (arg < 0) break

@@ -108,6 +108,8 @@ export interface ReplayOptions extends Omit<CreateSearchOptions, 'space' | 'stra
   readonly budget?: number
   /** Suggestions per ask (parallel workers); default 1. */
   readonly batch?: number
+  /** Stop early once the best value is at or below this. */
+  readonly target?: number
   readonly onProgress?: (done: number, total: number, best: number | null) => void
 }
 
@@ -115,12 +117,12 @@ export interface ReplayOptions extends Omit<CreateSearchOptions, 'space' | 'stra
 export function replaySearch(table: ReplayTable, options: ReplayOptions): ReplayResult {
   const byKey = new Map(table.rows.map((r) => [JSON.stringify(table.params.map((p) => r.config[p.name])), r]))
   const total = Math.min(options.budget ?? 100, table.rows.length)
-  const { budget: _b, batch: _q, onProgress: _p, ...rest } = options
+  const { budget: _b, batch: _q, onProgress: _p, target, ...rest } = options
   const search = createSearch({ ...rest, space: { params: table.params, validConfigs: table.rows.map((r) => r.config) }, budget: { evaluations: total } })
   const trace: TraceEntry[] = []
   let best: number | null = null
   let bestConfig: SearchConfig | null = null
-  while (trace.length < total) {
+  while (trace.length < total && !(target !== undefined && best !== null && best <= target)) {
     const configs = search.ask(options.batch ?? 1)
     if (configs.length === 0) break
     for (const config of configs) {

@@ -102,7 +102,9 @@ function build(space: Space, s: Internal, now: () => number): Search {
     const failed = o.failed === true || o.value === undefined || !Number.isFinite(o.value)
     observed.push({ idx, failed, ...(failed ? {} : { value: o.value!, ...(o.variance !== undefined ? { variance: o.variance } : {}) }) })
     taken.add(space.key(idx))
+    observedKeys.add(space.key(idx))
   }
+  const observedKeys = new Set<string>()
   s.observations.forEach(record)
   for (const c of s.pending) {
     const idx = need(c, 'the pending configuration')
@@ -140,7 +142,7 @@ function build(space: Space, s: Internal, now: () => number): Search {
     tell(o) {
       const idx = need(o.config, 'the told configuration')
       const k = space.key(idx)
-      if (observed.some((x) => space.key(x.idx) === k)) {
+      if (observedKeys.has(k)) {
         throw new KerneltuneError('CONFLICT', `${JSON.stringify(o.config)} was already told; aggregate repeated measurements into one observation (value = mean, variance = variance of the mean)`)
       }
       const at = pendingIdx.findIndex((p) => space.key(p) === k)

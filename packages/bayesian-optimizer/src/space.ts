@@ -148,12 +148,11 @@ export function createSpace(def: SearchSpaceDefinition, options: SpaceOptions = 
     sample(rng, exclude) {
       if (finite) {
         if (exclude.size >= finite.length) return undefined
-        // Rejection while most of the space is free; a scan of the remainder once it fills up.
-        if (exclude.size < finite.length / 2) {
-          for (;;) {
-            const idx = finite[rng.int(finite.length)]!
-            if (!exclude.has(key(idx))) return idx
-          }
+        // Rejection first (cheap while much of the space is free); a scan of the remainder when
+        // rejection keeps hitting taken configurations.
+        for (let tries = 0; tries < 64; tries++) {
+          const idx = finite[rng.int(finite.length)]!
+          if (!exclude.has(key(idx))) return idx
         }
         const free = finite.filter((idx) => !exclude.has(key(idx)))
         return free.length ? free[rng.int(free.length)] : undefined
