@@ -52,6 +52,8 @@ export const TuneRequestSchema = z.object({
   /** Dimensions whose levels differ by less than this (relative) and not significantly are dropped. */
   insensitiveBelow: z.number().min(0).max(1).default(0.02),
   repetitions: z.number().int().min(2).max(100).optional(),
+  /** Dimensions to search whatever the Tier 1 evidence says (an explicit override, recorded in the narrowing). */
+  keep: z.array(z.string().regex(/^[a-z][a-z0-9_]*$/)).max(64).optional(),
 }).strict()
 export type TuneRequest = z.output<typeof TuneRequestSchema>
 export type TuneRequestInput = z.input<typeof TuneRequestSchema>

@@ -22,6 +22,7 @@ export interface TuneDeps {
 }
 
 interface SessionPlan extends Narrowing {
+  keptByRequest: string[]
   engine: string
   metric: TargetMetric
   repetitions: number
@@ -56,10 +57,16 @@ export async function startTune(store: Store, input: TuneRequestInput | unknown,
   if (!strategy.restore) throw new KerneltuneError('UNSUPPORTED', `search strategy ${strategy.name} cannot restore its state, so its sessions could not resume; pick another`)
   const measured = (await store.runs.combos(run.id)).filter((c) => c.status === 'measured')
   const n = narrow(measured, summary.metric, summary.baseline?.combo, req.insensitiveBelow)
+  for (const dim of req.keep ?? []) {
+    const d = n.dropped[dim]
+    if (!d) continue
+    n.kept[dim] = d.evidence.levels
+    delete n.dropped[dim]
+  }
   // The kept dimensions search every catalog level, not only those Tier 1 swept.
   for (const dim of Object.keys(n.kept)) n.kept[dim] = deps.catalog.dimension(dim)?.values.map((v) => v.id) ?? n.kept[dim]!
   const seedPoints = summary.pareto.map((p) => Object.fromEntries(Object.keys(n.kept).map((d) => [d, p.combo[d]!])))
-  const plan: SessionPlan = { ...n, engine: run.target.engine, metric: summary.metric as TargetMetric, repetitions: req.repetitions ?? run.repetitions, seed: req.seed, seedPoints }
+  const plan: SessionPlan = { ...n, keptByRequest: req.keep ?? [], engine: run.target.engine, metric: summary.metric as TargetMetric, repetitions: req.repetitions ?? run.repetitions, seed: req.seed, seedPoints }
   return store.tune.create({ tenant: deps.tenant, runId: run.id, strategy: req.strategy, budget: req.budget, narrowing: plan as unknown as Record<string, unknown>, optimizerState: null })
 }
 
