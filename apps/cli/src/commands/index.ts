@@ -13,5 +13,6 @@ import { featuresCommand } from './features.ts'
 import { rooflineCommand } from './roofline.ts'
 import { hardwareCommand } from './hardware.ts'
 import { demoCommand } from './demo.ts'
+import { sweepCommand } from './sweep.ts'
 
-export const COMMANDS: Command<any>[] = [kernelsCommand, autotuneCommand, catalogCommand, modelCommand, measureCommand, translateCommand, featuresCommand, rooflineCommand, hardwareCommand, demoCommand]
+export const COMMANDS: Command<any>[] = [kernelsCommand, autotuneCommand, catalogCommand, modelCommand, measureCommand, sweepCommand, translateCommand, featuresCommand, rooflineCommand, hardwareCommand, demoCommand]
