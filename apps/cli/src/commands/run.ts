@@ -1,0 +1,70 @@
+/** kerneltune run create|list|show|watch|cancel|apply: Tier 1 runs, embedded or against a server. */
+import { readFileSync } from 'node:fs'
+import { defineCommand } from '../cli/command.ts'
+import { keyValues, progressBar, table } from '../cli/output.ts'
+import { kernelsClient, TARGET_FLAGS } from '../store-location.ts'
+
+const withClient = async <T>(flags: any, env: any, f: (c: Awaited<ReturnType<typeof kernelsClient>>) => Promise<T>) => {
+  const c = await kernelsClient(flags, env)
+  try { return await f(c) } finally { await c.close() }
+}
+
+const watch = (ctx: any, c: Awaited<ReturnType<typeof kernelsClient>>, id: string) => {
+  let bar: ReturnType<typeof progressBar> | undefined
+  let final: any
+  return c.call('GET', `/runs/${id}/events`, undefined, (e: any) => {
+    if (e.type === 'run.started') bar = progressBar(ctx.io, `run ${id}`, e.total, !ctx.json)
+    if (e.type === 'state') bar ??= progressBar(ctx.io, `run ${id}`, e.progress.total, !ctx.json)
+    if (e.type === 'progress') bar?.update(e.done)
+    if (e.type === 'run.finished') (final = e, bar?.done(e.status))
+  }).then(async (r: any) => final ?? r)
+}
+
+export const runCommand = defineCommand({
+  name: 'run',
+  summary: 'Tier 1 runs: sweep the legal combinations through a measurement backend',
+  subcommands: [
+    defineCommand({
+      name: 'create', summary: 'Create a run from a JSON request file and (embedded) run it, or (--server) queue it',
+      positionals: ['REQUEST.json'], flags: [...TARGET_FLAGS, { name: 'watch', type: 'boolean', description: 'Follow the run to the end', default: true }] as const,
+      jsonOutput: 'the Run (after it finishes when watching)', examples: ['kerneltune run create request.json', 'kerneltune run create request.json --server http://127.0.0.1:8080 --token T'],
+      async run(ctx) {
+        const body = JSON.parse(readFileSync(ctx.positionals[0]!, 'utf8'))
+        return withClient(ctx.flags, ctx.io.env, async (c) => {
+          let run = await c.call('POST', '/runs', body)
+          if (ctx.flags.watch) await watch(ctx, c, run.id)
+          run = await c.call('GET', `/runs/${run.id}`)
+          if (ctx.json) ctx.printJson(run)
+          else ctx.io.stdout(keyValues([['id', run.id], ['status', run.status], ['combos', run.progress.total], ['winner', JSON.stringify(run.summary?.winner?.combo ?? null)], ['simulated', run.summary?.simulated ?? '']]))
+          return run.status === 'failed' ? 1 : 0
+        })
+      },
+    }),
+    defineCommand({ name: 'list', summary: 'List runs', flags: [...TARGET_FLAGS] as const, jsonOutput: '{ items: Run[], total }', async run(ctx) {
+      return withClient(ctx.flags, ctx.io.env, async (c) => {
+        const r = await c.call('GET', '/runs')
+        if (ctx.json) ctx.printJson(r)
+        else ctx.io.stdout(table(r.items.map((x: any) => [x.id, x.status, x.mode, x.target.engine, `${x.progress.done}/${x.progress.total}`, x.backend, x.createdAt]), ['id', 'status', 'mode', 'engine', 'progress', 'backend', 'created']))
+      })
+    } }),
+    ...(['show', 'watch', 'cancel', 'apply'] as const).map((name) => defineCommand({
+      name, summary: { show: 'Show a run and its combinations', watch: 'Follow a run with a progress bar', cancel: 'Cancel a run', apply: 'Translate the winner for the engine (flags, env, files)' }[name],
+      positionals: ['RUN_ID'], flags: [...TARGET_FLAGS, { name: 'deployment', type: 'string', description: 'apply: also set it on this deployment', valueName: 'ID' }, { name: 'force', type: 'boolean', description: 'apply: even if the gate rejected it', default: false }] as const,
+      jsonOutput: { show: '{ run, combos }', watch: 'the final run event', cancel: '{ id, status }', apply: 'ApplyResult { combo, translation, deployment }' }[name],
+      async run(ctx) {
+        const id = ctx.positionals[0]!
+        return withClient(ctx.flags, ctx.io.env, async (c) => {
+          let out: any
+          if (name === 'show') out = { run: await c.call('GET', `/runs/${id}`), combos: (await c.call('GET', `/runs/${id}/combos`)).items }
+          if (name === 'watch') out = await watch(ctx, c, id)
+          if (name === 'cancel') out = await c.call('POST', `/runs/${id}/cancel`)
+          if (name === 'apply') out = await c.call('POST', `/runs/${id}/apply`, { ...(ctx.flags.deployment ? { deploymentId: ctx.flags.deployment } : {}), ...(ctx.flags.force ? { force: true } : {}) })
+          if (ctx.json) ctx.printJson(out)
+          else if (name === 'show') ctx.io.stdout(table(out.combos.map((x: any) => [x.index, x.status, x.isBaseline ? 'yes' : '', x.cached ? 'yes' : '', x.simulated ? 'yes' : '', x.metrics?.throughputTps?.toFixed(2) ?? '', x.metrics?.latencyP50Ms?.toFixed(3) ?? '', JSON.stringify(x.combo)]), ['#', 'status', 'baseline', 'cached', 'simulated', 'tps', 'p50 ms', 'combo']))
+          else if (name === 'apply') ctx.io.stdout(`${out.translation.argv.join(' ')}\n${Object.entries(out.translation.env).map(([k, v]) => `${k}=${v}`).join('\n')}\n`)
+          else ctx.io.stdout(`${out?.status ?? ''}\n`)
+        })
+      },
+    })),
+  ],
+})

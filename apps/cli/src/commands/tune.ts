@@ -1,0 +1,44 @@
+/** kerneltune tune start|status|watch|resume|cancel: Tier 2 tune sessions. */
+import { defineCommand } from '../cli/command.ts'
+import { keyValues, progressBar } from '../cli/output.ts'
+import { kernelsClient, TARGET_FLAGS } from '../store-location.ts'
+
+export const tuneCommand = defineCommand({
+  name: 'tune',
+  summary: 'Tier 2 tune sessions: Bayesian search seeded by a Tier 1 run, resumable',
+  subcommands: (['start', 'status', 'watch', 'resume', 'cancel'] as const).map((name) => defineCommand({
+    name,
+    summary: { start: 'Start a session from a run', status: 'Status and best-so-far', watch: 'Follow (embedded: run) a session', resume: 'Resume a paused or crashed session', cancel: 'Halt and persist' }[name],
+    positionals: [name === 'start' ? 'RUN_ID' : 'SESSION_ID'],
+    flags: [...TARGET_FLAGS,
+      { name: 'trials', type: 'integer', description: 'start: trial budget', min: 1 },
+      { name: 'minutes', type: 'number', description: 'start: wall-clock budget' },
+      { name: 'strategy', type: 'string', description: 'start: bo, tpe, random or tuner-random', default: 'bo' }] as const,
+    jsonOutput: 'the TuneSession',
+    async run(ctx) {
+      const c = await kernelsClient(ctx.flags, ctx.io.env)
+      try {
+        const id = ctx.positionals[0]!
+        let s: any
+        const follow = async (sid: string, path: string, method: string) => {
+          const total = (await c.call('GET', `/tune/${sid}`)).budget.trials ?? 0
+          const bar = progressBar(ctx.io, `tune ${sid}`, total, !ctx.json)
+          await c.call(method, path, undefined, (e: any) => { if (e.type === 'trial') bar.update(e.index + 1, e.best ? `best ${e.best.value.toFixed(3)}` : '') })
+          bar.done()
+        }
+        if (name === 'start') {
+          s = await c.call('POST', '/tune', { runId: id, strategy: ctx.flags.strategy, budget: { ...(ctx.flags.trials ? { trials: ctx.flags.trials } : {}), ...(ctx.flags.minutes ? { minutes: ctx.flags.minutes } : {}) } })
+          if (!ctx.flags.server) await follow(s.id, `/tune/${s.id}/events`, 'GET')
+        } else if (name === 'watch' || name === 'resume') {
+          if (name === 'resume' && ctx.flags.server) await c.call('POST', `/tune/${id}/resume`)
+          await follow(id, name === 'resume' && !ctx.flags.server ? `/tune/${id}/resume` : `/tune/${id}/events`, name === 'resume' && !ctx.flags.server ? 'POST' : 'GET')
+        } else if (name === 'cancel') await c.call('POST', `/tune/${id}/cancel`)
+        s = await c.call('GET', `/tune/${s?.id ?? id}`)
+        if (ctx.json) ctx.printJson(s)
+        else ctx.io.stdout(keyValues([['id', s.id], ['status', s.status], ['trials', s.trialsDone], ['best', s.best ? `${s.best.value} ${JSON.stringify(s.best.config)}` : '-'], ['dropped', Object.keys(s.narrowing.dropped ?? {}).join(', ')]]))
+      } finally {
+        await c.close()
+      }
+    },
+  })),
+})
