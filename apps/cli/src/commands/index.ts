@@ -14,5 +14,9 @@ import { rooflineCommand } from './roofline.ts'
 import { hardwareCommand } from './hardware.ts'
 import { demoCommand } from './demo.ts'
 import { sweepCommand } from './sweep.ts'
+import { serveCommand } from './serve.ts'
+import { runCommand } from './run.ts'
+import { tuneCommand } from './tune.ts'
+import { tokenCommand } from './token.ts'
 
-export const COMMANDS: Command<any>[] = [kernelsCommand, autotuneCommand, catalogCommand, modelCommand, measureCommand, sweepCommand, translateCommand, featuresCommand, rooflineCommand, hardwareCommand, demoCommand]
+export const COMMANDS: Command<any>[] = [kernelsCommand, autotuneCommand, catalogCommand, modelCommand, measureCommand, sweepCommand, translateCommand, featuresCommand, rooflineCommand, hardwareCommand, demoCommand, serveCommand, runCommand, tuneCommand, tokenCommand]
