@@ -18,5 +18,6 @@ import { serveCommand } from './serve.ts'
 import { runCommand } from './run.ts'
 import { tuneCommand } from './tune.ts'
 import { tokenCommand } from './token.ts'
+import { searchCommand } from './search.ts'
 
-export const COMMANDS: Command<any>[] = [kernelsCommand, autotuneCommand, catalogCommand, modelCommand, measureCommand, sweepCommand, translateCommand, featuresCommand, rooflineCommand, hardwareCommand, demoCommand, serveCommand, runCommand, tuneCommand, tokenCommand]
+export const COMMANDS: Command<any>[] = [kernelsCommand, autotuneCommand, catalogCommand, modelCommand, measureCommand, sweepCommand, translateCommand, featuresCommand, rooflineCommand, hardwareCommand, demoCommand, serveCommand, runCommand, tuneCommand, tokenCommand, searchCommand]
