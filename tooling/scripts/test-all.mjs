@@ -6,8 +6,8 @@ import { run, stripAnsi } from './lib.mjs'
 
 const stages = [
   { name: 'imports', cmd: 'node', args: ['tooling/scripts/check-imports.mjs'] },
-  { name: 'typecheck', cmd: 'turbo', args: ['run', 'typecheck', '--output-logs=errors-only'] },
-  { name: 'node', cmd: 'turbo', args: ['run', 'test', '--concurrency=2'], count: 'vitest' },
+  { name: 'typecheck', cmd: 'turbo', args: ['run', 'typecheck', '--output-logs=errors-only', '--continue'] },
+  { name: 'node', cmd: 'turbo', args: ['run', 'test', '--concurrency=2', '--continue'], count: 'vitest' },
   { name: 'bun', cmd: 'node', args: ['tooling/scripts/run-runtime-tests.mjs', 'bun'], count: 'summary' },
   { name: 'deno', cmd: 'node', args: ['tooling/scripts/run-runtime-tests.mjs', 'deno'], count: 'summary' },
 ]
