@@ -1,55 +1,171 @@
 /**
- * `kerneltune demo`: a short end-to-end on built-in defaults. It detects this machine, takes the
- * llama-3-8b preset at Q4_K, and prints the feature summary and the computed roofline bounds on
- * an H100 SXM and on this machine. Everything printed is computed, nothing is measured.
+ * `kerneltune demo`: the whole job on this machine, from the embedded defaults. It detects the
+ * hardware (with a short memory-bandwidth probe), synthesizes a small GGUF model, predicts its
+ * decode and prefill speed, measures llama-server's defaults for real, sweeps llama.cpp settings
+ * (quick mode) with statistics against the defaults, and prints the recommended command line.
+ * Predictions and measurements are labelled as such.
  */
-import { featuresFrom, getHardwarePreset, modelSpecFromPreset, toVector, validate } from '@kerneltune/features'
-import { detectHardware, specFromDetected } from '@kerneltune/features/node'
-import { decodeBound, prefillBound, truenoRooflineBound } from '@kerneltune/roofline'
-import type { HardwareSpec } from '@kerneltune/core'
+import { existsSync, mkdirSync, mkdtempSync, rmSync, statSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join, resolve } from 'node:path'
+import { parseParamCount, synthLlama, type SynthQuant } from '@kerneltune/gguf'
+import { writeGgufFile } from '@kerneltune/gguf/node'
+import { detectHardware, fromGguf, specFromDetected } from '@kerneltune/features/node'
+import { decodeBound, prefillBound } from '@kerneltune/roofline'
+import { SWEEP_GATE_DEFAULTS } from '@kerneltune/engines-llamacpp'
+import type { GateMethod } from '@kerneltune/stats'
 import { defineCommand } from '../cli/command.ts'
-import { fmt, table } from '../cli/output.ts'
+import { fmt, keyValues, progressBar } from '../cli/output.ts'
+import { SWEEP_DEFAULTS, executeSweep, parseSpace, planSweep, renderSweep } from './sweep.ts'
 
-const MODEL = 'llama-3-8b'
-const QUANT = 'Q4_K'
-const BATCHES = [1, 8, 32]
-const CONTEXT = 1024
-const PROMPT = 512
-
-function evaluate(hardware: HardwareSpec) {
-  const model = modelSpecFromPreset(MODEL, QUANT)
-  const rows = BATCHES.map((batch) => {
-    const f = featuresFrom({ model, hardware, workload: { batch, contextLength: CONTEXT } })
-    validate(f)
-    const d = decodeBound(model, hardware, { batch, contextLength: CONTEXT })
-    return { batch, decodeTps: d.boundTps, binding: d.binding, truenoTps: truenoRooflineBound(f), vectorLength: toVector(f).length }
-  })
-  const p = prefillBound(model, hardware, { batch: 1, contextLength: PROMPT })
-  return { hardware, rows, prefill: { promptTokens: PROMPT, boundTps: p.boundTps, binding: p.binding, explanation: p.explanation } }
-}
+const DEFAULT_PARAMS = '15M'
+const DEFAULT_QUANT: SynthQuant = 'Q8_0'
+/** A small vocabulary keeps the embedding from dominating a 15M model, as in real small llamas. */
+const VOCAB = 2048
+const SEED = 1
 
 export const demoCommand = defineCommand({
   name: 'demo',
-  summary: 'A short end-to-end on built-in defaults: detect this machine, then compute features and roofline bounds.',
-  description: `Detects this machine's hardware, takes ${MODEL} at ${QUANT}, and prints the feature vector summary and the roofline bounds (decode at context ${CONTEXT}, batches ${BATCHES.join('/')}; prefill of ${PROMPT} tokens) on an H100 SXM and on this machine. Bounds are computed from specifications, not measured; on a CPU-only machine the bandwidth is a single-thread copy measurement and the FLOP rate an estimate, both labelled.`,
-  jsonOutput: '{ "computed": true, "model": ModelSpec, "detected": DetectedHardware, "targets": [{ "hardware": HardwareSpec, "rows": [{ batch, decodeTps, binding, truenoTps, vectorLength }], "prefill": { promptTokens, boundTps, binding, explanation } }] }',
-  examples: ['kerneltune demo', 'kerneltune demo --json'],
+  summary: 'The whole job on this machine: synthesize a small model, predict, measure, sweep llama.cpp settings, recommend a command line.',
+  description: `Detects this machine (CPU, cores, RAM; memory bandwidth from a short copy probe), writes a synthetic llama GGUF (${DEFAULT_PARAMS} parameters, ${DEFAULT_QUANT}, random weights: meaningless text, real speed), predicts its decode and prefill tokens/s on this machine with the roofline bound, measures llama-server's default settings for real through node-llama-cpp, runs a quick sweep of llama.cpp settings against those defaults (trimmed means, Welch/Yuen, Cohen's d, early termination, a quality gate), and prints the recommended llama-server command line. About a minute on a 2-core machine. The model goes to a temporary folder removed afterwards, unless --keep or --out-dir (both reuse a model already there).`,
+  flags: [
+    { name: 'params', type: 'string', description: 'Size of the synthetic model.', default: DEFAULT_PARAMS, valueName: 'N' },
+    { name: 'quant', type: 'string', description: 'Weight type of the synthetic model.', choices: ['F16', 'Q8_0', 'Q4_0'], default: DEFAULT_QUANT },
+    { name: 'out-dir', type: 'string', description: 'Folder for the model (kept; reused when present).', valueName: 'DIR' },
+    { name: 'keep', type: 'boolean', description: `Keep the model in ${join(tmpdir(), 'kerneltune-demo')} and reuse it next time.` },
+    { name: 'space', type: 'string', description: 'Replace dimensions of the quick sweep space, as JSON: {"threads":["1","2"]}.', valueName: 'JSON' },
+    { name: 'reps', type: 'integer', description: 'Repetitions per combination at most.', default: SWEEP_DEFAULTS.quick.maxReps, min: 2, max: 100 },
+    { name: 'prompt-tokens', type: 'integer', description: 'Prompt length per repetition.', default: SWEEP_DEFAULTS.quick.promptTokens, min: 1 },
+    { name: 'gen-tokens', type: 'integer', description: 'Tokens generated per repetition.', default: SWEEP_DEFAULTS.quick.genTokens, min: 2 },
+    { name: 'gate', type: 'string', description: 'Quality gate of the sweep.', choices: ['topk5', 'pareto', 'regression', 'manual'], default: SWEEP_GATE_DEFAULTS.gate },
+  ],
+  examples: ['kerneltune demo', 'kerneltune demo --json', 'kerneltune demo --keep --params 30M --quant Q4_0'],
+  jsonOutput:
+    '{ ok, measured: true, hardware: { detected, spec }, model: { path, reused, params, shape, bytes, quant }, prediction: { predictor: "roofline", decodeTps, prefillTps, decodeBinding, prefillBinding, memBwGbs, explanation }, measurement: { combo: {}, device, reps, warmups, promptTokens, genTokens, decodeTps, prefillTps, ttftMs }, sweep: { …kerneltune sweep --json }, recommendedArgv, seconds: { total, detect, synth, sweep } }',
   async run(ctx) {
+    const f = ctx.flags
+    const t0 = Date.now()
+    const io = ctx.io
+    const step = (s: string) => io.stderr(`[demo] ${s}\n`)
+
+    step('detecting this machine and probing memory bandwidth')
     const detected = await detectHardware()
-    const local = specFromDetected(detected)
-    const targets = [evaluate(getHardwarePreset('h100-sxm')!), evaluate(local)]
-    const model = modelSpecFromPreset(MODEL, QUANT)
-    if (ctx.json) return void ctx.printJson({ computed: true, model, detected, targets })
-    const gpu = detected.gpus.length ? detected.gpus.map((g) => g.name).join(', ') : `no NVIDIA GPU (nvidia-smi ${detected.nvidiaSmi})`
-    ctx.io.stdout(`This machine: ${detected.cpu.model}, ${detected.cpu.cores} cores / ${detected.cpu.threads} threads, ${fmt(detected.cpu.ramGb)} GiB RAM, ${detected.cpu.numaNodes} NUMA node(s); ${gpu}\n`)
-    ctx.io.stdout(`Model: ${model.name} at ${QUANT}: ${fmt(model.paramsB, 2)}B params, 42-value feature vector validated for every row.\n`)
-    ctx.io.stdout('All numbers below are COMPUTED bounds from specifications, not measurements.\n')
-    for (const t of targets) {
-      ctx.io.stdout(`\n${t.hardware.name}: ${fmt(t.hardware.memBwGbs)} GB/s, ${fmt(t.hardware.fp16Tflops, 2)} TFLOPS\n`)
-      for (const s of t.hardware.id === 'this-machine' ? t.hardware.sources : []) ctx.io.stdout(`  (${s})\n`)
-      ctx.io.stdout(table(t.rows.map((r) => [r.batch, fmt(r.decodeTps), r.binding, fmt(r.truenoTps)]), ['batch', `decode bound tok/s (ctx ${CONTEXT})`, 'binds', 'trueno bound']))
-      ctx.io.stdout(`prefill ${PROMPT} tokens: ${fmt(t.prefill.boundTps)} tok/s, ${t.prefill.binding}-bound\n`)
+    const spec = specFromDetected(detected)
+    const tDetect = (Date.now() - t0) / 1000
+
+    const quant = (f.quant ?? DEFAULT_QUANT) as SynthQuant
+    const params = parseParamCount(f.params ?? DEFAULT_PARAMS)
+    const keepDir = f.outDir ? resolve(io.cwd, f.outDir) : f.keep ? join(tmpdir(), 'kerneltune-demo') : undefined
+    const dir = keepDir ?? mkdtempSync(join(tmpdir(), 'kerneltune-demo-'))
+    mkdirSync(dir, { recursive: true })
+    const synth = synthLlama({ params, quant, seed: SEED, vocabSize: VOCAB })
+    const path = join(dir, `llama-${f.params ?? DEFAULT_PARAMS}-${quant.toLowerCase()}-v${VOCAB}-s${SEED}.gguf`)
+    const reused = existsSync(path) && statSync(path).size === synth.layout.totalBytes
+    const t1 = Date.now()
+    try {
+      if (!reused) {
+        step(`synthesizing ${path}`)
+        const bar = progressBar(io, 'writing', Math.ceil(synth.layout.totalBytes / 1e6))
+        await writeGgufFile(path, synth.file, { onProgress: (w) => bar.update(Math.floor(w / 1e6), 'MB') })
+        bar.done('MB')
+      } else step(`reusing ${path}`)
+      const tSynth = (Date.now() - t1) / 1000
+
+      const mode = 'quick' as const
+      const maxReps = f.reps ?? SWEEP_DEFAULTS.quick.maxReps
+      const d = {
+        promptTokens: f.promptTokens ?? SWEEP_DEFAULTS.quick.promptTokens,
+        genTokens: f.genTokens ?? SWEEP_DEFAULTS.quick.genTokens,
+        minReps: Math.min(maxReps, SWEEP_DEFAULTS.quick.minReps),
+        maxReps,
+      }
+      const { model } = await fromGguf(path)
+      // Prediction: the roofline bound with this machine's probed bandwidth (the decode context is
+      // the middle of the generated run).
+      const dec = decodeBound(model, spec, { batch: 1, contextLength: d.promptTokens + d.genTokens / 2 })
+      const pre = prefillBound(model, spec, { batch: 1, contextLength: d.promptTokens })
+      const prediction = {
+        predictor: 'roofline' as const,
+        decodeTps: dec.boundTps,
+        prefillTps: pre.boundTps,
+        decodeBinding: dec.binding,
+        prefillBinding: pre.binding,
+        memBwGbs: spec.memBwGbs,
+        explanation: `${dec.explanation} ${pre.explanation}`,
+      }
+
+      step('measuring the defaults, then sweeping llama.cpp settings (quick mode)')
+      const plan = planSweep(mode, spec, detected.cpu.threads, f.space ? parseSpace(f.space) : undefined)
+      const t2 = Date.now()
+      const sweep = await executeSweep(io, {
+        modelPath: path,
+        plan,
+        promptTokens: d.promptTokens,
+        genTokens: d.genTokens,
+        warmups: 1,
+        minReps: d.minReps,
+        maxReps: d.maxReps,
+        earlyStop: true,
+        noiseFloor: 0.05,
+        gate: (f.gate ?? SWEEP_GATE_DEFAULTS.gate) as GateMethod,
+        metric: 'decodeTps',
+        epsilon: SWEEP_GATE_DEFAULTS.epsilon,
+        margin: SWEEP_GATE_DEFAULTS.margin,
+      })
+      const tSweep = (Date.now() - t2) / 1000
+      const b = sweep.baseline.stats
+      const measurement = {
+        combo: {},
+        device: sweep.device,
+        reps: sweep.baseline.reps.length,
+        warmups: 1,
+        promptTokens: d.promptTokens,
+        genTokens: d.genTokens,
+        decodeTps: b.decodeTps,
+        prefillTps: b.prefillTps,
+        ttftMs: b.ttftMs,
+      }
+      const seconds = { total: (Date.now() - t0) / 1000, detect: tDetect, synth: tSynth, sweep: tSweep }
+      const modelInfo = { path, reused, params: synth.paramCount, shape: synth.shape, bytes: synth.layout.totalBytes, quant }
+      if (ctx.json) {
+        ctx.printJson({ ok: true, measured: true, hardware: { detected, spec }, model: modelInfo, prediction, measurement, sweep: { ...sweep, winner: sweep.winner ?? null, space: plan.space, pruned: plan.pruned, catalog: plan.catalog }, recommendedArgv: sweep.recommendedArgv, seconds })
+        return
+      }
+      const s = synth.shape
+      const w = sweep.winner
+      io.stdout('== 1. This machine\n')
+      io.stdout(keyValues([
+        ['cpu', `${detected.cpu.model}, ${detected.cpu.cores} cores / ${detected.cpu.threads} threads, ${fmt(detected.cpu.ramGb)} GiB RAM`],
+        ['gpu', detected.gpus.length ? detected.gpus.map((g) => g.name).join(', ') : `none (nvidia-smi ${detected.nvidiaSmi})`],
+        ['memory bandwidth', `${fmt(spec.memBwGbs, 1)} GB/s (${spec.sources[0] ?? 'preset'})`],
+      ]))
+      io.stdout(`\n== 2. Model (${reused ? 'reused' : `synthesized in ${fmt(tSynth, 1)} s`}; random weights: meaningless text, real speed)\n`)
+      io.stdout(keyValues([
+        ['file', `${path} (${fmt(synth.layout.totalBytes / 1e6, 1)} MB)`],
+        ['shape', `llama, ${fmt(synth.paramCount / 1e6, 1)}M params, ${quant}: hidden ${s.hidden}, layers ${s.layers}, heads ${s.heads}, ffn ${s.ffn}, vocab ${s.vocab}`],
+      ]))
+      io.stdout('\n== 3. PREDICTION (roofline bound from the probed bandwidth; computed, not measured)\n')
+      io.stdout(keyValues([
+        ['decode', `${fmt(dec.boundTps)} tok/s (${dec.binding}-bound)`],
+        ['prefill', `${fmt(pre.boundTps)} tok/s for ${d.promptTokens} prompt tokens (${pre.binding}-bound)`],
+      ]))
+      io.stdout(`\n== 4. MEASUREMENT of llama-server's defaults (llama.cpp in this process, ${measurement.reps} reps after 1 warm-up, ${d.promptTokens} prompt + ${d.genTokens} generated tokens)\n`)
+      io.stdout(keyValues([
+        ['decode', `${fmt(b.decodeTps?.trimmedMean ?? NaN)} tok/s (trimmed mean; ${fmt((b.decodeTps?.trimmedMean ?? NaN) / dec.boundTps * 100, 0)}% of the prediction)`],
+        ['prefill', `${fmt(b.prefillTps?.trimmedMean ?? NaN)} tok/s (${fmt((b.prefillTps?.trimmedMean ?? NaN) / pre.boundTps * 100, 0)}% of the prediction)`],
+        ['TTFT', `${fmt(b.ttftMs?.trimmedMean ?? NaN, 2)} ms`],
+      ]))
+      io.stdout(`\n== 5. SWEEP (measured; quick mode: ${Object.entries(plan.space).map(([k, v]) => `${k} ${v.join('/')}`).join(' x ')}; ${plan.pruned.length} removed by llama.cpp's rules)\n`)
+      io.stdout(renderSweep(sweep))
+      if (w) {
+        const wd = w.stats.decodeTps?.trimmedMean ?? NaN
+        io.stdout(`the winner decodes at ${fmt(wd)} tok/s, ${fmt(wd / dec.boundTps * 100, 0)}% of the predicted ${fmt(dec.boundTps)}\n`)
+      }
+      io.stdout(`\n== Recommended command line\n${sweep.recommendedArgv.join(' ')}\n`)
+      if (!keepDir) io.stdout('(the model was temporary and is removed now; pass --keep or --out-dir DIR to keep it)\n')
+      io.stdout(`\ndone in ${fmt(seconds.total, 1)} s (detect ${fmt(tDetect, 1)}, model ${fmt(tSynth, 1)}, sweep ${fmt(tSweep, 1)}). Next: kerneltune sweep --gguf ${keepDir ? path : 'FILE'} (standard mode), kerneltune measure --help\n`)
+    } finally {
+      if (!keepDir) rmSync(dir, { recursive: true, force: true })
     }
-    ctx.io.stdout('\nNext: kerneltune roofline --help, kerneltune features --help, kerneltune hardware list\n')
   },
 })

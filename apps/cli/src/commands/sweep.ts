@@ -72,6 +72,19 @@ export interface SweepRunOptions {
   readonly margin: number
 }
 
+/** `--space` JSON: dimension → list of values (checked against the catalog by sweepSpace). */
+export function parseSpace(json: string): SweepSpace {
+  let v: unknown
+  try {
+    v = JSON.parse(json)
+  } catch {
+    throw new KerneltuneError('INVALID_INPUT', `--space is not JSON: ${json}`)
+  }
+  const ok = typeof v === 'object' && v !== null && !Array.isArray(v) && Object.values(v).every((x) => Array.isArray(x) && x.every((y) => typeof y === 'string'))
+  if (!ok) throw new KerneltuneError('INVALID_INPUT', `--space must map dimensions to lists of string values, e.g. {"threads":["1","2"]}; got ${json}`)
+  return v as SweepSpace
+}
+
 const label = (c: Combo) => {
   const s = Object.entries(withoutDefaults(c)).map(([k, v]) => `${k}=${v}`).join(' ')
   return s || '(defaults)'
@@ -166,14 +179,7 @@ export const sweepCommand = defineCommand({
     const modelPath = resolve(ctx.io.cwd, f.gguf)
     const info = await stat(modelPath).catch(() => undefined)
     if (!info?.isFile()) throw new KerneltuneError('INVALID_INPUT', `${modelPath} is not a file; pass an existing GGUF with --gguf`)
-    let override: SweepSpace | undefined
-    if (f.space) {
-      try {
-        override = JSON.parse(f.space) as SweepSpace
-      } catch {
-        throw new KerneltuneError('INVALID_INPUT', `--space is not JSON: ${f.space}`)
-      }
-    }
+    const override = f.space ? parseSpace(f.space) : undefined
     const mode: SweepMode = f.quick ? 'quick' : 'standard'
     const d = SWEEP_DEFAULTS[mode]
     const { detectHardware, specFromDetected } = await import('@kerneltune/features/node')

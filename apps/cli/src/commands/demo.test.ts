@@ -1,0 +1,52 @@
+import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterAll, describe, expect, it } from 'vitest'
+import type { Io } from '../cli/command.ts'
+import { runCli } from '../cli/run.ts'
+import { demoCommand } from './demo.ts'
+
+const dir = mkdtempSync(join(tmpdir(), 'kt-demo-'))
+afterAll(() => rmSync(dir, { recursive: true, force: true }))
+
+const root = { name: 'kerneltune', summary: 'root', subcommands: [demoCommand] }
+async function run(...argv: string[]) {
+  const out: string[] = []
+  const err: string[] = []
+  const io: Io = { stdout: (t) => void out.push(t), stderr: (t) => void err.push(t), interactive: false, env: {}, cwd: dir }
+  const code = await runCli(root, argv, io)
+  return { code, out: out.join(''), err: err.join('') }
+}
+
+// The whole flow on a 1M-parameter model and a 3-combination space, so it takes seconds; the
+// README's `kerneltune demo` runs the same code on 15M parameters and the full quick space.
+const small = ['--params', '1M', '--space', '{"threads":["1"]}', '--reps', '2', '--prompt-tokens', '16', '--gen-tokens', '4']
+
+describe('kerneltune demo', () => {
+  it('should synthesize, predict, measure, sweep and recommend, labelling predictions and measurements', async () => {
+    const r = await run('demo', ...small, '--out-dir', 'models', '--json')
+    expect(r.code).toBe(0)
+    const j = JSON.parse(r.out)
+    expect(j).toMatchObject({ ok: true, measured: true, model: { reused: false, quant: 'Q8_0' }, prediction: { predictor: 'roofline' } })
+    expect(j.prediction.decodeTps).toBeGreaterThan(0)
+    expect(j.hardware.spec.memBwGbs).toBeGreaterThan(0)
+    expect(j.measurement).toMatchObject({ combo: {}, reps: 2, promptTokens: 16, genTokens: 4 })
+    expect(j.measurement.decodeTps.n).toBe(2)
+    expect(j.sweep.combos).toHaveLength(3)
+    expect(j.sweep.simulated).toBe(false)
+    expect(j.recommendedArgv.slice(0, 3)).toEqual(['llama-server', '-m', j.model.path])
+    expect(existsSync(j.model.path)).toBe(true)
+    // --out-dir keeps the model and the next run reuses it.
+    const again = await run('demo', ...small, '--out-dir', 'models')
+    expect(again.code).toBe(0)
+    expect(again.out).toMatch(/PREDICTION[\s\S]*MEASUREMENT[\s\S]*SWEEP[\s\S]*Recommended command line\nllama-server -m /)
+    expect(again.out).toMatch(/Model \(reused/)
+    expect(readdirSync(join(dir, 'models'))).toHaveLength(1)
+  }, 180_000)
+
+  it('should remove a temporary model when neither --keep nor --out-dir is given', async () => {
+    const r = await run('demo', ...small, '--json')
+    expect(r.code).toBe(0)
+    expect(existsSync(JSON.parse(r.out).model.path)).toBe(false)
+  }, 180_000)
+})
