@@ -19,5 +19,6 @@ import { runCommand } from './run.ts'
 import { tuneCommand } from './tune.ts'
 import { tokenCommand } from './token.ts'
 import { searchCommand } from './search.ts'
+import { banditCommand } from './bandit.ts'
 
-export const COMMANDS: Command<any>[] = [kernelsCommand, autotuneCommand, catalogCommand, modelCommand, measureCommand, sweepCommand, translateCommand, featuresCommand, rooflineCommand, hardwareCommand, demoCommand, serveCommand, runCommand, tuneCommand, tokenCommand, searchCommand]
+export const COMMANDS: Command<any>[] = [kernelsCommand, autotuneCommand, catalogCommand, modelCommand, measureCommand, sweepCommand, translateCommand, featuresCommand, rooflineCommand, hardwareCommand, demoCommand, serveCommand, runCommand, tuneCommand, tokenCommand, searchCommand, banditCommand]
