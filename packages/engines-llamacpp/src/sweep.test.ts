@@ -37,7 +37,7 @@ const bySpeed = (c: Combo) => (c.threads === '1' ? 300 : c.threads === '2' ? 8 :
 describe('runSweep', () => {
   it('should pick the truly fastest combo, compare it to the defaults and give its llama-server command line', async () => {
     const { backend } = scripted(bySpeed)
-    const candidates = [{ threads: '1' }, { threads: '2' }, { threads: '1', flash_attn: 'off' }].map((combo) => ({ combo }))
+    const candidates = ([{ threads: '1' }, { threads: '2' }, { threads: '1', flash_attn: 'off' }] as Combo[]).map((combo) => ({ combo }))
     const r = await runSweep({ backend, candidates, model: 'm.gguf', maxReps: 5 })
     expect(r.winner?.combo).toEqual({ threads: '1' })
     expect(r.winner?.llamaServerArgv).toEqual(['llama-server', '-m', 'm.gguf', '--threads', '1'])
