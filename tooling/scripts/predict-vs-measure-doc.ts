@@ -40,5 +40,17 @@ ${table}
 
 Errors are (predicted − measured) ÷ measured. The machine is shared with other work, so runs
 vary; the 95% intervals show the spread of the repetitions.
+
+How to read it:
+- Decode on a CPU is memory-bound, so its prediction is the weights and KV bytes per token divided
+  by the probed bandwidth. The probe is a single-thread copy, and the runs use the thread count
+  in the settings above. A probe that reads higher or lower than what llama.cpp's kernels reach
+  shows up as a constant factor.
+- The prefill prediction is compute-bound. It uses a FLOP rate estimated from the core count,
+  the clock and the SIMD width, for all cores, while the runs use the settings' threads. That is
+  also a constant factor.
+- One factor per metric, fitted on the calibration sizes, is exactly what removes such constant
+  gaps. What remains on the held-out sizes is what a constant cannot explain: the dequantization
+  cost of each weight type, cache effects of small models, and noise.
 `
 }
