@@ -19,7 +19,9 @@ export function table(rows: readonly (readonly unknown[])[], header?: readonly s
 
 /** Key/value lines: `label  value`. */
 export function keyValues(entries: readonly (readonly [string, unknown])[]): string {
-  return table(entries.map(([k, v]) => [k, v]))
+  // Left-aligned values: a number padded to the width of a long neighbour reads badly.
+  const width = Math.max(0, ...entries.map(([k]) => k.length))
+  return entries.map(([k, v]) => `${k.padEnd(width)}  ${v === undefined || v === null ? '' : String(v)}`.trimEnd()).join('\n') + '\n'
 }
 
 export function fmt(n: number, digits = 1): string {
