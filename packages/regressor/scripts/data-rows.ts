@@ -1,0 +1,190 @@
+/**
+ * Turns the public llm_throughput CSVs (../shared/data/llm_throughput, see PROVENANCE.md §A)
+ * into training samples: one measured throughput with its query (model size and format, phase,
+ * batch, prompt/context, the hardware's specifications from the preset table). Every row is
+ * either used or counted under an exclusion reason, so the asset can say what it was trained on.
+ */
+import { readFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { findHardwarePreset, type HardwarePreset } from '@kerneltune/features'
+import type { TrainingSample } from '../src/learned.ts'
+import type { ThroughputQueryInput } from '../src/query.ts'
+
+/** Minimal RFC 4180 CSV reader (quoted fields, doubled quotes, newlines inside quotes). */
+export function parseCsv(text: string): Record<string, string>[] {
+  const rows: string[][] = []
+  let field = ''
+  let row: string[] = []
+  let quoted = false
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i]!
+    if (quoted) {
+      if (c === '"' && text[i + 1] === '"') (field += '"'), i++
+      else if (c === '"') quoted = false
+      else field += c
+    } else if (c === '"') quoted = true
+    else if (c === ',') row.push(field), (field = '')
+    else if (c === '\n' || c === '\r') {
+      if (c === '\r' && text[i + 1] === '\n') i++
+      row.push(field), rows.push(row), (row = []), (field = '')
+    } else field += c
+  }
+  if (field !== '' || row.length) row.push(field), rows.push(row)
+  const [header, ...body] = rows
+  return body.filter((r) => r.some((v) => v.trim() !== '')).map((r) => Object.fromEntries(header!.map((h, i) => [h, r[i] ?? ''])))
+}
+
+export interface FileReport {
+  file: string
+  rows: number
+  used: number
+  samples: number
+  excluded: Record<string, number>
+  /** 1-based data row numbers (header excluded) that fed the samples. */
+  usedRows: number[]
+}
+
+export interface DataSet {
+  samples: TrainingSample[]
+  files: FileReport[]
+}
+
+const spec = (p: HardwarePreset) => ({ memBwGbs: p.memBwGbs, tflops: p.fp16Tflops, unifiedMemory: p.unifiedMemory ?? false, vendor: (['nvidia', 'amd', 'apple', 'intel'].includes(p.vendor) ? p.vendor : 'other') as ThroughputQueryInput['vendor'] })
+
+/** Mixture-of-experts repos of the llama.cpp benches: parameters read per token (model cards). */
+const REPO_MODELS: Record<string, { quant: string; activeParamsB?: number }> = {
+  'ggml-org/GLM-4.7-Flash-GGUF': { quant: 'Q8_0', activeParamsB: 3 }, // "30B.A3B" in llama.cpp's model name
+  'ggml-org/Qwen2.5-Coder-7B-Q8_0-GGUF': { quant: 'Q8_0' },
+  'ggml-org/Qwen3-Coder-30B-A3B-Instruct-Q8_0-GGUF': { quant: 'Q8_0', activeParamsB: 3.3 }, // Qwen3 model card: 3.3B activated
+  'ggml-org/gemma-3-4b-it-qat-GGUF': { quant: 'Q4_0' },
+  'ggml-org/gpt-oss-120b-GGUF': { quant: 'MXFP4', activeParamsB: 5.1 }, // OpenAI gpt-oss model card
+  'ggml-org/gpt-oss-20b-GGUF': { quant: 'MXFP4', activeParamsB: 3.6 },
+}
+
+function report(file: string, rows: number): FileReport {
+  return { file, rows, used: 0, samples: 0, excluded: {}, usedRows: [] }
+}
+const exclude = (r: FileReport, why: string) => void (r.excluded[why] = (r.excluded[why] ?? 0) + 1)
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!
+
+/**
+ * XiongjieDai llama.cpp tables. LLaMA 3: "tg N" generates N tokens from an empty context (mean
+ * context N/2), "pp N" is a prompt of N. LLaMA 1/2 give no token counts: pp is taken as a 512-token
+ * prompt and tg as decode at context 64 (assumptions, recorded in the asset). Their three runs are
+ * reduced to the median, because single pp runs are outliers (PROVENANCE caveat).
+ */
+function xiongjie(dir: string, out: DataSet): void {
+  const file = 'xiongjiedai_gpu_benchmarks_llamacpp.csv'
+  const rows = parseCsv(readFileSync(join(dir, file), 'utf8'))
+  const r = report(file, rows.length)
+  const groups = new Map<string, { idx: number[]; tps: number[]; row: Record<string, string> }>()
+  rows.forEach((row, i) => {
+    if (row.status !== 'ok' || !row.tokens_per_s) return exclude(r, 'OOM or no value')
+    if (row.cpu_only === '1') return exclude(r, 'CPU-only run')
+    if (row.n_devices !== '1') return exclude(r, 'multi-GPU (layer split)')
+    const llama3 = row.model_family === 'LLaMA 3'
+    if (!llama3 && row.stat === 'mean') return exclude(r, 'LLaMA 1/2 mean row (median of the runs used instead)')
+    if (!findHardwarePreset(row.hw_base!)) return exclude(r, 'no hardware preset')
+    const key = [row.model_family, row.hw_base, row.model_params_B, row.quant, row.test, row.n_tokens].join('|')
+    const g = groups.get(key) ?? { idx: [], tps: [], row }
+    g.idx.push(i + 1)
+    g.tps.push(Number(row.tokens_per_s))
+    groups.set(key, g)
+  })
+  for (const g of groups.values()) {
+    const row = g.row
+    const hw = findHardwarePreset(row.hw_base!)!
+    const n = row.n_tokens ? Number(row.n_tokens) : undefined
+    const prefill = row.test === 'pp'
+    const query: ThroughputQueryInput = {
+      paramsB: Number(row.model_params_B), quant: row.quant!, ...spec(hw), batch: 1, phase: prefill ? 'prefill' : 'decode',
+      promptTokens: prefill ? (n ?? 512) : 512, contextTokens: prefill ? 0 : n ? Math.round(n / 2) : 64,
+    }
+    out.samples.push({ query, measuredTps: median(g.tps), group: hw.id, id: `${file}:${g.idx.join('+')}` })
+    r.used += g.idx.length
+    r.samples++
+    r.usedRows.push(...g.idx)
+  }
+  out.files.push(r)
+}
+
+/** llama-bench on DGX Spark and M2 Ultra: pp2048 / tg32 at context depths 0–32768. */
+function llamaBench(dir: string, out: DataSet): void {
+  const file = 'llamacpp_benches_llama_bench.csv'
+  const rows = parseCsv(readFileSync(join(dir, file), 'utf8'))
+  const r = report(file, rows.length)
+  rows.forEach((row, i) => {
+    const hw = findHardwarePreset(row.hardware!)
+    const m = REPO_MODELS[row.model_hf_repo!]
+    if (!hw) return exclude(r, 'no hardware preset')
+    if (!m) return exclude(r, 'unknown model repo')
+    const n = Number(row.n_tokens)
+    const d = Number(row.depth_tokens)
+    const prefill = row.test === 'pp'
+    const query: ThroughputQueryInput = {
+      paramsB: Number.parseFloat(row.params!), activeParamsB: m.activeParamsB, quant: m.quant, ...spec(hw), batch: 1,
+      phase: prefill ? 'prefill' : 'decode', promptTokens: prefill ? n : 512, contextTokens: prefill ? d : d + Math.round(n / 2),
+    }
+    out.samples.push({ query, measuredTps: Number(row.tokens_per_s), group: hw.id, id: `${file}:${i + 1}` })
+    r.used++
+    r.samples++
+    r.usedRows.push(i + 1)
+  })
+  out.files.push(r)
+}
+
+/** llama-batched-bench: B parallel sequences; S_PP is aggregate prefill, S_TG aggregate decode. */
+function batchedBench(dir: string, out: DataSet, params: Map<string, number>): void {
+  const file = 'llamacpp_benches_batched_bench.csv'
+  const rows = parseCsv(readFileSync(join(dir, file), 'utf8'))
+  const r = report(file, rows.length)
+  rows.forEach((row, i) => {
+    const hw = findHardwarePreset(row.hardware!)
+    const m = REPO_MODELS[row.model_hf_repo!]
+    const p = params.get(row.model_hf_repo!)
+    if (!hw) return exclude(r, 'no hardware preset')
+    if (!m || !p) return exclude(r, 'unknown model repo')
+    const base = { paramsB: p, activeParamsB: m.activeParamsB, quant: m.quant, ...spec(hw), batch: Number(row.B) }
+    const pp = Number(row.PP)
+    const tg = Number(row.TG)
+    const id = `${file}:${i + 1}`
+    out.samples.push({ query: { ...base, phase: 'prefill', promptTokens: pp, contextTokens: 0 }, measuredTps: Number(row.S_PP_tok_s), group: hw.id, id: `${id}:pp` })
+    out.samples.push({ query: { ...base, phase: 'decode', contextTokens: pp + Math.round(tg / 2) }, measuredTps: Number(row.S_TG_tok_s), group: hw.id, id: `${id}:tg` })
+    r.used++
+    r.samples += 2
+    r.usedRows.push(i + 1)
+  })
+  out.files.push(r)
+}
+
+/**
+ * The Argonne files are read and counted but not trained on: their throughput mixes prefill and
+ * decode (input + output tokens over end-to-end latency), most rows come from vLLM, TensorRT-LLM
+ * or DeepSpeed rather than llama.cpp, the llama.cpp runs do not state their weight format, and
+ * the llama.cpp rows with batch > 1 are not multiplied by batch (PROVENANCE §A3).
+ */
+function argonne(dir: string, out: DataSet): void {
+  for (const file of ['argonne_llm_inference_bench_all_results.csv', 'argonne_llm_inference_bench_quant_a100_h100.csv']) {
+    const rows = parseCsv(readFileSync(join(dir, file), 'utf8'))
+    const r = report(file, rows.length)
+    for (const row of rows) {
+      const fw = row.Framework ?? ''
+      if (fw !== 'llama.cpp') exclude(r, `engine ${fw} (end-to-end throughput of a different engine)`)
+      else if (row['Batch Size'] !== '1') exclude(r, 'llama.cpp batch > 1 (throughput not multiplied by batch)')
+      else exclude(r, 'llama.cpp batch 1 (end-to-end, weight format not stated)')
+    }
+    out.files.push(r)
+  }
+}
+
+/** Every sample of the folder, in file order (deterministic). */
+export function loadThroughputData(dir: string): DataSet {
+  const out: DataSet = { samples: [], files: [] }
+  xiongjie(dir, out)
+  const params = new Map<string, number>()
+  for (const row of parseCsv(readFileSync(join(dir, 'llamacpp_benches_llama_bench.csv'), 'utf8'))) params.set(row.model_hf_repo!, Number.parseFloat(row.params!))
+  llamaBench(dir, out)
+  batchedBench(dir, out, params)
+  argonne(dir, out)
+  return out
+}

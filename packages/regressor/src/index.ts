@@ -1,0 +1,31 @@
+/**
+ * @module @kerneltune/regressor
+ * Throughput prediction in tokens/s, always clamped by the roofline and saying so: trueno's
+ * heuristic model (§A.4, exact), ridge and random-forest models with one interface (train,
+ * predict, cross-validated MAPE, permutation importance, versioned JSON), a pretrained model
+ * fitted on public llama.cpp measurements, per-hardware calibration and an online learner.
+ *
+ * @example
+ * ```ts
+ * import { pretrainedModel, heuristicModel } from '@kerneltune/regressor'
+ * import { featuresBuilder } from '@kerneltune/features'
+ * const p = pretrainedModel().predict({ paramsB: 8, quant: 'Q4_K_M', memBwGbs: 1008, tflops: 330, batch: 1, phase: 'decode' })
+ * console.log(p.predictedTps, p.rooflineTps, p.capped, p.confidence)
+ * const h = heuristicModel().predict(featuresBuilder().modelParamsB(7).quantType('Q4K').gpuMemBwGbs(1008).build())
+ * console.log(h.predictedTps) // 256 (clamped by trueno's bound)
+ * ```
+ */
+export { HEURISTIC_IMPORTANCE, heuristicModel, heuristicWeights, type HeuristicModel } from './heuristic.ts'
+export {
+  QUERY_FEATURE_NAMES, ThroughputQuerySchema, VENDOR_NAMES, engineer, featuresFromQuery, meanContext, parseQuery, queryBound, queryFromFeatures,
+  type QueryBound, type ThroughputQuery, type ThroughputQueryInput,
+} from './query.ts'
+export {
+  LearnedModel, LearnedModelSchema, MODEL_FORMAT, MODEL_KINDS, MODEL_VERSION, mapeOf, prepare,
+  type LearnedKind, type LearnedModelJson, type PreparedRow, type TrainOptions, type TrainingSample,
+} from './learned.ts'
+export { crossValidate, leaveOneGroupOut, permutationImportance, seededRandom, shuffled, trainEvaluated, type CvResult } from './evaluate.ts'
+export { DEFAULT_FOREST, type ForestOptions, type RidgeState } from './estimators.ts'
+export { pretrainedInfo, pretrainedModel } from './pretrained.ts'
+export { CalibratedModel, CorrectionsSchema, calibrate, hardwareKey, type CalibrationResult, type LocalMeasurement } from './calibrate.ts'
+export { OnlineLearner, TRUENO_PRETRAINED_WEIGHTS, type OnlineLearnerOptions } from './online.ts'

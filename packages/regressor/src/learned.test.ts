@@ -1,0 +1,68 @@
+import { describe, expect, it } from 'vitest'
+import { existsSync } from 'node:fs'
+import { fileURLToPath } from 'node:url'
+import { loadThroughputData } from '../scripts/data-rows.ts'
+import { calibrate, crossValidate, LearnedModel, leaveOneGroupOut, permutationImportance, pretrainedModel, QUERY_FEATURE_NAMES, trainEvaluated } from './index.ts'
+
+const DATA = fileURLToPath(new URL('../../../../shared/data/llm_throughput', import.meta.url))
+
+describe.skipIf(!existsSync(DATA))('learned models on the public measurements (skipped without ../shared/data)', () => {
+  const all = existsSync(DATA) ? loadThroughputData(DATA).samples : []
+  // Every 8th row keeps the forest tests quick; the ridge uses everything.
+  const small = all.filter((_, i) => i % 8 === 0)
+
+  it('should refuse fewer than 10 samples with INSUFFICIENT_DATA', () => {
+    expect(() => LearnedModel.train(all.slice(0, 9))).toThrow(/need >= 10/)
+  })
+
+  it('should train a ridge model whose k-fold MAPE beats predicting the roofline bound', () => {
+    const cv = crossValidate(all, { kind: 'linear', k: 5, seed: 1 })
+    const m = LearnedModel.train(all, { kind: 'linear' })
+    const bounds = all.map((s) => m.predict(s.query).rooflineTps)
+    const boundMape = bounds.reduce((t, b, i) => t + Math.abs(b - all[i]!.measuredTps) / all[i]!.measuredTps, 0) / all.length
+    expect(cv.mape).toBeLessThan(0.5)
+    expect(cv.mape).toBeLessThan(boundMape / 2)
+  })
+
+  it('should train a random forest behind the same interface and round-trip it through JSON', () => {
+    const { model, cv } = trainEvaluated(small, { kind: 'forest', forest: { nEstimators: 10, maxDepth: 6 }, k: 3, seed: 2 })
+    expect(model.kind).toBe('forest')
+    expect(model.mape).toBe(cv.mape)
+    expect(model.json.importance.map(([n]) => n)).toEqual([...QUERY_FEATURE_NAMES])
+    const back = LearnedModel.fromJSON(JSON.parse(JSON.stringify(model.toJSON())))
+    for (const s of small.slice(0, 5)) {
+      const a = model.predict(s.query)
+      expect(back.predict(s.query).predictedTps).toBeCloseTo(a.predictedTps, 3)
+      expect(a.predictedTps).toBeLessThanOrEqual(a.rooflineTps)
+      expect(a.topFeatures).toHaveLength(5)
+    }
+  })
+
+  it('should rank bandwidth-related features above noise in permutation importance', () => {
+    const m = LearnedModel.train(all, { kind: 'linear' })
+    const imp = Object.fromEntries(permutationImportance(m, all, { seed: 3 }))
+    expect(imp.is_prefill!).toBeGreaterThan(0.05)
+    expect(Object.keys(imp)).toHaveLength(QUERY_FEATURE_NAMES.length)
+  })
+
+  it('should predict held-out hardware (leave-one-hardware-out) for every chip in the data', () => {
+    const r = leaveOneGroupOut(all, { kind: 'linear' })
+    expect(Object.keys(r.byGroup).length).toBeGreaterThan(10)
+    expect(r.predictions.every((p) => p > 0)).toBe(true)
+  })
+
+  it('should calibrate to measurements of one machine and report held-out MAPE before and after', () => {
+    // The M2 Ultra decode rows of the llama.cpp benches: real measurements on one machine.
+    const m2 = all.filter((s) => s.group === 'm2-ultra' && s.query.phase === 'decode' && s.id!.startsWith('llamacpp_benches_llama_bench')).slice(0, 6)
+    expect(m2.length).toBe(6)
+    const { result, model } = calibrate(pretrainedModel(), m2)
+    expect(result.count).toBe(6)
+    expect(result.mapeAfter).toBeLessThan(result.mapeBefore)
+    const p = model.predict(m2[0]!.query)
+    expect(p.model).toContain('calibrated')
+    expect(p.predictedTps).toBeLessThanOrEqual(p.rooflineTps)
+    expect(() => calibrate(pretrainedModel(), m2.slice(0, 2))).toThrow(/at least 3/)
+    const other = all.find((s) => s.group === 'rtx-4090')!
+    expect(() => calibrate(pretrainedModel(), [...m2.slice(0, 2), other])).toThrow(/one hardware/)
+  })
+})

@@ -1,0 +1,120 @@
+/**
+ * What a learned model is asked: a model size and format, hardware specifications and a
+ * workload, in plain units. Learned models read physically meaningful features derived from it
+ * (logs of bandwidth, compute, size, batch, context), which is what lets them extrapolate to
+ * hardware they never saw; the trueno heuristic reads the 42-value vector instead, and
+ * `queryFromFeatures` / `featuresFromQuery` convert between the two.
+ */
+import { z } from 'zod'
+import { KerneltuneError, QUANT_TYPES, normalizeQuantName, parseWith, type QuantName } from '@kerneltune/core'
+import {
+  DIM, QUANT_OFFSET, TRUENO_QUANT_TYPES, TRUENO_TO_GGUF, argmaxLast, denormParams, featuresBuilder, toVector,
+  type TunerFeatures,
+} from '@kerneltune/features'
+import { bytesPerWeight, decodeBound, prefillBound } from '@kerneltune/roofline'
+
+export const VENDOR_NAMES = ['nvidia', 'amd', 'apple', 'intel', 'other'] as const
+
+export const ThroughputQuerySchema = z.object({
+  /** Total parameters, billions. */
+  paramsB: z.number().positive(),
+  /** Parameters read per token (mixture-of-experts), billions; default paramsB. */
+  activeParamsB: z.number().positive().optional(),
+  /** Weight format, any GGUF spelling (Q4_K, Q4_K_M, F16, Q8_0...). */
+  quant: z.string().transform((q, ctx) => {
+    const n = normalizeQuantName(q)
+    if (!n) {
+      ctx.addIssue({ code: 'custom', message: `unknown quantization "${q}"; accepted: ${QUANT_TYPES.join(', ')}` })
+      return z.NEVER
+    }
+    return n
+  }),
+  memBwGbs: z.number().positive(),
+  /** Dense FP16/BF16 TFLOPS. */
+  tflops: z.number().positive(),
+  unifiedMemory: z.boolean().default(false),
+  vendor: z.enum(VENDOR_NAMES).default('other'),
+  batch: z.number().int().min(1).default(1),
+  phase: z.enum(['decode', 'prefill']).default('decode'),
+  /** Prefill: prompt tokens per sequence (default 512). */
+  promptTokens: z.number().int().min(1).default(512),
+  /** Decode: tokens already in the KV cache (default 0). Prefill: tokens before the prompt. */
+  contextTokens: z.number().int().min(0).default(0),
+})
+export type ThroughputQuery = z.output<typeof ThroughputQuerySchema>
+export type ThroughputQueryInput = z.input<typeof ThroughputQuerySchema>
+
+export function parseQuery(q: unknown): ThroughputQuery {
+  return parseWith(ThroughputQuerySchema, q, 'throughput query')
+}
+
+export interface QueryBound {
+  boundTps: number
+  binding: 'memory' | 'compute'
+  explanation: string
+}
+
+/**
+ * The roofline bound of a query, from `@kerneltune/roofline`: weights read once per step at the
+ * format's exact bytes per weight, 2 FLOPs per active parameter per token. Only size and format are
+ * used (no KV term), so the bound means the same thing whether or not the caller knows the shapes.
+ */
+export function queryBound(q: ThroughputQuery): QueryBound {
+  const model = { paramsB: q.activeParamsB ?? q.paramsB, quant: q.quant as QuantName }
+  const hw = { memBwGbs: q.memBwGbs, fp16Tflops: q.tflops }
+  const b = q.phase === 'prefill'
+    ? prefillBound(model, hw, { batch: q.batch, contextLength: q.promptTokens })
+    : decodeBound(model, hw, { batch: q.batch, contextLength: 0 })
+  return { boundTps: b.boundTps, binding: b.binding, explanation: b.explanation }
+}
+
+/** Names of the engineered features, in `engineer` order. */
+export const QUERY_FEATURE_NAMES = [
+  'log2_mem_bw_gbs', 'log2_tflops', 'log2_ridge_flop_per_byte', 'log2_active_params_b', 'bytes_per_weight',
+  'log2_batch', 'is_prefill', 'log2_tokens_per_step', 'log2_mean_context', 'unified_memory',
+  'vendor_nvidia', 'vendor_amd', 'vendor_apple', 'vendor_intel', 'is_moe', 'log2_roofline_tps',
+] as const
+
+/** Mean context a token attends to: decode at context c for one token; prefill over the prompt. */
+export function meanContext(q: ThroughputQuery): number {
+  return q.phase === 'prefill' ? q.contextTokens + q.promptTokens / 2 : q.contextTokens
+}
+
+/** The engineered feature vector (QUERY_FEATURE_NAMES). */
+export function engineer(q: ThroughputQuery, bound = queryBound(q).boundTps): number[] {
+  const active = q.activeParamsB ?? q.paramsB
+  const prefill = q.phase === 'prefill'
+  return [
+    Math.log2(q.memBwGbs), Math.log2(q.tflops), Math.log2((q.tflops * 1000) / q.memBwGbs), Math.log2(active),
+    bytesPerWeight(q.quant as QuantName), Math.log2(q.batch), prefill ? 1 : 0,
+    Math.log2(prefill ? q.batch * q.promptTokens : q.batch), Math.log2(1 + meanContext(q)), q.unifiedMemory ? 1 : 0,
+    q.vendor === 'nvidia' ? 1 : 0, q.vendor === 'amd' ? 1 : 0, q.vendor === 'apple' ? 1 : 0, q.vendor === 'intel' ? 1 : 0,
+    active < q.paramsB ? 1 : 0, Math.log2(bound),
+  ]
+}
+
+/**
+ * Decodes the 42-value vector into a query, as trueno's roofline does: params 10^(f0·3−1),
+ * bandwidth f35·3000, TFLOPS f36·500, batch max(round(f6·64), 1), sequence 2^(f7·15), prefill f10,
+ * the quant slot with ties to the last index (an all-zero one-hot is F32), zero-copy f39.
+ */
+export function queryFromFeatures(f: TunerFeatures | readonly number[]): ThroughputQuery {
+  const v = Array.isArray(f) ? (f as readonly number[]) : toVector(f as TunerFeatures)
+  if (v.length !== DIM) throw new KerneltuneError('INVALID_FEATURE', `Invalid feature: vector has ${v.length} values, expected ${DIM}`)
+  const slot = TRUENO_QUANT_TYPES[argmaxLast(v.slice(QUANT_OFFSET, QUANT_OFFSET + TRUENO_QUANT_TYPES.length))]!
+  const seq = v[7]! > 0 ? Math.round(2 ** (v[7]! * 15)) : 1
+  const prefill = v[10]! > 0.5
+  return parseQuery({
+    paramsB: denormParams(v[0]!), quant: TRUENO_TO_GGUF[slot], memBwGbs: Math.max(v[35]! * 3000, 1e-3),
+    tflops: Math.max(v[36]! * 500, 1e-3), unifiedMemory: v[39]! > 0.5, batch: Math.max(Math.round(v[6]! * 64), 1),
+    phase: prefill ? 'prefill' : 'decode', promptTokens: prefill ? seq : 512, contextTokens: prefill ? 0 : seq,
+  })
+}
+
+/** The 42-value features of a query (for the trueno heuristic and the classifiers). */
+export function featuresFromQuery(q: ThroughputQuery): TunerFeatures {
+  return featuresBuilder()
+    .modelParamsB(q.activeParamsB ?? q.paramsB).quantType(q.quant).gpuMemBwGbs(q.memBwGbs).gpuComputeTflops(q.tflops)
+    .batchSize(q.batch).isPrefill(q.phase === 'prefill').seqLen(q.phase === 'prefill' ? q.promptTokens : Math.max(q.contextTokens, 1))
+    .zeroCopy(q.unifiedMemory).build()
+}
