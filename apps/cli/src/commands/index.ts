@@ -20,5 +20,6 @@ import { tuneCommand } from './tune.ts'
 import { tokenCommand } from './token.ts'
 import { searchCommand } from './search.ts'
 import { banditCommand } from './bandit.ts'
+import { predictCommand } from './predict.ts'
 
-export const COMMANDS: Command<any>[] = [kernelsCommand, autotuneCommand, catalogCommand, modelCommand, measureCommand, sweepCommand, translateCommand, featuresCommand, rooflineCommand, hardwareCommand, demoCommand, serveCommand, runCommand, tuneCommand, tokenCommand, searchCommand, banditCommand]
+export const COMMANDS: Command<any>[] = [kernelsCommand, autotuneCommand, catalogCommand, modelCommand, measureCommand, sweepCommand, translateCommand, featuresCommand, rooflineCommand, hardwareCommand, demoCommand, serveCommand, runCommand, tuneCommand, tokenCommand, searchCommand, predictCommand, banditCommand]

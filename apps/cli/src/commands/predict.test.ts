@@ -1,0 +1,66 @@
+import { describe, expect, it } from 'vitest'
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import type { Io } from '../cli/command.ts'
+import { main } from '../main.ts'
+
+async function run(args: string[], cwd = '/') {
+  const out: string[] = []
+  const io: Io = { stdout: (t) => void out.push(t), stderr: () => {}, interactive: false, env: {}, cwd }
+  const code = await main(args, io)
+  return { code, out: out.join('') }
+}
+
+describe('kerneltune predict', () => {
+  it('should print a clamped prediction with the roofline bound as JSON', async () => {
+    const r = await run(['predict', '--model', 'llama-3-8b', '--hardware', 'rtx-4090', '--json'])
+    expect(r.code).toBe(0)
+    const j = JSON.parse(r.out)
+    expect(j.kind).toBe('prediction')
+    expect(j.predictedTps).toBeGreaterThan(0)
+    expect(j.predictedTps).toBeLessThanOrEqual(j.rooflineTps)
+    expect(typeof j.capped).toBe('boolean')
+    expect(j.confidence).toBeGreaterThan(0)
+    const pre = JSON.parse((await run(['predict', '--params-b', '8', '--hardware', 'rtx-4090', '--phase', 'prefill', '--prompt-tokens', '1024', '--json'])).out)
+    expect(pre.query.phase).toBe('prefill')
+    expect(pre.predictedTps).toBeGreaterThan(j.predictedTps)
+  })
+
+  it('should give the trueno worked value 256.0 with --heuristic', async () => {
+    const r = await run(['predict', '--params-b', '7', '--quant', 'Q4K', '--mem-bw-gbs', '1008', '--heuristic', '--json'])
+    const j = JSON.parse(r.out)
+    expect(j.predictedTps).toBe(256)
+    expect(j.capped).toBe(true)
+    expect(j.confidence).toBeCloseTo(0.765, 10)
+  })
+
+  it('should predict JSON lines in order, mixing presets and explicit specs, with an error object per bad line', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'kt-predict-'))
+    try {
+      writeFileSync(join(dir, 'rows.jsonl'), [
+        '{"paramsB":8,"quant":"Q4_K_M","hardware":"rtx-4090"}',
+        '{"paramsB":70,"quant":"Q4_K","memBwGbs":5300,"tflops":1300,"phase":"prefill","promptTokens":2048}',
+        'not json',
+        '{"paramsB":7,"hardware":"no-such-gpu"}',
+        '{"paramsB":-1,"memBwGbs":100,"tflops":10}',
+        '{"paramsB":7,"quant":"Q4_0","hardware":"M2 Ultra","batch":4,"context":1024}',
+      ].join('\n') + '\n')
+      const r = await run(['predict', '--input', 'rows.jsonl', '--json'], dir)
+      expect(r.code).toBe(0)
+      const rows = r.out.trim().split('\n').map((l) => JSON.parse(l))
+      expect(rows.map((x) => x.line)).toEqual([1, 2, 3, 4, 5, 6])
+      expect(rows.map((x) => 'error' in x)).toEqual([false, false, true, true, true, false])
+      expect(rows[3].error.message).toContain('no-such-gpu')
+      expect(rows[5].query.contextTokens).toBe(1024)
+      for (const x of rows.filter((x) => !x.error)) expect(x.predictedTps).toBeLessThanOrEqual(x.rooflineTps)
+    } finally {
+      rmSync(dir, { recursive: true, force: true })
+    }
+  })
+
+  it('should exit 2 on a missing hardware or a bad model file', async () => {
+    expect((await run(['predict', '--params-b', '7'])).code).toBe(2)
+    expect((await run(['predict', '--params-b', '7', '--hardware', 'rtx-4090', '--model-file', '/nonexistent.json'])).code).toBe(2)
+  })
+})

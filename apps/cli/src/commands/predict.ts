@@ -1,0 +1,87 @@
+/**
+ * `kerneltune predict`: predicted throughput (tokens/s) of a model on hardware, clamped by the
+ * roofline bound and labelled as a prediction. Default model: the pretrained one shipped with
+ * @kerneltune/regressor; `--model-file` loads a trained or calibrated model, `--heuristic` uses
+ * trueno's default regressor. `--input rows.jsonl` predicts one row per line, in order; a bad line
+ * gives an error object for that line.
+ */
+import { readFile } from 'node:fs/promises'
+import { resolve } from 'node:path'
+import { isKerneltuneError } from '@kerneltune/core'
+import { parseQuery, type ThroughputQuery } from '@kerneltune/regressor'
+import { usageError } from '../cli/args.ts'
+import { defineCommand } from '../cli/command.ts'
+import { fmt, keyValues } from '../cli/output.ts'
+import { HARDWARE_FLAGS, MODEL_FLAGS, WORKLOAD_FLAGS, resolveHardware, resolveModel, resolveWorkload } from './shared/target-flags.ts'
+import { loadPredictor, queryFromRow } from './predict/models.ts'
+
+export const PREDICT_FLAGS = [
+  { name: 'phase', type: 'string', choices: ['decode', 'prefill'], description: 'Phase to predict (same as --prefill for prefill). Default decode.' },
+  { name: 'context', type: 'integer', valueName: 'N', min: 0, description: 'Decode: tokens already in each KV cache (same as --seq-len).' },
+  { name: 'model-file', type: 'string', valueName: 'FILE', description: 'A saved model (kerneltune train / calibrate). Default: the pretrained model.' },
+  { name: 'heuristic', type: 'boolean', description: "Use trueno's default heuristic regressor instead." },
+] as const
+
+const VENDORS = ['nvidia', 'amd', 'apple', 'intel']
+
+export const predictCommand = defineCommand({
+  name: 'predict',
+  summary: 'Predict throughput (tokens/s) of a model on hardware, clamped by the roofline bound.',
+  description: 'A prediction, not a measurement. The pretrained model is a ridge regression on log(measured ÷ roofline bound) fitted on public llama.cpp measurements; see the regressor README for its leave-one-hardware-out accuracy. With --input FILE (JSON lines with keys paramsB, activeParamsB, quant, batch, phase, promptTokens, contextTokens or context, memBwGbs, tflops, or hardware for a preset) one result is printed per line, in order.',
+  flags: [...MODEL_FLAGS, ...HARDWARE_FLAGS, ...WORKLOAD_FLAGS, ...PREDICT_FLAGS, { name: 'input', type: 'string', valueName: 'FILE', description: 'JSON lines to predict in bulk (one result per line).' }],
+  jsonOutput: '{ "kind": "prediction", "predictedTps": number, "rooflineTps": number, "capped": boolean, "rawTps": number, "confidence": number, "topFeatures": [name, importance][], "model": string, "query": ThroughputQuery }. With --input: one such object per line plus "line", or { "line", "error": { code, message } } for a bad line.',
+  examples: [
+    'kerneltune predict --model llama-3-8b --hardware rtx-4090 --batch 1',
+    'kerneltune predict --params-b 70 --quant Q4_K --mem-bw-gbs 5300 --tflops 1300 --phase prefill --prompt-tokens 2048 --json',
+    'kerneltune predict --input rows.jsonl --json',
+  ],
+  async run(ctx) {
+    const f = ctx.flags
+    const predictor = await loadPredictor(ctx.io, f.modelFile, f.heuristic === true)
+    if (f.input !== undefined) {
+      let text: string
+      try {
+        text = await readFile(resolve(ctx.io.cwd, f.input), 'utf8')
+      } catch (err) {
+        throw usageError(`--input: cannot read "${f.input}": ${(err as Error).message}`)
+      }
+      const lines = text.split(/\r?\n/)
+      if (lines.at(-1) === '') lines.pop()
+      for (const [i, line] of lines.entries()) {
+        let out: Record<string, unknown>
+        try {
+          const q = queryFromRow(JSON.parse(line))
+          out = { line: i + 1, ...predictor.predict(q), query: q }
+        } catch (err) {
+          const e = isKerneltuneError(err) ? { code: err.code, message: err.message } : { code: 'INVALID_INPUT', message: (err as Error).message }
+          out = { line: i + 1, error: e }
+        }
+        if (ctx.json) ctx.io.stdout(JSON.stringify(out) + '\n')
+        else ctx.io.stdout(out.error ? `${i + 1}: error: ${(out.error as { message: string }).message}\n` : `${i + 1}: prediction ${fmt(out.predictedTps as number)} tok/s (roofline ${fmt(out.rooflineTps as number)}${out.capped ? ', capped' : ''}, confidence ${fmt(out.confidence as number, 2)})\n`)
+      }
+      return
+    }
+    const m = (await resolveModel(f, ctx.io))!
+    const hw = resolveHardware(f)!
+    if (f.phase === 'decode' && f.prefill === true) throw usageError('--phase decode contradicts --prefill')
+    const prefill = f.phase === 'prefill' || f.prefill === true
+    const w = resolveWorkload({ ...f, prefill })
+    const q: ThroughputQuery = parseQuery({
+      paramsB: m.model.paramsB, activeParamsB: m.model.activeParamsB, quant: m.model.quant, memBwGbs: hw.hardware.memBwGbs, tflops: hw.hardware.fp16Tflops,
+      unifiedMemory: hw.hardware.unifiedMemory ?? false, vendor: VENDORS.includes(hw.hardware.vendor ?? '') ? hw.hardware.vendor : 'other',
+      batch: w.batch, phase: prefill ? 'prefill' : 'decode', promptTokens: w.promptTokens, contextTokens: prefill ? 0 : (f.context ?? w.contextLength ?? 0),
+    })
+    const p = predictor.predict(q)
+    if (ctx.json) return void ctx.printJson({ ...p, query: q, modelSource: m.source, hardwareSource: hw.source, assumptions: [...m.assumptions, ...hw.assumptions] })
+    ctx.io.stdout(`Prediction (${predictor.name}; not a measurement)\n\n`)
+    ctx.io.stdout(keyValues([
+      ['model', `${fmt(m.model.paramsB, 2)}B ${m.model.quant} (${m.source})`],
+      ['hardware', `${hw.hardware.name}: ${fmt(hw.hardware.memBwGbs)} GB/s, ${fmt(hw.hardware.fp16Tflops)} TFLOPS (${hw.source})`],
+      ['workload', `${q.phase}, batch ${q.batch}${q.phase === 'prefill' ? `, prompt ${q.promptTokens}` : `, context ${q.contextTokens}`}`],
+      ['prediction', `${fmt(p.predictedTps)} tok/s${p.capped ? ` (capped from ${fmt(p.rawTps)})` : ''}`],
+      ['roofline bound', `${fmt(p.rooflineTps)} tok/s`],
+      ['confidence', fmt(p.confidence, 3)],
+      ['top features', p.topFeatures.map(([n, v]) => `${n} ${fmt(v, 3)}`).join(', ')],
+    ]))
+  },
+})

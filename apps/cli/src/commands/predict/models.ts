@@ -1,0 +1,86 @@
+/**
+ * Loading the throughput model the predict/recommend/calibrate commands use: the pretrained one
+ * by default, trueno's heuristic on request, or a saved file (a trained model from
+ * `kerneltune train`, or a calibrated one from `kerneltune calibrate`), checked by its schema.
+ */
+import { readFile } from 'node:fs/promises'
+import { resolve } from 'node:path'
+import { z } from 'zod'
+import { parseWith, type Prediction } from '@kerneltune/core'
+import { findHardwarePreset } from '@kerneltune/features'
+import { CalibratedModel, CorrectionsSchema, LearnedModel, heuristicModel, featuresFromQuery, parseQuery, pretrainedModel, type ThroughputQuery, type ThroughputQueryInput } from '@kerneltune/regressor'
+import { usageError } from '../../cli/args.ts'
+import type { Io } from '../../cli/command.ts'
+
+export interface Predictor {
+  name: string
+  predict(q: ThroughputQuery): Prediction
+}
+
+export const CalibratedFileSchema = z.object({ format: z.literal('kerneltune.calibrated-model'), version: z.literal(1), base: z.unknown(), corrections: CorrectionsSchema, calibration: z.unknown().optional() })
+
+export async function readJsonFile(io: Io, file: string, flag: string): Promise<unknown> {
+  let text: string
+  try {
+    text = await readFile(resolve(io.cwd, file), 'utf8')
+  } catch (err) {
+    throw usageError(`--${flag}: cannot read "${file}": ${(err as Error).message}`)
+  }
+  try {
+    return JSON.parse(text)
+  } catch (err) {
+    throw usageError(`--${flag}: "${file}" is not valid JSON: ${(err as Error).message}`)
+  }
+}
+
+/** Loads a learned model (or the base of a calibrated file) from --model-file. */
+export async function loadLearned(io: Io, file: string | undefined): Promise<LearnedModel> {
+  if (file === undefined) return pretrainedModel()
+  const json = await readJsonFile(io, file, 'model-file')
+  if ((json as { format?: string })?.format === 'kerneltune.calibrated-model') return LearnedModel.fromJSON(parseWith(CalibratedFileSchema, json, 'calibrated model').base)
+  return LearnedModel.fromJSON(json)
+}
+
+export async function loadPredictor(io: Io, file: string | undefined, heuristic = false): Promise<Predictor> {
+  if (heuristic) {
+    if (file !== undefined) throw usageError('give --heuristic or --model-file, not both')
+    const h = heuristicModel()
+    return { name: 'heuristic (trueno default)', predict: (q) => h.predict(featuresFromQuery(q)) }
+  }
+  if (file === undefined) {
+    const m = pretrainedModel()
+    return { name: `pretrained (${m.name})`, predict: (q) => m.predict(q) }
+  }
+  const json = await readJsonFile(io, file, 'model-file')
+  if ((json as { format?: string })?.format === 'kerneltune.calibrated-model') {
+    const c = parseWith(CalibratedFileSchema, json, 'calibrated model')
+    const m = new CalibratedModel(LearnedModel.fromJSON(c.base), c.corrections)
+    return { name: `calibrated (${file})`, predict: (q) => m.predict(q) }
+  }
+  const m = LearnedModel.fromJSON(json)
+  return { name: `${m.name} (${file})`, predict: (q) => m.predict(q) }
+}
+
+const VENDORS = ['nvidia', 'amd', 'apple', 'intel']
+
+/**
+ * One JSONL row (keys named like the flags) → a query. `hardware` names a preset; explicit
+ * memBwGbs / tflops override it. `context` is an alias of contextTokens.
+ */
+export function queryFromRow(row: unknown): ThroughputQuery {
+  if (typeof row !== 'object' || row === null || Array.isArray(row)) throw usageError('each line must be a JSON object')
+  const r = { ...(row as Record<string, unknown>) }
+  const q: Record<string, unknown> = {}
+  if (r.hardware !== undefined) {
+    const p = findHardwarePreset(String(r.hardware))
+    if (!p) throw usageError(`unknown hardware "${String(r.hardware)}" (see kerneltune hardware list)`)
+    Object.assign(q, { memBwGbs: p.memBwGbs, tflops: p.fp16Tflops, unifiedMemory: p.unifiedMemory ?? false, vendor: VENDORS.includes(p.vendor) ? p.vendor : 'other' })
+  }
+  for (const k of ['paramsB', 'activeParamsB', 'quant', 'batch', 'phase', 'promptTokens', 'contextTokens', 'memBwGbs', 'tflops', 'unifiedMemory', 'vendor']) {
+    if (r[k] !== undefined) q[k] = r[k]
+  }
+  if (r.context !== undefined && r.contextTokens === undefined) q.contextTokens = r.context
+  if (q.quant === undefined) q.quant = 'Q4_K'
+  if (q.memBwGbs === undefined || q.tflops === undefined) throw usageError('each row needs "hardware" (a preset) or both "memBwGbs" and "tflops"')
+  return parseQuery(q as ThroughputQueryInput)
+}
