@@ -18,7 +18,7 @@ import { serve as honoServe } from '@hono/node-server'
 import { createRegistry, type AnyPlugin, type Registry } from '@kerneltune/core'
 import { openStore, isPostgresUrl, type Store } from '@kerneltune/store'
 import { analyticalBackend, searchStrategies, type AnalyticalBackendOptions } from '@kerneltune/tuner'
-import { gpuKernelsBackend } from '@kerneltune/tuner/node'
+import { gpuKernelsBackend, llamacppRunBackend, llamacppRunEngine } from '@kerneltune/tuner/node'
 import { onnxEngine } from '@kerneltune/engines-onnx'
 import { tgiEngine } from '@kerneltune/engines-tgi'
 import { tritonEngine } from '@kerneltune/engines-triton'
@@ -42,8 +42,8 @@ export async function openStoreAt(url: string): Promise<Store> {
 /** Engines, measurement backends and search strategies the server offers by default. */
 export function defaultRegistry(options: { analytical?: AnalyticalBackendOptions; extra?: readonly AnyPlugin[] } = {}): Registry {
   return createRegistry([
-    vllmEngine(), tgiEngine(), trtllmEngine(), tritonEngine(), onnxEngine(),
-    analyticalBackend(options.analytical), gpuKernelsBackend(), ...searchStrategies(),
+    vllmEngine(), tgiEngine(), trtllmEngine(), tritonEngine(), onnxEngine(), llamacppRunEngine(),
+    analyticalBackend(options.analytical), gpuKernelsBackend(), llamacppRunBackend(), ...searchStrategies(),
     ...(options.extra ?? []),
   ])
 }

@@ -1,6 +1,7 @@
 /**
  * @module @kerneltune/tuner/node
- * The real gpu-kernels measurement backend (spawns Deno for WebGPU, so Node-side only).
+ * The real measurement backends: gpu-kernels (spawns Deno for WebGPU) and llamacpp (llama.cpp
+ * through node-llama-cpp, a native addon). Server-side only.
  *
  * @example
  * ```ts
@@ -11,3 +12,4 @@
  * ```
  */
 export { gpuKernelsBackend, findDeno, type GpuKernelsBackend, type GpuKernelsBackendOptions } from './adapters/gpu-kernels-backend.node.ts'
+export { llamacppRunBackend, llamacppRunEngine, LLAMACPP_BACKEND, type LlamacppRunBackendOptions } from './adapters/llamacpp-backend.node.ts'

@@ -7,6 +7,7 @@ import type { Catalog } from '@kerneltune/catalog'
 import { comboHash } from '@kerneltune/catalog'
 import { KerneltuneError, parseWith, type Combo, type Registry, type Run } from '@kerneltune/core'
 import type { Store } from '@kerneltune/store'
+import { findBackend, isModelFileBackend } from '../backends/model-file.ts'
 import { RunRequestSchema, type RunRequest, type RunRequestInput } from '../request.ts'
 
 export interface CreateRunDeps {
@@ -24,16 +25,20 @@ export function runOptions(run: Run): RunOptions {
   return { warmups: o.warmups ?? 1, metric: o.metric ?? 'throughputTps', noiseFloor: o.noiseFloor ?? 0.02, earlyStop: o.earlyStop ?? true, margin: o.margin, epsilon: o.epsilon, useCache: o.useCache ?? true }
 }
 
-export async function planCombos(request: RunRequest, deps: Pick<CreateRunDeps, 'catalog' | 'registry'>): Promise<{ engineVersion: string; combos: { combo: Combo; comboHash: string; isBaseline: boolean }[] }> {
+export async function planCombos(request: RunRequest, deps: Pick<CreateRunDeps, 'catalog' | 'registry'>): Promise<{ engineVersion: string; backend: string; combos: { combo: Combo; comboHash: string; isBaseline: boolean }[] }> {
   const { catalog, registry } = deps
   const engine = registry.find('engine', request.engine)
   if (!engine) {
     const names = registry.list('engine').map((e) => e.name)
     throw new KerneltuneError('INVALID_INPUT', `invalid run request: engine "${request.engine}" is not registered; engines: ${names.join(', ') || '(none)'}`, { details: { errors: [`engine: unknown engine ${request.engine}`] } })
   }
-  if (!registry.find('measurement-backend', request.backend)) {
+  const backend = findBackend(registry, request.backend)
+  if (!backend) {
     const names = registry.list('measurement-backend').map((b) => b.name)
     throw new KerneltuneError('INVALID_INPUT', `invalid run request: measurement backend "${request.backend}" is not registered; backends: ${names.join(', ') || '(none)'}`, { details: { errors: [`backend: unknown backend ${request.backend}`] } })
+  }
+  if (isModelFileBackend(backend) && !request.modelPath) {
+    throw new KerneltuneError('INVALID_INPUT', `invalid run request: backend ${request.backend} measures ${backend.modelFile.fileKind}; set modelPath`, { details: { errors: [`modelPath: required by backend ${request.backend}`] } })
   }
   const engineVersion = request.engineVersion ?? engine.defaultVersion
   const target = { hardware: request.hardware, engine: request.engine }
@@ -66,20 +71,20 @@ export async function planCombos(request: RunRequest, deps: Pick<CreateRunDeps, 
   }
   const refusal = await refuse(baseline)
   if (refusal) throw new KerneltuneError('INVALID_INPUT', `invalid run request: engine ${request.engine} cannot express the baseline: ${refusal.reason}`, { details: { errors: [`baseline.${refusal.dimension}: ${refusal.reason}`] } })
-  return { engineVersion, combos }
+  return { engineVersion, combos, backend: backend.name }
 }
 
 export async function createRun(store: Store, input: RunRequestInput | unknown, deps: CreateRunDeps): Promise<Run> {
   const request = parseWith(RunRequestSchema, input, 'run request')
-  const { engineVersion, combos } = await planCombos(request, deps)
+  const { engineVersion, combos, backend } = await planCombos(request, deps)
   const options: RunOptions = { warmups: request.warmups, metric: request.metric, noiseFloor: request.noiseFloor, earlyStop: request.earlyStop, margin: request.margin, epsilon: request.epsilon, useCache: request.useCache }
   return store.runs.create({
     tenant: deps.tenant,
     mode: request.mode,
-    target: { model: request.model, hardware: request.hardware, engine: request.engine, engineVersion, workload: request.workload, options } as never,
+    target: { model: request.model, hardware: request.hardware, engine: request.engine, engineVersion, workload: request.workload, options, ...(request.modelPath ? { modelPath: request.modelPath } : {}) } as never,
     snapshot: { hash: deps.catalog.hash, version: deps.catalog.version, content: deps.catalog.snapshot },
     qualityGate: request.qualityGate,
-    backend: request.backend,
+    backend,
     repetitions: request.repetitions,
     combos,
   })

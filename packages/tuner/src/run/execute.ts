@@ -8,6 +8,7 @@ import { isKerneltuneError, KerneltuneError, type MeasurementBackend, type Regis
 import { compareToBaseline, shouldStopEarly } from '@kerneltune/stats'
 import type { Store } from '@kerneltune/store'
 import type { RunEvent } from '../events.ts'
+import { backendForRun, runModelPath } from '../backends/model-file.ts'
 import { comboCacheKey } from '../fingerprint.ts'
 import { comboMetrics, higherIsBetter, samplesOf } from './metrics.ts'
 import { runOptions, type RunOptions } from './create.ts'
@@ -70,7 +71,7 @@ export async function executeRun(runId: string, deps: ExecuteRunDeps): Promise<R
   const { store, registry, signal, onEvent = () => {}, observer = {} } = deps
   let run = await store.runs.require(null, runId)
   const opts = runOptions(run)
-  const backend = registry.get('measurement-backend', run.backend)
+  const backend = backendForRun(registry, run)
   const started = Date.now()
   await store.runs.setStatus(runId, 'running')
   let combos = await store.runs.combos(runId)
@@ -85,7 +86,9 @@ export async function executeRun(runId: string, deps: ExecuteRunDeps): Promise<R
       if (c.status !== 'pending') continue
       if (signal?.aborted) throw new KerneltuneError('CANCELLED', 'the run was cancelled')
       onEvent({ type: 'combo.started', runId, index: c.index, comboHash: c.comboHash })
-      const key = comboCacheKey(run.target, run.catalogVersion, c.comboHash, run.backend)
+      // A model file's path is part of what was measured: two GGUFs of one shape are not the same model.
+      const modelPath = runModelPath(run)
+      const key = comboCacheKey(run.target, run.catalogVersion, c.comboHash, modelPath ? `${run.backend}:${modelPath}` : run.backend)
       let cached: CachedResult | undefined
       if (opts.useCache) {
         cached = await store.cache.get<CachedResult>(key)

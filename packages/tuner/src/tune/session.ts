@@ -9,6 +9,7 @@ import type { Catalog } from '@kerneltune/catalog'
 import { isKerneltuneError, KerneltuneError, parseWith, type Combo, type Registry, type Run, type SearchConfig, type SearchSpaceDefinition, type Searcher, type TuneSession } from '@kerneltune/core'
 import { trimmedMean } from '@kerneltune/stats'
 import type { Store } from '@kerneltune/store'
+import { backendForRun } from '../backends/model-file.ts'
 import type { TuneEvent } from '../events.ts'
 import { TuneRequestSchema, type TargetMetric, type TuneRequestInput } from '../request.ts'
 import { higherIsBetter, samplesOf } from '../run/metrics.ts'
@@ -94,7 +95,7 @@ export async function runTune(sessionId: string, deps: RunTuneDeps): Promise<Tun
   if (session.status === 'completed' || session.status === 'cancelled') return session
   const run = await store.runs.require(null, session.runId, )
   const plan = session.narrowing as unknown as SessionPlan
-  const backend = registry.get('measurement-backend', run.backend)
+  const backend = backendForRun(registry, run)
   const def = space(plan, run, catalog)
   const searcher = await openSearcher(session, plan, def, registry)
   await store.tune.setStatus(sessionId, 'running')

@@ -1,0 +1,37 @@
+/**
+ * The llama.cpp measurement backend for runs: `llamacppBackend` from
+ * @kerneltune/engines-llamacpp/node (real llama.cpp through node-llama-cpp) behind a model-file
+ * backend, so one registered `llamacpp` plugin measures whichever GGUF a run names (modelPath).
+ * The prompt and generated token counts come from the run's workload.
+ */
+import type { EnginePlugin } from '@kerneltune/core'
+import { LLAMACPP_CATALOG_EXTENSION, llamacppEngine, type LlamacppEngineOptions } from '@kerneltune/engines-llamacpp'
+import { llamacppBackend, type LlamacppBackendOptions } from '@kerneltune/engines-llamacpp/node'
+import { modelFileBackend, type ModelFileBackend } from '../backends/model-file.ts'
+
+/** Not 'llamacpp': plugin names are unique across kinds and the engine has that one. Requests may say 'llamacpp'. */
+export const LLAMACPP_BACKEND = 'node-llama-cpp'
+
+export type LlamacppRunBackendOptions = Omit<LlamacppBackendOptions, 'modelPath'>
+
+export function llamacppRunBackend(options: LlamacppRunBackendOptions = {}): ModelFileBackend {
+  return modelFileBackend({
+    name: LLAMACPP_BACKEND,
+    description: 'llama.cpp (node-llama-cpp, prebuilt binaries) measuring prefill, decode, TTFT and memory of the run\'s GGUF (modelPath)',
+    simulated: false,
+    fileKind: 'a GGUF file',
+    engine: 'llamacpp',
+    create: (modelPath) => llamacppBackend({ ...options, modelPath }),
+  })
+}
+
+/**
+ * The llama.cpp engine for runs: its catalog extension without the six core dimensions. The
+ * plugin's extension keeps them (for translating core combinations), but their defaults
+ * (flash_attn_v2, paged, cublas, …) are values llama.cpp refuses, so a run over them would have no
+ * legal baseline; llama.cpp's own dimensions (threads, flash_attn, cache types, …) are its space.
+ */
+export function llamacppRunEngine(options?: LlamacppEngineOptions): EnginePlugin {
+  const engine = llamacppEngine(options)
+  return { ...engine, catalogExtension: { ...(engine.catalogExtension ?? LLAMACPP_CATALOG_EXTENSION), coreDimensions: [] } }
+}
