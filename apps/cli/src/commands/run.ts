@@ -1,8 +1,9 @@
 /** kerneltune run create|list|show|watch|cancel|apply: Tier 1 runs, embedded or against a server. */
-import { readFileSync } from 'node:fs'
+import { KerneltuneError } from '@kerneltune/core'
 import { defineCommand } from '../cli/command.ts'
 import { keyValues, progressBar, table } from '../cli/output.ts'
 import { kernelsClient, TARGET_FLAGS } from '../store-location.ts'
+import { buildRunRequest, RUN_REQUEST_FLAGS } from './run-request.ts'
 
 const withClient = async <T>(flags: any, env: any, f: (c: Awaited<ReturnType<typeof kernelsClient>>) => Promise<T>) => {
   const c = await kernelsClient(flags, env)
@@ -25,11 +26,13 @@ export const runCommand = defineCommand({
   summary: 'Tier 1 runs: sweep the legal combinations through a measurement backend',
   subcommands: [
     defineCommand({
-      name: 'create', summary: 'Create a run from a JSON request file and (embedded) run it, or (--server) queue it',
-      positionals: ['REQUEST.json'], flags: [...TARGET_FLAGS, { name: 'watch', type: 'boolean', description: 'Follow the run to the end', default: true }] as const,
-      jsonOutput: 'the Run (after it finishes when watching)', examples: ['kerneltune run create request.json', 'kerneltune run create request.json --server http://127.0.0.1:8080 --token T'],
+      name: 'create', summary: 'Create a run from a JSON request file and/or flags and (embedded) run it, or (--server) queue it',
+      positionals: ['[REQUEST.json]'], flags: [...TARGET_FLAGS, ...RUN_REQUEST_FLAGS, { name: 'watch', type: 'boolean', description: 'Follow the run to the end', default: true }] as const,
+      jsonOutput: 'the Run (after it finishes when watching)',
+      examples: ['kerneltune run create request.json', 'kerneltune run create request.json --server http://127.0.0.1:8080 --token T', 'kerneltune run create --engine llamacpp --backend llamacpp --gguf m.gguf --reps 3 --prompt-tokens 64 --gen-tokens 16'],
       async run(ctx) {
-        const body = JSON.parse(readFileSync(ctx.positionals[0]!, 'utf8'))
+        if (ctx.positionals.length > 1) throw new KerneltuneError('INVALID_INPUT', `run create takes at most one REQUEST.json, got ${ctx.positionals.length} arguments`)
+        const body = await buildRunRequest(ctx.positionals[0], ctx.flags, ctx.io.cwd)
         return withClient(ctx.flags, ctx.io.env, async (c) => {
           let run = await c.call('POST', '/runs', body)
           if (ctx.flags.watch) await watch(ctx, c, run.id)
