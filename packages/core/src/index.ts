@@ -32,3 +32,4 @@ export {
 export { DOMAIN_SCHEMAS, domainJsonSchemas, toJsonSchema } from './json-schema.ts'
 export * from './contracts/index.ts'
 export * from './schemas/index.ts'
+export { f16ToF32, f32ToF16, mulberry32 } from './numeric.ts'

@@ -3,6 +3,8 @@
  * model seed and the tensor name, so a tensor's values do not depend on write order.
  */
 
+export { mulberry32 } from '@kerneltune/core'
+
 /** A 32-bit FNV-1a hash of a string mixed with a seed. */
 export function hashSeed(seed: number, name: string): number {
   let h = (0x811c9dc5 ^ (seed >>> 0)) >>> 0
@@ -11,18 +13,6 @@ export function hashSeed(seed: number, name: string): number {
     h = Math.imul(h, 0x01000193) >>> 0
   }
   return h
-}
-
-/** mulberry32: small, fast and good enough for weights nobody reads. Returns [0, 1). */
-export function mulberry32(seed: number): () => number {
-  let a = seed >>> 0
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0
-    let t = a
-    t = Math.imul(t ^ (t >>> 15), t | 1)
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-  }
 }
 
 /** Fills `out` with uniform values in [-scale, scale). */

@@ -14,6 +14,7 @@
  * the GPU reads exactly as many bytes as the ggml format holds (plus at most 2 bytes of padding).
  */
 import type { WeightFormat } from './types.ts'
+import { f16ToF32, f32ToF16 } from '@kerneltune/core'
 
 export const BLOCK = 32
 
@@ -27,44 +28,9 @@ export function weightBytes(format: WeightFormat, n: number, k: number): number 
   return (n * k / BLOCK) * blockBytes(format)
 }
 
-const f32 = new Float32Array(1)
-const u32 = new Uint32Array(f32.buffer)
-
-/** Rounds a number to the nearest IEEE half (ties to even) and returns its bits. */
-export function toF16Bits(value: number): number {
-  f32[0] = value
-  const x = u32[0]!
-  const sign = (x >>> 16) & 0x8000
-  const exp = (x >>> 23) & 0xff
-  let mant = x & 0x7fffff
-  if (exp === 0xff) return sign | 0x7c00 | (mant ? 0x200 : 0)
-  const e = exp - 127 + 15
-  if (e >= 0x1f) return sign | 0x7c00
-  if (e <= 0) {
-    if (e < -10) return sign
-    mant |= 0x800000
-    const shift = 14 - e
-    let half = mant >>> shift
-    const rem = mant & ((1 << shift) - 1)
-    const mid = 1 << (shift - 1)
-    if (rem > mid || (rem === mid && (half & 1))) half++
-    return sign | half
-  }
-  let half = (e << 10) | (mant >>> 13)
-  const rem = mant & 0x1fff
-  if (rem > 0x1000 || (rem === 0x1000 && (half & 1))) half++
-  return sign | half
-}
-
-/** The value of IEEE half bits. */
-export function fromF16Bits(bits: number): number {
-  const sign = bits & 0x8000 ? -1 : 1
-  const exp = (bits >>> 10) & 0x1f
-  const mant = bits & 0x3ff
-  if (exp === 0) return sign * mant * 2 ** -24
-  if (exp === 0x1f) return mant ? NaN : sign * Infinity
-  return sign * (1 + mant / 1024) * 2 ** (exp - 15)
-}
+/** IEEE half conversion (ties to even), shared with the GGUF codecs through @kerneltune/core. */
+export const toF16Bits = f32ToF16
+export const fromF16Bits = f16ToF32
 
 /** Quantises one row of k floats (k a multiple of 32) into the packed format, as ggml does. */
 export function quantizeRow(format: WeightFormat, values: ArrayLike<number>, out: Uint8Array, offset = 0): void {

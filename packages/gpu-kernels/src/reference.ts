@@ -3,7 +3,7 @@
  * The reference dequantises exactly (f16 scale × integer quant is exact in f64) and accumulates in
  * f64, so its only rounding is the final conversion to f32.
  */
-import { KerneltuneError } from '@kerneltune/core'
+import { KerneltuneError, mulberry32 } from '@kerneltune/core'
 import { BLOCK, dequantizeRow, quantizeRow, weightBytes } from './formats.ts'
 import type { MatmulProblem } from './types.ts'
 
@@ -16,17 +16,8 @@ export function checkProblem(problem: MatmulProblem): void {
   if (k % BLOCK !== 0) throw new KerneltuneError('INVALID_INPUT', `problem.k must be a multiple of ${BLOCK} (the block size), got ${k}`)
 }
 
-/** A small, fast, seeded generator (mulberry32), so problem data is the same on every runtime. */
-export function seededRandom(seed: number): () => number {
-  let a = seed >>> 0
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0
-    let t = a
-    t = Math.imul(t ^ (t >>> 15), t | 1)
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-  }
-}
+/** A seeded generator (mulberry32), so problem data is the same on every runtime. */
+export const seededRandom = mulberry32
 
 /** Random weights (quantised into the problem's format) and activations in [-1, 1). */
 export function makeProblemData(problem: MatmulProblem, seed: number): { weights: Uint8Array; activations: Float32Array } {

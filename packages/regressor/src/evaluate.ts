@@ -3,21 +3,12 @@
  * model that never saw it, or never saw its group, e.g. its hardware), and permutation feature
  * importance (how much MAPE grows when one feature's column is shuffled).
  */
-import { KerneltuneError } from '@kerneltune/core'
+import { KerneltuneError, mulberry32 } from '@kerneltune/core'
 import { LearnedModel, mapeOf, prepare, type PreparedRow, type TrainOptions, type TrainingSample } from './learned.ts'
 import { QUERY_FEATURE_NAMES } from './query.ts'
 
-/** mulberry32: a tiny seeded generator for fold assignment and permutations. */
-export function seededRandom(seed: number): () => number {
-  let a = seed >>> 0
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0
-    let t = a
-    t = Math.imul(t ^ (t >>> 15), t | 1)
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-  }
-}
+/** A seeded generator (mulberry32) for fold assignment and permutations. */
+export const seededRandom = mulberry32
 
 export function shuffled<T>(xs: readonly T[], rand: () => number): T[] {
   const out = [...xs]

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import fc from 'fast-check'
+import { mulberry32 } from '@kerneltune/core'
 import { differenceInterval, welchTTest, yuenTTest } from './t-tests.ts'
 import { confidenceInterval, trimmedConfidenceInterval } from './interval.ts'
 import { cohensD, effectLabel } from './effect-size.ts'
@@ -9,16 +10,7 @@ const near = (actual: number, expected: number, tol: number) => expect(Math.abs(
 const sample = fc.array(fc.integer({ min: -100_000, max: 100_000 }).map((x) => x / 100), { minLength: 3, maxLength: 30 }).filter((xs) => new Set(xs).size > 1)
 
 // A seeded generator (mulberry32) and Box–Muller normals, so the simulations are deterministic.
-function rng(seed: number): () => number {
-  let a = seed >>> 0
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0
-    let t = a
-    t = Math.imul(t ^ (t >>> 15), t | 1)
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-  }
-}
+const rng = mulberry32
 function normals(next: () => number, n: number, mu: number, sigma: number): number[] {
   return Array.from({ length: n }, () => mu + sigma * Math.sqrt(-2 * Math.log(1 - next())) * Math.cos(2 * Math.PI * next()))
 }
