@@ -25,6 +25,12 @@ export const RUN_REQUEST_FLAGS = [
   { name: 'gen-tokens', type: 'integer', description: 'Workload generated tokens', min: 2 },
 ] as const
 
+/** The one positional id a subcommand needs, or a usage error naming it. */
+export function requireId(positionals: readonly string[], name: string): string {
+  if (positionals.length !== 1 || !positionals[0]) throw new KerneltuneError('INVALID_INPUT', `expected one ${name}, got ${positionals.length === 0 ? 'none' : positionals.join(' ')}`)
+  return positionals[0]
+}
+
 export interface RunRequestFlags {
   engine?: string; backend?: string; gguf?: string; mode?: string; reps?: number; warmups?: number
   restrict?: string; maxCombos?: number; promptTokens?: number; genTokens?: number
@@ -78,7 +84,7 @@ export async function buildRunRequest(file: string | undefined, f: RunRequestFla
   if (body.engine === 'llamacpp') body.restrict = llamacppRestrict(undefined, restrict ?? (body.restrict as Record<string, string[]> | undefined) ?? {})
   else if (restrict) body.restrict = restrict
   if (!body.model || !body.hardware || !body.engine) {
-    throw new KerneltuneError('INVALID_INPUT', 'a run needs a model, hardware and an engine: pass REQUEST.json (RunRequestSchema) or --gguf FILE')
+    throw new KerneltuneError('INVALID_INPUT', 'a run needs a model, hardware and an engine: pass REQUEST.json or --gguf FILE (the file follows RunRequestSchema)')
   }
   return body
 }

@@ -3,7 +3,7 @@ import { KerneltuneError } from '@kerneltune/core'
 import { defineCommand } from '../cli/command.ts'
 import { keyValues, progressBar, table } from '../cli/output.ts'
 import { kernelsClient, TARGET_FLAGS } from '../store-location.ts'
-import { buildRunRequest, RUN_REQUEST_FLAGS } from './run-request.ts'
+import { buildRunRequest, requireId, RUN_REQUEST_FLAGS } from './run-request.ts'
 
 const withClient = async <T>(flags: any, env: any, f: (c: Awaited<ReturnType<typeof kernelsClient>>) => Promise<T>) => {
   const c = await kernelsClient(flags, env)
@@ -55,7 +55,7 @@ export const runCommand = defineCommand({
       positionals: ['RUN_ID'], flags: [...TARGET_FLAGS, { name: 'deployment', type: 'string', description: 'apply: also set it on this deployment', valueName: 'ID' }, { name: 'force', type: 'boolean', description: 'apply: even if the gate rejected it', default: false }] as const,
       jsonOutput: { show: '{ run, combos }', watch: 'the final run event', cancel: '{ id, status }', apply: 'ApplyResult { combo, translation, deployment }' }[name],
       async run(ctx) {
-        const id = ctx.positionals[0]!
+        const id = requireId(ctx.positionals, 'RUN_ID')
         return withClient(ctx.flags, ctx.io.env, async (c) => {
           let out: any
           if (name === 'show') out = { run: await c.call('GET', `/runs/${id}`), combos: (await c.call('GET', `/runs/${id}/combos`)).items }

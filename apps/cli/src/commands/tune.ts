@@ -2,6 +2,7 @@
 import { defineCommand } from '../cli/command.ts'
 import { keyValues, progressBar } from '../cli/output.ts'
 import { kernelsClient, TARGET_FLAGS } from '../store-location.ts'
+import { requireId } from './run-request.ts'
 
 export const tuneCommand = defineCommand({
   name: 'tune',
@@ -16,9 +17,9 @@ export const tuneCommand = defineCommand({
       { name: 'strategy', type: 'string', description: 'start: bo, tpe, random or tuner-random', default: 'bo' }] as const,
     jsonOutput: 'the TuneSession',
     async run(ctx) {
+      const id = requireId(ctx.positionals, name === 'start' ? 'RUN_ID' : 'SESSION_ID')
       const c = await kernelsClient(ctx.flags, ctx.io.env)
       try {
-        const id = ctx.positionals[0]!
         let s: any
         const follow = async (sid: string, path: string, method: string) => {
           const total = (await c.call('GET', `/tune/${sid}`)).budget.trials ?? 0

@@ -1,0 +1,105 @@
+import { rmSync } from 'node:fs'
+import { join } from 'node:path'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { synthLlama } from '@kerneltune/gguf'
+import { writeGgufFile } from '@kerneltune/gguf/node'
+import { cli, SMALL_RUN, tempDir } from './run-test-helpers.ts'
+
+// kerneltune run … against the embedded store (a temporary SQLite file per suite).
+const t = tempDir('kt-run-cli-')
+const db = join(t.dir, 'kt.db')
+afterAll(() => rmSync(t.dir, { recursive: true, force: true }))
+
+describe('kerneltune run (embedded store)', () => {
+  let request: string
+  let runId: string
+  beforeAll(() => { request = t.file('request.json', SMALL_RUN) })
+
+  it('should create and run a run, then list, show, watch and apply it', async () => {
+    const created = await cli(t.dir, ['run', 'create', 'request.json', '--db', db, '--json'])
+    expect(created.code).toBe(0)
+    const run = created.json
+    runId = run.id
+    expect(run).toMatchObject({ status: 'succeeded', backend: 'analytical', tenant: 'default' })
+    expect(run.progress.done).toBe(run.progress.total)
+    expect(run.summary.simulated).toBe(true)
+
+    const list = await cli(t.dir, ['run', 'list', '--db', db, '--json'])
+    expect(list.code).toBe(0)
+    expect(list.json.items.map((r: { id: string }) => r.id)).toContain(runId)
+
+    const show = await cli(t.dir, ['run', 'show', runId, '--db', db, '--json'])
+    expect(show.json.run.id).toBe(runId)
+    expect(show.json.combos).toHaveLength(run.progress.total)
+    expect(show.json.combos.filter((c: { isBaseline: boolean }) => c.isBaseline)).toHaveLength(1)
+
+    const watch = await cli(t.dir, ['run', 'watch', runId, '--db', db, '--json'])
+    expect(watch.json).toMatchObject({ type: 'run.finished', runId, status: 'succeeded' })
+
+    const apply = await cli(t.dir, ['run', 'apply', runId, '--db', db, '--json'])
+    expect(apply.code).toBe(0)
+    expect(apply.json.combo).toEqual(run.summary.winner.combo)
+    expect(apply.json.translation.argv.length).toBeGreaterThan(0)
+    const human = await cli(t.dir, ['run', 'apply', runId, '--db', db])
+    expect(human.out).toContain(apply.json.translation.argv.join(' '))
+  })
+
+  it('should cancel a queued run (--no-watch), and a second cancel leaves it cancelled', async () => {
+    const queued = await cli(t.dir, ['run', 'create', request, '--db', db, '--no-watch', '--json'])
+    expect(queued.json.status).toBe('queued')
+    const cancel = await cli(t.dir, ['run', 'cancel', queued.json.id, '--db', db, '--json'])
+    expect(cancel.json).toEqual({ id: queued.json.id, status: 'cancelled' })
+    expect((await cli(t.dir, ['run', 'show', queued.json.id, '--db', db, '--json'])).json.run.status).toBe('cancelled')
+  })
+
+  it('should build a request from flags over the file', async () => {
+    const r = await cli(t.dir, ['run', 'create', request, '--db', db, '--reps', '2', '--restrict', '{"attention_backend":["flashinfer"],"kv_layout":["paged"],"matmul_path":["cublas"],"fusion_strategy":["none"],"cuda_graph":["per-shape"],"activation_dtype":["bf16","fp16"]}', '--no-watch', '--json'])
+    expect(r.code).toBe(0)
+    expect([r.json.repetitions, r.json.progress.total]).toEqual([2, 2])
+  })
+
+  it('should reject bad flags and input with exit 2, naming the flag', async () => {
+    const none = await cli(t.dir, ['run', 'create', '--db', db])
+    expect([none.code, /REQUEST\.json or --gguf/.test(none.err)]).toEqual([2, true])
+    const reps = await cli(t.dir, ['run', 'create', request, '--db', db, '--reps', 'many'])
+    expect([reps.code, /--reps/.test(reps.err)]).toEqual([2, true])
+    const mode = await cli(t.dir, ['run', 'create', request, '--db', db, '--mode', 'bogus'])
+    expect([mode.code, /--mode/.test(mode.err)]).toEqual([2, true])
+    const backend = await cli(t.dir, ['run', 'create', request, '--db', db, '--backend', 'nope'])
+    expect([backend.code, /backend "nope" is not registered/.test(backend.err)]).toEqual([2, true])
+    const restrict = await cli(t.dir, ['run', 'create', request, '--db', db, '--restrict', '{oops'])
+    expect([restrict.code, /--restrict is not JSON/.test(restrict.err)]).toEqual([2, true])
+    const missing = await cli(t.dir, ['run', 'create', 'missing.json', '--db', db])
+    expect([missing.code, /cannot read the request file/.test(missing.err)]).toEqual([2, true])
+    const flag = await cli(t.dir, ['run', 'list', '--db', db, '--bogus'])
+    expect([flag.code, /--bogus/.test(flag.err)]).toEqual([2, true])
+    const noToken = await cli(t.dir, ['run', 'list', '--server', 'http://127.0.0.1:1'])
+    expect([noToken.code, /--token/.test(noToken.err)]).toEqual([2, true])
+  })
+
+  it('should answer an unknown run id with exit 2 and the id, in text and --json', async () => {
+    for (const sub of ['show', 'watch', 'cancel', 'apply']) {
+      const r = await cli(t.dir, ['run', sub, 'no-such-run', '--db', db])
+      expect([sub, r.code]).toEqual([sub, 2])
+      expect(r.err).toMatch(/no-such-run/)
+    }
+    const j = await cli(t.dir, ['run', 'show', 'no-such-run', '--db', db, '--json'])
+    expect(j.json).toMatchObject({ ok: false, error: { code: 'NOT_FOUND' } })
+    const noId = await cli(t.dir, ['run', 'show', '--db', db])
+    expect([noId.code, /RUN_ID/.test(noId.err)]).toEqual([2, true])
+  })
+
+  it('should run llama.cpp for real on a GGUF (--gguf, engine and backend llamacpp)', async () => {
+    await writeGgufFile(join(t.dir, 'tiny.gguf'), synthLlama({ params: 1e6, vocabSize: 320, quant: 'Q8_0', seed: 5 }).file)
+    const r = await cli(t.dir, ['run', 'create', '--engine', 'llamacpp', '--backend', 'llamacpp', '--gguf', 'tiny.gguf', '--db', db,
+      '--restrict', '{"threads":["1"],"flash_attn":["auto","off"]}', '--reps', '2', '--warmups', '0', '--prompt-tokens', '16', '--gen-tokens', '6', '--json'])
+    expect(r.code).toBe(0)
+    expect(r.json).toMatchObject({ status: 'succeeded', backend: 'node-llama-cpp', progress: { done: 2, total: 2 } })
+    expect(r.json.target).toMatchObject({ engine: 'llamacpp', modelPath: join(t.dir, 'tiny.gguf') })
+    expect(r.json.summary.simulated).toBe(false)
+    const combos = (await cli(t.dir, ['run', 'show', r.json.id, '--db', db, '--json'])).json.combos
+    expect(combos.map((c: any) => [c.combo.flash_attn, c.simulated, c.repetitions.length])).toEqual([['auto', false, 2], ['off', false, 2]])
+    const missing = await cli(t.dir, ['run', 'create', '--gguf', 'nope.gguf', '--db', db])
+    expect([missing.code, /is not a file/.test(missing.err)]).toEqual([2, true])
+  }, 120_000)
+})
