@@ -3,14 +3,13 @@
  * by default, trueno's heuristic on request, or a saved file (a trained model from
  * `kerneltune train`, or a calibrated one from `kerneltune calibrate`), checked by its schema.
  */
-import { readFile } from 'node:fs/promises'
-import { resolve } from 'node:path'
 import { z } from 'zod'
 import { parseWith, type Prediction } from '@kerneltune/core'
 import { findHardwarePreset } from '@kerneltune/features'
 import { CalibratedModel, CorrectionsSchema, LearnedModel, heuristicModel, featuresFromQuery, parseQuery, pretrainedModel, type ThroughputQuery, type ThroughputQueryInput } from '@kerneltune/regressor'
 import { usageError } from '../../cli/args.ts'
 import type { Io } from '../../cli/command.ts'
+import { readJsonFile } from '../shared/target-flags.ts'
 
 export interface Predictor {
   name: string
@@ -19,19 +18,7 @@ export interface Predictor {
 
 export const CalibratedFileSchema = z.object({ format: z.literal('kerneltune.calibrated-model'), version: z.literal(1), base: z.unknown(), corrections: CorrectionsSchema, calibration: z.unknown().optional() })
 
-export async function readJsonFile(io: Io, file: string, flag: string): Promise<unknown> {
-  let text: string
-  try {
-    text = await readFile(resolve(io.cwd, file), 'utf8')
-  } catch (err) {
-    throw usageError(`--${flag}: cannot read "${file}": ${(err as Error).message}`)
-  }
-  try {
-    return JSON.parse(text)
-  } catch (err) {
-    throw usageError(`--${flag}: "${file}" is not valid JSON: ${(err as Error).message}`)
-  }
-}
+export { readJsonFile }
 
 /** Loads a learned model (or the base of a calibrated file) from --model-file. */
 export async function loadLearned(io: Io, file: string | undefined): Promise<LearnedModel> {

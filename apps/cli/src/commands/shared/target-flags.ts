@@ -84,7 +84,8 @@ export function parseQuantFlag(raw: unknown): QuantName | undefined {
   return q
 }
 
-async function readJson(io: Io, file: string, flag: string): Promise<unknown> {
+/** Reads and parses a JSON file named by a flag; a usage error names the flag and the problem. */
+export async function readJsonFile(io: Io, file: string, flag: string): Promise<unknown> {
   let text: string
   try {
     text = await readFile(resolve(io.cwd, file), 'utf8')
@@ -112,7 +113,7 @@ export async function resolveModel(flags: Flags, io: Io, required = true): Promi
   if (flags.model !== undefined) {
     out = { model: modelSpecFromPreset(String(flags.model), quant ?? 'Q4_K'), source: `preset ${String(flags.model)}`, assumptions }
   } else if (flags.modelConfig !== undefined) {
-    const r = fromModelConfig(await readJson(io, String(flags.modelConfig), 'model-config'), quant ? { quant } : {})
+    const r = fromModelConfig(await readJsonFile(io, String(flags.modelConfig), 'model-config'), quant ? { quant } : {})
     out = { model: r.model, source: `config.json ${String(flags.modelConfig)}`, assumptions: [...r.assumptions] }
   } else if (flags.gguf !== undefined) {
     const file = resolve(io.cwd, String(flags.gguf))
