@@ -1,22 +1,51 @@
 /**
- * The fallback calibration of predict-vs-measure.ts, used while no trained predictor with a
- * calibrate() exists: one multiplicative factor per metric, the geometric mean of measured ÷
- * predicted over the calibration points (least squares in log space), and the mean absolute
- * percentage error used to report it.
+ * Helpers of predict-vs-measure.ts: how this CPU is described to the pretrained regressor, the
+ * per-phase calibration with the regressor's `calibrate`, and the error measure.
  */
-export interface Point {
+import type { Prediction } from '../../packages/core/src/index.ts'
+import { calibrate, type CalibratedModel, type CalibrationResult, type LearnedModel, type ThroughputQueryInput } from '../../packages/regressor/src/index.ts'
+
+export const PHASES = ['decode', 'prefill'] as const
+export type Phase = (typeof PHASES)[number]
+
+/**
+ * The regressor's vendor one-hot from the CPU's model string. The pretrained model saw no Intel or
+ * AMD rows (their weights are zero), so this is a faithful label that changes nothing.
+ */
+export function cpuVendor(model: string): 'intel' | 'amd' | 'apple' | 'other' {
+  return /intel/i.test(model) ? 'intel' : /amd|epyc|ryzen/i.test(model) ? 'amd' : /apple/i.test(model) ? 'apple' : 'other'
+}
+
+/**
+ * This machine as the regressor sees it: the probed copy bandwidth, the FLOP rate estimated from
+ * cores × clock × SIMD width, and unified memory (the CPU reads the weights straight from system
+ * RAM, as `specFromDetected` says, like the Apple and GB10 rows of the training data).
+ */
+export function hardwareQuery(spec: { memBwGbs: number; fp16Tflops: number; unifiedMemory?: boolean }, cpuModel: string) {
+  return { memBwGbs: spec.memBwGbs, tflops: spec.fp16Tflops, unifiedMemory: spec.unifiedMemory ?? true, vendor: cpuVendor(cpuModel) } as const
+}
+
+export interface PhasePoint {
   readonly calibration: boolean
-  readonly predicted: { readonly decodeTps: number; readonly prefillTps: number }
-  readonly measured: { readonly decodeTps: number; readonly prefillTps: number }
+  readonly query: Record<Phase, ThroughputQueryInput>
+  readonly measured: Record<Phase, number>
 }
 
-export function calibrateRatio(points: readonly Point[]): { decodeTps: number; prefillTps: number } {
-  if (points.length === 0) throw new Error('calibration needs at least one point')
-  const factor = (k: 'decodeTps' | 'prefillTps') => Math.exp(points.reduce((s, p) => s + Math.log(p.measured[k] / p.predicted[k]), 0) / points.length)
-  return { decodeTps: factor('decodeTps'), prefillTps: factor('prefillTps') }
+/**
+ * `calibrate` keys its correction on the hardware only (bandwidth and TFLOPS), not the phase, so
+ * one fit over decode and prefill together would average two different shortfalls. Each phase is
+ * therefore calibrated on its own, on the calibration points only.
+ */
+export function calibrateByPhase(model: LearnedModel, points: readonly PhasePoint[]): Record<Phase, { result: CalibrationResult; model: CalibratedModel }> {
+  const fit = (phase: Phase) => calibrate(model, points.filter((p) => p.calibration).map((p) => ({ query: p.query[phase], measuredTps: p.measured[phase] })))
+  return { decode: fit('decode'), prefill: fit('prefill') }
 }
 
-export function mape<P>(points: readonly P[], predicted: (p: P) => number, measured: (p: P) => number): number {
-  if (points.length === 0) return Number.NaN
-  return points.reduce((s, p) => s + Math.abs(predicted(p) - measured(p)) / measured(p), 0) / points.length
+/** Mean absolute percentage error of predictions against measurements (NaN when empty). */
+export function mape(pairs: readonly { predicted: number; measured: number }[]): number {
+  if (pairs.length === 0) return Number.NaN
+  return pairs.reduce((s, p) => s + Math.abs(p.predicted - p.measured) / p.measured, 0) / pairs.length
 }
+
+/** The fields of a Prediction this report keeps. */
+export const slim = (p: Prediction) => ({ predictedTps: p.predictedTps, rooflineTps: p.rooflineTps, capped: p.capped, rawTps: p.rawTps, confidence: p.confidence, model: p.model })

@@ -1,20 +1,27 @@
 /** Renders docs/prediction-vs-measurement.md from a predict-vs-measure.ts result. */
+import type { PhaseErrors } from './predict-vs-measure-table.ts'
+
 interface DocInput {
   readonly date: string
   readonly command: string
-  readonly predictor: string
+  readonly predictor: { readonly name: string; readonly trainedOn: readonly string[]; readonly sampleCount: number }
   readonly calibration: { readonly method: string; readonly factors: Record<string, number>; readonly calibratedOn: readonly string[] }
-  readonly hardware: { readonly detected: { cpu: { model: string; cores: number; threads: number; ramGb: number } }; readonly spec: { memBwGbs: number; fp16Tflops: number; sources: readonly string[] } }
+  readonly hardware: {
+    readonly detected: { cpu: { model: string; cores: number; threads: number; ramGb: number } }
+    readonly spec: { memBwGbs: number; fp16Tflops: number; sources: readonly string[] }
+    readonly query: { memBwGbs: number; tflops: number; unifiedMemory: boolean; vendor: string }
+  }
   readonly device?: string
   readonly workload: { readonly promptTokens: number; readonly genTokens: number; readonly combo: Record<string, unknown>; readonly reps: number; readonly warmups: number }
+  readonly points: readonly unknown[]
+  readonly errors: { decode: PhaseErrors; prefill: PhaseErrors }
 }
 
 export function renderDoc(r: DocInput, table: string): string {
   const cpu = r.hardware.detected.cpu
-  const predictorText =
-    r.predictor === 'roofline'
-      ? 'the **roofline bound** (`@kerneltune/roofline` `decodeBound`/`prefillBound`) with this machine\'s hardware from `detectHardware` and its memory bandwidth from the copy probe. The trained predictor of `@kerneltune/regressor` did not exist when this table was produced, so the roofline bound stands in for it, and the calibration is a single multiplicative factor per metric (the geometric mean of measured ÷ predicted over the calibration models), not the regressor\'s `calibrate`.'
-      : `\`${r.predictor}\`.`
+  const q = r.hardware.query
+  const n = r.points.length
+  const e = r.errors
   return `# Prediction against measurement (llama.cpp, this machine)
 
 Produced by a script in the repo; every "measured" number is a real llama.cpp run, every
@@ -24,33 +31,46 @@ Produced by a script in the repo; every "measured" number is a real llama.cpp ru
 ${r.command}
 \`\`\`
 
-It writes \`bench/results/llamacpp-predict-vs-measure.json\` (every point, the hardware, the
-factors) and this file. Synthetic llama models (random weights: meaningless text, real speed) of
-each size and weight type are written, predicted, measured and deleted one at a time.
+It writes \`bench/results/llamacpp-predict-vs-measure.json\` (every point with its query, the
+hardware, the corrections) and this file. Synthetic llama models (random weights: meaningless text,
+real speed) of each size and weight type are written, predicted, measured and deleted one at a time.
 
 - **Date:** ${r.date}
 - **Machine:** ${cpu.model}, ${cpu.cores} cores / ${cpu.threads} threads, ${cpu.ramGb.toFixed(1)} GiB RAM, no GPU
 - **Measured on:** ${r.device ?? 'n/a'}
-- **Hardware used by the prediction:** ${r.hardware.spec.memBwGbs.toFixed(1)} GB/s, ${r.hardware.spec.fp16Tflops.toFixed(3)} TFLOPS (${r.hardware.spec.sources.join('; ')})
+- **Hardware from \`detectHardware\` / \`specFromDetected\`:** ${r.hardware.spec.memBwGbs.toFixed(1)} GB/s, ${r.hardware.spec.fp16Tflops.toFixed(3)} TFLOPS (${r.hardware.spec.sources.join('; ')})
+- **Query given to the regressor:** memBwGbs ${q.memBwGbs.toFixed(1)}, tflops ${q.tflops.toFixed(3)}, unifiedMemory ${q.unifiedMemory} (the CPU reads the weights from system RAM), vendor \`${q.vendor}\`; batch 1; decode at context ${r.workload.promptTokens + r.workload.genTokens / 2} (the middle of the generated run), prefill of a ${r.workload.promptTokens}-token prompt.
 - **Workload:** ${r.workload.promptTokens} prompt tokens, ${r.workload.genTokens} generated (greedy), settings ${JSON.stringify(r.workload.combo)}, ${r.workload.warmups} warm-up and ${r.workload.reps} measured repetitions per model; measured values are 10% trimmed means.
-- **Predictor:** ${predictorText}
-- **Calibrated on:** ${r.calibration.calibratedOn.join(', ')} (both weight types); factors ${Object.entries(r.calibration.factors).map(([k, v]) => `${k} ×${v.toFixed(3)}`).join(', ')}. The errors below are on the other sizes only.
+- **Predictor:** \`pretrainedModel()\` of \`@kerneltune/regressor\` (\`${r.predictor.name}\`: ridge regression on log(measured ÷ roofline bound), ${r.predictor.sampleCount} public llama.cpp measurements on ${r.predictor.trainedOn.length} GPUs and Apple chips). Its output is capped by the roofline bound, shown as its own column.
+- **Calibration:** \`calibrate(pretrainedModel(), measurements)\` of the same package, fitted on ${r.calibration.calibratedOn.join(', ')} (both weight types) and **once per phase**: \`calibrate\` keys its correction on the hardware (bandwidth and TFLOPS) only, so a joint fit would average the decode and prefill shortfalls. Corrections: ${Object.entries(r.calibration.factors).map(([k, v]) => `${k} ×${v.toFixed(3)}`).join(', ')} (applied to the regressor's uncapped output, then capped again).
 
 ${table}
 
 Errors are (predicted − measured) ÷ measured. The machine is shared with other work, so runs
 vary; the 95% intervals show the spread of the repetitions.
 
-How to read it:
-- Decode on a CPU is memory-bound, so its prediction is the weights and KV bytes per token divided
-  by the probed bandwidth. The probe is a single-thread copy, and the runs use the thread count
-  in the settings above. A probe that reads higher or lower than what llama.cpp's kernels reach
-  shows up as a constant factor.
-- The prefill prediction is compute-bound. It uses a FLOP rate estimated from the core count,
-  the clock and the SIMD width, for all cores, while the runs use the settings' threads. That is
-  also a constant factor.
-- One factor per metric, fitted on the calibration sizes, is exactly what removes such constant
-  gaps. What remains on the held-out sizes is what a constant cannot explain: the dequantization
-  cost of each weight type, cache effects of small models, and noise.
+## How to read it
+
+**This machine is far outside what the pretrained model was trained on.** Its training rows are
+3B–70B (active) parameter models on hardware with 68–2,039 GB/s and 2.3–757 TFLOPS; here the
+models have 15M–250M parameters and the CPU ${q.memBwGbs.toFixed(1)} GB/s and ${q.tflops.toFixed(2)} TFLOPS. The
+model has no CPU rows at all (CPU-only rows were dropped from its data), and the vendor one-hot
+for \`${q.vendor}\` has a zero weight because no such row existed. Extrapolating its size term to
+models 12–190× smaller than any it saw makes it predict throughput *above* the roofline: before
+calibration, ${e.decode.cappedBefore} of ${n} decode and ${e.prefill.cappedBefore} of ${n} prefill
+predictions were capped, so the uncalibrated "prediction" on this machine is the roofline bound of
+\`@kerneltune/roofline\` (weights read once per token at the probed bandwidth; 2 FLOPs per parameter
+per token at the estimated FLOP rate). That is the honest reading of the "before" column: the
+regressor adds nothing on a CPU until it is calibrated.
+
+Calibration multiplies the regressor's *uncapped* output by one factor per phase. The factor
+absorbs what is constant on this machine: the single-thread copy probe against what llama.cpp's
+kernels reach with the settings' threads, the FLOP-rate estimate, and the regressor's
+extrapolation. After calibration ${e.decode.cappedAfter} of ${n} decode and ${e.prefill.cappedAfter} of ${n} prefill
+predictions are still capped. What remains on the held-out sizes is what one factor cannot
+explain: the shape of the regressor's size and format terms, which were fitted on models 12–190×
+larger, the dequantization cost of each weight type, cache effects of small models, and noise.
+The held-out figures are the ones to quote; the leave-one-out figures are over the calibration
+sizes themselves.
 `
 }

@@ -18,10 +18,11 @@ import { parseArgs } from 'node:util'
 import { synthLlama, type SynthQuant } from '../../packages/gguf/src/index.ts'
 import { writeGgufFile } from '../../packages/gguf/src/node.ts'
 import { detectHardware, fromGguf, specFromDetected } from '../../packages/features/src/adapters/node.ts'
-import { decodeBound, prefillBound } from '../../packages/roofline/src/index.ts'
+import { pretrainedModel, queryBound, parseQuery, pretrainedInfo, type ThroughputQueryInput } from '../../packages/regressor/src/index.ts'
 import { summarizeRepetitions } from '../../packages/engines-llamacpp/src/index.ts'
 import { llamacppBackend } from '../../packages/engines-llamacpp/src/node.ts'
-import { calibrateRatio, mape, type Point } from './predict-vs-measure-calibration.ts'
+import { calibrateByPhase, hardwareQuery, mape, slim, type Phase } from './predict-vs-measure-calibration.ts'
+import { renderTable, type ReportPoint } from './predict-vs-measure-table.ts'
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..')
 const { values: args } = parseArgs({
@@ -45,9 +46,11 @@ const parse = (s: string) => Number(s.slice(0, -1)) * (s.endsWith('M') ? 1e6 : s
 const started = new Date()
 const detected = await detectHardware()
 const spec = specFromDetected(detected)
+const hw = hardwareQuery(spec, detected.cpu.model)
 console.error(`hardware: ${spec.name}; ${spec.sources.join('; ')}`)
+const predictor = pretrainedModel()
 const dir = mkdtempSync(join(tmpdir(), 'kt-pvm-'))
-const points: (Point & { size: string; quant: string; params: number; bytes: number; device: string; decodeCi?: [number, number]; prefillCi?: [number, number]; decodeBinding: string; prefillBinding: string })[] = []
+const points: ReportPoint[] = []
 try {
   for (const size of SIZES) {
     for (const quant of QUANTS) {
@@ -55,63 +58,60 @@ try {
       const path = join(dir, `m-${size}-${quant}.gguf`)
       await writeGgufFile(path, synth.file)
       const { model } = await fromGguf(path)
-      const dec = decodeBound(model, spec, { batch: 1, contextLength: PROMPT + GEN / 2 })
-      const pre = prefillBound(model, spec, { batch: 1, contextLength: PROMPT })
+      // Decode is predicted at the middle of the generated run (the prompt is already in the KV
+      // cache), prefill for the whole prompt at once, both at batch 1 as llama.cpp runs them here.
+      const base = { paramsB: model.paramsB, quant: model.quant, ...hw, batch: 1 }
+      const query: Record<Phase, ThroughputQueryInput> = {
+        decode: { ...base, phase: 'decode', contextTokens: PROMPT + GEN / 2 },
+        prefill: { ...base, phase: 'prefill', promptTokens: PROMPT },
+      }
       const backend = llamacppBackend({ modelPath: path, promptTokens: PROMPT, genTokens: GEN })
       const r = await backend.measure({ combo: { threads: args.threads! }, warmups: 1, repetitions: REPS })
       const s = summarizeRepetitions(r.repetitions)
       rmSync(path)
-      const p = {
+      const ci = (m: typeof s.decodeTps) => (m?.ci95 ? ([m.ci95.low, m.ci95.high] as [number, number]) : undefined)
+      const p: ReportPoint = {
         size, quant, params: synth.paramCount, bytes: synth.layout.totalBytes, device: r.device,
         calibration: CALIBRATE.has(size),
-        predicted: { decodeTps: dec.boundTps, prefillTps: pre.boundTps },
-        measured: { decodeTps: s.decodeTps!.trimmedMean, prefillTps: s.prefillTps!.trimmedMean },
-        decodeBinding: dec.binding, prefillBinding: pre.binding,
-        ...(s.decodeTps!.ci95 ? { decodeCi: [s.decodeTps!.ci95.low, s.decodeTps!.ci95.high] as [number, number] } : {}),
-        ...(s.prefillTps!.ci95 ? { prefillCi: [s.prefillTps!.ci95.low, s.prefillTps!.ci95.high] as [number, number] } : {}),
+        query,
+        predicted: { decode: slim(predictor.predict(query.decode)), prefill: slim(predictor.predict(query.prefill)) },
+        binding: { decode: queryBound(parseQuery(query.decode)).binding, prefill: queryBound(parseQuery(query.prefill)).binding },
+        measured: { decode: s.decodeTps!.trimmedMean, prefill: s.prefillTps!.trimmedMean },
+        ci: { decode: ci(s.decodeTps), prefill: ci(s.prefillTps) },
       }
       points.push(p)
-      console.error(`${size} ${quant}: decode predicted ${p.predicted.decodeTps.toFixed(1)} measured ${p.measured.decodeTps.toFixed(1)}; prefill predicted ${p.predicted.prefillTps.toFixed(0)} measured ${p.measured.prefillTps.toFixed(0)}`)
+      console.error(`${size} ${quant}: decode predicted ${p.predicted.decode.predictedTps.toFixed(1)} measured ${p.measured.decode.toFixed(1)}; prefill predicted ${p.predicted.prefill.predictedTps.toFixed(0)} measured ${p.measured.prefill.toFixed(0)}`)
     }
   }
 } finally {
   rmSync(dir, { recursive: true, force: true })
 }
 
-const calib = calibrateRatio(points.filter((p) => p.calibration))
+// The regressor's calibrate, one fit per phase on the calibration sizes; the calibrated models are
+// then evaluated on the held-out sizes, which no fit saw.
+const fits = calibrateByPhase(predictor, points)
+for (const p of points) p.calibrated = { decode: slim(fits.decode.model.predict(p.query.decode)), prefill: slim(fits.prefill.model.predict(p.query.prefill)) }
 const held = points.filter((p) => !p.calibration)
-const after = (p: Point) => ({ decodeTps: p.predicted.decodeTps * calib.decodeTps, prefillTps: p.predicted.prefillTps * calib.prefillTps })
-const errors = {
-  decodeTps: { before: mape(held, (p) => p.predicted.decodeTps, (p) => p.measured.decodeTps), after: mape(held, (p) => after(p).decodeTps, (p) => p.measured.decodeTps) },
-  prefillTps: { before: mape(held, (p) => p.predicted.prefillTps, (p) => p.measured.prefillTps), after: mape(held, (p) => after(p).prefillTps, (p) => p.measured.prefillTps) },
-}
-
-const f = (x: number, d = 1) => x.toLocaleString('en-US', { maximumFractionDigits: d, minimumFractionDigits: d })
-const err = (pred: number, meas: number) => `${pred >= meas ? '+' : ''}${f(((pred - meas) / meas) * 100, 0)}%`
-const rows = points.map((p) => {
-  const a = after(p)
-  return `| ${p.size} ${p.quant} | ${f(p.params / 1e6, 1)}M | ${f(p.bytes / 1e6, 1)} | ${p.calibration ? 'calibration' : '**held out**'} | ${f(p.predicted.decodeTps)} (${err(p.predicted.decodeTps, p.measured.decodeTps)}) | ${f(a.decodeTps)} (${err(a.decodeTps, p.measured.decodeTps)}) | **${f(p.measured.decodeTps)}**${p.decodeCi ? ` [${f(p.decodeCi[0])}, ${f(p.decodeCi[1])}]` : ''} | ${f(p.predicted.prefillTps, 0)} (${err(p.predicted.prefillTps, p.measured.prefillTps)}) | ${f(a.prefillTps, 0)} (${err(a.prefillTps, p.measured.prefillTps)}) | **${f(p.measured.prefillTps, 0)}** |`
+const errorOf = (phase: Phase) => ({
+  heldOutBefore: mape(held.map((p) => ({ predicted: p.predicted[phase].predictedTps, measured: p.measured[phase] }))),
+  heldOutAfter: mape(held.map((p) => ({ predicted: p.calibrated![phase].predictedTps, measured: p.measured[phase] }))),
+  calibrationBefore: fits[phase].result.mapeBefore,
+  calibrationLeaveOneOutAfter: fits[phase].result.mapeAfter,
+  factor: fits[phase].result.factor,
+  cappedBefore: points.filter((p) => p.predicted[phase].capped).length,
+  cappedAfter: points.filter((p) => p.calibrated![phase].capped).length,
 })
-const table = [
-  '| model | params | MB | role | decode predicted (error) | decode calibrated (error) | decode measured [95% CI] | prefill predicted (error) | prefill calibrated (error) | prefill measured |',
-  '|---|---|---|---|---|---|---|---|---|---|',
-  ...rows,
-  '',
-  `Mean absolute percentage error on the ${held.length} held-out models (${[...new Set(held.map((p) => p.size))].join(', ')}):`,
-  '',
-  '| metric | before calibration | after calibration |',
-  '|---|---|---|',
-  `| decode tok/s | ${f(errors.decodeTps.before * 100)}% | ${f(errors.decodeTps.after * 100)}% |`,
-  `| prefill tok/s | ${f(errors.prefillTps.before * 100)}% | ${f(errors.prefillTps.after * 100)}% |`,
-].join('\n')
+const errors = { decode: errorOf('decode'), prefill: errorOf('prefill') }
+const table = renderTable(points, errors)
 
+const info = pretrainedInfo() as { hardware: string[]; sampleCount: number }
 const result = {
   measured: true,
   date: started.toISOString(),
   command: 'pnpm exec tsx --conditions=@kerneltune/source tooling/scripts/predict-vs-measure.ts --doc',
-  predictor: 'roofline',
-  calibration: { method: 'ratio', factors: calib, calibratedOn: [...CALIBRATE] },
-  hardware: { detected, spec },
+  predictor: { name: predictor.name, kind: 'pretrained', trainedOn: info.hardware, sampleCount: info.sampleCount },
+  calibration: { method: '@kerneltune/regressor calibrate, one fit per phase', factors: { decode: errors.decode.factor, prefill: errors.prefill.factor }, calibratedOn: [...CALIBRATE] },
+  hardware: { detected, spec, query: hw },
   device: points[0]?.device,
   workload: { promptTokens: PROMPT, genTokens: GEN, combo: { threads: args.threads }, reps: REPS, warmups: 1 },
   points,

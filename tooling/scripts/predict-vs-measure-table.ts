@@ -1,0 +1,72 @@
+/** The markdown tables of predict-vs-measure.ts: every point, then the error summary. */
+import type { ThroughputQueryInput } from '../../packages/regressor/src/index.ts'
+import { PHASES, type Phase, type slim } from './predict-vs-measure-calibration.ts'
+
+type Slim = ReturnType<typeof slim>
+
+export interface ReportPoint {
+  size: string
+  quant: string
+  params: number
+  bytes: number
+  device: string
+  calibration: boolean
+  query: Record<Phase, ThroughputQueryInput>
+  predicted: Record<Phase, Slim>
+  calibrated?: Record<Phase, Slim>
+  binding: Record<Phase, 'memory' | 'compute'>
+  measured: Record<Phase, number>
+  ci: Record<Phase, [number, number] | undefined>
+}
+
+export interface PhaseErrors {
+  heldOutBefore: number
+  heldOutAfter: number
+  calibrationBefore: number
+  calibrationLeaveOneOutAfter: number
+  factor: number
+  cappedBefore: number
+  cappedAfter: number
+}
+
+const f = (x: number, d = 1) => x.toLocaleString('en-US', { maximumFractionDigits: d, minimumFractionDigits: d })
+const digits = (phase: Phase) => (phase === 'decode' ? 1 : 0)
+const err = (pred: number, meas: number) => `${pred >= meas ? '+' : ''}${f(((pred - meas) / meas) * 100, 0)}%`
+const pct = (x: number) => `${f(x * 100)}%`
+
+function cells(p: ReportPoint, phase: Phase): string[] {
+  const d = digits(phase)
+  const m = p.measured[phase]
+  const pr = p.predicted[phase]
+  const ca = p.calibrated![phase]
+  const ci = p.ci[phase]
+  return [
+    `${f(pr.rooflineTps, d)}`,
+    `${f(pr.predictedTps, d)}${pr.capped ? ' ᶜ' : ''} (${err(pr.predictedTps, m)})`,
+    `${f(ca.predictedTps, d)}${ca.capped ? ' ᶜ' : ''} (${err(ca.predictedTps, m)})`,
+    `**${f(m, d)}**${ci ? ` [${f(ci[0], d)}, ${f(ci[1], d)}]` : ''}`,
+  ]
+}
+
+export function renderTable(points: readonly ReportPoint[], errors: Record<Phase, PhaseErrors>): string {
+  const held = points.filter((p) => !p.calibration)
+  const head = PHASES.flatMap((ph) => [`${ph} roofline bound (cap)`, `${ph} predicted (error)`, `${ph} calibrated (error)`, `${ph} measured [95% CI]`])
+  const rows = points.map((p) => `| ${p.size} ${p.quant} | ${f(p.params / 1e6, 1)}M | ${f(p.bytes / 1e6, 1)} | ${p.calibration ? 'calibration' : '**held out**'} | ${PHASES.flatMap((ph) => cells(p, ph)).join(' | ')} |`)
+  const summary = PHASES.map((ph) => {
+    const e = errors[ph]
+    return `| ${ph} tok/s | **${pct(e.heldOutBefore)}** | **${pct(e.heldOutAfter)}** | ${pct(e.calibrationBefore)} | ${pct(e.calibrationLeaveOneOutAfter)} | ×${f(e.factor, 3)} | ${e.cappedBefore} / ${e.cappedAfter} of ${points.length} |`
+  })
+  return [
+    `| model | params | MB | role | ${head.join(' | ')} |`,
+    `|${'---|'.repeat(4 + head.length)}`,
+    ...rows,
+    '',
+    'ᶜ = the regressor\'s output exceeded the roofline bound and was capped to it.',
+    '',
+    `Mean absolute percentage error. **Held out**: the ${held.length} models of sizes ${[...new Set(held.map((p) => p.size))].join(', ')}, which the calibration never saw. Calibration points: the models the correction was fitted on; "after" there is the regressor's leave-one-out figure (each point corrected by a fit without it).`,
+    '',
+    '| metric | held out, before calibration | held out, after calibration | calibration points, before | calibration points, after (leave-one-out) | correction factor | capped before / after |',
+    '|---|---|---|---|---|---|---|',
+    ...summary,
+  ].join('\n')
+}
