@@ -14,7 +14,10 @@ export const tuneCommand = defineCommand({
     flags: [...TARGET_FLAGS,
       { name: 'trials', type: 'integer', description: 'start: trial budget', min: 1 },
       { name: 'minutes', type: 'number', description: 'start: wall-clock budget' },
-      { name: 'strategy', type: 'string', description: 'start: bo, tpe, random or tuner-random', default: 'bo' }] as const,
+      { name: 'strategy', type: 'string', description: 'start: bo, tpe, random or tuner-random', default: 'bo' },
+      { name: 'keep', type: 'string', description: 'start: comma-separated dimensions to search even if the run found them insensitive', valueName: 'DIMS' },
+      { name: 'seed', type: 'integer', description: 'start: seed of the strategy', min: 0 },
+      { name: 'watch', type: 'boolean', description: 'start (embedded): run the session now; --no-watch only creates it (run it later with tune watch)', default: true }] as const,
     jsonOutput: 'the TuneSession',
     async run(ctx) {
       const id = requireId(ctx.positionals, name === 'start' ? 'RUN_ID' : 'SESSION_ID')
@@ -28,8 +31,8 @@ export const tuneCommand = defineCommand({
           bar.done()
         }
         if (name === 'start') {
-          s = await c.call('POST', '/tune', { runId: id, strategy: ctx.flags.strategy, budget: { ...(ctx.flags.trials ? { trials: ctx.flags.trials } : {}), ...(ctx.flags.minutes ? { minutes: ctx.flags.minutes } : {}) } })
-          if (!ctx.flags.server) await follow(s.id, `/tune/${s.id}/events`, 'GET')
+          s = await c.call('POST', '/tune', { runId: id, strategy: ctx.flags.strategy, budget: { ...(ctx.flags.trials ? { trials: ctx.flags.trials } : {}), ...(ctx.flags.minutes ? { minutes: ctx.flags.minutes } : {}) }, ...(ctx.flags.keep ? { keep: ctx.flags.keep.split(',').map((d) => d.trim()).filter(Boolean) } : {}), ...(ctx.flags.seed !== undefined ? { seed: ctx.flags.seed } : {}) })
+          if (!ctx.flags.server && ctx.flags.watch) await follow(s.id, `/tune/${s.id}/events`, 'GET')
         } else if (name === 'watch' || name === 'resume') {
           if (name === 'resume' && ctx.flags.server) await c.call('POST', `/tune/${id}/resume`)
           await follow(id, name === 'resume' && !ctx.flags.server ? `/tune/${id}/resume` : `/tune/${id}/events`, name === 'resume' && !ctx.flags.server ? 'POST' : 'GET')

@@ -64,6 +64,10 @@ export async function startTune(store: Store, input: TuneRequestInput | unknown,
     n.kept[dim] = d.evidence.levels
     delete n.dropped[dim]
   }
+  if (Object.keys(n.kept).length === 0) {
+    const why = Object.entries(n.dropped).map(([d, x]) => `${d}: ${x.evidence.reason}`).join('; ')
+    throw new KerneltuneError('INVALID_INPUT', `run ${run.id} found no dimension that changes ${summary.metric}, so there is nothing to search (${why}); its winner is the answer, or search some anyway with keep`)
+  }
   // The kept dimensions search every catalog level, not only those Tier 1 swept.
   for (const dim of Object.keys(n.kept)) n.kept[dim] = deps.catalog.dimension(dim)?.values.map((v) => v.id) ?? n.kept[dim]!
   const seedPoints = summary.pareto.map((p) => Object.fromEntries(Object.keys(n.kept).map((d) => [d, p.combo[d]!])))
