@@ -73,11 +73,36 @@ export const QUERY_FEATURE_NAMES = [
   'log2_mem_bw_gbs', 'log2_tflops', 'log2_ridge_flop_per_byte', 'log2_active_params_b', 'bytes_per_weight',
   'log2_batch', 'is_prefill', 'log2_tokens_per_step', 'log2_mean_context', 'unified_memory',
   'vendor_nvidia', 'vendor_amd', 'vendor_apple', 'vendor_intel', 'is_moe', 'log2_roofline_tps',
+  'log2_moe_weight_coverage', 'log2_1p_kv_to_weight_bytes',
 ] as const
 
 /** Mean context a token attends to: decode at context c for one token; prefill over the prompt. */
 export function meanContext(q: ThroughputQuery): number {
   return q.phase === 'prefill' ? q.contextTokens + q.promptTokens / 2 : q.contextTokens
+}
+
+/**
+ * Mixture-of-experts weights read per step relative to one token's: with `batch` sequences a step
+ * touches a fraction 1 − (1 − active/total)^batch of the expert weights, so at batch 32 nearly the
+ * whole model is read although the bound counts active parameters only. 1 for dense models.
+ */
+export function moeWeightCoverage(q: ThroughputQuery): number {
+  const active = q.activeParamsB ?? q.paramsB
+  if (active >= q.paramsB) return 1
+  return (q.paramsB * (1 - (1 - active / q.paramsB) ** q.batch)) / active
+}
+
+/**
+ * KV-cache bytes read per step relative to the weight bytes. The query has no layer shapes, so the
+ * KV size per context token is a proxy anchored on LLaMA-3-8B (32 layers × 8 KV heads × 128 × K,V ×
+ * F16 = 128 KiB) and scaled with √(active parameters); it only has to order workloads, the ridge
+ * fits the effect.
+ */
+export function kvToWeightBytes(q: ThroughputQuery): number {
+  const active = q.activeParamsB ?? q.paramsB
+  const kvPerToken = 131072 * Math.sqrt(active / 8)
+  const weights = active * 1e9 * bytesPerWeight(q.quant as QuantName) * moeWeightCoverage(q)
+  return (q.batch * meanContext(q) * kvPerToken) / weights
 }
 
 /** The engineered feature vector (QUERY_FEATURE_NAMES). */
@@ -89,7 +114,7 @@ export function engineer(q: ThroughputQuery, bound = queryBound(q).boundTps): nu
     bytesPerWeight(q.quant as QuantName), Math.log2(q.batch), prefill ? 1 : 0,
     Math.log2(prefill ? q.batch * q.promptTokens : q.batch), Math.log2(1 + meanContext(q)), q.unifiedMemory ? 1 : 0,
     q.vendor === 'nvidia' ? 1 : 0, q.vendor === 'amd' ? 1 : 0, q.vendor === 'apple' ? 1 : 0, q.vendor === 'intel' ? 1 : 0,
-    active < q.paramsB ? 1 : 0, Math.log2(bound),
+    active < q.paramsB ? 1 : 0, Math.log2(bound), Math.log2(moeWeightCoverage(q)), Math.log2(1 + kvToWeightBytes(q)),
   ]
 }
 
