@@ -21,5 +21,8 @@ import { tokenCommand } from './token.ts'
 import { searchCommand } from './search.ts'
 import { banditCommand } from './bandit.ts'
 import { predictCommand } from './predict.ts'
+import { recommendCommand } from './recommend.ts'
+import { trainCommand } from './train.ts'
+import { calibrateCommand } from './calibrate.ts'
 
-export const COMMANDS: Command<any>[] = [kernelsCommand, autotuneCommand, catalogCommand, modelCommand, measureCommand, sweepCommand, translateCommand, featuresCommand, rooflineCommand, hardwareCommand, demoCommand, serveCommand, runCommand, tuneCommand, tokenCommand, searchCommand, predictCommand, banditCommand]
+export const COMMANDS: Command<any>[] = [kernelsCommand, autotuneCommand, catalogCommand, modelCommand, measureCommand, sweepCommand, translateCommand, featuresCommand, rooflineCommand, hardwareCommand, demoCommand, serveCommand, runCommand, tuneCommand, tokenCommand, searchCommand, predictCommand, recommendCommand, trainCommand, calibrateCommand, banditCommand]

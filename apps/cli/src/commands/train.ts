@@ -1,0 +1,146 @@
+/**
+ * `kerneltune train`: fits a throughput model (ridge or random forest, @kerneltune/regressor's
+ * LearnedModel) on the user's own measurements and writes it as JSON that `predict`, `recommend`
+ * and `calibrate` load with --model-file. Accuracy is reported honestly: k-fold cross-validated
+ * MAPE (each row predicted by a model that never saw it, and stored as the model's MAPE, which
+ * drives its confidence) next to the training MAPE, plus permutation importance.
+ */
+import { rename, rm, writeFile } from 'node:fs/promises'
+import { dirname, basename, join, resolve } from 'node:path'
+import { DEFAULT_FOREST, LearnedModel, hardwareKey, mapeOf, permutationImportance, prepare, seededRandom, shuffled, type TrainOptions, type TrainingSample } from '@kerneltune/regressor'
+import { usageError } from '../cli/args.ts'
+import { defineCommand, type Io } from '../cli/command.ts'
+import { EXIT } from '../cli/run.ts'
+import { fmt, keyValues, progressBar, table } from '../cli/output.ts'
+import { readRows, rejectBadRows, ROW_KEYS, type MeasuredRow } from './train/rows.ts'
+
+const pct = (x: number) => `${fmt(x * 100, 1)}%`
+
+/** Writes next to the target and renames over it, so a reader never sees a half-written model. */
+export async function writeFileAtomic(io: Io, file: string, text: string, flag: string): Promise<string> {
+  const target = resolve(io.cwd, file)
+  const tmp = join(dirname(target), `.${basename(target)}.${process.pid}.${Date.now()}.tmp`)
+  try {
+    await writeFile(tmp, text)
+    await rename(tmp, target)
+  } catch (err) {
+    await rm(tmp, { force: true })
+    throw usageError(`--${flag}: cannot write "${file}": ${(err as Error).message}`)
+  }
+  return target
+}
+
+export interface CvReport {
+  mape: number
+  folds: number
+  predictions: number[]
+}
+
+/**
+ * k-fold CV with the fold assignment of @kerneltune/regressor's crossValidate (seeded shuffle,
+ * position mod k), run fold by fold here so a slow forest can report progress.
+ */
+export function crossValidateWithProgress(samples: readonly TrainingSample[], opts: TrainOptions, k: number, seed: number, onFold: (done: number) => void): CvReport {
+  const order = shuffled(samples.map((_, i) => i), seededRandom(seed))
+  const fold = new Array<number>(samples.length)
+  order.forEach((idx, pos) => (fold[idx] = pos % k))
+  const rows = prepare(samples)
+  const predictions = new Array<number>(samples.length).fill(Number.NaN)
+  for (let f = 0; f < k; f++) {
+    const model = LearnedModel.train(samples.filter((_, i) => fold[i] !== f), opts)
+    const test = fold.flatMap((g, i) => (g === f ? [i] : []))
+    model.predictRows(test.map((i) => rows[i]!)).forEach((p, j) => (predictions[test[j]!] = p))
+    onFold(f + 1)
+  }
+  return { mape: mapeOf(predictions, samples.map((s) => s.measuredTps)), folds: k, predictions }
+}
+
+export const trainCommand = defineCommand({
+  name: 'train',
+  summary: 'Train a throughput model (ridge or random forest) on your measurements and save it.',
+  description: `Reads --data (CSV with a header row, or JSON lines), one measurement per row, keys named like predict's: ${ROW_KEYS.join(', ')}. The target is measuredTps (tokens/s; tokens_per_s is accepted instead). Each row needs hardware (a preset of \`kerneltune hardware list\`) or both memBwGbs and tflops; quant defaults to Q4_K, batch to 1, phase to decode. Every row is checked; bad rows are listed with their line numbers and the command exits 2, unless --skip-bad leaves them out (they are then listed on stderr). At least 10 rows and 2 × --folds are needed. Prints the k-fold cross-validated MAPE (stored in the model, it sets prediction confidence), the training MAPE, per-hardware CV MAPE and the top permutation importances, then writes the model JSON atomically.`,
+  flags: [
+    { name: 'data', type: 'string', valueName: 'FILE', description: 'Measurements: FILE.csv or FILE.jsonl (required).' },
+    { name: 'model', type: 'string', choices: ['linear', 'rf'], default: 'linear', description: 'linear: ridge regression (extrapolates to unseen hardware); rf: random forest.' },
+    { name: 'out', type: 'string', valueName: 'FILE', description: 'Where to write the model JSON (required).' },
+    { name: 'folds', type: 'integer', valueName: 'K', min: 2, max: 50, default: 5, description: 'Cross-validation folds.' },
+    { name: 'seed', type: 'integer', valueName: 'S', min: 0, default: 42, description: 'Seed for fold assignment, forest and permutation importance.' },
+    { name: 'trees', type: 'integer', valueName: 'N', min: 1, max: 2000, default: DEFAULT_FOREST.nEstimators, description: 'Trees in the random forest (--model rf).' },
+    { name: 'lambda', type: 'number', valueName: 'L', min: 0, default: 1, description: 'Ridge penalty on standardised features (--model linear).' },
+    { name: 'skip-bad', type: 'boolean', description: 'Leave out bad rows (listed on stderr) instead of failing.' },
+    { name: 'max-cv-mape', type: 'number', valueName: 'PCT', min: 0, description: 'Quality gate: exit 3 if the cross-validated MAPE is above PCT percent (the model is still written).' },
+    { name: 'name', type: 'string', valueName: 'NAME', description: 'Label stored in the model and in its predictions (default: linear / forest).' },
+  ],
+  jsonOutput: '{ "out": string (absolute path), "model": { "kind": "linear" | "forest", "name": string, "sampleCount": number }, "data": { "file": string, "format": "csv" | "jsonl", "rows": number, "skipped": { line, message }[] }, "cv": { "folds": number, "mape": number }, "trainMape": number, "byHardware": { hardware, rows, cvMape }[], "importance": [feature, mapeIncrease][] (all features, largest first), "gate"?: { "maxCvMape": number, "passed": boolean } }. MAPEs are fractions.',
+  examples: [
+    'kerneltune train --data runs.csv --model linear --out my-model.json',
+    'kerneltune train --data runs.jsonl --model rf --trees 50 --folds 5 --seed 1 --out rf.json --json',
+    'kerneltune predict --model llama-3-8b --hardware rtx-4090 --model-file my-model.json',
+  ],
+  async run(ctx) {
+    const f = ctx.flags
+    if (f.data === undefined) throw usageError('--data FILE is required (CSV or JSON lines of measurements)')
+    if (f.out === undefined) throw usageError('--out FILE is required (where the model JSON is written)')
+    const k = f.folds ?? 5
+    const seed = f.seed ?? 42
+    const read = await readRows(ctx.io, f.data, 'data')
+    const skipped = rejectBadRows(read, f.data, 'data', f.skipBad === true)
+    for (const p of skipped) ctx.io.stderr(`skipped ${f.data}:${p.line}: ${p.message}\n`)
+    const need = Math.max(10, 2 * k)
+    if (read.rows.length < need) {
+      throw usageError(`--data: "${f.data}" has ${read.rows.length} usable row(s); training with ${k}-fold cross-validation needs at least ${need} (10, and 2 × --folds)`)
+    }
+    const kind = f.model === 'rf' ? 'forest' : 'linear'
+    const opts: TrainOptions = kind === 'forest'
+      ? { kind, forest: { nEstimators: f.trees ?? DEFAULT_FOREST.nEstimators, seed } }
+      : { kind, lambda: f.lambda ?? 1 }
+    if (f.name !== undefined) opts.name = f.name
+    const samples = read.rows.map(toSample)
+    // Forests are slow enough (seconds to minutes) to deserve progress; ridge fits are instant.
+    const bar = progressBar(ctx.io, `training ${kind}`, k + 2, kind === 'forest')
+    const cv = crossValidateWithProgress(samples, opts, k, seed, (d) => bar.update(d, `fold ${d}/${k}`))
+    const fitted = LearnedModel.train(samples, opts)
+    bar.update(k + 1, 'final model')
+    const importance = permutationImportance(fitted, samples, { seed }).sort((a, b) => b[1] - a[1])
+    bar.done('importance')
+    const model = fitted.with({
+      mape: cv.mape, importance,
+      meta: { ...fitted.json.meta, cvMape: cv.mape, cvFolds: k, seed, trainedOn: f.data, rows: read.rows.map((r) => r.line), skippedLines: skipped.map((p) => p.line) },
+    })
+    const out = await writeFileAtomic(ctx.io, f.out, JSON.stringify(model.toJSON()) + '\n', 'out')
+    const byHardware = perHardware(read.rows, cv.predictions)
+    const gate = f.maxCvMape !== undefined ? { maxCvMape: f.maxCvMape / 100, passed: cv.mape <= f.maxCvMape / 100 } : undefined
+    if (ctx.json) {
+      ctx.printJson({
+        out, model: { kind, name: model.name, sampleCount: model.json.sampleCount },
+        data: { file: f.data, format: read.format, rows: read.rows.length, skipped },
+        cv: { folds: k, mape: cv.mape }, trainMape: model.json.trainMape, byHardware, importance, ...(gate ? { gate } : {}),
+      })
+    } else {
+      ctx.io.stdout(keyValues([
+        ['model', `${kind === 'forest' ? `random forest (${opts.forest!.nEstimators} trees)` : `ridge (lambda ${opts.lambda})`}, "${model.name}"`],
+        ['data', `${read.rows.length} rows from ${f.data} (${read.format})${skipped.length ? `, ${skipped.length} bad row(s) skipped` : ''}`],
+        [`${k}-fold CV MAPE`, `${pct(cv.mape)} (held out; used for confidence)`],
+        ['training MAPE', pct(model.json.trainMape)],
+        ['written', out],
+      ]))
+      if (byHardware.length > 1) ctx.io.stdout('\n' + table(byHardware.map((h) => [h.hardware, h.rows, pct(h.cvMape)]), ['hardware', 'rows', 'CV MAPE']))
+      ctx.io.stdout('\nTop permutation importances (MAPE increase when the feature is shuffled)\n')
+      ctx.io.stdout(table(importance.slice(0, 8).map(([n, v]) => [n, `${fmt(v * 100, 2)}%`]), ['feature', 'MAPE +']))
+      if (gate && !gate.passed) ctx.io.stdout(`\nQuality gate failed: CV MAPE ${pct(cv.mape)} > --max-cv-mape ${fmt(f.maxCvMape!, 1)}%\n`)
+    }
+    return gate && !gate.passed ? EXIT.CHECK_FAILED : EXIT.OK
+  },
+})
+
+function toSample(r: MeasuredRow): TrainingSample {
+  return { query: r.query, measuredTps: r.measuredTps, group: hardwareKey(r.query), id: `line ${r.line}` }
+}
+
+function perHardware(rows: readonly MeasuredRow[], predictions: readonly number[]): { hardware: string; rows: number; cvMape: number }[] {
+  const groups = new Map<string, number[]>()
+  rows.forEach((r, i) => groups.set(hardwareKey(r.query), [...(groups.get(hardwareKey(r.query)) ?? []), i]))
+  return [...groups].map(([hardware, idx]) => ({
+    hardware, rows: idx.length, cvMape: mapeOf(idx.map((i) => predictions[i]!), idx.map((i) => rows[i]!.measuredTps)),
+  }))
+}
