@@ -1,0 +1,121 @@
+import { spawn } from 'node:child_process'
+import { rmSync } from 'node:fs'
+import { join, resolve } from 'node:path'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import type { MeasurementBackend } from '@kerneltune/core'
+import { defaultRegistry, serve, type RunningServer } from '@kerneltune/server/node'
+import { cli, SMALL_RUN, tempDir } from './run-test-helpers.ts'
+
+// run, tune and token against a server (started in process on 127.0.0.1, port 0) with --server
+// URL --token T; and `kerneltune serve` itself as a child process.
+const t = tempDir('kt-serve-cli-')
+const ADMIN = `admin-${Math.random().toString(36).slice(2)}`
+let server: RunningServer
+let url: string
+let operator: string
+const remote = (...argv: string[]) => cli(t.dir, [...argv, '--server', url, '--token', operator, '--json'])
+
+/** A backend whose measurements wait until the run is cancelled: a run that is surely still running. */
+const stalled: MeasurementBackend = {
+  name: 'stalled', kind: 'measurement-backend', apiVersion: 1, description: 'waits for the abort signal', simulated: true,
+  measure: (req) => new Promise((_, reject) => req.signal?.addEventListener('abort', () => reject(new Error('aborted')))),
+}
+
+beforeAll(async () => {
+  server = await serve({ port: 0, databaseUrl: join(t.dir, 'server.db'), registry: defaultRegistry({ extra: [stalled] }), env: { KERNELTUNE_ADMIN_TOKEN: ADMIN }, log: () => {} })
+  url = server.url
+  t.file('request.json', SMALL_RUN)
+  t.file('stalled.json', { ...SMALL_RUN, backend: 'stalled' })
+})
+afterAll(async () => {
+  await server.close()
+  rmSync(t.dir, { recursive: true, force: true })
+})
+
+describe('run, tune and token against a server', () => {
+  let runId: string
+  it('should mint an operator token with the admin token', async () => {
+    const r = await cli(t.dir, ['token', 'create', '--role', 'operator', '--tenant', 'default', '--server', url, '--token', ADMIN, '--json'])
+    expect(r.code).toBe(0)
+    expect(r.json).toMatchObject({ role: 'operator', tenant: 'default' })
+    operator = r.json.token
+    const denied = await cli(t.dir, ['token', 'create', '--role', 'admin', '--server', url, '--token', operator])
+    expect(denied.code).toBe(1)
+    expect(denied.err).toMatch(/403/)
+  })
+
+  it('should create a run, follow it over SSE to the end, list, show, watch and apply it', async () => {
+    const created = await remote('run', 'create', 'request.json')
+    expect(created.code).toBe(0)
+    expect(created.json).toMatchObject({ status: 'succeeded', backend: 'analytical' })
+    runId = created.json.id
+    expect((await remote('run', 'list')).json.items.map((r: { id: string }) => r.id)).toContain(runId)
+    const show = (await remote('run', 'show', runId)).json
+    expect(show.combos).toHaveLength(created.json.progress.total)
+    const watch = await remote('run', 'watch', runId)
+    expect(watch.code).toBe(0)
+    expect(watch.json).toMatchObject({ status: 'succeeded' })
+    const apply = await remote('run', 'apply', runId)
+    expect(apply.json.combo).toEqual(created.json.summary.winner.combo)
+    expect(apply.json.translation.argv.length).toBeGreaterThan(0)
+  })
+
+  it('should cancel a running run and a queued one', async () => {
+    const running = await remote('run', 'create', 'stalled.json', '--no-watch')
+    const queued = await remote('run', 'create', 'stalled.json', '--no-watch')
+    // The queue runs one job at a time: the first stalls (running, or about to start), the second waits.
+    expect(['queued', 'running']).toContain(running.json.status)
+    expect(queued.json.status).toBe('queued')
+    for (const r of [queued, running]) {
+      const cancel = await remote('run', 'cancel', r.json.id)
+      expect(cancel.json).toMatchObject({ id: r.json.id, status: 'cancelled', cancelled: true })
+      const watch = await remote('run', 'watch', r.json.id)
+      expect(watch.json.status).toBe('cancelled')
+    }
+  }, 30_000)
+
+  it('should start a tune session, follow it, show its status, and refuse to resume a finished one', async () => {
+    const start = await remote('tune', 'start', runId, '--trials', '3', '--strategy', 'random', '--keep', 'attention_backend,activation_dtype')
+    expect(start.code).toBe(0)
+    const id = start.json.id
+    const watch = await remote('tune', 'watch', id)
+    expect(watch.json).toMatchObject({ id, status: 'completed', trialsDone: 3 })
+    expect((await remote('tune', 'status', id)).json.trials).toHaveLength(3)
+    const resume = await remote('tune', 'resume', id)
+    expect(resume.code).toBe(1)
+    expect(resume.json.error.message).toMatch(/completed; only a paused/)
+    const cancel = await remote('tune', 'cancel', id)
+    expect(cancel.code).toBe(0)
+  }, 30_000)
+
+  it('should answer unknown ids with exit 2, a bad token with exit 1, and bad flags with exit 2', async () => {
+    for (const argv of [['run', 'show', 'nope'], ['run', 'apply', 'nope'], ['tune', 'status', 'nope']]) {
+      const r = await remote(...argv)
+      expect([argv.join(' '), r.code, r.json.error.code]).toEqual([argv.join(' '), 2, 'NOT_FOUND'])
+    }
+    const bad = await cli(t.dir, ['run', 'list', '--server', url, '--token', 'wrong'])
+    expect([bad.code, /401/.test(bad.err)]).toEqual([1, true])
+    const body = await remote('run', 'create', 'request.json', '--backend', 'nope')
+    expect([body.code, /nope/.test(body.json.error.message)]).toEqual([2, true])
+  })
+})
+
+describe('kerneltune serve', () => {
+  it('should serve on an ephemeral port, print { url } with --json, answer /healthz and stop on SIGTERM', async () => {
+    const root = resolve(import.meta.dirname, '../../../..')
+    const child = spawn(join(root, 'node_modules/.bin/tsx'), ['--conditions=@kerneltune/source', join(root, 'apps/cli/src/main.ts'), 'serve', '--port', '0', '--db', join(t.dir, 'serve.db'), '--json'], {
+      env: { ...process.env, KERNELTUNE_ADMIN_TOKEN: ADMIN }, stdio: ['ignore', 'pipe', 'pipe'],
+    })
+    let out = ''
+    const listening = await new Promise<string>((ok, fail) => {
+      child.stdout.on('data', (d) => { out += d; const m = /"url": "([^"]+)"/.exec(out); if (m) ok(m[1]!) })
+      child.once('exit', (code) => fail(new Error(`serve exited ${code}: ${out}`)))
+    })
+    expect(listening).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/)
+    expect((await fetch(`${listening}/healthz`)).status).toBe(200)
+    const runs = await fetch(`${listening}/api/v1/kernels/runs`, { headers: { authorization: `Bearer ${ADMIN}` } })
+    expect(runs.status).toBe(200)
+    const code = await new Promise<number | null>((ok) => { child.once('exit', ok); child.kill('SIGTERM') })
+    expect(code).toBe(0)
+  }, 60_000)
+})
