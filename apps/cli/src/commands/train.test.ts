@@ -2,10 +2,11 @@ import { describe, expect, it } from 'vitest'
 import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { LearnedModel, QUERY_FEATURE_NAMES, crossValidate, parseQuery, queryBound, type ThroughputQueryInput } from '@kerneltune/regressor'
+import { LearnedModel, QUERY_FEATURE_NAMES, crossValidate } from '@kerneltune/regressor'
 import type { Io } from '../cli/command.ts'
 import { main } from '../main.ts'
 import { parseRows, splitCsvLine } from './train/rows.ts'
+import { syntheticRows } from './train/test-rows.ts'
 
 async function run(args: string[], cwd: string) {
   const out: string[] = []
@@ -13,26 +14,6 @@ async function run(args: string[], cwd: string) {
   const io: Io = { stdout: (t) => void out.push(t), stderr: (t) => void err.push(t), interactive: false, env: {}, cwd }
   const code = await main(args, io)
   return { code, out: out.join(''), err: err.join('') }
-}
-
-/**
- * Synthetic measurements with a known answer: each hardware reaches a fixed share of the roofline
- * bound, with a deterministic ±3% wobble so no fit is exact.
- */
-export function syntheticRows(): (ThroughputQueryInput & { measuredTps: number })[] {
-  const hw = [{ memBwGbs: 1008, tflops: 330, eff: 0.7 }, { memBwGbs: 936, tflops: 71, eff: 0.62 }, { memBwGbs: 400, tflops: 27, eff: 0.55 }]
-  const rows: (ThroughputQueryInput & { measuredTps: number })[] = []
-  let i = 0
-  for (const h of hw) {
-    for (const paramsB of [1.5, 3, 7, 8, 13]) {
-      for (const batch of [1, 2]) {
-        const q = { paramsB, quant: 'Q4_K', memBwGbs: h.memBwGbs, tflops: h.tflops, batch }
-        const bound = queryBound(parseQuery(q)).boundTps
-        rows.push({ ...q, measuredTps: Number((bound * h.eff * (1 + 0.03 * Math.sin(i++ * 1.7))).toFixed(3)) })
-      }
-    }
-  }
-  return rows
 }
 
 function toCsv(rows: Record<string, unknown>[]): string {
