@@ -4,7 +4,7 @@ import type { PhaseErrors } from './predict-vs-measure-table.ts'
 interface DocInput {
   readonly date: string
   readonly command: string
-  readonly predictor: { readonly name: string; readonly trainedOn: readonly string[]; readonly sampleCount: number }
+  readonly predictor: { readonly name: string; readonly scriptVersion?: string; readonly trainedOn: readonly string[]; readonly sampleCount: number }
   readonly calibration: { readonly method: string; readonly factors: Record<string, number>; readonly calibratedOn: readonly string[] }
   readonly hardware: {
     readonly detected: { cpu: { model: string; cores: number; threads: number; ramGb: number } }
@@ -41,7 +41,7 @@ real speed) of each size and weight type are written, predicted, measured and de
 - **Hardware from \`detectHardware\` / \`specFromDetected\`:** ${r.hardware.spec.memBwGbs.toFixed(1)} GB/s, ${r.hardware.spec.fp16Tflops.toFixed(3)} TFLOPS (${r.hardware.spec.sources.join('; ')})
 - **Query given to the regressor:** memBwGbs ${q.memBwGbs.toFixed(1)}, tflops ${q.tflops.toFixed(3)}, unifiedMemory ${q.unifiedMemory} (the CPU reads the weights from system RAM), vendor \`${q.vendor}\`; batch 1; decode at context ${r.workload.promptTokens + r.workload.genTokens / 2} (the middle of the generated run), prefill of a ${r.workload.promptTokens}-token prompt.
 - **Workload:** ${r.workload.promptTokens} prompt tokens, ${r.workload.genTokens} generated (greedy), settings ${JSON.stringify(r.workload.combo)}, ${r.workload.warmups} warm-up and ${r.workload.reps} measured repetitions per model; measured values are 10% trimmed means.
-- **Predictor:** \`pretrainedModel()\` of \`@kerneltune/regressor\` (\`${r.predictor.name}\`: ridge regression on log(measured ÷ roofline bound), ${r.predictor.sampleCount} public llama.cpp measurements on ${r.predictor.trainedOn.length} GPUs and Apple chips). Its output is capped by the roofline bound, shown as its own column.
+- **Predictor:** \`pretrainedModel()\` of \`@kerneltune/regressor\` (\`${r.predictor.name}\`${r.predictor.scriptVersion ? ` from training script ${r.predictor.scriptVersion}` : ''}: ridge regression on log(measured ÷ roofline bound), ${r.predictor.sampleCount} public llama.cpp measurements on ${r.predictor.trainedOn.length} GPUs and Apple chips). Its output is capped by the roofline bound, shown as its own column.
 - **Calibration:** \`calibrate(pretrainedModel(), measurements)\` of the same package, fitted on ${r.calibration.calibratedOn.join(', ')} (both weight types) and **once per phase**: \`calibrate\` keys its correction on the hardware (bandwidth and TFLOPS) only, so a joint fit would average the decode and prefill shortfalls. Corrections: ${Object.entries(r.calibration.factors).map(([k, v]) => `${k} ×${v.toFixed(3)}`).join(', ')} (applied to the regressor's uncapped output, then capped again).
 
 ${table}
@@ -58,10 +58,10 @@ model has no CPU rows at all (CPU-only rows were dropped from its data), and the
 for \`${q.vendor}\` has a zero weight because no such row existed. Extrapolating its size term to
 models 12–190× smaller than any it saw makes it predict throughput *above* the roofline: before
 calibration, ${e.decode.cappedBefore} of ${n} decode and ${e.prefill.cappedBefore} of ${n} prefill
-predictions were capped, so the uncalibrated "prediction" on this machine is the roofline bound of
-\`@kerneltune/roofline\` (weights read once per token at the probed bandwidth; 2 FLOPs per parameter
-per token at the estimated FLOP rate). That is the honest reading of the "before" column: the
-regressor adds nothing on a CPU until it is calibrated.
+predictions were capped, so the uncalibrated "prediction" on this machine is mostly the roofline
+bound of \`@kerneltune/roofline\` (weights read once per token at the probed bandwidth; 2 FLOPs per
+parameter per token at the estimated FLOP rate). That is the honest reading of the "before" column:
+on a CPU the regressor adds little or nothing until it is calibrated.
 
 Calibration multiplies the regressor's *uncapped* output by one factor per phase. The factor
 absorbs what is constant on this machine: the single-thread copy probe against what llama.cpp's

@@ -104,12 +104,12 @@ const errorOf = (phase: Phase) => ({
 const errors = { decode: errorOf('decode'), prefill: errorOf('prefill') }
 const table = renderTable(points, errors)
 
-const info = pretrainedInfo() as { hardware: string[]; sampleCount: number }
+const info = pretrainedInfo() as { hardware: string[]; sampleCount: number; scriptVersion: string }
 const result = {
   measured: true,
   date: started.toISOString(),
   command: 'pnpm exec tsx --conditions=@kerneltune/source tooling/scripts/predict-vs-measure.ts --doc',
-  predictor: { name: predictor.name, kind: 'pretrained', trainedOn: info.hardware, sampleCount: info.sampleCount },
+  predictor: { name: predictor.name, kind: 'pretrained', scriptVersion: info.scriptVersion, trainedOn: info.hardware, sampleCount: info.sampleCount },
   calibration: { method: '@kerneltune/regressor calibrate, one fit per phase', factors: { decode: errors.decode.factor, prefill: errors.prefill.factor }, calibratedOn: [...CALIBRATE] },
   hardware: { detected, spec, query: hw },
   device: points[0]?.device,

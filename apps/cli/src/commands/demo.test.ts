@@ -27,8 +27,17 @@ describe('kerneltune demo', () => {
     const r = await run('demo', ...small, '--out-dir', 'models', '--json')
     expect(r.code).toBe(0)
     const j = JSON.parse(r.out)
-    expect(j).toMatchObject({ ok: true, measured: true, model: { reused: false, quant: 'Q8_0' }, prediction: { predictor: 'roofline' } })
-    expect(j.prediction.decodeTps).toBeGreaterThan(0)
+    expect(j).toMatchObject({ ok: true, measured: true, model: { reused: false, quant: 'Q8_0' }, prediction: { kind: 'prediction', predictor: 'pretrained-ridge' } })
+    // The regressor's prediction, capped by the roofline bound and saying whether it was.
+    for (const phase of ['decode', 'prefill'] as const) {
+      const p = j.prediction[phase]
+      expect(p.predictedTps).toBeGreaterThan(0)
+      expect(p.predictedTps).toBeLessThanOrEqual(p.rooflineTps)
+      expect(p.capped).toBe(p.rawTps > p.rooflineTps)
+      expect(p.predictedTps).toBeCloseTo(Math.min(p.rawTps, p.rooflineTps), 6)
+    }
+    expect(j.prediction.decodeTps).toBe(j.prediction.decode.predictedTps)
+    expect(j.prediction.memBwGbs).toBe(j.hardware.spec.memBwGbs)
     expect(j.hardware.spec.memBwGbs).toBeGreaterThan(0)
     expect(j.measurement).toMatchObject({ combo: {}, reps: 2, promptTokens: 16, genTokens: 4 })
     expect(j.measurement.decodeTps.n).toBe(2)
@@ -39,7 +48,7 @@ describe('kerneltune demo', () => {
     // --out-dir keeps the model and the next run reuses it.
     const again = await run('demo', ...small, '--out-dir', 'models')
     expect(again.code).toBe(0)
-    expect(again.out).toMatch(/PREDICTION[\s\S]*MEASUREMENT[\s\S]*SWEEP[\s\S]*Recommended command line\nllama-server -m /)
+    expect(again.out).toMatch(/PREDICTION \(pretrained regressor[\s\S]*roofline bound[\s\S]*MEASUREMENT[\s\S]*SWEEP[\s\S]*Recommended command line\nllama-server -m /)
     expect(again.out).toMatch(/Model \(reused/)
     expect(readdirSync(join(dir, 'models'))).toHaveLength(1)
   }, 180_000)
