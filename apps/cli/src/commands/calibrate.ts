@@ -83,6 +83,11 @@ export const calibrateCommand = defineCommand({
       ['written', out],
     ]))
     ctx.io.stdout('\n' + table(results.map((r) => [label(r.hardwareKey, groups.get(r.hardwareKey)!), r.count, fmt(r.factor, 3), pct(r.mapeBefore), pct(r.mapeAfter)]), ['hardware', 'points', 'factor', 'MAPE before', 'MAPE after (leave-one-out)']))
+    // With few points the held-out error can grow (the model's errors differ in sign across sizes
+    // or batches); say so rather than let a larger number pass unnoticed.
+    for (const r of results.filter((x) => x.mapeAfter >= x.mapeBefore)) {
+      ctx.io.stdout(`\nNote: on ${label(r.hardwareKey, groups.get(r.hardwareKey)!)} the held-out MAPE did not improve (${pct(r.mapeBefore)} → ${pct(r.mapeAfter)}); the base model's errors vary across these points more than one factor can correct. More measurements, or the uncalibrated model, may serve better.\n`)
+    }
     const kept2 = Object.keys(kept).filter((k) => !groups.has(k))
     if (kept2.length) ctx.io.stdout(`\nKept the base file's corrections for: ${kept2.join(', ')}\n`)
   },
