@@ -71,13 +71,21 @@ async function local(dbPath: string, tenant: string): Promise<KernelsClient> {
       if (kind === 'runs' && action === 'combos') return { items: await store.runs.combos((await store.runs.require(tenant, id!)).id) }
       if (kind === 'runs' && action === 'apply') return applyRun(store, registry, tenant, id!, body ?? {})
       if (kind === 'runs' && action === 'cancel') {
-        await store.runs.finish(id!, 'cancelled', (await store.runs.require(tenant, id!)).summary, new Map(), 'cancelled by request')
-        return { id, status: 'cancelled' }
+        // As the server does: a finished run keeps its status (a succeeded run stays succeeded).
+        const run = await store.runs.require(tenant, id!)
+        if (['succeeded', 'failed', 'cancelled'].includes(run.status)) return { id: run.id, status: run.status, cancelled: false }
+        await store.runs.finish(run.id, 'cancelled', run.summary, new Map(), 'cancelled by request')
+        return { id: run.id, status: 'cancelled', cancelled: true }
       }
       if (kind === 'runs' && method === 'GET') return store.runs.require(tenant, id!)
       if (kind === 'tune' && method === 'POST' && !id) return startTune(store, body, { registry, catalog, tenant })
       if (kind === 'tune' && (action === 'events' || action === 'resume')) return runTune(id!, { store, registry, catalog, ...(onEvent ? { onEvent } : {}) })
-      if (kind === 'tune' && action === 'cancel') return (await store.tune.setStatus(id!, 'cancelled'), { id, status: 'cancelled' })
+      if (kind === 'tune' && action === 'cancel') {
+        const s = await store.tune.require(tenant, id!)
+        if (['completed', 'cancelled', 'failed'].includes(s.status)) return { id: s.id, status: s.status, cancelled: false }
+        await store.tune.setStatus(s.id, 'cancelled')
+        return { id: s.id, status: 'cancelled', cancelled: true }
+      }
       if (kind === 'tune' && method === 'GET') return { ...(await store.tune.require(tenant, id!)), trials: await store.tune.trials(id!) }
       if (kind === 'tokens') return (async () => { const { token, info } = await store.tokens.create(body.role, body.tenant, body.label ?? null); return { token, ...info } })()
       throw new KerneltuneError('UNSUPPORTED', `${method} ${path} is not available against the embedded store`)

@@ -44,12 +44,16 @@ describe('kerneltune run (embedded store)', () => {
     expect(human.out).toContain(apply.json.translation.argv.join(' '))
   })
 
-  it('should cancel a queued run (--no-watch), and a second cancel leaves it cancelled', async () => {
+  it('should cancel a queued run (--no-watch); a finished run keeps its status', async () => {
     const queued = await cli(t.dir, ['run', 'create', request, '--db', db, '--no-watch', '--json'])
     expect(queued.json.status).toBe('queued')
     const cancel = await cli(t.dir, ['run', 'cancel', queued.json.id, '--db', db, '--json'])
-    expect(cancel.json).toEqual({ id: queued.json.id, status: 'cancelled' })
+    expect(cancel.json).toEqual({ id: queued.json.id, status: 'cancelled', cancelled: true })
     expect((await cli(t.dir, ['run', 'show', queued.json.id, '--db', db, '--json'])).json.run.status).toBe('cancelled')
+    const again = await cli(t.dir, ['run', 'cancel', queued.json.id, '--db', db, '--json'])
+    expect(again.json).toEqual({ id: queued.json.id, status: 'cancelled', cancelled: false })
+    const finished = await cli(t.dir, ['run', 'cancel', runId, '--db', db, '--json'])
+    expect(finished.json).toEqual({ id: runId, status: 'succeeded', cancelled: false })
   })
 
   it('should build a request from flags over the file', async () => {

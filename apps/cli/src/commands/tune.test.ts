@@ -51,6 +51,8 @@ describe('kerneltune tune (embedded store)', () => {
     const other = await cli(t.dir, ['tune', 'start', runId, '--trials', '2', '--keep', 'attention_backend', '--no-watch', '--db', db, '--json'])
     const cancel = await cli(t.dir, ['tune', 'cancel', other.json.id, '--db', db, '--json'])
     expect(cancel.json).toMatchObject({ id: other.json.id, status: 'cancelled' })
+    const done = await cli(t.dir, ['tune', 'cancel', session.id, '--db', db, '--json'])
+    expect(done.json).toMatchObject({ status: 'completed' })
   }, 60_000)
 
   it('should reject bad flags and unknown ids with exit 2', async () => {
