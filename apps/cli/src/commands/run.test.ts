@@ -103,6 +103,10 @@ describe('kerneltune run (embedded store)', () => {
     expect(r.json.summary.simulated).toBe(false)
     const combos = (await cli(t.dir, ['run', 'show', r.json.id, '--db', db, '--json'])).json.combos
     expect(combos.map((c: any) => [c.combo.flash_attn, c.simulated, c.repetitions.length])).toEqual([['auto', false, 2], ['off', false, 2]])
+    const apply = await cli(t.dir, ['run', 'apply', r.json.id, '--db', db, '--json', '--force'])
+    expect(apply.code).toBe(0)
+    expect(apply.json.translation.argv.slice(0, 1)).toEqual(['llama-server'])
+    expect(apply.json.translation.argv).toContain('--threads')
     const missing = await cli(t.dir, ['run', 'create', '--gguf', 'nope.gguf', '--db', db])
     expect([missing.code, /is not a file/.test(missing.err)]).toEqual([2, true])
   }, 120_000)
