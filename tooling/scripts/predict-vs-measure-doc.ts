@@ -46,8 +46,10 @@ real speed) of each size and weight type are written, predicted, measured and de
 
 ${table}
 
-Errors are (predicted − measured) ÷ measured. The machine is shared with other work, so runs
-vary; the 95% intervals show the spread of the repetitions.
+Errors are (predicted − measured) ÷ measured. The machine is shared with other work (other
+builds and test suites ran on its 2 cores during this run), so runs vary, sometimes by 2× between
+neighbouring sizes; the 95% intervals show the spread of the repetitions. Part of the error after
+calibration is that noise, not the predictor.
 
 ## How to read it
 
@@ -55,8 +57,9 @@ vary; the 95% intervals show the spread of the repetitions.
 3B–70B (active) parameter models on hardware with 68–2,039 GB/s and 2.3–757 TFLOPS; here the
 models have 15M–250M parameters and the CPU ${q.memBwGbs.toFixed(1)} GB/s and ${q.tflops.toFixed(2)} TFLOPS. The
 model has no CPU rows at all (CPU-only rows were dropped from its data), and the vendor one-hot
-for \`${q.vendor}\` has a zero weight because no such row existed. Extrapolating its size term to
-models 12–190× smaller than any it saw makes it predict throughput *above* the roofline: before
+for \`${q.vendor}\` has a zero weight because no such row existed. Asked about models 12–190×
+smaller than any it saw, on ${(68.25 / q.memBwGbs).toFixed(0)}× less bandwidth than its slowest chip (68.25 GB/s), it predicts throughput *above*
+the roofline: before
 calibration, ${e.decode.cappedBefore} of ${n} decode and ${e.prefill.cappedBefore} of ${n} prefill
 predictions were capped, so the uncalibrated "prediction" on this machine is mostly the roofline
 bound of \`@kerneltune/roofline\` (weights read once per token at the probed bandwidth; 2 FLOPs per

@@ -8,9 +8,10 @@
  *   pnpm exec tsx --conditions=@kerneltune/source tooling/scripts/predict-vs-measure.ts [--doc] [--threads N] [--reps N]
  *
  * Writes bench/results/llamacpp-predict-vs-measure.json and prints a markdown table; with --doc
- * it also writes docs/prediction-vs-measurement.md.
+ * it also writes docs/prediction-vs-measurement.md; --render-only rewrites the doc from the saved
+ * result without measuring.
  */
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -28,6 +29,7 @@ const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..')
 const { values: args } = parseArgs({
   options: {
     doc: { type: 'boolean', default: false },
+    'render-only': { type: 'boolean', default: false },
     threads: { type: 'string', default: '1' },
     reps: { type: 'string', default: '5' },
     sizes: { type: 'string', default: '15M,30M,60M,120M,240M' },
@@ -42,6 +44,16 @@ const REPS = Number(args.reps)
 const PROMPT = 128
 const GEN = 32
 const parse = (s: string) => Number(s.slice(0, -1)) * (s.endsWith('M') ? 1e6 : s.endsWith('B') ? 1e9 : 1)
+
+const RESULT = join(ROOT, 'bench', 'results', 'llamacpp-predict-vs-measure.json')
+if (args['render-only']) {
+  // Rewrites the doc from the last measured result (after a wording change), measuring nothing.
+  const { renderDoc } = await import('./predict-vs-measure-doc.ts')
+  const saved = JSON.parse(readFileSync(RESULT, 'utf8'))
+  writeFileSync(join(ROOT, 'docs', 'prediction-vs-measurement.md'), renderDoc(saved, renderTable(saved.points, saved.errors)))
+  console.error('wrote docs/prediction-vs-measurement.md from the saved result')
+  process.exit(0)
+}
 
 const started = new Date()
 const detected = await detectHardware()
@@ -118,7 +130,7 @@ const result = {
   errors,
 }
 mkdirSync(join(ROOT, 'bench', 'results'), { recursive: true })
-writeFileSync(join(ROOT, 'bench', 'results', 'llamacpp-predict-vs-measure.json'), JSON.stringify(result, null, 2) + '\n')
+writeFileSync(RESULT, JSON.stringify(result, null, 2) + '\n')
 console.log(table)
 if (args.doc) {
   const { renderDoc } = await import('./predict-vs-measure-doc.ts')
