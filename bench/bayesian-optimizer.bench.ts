@@ -56,13 +56,13 @@ function runOne(file: string, strategy: StrategyName, seed: number): Run {
 function timeAsk(file: string, strategy: StrategyName): Timing {
   const t = table(file)
   const byKey = new Map(t.rows.map((r) => [JSON.stringify(t.params.map((p) => r.config[p.name])), r]))
-  const s = createSearch({ strategy, seed: 7, space: { params: t.params, validConfigs: t.rows.map((r) => r.config) }, bo: { initial: 200 }, tpe: { initial: 200 } })
+  const s = createSearch({ strategy, seed: 7, space: { params: t.params, validConfigs: t.rows.map((r) => r.config) }, bo: { initial: 199 }, tpe: { initial: 199 } })
   const tell = (c: Record<string, string | number | boolean>) => {
     const row = byKey.get(JSON.stringify(t.params.map((p) => c[p.name])))!
     s.tell(row.ok ? { config: c, value: row.value!, ...(row.variance !== undefined ? { variance: row.variance } : {}) } : { config: c, failed: true })
   }
   for (const c of s.ask(199)) tell(c)
-  for (const c of s.ask(1)) tell(c) // warm-up: the first model fit starts cold
+  for (const c of s.ask(1)) tell(c) // warm-up at 199: the first model fit starts cold (60 steps), later asks warm-start
   const ms: number[] = []
   for (let i = 0; i < 7; i++) {
     const t0 = performance.now()
