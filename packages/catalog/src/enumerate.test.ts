@@ -108,3 +108,15 @@ describe('enumeration', () => {
     )
   })
 })
+
+describe('preview of a space too large to classify', () => {
+  it('should refuse an exhaustive preview and scan only the quick space, saying the exhaustive counts are unknown', () => {
+    const target = { hardware: H100, engine: 'vllm' }
+    expect(() => catalog.preview(target, { maxScan: 100 })).toThrow(/2,592 combinations, too many to preview/)
+    const quick = catalog.preview(target, { mode: 'quick', maxScan: 100 })
+    expect(quick.counts.exhaustive).toMatchObject({ total: 2592, counted: false, legal: 0 })
+    expect(quick.counts.quick.counted).toBe(true)
+    expect(quick.counts.quick).toEqual(catalog.preview(target, { mode: 'quick' }).counts.quick)
+    expect(quick.legal.length + quick.pruned.length).toBe(quick.counts.quick.total)
+  })
+})

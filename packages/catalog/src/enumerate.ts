@@ -36,6 +36,12 @@ export interface EnumerateOptions<H = RefuseHook> {
   readonly mode?: EnumerationMode
   /** Asked for combos that pass every rule; a refusal marks the combo `refused`. */
   readonly refuse?: H
+  /**
+   * Preview only: the largest exhaustive space it classifies combination by combination (default
+   * 500,000). Beyond it, an exhaustive preview is refused and a quick one scans the quick space
+   * alone, leaving the exhaustive counts uncounted (`counted: false`).
+   */
+  readonly maxScan?: number
 }
 
 export interface CatalogCounts {
@@ -49,6 +55,8 @@ export interface CatalogCounts {
   readonly byRule: Readonly<Record<string, number>>
   /** "dimension=value" → combos the engine refused on it. */
   readonly refusedBy: Readonly<Record<string, number>>
+  /** False when the space was too large to classify (see `maxScan`): only `total` is known. */
+  readonly counted: boolean
 }
 
 export interface CatalogPreview {
@@ -98,7 +106,7 @@ function isPromise<T>(v: MaybePromise<T>): v is Promise<T> {
 }
 
 function emptyCounts(mode: EnumerationMode, total: number) {
-  return { mode, total, legal: 0, pruned: 0, refused: 0, byRule: {} as Record<string, number>, refusedBy: {} as Record<string, number> }
+  return { mode, total, legal: 0, pruned: 0, refused: 0, byRule: {} as Record<string, number>, refusedBy: {} as Record<string, number>, counted: true }
 }
 
 function tally(counts: ReturnType<typeof emptyCounts>, e: EnumeratedCombo): void {
@@ -175,18 +183,19 @@ export function createEnumerator(deps: EnumeratorDeps): Enumerator {
   }
 
   // One exhaustive pass serves both modes: quick values are a subset of every dimension's values.
-  const collector = (target: CatalogTarget, mode: EnumerationMode, refusalsChecked: boolean) => {
+  const collector = (target: CatalogTarget, mode: EnumerationMode, refusalsChecked: boolean, scanExhaustive: boolean) => {
     const quick = space(target, 'quick')
     const quickSets = new Map(quick.dimensions.map((d) => [d.id, new Set(d.values)]))
     const inQuick = (c: Combo) => Object.entries(c).every(([k, v]) => quickSets.get(k)?.has(v) ?? false)
     const ex = emptyCounts('exhaustive', space(target, 'exhaustive').total)
+    if (!scanExhaustive) ex.counted = false
     const qc = emptyCounts('quick', quick.total)
     const legal: { hash: string; combo: Combo }[] = []
     const pruned: { hash: string; combo: Combo; rule: string; violations: readonly RuleViolation[] }[] = []
     const refused: { hash: string; combo: Combo; refusal: EngineRefusal }[] = []
     return {
       add(e: EnumeratedCombo): void {
-        tally(ex, e)
+        if (scanExhaustive) tally(ex, e)
         const q = inQuick(e.combo)
         if (q) tally(qc, e)
         if (mode === 'quick' && !q) return
@@ -215,19 +224,30 @@ export function createEnumerator(deps: EnumeratorDeps): Enumerator {
     }
   }
 
-  const preview = (target: CatalogTarget, options: EnumerateOptions = {}): CatalogPreview => {
+  // One pass over the exhaustive space serves both modes, unless that space is too large: then a
+  // quick preview scans only the quick space and an exhaustive one is refused with the numbers.
+  const plan = (target: CatalogTarget, options: EnumerateOptions<unknown>) => {
     const mode = options.mode ?? 'exhaustive'
     checkMode(mode)
-    const c = collector(target, mode, options.refuse !== undefined)
-    for (const e of enumerate(target, { ...(options.refuse ? { refuse: options.refuse } : {}) })) c.add(e)
+    const total = space(target, 'exhaustive').total
+    const scanExhaustive = total <= (options.maxScan ?? 500_000)
+    if (!scanExhaustive && mode === 'exhaustive') {
+      throw kerneltuneError('INVALID_INPUT', `the exhaustive space of ${target.engine} has ${total.toLocaleString('en-US')} combinations, too many to preview one by one; preview quick mode (${space(target, 'quick').total.toLocaleString('en-US')} combinations) instead`)
+    }
+    const c = collector(target, mode, options.refuse !== undefined, scanExhaustive)
+    const scan: EnumerateOptions<never> = { mode: scanExhaustive ? 'exhaustive' : 'quick' }
+    return { c, scan }
+  }
+
+  const preview = (target: CatalogTarget, options: EnumerateOptions = {}): CatalogPreview => {
+    const { c, scan } = plan(target, options)
+    for (const e of enumerate(target, { ...scan, ...(options.refuse ? { refuse: options.refuse } : {}) })) c.add(e)
     return c.result()
   }
 
   const previewAsync = async (target: CatalogTarget, options: EnumerateOptions<AsyncRefuseHook> = {}): Promise<CatalogPreview> => {
-    const mode = options.mode ?? 'exhaustive'
-    checkMode(mode)
-    const c = collector(target, mode, options.refuse !== undefined)
-    for await (const e of enumerateAsync(target, { ...(options.refuse ? { refuse: options.refuse } : {}) })) c.add(e)
+    const { c, scan } = plan(target, options)
+    for await (const e of enumerateAsync(target, { ...scan, ...(options.refuse ? { refuse: options.refuse } : {}) })) c.add(e)
     return c.result()
   }
 

@@ -133,4 +133,7 @@ export const LLAMACPP_RULES: readonly LegalityRule[] = [
   },
 ]
 
-export const LLAMACPP_CATALOG_EXTENSION: CatalogExtension = { dimensions: LLAMACPP_DIMENSIONS, rules: LLAMACPP_RULES }
+// No core dimensions: their defaults (flash_attn_v2, paged, cublas, ...) are CUDA-engine values llama.cpp
+// cannot express, so enumerating them would leave no legal baseline. translate() still accepts the
+// core keys llama.cpp has a switch for (see engine.ts); the search space is llama.cpp's own.
+export const LLAMACPP_CATALOG_EXTENSION: CatalogExtension = { dimensions: LLAMACPP_DIMENSIONS, rules: LLAMACPP_RULES, coreDimensions: [] }

@@ -5,7 +5,7 @@
  * The prompt and generated token counts come from the run's workload.
  */
 import type { EnginePlugin } from '@kerneltune/core'
-import { LLAMACPP_CATALOG_EXTENSION, llamacppEngine, type LlamacppEngineOptions } from '@kerneltune/engines-llamacpp'
+import { llamacppEngine, type LlamacppEngineOptions } from '@kerneltune/engines-llamacpp'
 import { llamacppBackend, type LlamacppBackendOptions } from '@kerneltune/engines-llamacpp/node'
 import { modelFileBackend, type ModelFileBackend } from '../backends/model-file.ts'
 
@@ -25,13 +25,5 @@ export function llamacppRunBackend(options: LlamacppRunBackendOptions = {}): Mod
   })
 }
 
-/**
- * The llama.cpp engine for runs: its catalog extension without the six core dimensions. The
- * plugin's extension keeps them (for translating core combinations), but their defaults
- * (flash_attn_v2, paged, cublas, …) are values llama.cpp refuses, so a run over them would have no
- * legal baseline; llama.cpp's own dimensions (threads, flash_attn, cache types, …) are its space.
- */
-export function llamacppRunEngine(options?: LlamacppEngineOptions): EnginePlugin {
-  const engine = llamacppEngine(options)
-  return { ...engine, catalogExtension: { ...(engine.catalogExtension ?? LLAMACPP_CATALOG_EXTENSION), coreDimensions: [] } }
-}
+/** The llama.cpp engine plugin, as runs use it (its catalog extension has no core dimensions). */
+export const llamacppRunEngine = (options?: LlamacppEngineOptions): EnginePlugin => llamacppEngine(options)

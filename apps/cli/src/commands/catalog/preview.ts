@@ -13,7 +13,7 @@ export const catalogPreview = defineCommand({
   summary: 'Show what a sweep would cover on a hardware + engine target, and why each pruned combination was removed.',
   flags: [
     ...TARGET_FLAGS,
-    { name: 'mode', type: 'string', choices: ENUMERATION_MODES, default: 'exhaustive', description: 'Which combinations to list (counts are shown for both modes).' },
+    { name: 'mode', type: 'string', choices: ENUMERATION_MODES, description: 'Which combinations to list (counts are shown for both modes). Default: exhaustive, or quick when the exhaustive space has more than 500,000 combinations (llama.cpp: 18 million).' },
     { name: 'limit', type: 'integer', min: 0, default: 10, valueName: 'N', description: 'Combinations listed per group in human output (0 = all). --json always lists all.' },
     { name: 'all', type: 'boolean', description: 'List every combination in human output (same as --limit 0).' },
     { name: 'engine-check', type: 'boolean', default: true, description: "Ask the engine plugin's translator which legal combinations it refuses (--no-engine-check to skip)." },
@@ -25,10 +25,13 @@ export const catalogPreview = defineCommand({
     const hardware = resolveHardware(ctx.flags.hardware)
     const engineName = ctx.flags.engine ?? 'vllm'
     const session = await openCatalog(engineName, hardware)
-    const mode = (ctx.flags.mode ?? 'exhaustive') as (typeof ENUMERATION_MODES)[number]
+    const target = { hardware, engine: engineName }
+    const large = session.catalog.space(target, 'exhaustive').total > 500_000
+    const mode = (ctx.flags.mode ?? (large ? 'quick' : 'exhaustive')) as (typeof ENUMERATION_MODES)[number]
     const refuse = ctx.flags.engineCheck === false ? undefined : session.refuse
     const preview = await session.catalog.previewAsync({ hardware, engine: engineName }, { mode, ...(refuse ? { refuse } : {}) })
     const note = ctx.flags.engineCheck === false ? 'engine refusals skipped (--no-engine-check)' : undefined
+    if (large && !ctx.flags.mode) ctx.io.stderr(`the exhaustive space is too large to classify one by one: previewing quick mode\n`)
     if (ctx.json) return ctx.printJson({ ...preview, ...(note ? { engineRefusalNote: note } : {}) })
     const limit = ctx.flags.all ? 0 : (ctx.flags.limit ?? 10)
     ctx.io.stdout(renderPreview(preview, hardware.name, limit, note))
@@ -50,7 +53,7 @@ export function renderPreview(p: CatalogPreview, hardwareName: string, limit: nu
     ['listing', `${p.mode} mode`],
   ])
   out += '\n' + table(
-    (['exhaustive', 'quick'] as const).map((m) => { const c = p.counts[m]; return [m, c.total, c.legal, c.pruned, c.refused] }),
+    (['exhaustive', 'quick'] as const).map((m) => { const c = p.counts[m]; return c.counted ? [m, c.total, c.legal, c.pruned, c.refused] : [m, c.total, 'not classified', '', ''] }),
     ['mode', 'combinations', 'legal', 'pruned', 'refused by engine'],
   )
   const active = p.rules.filter((r) => r.removes > 0)
