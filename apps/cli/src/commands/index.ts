@@ -25,4 +25,17 @@ import { recommendCommand } from './recommend.ts'
 import { trainCommand } from './train.ts'
 import { calibrateCommand } from './calibrate.ts'
 
-export const COMMANDS: Command<any>[] = [kernelsCommand, autotuneCommand, catalogCommand, modelCommand, measureCommand, sweepCommand, translateCommand, featuresCommand, rooflineCommand, hardwareCommand, demoCommand, serveCommand, runCommand, tuneCommand, tokenCommand, searchCommand, predictCommand, recommendCommand, trainCommand, calibrateCommand, banditCommand]
+// Grouped as a user meets them: the whole job, then predict, search, apply, measure, serve.
+export const COMMANDS: Command<any>[] = [
+  demoCommand,
+  // predict
+  hardwareCommand, featuresCommand, rooflineCommand, predictCommand, recommendCommand, trainCommand, calibrateCommand,
+  // search
+  catalogCommand, sweepCommand, runCommand, tuneCommand, searchCommand,
+  // apply
+  translateCommand,
+  // measure
+  modelCommand, measureCommand, kernelsCommand, autotuneCommand,
+  // serve
+  serveCommand, tokenCommand, banditCommand,
+]
