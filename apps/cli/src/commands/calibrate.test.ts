@@ -3,17 +3,10 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { pretrainedModel } from '@kerneltune/regressor'
-import type { Io } from '../cli/command.ts'
-import { main } from '../main.ts'
+import { runMain } from '../cli/testing.ts'
 import { syntheticRows } from './train/test-rows.ts'
 
-async function run(args: string[], cwd: string) {
-  const out: string[] = []
-  const err: string[] = []
-  const io: Io = { stdout: (t) => void out.push(t), stderr: (t) => void err.push(t), interactive: false, env: {}, cwd }
-  const code = await main(args, io)
-  return { code, out: out.join(''), err: err.join('') }
-}
+const run = (args: string[], cwd = '/') => runMain(args, cwd)
 
 function withDir<T>(fn: (dir: string) => Promise<T>): Promise<T> {
   const dir = mkdtempSync(join(tmpdir(), 'kt-calibrate-'))

@@ -2,21 +2,12 @@ import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
-import type { Io } from '../cli/command.ts'
-import { runCli } from '../cli/run.ts'
-import { demoCommand } from './demo.ts'
+import { runMain } from '../cli/testing.ts'
 
 const dir = mkdtempSync(join(tmpdir(), 'kt-demo-'))
 afterAll(() => rmSync(dir, { recursive: true, force: true }))
 
-const root = { name: 'kerneltune', summary: 'root', subcommands: [demoCommand] }
-async function run(...argv: string[]) {
-  const out: string[] = []
-  const err: string[] = []
-  const io: Io = { stdout: (t) => void out.push(t), stderr: (t) => void err.push(t), interactive: false, env: {}, cwd: dir }
-  const code = await runCli(root, argv, io)
-  return { code, out: out.join(''), err: err.join('') }
-}
+const run = (...argv: string[]) => runMain(argv, dir)
 
 // The whole flow on a 1M-parameter model and a 3-combination space, so it takes seconds; the
 // README's `kerneltune demo` runs the same code on 15M parameters and the full quick space.

@@ -3,16 +3,9 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { pretrainedModel } from '@kerneltune/regressor'
-import type { Io } from '../cli/command.ts'
-import { main } from '../main.ts'
+import { runMain } from '../cli/testing.ts'
 
-async function run(args: string[], cwd = '/') {
-  const out: string[] = []
-  const err: string[] = []
-  const io: Io = { stdout: (t) => void out.push(t), stderr: (t) => void err.push(t), interactive: false, env: {}, cwd }
-  const code = await main(args, io)
-  return { code, out: out.join(''), err: err.join('') }
-}
+const run = (args: string[], cwd = '/') => runMain(args, cwd)
 
 describe('kerneltune recommend', () => {
   it('should give the same throughput as predict, the rule kernel and bottleneck, and experiments', async () => {

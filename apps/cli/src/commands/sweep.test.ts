@@ -4,21 +4,12 @@ import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { synthLlama } from '@kerneltune/gguf'
 import { writeGgufFile } from '@kerneltune/gguf/node'
-import type { Io } from '../cli/command.ts'
-import { runCli } from '../cli/run.ts'
-import { sweepCommand } from './sweep.ts'
+import { runMain } from '../cli/testing.ts'
 
 const dir = mkdtempSync(join(tmpdir(), 'kt-sweep-'))
 afterAll(() => rmSync(dir, { recursive: true, force: true }))
 
-const root = { name: 'kerneltune', summary: 'root', subcommands: [sweepCommand] }
-async function run(...argv: string[]) {
-  const out: string[] = []
-  const err: string[] = []
-  const io: Io = { stdout: (t) => void out.push(t), stderr: (t) => void err.push(t), interactive: false, env: {}, cwd: dir }
-  const code = await runCli(root, argv, io)
-  return { code, out: out.join(''), err: err.join('') }
-}
+const run = (...argv: string[]) => runMain(argv, dir)
 
 describe('kerneltune sweep', () => {
   beforeAll(async () => {

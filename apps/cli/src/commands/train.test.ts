@@ -3,18 +3,11 @@ import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'n
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { LearnedModel, QUERY_FEATURE_NAMES, crossValidate } from '@kerneltune/regressor'
-import type { Io } from '../cli/command.ts'
-import { main } from '../main.ts'
+import { runMain } from '../cli/testing.ts'
 import { parseRows, splitCsvLine } from './train/rows.ts'
 import { syntheticRows } from './train/test-rows.ts'
 
-async function run(args: string[], cwd: string) {
-  const out: string[] = []
-  const err: string[] = []
-  const io: Io = { stdout: (t) => void out.push(t), stderr: (t) => void err.push(t), interactive: false, env: {}, cwd }
-  const code = await main(args, io)
-  return { code, out: out.join(''), err: err.join('') }
-}
+const run = (args: string[], cwd = '/') => runMain(args, cwd)
 
 function toCsv(rows: Record<string, unknown>[]): string {
   const keys = Object.keys(rows[0]!)
