@@ -38,7 +38,7 @@ export const runCommand = defineCommand({
           if (ctx.flags.watch) await watch(ctx, c, run.id)
           run = await c.call('GET', `/runs/${run.id}`)
           if (ctx.json) ctx.printJson(run)
-          else ctx.io.stdout(keyValues([['id', run.id], ['status', run.status], ['combos', run.progress.total], ['winner', JSON.stringify(run.summary?.winner?.combo ?? null)], ['simulated', run.summary?.simulated ?? '']]))
+          else ctx.io.stdout(runSummary(run))
           return run.status === 'failed' ? 1 : 0
         })
       },
@@ -63,7 +63,7 @@ export const runCommand = defineCommand({
           if (name === 'cancel') out = await c.call('POST', `/runs/${id}/cancel`)
           if (name === 'apply') out = await c.call('POST', `/runs/${id}/apply`, { ...(ctx.flags.deployment ? { deploymentId: ctx.flags.deployment } : {}), ...(ctx.flags.force ? { force: true } : {}) })
           if (ctx.json) ctx.printJson(out)
-          else if (name === 'show') ctx.io.stdout(table(out.combos.map((x: any) => [x.index, x.status, x.isBaseline ? 'yes' : '', x.cached ? 'yes' : '', x.simulated ? 'yes' : '', x.metrics?.throughputTps?.toFixed(2) ?? '', x.metrics?.latencyP50Ms?.toFixed(3) ?? '', JSON.stringify(x.combo)]), ['#', 'status', 'baseline', 'cached', 'simulated', 'tps', 'p50 ms', 'combo']))
+          else if (name === 'show') ctx.io.stdout(runSummary(out.run) + '\n' + table(out.combos.map((x: any) => [x.index, x.status, x.isBaseline ? 'yes' : '', x.cached ? 'yes' : '', x.simulated ? 'yes' : '', x.metrics?.throughputTps?.toFixed(2) ?? '', x.metrics?.latencyP50Ms?.toFixed(3) ?? '', JSON.stringify(x.combo)]), ['#', 'status', 'baseline', 'cached', 'simulated', 'tps', 'p50 ms', 'combo']))
           else if (name === 'apply') ctx.io.stdout(`${out.translation.argv.join(' ')}\n${Object.entries(out.translation.env).map(([k, v]) => `${k}=${v}`).join('\n')}\n`)
           else ctx.io.stdout(`${out?.status ?? ''}\n`)
         })
@@ -71,3 +71,19 @@ export const runCommand = defineCommand({
     })),
   ],
 })
+
+/** What a person needs to read a run's numbers: what was measured, on what, how many times. */
+function runSummary(run: any): string {
+  const s = run.summary ?? {}
+  return keyValues([
+    ['id', run.id],
+    ['status', run.status],
+    ['target', `${run.target.model.name ?? `${run.target.model.paramsB}B`} ${run.target.model.quant} on ${run.target.hardware.name}, engine ${run.target.engine} ${run.target.engineVersion}`],
+    ['backend', run.backend],
+    [s.simulated ? 'simulated on' : 'measured on', (s.devices ?? []).join('; ')],
+    ['repetitions', run.repetitions],
+    ['combos', run.progress.total],
+    ['winner', JSON.stringify(s.winner?.combo ?? null)],
+    ['simulated', s.simulated ?? ''],
+  ])
+}
