@@ -3,9 +3,10 @@
  * process, through node-llama-cpp's prebuilt llama.cpp (CPU, or CUDA/Vulkan with --gpu), and
  * prints every repetition with summary statistics.
  */
-import { open, stat } from 'node:fs/promises'
+import { open } from 'node:fs/promises'
 import { resolve } from 'node:path'
 import { KerneltuneError, parseWith, ComboSchema, type Combo } from '@kerneltune/core'
+import { requireGgufFile } from './shared/target-flags.ts'
 import { readGgufHeader, type GgufHeader } from '@kerneltune/gguf'
 import { KV_CACHE_TYPES, llamacppEngine, summarizeRepetitions, type MetricSummary } from '@kerneltune/engines-llamacpp'
 import { llamacppBackend } from '@kerneltune/engines-llamacpp/node'
@@ -77,10 +78,7 @@ export const measureCommand = defineCommand({
     '{ ok, engine, backend, measured: true, simulated: false, device, combo, llamaServerArgv, llamaServerEnv, model: { path, bytes, name, architecture, fileType, tensors, hidden, layers, vocab }, workload: { promptTokens, genTokens }, warmups, repetitions, reps: [{ prefillTps, decodeTps, ttftMs, peakMemoryBytes, latencyMs, throughputTps, breakdown }], prefillTps, decodeTps, ttftMs, peakMemoryBytes: { n, mean, trimmedMean, median, sd, min, max, ci95?: { low, high } }, notes }',
   async run(ctx) {
     const f = ctx.flags
-    if (!f.gguf) throw new KerneltuneError('INVALID_INPUT', '--gguf FILE is required: the model to measure (make one with `kerneltune model synth`)')
-    const path = resolve(ctx.io.cwd, f.gguf)
-    const info = await stat(path).catch(() => undefined)
-    if (!info?.isFile()) throw new KerneltuneError('INVALID_INPUT', `${path} is not a file; pass an existing GGUF with --gguf`)
+    const { path, bytes: modelBytes } = await requireGgufFile(ctx.io, f.gguf, 'measure')
     const header = await readHeader(path)
 
     const extra: Combo = f.combo ? parseWith(ComboSchema, JSON.parse(f.combo) as unknown, '--combo') : {}
@@ -108,7 +106,7 @@ export const measureCommand = defineCommand({
     const arch = String(meta['general.architecture'] ?? 'unknown')
     const model = {
       path,
-      bytes: info.size,
+      bytes: modelBytes,
       name: meta['general.name'] ?? null,
       architecture: arch,
       fileType: meta['general.file_type'] ?? null,
@@ -145,7 +143,7 @@ export const measureCommand = defineCommand({
     io.stdout(
       keyValues([
         ['device', result.device],
-        ['model', `${path} (${String(model.name ?? arch)}, ${fmt(info.size / 1e6, 1)} MB)`],
+        ['model', `${path} (${String(model.name ?? arch)}, ${fmt(modelBytes / 1e6, 1)} MB)`],
         ['llama-server', translation.argv.join(' ')],
         ['workload', `${promptTokens} prompt tokens, ${genTokens} generated; ${warmups} warm-up, ${repetitions} measured`],
       ]),

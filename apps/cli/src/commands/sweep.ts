@@ -4,10 +4,10 @@
  * the sweep space with the engine's legality rules, every legal combination is measured for real
  * against llama-server's defaults, and the winner comes with its statistics and command line.
  */
-import { stat } from 'node:fs/promises'
 import { resolve } from 'node:path'
 import { createCatalog } from '@kerneltune/catalog'
 import { KerneltuneError, type Combo, type HardwareSpec } from '@kerneltune/core'
+import { requireGgufFile } from './shared/target-flags.ts'
 import {
   SWEEP_GATE_DEFAULTS,
   SWEEP_METRICS,
@@ -175,10 +175,7 @@ export const sweepCommand = defineCommand({
     '{ ok, engine: "llamacpp", measured: true, simulated: false, device, model: { path, bytes }, mode, space, catalog: { version, hash }, pruned: [{ combo, rule }], workload: { promptTokens, genTokens }, settings: { warmups, minReps, maxReps, earlyStop, noiseFloor }, metric, baseline: { combo, hash, reps, stats }, combos: [{ combo, hash, reps, stoppedEarly?, error?, stats, comparison: { decodeTps?, prefillTps?, ttftMs? }, gate }], gate: GateResult, winner: { combo, hash, reps, stats, comparison, gate, llamaServerArgv } | null, verdict, recommendedArgv, notes, seconds }',
   async run(ctx) {
     const f = ctx.flags
-    if (!f.gguf) throw new KerneltuneError('INVALID_INPUT', '--gguf FILE is required: the model to sweep (make one with `kerneltune model synth`)')
-    const modelPath = resolve(ctx.io.cwd, f.gguf)
-    const info = await stat(modelPath).catch(() => undefined)
-    if (!info?.isFile()) throw new KerneltuneError('INVALID_INPUT', `${modelPath} is not a file; pass an existing GGUF with --gguf`)
+    const { path: modelPath, bytes: modelBytes } = await requireGgufFile(ctx.io, f.gguf, 'sweep')
     const override = f.space ? parseSpace(f.space) : undefined
     const mode: SweepMode = f.quick ? 'quick' : 'standard'
     const d = SWEEP_DEFAULTS[mode]
@@ -212,7 +209,7 @@ export const sweepCommand = defineCommand({
         engine: 'llamacpp',
         ...r,
         winner: r.winner ?? null,
-        model: { path: modelPath, bytes: info.size },
+        model: { path: modelPath, bytes: modelBytes },
         mode,
         space: plan.space,
         catalog: plan.catalog,

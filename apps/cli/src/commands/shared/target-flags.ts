@@ -5,7 +5,7 @@
  * --gguf or --params-b, then shape flags override; hardware from --hardware and/or the
  * per-number flags. Every problem is a usage error that names the flag and the accepted values.
  */
-import { readFile } from 'node:fs/promises'
+import { readFile, stat } from 'node:fs/promises'
 import { resolve } from 'node:path'
 import {
   HardwareSpecSchema,
@@ -82,6 +82,18 @@ export function parseQuantFlag(raw: unknown): QuantName | undefined {
   const q = normalizeQuantName(String(raw))
   if (!q) throw usageError(`--quant: "${String(raw)}" is not accepted; accepted values: ${QUANT_TYPES.join(', ')} (also Q4K-style and Q4_K_M-style spellings)`)
   return q
+}
+
+/**
+ * The absolute path and size of the GGUF a command was given with --gguf, after checking it exists:
+ * a missing flag or file is a usage error that says how to make one.
+ */
+export async function requireGgufFile(io: Io, file: string | undefined, purpose: string): Promise<{ path: string; bytes: number }> {
+  if (!file) throw usageError(`--gguf FILE is required: the model to ${purpose} (make one with \`kerneltune model synth\`)`)
+  const path = resolve(io.cwd, file)
+  const info = await stat(path).catch(() => undefined)
+  if (!info?.isFile()) throw usageError(`${path} is not a file; pass an existing GGUF with --gguf`)
+  return { path, bytes: info.size }
 }
 
 /** Reads and parses a JSON file named by a flag; a usage error names the flag and the problem. */
