@@ -25,15 +25,17 @@ describe('f16 conversion', () => {
 
 describe('quantizeRow / dequantizeRow', () => {
   const row = Float64Array.from({ length: 64 }, (_, i) => Math.sin(i * 0.7) * 0.05)
-  it.each(['q4_0', 'q8_0', 'f16'] as const)('should reconstruct a %s row within its quantisation step (plus the f16 rounding of the scale)', (format) => {
+  it.each(['q2_0', 'q3_0', 'q4_0', 'q8_0', 'f16'] as const)('should reconstruct a %s row within its quantisation step (plus the f16 rounding of the scale)', (format) => {
     const packed = new Uint8Array(weightBytes(format, 1, 64))
     quantizeRow(format, row, packed)
     const back = new Float64Array(64)
     dequantizeRow(format, packed, 64, 0, back)
     const amax = 0.05
-    const step = format === 'q4_0' ? amax / 8 : format === 'q8_0' ? amax / 127 : amax / 1024
-    // q4_0 clamps q at 15, so values of the sign opposite the block maximum can be off one step.
-    const bound = format === 'q4_0' ? step * 1.1 : step * 0.6
+    const steps = { q2_0: amax / 2, q3_0: amax / 4, q4_0: amax / 8, q8_0: amax / 127, f16: amax / 1024 }
+    const step = steps[format]
+    // q2/3/4_0 clamp q at the top level, so values of the sign opposite the block maximum can be
+    // off one step.
+    const bound = format === 'q8_0' || format === 'f16' ? step * 0.6 : step * 1.1
     for (let i = 0; i < 64; i++) expect(Math.abs(back[i]! - row[i]!)).toBeLessThanOrEqual(bound)
   })
   it('should lay out q4_0 as ggml does (weight j low nibble, j+16 high nibble, offset 8)', () => {
@@ -47,6 +49,8 @@ describe('quantizeRow / dequantizeRow', () => {
   it('should size blocks as ggml does', () => {
     expect(blockBytes('q4_0')).toBe(18)
     expect(blockBytes('q8_0')).toBe(34)
+    expect(blockBytes('q2_0')).toBe(10)
+    expect(blockBytes('q3_0')).toBe(14)
     expect(weightBytes('f16', 4, 64)).toBe(512)
   })
 })

@@ -1,8 +1,8 @@
 /**
  * @module @kerneltune/gpu-kernels
  * WGSL compute kernels for quantised LLM matrix products (decode gemv, prefill gemm) over
- * q4_0, q8_0 and f16 weights: parameter spaces with validity constraints, WGSL generation, a CPU
- * reference, and WebGPU timing against a copy-bandwidth ceiling.
+ * q4_0, q8_0, q2_0, q3_0 and f16 weights: parameter spaces with validity constraints, WGSL
+ * generation, a CPU reference, and WebGPU timing against a copy-bandwidth ceiling.
  */
 export type {
   WeightFormat,

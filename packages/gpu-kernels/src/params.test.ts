@@ -80,7 +80,7 @@ describe('gpuKernelProvider', () => {
     const p = gpuKernelProvider('gemv', 'q8_0')
     expect(p.name).toBe('gpu-kernels:gemv-q8_0')
     expect(registry.list('kernel-provider').map((x) => x.name)).toContain('gpu-kernels:gemm-f16')
-    expect(registry.list('kernel-provider').length).toBe(6)
+    expect(registry.list('kernel-provider').length).toBe(KERNEL_KINDS.length * WEIGHT_FORMATS.length)
     expect(p.isValid(p.defaultConfig, { format: 'q8_0', m: 1, n: 64, k: 256 })).toBe(true)
   })
   it('should generate WGSL and a reference of m×n outputs', async () => {

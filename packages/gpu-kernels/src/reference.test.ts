@@ -19,7 +19,7 @@ describe('makeProblemData', () => {
 })
 
 describe('referenceMatmul', () => {
-  it.each(['q4_0', 'q8_0', 'f16'] as const)('should equal a naive dequantise-then-multiply for %s', (format) => {
+  it.each(['q2_0', 'q3_0', 'q4_0', 'q8_0', 'f16'] as const)('should equal a naive dequantise-then-multiply for %s', (format) => {
     const p: MatmulProblem = { format, m: 3, n: 7, k: 96 }
     const { weights, activations } = makeProblemData(p, 11)
     const y = referenceMatmul(p, weights, activations)

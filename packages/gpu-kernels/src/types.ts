@@ -4,8 +4,12 @@
  * the CLI) can depend on the shapes without pulling in code generation or WebGPU.
  */
 
-/** Weight storage formats. q4_0 and q8_0 follow ggml's block layouts; f16 is plain half floats. */
-export const WEIGHT_FORMATS = ['q4_0', 'q8_0', 'f16'] as const
+/**
+ * Weight storage formats. q4_0 and q8_0 follow ggml's block layouts; q2_0 and q3_0 are
+ * kerneltune's own 32-weight block formats (see formats.ts; not ggml's Q2_K/Q3_K); f16 is plain
+ * half floats.
+ */
+export const WEIGHT_FORMATS = ['q4_0', 'q8_0', 'f16', 'q2_0', 'q3_0'] as const
 export type WeightFormat = (typeof WEIGHT_FORMATS)[number]
 
 /** gemv: decode (few activation rows); gemm: prefill (many activation rows, tiled). */

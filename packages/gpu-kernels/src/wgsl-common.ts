@@ -5,6 +5,11 @@
  * group's weights as two vec4 columns (unscaled integers for q4_0/q8_0), and `off0(g)`/`off1(g)`
  * the in-block positions of the activations they multiply; `wscale(blk)` is the block scale.
  * This keeps the kernels format-agnostic and lets them apply the scale once per block.
+ *
+ * q2_0/q3_0 low planes: weight i's 2 bits sit in byte i % 8 at bit 2·⌊i/8⌋, so u32 word w of the
+ * plane holds weights 4w..4w+3 (+8p for bit pair p). Group g reads word g >> 1 and bit pairs
+ * 2(g & 1) and 2(g & 1) + 1, i.e. weights off0(g) = 4(g >> 1) + 16(g & 1) and off1(g) = off0 + 8.
+ * q3_0's high bits are one word per block (bit i = weight i), so no quant straddles two words.
  */
 import type { WeightFormat } from './types.ts'
 
@@ -18,7 +23,32 @@ ${scales}@group(0) @binding(3) var<storage, read> x: array<${activations}>;
 `
 }
 
+const SCALE_READER = 'fn wscale(blk: u32) -> f32 { return unpack2x16float(scales[blk >> 1u])[blk & 1u]; }\n'
+
+/** Low-bit group reader; `words` quant words per block (2: q2_0, 3: q3_0 with its high-bit word). */
+function lowBitReader(words: 2 | 3): string {
+  const high = words === 3
+  const plane = (sh: string, o: string) => high
+    ? `(((vec4<u32>(w) >> ${sh}) & vec4<u32>(3u)) | (((vec4<u32>(h) >> (vec4<u32>(${o}) + vec4<u32>(0u, 1u, 2u, 3u))) & vec4<u32>(1u)) << vec4<u32>(2u)))`
+    : `((vec4<u32>(w) >> ${sh}) & vec4<u32>(3u))`
+  const zero = high ? '4.0' : '2.0'
+  return `fn off0(g: u32) -> u32 { return 4u * (g >> 1u) + 16u * (g & 1u); }
+fn off1(g: u32) -> u32 { return off0(g) + 8u; }
+fn wgroup(blk: u32, g: u32) -> mat2x4<f32> {
+  let w = quants[blk * ${words}u + (g >> 1u)];
+${high ? `  let h = quants[blk * 3u + 2u];
+` : ''}  let o = off0(g);
+  let sh = vec4<u32>(0u, 8u, 16u, 24u) + vec4<u32>(4u * (g & 1u));
+  let lo = vec4<f32>(${plane('sh', 'o')}) - vec4<f32>(${zero});
+  let hi = vec4<f32>(${plane('(sh + vec4<u32>(2u))', 'o + 8u')}) - vec4<f32>(${zero});
+  return mat2x4<f32>(lo, hi);
+}
+${SCALE_READER}`
+}
+
 export function weightReader(format: WeightFormat): string {
+  if (format === 'q2_0') return lowBitReader(2)
+  if (format === 'q3_0') return lowBitReader(3)
   if (format === 'q4_0') {
     // byte j of the block: weight j in the low nibble, weight j+16 in the high nibble.
     return `fn wgroup(blk: u32, g: u32) -> mat2x4<f32> {
