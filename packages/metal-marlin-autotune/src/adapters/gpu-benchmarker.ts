@@ -6,7 +6,8 @@
  *
  * How a Metal-style `KernelConfig` becomes a WGSL kernel and its parameters (documented in the
  * README too):
- * - bit width: 4 → q4_0, 8 → q8_0; 2 and 3 have no kernel on this backend (reported, skipped).
+ * - bit width: 2 → q2_0, 3 → q3_0, 4 → q4_0, 8 → q8_0 (q2_0/q3_0 are gpu-kernels' own 32-weight
+ *   block formats, not ggml's K-quants); other widths have no kernel (reported, skipped).
  * - variant: decode → the gemv kernel; prefill, base and large_batch → the tiled gemm kernel.
  *   prefill reads global memory, base and large_batch stage tiles in workgroup memory
  *   (`useSharedMemory`), which pays off only when more rows share each weight tile.
@@ -38,7 +39,7 @@ import type { BenchmarkOptions, LayerBenchmarker } from '../benchmark.ts'
 import { failedResult, rowThroughput } from '../benchmark.ts'
 import { createBenchmarkResult, type BenchmarkResult, type KernelConfig } from '../kernel-config.ts'
 
-const FORMAT_BY_BITS: Readonly<Record<number, WeightFormat>> = { 4: 'q4_0', 8: 'q8_0' }
+const FORMAT_BY_BITS: Readonly<Record<number, WeightFormat>> = { 2: 'q2_0', 3: 'q3_0', 4: 'q4_0', 8: 'q8_0' }
 
 function nearest(target: number, allowed: readonly number[]): number {
   let best = allowed[0]!
@@ -49,7 +50,7 @@ function nearest(target: number, allowed: readonly number[]): number {
 /** The gpu-kernels kernel, format and parameters for a config on a problem, or why there is none. */
 export function mapConfig(c: KernelConfig, batch: number, hidden: number): { kind: KernelKind; format: WeightFormat; params: MatmulConfig } | { error: string } {
   const format = FORMAT_BY_BITS[c.bit_width]
-  if (!format) return { error: `no kernel for ${c.bit_width}-bit weights on this backend (gpu-kernels has q4_0 and q8_0)` }
+  if (!format) return { error: `no kernel for ${c.bit_width}-bit weights on this backend (gpu-kernels has 2-, 3-, 4- and 8-bit formats)` }
   const threads = 8 * c.num_simdgroups
   if (c.kernel_variant === 'decode') {
     const rows = nearest(c.tile_size_n / 32, [1, 2, 4, 8])

@@ -1,29 +1,30 @@
 import { describe, expect, it } from 'vitest'
 import { DEFAULT_LIMITS, isValidConfig, openGpu, runtimeGpu } from '@kerneltune/gpu-kernels'
 import { generateCompatConfigs, generateConfigs } from '../config-generation.ts'
-import { createKernelConfig } from '../kernel-config.ts'
+import { createKernelConfig, type KernelConfig } from '../kernel-config.ts'
 import { runAutotuneJob, type AutotuneEvent } from './autotune-job.ts'
 import { mapConfig } from './gpu-benchmarker.ts'
 
 describe('mapConfig', () => {
-  it('should map every 4- and 8-bit config onto a kernel config gpu-kernels accepts', () => {
-    const configs = [...generateCompatConfigs([4, 8], { variants: ['decode', 'prefill', 'base', 'large_batch'] }), ...generateConfigs([4, 8], { strategies: ['hybrid'] })]
+  it('should map every 2-, 3-, 4- and 8-bit config onto a kernel config gpu-kernels accepts', () => {
+    const formats: Record<number, string> = { 2: 'q2_0', 3: 'q3_0', 4: 'q4_0', 8: 'q8_0' }
+    const configs = [...generateCompatConfigs([2, 3, 4, 8], { variants: ['decode', 'prefill', 'base', 'large_batch'] }), ...generateConfigs([2, 3, 4, 8], { strategies: ['hybrid'] })]
     for (const c of configs) {
       for (const batch of [1, 4, 16, 64]) {
         for (const hidden of [256, 512, 4096]) {
           const m = mapConfig(c, batch, hidden)
           if ('error' in m) throw new Error(m.error)
           expect(m.kind).toBe(c.kernel_variant === 'decode' ? 'gemv' : 'gemm')
-          expect(m.format).toBe(c.bit_width === 4 ? 'q4_0' : 'q8_0')
+          expect(m.format).toBe(formats[c.bit_width])
           expect(isValidConfig(m.kind, m.format, m.params, { format: m.format, m: batch, n: 4 * hidden, k: hidden }, DEFAULT_LIMITS)).toBe(true)
         }
       }
     }
   })
 
-  it('should say there is no kernel for 2- and 3-bit weights', () => {
-    for (const bit of [2, 3]) {
-      const m = mapConfig(createKernelConfig({ bit_width: bit }), 1, 256)
+  it('should say there is no kernel for a bit width without a format', () => {
+    for (const bit of [1, 5, 6]) {
+      const m = mapConfig({ ...createKernelConfig({}), bit_width: bit as KernelConfig['bit_width'] }, 1, 256)
       expect('error' in m && m.error).toMatch(new RegExp(`no kernel for ${bit}-bit`))
     }
   })
@@ -45,16 +46,18 @@ describe.skipIf(!runtimeGpu())('runAutotuneJob on real WGSL kernels', () => {
     const gpu = await openGpu()
     const events: AutotuneEvent[] = []
     try {
-      const tuner = await runAutotuneJob(gpu, { bits: [2, 4, 8], batchSizes: [1, 4], hiddenSizes: [256], warmup: 1, iterations: 3, guideVariantsOnly: true, mixed: false }, (e) => events.push(e))
+      const tuner = await runAutotuneJob(gpu, { bits: [2, 3, 4, 8], batchSizes: [1, 4], hiddenSizes: [256], warmup: 1, iterations: 3, guideVariantsOnly: true, mixed: false }, (e) => events.push(e))
       const done = events.find((e) => e.event === 'done')
       if (!done || done.event !== 'done') throw new Error('no done event')
       expect(tuner.selectKernel(1, 256, [4])!.method).toBe('exact')
       expect(tuner.selectKernel(4, 256, [8])!.config.kernel_variant).toBe('prefill')
-      // 2-bit has no kernel: every config skipped with the reason, and selection falls back.
-      expect(done.cells.filter((c) => c.bits[0] === 2).every((c) => c.best === null && c.failed === c.tried)).toBe(true)
-      expect(events.some((e) => e.event === 'log' && e.message.includes('no kernel for 2-bit'))).toBe(true)
-      expect(tuner.selectKernel(1, 256, [2])!.method).toBe('default')
-      for (const c of done.cells.filter((x) => x.bits[0] !== 2)) {
+      // Every bit width has a kernel (q2_0, q3_0, q4_0, q8_0): each cell is tuned.
+      for (const bits of [2, 3, 4, 8]) {
+        expect(done.cells.some((c) => c.bits[0] === bits)).toBe(true)
+        expect(tuner.selectKernel(1, 256, [bits])!.method).toBe('exact')
+      }
+      expect(events.some((e) => e.event === 'log' && e.message.includes('no kernel for'))).toBe(false)
+      for (const c of done.cells) {
         expect(c.best).not.toBeNull()
         expect(c.best!.latency_ms).toBeGreaterThan(0)
         expect(c.best!.kernel!.max_abs_error).toBeGreaterThanOrEqual(0)
