@@ -58,9 +58,9 @@ const modelSynth = defineCommand({
     const started = Date.now()
     if (!dryRun && path) {
       const total = model.layout.totalBytes
-      const bar = progressBar(ctx.io, 'writing', Math.ceil(total / 1e6))
-      await writeGgufFile(path, model.file, { onProgress: (w) => bar.update(Math.floor(w / 1e6), 'MB') })
-      bar.done('MB')
+      const bar = progressBar(ctx.io, 'writing MB', Math.ceil(total / 1e6))
+      await writeGgufFile(path, model.file, { onProgress: (w) => bar.update(Math.floor(w / 1e6)) })
+      bar.done()
     }
     const seconds = (Date.now() - started) / 1000
     const note = 'random weights: this model generates meaningless text; its speed is real'
