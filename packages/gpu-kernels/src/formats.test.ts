@@ -1,6 +1,6 @@
 import { describe, it, expect } from 'vitest'
 import { blockBytes, dequantizeRow, fromF16Bits, quantizeRow, toF16Bits, toGpuLayout, weightBytes } from './formats.ts'
-import { seededRandom } from './reference.ts'
+import { makeProblemData, seededRandom } from './reference.ts'
 
 describe('f16 conversion', () => {
   it('should round-trip values that are exact halves', () => {
@@ -57,10 +57,8 @@ describe('quantizeRow / dequantizeRow', () => {
 
 describe('toGpuLayout', () => {
   it('should split q8_0 blocks into scales and quants without losing bytes', () => {
-    const rand = seededRandom(9)
-    const values = Float64Array.from({ length: 3 * 64 }, () => rand() - 0.5)
-    const packed = new Uint8Array(weightBytes('q8_0', 3, 64))
-    for (let r = 0; r < 3; r++) quantizeRow('q8_0', values.subarray(r * 64, r * 64 + 64), packed, r * 68)
+    // Three packed rows of 64 weights (two blocks each), as the benchmarks make them.
+    const packed = makeProblemData({ format: 'q8_0', m: 1, n: 3, k: 64 }, 9).weights
     const gpu = toGpuLayout('q8_0', packed, 3, 64)
     expect(gpu.quants.byteLength).toBe(6 * 32)
     expect(gpu.scales!.byteLength).toBe(12)

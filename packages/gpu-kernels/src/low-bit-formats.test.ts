@@ -4,7 +4,7 @@
  */
 import { describe, it, expect } from 'vitest'
 import { dequantizeRow, fromF16Bits, quantizeRow, toGpuLayout, weightBytes } from './formats.ts'
-import { compareWithReference, makeProblemData, referenceMatmul, referenceWithBounds, seededRandom } from './reference.ts'
+import { compareWithReference, makeProblemData, referenceMatmul, referenceWithBounds } from './reference.ts'
 import type { MatmulProblem } from './types.ts'
 
 describe('q2_0', () => {
@@ -46,10 +46,8 @@ describe('q3_0', () => {
     expect([back[3], back[12], back[30], back[0]]).toEqual([8, -6, 2, -0])
   })
   it('should split blocks into 3 quant words and a scales array without losing bytes', () => {
-    const rand = seededRandom(4)
-    const values = Float64Array.from({ length: 3 * 64 }, () => rand() - 0.5)
-    const packed = new Uint8Array(weightBytes('q3_0', 3, 64))
-    for (let r = 0; r < 3; r++) quantizeRow('q3_0', values.subarray(r * 64, r * 64 + 64), packed, r * 28)
+    // Three packed rows of 64 weights (two blocks each), as the benchmarks make them.
+    const packed = makeProblemData({ format: 'q3_0', m: 1, n: 3, k: 64 }, 4).weights
     const gpu = toGpuLayout('q3_0', packed, 3, 64)
     expect(gpu.quants.length).toBe(6 * 3)
     expect(gpu.scales!.length).toBe(3)
