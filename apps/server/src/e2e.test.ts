@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { createInterface } from 'node:readline'
 import { openStore } from '@kerneltune/store'
-import { findDeno } from '@kerneltune/tuner/node'
+import { findDeno } from '@kerneltune/backends/node'
 import { serve } from './node.ts'
 import { HARDWARE, MODEL } from './test-helpers.ts'
 

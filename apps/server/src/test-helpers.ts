@@ -1,7 +1,8 @@
 /** Shared setup of the server tests: an in-memory store, the default plugins, tokens per role. */
 import { createRegistry, type Role } from '@kerneltune/core'
 import { openStore } from '@kerneltune/store'
-import { analyticalBackend, searchStrategies } from '@kerneltune/tuner'
+import { analyticalBackend } from '@kerneltune/backends'
+import { searchStrategies } from '@kerneltune/tuner'
 import { vllmEngine } from '@kerneltune/engines-vllm'
 import { createApp } from './app.ts'
 

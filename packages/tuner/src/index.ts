@@ -1,6 +1,7 @@
 /**
  * @module @kerneltune/tuner
- * Tier 1 runs and Tier 2 tune sessions over measurement backend plugins. A run enumerates the
+ * Tier 1 runs and Tier 2 tune sessions over measurement backend plugins (the MeasurementBackend
+ * contract of @kerneltune/core; the backends themselves live in @kerneltune/backends). A run enumerates the
  * legal combinations of a catalog snapshot, measures each (result cache first, N repetitions,
  * early termination), compares each to the baseline (trimmed means, Welch/Yuen, Cohen's d),
  * applies a quality gate and stores a summary. A tune session narrows the space with the run's
@@ -11,7 +12,8 @@
  * import { createRegistry } from '@kerneltune/core'
  * import { createCatalog } from '@kerneltune/catalog'
  * import { openStore } from '@kerneltune/store'
- * import { analyticalBackend, createRun, executeRun } from '@kerneltune/tuner'
+ * import { analyticalBackend } from '@kerneltune/backends'
+ * import { createRun, executeRun } from '@kerneltune/tuner'
  * const store = await openStore(':memory:')
  * const registry = createRegistry([myEngine(), analyticalBackend()])
  * const run = await createRun(store, { model, hardware, engine: 'vllm', backend: 'analytical' }, { catalog: createCatalog(), registry, tenant: 'default' })
@@ -30,7 +32,5 @@ export { applyRun, type ApplyResult } from './run/apply.ts'
 export { dimensionSensitivity, narrow, type DimensionSensitivity, type Narrowing } from './tune/narrow.ts'
 export { startTune, runTune, type TuneDeps, type RunTuneDeps } from './tune/session.ts'
 export { randomStrategy, RANDOM_STRATEGY } from './tune/random-strategy.ts'
-export { analyticalBackend, ANALYTICAL_BACKEND, type AnalyticalBackendOptions } from './backends/analytical.ts'
-export { gpuKernelsProblem, GPU_KERNELS_BACKEND, MATMUL_PATH_CONFIGS, type GpuKernelsPlan } from './backends/gpu-kernels-mapping.ts'
 export { searchStrategies, DEFAULT_STRATEGY } from './tune/strategies.ts'
-export { modelFileBackend, isModelFileBackend, findBackend, backendForRun, runModelPath, type ModelFileBackend, type ModelFileBackendOptions } from './backends/model-file.ts'
+export { findBackend, backendForRun, runModelPath } from './run/backend.ts'

@@ -2,12 +2,12 @@ import { describe, it, expect } from 'vitest'
 import { createCatalog } from '@kerneltune/catalog'
 import { createRegistry } from '@kerneltune/core'
 import { openStore } from '@kerneltune/store'
-import { analyticalBackend, applyRun, createRun, executeRun, randomStrategy, runTune, startTune, type RunEvent, type RunSummary } from './index.ts'
-import { HARDWARE, MODEL, testEngine } from './test-fixtures.ts'
+import { applyRun, createRun, executeRun, randomStrategy, runTune, startTune, type RunEvent, type RunSummary } from './index.ts'
+import { HARDWARE, MODEL, testBackend, testEngine } from './test-fixtures.ts'
 
 const setup = async () => {
   const store = await openStore(':memory:')
-  const registry = createRegistry([testEngine(), analyticalBackend(), randomStrategy()])
+  const registry = createRegistry([testEngine(), testBackend(), randomStrategy()])
   return { store, registry, catalog: createCatalog() }
 }
 const request = {
@@ -60,7 +60,7 @@ describe('tier 1 runs', () => {
 
   it('should stop at cancellation and keep what was measured', async () => {
     const { store, catalog } = await setup()
-    const registry = createRegistry([testEngine(), analyticalBackend({ delayMs: 5 })])
+    const registry = createRegistry([testEngine(), testBackend({ delayMs: 5 })])
     const run = await createRun(store, request, { catalog, registry, tenant: 't' })
     const ac = new AbortController()
     const done = await executeRun(run.id, { store, registry, signal: ac.signal, onEvent: (e) => e.type === 'combo.measured' && ac.abort() })

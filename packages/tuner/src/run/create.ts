@@ -5,9 +5,9 @@
  */
 import type { Catalog } from '@kerneltune/catalog'
 import { comboHash } from '@kerneltune/catalog'
-import { KerneltuneError, parseWith, type Combo, type Registry, type Run } from '@kerneltune/core'
+import { KerneltuneError, isModelFileBackend, parseWith, type Combo, type Registry, type Run } from '@kerneltune/core'
 import type { Store } from '@kerneltune/store'
-import { findBackend, isModelFileBackend } from '../backends/model-file.ts'
+import { findBackend } from './backend.ts'
 import { RunRequestSchema, type RunRequest, type RunRequestInput } from '../request.ts'
 
 export interface CreateRunDeps {

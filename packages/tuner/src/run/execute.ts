@@ -8,7 +8,7 @@ import { isKerneltuneError, KerneltuneError, type MeasurementBackend, type Regis
 import { compareToBaseline, shouldStopEarly } from '@kerneltune/stats'
 import type { Store } from '@kerneltune/store'
 import type { RunEvent } from '../events.ts'
-import { backendForRun, runModelPath } from '../backends/model-file.ts'
+import { backendForRun, runModelPath } from './backend.ts'
 import { comboCacheKey } from '../fingerprint.ts'
 import { comboMetrics, higherIsBetter, samplesOf } from './metrics.ts'
 import { runOptions, type RunOptions } from './create.ts'

@@ -7,7 +7,7 @@ import { createRegistry } from '@kerneltune/core'
 import { synthLlama } from '@kerneltune/gguf'
 import { writeGgufFile } from '@kerneltune/gguf/node'
 import { openStore } from '@kerneltune/store'
-import { createRun, executeRun, type RunSummary } from '../index.ts'
+import { createRun, executeRun, type RunSummary } from '@kerneltune/tuner'
 import { llamacppRunBackend, llamacppRunEngine } from './llamacpp-backend.node.ts'
 
 // A real Tier 1 run on llama.cpp: a synthetic llama of about 1 MB (random weights: meaningless

@@ -12,7 +12,7 @@ import process from 'node:process'
 import { createInterface } from 'node:readline'
 import { fileURLToPath } from 'node:url'
 import { KerneltuneError, type MeasurementBackend, type MeasurementResult } from '@kerneltune/core'
-import { GPU_KERNELS_BACKEND, gpuKernelsProblem, type ScaleLimits } from '../backends/gpu-kernels-mapping.ts'
+import { GPU_KERNELS_BACKEND, gpuKernelsProblem, type ScaleLimits } from '../gpu-kernels-mapping.ts'
 import type { WorkerJob, WorkerResult } from './gpu-kernels-worker.ts'
 
 const here = dirname(fileURLToPath(import.meta.url))

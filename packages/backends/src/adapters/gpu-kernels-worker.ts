@@ -1,7 +1,7 @@
 /**
  * The WebGPU side of the gpu-kernels backend, run under Deno (which has WebGPU; Node does not):
  *
- *   deno run -A packages/tuner/src/adapters/gpu-kernels-worker.ts
+ *   deno run -A packages/backends/src/adapters/gpu-kernels-worker.ts
  *
  * It opens the device once, then reads one JSON job per stdin line,
  * `{ "id": 1, "plan": GpuKernelsPlan, "repetitions": 7, "warmups": 1 }`, and answers each with one
@@ -11,7 +11,7 @@
 import process from 'node:process'
 import { createInterface } from 'node:readline'
 import { benchmarkKernel, deviceName, isValidConfig, defaultConfig, openGpu, weightBytes, type GpuContext } from '@kerneltune/gpu-kernels'
-import type { GpuKernelsPlan } from '../backends/gpu-kernels-mapping.ts'
+import type { GpuKernelsPlan } from '../gpu-kernels-mapping.ts'
 
 export interface WorkerJob { id: number; plan: GpuKernelsPlan; repetitions: number; warmups: number }
 export interface WorkerRep { latencyMs: number; breakdown: Record<string, number> }

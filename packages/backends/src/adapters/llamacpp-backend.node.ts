@@ -4,10 +4,9 @@
  * backend, so one registered `llamacpp` plugin measures whichever GGUF a run names (modelPath).
  * The prompt and generated token counts come from the run's workload.
  */
-import type { EnginePlugin } from '@kerneltune/core'
+import { modelFileBackend, type EnginePlugin, type ModelFileBackend } from '@kerneltune/core'
 import { llamacppEngine, type LlamacppEngineOptions } from '@kerneltune/engines-llamacpp'
 import { llamacppBackend, type LlamacppBackendOptions } from '@kerneltune/engines-llamacpp/node'
-import { modelFileBackend, type ModelFileBackend } from '../backends/model-file.ts'
 
 /** Not 'llamacpp': plugin names are unique across kinds and the engine has that one. Requests may say 'llamacpp'. */
 export const LLAMACPP_BACKEND = 'node-llama-cpp'

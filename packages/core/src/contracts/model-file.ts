@@ -2,9 +2,12 @@
  * Backends that run a model file (llama.cpp loads a GGUF) need the file's path, which differs per
  * run while the registry holds one plugin per name. A model-file backend is that plugin: it is
  * registered once under its name and makes (and keeps) a concrete backend per model path; a run
- * names the file in its request (`modelPath`) and executeRun asks for the backend of that file.
+ * names the file in its request (`modelPath`) and the tuner asks for the backend of that file
+ * (`backendForRun` in @kerneltune/tuner). It is part of the backend contract, so that backends
+ * (@kerneltune/backends) and the tuner share it without depending on each other.
  */
-import { KerneltuneError, type MeasurementBackend, type Registry, type Run } from '@kerneltune/core'
+import { KerneltuneError } from '../errors.ts'
+import type { MeasurementBackend } from './measurement.ts'
 
 export interface ModelFileBackendOptions {
   readonly name: string
@@ -52,21 +55,4 @@ export function modelFileBackend(options: ModelFileBackendOptions): ModelFileBac
       throw missing()
     },
   }
-}
-
-/** The backend plugin a request names: by its own name, or by the engine name of a model-file backend. */
-export function findBackend(registry: Registry, name: string): MeasurementBackend | undefined {
-  return registry.find('measurement-backend', name) ?? registry.list('measurement-backend').find((b) => isModelFileBackend(b) && b.modelFile.engine === name)
-}
-
-/** The model file a run names, if any (stored with its target by createRun). */
-export const runModelPath = (run: Pick<Run, 'target'>): string | undefined => (run.target as { modelPath?: string }).modelPath
-
-/** The backend that measures a run: the registered plugin, or its concrete backend for the run's model file. */
-export function backendForRun(registry: Registry, run: Pick<Run, 'backend' | 'target'>): MeasurementBackend {
-  const plugin = registry.get('measurement-backend', run.backend)
-  if (!isModelFileBackend(plugin)) return plugin
-  const path = runModelPath(run)
-  if (!path) throw new KerneltuneError('INVALID_INPUT', `backend ${run.backend} measures ${plugin.modelFile.fileKind}: the run has no modelPath`)
-  return plugin.modelFile.forModel(path)
 }

@@ -1,11 +1,12 @@
 /**
- * @module @kerneltune/tuner/node
- * The real measurement backends: gpu-kernels (spawns Deno for WebGPU) and llamacpp (llama.cpp
- * through node-llama-cpp, a native addon). Server-side only.
+ * @module @kerneltune/backends/node
+ * The measurement backends that run something real: gpu-kernels (WGSL kernels through WebGPU,
+ * in a Deno worker process) and node-llama-cpp (llama.cpp through node-llama-cpp, a native
+ * addon). They spawn processes or load native code, so they are server-side only.
  *
  * @example
  * ```ts
- * import { gpuKernelsBackend } from '@kerneltune/tuner/node'
+ * import { gpuKernelsBackend } from '@kerneltune/backends/node'
  * const backend = gpuKernelsBackend()
  * console.log(await backend.available())
  * backend.close()
