@@ -8,12 +8,23 @@ import { fileURLToPath } from 'node:url'
 export const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..')
 export const BIN = join(ROOT, 'node_modules', '.bin')
 
+/** A workspace member's package.json. */
+export function readPackage(dir) {
+  return JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8'))
+}
+
 /** Workspace packages under packages/ with their package.json. */
 export function libraryPackages() {
   const dir = join(ROOT, 'packages')
   return readdirSync(dir)
     .filter((d) => existsSync(join(dir, d, 'package.json')))
-    .map((d) => ({ dir: join(dir, d), rel: `packages/${d}`, pkg: JSON.parse(readFileSync(join(dir, d, 'package.json'), 'utf8')) }))
+    .map((d) => ({ dir: join(dir, d), rel: `packages/${d}`, pkg: readPackage(join(dir, d)) }))
+}
+
+/** True under CI=true (or CI=1): parts that CI provides must then be there, not skipped. */
+export function inCi() {
+  const v = process.env.CI?.toLowerCase()
+  return v === 'true' || v === '1'
 }
 
 /** Runs a command, streaming its output, and resolves with its exit code and captured text. */

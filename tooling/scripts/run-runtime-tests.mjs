@@ -1,10 +1,13 @@
 #!/usr/bin/env node
-// Runs the library packages' tests under Bun or Deno (Node runs them through vitest and turbo).
-// A package lists the runtimes it supports in package.json `kerneltune.runtimes`; one that
-// leaves a runtime out says why in `kerneltune.runtimeNotes`.
+// Runs the library packages' tests (and the tooling's own) under Bun or Deno (Node runs them
+// through vitest and turbo). A package lists the runtimes it supports in package.json
+// `kerneltune.runtimes`; one that leaves a runtime out says why in `kerneltune.runtimeNotes`.
+// It ends with `<runtime>: N passed, N failed, N skipped`, which test-all.mjs adds up. A runtime
+// that is not installed is a skip with a reason, except under CI=true, where it is a failure.
 import { existsSync, readdirSync, statSync } from 'node:fs'
 import { join } from 'node:path'
-import { libraryPackages, run, stripAnsi } from './lib.mjs'
+import { BIN, ROOT, inCi, libraryPackages, readPackage, run, stripAnsi } from './lib.mjs'
+import { countBun, countDeno } from './test-summary.mjs'
 
 const runtime = process.argv[2]
 if (runtime !== 'bun' && runtime !== 'deno') {
@@ -22,33 +25,51 @@ function hasTests(dir) {
   return false
 }
 
+// Both runtimes are npm devDependencies, so node_modules/.bin has them after an install.
+if (!existsSync(join(BIN, runtime))) {
+  const reason = `${runtime} is not installed (node_modules/.bin/${runtime} is missing): run the install (npm test does)`
+  if (inCi()) {
+    console.error(`${runtime}: CI=true requires it, but ${reason}`)
+    console.log(`\n${runtime}: 0 passed, 1 failed, 0 skipped`)
+    process.exit(1)
+  }
+  console.log(`kerneltune-skip: ${reason}`)
+  console.log(`\n${runtime}: 0 passed, 0 failed, 1 skipped`)
+  process.exit(0)
+}
+
+// Bun loads the fast-check seed setup through --preload; Deno through the vitest shim.
+const PRELOAD = join(ROOT, 'tooling', 'test-shim', 'fast-check-setup.ts')
+const tooling = { dir: join(ROOT, 'tooling'), rel: 'tooling', pkg: readPackage(join(ROOT, 'tooling')) }
+
 let passed = 0
 let failed = 0
-let failures = []
-for (const { dir, rel, pkg } of libraryPackages()) {
+let skipped = 0
+const failures = []
+for (const { dir, rel, pkg } of [...libraryPackages(), tooling]) {
   const runtimes = pkg.kerneltune?.runtimes ?? ['node']
-  const src = join(dir, 'src')
+  const testDir = pkg.kerneltune?.testDir ?? 'src'
+  const src = join(dir, testDir)
   if (!runtimes.includes(runtime) || !existsSync(src) || !hasTests(src)) continue
   console.log(`\n=== ${runtime}: ${rel}`)
   const result =
     runtime === 'bun'
-      ? await run('bun', ['test', '--timeout', '60000', './src'], { cwd: dir })
-      : await run('deno', ['test', '-A', '--no-check', '--config', 'tooling/test-shim/deno.json', `${rel}/src`])
-  const text = stripAnsi(result.text)
-  if (runtime === 'bun') {
-    passed += Number(/^\s*(\d+) pass$/m.exec(text)?.[1] ?? 0)
-    failed += Number(/^\s*(\d+) fail$/m.exec(text)?.[1] ?? 0)
-  } else {
-    const m = /(?:ok|FAILED) \| (\d+) passed(?: \((\d+) steps\))? \| (\d+) failed(?: \((\d+) steps\))?/.exec(text)
-    if (m) {
-      passed += Number(m[2] ?? m[1])
-      failed += Number(m[4] ?? m[3])
-    }
+      ? await run('bun', ['test', '--timeout', '60000', '--preload', PRELOAD, `./${testDir}`], { cwd: dir })
+      : await run('deno', ['test', '-A', '--no-check', '--config', 'tooling/test-shim/deno.json', `${rel}/${testDir}`])
+  const counts = runtime === 'bun' ? countBun(stripAnsi(result.text)) : countDeno(stripAnsi(result.text))
+  passed += counts.passed
+  failed += counts.failed
+  skipped += counts.skipped
+  // A runner that exits non-zero without reporting a failed test (a file that did not load)
+  // still counts as one failure, so the total cannot read 0 failed while the stage fails.
+  if (result.code !== 0) {
+    failures.push(rel)
+    if (counts.failed === 0) failed += 1
   }
-  if (result.code !== 0) failures.push(rel)
 }
-console.log(`\n${runtime}: ${passed} passed, ${failed} failed`)
+console.log(`\n${runtime}: ${passed} passed, ${failed} failed, ${skipped} skipped`)
 if (failures.length) {
   console.error(`${runtime}: failing packages: ${failures.join(', ')}`)
   process.exit(1)
 }
+

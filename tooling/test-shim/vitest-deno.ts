@@ -11,6 +11,8 @@
  */
 import * as nodeTest from 'node:test'
 import { expect } from 'expect'
+// The same fixed fast-check seed as under vitest and Bun (KERNELTUNE_FC_SEED overrides it).
+import './fast-check-setup.ts'
 
 export { expect }
 

@@ -8,6 +8,15 @@ const hex = (b: Uint8Array) => Array.from(b, (x) => x.toString(16).padStart(2, '
 const f32s = (n: number) =>
   fc.array(fc.float({ min: -1e4, max: 1e4, noNaN: true, noDefaultInfinity: true }), { minLength: n, maxLength: n })
 
+// The scale d is stored as f16. Above 2^-14 its rounding error is relative (half an ulp, 2^-11 d);
+// below, f16 is subnormal with a fixed spacing of 2^-24, so a tiny d rounds by up to 2^-25 in
+// absolute terms, or to 0 (ggml's quantize_row_q8_0_ref does the same: it stores the f16 of d
+// but computes the quants with the f32 1/d). Every decoded value is d16 * q, so that absolute
+// error is multiplied by |q|: 127 for Q8_0, 8 for Q4_0.
+const F16_HALF_SUBNORMAL = 2 ** -25
+/** Largest |decoded - input| for a Q8_0 block whose largest magnitude is amax. */
+const q8Bound = (amax: number) => (amax / 127) * 0.5 + amax * 2 ** -10 + 127 * F16_HALF_SUBNORMAL
+
 describe('f16', () => {
   it('should round f32 to the same f16 bits as numpy (nearest, ties to even)', () => {
     for (const [x, bits] of F16_FIXTURES) expect([x, f32ToF16(x)]).toEqual([x, bits])
@@ -40,11 +49,23 @@ describe('Q8_0', () => {
         for (let b = 0; b < 2; b++) {
           const block = x.subarray(b * 32, b * 32 + 32)
           const amax = Math.max(...Array.from(block, Math.abs))
-          const bound = (amax / 127) * 0.5 + amax * 2 ** -10 + 1e-30
+          const bound = q8Bound(amax)
           for (let j = 0; j < 32; j++) expect(Math.abs(y[b * 32 + j]! - block[j]!)).toBeLessThanOrEqual(bound)
         }
       }),
     )
+  })
+
+  it('should keep a block whose scale underflows f16 within the bound, as ggml encodes it', () => {
+    // fast-check seed 293357857 found this block: d = amax / 127 ~ 7.9e-33 is 0 in f16, the quants
+    // (computed with the f32 1/d) are 127, so the value decodes to 0.
+    const x = new Float32Array(32)
+    x[31] = 1.004937925800463e-30
+    const bytes = encodeQ8_0(x)
+    expect([bytes[0], bytes[1], bytes[2 + 31]]).toEqual([0, 0, 127])
+    const y = decodeQ8_0(bytes)
+    expect(y[31]).toBe(0)
+    expect(Math.abs(y[31]! - x[31]!)).toBeLessThanOrEqual(q8Bound(x[31]!))
   })
 
   it('should refuse a length that is not a whole number of blocks', () => {
@@ -81,7 +102,7 @@ describe('Q4_0', () => {
           for (let j = 0; j < 32; j++) {
             const err = Math.abs(y[b * 32 + j]! - block[j]!)
             const clamped = Math.abs(block[j]! / d) > 7.5
-            expect(err).toBeLessThanOrEqual((clamped ? d : d / 2) + amax * 2 ** -9 + 1e-30)
+            expect(err).toBeLessThanOrEqual((clamped ? d : d / 2) + amax * 2 ** -9 + 8 * F16_HALF_SUBNORMAL)
           }
         }
       }),

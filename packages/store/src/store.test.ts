@@ -1,10 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { requireOrSkip } from '@kerneltune/tooling/test-skip'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { RunTarget } from '@kerneltune/core'
 import { openStore, type Store } from './store.ts'
 import { driftBand } from './repos/deployments.ts'
+import { tokensRepo } from './repos/tokens.ts'
+import { MIGRATIONS, migrate } from './migrations.ts'
+import { createLibsqlDriver } from './adapters/libsql.ts'
 
 const PG_URL = process.env.KERNELTUNE_TEST_PG_URL
 const dir = mkdtempSync(join(tmpdir(), 'kerneltune-store-'))
@@ -32,7 +36,8 @@ const drivers: [string, () => string | undefined][] = [
 ]
 
 describe.each(drivers)('store on %s', (name, url) => {
-  const skip = name === 'postgres' && !PG_URL
+  // CI (.ci/run) starts a throwaway PostgreSQL, so there a missing URL fails instead of skipping.
+  const skip = name === 'postgres' && requireOrSkip(Boolean(PG_URL), 'PostgreSQL: KERNELTUNE_TEST_PG_URL is unset (bash tooling/scripts/start-test-postgres.sh starts one and prints it)')
   let store: Store
   let clock = 1_000_000
 
@@ -51,9 +56,9 @@ describe.each(drivers)('store on %s', (name, url) => {
   })
 
   it.skipIf(skip)('should migrate once and report the schema version', async () => {
-    expect(await store.schemaVersion()).toBe(2)
+    expect(await store.schemaVersion()).toBe(3)
     const again = await openStore(url()!)
-    expect(await again.schemaVersion()).toBe(2)
+    expect(await again.schemaVersion()).toBe(3)
     await again.close()
   })
 
@@ -132,7 +137,7 @@ describe.each(drivers)('store on %s', (name, url) => {
   })
 
   it.skipIf(skip)('should expire, invalidate and flush cache entries', async () => {
-    const key = { catalogVersion: '1', engine: 'vllm', engineVersion: '0.11', modelHash: 'm', hardwareFingerprint: 'h', workloadFingerprint: 'w', comboHash: 'c' }
+    const key = { tenant: 't1', catalogVersion: '1', engine: 'vllm', engineVersion: '0.11', modelHash: 'm', hardwareFingerprint: 'h', workloadFingerprint: 'w', comboHash: 'c' }
     await store.cache.put(key, { tps: 10 }, 1000)
     expect(await store.cache.get(key)).toEqual({ tps: 10 })
     clock += 1001
@@ -141,8 +146,20 @@ describe.each(drivers)('store on %s', (name, url) => {
     await store.cache.put({ ...key, engine: 'tgi', engineVersion: '3.3' }, { tps: 12 })
     expect(await store.cache.invalidateStale({ catalogVersion: '1', engines: { vllm: '0.12' } })).toBe(1)
     expect(await store.cache.get(key)).toBeUndefined()
-    expect(await store.cache.flush()).toBe(1)
+    expect(await store.cache.flush({ allTenants: true })).toBe(1)
   })
+
+  it.skipIf(skip)('should keep cache entries of tenants apart and flush one tenant only', async () => {
+    const key = { tenant: 'acme', catalogVersion: '1', engine: 'vllm', engineVersion: '0.11', modelHash: 'm', hardwareFingerprint: 'h', workloadFingerprint: 'w', comboHash: 'c' }
+    await store.cache.put(key, { tps: 1 })
+    expect(await store.cache.get({ ...key, tenant: 'globex' })).toBeUndefined()
+    await store.cache.put({ ...key, tenant: 'globex' }, { tps: 2 })
+    expect(await store.cache.flush({ tenant: 'globex' })).toBe(1)
+    expect(await store.cache.get(key)).toEqual({ tps: 1 })
+    expect(await store.cache.flush({ tenant: 'acme', engine: 'tgi' })).toBe(0)
+    expect(await store.cache.flush({ tenant: 'acme' })).toBe(1)
+  })
+
 
   it.skipIf(skip)('should store only token hashes and verify, revoke', async () => {
     const { token, info } = await store.tokens.create('operator', 't1', 'ci')
@@ -162,6 +179,21 @@ describe.each(drivers)('store on %s', (name, url) => {
     expect(await store.deployments.drift('t1', d.id)).toMatchObject({ band: 'minor', predictedTps: 100, measuredTps: 90 })
     expect((await store.deployments.require('t1', d.id)).currentCombo).toEqual({ attention_backend: 'flashinfer' })
     expect((await store.deployments.recent('t1', '2000-01-01')).map((x) => x.id)).toContain(d.id)
+  })
+})
+
+describe('migration 3', () => {
+  it('should make the bootstrap admin token of an older store the superadmin, and leave other admins alone', async () => {
+    const driver = await createLibsqlDriver(`file:${join(dir, 'v2.db')}`)
+    await migrate(driver, MIGRATIONS.filter((m) => m.version <= 2))
+    const old = tokensRepo(driver)
+    const boot = await old.create('admin', 'default', 'bootstrap admin')
+    const other = await old.create('admin', 'acme', 'ops')
+    await driver.close()
+    const store = await openStore(join(dir, 'v2.db'))
+    expect(await store.tokens.verify(boot.token)).toMatchObject({ role: 'superadmin', tenant: 'default' })
+    expect(await store.tokens.verify(other.token)).toMatchObject({ role: 'admin', tenant: 'acme' })
+    await store.close()
   })
 })
 

@@ -1,0 +1,44 @@
+import { describe, expect, it } from 'vitest'
+import { RUNTIME, requireOrSkip, skipUnless } from './require-or-skip.ts'
+
+function recorder() {
+  const tests: { name: string, fn: () => void }[] = []
+  return { tests, register: (name: string, fn: () => void) => void tests.push({ name, fn }) }
+}
+
+describe('requireOrSkip', () => {
+  it('should run the suite when the part is there', () => {
+    const r = recorder()
+    expect(requireOrSkip(true, 'PostgreSQL', { ci: true, register: r.register })).toBe(false)
+    expect(r.tests).toEqual([])
+  })
+
+  it('should skip without a failure outside CI', () => {
+    const r = recorder()
+    expect(requireOrSkip(false, 'PostgreSQL (set KERNELTUNE_TEST_PG_URL)', { ci: false, register: r.register })).toBe(true)
+    expect(r.tests).toEqual([])
+  })
+
+  it('should register a failing test that names the part under CI', () => {
+    const r = recorder()
+    expect(requireOrSkip(false, 'PostgreSQL (set KERNELTUNE_TEST_PG_URL)', { ci: true, register: r.register })).toBe(true)
+    expect(r.tests.map((t) => t.name)).toEqual(['requires: PostgreSQL (set KERNELTUNE_TEST_PG_URL)'])
+    expect(() => r.tests[0]!.fn()).toThrow(/CI=true requires this, but it is missing: PostgreSQL/)
+  })
+
+  it('should only skip under CI on a runtime where the part is not required', () => {
+    const r = recorder()
+    const others = (['node', 'bun', 'deno'] as const).filter((x) => x !== RUNTIME)
+    expect(requireOrSkip(false, 'WebGPU', { ci: true, runtimes: others, register: r.register })).toBe(true)
+    expect(r.tests).toEqual([])
+    expect(requireOrSkip(false, 'WebGPU', { ci: true, runtimes: [RUNTIME], register: r.register })).toBe(true)
+    expect(r.tests).toHaveLength(1)
+  })
+})
+
+describe('skipUnless', () => {
+  it('should skip only when the thing is missing', () => {
+    expect(skipUnless(true, 'data')).toBe(false)
+    expect(skipUnless(false, 'data folder ../shared/data is absent (this message is expected in this test)')).toBe(true)
+  })
+})
