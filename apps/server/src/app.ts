@@ -12,23 +12,30 @@ import { createBus, type EventBus } from './bus.ts'
 import type { AppDeps } from './deps.ts'
 import { errorResponse, mount, type Auth } from './http.ts'
 import { createMetrics, type ServerMetrics } from './metrics.ts'
+import { createOpsMetrics } from './ops-metrics.ts'
 import { openApiDocument } from './openapi.ts'
 import { createQueue, type JobQueue } from './queue.ts'
+import { clientMetricRoutes } from './routes/client-metrics.ts'
 import { otherRoutes } from './routes/other.ts'
 import { runRoutes } from './routes/runs.ts'
 import { tuneRoutes } from './routes/tune.ts'
 
 export const API_BASE = '/api/v1/kernels'
-export const ROUTES = [...runRoutes, ...tuneRoutes, ...otherRoutes]
+export const ROUTES = [...runRoutes, ...tuneRoutes, ...otherRoutes, ...clientMetricRoutes]
 
 export interface AppOptions {
   store: Store
   /** Engine, measurement-backend and search-strategy plugins. */
   registry: Registry
   catalog?: Catalog
-  /** Environment (ENABLE_KERNEL_TUNING); defaults to none. */
+  /**
+   * Environment: ENABLE_KERNEL_TUNING, and KERNELTUNE_SHARED_CACHE=true to let one tenant's cached
+   * measurements answer another's runs (off by default; runs say when it is on). Defaults to none.
+   */
   env?: Readonly<Record<string, string | undefined>>
   concurrency?: number
+  /** Largest request body in bytes (default 2 MiB); a larger one is answered 413. */
+  maxBodyBytes?: number
 }
 
 export interface App {
@@ -48,9 +55,17 @@ export function createApp(options: AppOptions): App {
   const catalog = options.catalog ?? buildCatalog(registry)
   const bus = createBus()
   const metrics = createMetrics(store)
-  const queue = createQueue({ store, registry, catalog, bus, metrics, ...(options.concurrency ? { concurrency: options.concurrency } : {}) })
-  const deps: AppDeps = { store, registry, catalog, queue, bus, metrics }
+  const cacheScope = /^(true|1|yes|on)$/i.test(options.env?.KERNELTUNE_SHARED_CACHE ?? '') ? 'shared' : 'tenant'
+  const queue = createQueue({ store, registry, catalog, bus, metrics, cacheScope, ...(options.concurrency ? { concurrency: options.concurrency } : {}) })
+  const ops = createOpsMetrics(metrics.registry, store, queue)
+  const deps: AppDeps = { store, registry, catalog, queue, bus, metrics, ops }
   const app = new Hono()
+
+  // Every answer, errors included, by matched route pattern (not the raw path, which carries ids).
+  app.use('*', async (c, next) => {
+    await next()
+    ops.httpRequests.inc({ method: c.req.method, route: c.req.routePath, status: String(c.res.status) })
+  })
 
   app.get('/healthz', (c) => c.json({ ok: true }))
   app.get('/openapi.json', (c) => c.json(openApiDocument(API_BASE, ROUTES)))
@@ -71,21 +86,25 @@ export function createApp(options: AppOptions): App {
     if (!info) throw new KerneltuneError('UNAUTHORIZED', 'unknown or revoked API token')
     return { role: info.role, tenant: info.tenant, tokenId: info.id }
   }
-  mount(app, API_BASE, ROUTES, deps, authenticate)
+  mount(app, API_BASE, ROUTES, deps, authenticate, options.maxBodyBytes ? { maxBodyBytes: options.maxBodyBytes } : {})
   app.notFound((c) => c.json({ error: { code: 'NOT_FOUND', message: `no endpoint ${c.req.method} ${c.req.path}; see /openapi.json` } }, 404))
   app.onError((err, c) => errorResponse(c, err))
   return { app, deps, queue, bus, metrics, shutdown: () => queue.shutdown() }
 }
 
 /**
- * First start with an empty token table: stores an admin token (KERNELTUNE_ADMIN_TOKEN when set,
- * otherwise a generated one) and returns it when it was generated, so the caller prints it once.
+ * First start with an empty token table: stores the superadmin token (KERNELTUNE_ADMIN_TOKEN when
+ * set, otherwise a generated one) and returns it when it was generated, so the caller prints it
+ * once. A KERNELTUNE_ADMIN_TOKEN that is set but unusable is refused on every start, by name.
  */
 export async function bootstrapAdmin(store: Store, env: Readonly<Record<string, string | undefined>> = {}): Promise<{ created: boolean; generated?: string }> {
-  if ((await store.tokens.count()) > 0) return { created: false }
   const given = env.KERNELTUNE_ADMIN_TOKEN
+  if (given !== undefined && given !== '' && (given.length < 16 || given.length > 512 || /\s/.test(given))) {
+    throw new KerneltuneError('INVALID_INPUT', `KERNELTUNE_ADMIN_TOKEN must be 16 to 512 characters without spaces (it has ${given.length}${/\s/.test(given) ? ', with whitespace' : ''}); set a longer one, e.g. KERNELTUNE_ADMIN_TOKEN=$(openssl rand -hex 32), or unset it to have one generated`)
+  }
+  if ((await store.tokens.count()) > 0) return { created: false }
   const token = given && given.length > 0 ? given : generateToken()
-  await store.tokens.create('admin', env.KERNELTUNE_ADMIN_TENANT ?? 'default', 'bootstrap admin', token)
+  await store.tokens.create('superadmin', env.KERNELTUNE_ADMIN_TENANT ?? 'default', 'bootstrap admin', token)
   return given ? { created: true } : { created: true, generated: token }
 }
 

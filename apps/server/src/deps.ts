@@ -4,6 +4,7 @@ import type { Registry } from '@kerneltune/core'
 import type { Store } from '@kerneltune/store'
 import type { EventBus } from './bus.ts'
 import type { ServerMetrics } from './metrics.ts'
+import type { OpsMetrics } from './ops-metrics.ts'
 import type { JobQueue } from './queue.ts'
 
 export interface AppDeps {
@@ -13,4 +14,6 @@ export interface AppDeps {
   queue: JobQueue
   bus: EventBus
   metrics: ServerMetrics
+  /** Operations metrics (HTTP requests, browser-reported timings). */
+  ops: OpsMetrics
 }

@@ -17,6 +17,8 @@ export interface JobQueue {
   /** True when the job was queued or running and is now being cancelled. */
   cancel(id: string): boolean
   has(id: string): boolean
+  /** Jobs waiting and running now (the job-queue gauge reads it at scrape time). */
+  counts(): { waiting: number; running: number }
   /** Resolves when nothing is queued or running. */
   idle(): Promise<void>
   /** Pauses running jobs and drops queued ones. */
@@ -30,6 +32,8 @@ export interface QueueDeps {
   bus: EventBus
   metrics: ServerMetrics
   concurrency?: number
+  /** 'shared' only when the operator opted into a cache shared across tenants. */
+  cacheScope?: 'tenant' | 'shared'
 }
 
 export function createQueue(deps: QueueDeps): JobQueue {
@@ -44,7 +48,7 @@ export function createQueue(deps: QueueDeps): JobQueue {
     if (job.kind === 'run') {
       const started = Date.now()
       const run = await executeRun(job.id, {
-        store, registry, signal,
+        store, registry, signal, cacheScope: deps.cacheScope ?? 'tenant',
         onEvent: (e) => bus.publish(job.id, e),
         observer: {
           cacheHit: () => metrics.cacheHits.inc(),
@@ -98,6 +102,7 @@ export function createQueue(deps: QueueDeps): JobQueue {
       return false
     },
     has: (id) => running.has(id) || waiting.some((j) => j.id === id),
+    counts: () => ({ waiting: waiting.length, running: running.size }),
     idle: () => (running.size === 0 && waiting.length === 0 ? Promise.resolve() : new Promise((r) => idleWaiters.push(r))),
     async shutdown() {
       waiting.length = 0
