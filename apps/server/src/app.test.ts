@@ -2,7 +2,7 @@ import { describe, it, expect } from 'vitest'
 import fc from 'fast-check'
 import { API_BASE, ROUTES } from './app.ts'
 import { roleAllows } from './http.ts'
-import { dumpStore, SMALL_RUN, testApp } from './test-helpers.ts'
+import { dumpStore, ROLES, SMALL_RUN, testApp } from './test-helpers.ts'
 
 const pathOf = (p: string, id = 'nonexistent-id') => API_BASE + p.replace(/:id/g, id)
 
@@ -12,7 +12,7 @@ describe('server auth', () => {
     for (const { spec } of ROUTES) {
       const method = spec.method.toUpperCase()
       expect((await t.call(method, pathOf(spec.path), { token: null })).status, `${method} ${spec.path}`).toBe(401)
-      for (const role of ['viewer', 'operator', 'approver', 'admin'] as const) {
+      for (const role of ROLES) {
         const res = await t.call(method, pathOf(spec.path), { token: t.tokens[role], body: {} })
         if (roleAllows(role, spec.role)) expect([401, 403], `${role} ${method} ${spec.path}`).not.toContain(res.status)
         else expect(res.status, `${role} ${method} ${spec.path}`).toBe(403)

@@ -53,16 +53,27 @@ export const IdParams = z.object({ id: Id }).strict()
 export const NoQuery = z.object({}).strict()
 export const NoBody = z.union([z.object({}).strict(), z.undefined()])
 
+// superadmin (the bootstrap token) can do whatever an admin can, and is the only role that
+// reaches past its own tenant (routes that name a tenant check that with requireTenant).
 const ALLOWED: Record<Role, readonly Role[]> = {
-  viewer: ['viewer', 'operator', 'approver', 'admin'],
-  operator: ['operator', 'admin'],
-  approver: ['approver', 'admin'],
-  admin: ['admin'],
+  viewer: ['viewer', 'operator', 'approver', 'admin', 'superadmin'],
+  operator: ['operator', 'admin', 'superadmin'],
+  approver: ['approver', 'admin', 'superadmin'],
+  admin: ['admin', 'superadmin'],
+  superadmin: ['superadmin'],
 }
 export const roleAllows = (have: Role, need: Role) => ALLOWED[need].includes(have)
 
+/** A tenant named in a request: the caller's own, or any one for the superadmin; otherwise 403. */
+export function requireTenant(auth: Auth, tenant: string, what: string): string {
+  if (tenant !== auth.tenant && auth.role !== 'superadmin') {
+    throw new KerneltuneError('FORBIDDEN', `${what} for tenant ${tenant} is refused: this ${auth.role} token belongs to tenant ${auth.tenant} and may act on it only; other tenants need the superadmin token (KERNELTUNE_ADMIN_TOKEN)`)
+  }
+  return tenant
+}
+
 const STATUS: Partial<Record<ErrorCode, number>> = {
-  INVALID_INPUT: 400, PLUGIN_NOT_FOUND: 400, UNAUTHORIZED: 401, FORBIDDEN: 403, NOT_FOUND: 404, CONFLICT: 409,
+  INVALID_INPUT: 400, PLUGIN_NOT_FOUND: 400, UNAUTHORIZED: 401, FORBIDDEN: 403, NOT_FOUND: 404, CONFLICT: 409, PAYLOAD_TOO_LARGE: 413,
   UNSUPPORTED_COMBINATION: 422, UNSUPPORTED: 422, BUDGET_EXHAUSTED: 409, CANCELLED: 409, FEATURE_DISABLED: 503, DEVICE_UNAVAILABLE: 503,
 }
 
@@ -85,8 +96,38 @@ function check<S extends z.ZodType>(schema: S | undefined, value: unknown, where
   return r.data
 }
 
-async function readBody(c: Context): Promise<unknown> {
-  const text = await c.req.text()
+/** The largest request body read (2 MiB): above the largest valid body, a registry source of 1 MB. */
+export const DEFAULT_MAX_BODY_BYTES = 2 * 1024 * 1024
+
+const tooLarge = (size: string, max: number) =>
+  new KerneltuneError('PAYLOAD_TOO_LARGE', `the request body is ${size} bytes, over this server's limit of ${max} bytes; send a smaller body (a registry source is at most 1,000,000 characters)`)
+
+/**
+ * Reads at most maxBytes of the body, refusing a larger declared Content-Length before reading
+ * anything and stopping a longer (chunked or lying) stream as soon as it passes the limit.
+ */
+async function readBody(c: Context, maxBytes: number): Promise<unknown> {
+  const declared = Number(c.req.header('content-length'))
+  if (Number.isFinite(declared) && declared > maxBytes) throw tooLarge(String(declared), maxBytes)
+  const stream = c.req.raw.body
+  if (!stream) return undefined
+  const reader = stream.getReader()
+  const chunks: Uint8Array[] = []
+  let total = 0
+  for (;;) {
+    const { value, done } = await reader.read()
+    if (done) break
+    total += value.byteLength
+    if (total > maxBytes) {
+      await reader.cancel().catch(() => {})
+      throw tooLarge(`over ${total}`, maxBytes)
+    }
+    chunks.push(value)
+  }
+  const bytes = new Uint8Array(total)
+  let at = 0
+  for (const ch of chunks) (bytes.set(ch, at), at += ch.byteLength)
+  const text = new TextDecoder().decode(bytes)
   if (text.trim() === '') return undefined
   try {
     return JSON.parse(text)
@@ -95,7 +136,8 @@ async function readBody(c: Context): Promise<unknown> {
   }
 }
 
-export function mount(app: Hono, base: string, routes: readonly Route[], deps: AppDeps, authenticate: (c: Context) => Promise<Auth>): void {
+export function mount(app: Hono, base: string, routes: readonly Route[], deps: AppDeps, authenticate: (c: Context) => Promise<Auth>, options: { maxBodyBytes?: number } = {}): void {
+  const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES
   for (const { spec, handler } of routes) {
     app.on(spec.method.toUpperCase(), base + spec.path, async (c) => {
       try {
@@ -105,7 +147,7 @@ export function mount(app: Hono, base: string, routes: readonly Route[], deps: A
         }
         const params = check(spec.params ?? NoQuery, c.req.param(), 'path')
         const query = check(spec.query ?? NoQuery, c.req.query(), 'query')
-        const body = spec.method === 'get' ? undefined : check(spec.body ?? NoBody, await readBody(c), 'body')
+        const body = spec.method === 'get' ? undefined : check(spec.body ?? NoBody, await readBody(c, maxBodyBytes), 'body')
         const out = await handler({ c, auth, params, query, body, deps })
         return out instanceof Response ? out : c.json(out as object, (spec.status ?? 200) as 200)
       } catch (err) {

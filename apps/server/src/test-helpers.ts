@@ -1,5 +1,5 @@
 /** Shared setup of the server tests: an in-memory store, the default plugins, tokens per role. */
-import { createRegistry, type Role } from '@kerneltune/core'
+import { createRegistry, RoleSchema, type Role } from '@kerneltune/core'
 import { openStore } from '@kerneltune/store'
 import { analyticalBackend } from '@kerneltune/backends'
 import { searchStrategies } from '@kerneltune/tuner'
@@ -13,13 +13,20 @@ export const SMALL_RUN = {
   restrict: { attention_backend: ['flash_attn_v2'], kv_layout: ['paged'], matmul_path: ['cublas'], fusion_strategy: ['none'], cuda_graph: ['per-shape'] },
 }
 
-export async function testApp(env: Record<string, string> = {}) {
+export const ROLES = RoleSchema.options
+
+export async function testApp(env: Record<string, string> = {}, options: { maxBodyBytes?: number } = {}) {
   const store = await openStore(':memory:')
   const registry = createRegistry([vllmEngine(), analyticalBackend(), ...searchStrategies()])
-  const built = createApp({ store, registry, env })
+  const built = createApp({ store, registry, env, ...options })
+  // Every role in tenant acme (`tokens`) and in tenant globex (`others`); `other` is globex's admin.
   const tokens = {} as Record<Role, string>
-  for (const role of ['viewer', 'operator', 'approver', 'admin'] as const) tokens[role] = (await store.tokens.create(role, 'acme')).token
-  const other = (await store.tokens.create('admin', 'globex')).token
+  const others = {} as Record<Role, string>
+  for (const role of ROLES) {
+    tokens[role] = (await store.tokens.create(role, 'acme')).token
+    others[role] = (await store.tokens.create(role, 'globex')).token
+  }
+  const other = others.admin
   const call = async (method: string, path: string, opts: { token?: string | null; body?: unknown; raw?: string } = {}) => {
     const token = opts.token === undefined ? tokens.admin : opts.token
     const headers: Record<string, string> = { 'content-type': 'application/json' }
@@ -27,7 +34,7 @@ export async function testApp(env: Record<string, string> = {}) {
     const body = method === 'GET' ? undefined : opts.raw ?? (opts.body === undefined ? undefined : JSON.stringify(opts.body))
     return built.app.request(path, { method, headers, ...(body !== undefined ? { body } : {}) })
   }
-  return { ...built, store, registry, tokens, other, call }
+  return { ...built, store, registry, tokens, others, other, call }
 }
 
 /** Every row of every table, to check that a request changed nothing. */

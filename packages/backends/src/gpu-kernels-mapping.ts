@@ -27,6 +27,8 @@ export const MATMUL_PATH_CONFIGS: Readonly<Record<string, Readonly<Record<string
 }
 
 export const UNEXERCISED_DIMENSIONS = ['attention_backend', 'kv_layout', 'cuda_graph'] as const
+/** The dimensions that change which kernels run; runs report every other one as not measured. */
+export const EXERCISED_DIMENSIONS = ['activation_dtype', 'matmul_path', 'fusion_strategy'] as const
 
 export interface GpuKernelsPlan {
   format: 'f16' | 'q8_0'
@@ -69,7 +71,7 @@ export function gpuKernelsProblem(combo: Combo, model: ModelSpec, workload: Work
     : fusion === 'conservative'
       ? [g('qkv', h + 2 * kv), g('gate', inter), g('up', inter)]
       : [g('q', h), g('k', kv), g('v', kv), g('gate', inter), g('up', inter)]
-  const ignored = Object.keys(combo).filter((d) => !['activation_dtype', 'matmul_path', 'fusion_strategy'].includes(d))
+  const ignored = Object.keys(combo).filter((d) => !(EXERCISED_DIMENSIONS as readonly string[]).includes(d))
   if (ignored.length) notes.push(`not exercised by the WGSL kernels: ${ignored.join(', ')}`)
   return { format, config, gemvs, notes }
 }

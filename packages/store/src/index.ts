@@ -18,6 +18,6 @@ export { toDollarParams, type SqlDriver, type SqlExecutor, type SqlValue, type R
 export type { NewRun, RunFilter, ComboResult, SnapshotInput, RunsRepo } from './repos/runs.ts'
 export type { NewTuneSession, TrialRecord, TuneRepo } from './repos/tune.ts'
 export type { NewRegistryEntry, RegistryRepo } from './repos/registry.ts'
-export { cacheKey, DEFAULT_CACHE_TTL_MS, type CacheKeyParts, type CacheRepo } from './repos/cache.ts'
+export { cacheKey, DEFAULT_CACHE_TTL_MS, SHARED_CACHE_TENANT, type CacheKeyParts, type CacheRepo } from './repos/cache.ts'
 export { generateToken, type TokenInfo, type TokensRepo } from './repos/tokens.ts'
 export { driftBand, type Deployment, type DriftBand, type DeploymentsRepo } from './repos/deployments.ts'

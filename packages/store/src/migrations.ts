@@ -70,6 +70,18 @@ export const MIGRATIONS: readonly Migration[] = [
         predicted_tps DOUBLE PRECISION NOT NULL, measured_tps DOUBLE PRECISION NOT NULL, created_at TEXT NOT NULL)`,
     ],
   },
+  {
+    version: 3,
+    name: 'tenant-scoped result cache; the bootstrap token becomes the superadmin',
+    statements: [
+      // Entries stored before keys carried the tenant and the measuring device cannot be
+      // attributed to either, so they are dropped rather than served to the wrong tenant.
+      'DELETE FROM result_cache',
+      "ALTER TABLE result_cache ADD COLUMN tenant TEXT NOT NULL DEFAULT ''",
+      'CREATE INDEX result_cache_tenant ON result_cache (tenant)',
+      "UPDATE api_tokens SET role = 'superadmin' WHERE role = 'admin' AND label = 'bootstrap admin'",
+    ],
+  },
 ]
 
 /** Applies every pending migration, in order; returns the versions it applied. */

@@ -23,10 +23,10 @@
  */
 export { RunRequestSchema, TuneRequestSchema, TARGET_METRICS, type RunRequest, type RunRequestInput, type TuneRequest, type TuneRequestInput, type TargetMetric } from './request.ts'
 export type { RunEvent, TuneEvent, TunerEvent } from './events.ts'
-export { modelHash, hardwareFingerprint, workloadFingerprint, comboCacheKey } from './fingerprint.ts'
+export { modelHash, hardwareFingerprint, workloadFingerprint, deviceFingerprint, comboCacheKey, type CacheScope } from './fingerprint.ts'
 export { createRun, planCombos, runOptions, type CreateRunDeps, type RunOptions } from './run/create.ts'
 export { executeRun, type ExecuteRunDeps, type RunObserver } from './run/execute.ts'
-export { summarizeRun, paretoFrontier, type RunSummary, type ParetoPoint } from './run/summary.ts'
+export { summarizeRun, paretoFrontier, proxyLabel, unmeasuredDimensions, type RunSummary, type ParetoPoint, type ProxyLabel } from './run/summary.ts'
 export { comboMetrics, samplesOf } from './run/metrics.ts'
 export { applyRun, type ApplyResult } from './run/apply.ts'
 export { dimensionSensitivity, narrow, type DimensionSensitivity, type Narrowing } from './tune/narrow.ts'

@@ -45,7 +45,7 @@ describe('tier 1 runs', () => {
     await executeRun(b.id, { store, registry, observer: { cacheHit: () => hits++ } })
     expect((await store.runs.combos(b.id)).every((c) => c.cached)).toBe(true)
     expect(hits).toBe(a.progress.total)
-    await store.cache.flush()
+    await store.cache.flush({ tenant: 't1' })
     const c = await createRun(store, request, { catalog, registry, tenant: 't1' })
     await executeRun(c.id, { store, registry })
     expect((await store.runs.combos(c.id)).some((x) => x.cached)).toBe(false)

@@ -2,7 +2,11 @@
 import { HardwareSpecSchema, KerneltuneError, RegistryStatusSchema, RoleSchema, type Combo } from '@kerneltune/core'
 import { ENUMERATION_MODES } from '@kerneltune/catalog'
 import { z } from 'zod'
-import { Id, IdParams, route, type Route } from '../http.ts'
+import { Id, IdParams, requireTenant, route, type Route } from '../http.ts'
+
+const TenantName = z.string().min(1).max(100).regex(/^[A-Za-z0-9_.-]+$/, 'tenants are letters, digits, _, . and -')
+
+const FlushBody = z.union([z.object({ engine: z.string().min(1).max(100).optional(), tenant: TenantName.optional(), allTenants: z.literal(true).optional() }).strict(), z.undefined()])
 
 const ReasonBody = z.union([z.object({ reason: z.string().min(1).max(2000).optional() }).strict(), z.undefined()])
 
@@ -60,12 +64,20 @@ export const otherRoutes: Route[] = [
     const d = await deps.store.deployments.require(auth.tenant, params.id)
     return { valid: true, deploymentId: d.id, engine: d.engine, engineVersion: d.engineVersion }
   }),
-  route({ method: 'post', path: '/tokens', summary: 'Mint an API token (admin); the token is shown once', role: 'admin', body: z.object({ role: RoleSchema, tenant: z.string().min(1).max(100).regex(/^[A-Za-z0-9_.-]+$/), label: z.string().min(1).max(200).optional() }).strict(), status: 201 }, async ({ body, deps }) => {
-    const { token, info } = await deps.store.tokens.create(body.role, body.tenant, body.label ?? null)
+  route({ method: 'post', path: '/tokens', summary: 'Mint an API token for the caller\'s tenant (admin), or for any tenant, creating it (superadmin); the token is shown once', role: 'admin', body: z.object({ role: RoleSchema, tenant: TenantName.optional(), label: z.string().min(1).max(200).optional() }).strict(), status: 201 }, async ({ auth, body, deps }) => {
+    const tenant = requireTenant(auth, body.tenant ?? auth.tenant, 'minting a token')
+    if (body.role === 'superadmin' && auth.role !== 'superadmin') throw new KerneltuneError('FORBIDDEN', 'only the superadmin token (KERNELTUNE_ADMIN_TOKEN) may mint superadmin tokens; mint an admin token for a tenant instead')
+    const { token, info } = await deps.store.tokens.create(body.role, tenant, body.label ?? null)
     return { token, ...info }
   }),
-  route({ method: 'post', path: '/cache/flush', summary: 'Flush the result cache, or one engine\'s entries (admin)', role: 'admin', body: z.union([z.object({ engine: z.string().min(1).max(100).optional() }).strict(), z.undefined()]) }, async ({ body, deps }) =>
-    ({ flushed: await deps.store.cache.flush(body ?? {}) })),
+  route({ method: 'post', path: '/cache/flush', summary: 'Flush the caller\'s tenant\'s result-cache entries, or one engine\'s (admin); another tenant\'s or all of them (superadmin)', role: 'admin', body: FlushBody }, async ({ auth, body, deps }) => {
+    if (body?.allTenants) {
+      requireTenant(auth, '*', 'flushing every tenant\'s cache')
+      return { flushed: await deps.store.cache.flush({ allTenants: true, ...(body.engine ? { engine: body.engine } : {}) }), tenant: null }
+    }
+    const tenant = requireTenant(auth, body?.tenant ?? auth.tenant, 'flushing the cache')
+    return { flushed: await deps.store.cache.flush({ tenant, ...(body?.engine ? { engine: body.engine } : {}) }), tenant }
+  }),
 ]
 
 export { Id }

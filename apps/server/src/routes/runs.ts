@@ -1,6 +1,6 @@
 /** Tier 1 run endpoints: create, list, detail, combos, SSE events, cancel, apply, delete. */
 import { RunModeSchema, RunStatusSchema } from '@kerneltune/core'
-import { applyRun, createRun, RunRequestSchema, type RunEvent } from '@kerneltune/tuner'
+import { applyRun, createRun, proxyLabel, RunRequestSchema, type ProxyLabel, type RunEvent } from '@kerneltune/tuner'
 import { streamSSE } from 'hono/streaming'
 import { z } from 'zod'
 import { IdParams, route, type Route } from '../http.ts'
@@ -32,9 +32,12 @@ export const runRoutes: Route[] = [
   }),
   route({ method: 'get', path: '/runs/:id', summary: 'Run detail and summary', role: 'viewer', params: IdParams }, async ({ auth, params, deps }) =>
     deps.store.runs.require(auth.tenant, params.id)),
-  route({ method: 'get', path: '/runs/:id/combos', summary: 'Enumerated combinations with per-combination metrics', role: 'viewer', params: IdParams }, async ({ auth, params, deps }) => {
-    await deps.store.runs.require(auth.tenant, params.id)
-    return { items: await deps.store.runs.combos(params.id) }
+  route({ method: 'get', path: '/runs/:id/combos', summary: 'Enumerated combinations with per-combination metrics (each labelled with the proxy that measured it, if any)', role: 'viewer', params: IdParams }, async ({ auth, params, deps }) => {
+    const run = await deps.store.runs.require(auth.tenant, params.id)
+    // Every number says how it was measured: the summary's label, or (still running) the backend's declaration.
+    const summary = run.summary as { proxy?: ProxyLabel | null; devices?: string[] } | null
+    const proxy = summary?.proxy !== undefined ? summary.proxy : proxyLabel(run, deps.registry.find('measurement-backend', run.backend)?.proxy, summary?.devices ?? [])
+    return { items: (await deps.store.runs.combos(params.id)).map((c) => ({ ...c, proxy })) }
   }),
   route({ method: 'get', path: '/runs/:id/events', summary: 'Server-Sent Events: current state, then progress until the run ends', role: 'viewer', params: IdParams, sse: true }, async ({ c, auth, params, deps }) => {
     const run = await deps.store.runs.require(auth.tenant, params.id)

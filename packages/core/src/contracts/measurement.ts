@@ -39,9 +39,32 @@ export interface MeasurementResult {
   readonly notes?: readonly string[]
 }
 
+/**
+ * What a real backend stands in for when it does not run the target itself: `engine` when it runs
+ * its own kernels instead of the target engine's, `device` when it runs on this machine's device
+ * instead of the target hardware. `runs` says what it runs, in a few words.
+ */
+export interface MeasurementProxy {
+  readonly engine: boolean
+  readonly device: boolean
+  readonly runs?: string
+}
+
 /** Measures a combination on something real (or, when `simulated`, predicts it and says so). */
 export interface MeasurementBackend extends PluginBase<'measurement-backend'> {
   readonly simulated: boolean
+  /** Set when the numbers are a proxy for the target engine and/or device; runs say so. */
+  readonly proxy?: MeasurementProxy
+  /**
+   * The catalog dimensions whose values change what is run. Absent: every dimension. A run reports
+   * the others as not measured and leaves them out of its winner.
+   */
+  readonly exercises?: readonly string[]
+  /**
+   * The device measure() runs on, in words, without measuring (it may start the device). Real
+   * backends give it so that cached results are keyed by the device that measured them.
+   */
+  device?(): Promise<string>
   /** Whether this backend can run here (a device exists, a binary loads). */
   available?(): MaybePromise<{ ok: boolean; reason?: string }>
   measure(request: MeasurementRequest): Promise<MeasurementResult>

@@ -149,5 +149,9 @@ export const RegistryEventSchema = z.object({
 })
 export type RegistryEvent = z.output<typeof RegistryEventSchema>
 
-export const RoleSchema = z.enum(['viewer', 'operator', 'approver', 'admin'])
+/**
+ * API roles. `admin` administers its own tenant; `superadmin` (the bootstrap token) is the only
+ * role that may create tenants and administer across them.
+ */
+export const RoleSchema = z.enum(['viewer', 'operator', 'approver', 'admin', 'superadmin'])
 export type Role = z.output<typeof RoleSchema>

@@ -1,6 +1,8 @@
 /**
  * applyRun: translates the winning combination of a run for the run's engine (flags, environment
  * and files) and, when a deployment is named, records it as that deployment's current combination.
+ * A dimension the run did not measure keeps the baseline's value, and a winner measured by a proxy
+ * comes with warnings that say so: it was not measured on the engine.
  */
 import { KerneltuneError, type Combo, type Registry, type Translation } from '@kerneltune/core'
 import type { Deployment, Store } from '@kerneltune/store'
@@ -15,6 +17,8 @@ export interface ApplyResult {
   gatePassed: boolean | null
   translation: Translation
   deployment: Deployment | null
+  /** What a person should know before using it: a proxy measurement, unmeasured dimensions. */
+  warnings: string[]
 }
 
 export async function applyRun(store: Store, registry: Registry, tenant: string | null, runId: string, options: { deploymentId?: string; force?: boolean; model?: string } = {}): Promise<ApplyResult> {
@@ -23,13 +27,25 @@ export async function applyRun(store: Store, registry: Registry, tenant: string 
   if (run.status !== 'succeeded' || !summary?.winner) throw new KerneltuneError('CONFLICT', `run ${runId} is ${run.status} and has no winner to apply; wait for it to succeed`)
   const combos = await store.runs.combos(runId)
   const winner = combos.find((c) => c.index === summary.winner!.index)!
+  const warnings: string[] = []
+  if (summary.proxy) {
+    warnings.push(`the winner was not measured on the engine: it was measured by a proxy, ${summary.proxy.on}, standing in for ${summary.proxy.of}; measure it on the target before relying on it`)
+  }
+  // Older summaries have no notMeasured; their winner is applied as stored.
+  const notMeasured = summary.notMeasured ?? []
+  const baseline = combos.find((c) => c.isBaseline)
+  let combo = winner.combo
+  if (notMeasured.length) {
+    combo = Object.fromEntries(Object.entries(winner.combo).map(([d, v]) => [d, notMeasured.includes(d) && baseline && d in baseline.combo ? baseline.combo[d]! : v]))
+    warnings.push(`not measured by the ${run.backend} backend, so left at the baseline's values: ${notMeasured.map((d) => `${d}=${combo[d]}`).join(', ')}`)
+  }
   const gatePassed = winner.gate ? winner.gate.passed : null
   if (gatePassed === false && !options.force) {
     throw new KerneltuneError('CONFLICT', `the winning combination of run ${runId} did not pass the ${run.qualityGate} quality gate (${winner.gate!.reasons.join('; ')}); pass force to apply it anyway`)
   }
   const engine = registry.get('engine', run.target.engine)
-  const t = await engine.translate(winner.combo, { version: run.target.engineVersion, modelSpec: run.target.model, hardware: run.target.hardware, ...(options.model ? { model: options.model } : {}) })
+  const t = await engine.translate(combo, { version: run.target.engineVersion, modelSpec: run.target.model, hardware: run.target.hardware, ...(options.model ? { model: options.model } : {}) })
   if (!t.ok) throw new KerneltuneError('UNSUPPORTED_COMBINATION', `engine ${engine.name} ${t.version} cannot express ${t.dimension}=${t.value}: ${t.reason}`)
-  const deployment = options.deploymentId ? await store.deployments.applyCombo(tenant, options.deploymentId, winner.combo, runId) : null
-  return { runId, engine: engine.name, combo: winner.combo, comboHash: winner.comboHash, gatePassed, translation: t, deployment }
+  const deployment = options.deploymentId ? await store.deployments.applyCombo(tenant, options.deploymentId, combo, runId) : null
+  return { runId, engine: engine.name, combo, comboHash: winner.comboHash, gatePassed, translation: t, deployment, warnings }
 }

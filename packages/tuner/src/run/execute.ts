@@ -6,10 +6,10 @@
  */
 import { isKerneltuneError, KerneltuneError, type MeasurementBackend, type Registry, type RepetitionMetrics, type Run, type RunCombo } from '@kerneltune/core'
 import { compareToBaseline, shouldStopEarly } from '@kerneltune/stats'
-import type { Store } from '@kerneltune/store'
+import { SHARED_CACHE_TENANT, type Store } from '@kerneltune/store'
 import type { RunEvent } from '../events.ts'
 import { backendForRun, runModelPath } from './backend.ts'
-import { comboCacheKey } from '../fingerprint.ts'
+import { comboCacheKey, deviceFingerprint } from '../fingerprint.ts'
 import { comboMetrics, higherIsBetter, samplesOf } from './metrics.ts'
 import { runOptions, type RunOptions } from './create.ts'
 import { summarizeRun } from './summary.ts'
@@ -28,9 +28,30 @@ export interface ExecuteRunDeps {
   readonly signal?: AbortSignal
   readonly onEvent?: (event: RunEvent) => void
   readonly observer?: RunObserver
+  /**
+   * Whose results the cache answers with: the run's tenant (default), or every tenant when the
+   * operator opted into a shared cache (the run summary then says so).
+   */
+  readonly cacheScope?: CacheScopeName
 }
 
-interface CachedResult { repetitions: RepetitionMetrics[]; simulated: boolean; device: string; notes: string[] }
+export type CacheScopeName = 'tenant' | 'shared'
+
+interface CachedResult { repetitions: RepetitionMetrics[]; simulated: boolean; device: string; deviceFingerprint?: string; notes: string[] }
+
+/**
+ * The device a real backend measures on, for the cache key. Undefined for a prediction; null when
+ * a real backend cannot say, in which case a device proxy skips the cache (its key would be a guess).
+ */
+async function measuringDevice(backend: MeasurementBackend): Promise<string | undefined | null> {
+  if (backend.simulated) return undefined
+  if (!backend.device) return backend.proxy?.device ? null : undefined
+  try {
+    return await backend.device()
+  } catch {
+    return null
+  }
+}
 
 const message = (e: unknown) => (e instanceof Error ? e.message : String(e))
 
@@ -68,7 +89,7 @@ async function measureCombo(backend: MeasurementBackend, run: Run, combo: RunCom
 }
 
 export async function executeRun(runId: string, deps: ExecuteRunDeps): Promise<Run> {
-  const { store, registry, signal, onEvent = () => {}, observer = {} } = deps
+  const { store, registry, signal, onEvent = () => {}, observer = {}, cacheScope = 'tenant' } = deps
   let run = await store.runs.require(null, runId)
   const opts = runOptions(run)
   const backend = backendForRun(registry, run)
@@ -81,16 +102,20 @@ export async function executeRun(runId: string, deps: ExecuteRunDeps): Promise<R
   const devices = new Set<string>()
   const stoppedEarly: number[] = []
   let done = combos.filter((c) => c.status !== 'pending').length
+  const described = { proxy: backend.proxy, exercises: backend.exercises, cacheScope }
   try {
+    const device = opts.useCache ? await measuringDevice(backend) : undefined
+    const useCache = opts.useCache && device !== null
+    const scope = { tenant: cacheScope === 'shared' ? SHARED_CACHE_TENANT : run.tenant, ...(device ? { device, deviceProxy: Boolean(backend.proxy?.device) } : {}) }
     for (const c of ordered) {
       if (c.status !== 'pending') continue
       if (signal?.aborted) throw new KerneltuneError('CANCELLED', 'the run was cancelled')
       onEvent({ type: 'combo.started', runId, index: c.index, comboHash: c.comboHash })
       // A model file's path is part of what was measured: two GGUFs of one shape are not the same model.
       const modelPath = runModelPath(run)
-      const key = comboCacheKey(run.target, run.catalogVersion, c.comboHash, modelPath ? `${run.backend}:${modelPath}` : run.backend)
+      const key = comboCacheKey(run.target, run.catalogVersion, c.comboHash, modelPath ? `${run.backend}:${modelPath}` : run.backend, scope)
       let cached: CachedResult | undefined
-      if (opts.useCache) {
+      if (useCache) {
         cached = await store.cache.get<CachedResult>(key)
         if (cached && cached.repetitions.length < run.repetitions && !cached.notes.includes('stopped early')) cached = undefined
         cached ? observer.cacheHit?.() : observer.cacheMiss?.()
@@ -105,7 +130,8 @@ export async function executeRun(runId: string, deps: ExecuteRunDeps): Promise<R
           observer.comboEvaluated?.()
           devices.add(m.device)
           result = { status: 'measured', reps: m.reps, simulated: m.simulated, error: null, early: m.stoppedEarly }
-          if (opts.useCache) await store.cache.put(key, { repetitions: m.reps, simulated: m.simulated, device: m.device, notes: m.stoppedEarly ? [...m.notes, 'stopped early'] : m.notes })
+          const stored: CachedResult = { repetitions: m.reps, simulated: m.simulated, device: m.device, ...(device ? { deviceFingerprint: deviceFingerprint(device) } : {}), notes: m.stoppedEarly ? [...m.notes, 'stopped early'] : m.notes }
+          if (useCache) await store.cache.put(key, stored)
         } catch (e) {
           if (isKerneltuneError(e) && e.code === 'CANCELLED') throw e
           if (signal?.aborted) throw new KerneltuneError('CANCELLED', 'the run was cancelled')
@@ -131,7 +157,7 @@ export async function executeRun(runId: string, deps: ExecuteRunDeps): Promise<R
       onEvent({ type: 'progress', runId, done, total: combos.length })
     }
     combos = await store.runs.combos(runId)
-    const { summary, gates, rejections } = summarizeRun(run, combos, opts, { devices: [...devices], durationMs: Date.now() - started, stoppedEarly })
+    const { summary, gates, rejections } = summarizeRun(run, combos, opts, { devices: [...devices], durationMs: Date.now() - started, stoppedEarly, ...described })
     for (const r of rejections) observer.gateRejection?.(r)
     const measured = combos.filter((c) => c.status === 'measured').length
     const status = measured === 0 ? 'failed' : 'succeeded'
@@ -148,7 +174,7 @@ export async function executeRun(runId: string, deps: ExecuteRunDeps): Promise<R
     }
     combos = await store.runs.combos(runId)
     const partial = combos.some((c) => c.status === 'measured')
-      ? summarizeRun(run, combos, opts, { devices: [...devices], durationMs: Date.now() - started, stoppedEarly }).summary
+      ? summarizeRun(run, combos, opts, { devices: [...devices], durationMs: Date.now() - started, stoppedEarly, ...described }).summary
       : null
     const status = cancelled ? 'cancelled' : 'failed'
     await store.runs.finish(runId, status, partial, new Map(), cancelled ? 'cancelled by request' : message(e))

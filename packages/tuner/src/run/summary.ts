@@ -1,9 +1,11 @@
 /**
  * The summary of a run: the winner by the target metric, the quality gate's verdict for each
  * combination, the Pareto frontier (throughput against p50 latency), how sensitive each dimension
- * was (the evidence Tier 2 narrows on) and what was measured on.
+ * was (the evidence Tier 2 narrows on) and what was measured on. When the backend stands in for
+ * the target engine or device, the summary says so (`proxy`: of what, on what), names the
+ * dimensions the backend does not exercise (`notMeasured`) and keeps them out of the winner.
  */
-import type { Combo, Run, RunCombo } from '@kerneltune/core'
+import type { Combo, MeasurementProxy, Run, RunCombo } from '@kerneltune/core'
 import { evaluateGate, trimmedMean } from '@kerneltune/stats'
 import { dimensionSensitivity, type DimensionSensitivity } from '../tune/narrow.ts'
 import type { RunOptions } from './create.ts'
@@ -11,15 +13,25 @@ import { gateSamples, higherIsBetter, samplesOf } from './metrics.ts'
 
 export interface ParetoPoint { index: number; comboHash: string; combo: Combo; throughputTps: number | null; latencyP50Ms: number }
 
+/** A proxy measurement, in words: what it stands in for (`of`) and what actually ran (`on`). */
+export interface ProxyLabel { of: string; on: string; engine: boolean; device: boolean }
+
 export interface RunSummary {
   metric: string
   backend: string
   simulated: boolean
+  /** Non-null when the numbers were measured by something standing in for the target engine or device. */
+  proxy: ProxyLabel | null
+  /** Dimensions of the combinations that the backend does not exercise: their values were not measured. */
+  notMeasured: string[]
+  /** Whose cached results could answer this run: its tenant's only, or every tenant's (operator opt-in). */
+  cacheScope: 'tenant' | 'shared'
   devices: string[]
   durationMs: number
   counts: { total: number; measured: number; failed: number; cached: number; stoppedEarly: number; pending: number }
   baseline: { index: number; comboHash: string; combo: Combo; value: number } | null
-  winner: { index: number; comboHash: string; combo: Combo; value: number; improvement: number | null } | null
+  /** The best combination, by its measured dimensions only; `proxy` repeats how it was measured. */
+  winner: { index: number; comboHash: string; combo: Combo; value: number; improvement: number | null; proxy: ProxyLabel | null; notMeasured: string[] } | null
   gate: { method: string; status: string; passed: boolean; reasons: string[] } | null
   pareto: ParetoPoint[]
   sensitivity: Record<string, DimensionSensitivity>
@@ -35,7 +47,34 @@ export function paretoFrontier(combos: readonly RunCombo[]): ParetoPoint[] {
     .sort((a, b) => a.latencyP50Ms - b.latencyP50Ms)
 }
 
-export function summarizeRun(run: Run, combos: readonly RunCombo[], opts: RunOptions, extra: { devices: string[]; durationMs: number; stoppedEarly: number[] }) {
+export interface SummaryExtra {
+  devices: string[]
+  durationMs: number
+  stoppedEarly: number[]
+  /** What the backend declared: a proxy of the engine/device, and the dimensions it exercises. */
+  proxy?: MeasurementProxy | undefined
+  exercises?: readonly string[] | undefined
+  cacheScope?: 'tenant' | 'shared'
+}
+
+/** The proxy label of a run whose backend stands in for its engine or device; null otherwise. */
+export function proxyLabel(run: Run, proxy: MeasurementProxy | undefined, devices: readonly string[]): ProxyLabel | null {
+  if (!proxy || (!proxy.engine && !proxy.device)) return null
+  const engine = `engine ${run.target.engine} ${run.target.engineVersion}`
+  const hardware = run.target.hardware.name
+  const of = proxy.engine && proxy.device ? `${engine} on ${hardware}` : proxy.engine ? engine : hardware
+  const on = `${proxy.runs ?? `the ${run.backend} backend`} on ${devices.length ? devices.join('; ') : 'this machine'}`
+  return { of, on, engine: proxy.engine, device: proxy.device }
+}
+
+/** The dimensions of these combinations that a backend exercising only `exercises` leaves unmeasured. */
+export function unmeasuredDimensions(combos: readonly { combo: Combo }[], exercises: readonly string[] | undefined): string[] {
+  if (!exercises) return []
+  const dims = new Set(combos.flatMap((c) => Object.keys(c.combo)))
+  return [...dims].filter((d) => !exercises.includes(d)).sort()
+}
+
+export function summarizeRun(run: Run, combos: readonly RunCombo[], opts: RunOptions, extra: SummaryExtra) {
   const measured = combos.filter((c) => c.status === 'measured' && c.repetitions.length > 0)
   const base = measured.find((c) => c.isBaseline)
   const metric = measured[0] ? samplesOf(measured[0].repetitions, opts.metric).metric : opts.metric
@@ -61,10 +100,16 @@ export function summarizeRun(run: Run, combos: readonly RunCombo[], opts: RunOpt
     }
   }
   const bv = base ? value(base) : undefined
+  const proxy = proxyLabel(run, extra.proxy, extra.devices)
+  const notMeasured = unmeasuredDimensions(combos, extra.exercises)
+  const measuredOnly = (combo: Combo): Combo => Object.fromEntries(Object.entries(combo).filter(([d]) => !notMeasured.includes(d)))
   const summary: RunSummary = {
     metric,
     backend: run.backend,
     simulated: measured.some((c) => c.simulated),
+    proxy,
+    notMeasured,
+    cacheScope: extra.cacheScope ?? 'tenant',
     devices: extra.devices,
     durationMs: extra.durationMs,
     counts: {
@@ -76,7 +121,9 @@ export function summarizeRun(run: Run, combos: readonly RunCombo[], opts: RunOpt
       pending: combos.filter((c) => c.status === 'pending').length,
     },
     baseline: base ? { index: base.index, comboHash: base.comboHash, combo: base.combo, value: bv! } : null,
-    winner: best ? { index: best.index, comboHash: best.comboHash, combo: best.combo, value: value(best), improvement: bv ? (sign * (value(best) - bv)) / Math.abs(bv) : null } : null,
+    winner: best
+      ? { index: best.index, comboHash: best.comboHash, combo: measuredOnly(best.combo), value: value(best), improvement: bv ? (sign * (value(best) - bv)) / Math.abs(bv) : null, proxy, notMeasured }
+      : null,
     gate,
     pareto: paretoFrontier(measured),
     sensitivity: dimensionSensitivity(measured, metric, base?.combo),
