@@ -5,6 +5,7 @@
  * Runs where the runtime has WebGPU (Deno with lavapipe); skips on Node and Bun.
  */
 import { describe, it, expect, beforeAll } from 'vitest'
+import { requireOrSkip } from '@kerneltune/tooling/test-skip'
 import { benchmarkKernel } from './bench.ts'
 import { openGpu, runtimeGpu, type GpuContext } from './gpu.ts'
 import { configKey, enumerateConfigs } from './params.ts'
@@ -13,7 +14,7 @@ import { KERNEL_KINDS, type MatmulProblem } from './types.ts'
 // One run to check, one timed sample: these tests are about correctness, not speed.
 const once = { warmup: 0, iterations: 1 }
 
-describe.skipIf(!runtimeGpu())('2- and 3-bit kernels on the WebGPU device', () => {
+describe.skipIf(requireOrSkip(Boolean(runtimeGpu()), 'WebGPU: this runtime has no navigator.gpu (the GPU suites run under Deno, on Mesa lavapipe in CI)', { runtimes: ['deno'] }))('2- and 3-bit kernels on the WebGPU device', () => {
   let gpu: GpuContext
   beforeAll(async () => {
     gpu = await openGpu()

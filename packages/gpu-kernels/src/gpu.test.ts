@@ -4,6 +4,7 @@
  * cores compiles each pipeline in about a tenth of a second.
  */
 import { describe, it, expect, beforeAll } from 'vitest'
+import { requireOrSkip } from '@kerneltune/tooling/test-skip'
 import { benchmarkKernel, measureCopyBandwidth } from './bench.ts'
 import { openGpu, runtimeGpu, type GpuContext } from './gpu.ts'
 import { defaultConfig, enumerateConfigs } from './params.ts'
@@ -19,7 +20,7 @@ describe('openGpu without an adapter', () => {
   })
 })
 
-describe.skipIf(!runtimeGpu())('kernels on the WebGPU device', () => {
+describe.skipIf(requireOrSkip(Boolean(runtimeGpu()), 'WebGPU: this runtime has no navigator.gpu (the GPU suites run under Deno, on Mesa lavapipe in CI)', { runtimes: ['deno'] }))('kernels on the WebGPU device', () => {
   let gpu: GpuContext
   beforeAll(async () => {
     gpu = await openGpu()

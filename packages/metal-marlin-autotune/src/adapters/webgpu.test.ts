@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest'
+import { requireOrSkip } from '@kerneltune/tooling/test-skip'
 import { DEFAULT_LIMITS, isValidConfig, openGpu, runtimeGpu } from '@kerneltune/gpu-kernels'
 import { generateCompatConfigs, generateConfigs } from '../config-generation.ts'
 import { createKernelConfig, type KernelConfig } from '../kernel-config.ts'
@@ -41,7 +42,7 @@ describe('mapConfig', () => {
 })
 
 // Real kernels: runs where the runtime has WebGPU (Deno with Mesa lavapipe here); skipped on Node and Bun.
-describe.skipIf(!runtimeGpu())('runAutotuneJob on real WGSL kernels', () => {
+describe.skipIf(requireOrSkip(Boolean(runtimeGpu()), 'WebGPU: this runtime has no navigator.gpu (the GPU suites run under Deno, on Mesa lavapipe in CI)', { runtimes: ['deno'] }))('runAutotuneJob on real WGSL kernels', () => {
   it('should tune a tiny problem with every timed config verified, and fill the lookup table', async () => {
     const gpu = await openGpu()
     const events: AutotuneEvent[] = []

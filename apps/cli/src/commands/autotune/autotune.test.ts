@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest'
+import { requireOrSkip } from '@kerneltune/tooling/test-skip'
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -64,7 +65,7 @@ describe('kerneltune autotune select', () => {
 })
 
 // The real path: tunes WGSL kernels under Deno (lavapipe here). Skipped where Deno is absent.
-describe.skipIf(!findDeno())('kerneltune autotune --quick (real kernels)', () => {
+describe.skipIf(requireOrSkip(Boolean(findDeno()), 'Deno for autotune --quick on real kernels: deno not found (pnpm install)'))('kerneltune autotune --quick (real kernels)', () => {
   it('should tune, write a config, and have select read it back', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'kt-autotune-'))
     const m = memoryIo(dir)

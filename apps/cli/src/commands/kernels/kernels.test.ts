@@ -1,5 +1,6 @@
 import { existsSync, readdirSync } from 'node:fs'
 import { describe, expect, it } from 'vitest'
+import { requireOrSkip } from '@kerneltune/tooling/test-skip'
 import type { Io } from '../../cli/command.ts'
 import { runCli } from '../../cli/run.ts'
 import { findDeno, runWebGpuJob } from '../../webgpu-runner.ts'
@@ -49,7 +50,7 @@ describe('runWebGpuJob', () => {
   })
 })
 
-describe.skipIf(!canRunGpu)('kerneltune kernels verify and bench through Deno', () => {
+describe.skipIf(requireOrSkip(canRunGpu, `Deno and a Vulkan driver for kernels verify/bench: ${findDeno() ? 'no Vulkan ICD in /usr/share/vulkan/icd.d (apt-get install -y mesa-vulkan-drivers libvulkan1)' : 'deno not found (pnpm install)'}`))('kerneltune kernels verify and bench through Deno', () => {
   it('should verify sampled configurations of one family', async () => {
     const m = memoryIo()
     const code = await runCli(root, ['kernels', 'verify', '--kind', 'gemv', '--format', 'q8_0', '--max-configs', '3', '--gemv-size', '2x64x256', '--json'], m.io)
