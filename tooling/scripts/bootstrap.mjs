@@ -8,7 +8,8 @@ import { ROOT } from './lib.mjs'
 
 const PNPM_VERSION = '10.34.9'
 const task = process.argv[2]
-const tasks = { test: ['run', 'test:all'], demo: ['kerneltune', 'demo'] }
+// `install` only installs (.ci/run needs node_modules before it builds llama-server).
+const tasks = { test: ['run', 'test:all'], demo: ['kerneltune', 'demo'], install: [] }
 if (!(task in tasks)) {
   console.error(`usage: bootstrap.mjs ${Object.keys(tasks).join('|')}`)
   process.exit(2)
@@ -33,4 +34,4 @@ const step = (args) => {
 }
 const frozen = existsSync(join(ROOT, 'pnpm-lock.yaml')) ? ['--frozen-lockfile'] : []
 step(['install', ...frozen, '--reporter=append-only'])
-step([...tasks[task], ...process.argv.slice(3)])
+if (tasks[task].length) step([...tasks[task], ...process.argv.slice(3)])
