@@ -1,0 +1,223 @@
+/**
+ * Starts an inference server as a child process and stops it without leaving anything behind.
+ *
+ * - Argv, environment and config files come from an engine translation; files go to a private
+ *   temporary folder (`{dir}` in argv is replaced by its path) that is removed on stop.
+ * - `{port}` (and `{host}`) in argv are replaced by a free loopback port picked here.
+ * - Ready means the health endpoint answered 200 within the timeout; a server that exits or never
+ *   gets ready is reported with its own error lines.
+ * - The server runs in its own process group (setsid), stopped with SIGTERM to the group, then
+ *   SIGKILL after a grace period. A process group alone does not die with kerneltune when
+ *   kerneltune is SIGKILLed, so a tiny shell watchdog holds a pipe from us and kills the group
+ *   when that pipe closes (which the kernel does for any death of ours), and where util-linux's
+ *   setpriv exists the server also gets PR_SET_PDEATHSIG=SIGKILL.
+ */
+import { spawn, type ChildProcess } from 'node:child_process'
+import { existsSync } from 'node:fs'
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises'
+import { createServer } from 'node:net'
+import { tmpdir } from 'node:os'
+import { dirname, join } from 'node:path'
+import { KerneltuneError } from '@kerneltune/core'
+
+export interface LaunchSpec {
+  /** argv[0] is the program; `{port}`, `{host}` and `{dir}` are replaced. */
+  readonly argv: readonly string[]
+  readonly env?: Readonly<Record<string, string>>
+  /** File name (relative) → content, written to the private folder before start. */
+  readonly files?: Readonly<Record<string, string>>
+  /** Run argv[0] through `/bin/sh -c` (a command template); argv must then have one element. */
+  readonly shell?: boolean
+  /** Default 127.0.0.1. */
+  readonly host?: string
+  /** Default: a free port picked here. */
+  readonly port?: number
+  /** Default /health. */
+  readonly healthPath?: string
+  /** Default 60 s. */
+  readonly readyTimeoutMs?: number
+  /** SIGTERM → SIGKILL delay on stop. Default 5 s. */
+  readonly graceMs?: number
+  /** Lines of output kept. Default 400. */
+  readonly keepLines?: number
+  readonly onLine?: (line: string) => void
+  /** Also ask the kernel to SIGKILL the server when we die (setpriv --pdeathsig), where setpriv exists. Default true; the watchdog works either way. */
+  readonly pdeathsig?: boolean
+}
+
+export interface LaunchedServer {
+  readonly pid: number
+  readonly port: number
+  readonly baseUrl: string
+  /** The argv as started (placeholders replaced). */
+  readonly argv: readonly string[]
+  readonly dir: string
+  /** The last output lines (stdout and stderr, in arrival order). */
+  output(): readonly string[]
+  /** Resolves when the process has exited (normally or not). */
+  readonly exited: Promise<{ code: number | null; signal: string | null }>
+  stop(): Promise<{ code: number | null; signal: string | null }>
+}
+
+const SETPRIV = ['/usr/bin/setpriv', '/bin/setpriv'].find((p) => existsSync(p))
+
+/** A free TCP port on the loopback interface (the OS picks; a race with another process is retried by launchServer). */
+export function freePort(host = '127.0.0.1'): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const s = createServer()
+    s.unref()
+    s.once('error', reject)
+    s.listen(0, host, () => {
+      const a = s.address()
+      s.close(() => (typeof a === 'object' && a ? resolve(a.port) : reject(new Error('no port'))))
+    })
+  })
+}
+
+/** The lines of a failed server's output that say why: errors first, else the last lines. */
+export function errorLines(lines: readonly string[], max = 12): string[] {
+  const hits = lines.filter((l) => /error|unknown|invalid|failed|cannot|unable|not supported|usage:|abort|what\(\)/i.test(l))
+  return (hits.length ? hits : lines).slice(-max)
+}
+
+const alive = (pid: number) => {
+  try {
+    process.kill(pid, 0)
+    return true
+  } catch {
+    return false
+  }
+}
+
+function killGroup(pid: number, signal: NodeJS.Signals): void {
+  try {
+    process.kill(-pid, signal)
+  } catch {
+    // Already gone.
+  }
+}
+
+async function startOnce(spec: LaunchSpec, port: number, dir: string): Promise<LaunchedServer> {
+  const host = spec.host ?? '127.0.0.1'
+  const fill = (s: string) => s.replaceAll('{port}', String(port)).replaceAll('{host}', host).replaceAll('{dir}', dir)
+  const argv = spec.argv.map(fill)
+  if (argv.length === 0 || argv[0] === '') throw new KerneltuneError('INVALID_INPUT', 'the server command is empty; give the program and its arguments')
+  const command = spec.shell ? ['/bin/sh', '-c', `exec ${argv.join(' ')}`] : argv
+  const full = SETPRIV && spec.pdeathsig !== false ? [SETPRIV, '--pdeathsig', 'SIGKILL', '--', ...command] : command
+  const lines: string[] = []
+  const keep = spec.keepLines ?? 400
+  const push = (line: string) => {
+    lines.push(line)
+    if (lines.length > keep) lines.shift()
+    spec.onLine?.(line)
+  }
+  let child: ChildProcess
+  try {
+    child = spawn(full[0]!, full.slice(1), { cwd: dir, env: { ...process.env, ...spec.env }, detached: true, stdio: ['ignore', 'pipe', 'pipe'] })
+  } catch (e) {
+    throw new KerneltuneError('MEASUREMENT_FAILED', `could not start ${argv[0]}: ${e instanceof Error ? e.message : String(e)}`, { details: { argv } })
+  }
+  const exited = new Promise<{ code: number | null; signal: string | null }>((resolve) => {
+    child.once('exit', (code, signal) => resolve({ code, signal }))
+    child.once('error', (e) => {
+      push(`spawn error: ${e.message}`)
+      resolve({ code: null, signal: null })
+    })
+  })
+  for (const stream of [child.stdout, child.stderr]) {
+    let rest = ''
+    stream?.setEncoding('utf8')
+    stream?.on('data', (chunk: string) => {
+      const parts = (rest + chunk).split('\n')
+      rest = parts.pop() ?? ''
+      for (const p of parts) push(p)
+    })
+    stream?.on('end', () => rest && push(rest))
+  }
+  const pid = child.pid
+  if (pid === undefined) {
+    await exited
+    throw new KerneltuneError('MEASUREMENT_FAILED', `could not start ${argv[0]}: ${lines.join(' ') || 'no process'}; check the path and that it is executable`, { details: { argv, lines } })
+  }
+  // The watchdog: blocks on a read from our pipe, which ends only when we close it or die.
+  const watchdog = spawn('/bin/sh', ['-c', `trap '' INT TERM HUP; read _ignored; kill -s KILL -- -${pid} 2>/dev/null`], { detached: true, stdio: ['pipe', 'ignore', 'ignore'] })
+  watchdog.unref()
+  let exitedAlready = false
+  void exited.then(() => (exitedAlready = true))
+
+  let stopping: Promise<{ code: number | null; signal: string | null }> | undefined
+  const halt = () =>
+    (stopping ??= (async () => {
+      if (!exitedAlready) {
+        killGroup(pid, 'SIGTERM')
+        const timer = new Promise<'timeout'>((r) => setTimeout(() => r('timeout'), spec.graceMs ?? 5000).unref())
+        if ((await Promise.race([exited, timer])) === 'timeout') killGroup(pid, 'SIGKILL')
+      }
+      const result = await exited
+      // Children the server left in its group (a shell template's) go too.
+      killGroup(pid, 'SIGKILL')
+      watchdog.kill('SIGKILL')
+      return result
+    })())
+  const stop = async () => {
+    const result = await halt()
+    await rm(dir, { recursive: true, force: true }).catch(() => {})
+    return result
+  }
+
+  const baseUrl = `http://${host.includes(':') ? `[${host}]` : host}:${port}`
+  const server: LaunchedServer = { pid, port, baseUrl, argv, dir, output: () => [...lines], exited, stop }
+  const deadline = Date.now() + (spec.readyTimeoutMs ?? 60_000)
+  const health = `${baseUrl}${spec.healthPath ?? '/health'}`
+  for (;;) {
+    if (exitedAlready) {
+      const r = await exited
+      await halt()
+      const why = errorLines(lines)
+      throw new KerneltuneError('MEASUREMENT_FAILED', `${argv[0]} exited (${r.code === null ? `signal ${r.signal}` : `code ${r.code}`}) before it was ready: ${why.join(' | ') || 'no output'}`, {
+        details: { argv, pid, exit: r, errorLines: why, output: lines.slice(-40) },
+      })
+    }
+    if (Date.now() > deadline) {
+      await halt()
+      throw new KerneltuneError('MEASUREMENT_FAILED', `${argv[0]} was not ready within ${spec.readyTimeoutMs ?? 60_000} ms (${health} never answered 200); last output: ${lines.slice(-5).join(' | ')}`, {
+        details: { argv, pid, output: lines.slice(-40) },
+      })
+    }
+    try {
+      const res = await fetch(health, { signal: AbortSignal.timeout(2000) })
+      await res.arrayBuffer().catch(() => {})
+      if (res.status === 200) return server
+    } catch {
+      // Not listening yet.
+    }
+    await new Promise((r) => setTimeout(r, 100))
+  }
+}
+
+/** Launches and waits until ready; retries with a new port when the picked one was taken meanwhile. */
+export async function launchServer(spec: LaunchSpec): Promise<LaunchedServer> {
+  const dir = await mkdtemp(join(tmpdir(), 'kerneltune-server-'))
+  for (const [name, content] of Object.entries(spec.files ?? {})) {
+    if (name.startsWith('/') || name.split('/').includes('..')) throw new KerneltuneError('INVALID_INPUT', `config file name ${name} must be relative and stay inside the server's folder`)
+    const path = join(dir, name)
+    await mkdir(dirname(path), { recursive: true })
+    await writeFile(path, content)
+  }
+  for (let attempt = 0; ; attempt++) {
+    const port = spec.port ?? (await freePort(spec.host))
+    try {
+      return await startOnce(spec, port, dir)
+    } catch (e) {
+      const lines = ((e as KerneltuneError).details as { errorLines?: string[] } | undefined)?.errorLines ?? []
+      const taken = lines.some((l) => /address already in use|couldn't bind|failed to bind/i.test(l))
+      if (!taken || spec.port !== undefined || attempt >= 2) {
+        await rm(dir, { recursive: true, force: true }).catch(() => {})
+        throw e
+      }
+    }
+  }
+}
+
+/** True while a process with this pid exists (for tests and orphan checks). */
+export const processAlive = alive

@@ -1,0 +1,58 @@
+/**
+ * Where the llama-server binary is: $KERNELTUNE_LLAMA_SERVER (CI sets it), else the build cache
+ * that tooling/scripts/build-llama-server.sh fills (~/.cache/kerneltune/llama-server/<tag>-<commit>/bin),
+ * preferring the llama.cpp release the engine plugin targets, else `llama-server` on PATH.
+ */
+import { accessSync, constants, existsSync, readdirSync, statSync } from 'node:fs'
+import { homedir } from 'node:os'
+import { delimiter, join } from 'node:path'
+import { KerneltuneError } from '@kerneltune/core'
+
+export const LLAMA_SERVER_ENV = 'KERNELTUNE_LLAMA_SERVER'
+export const BUILD_HINT = 'build it with `bash tooling/scripts/build-llama-server.sh` (about 17 CPU-minutes; it prints the path), or set KERNELTUNE_LLAMA_SERVER to an existing llama-server'
+
+const executable = (p: string) => {
+  try {
+    accessSync(p, constants.X_OK)
+    return statSync(p).isFile()
+  } catch {
+    return false
+  }
+}
+
+export function llamaServerCacheRoot(env: NodeJS.ProcessEnv = process.env): string {
+  return join(env.KERNELTUNE_CACHE_DIR ?? join(env.XDG_CACHE_HOME ?? join(homedir(), '.cache'), 'kerneltune'), 'llama-server')
+}
+
+export interface FoundBinary {
+  readonly path: string
+  readonly source: 'env' | 'cache' | 'path'
+}
+
+/** The binary, or undefined; `preferVersion` is a llama.cpp tag such as v0.5.0. */
+export function findLlamaServer(preferVersion?: string, env: NodeJS.ProcessEnv = process.env): FoundBinary | undefined {
+  const fromEnv = env[LLAMA_SERVER_ENV]
+  if (fromEnv) {
+    if (!executable(fromEnv)) throw new KerneltuneError('NOT_FOUND', `${LLAMA_SERVER_ENV}=${fromEnv} is not an executable file; fix the variable or unset it, then ${BUILD_HINT}`)
+    return { path: fromEnv, source: 'env' }
+  }
+  const root = llamaServerCacheRoot(env)
+  if (existsSync(root)) {
+    const builds = readdirSync(root)
+      .filter((d) => !d.startsWith('.') && executable(join(root, d, 'bin', 'llama-server')))
+      .map((d) => ({ d, preferred: preferVersion !== undefined && d.startsWith(`${preferVersion}-`), mtime: statSync(join(root, d)).mtimeMs }))
+      .sort((a, b) => Number(b.preferred) - Number(a.preferred) || b.mtime - a.mtime)
+    if (builds[0]) return { path: join(root, builds[0].d, 'bin', 'llama-server'), source: 'cache' }
+  }
+  for (const dir of (env.PATH ?? '').split(delimiter)) {
+    if (dir && executable(join(dir, 'llama-server'))) return { path: join(dir, 'llama-server'), source: 'path' }
+  }
+  return undefined
+}
+
+/** Like findLlamaServer, but says how to get one when there is none. */
+export function requireLlamaServer(preferVersion?: string, env: NodeJS.ProcessEnv = process.env): FoundBinary {
+  const found = findLlamaServer(preferVersion, env)
+  if (!found) throw new KerneltuneError('NOT_FOUND', `no llama-server binary: ${LLAMA_SERVER_ENV} is unset, ${llamaServerCacheRoot(env)} has no build and PATH has none; ${BUILD_HINT}`)
+  return found
+}

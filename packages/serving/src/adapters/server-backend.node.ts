@@ -1,0 +1,109 @@
+/**
+ * A measurement backend that measures a combination as a server under load: translate, launch,
+ * warm up, put the load on it `repetitions` times, stop. Each repetition is one load run; its
+ * figures map to the shared repetition metrics as:
+ *   decodeTps = throughputTps = output tokens per second of the whole load (all streams together),
+ *   prefillTps = mean over requests of prompt tokens / TTFT, ttftMs = mean TTFT,
+ *   latencyMs = mean end-to-end latency, breakdown = TPOT, ITL and tail percentiles.
+ * The engine version read from the server and the device are in every result.
+ *
+ * @example
+ * ```ts
+ * const backend = serverBackend({ target: { kind: 'engine', engine: llamacppEngine(), binary, model: 'm.gguf', extraArgs: ['--metrics'] }, load: { workload: { kind: 'synthetic', promptTokens: 32, outputTokens: 16 }, requests: 8 }, level: { concurrency: 4 } })
+ * const r = await backend.measure({ combo: { threads: '2' }, repetitions: 3, warmups: 1 })
+ * ```
+ */
+import { existsSync } from 'node:fs'
+import type { MeasurementBackend, MeasurementRequest, MeasurementResult, RepetitionMetrics } from '@kerneltune/core'
+import type { LoadResult } from '../load-generator.ts'
+import { runServingSession, type LoadLevel, type ServerTarget, type SessionOptions, type SessionResult } from './serving-session.node.ts'
+
+export const SERVER_BACKEND = 'server'
+
+export interface ServerBackendOptions {
+  readonly target: ServerTarget
+  readonly load: SessionOptions['load']
+  /** The load level of every repetition. Default closed loop, concurrency 1. */
+  readonly level?: LoadLevel
+  readonly name?: string
+  readonly device?: string
+  readonly readyTimeoutMs?: number
+  /** Receives every session, for callers that want the full serving metrics. */
+  readonly onSession?: (session: SessionResult, request: MeasurementRequest) => void
+}
+
+const finite = (x: number) => Number.isFinite(x)
+
+/** One load run as the shared repetition metrics. */
+export function repetitionOf(r: LoadResult): RepetitionMetrics {
+  const m = r.metrics
+  const prefill = r.records
+    .filter((x) => x.ok && x.ttftMs !== undefined && x.ttftMs > 0 && x.promptTokens !== undefined)
+    .map((x) => x.promptTokens! / (x.ttftMs! / 1000))
+  const breakdown: Record<string, number> = {}
+  const put = (k: string, v: number) => finite(v) && (breakdown[k] = v)
+  put('tpotMeanMs', m.tpotMs.mean)
+  put('itlMeanMs', m.itlMs.mean)
+  put('itlP99Ms', m.itlMs.p99)
+  put('ttftP99Ms', m.ttftMs.p99)
+  put('e2eP99Ms', m.e2eMs.p99)
+  put('requestThroughput', m.requestThroughput)
+  return {
+    latencyMs: m.e2eMs.mean,
+    throughputTps: m.outputTokensPerSecond,
+    decodeTps: m.outputTokensPerSecond,
+    ...(prefill.length ? { prefillTps: prefill.reduce((a, b) => a + b, 0) / prefill.length } : {}),
+    ...(finite(m.ttftMs.mean) ? { ttftMs: m.ttftMs.mean } : {}),
+    breakdown,
+  }
+}
+
+export function serverBackend(o: ServerBackendOptions): MeasurementBackend {
+  const level = o.level ?? { concurrency: 1 }
+  return {
+    name: o.name ?? SERVER_BACKEND,
+    kind: 'measurement-backend',
+    apiVersion: 1,
+    description: 'launches the engine as a server per combination (or uses a running one) and measures it under OpenAI-compatible streaming load: TTFT, TPOT, ITL, latency and token throughput',
+    simulated: false,
+    available() {
+      if (o.target.kind === 'engine' && !existsSync(o.target.binary)) return { ok: false, reason: `the server binary ${o.target.binary} does not exist` }
+      return { ok: true }
+    },
+    async measure(request: MeasurementRequest): Promise<MeasurementResult> {
+      const warmRequests = Math.max(1, request.warmups) * Math.max(1, level.concurrency ?? 1)
+      let done = 0
+      const session = await runServingSession({
+        target: o.target,
+        combo: request.combo,
+        load: { ...o.load, warmups: warmRequests },
+        levels: [level],
+        runs: request.repetitions,
+        ...(o.readyTimeoutMs === undefined ? {} : { readyTimeoutMs: o.readyTimeoutMs }),
+        ...(o.device === undefined ? {} : { device: o.device }),
+        ...(request.signal ? { signal: request.signal } : {}),
+        onProgress: (msg) => msg.startsWith('load') && request.onProgress?.(done++, request.repetitions),
+      })
+      o.onSession?.(session, request)
+      const failed = session.levels.filter((l) => l.metrics.requests.completed === 0)
+      if (failed.length) {
+        const why = failed[0]!.metrics.errors.map((e) => `${e.message} (${e.count}x)`).join('; ')
+        throw new Error(`every request of a load run failed: ${why}`)
+      }
+      const last = session.levels[session.levels.length - 1]!
+      return {
+        backend: o.name ?? SERVER_BACKEND,
+        simulated: false,
+        device: session.device,
+        repetitions: session.levels.map(repetitionOf),
+        notes: [
+          `server version: ${session.server.version}`,
+          ...(session.server.argv.length ? [`server argv: ${session.server.argv.join(' ')}`] : []),
+          `load: ${last.mode} loop, ${last.mode === 'open' ? `${last.rate} requests/s` : `concurrency ${last.concurrency ?? 1}`}, ${last.records.length} requests per repetition; token counts from ${last.metrics.tokenSource}`,
+          ...last.crossCheck.lines,
+          ...session.notes,
+        ],
+      }
+    },
+  }
+}

@@ -1,0 +1,192 @@
+/**
+ * One measured server: get a server (launch an engine's translated command line, launch a command
+ * template, or use a running endpoint), read its version, put load on it at one or more levels,
+ * read its own metrics before and after, cross-check, and stop it. Used by the `bench serve`
+ * command and, per combination, by the server measurement backend.
+ */
+import { cpus } from 'node:os'
+import { KerneltuneError, isKerneltuneError, type Combo, type EnginePlugin } from '@kerneltune/core'
+import { crossCheck, type CrossCheck } from '../cross-check.ts'
+import { runLoad, type LoadOptions, type LoadResult } from '../load-generator.ts'
+import { parsePrometheus, type PrometheusMetrics } from '../prometheus.ts'
+import { errorLines, launchServer, type LaunchedServer } from './launcher.node.ts'
+
+/** How the server under test comes to exist. */
+export type ServerTarget =
+  /** Translate each combination with `engine` and launch it; `extraArgs` are added (llama-server: --metrics). */
+  | { readonly kind: 'engine'; readonly engine: EnginePlugin; readonly binary: string; readonly model: string; readonly extraArgs?: readonly string[]; readonly version?: string }
+  /** A shell command with a `{port}` placeholder, and optionally `{args}` for the translated flags. */
+  | { readonly kind: 'template'; readonly command: string; readonly engine?: EnginePlugin; readonly model?: string }
+  /** A server that is already running; it cannot be reconfigured, so only the empty combination is measurable. */
+  | { readonly kind: 'endpoint'; readonly url: string }
+
+export type LoadLevel = Pick<LoadOptions, 'concurrency' | 'rate'>
+
+export interface SessionOptions {
+  readonly target: ServerTarget
+  readonly combo?: Combo
+  /** The load of every level, without baseUrl, concurrency and rate. */
+  readonly load: Omit<LoadOptions, 'baseUrl' | 'concurrency' | 'rate' | 'onRequestDone'>
+  /** One load per level, on the same server, in order. Default one closed-loop level of concurrency 1. */
+  readonly levels?: readonly LoadLevel[]
+  /** Load runs per level (repetitions). Default 1. */
+  readonly runs?: number
+  readonly readyTimeoutMs?: number
+  readonly device?: string
+  readonly signal?: AbortSignal
+  readonly onProgress?: (message: string) => void
+}
+
+export interface ServerInfo {
+  readonly argv: readonly string[]
+  readonly pid?: number
+  readonly baseUrl: string
+  /** From the server (llama-server: /props build_info), else the translation's version. */
+  readonly version: string
+  readonly launched: boolean
+  readonly modelAlias?: string
+}
+
+export interface LevelResult extends LoadResult {
+  readonly run: number
+  readonly crossCheck: CrossCheck
+}
+
+export interface SessionResult {
+  readonly server: ServerInfo
+  readonly device: string
+  readonly levels: readonly LevelResult[]
+  readonly notes: readonly string[]
+}
+
+/** What this machine is, in words: the CPU model and its logical cores (the server's device here). */
+export function cpuDevice(): string {
+  const c = cpus()
+  return `CPU: ${c[0]?.model.trim() ?? 'unknown'} (${c.length} logical cores)`
+}
+
+const quote = (s: string) => (/^[\w@%+=:,./-]+$/.test(s) ? s : `'${s.replaceAll("'", "'\\''")}'`)
+
+async function translateArgs(engine: EnginePlugin, combo: Combo, model: string | undefined, version?: string) {
+  const t = await engine.translate(combo, { ...(model ? { model } : {}), ...(version ? { version } : {}), options: { host: '127.0.0.1', port: '{port}' } })
+  if (!t.ok) throw new KerneltuneError('UNSUPPORTED_COMBINATION', `${engine.name} refuses ${t.dimension}=${t.value}: ${t.reason}`, { details: t })
+  return t
+}
+
+async function fetchText(url: string): Promise<string | undefined> {
+  try {
+    const res = await fetch(url, { signal: AbortSignal.timeout(5000) })
+    return res.ok ? await res.text() : undefined
+  } catch {
+    return undefined
+  }
+}
+
+async function readMetrics(baseUrl: string): Promise<PrometheusMetrics | undefined> {
+  const text = await fetchText(`${baseUrl}/metrics`)
+  if (text === undefined) return undefined
+  try {
+    return parsePrometheus(text)
+  } catch {
+    return undefined
+  }
+}
+
+/** The server's version: llama-server's /props build_info, else the first model id of /v1/models. */
+async function readVersion(baseUrl: string): Promise<{ version?: string; alias?: string }> {
+  const props = await fetchText(`${baseUrl}/props`)
+  if (props) {
+    try {
+      const p = JSON.parse(props) as { build_info?: string; model_alias?: string; model_path?: string }
+      if (p.build_info) return { version: `llama.cpp ${p.build_info}`, ...(p.model_alias ? { alias: p.model_alias } : {}) }
+    } catch {
+      // Not llama-server.
+    }
+  }
+  const models = await fetchText(`${baseUrl}/v1/models`)
+  try {
+    const m = models ? (JSON.parse(models) as { data?: { id?: string; owned_by?: string }[] }) : undefined
+    if (m?.data?.[0]?.owned_by) return { version: m.data[0].owned_by, ...(m.data[0].id ? { alias: m.data[0].id } : {}) }
+  } catch {
+    // No model list either.
+  }
+  return {}
+}
+
+export async function runServingSession(o: SessionOptions): Promise<SessionResult> {
+  const combo = o.combo ?? {}
+  const notes: string[] = []
+  let launched: LaunchedServer | undefined
+  let baseUrl: string
+  let argv: readonly string[]
+  let translatedVersion: string | undefined
+  const t = o.target
+  if (t.kind === 'endpoint') {
+    if (Object.keys(combo).length > 0) {
+      throw new KerneltuneError('UNSUPPORTED_COMBINATION', `the server at ${t.url} is already running and cannot be reconfigured to ${JSON.stringify(combo)}; measure it as it is, or let kerneltune launch it (--launch 'CMD {port}' or a GGUF)`)
+    }
+    baseUrl = t.url.replace(/\/$/, '')
+    argv = []
+    notes.push(`measured the running server at ${baseUrl}; its settings are whatever it was started with`)
+  } else {
+    let spec: { argv: string[]; env: Record<string, string>; files: Record<string, string>; shell: boolean }
+    if (t.kind === 'engine') {
+      const tr = await translateArgs(t.engine, combo, t.model, t.version)
+      translatedVersion = `${t.engine.name} ${tr.version}`
+      spec = { argv: [t.binary, ...tr.argv.slice(1), ...(t.extraArgs ?? [])], env: { ...tr.env }, files: { ...tr.files }, shell: false }
+    } else {
+      if (!t.command.includes('{port}')) throw new KerneltuneError('INVALID_INPUT', `the launch command needs a {port} placeholder for the port kerneltune picks, e.g. 'llama-server -m m.gguf --port {port}'; got: ${t.command}`)
+      let args = ''
+      const env: Record<string, string> = {}
+      let files: Record<string, string> = {}
+      if (t.command.includes('{args}') && t.engine) {
+        const tr = await translateArgs(t.engine, combo, t.model)
+        args = tr.argv.slice(1).filter((a, i, all) => !(a === '--port' || all[i - 1] === '--port' || a === '--host' || all[i - 1] === '--host')).map(quote).join(' ')
+        Object.assign(env, tr.env)
+        files = { ...tr.files }
+        translatedVersion = `${t.engine.name} ${tr.version}`
+      } else if (Object.keys(combo).length > 0) {
+        throw new KerneltuneError('UNSUPPORTED_COMBINATION', `the launch command has no {args} placeholder, so the combination ${JSON.stringify(combo)} cannot be applied; add {args} where the engine's flags go`)
+      }
+      spec = { argv: [t.command.replaceAll('{args}', args)], env, files, shell: true }
+    }
+    o.onProgress?.('starting the server')
+    launched = await launchServer({ ...spec, readyTimeoutMs: o.readyTimeoutMs ?? 120_000 })
+    baseUrl = launched.baseUrl
+    argv = launched.argv
+  }
+  try {
+    const v = await readVersion(baseUrl)
+    if (!v.version) notes.push('the server did not report a version (no /props build_info, no /v1/models owned_by)')
+    const server: ServerInfo = {
+      argv,
+      ...(launched ? { pid: launched.pid } : {}),
+      baseUrl,
+      version: v.version ?? translatedVersion ?? 'unknown',
+      launched: launched !== undefined,
+      ...(v.alias ? { modelAlias: v.alias } : {}),
+    }
+    const levels: LevelResult[] = []
+    const runs = Math.max(1, o.runs ?? 1)
+    for (const level of o.levels ?? [{ concurrency: 1 }]) {
+      for (let run = 0; run < runs; run++) {
+        if (o.signal?.aborted) throw new KerneltuneError('CANCELLED', 'the measurement was cancelled')
+        const before = await readMetrics(baseUrl)
+        o.onProgress?.(`load ${level.rate === undefined ? `concurrency ${level.concurrency ?? 1}` : `rate ${level.rate}/s`}, run ${run + 1}/${runs}`)
+        const r = await runLoad({ ...o.load, ...level, baseUrl, ...(o.signal ? { signal: o.signal } : {}), ...(run > 0 ? { warmups: 0 } : {}) })
+        const after = await readMetrics(baseUrl)
+        levels.push({ ...r, run, crossCheck: crossCheck(r.records, before, after) })
+      }
+    }
+    return { server, device: o.device ?? cpuDevice(), levels, notes }
+  } catch (e) {
+    // A server that dies under load is a failed combination: say so with its own error lines.
+    if (launched && !(isKerneltuneError(e) && e.code === 'CANCELLED')) {
+      const lines = errorLines(launched.output(), 8)
+      throw new KerneltuneError('MEASUREMENT_FAILED', `${e instanceof Error ? e.message : String(e)}; server output: ${lines.join(' | ') || 'none'}`, { cause: e, details: { argv: launched.argv, errorLines: lines } })
+    }
+    throw e
+  } finally {
+    await launched?.stop()
+  }
+}

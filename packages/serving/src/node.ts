@@ -1,0 +1,19 @@
+/**
+ * @module @kerneltune/serving/node
+ * Node adapters: launch a server (own process group, free loopback port, readiness, captured
+ * output, no orphans even when kerneltune is SIGKILLed), find the llama-server binary, run a
+ * measured serving session, and the `server` measurement backend.
+ *
+ * @example
+ * ```ts
+ * import { launchServer, requireLlamaServer } from '@kerneltune/serving/node'
+ * const s = await launchServer({ argv: [requireLlamaServer().path, '-m', 'm.gguf', '--port', '{port}', '--metrics'] })
+ * console.log(s.baseUrl)
+ * await s.stop()
+ * ```
+ */
+export { errorLines, freePort, launchServer, processAlive, type LaunchedServer, type LaunchSpec } from './adapters/launcher.node.ts'
+export { BUILD_HINT, findLlamaServer, LLAMA_SERVER_ENV, llamaServerCacheRoot, requireLlamaServer, type FoundBinary } from './adapters/llama-server-binary.node.ts'
+export { cpuDevice, runServingSession, type LevelResult, type LoadLevel, type ServerInfo, type ServerTarget, type SessionOptions, type SessionResult } from './adapters/serving-session.node.ts'
+export { startInstantServer, type InstantServer, type InstantServerOptions } from './adapters/instant-server.node.ts'
+export { repetitionOf, SERVER_BACKEND, serverBackend, type ServerBackendOptions } from './adapters/server-backend.node.ts'
