@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest'
-import { coreCombos, testEngine, type EngineInventory } from '@kerneltune/engine-conformance'
+import { CORE_DIMENSION_VALUES } from '@kerneltune/core'
+import { coreCombos, productOf, testEngine, type EngineInventory } from '@kerneltune/engine-conformance'
 import { llamaServerEngine } from './index.ts'
 
 // The flags and variables this example may emit, written down by hand (a real plugin would load
@@ -12,11 +13,8 @@ const INVENTORY: EngineInventory = {
   env: { GGML_CUDA_DISABLE_GRAPHS: { choices: ['1'] } },
 }
 
-// llama-server refuses whole dimensions (matmul_path, fusion_strategy), so every full combination
-// is refused; the walk adds the combinations of the dimensions it can express.
-const expressible = coreCombos()
-  .map(({ attention_backend, kv_layout, cuda_graph }) => ({ attention_backend: attention_backend!, kv_layout: kv_layout!, cuda_graph: cuda_graph! }))
-  .filter((c, i, all) => all.findIndex((d) => JSON.stringify(d) === JSON.stringify(c)) === i)
+// llama-server controls two core dimensions; the walk adds their product on its own.
+const expressible = productOf({ attention_backend: CORE_DIMENSION_VALUES.attention_backend, cuda_graph: CORE_DIMENSION_VALUES.cuda_graph })
 
 testEngine({
   engine: () => llamaServerEngine(),
@@ -38,10 +36,12 @@ describe('llamaServerEngine', () => {
     expect(await t({ cuda_graph: 'dynamic' })).toMatchObject({ ok: false, dimension: 'cuda_graph' })
   })
 
-  it('should refuse paged KV caches and every matmul path and fusion strategy', async () => {
-    expect(await t({ kv_layout: 'contiguous' })).toMatchObject({ ok: true })
-    expect(await t({ kv_layout: 'paged' })).toMatchObject({ ok: false, dimension: 'kv_layout' })
-    expect(await t({ matmul_path: 'cublas' })).toMatchObject({ ok: false, dimension: 'matmul_path' })
-    expect(await t({ fusion_strategy: 'none' })).toMatchObject({ ok: false, dimension: 'fusion_strategy' })
+  it('should leave KV layout, GEMMs, dtype and fusion to llama-server: the neutral value with a note, others refused', async () => {
+    const baseline = { kv_layout: 'paged', matmul_path: 'cublas', activation_dtype: 'bf16', fusion_strategy: 'none' }
+    const r = await t(baseline)
+    expect(r.ok && r.notes.filter((n) => n.includes('left to the engine'))).toHaveLength(4)
+    expect(await t({ kv_layout: 'chunked' })).toMatchObject({ ok: false, dimension: 'kv_layout' })
+    expect(await t({ matmul_path: 'machete' })).toMatchObject({ ok: false, dimension: 'matmul_path' })
+    expect(await t({ fusion_strategy: 'aggressive' })).toMatchObject({ ok: false, dimension: 'fusion_strategy' })
   })
 })

@@ -14,11 +14,13 @@
  * ```
  */
 import {
+  applyControls,
   ComboSchema,
   CORE_DIMENSION_VALUES,
   KerneltuneError,
   validateWith,
   type Combo,
+  type CoreDimensionId,
   type EnginePlugin,
   type Refusal,
   type TranslateContext,
@@ -31,6 +33,13 @@ import {
 // read at run time by the CUDA backend (which captures graphs by default).
 const VERSIONS = ['v0.5.0'] as const
 const NAME = 'llama-server'
+
+// The core dimensions llama-server has a run-time control for. The others are left to it: the KV
+// cache is always one contiguous buffer, GEMM kernels are chosen at build time
+// (GGML_CUDA_FORCE_MMQ / GGML_CUDA_FORCE_CUBLAS), compute types follow the GGUF weights, and the
+// backends fuse a fixed set of operations. `applyControls` accepts their neutral values (what a
+// run's baseline carries) with a note and refuses anything else.
+const CONTROLS: readonly CoreDimensionId[] = ['attention_backend', 'cuda_graph']
 
 /** Options of the factory. Plain data, so the plugin stays a plain object. */
 export interface LlamaServerOptions {
@@ -56,23 +65,6 @@ function plan(v: Values): Plan | Refuse {
   }
   if (v.attention_backend === 'flash_attn_v2') out.notes.push("flash_attn_v2 stands for llama.cpp's own FlashAttention kernel.")
 
-  if (v.kv_layout === 'paged' || v.kv_layout === 'chunked') {
-    return no('kv_layout', 'llama-server keeps one contiguous KV cache of cells per context; it has no paged blocks, and prompt batching (--ubatch-size) is not chunked prefill')
-  }
-
-  if (v.matmul_path !== undefined) {
-    return no('matmul_path', 'llama.cpp picks its GEMM kernels at build time (the GGML_CUDA_FORCE_MMQ / GGML_CUDA_FORCE_CUBLAS CMake options), not at run time')
-  }
-
-  if (v.activation_dtype === 'fp16') out.notes.push('fp16 is what the CUDA backend computes activations in by default.')
-  else if (v.activation_dtype !== undefined) {
-    return no('activation_dtype', `llama-server has no option for ${v.activation_dtype} activations; the compute types follow the GGUF weights`)
-  }
-
-  if (v.fusion_strategy !== undefined) {
-    return no('fusion_strategy', 'llama.cpp fuses a fixed set of operations in its backends and has no fusion level to choose')
-  }
-
   if (v.cuda_graph === 'off') out.env.GGML_CUDA_DISABLE_GRAPHS = '1'
   else if (v.cuda_graph === 'per-shape') out.notes.push('The CUDA backend captures graphs for decode by default.')
   else if (v.cuda_graph === 'dynamic') {
@@ -93,6 +85,7 @@ export function llamaServerEngine(options: LlamaServerOptions = {}): EnginePlugi
     description: 'Example third-party plugin: llama-server flags and environment.',
     defaultVersion: VERSIONS[0],
     supportedVersions: () => [...VERSIONS],
+    controls: CONTROLS,
     translate(combo: Combo, context: TranslateContext = {}): TranslateResult {
       // 1. The version: an unsupported one is a caller error, not a refusal.
       const version = context.version ?? VERSIONS[0]
@@ -110,8 +103,11 @@ export function llamaServerEngine(options: LlamaServerOptions = {}): EnginePlugi
         if (!known) return refusal(version, dimension, value, `llama-server knows no dimension ${dimension}`)
         if (!known.includes(value)) return refusal(version, dimension, value, `${value} is not a value of ${dimension}; known: ${known.join(', ')}`)
       }
-      // 4. The mapping.
-      const p = plan(values)
+      // 4. Dimensions llama-server does not control: the neutral value is left to it, others refused.
+      const controlled = applyControls(NAME, 'llama-server', version, values, CONTROLS)
+      if (!controlled.ok) return controlled
+      // 5. The mapping.
+      const p = plan(controlled.combo)
       if ('refuse' in p) return refusal(version, p.refuse, values[p.refuse]!, p.reason)
       return {
         ok: true,
@@ -120,7 +116,7 @@ export function llamaServerEngine(options: LlamaServerOptions = {}): EnginePlugi
         argv: [options.binary ?? 'llama-server', '--model', context.model ?? 'MODEL.gguf', ...p.argv],
         env: p.env,
         files: {},
-        notes: context.model === undefined ? [...p.notes, 'Replace MODEL.gguf with the model file.'] : p.notes,
+        notes: [...controlled.notes, ...p.notes, ...(context.model === undefined ? ['Replace MODEL.gguf with the model file.'] : [])],
       }
     },
   }

@@ -60,6 +60,37 @@ describe('catalog extensions', () => {
   })
 })
 
+describe('engine controls', () => {
+  // A TGI-like engine: no fusion control.
+  const controls = { tgi: ['attention_backend', 'kv_layout', 'matmul_path', 'activation_dtype', 'cuda_graph'] as const }
+  const catalog = createCatalog({ controls })
+
+  it('should pin an uncontrolled dimension to its neutral value for that engine only', () => {
+    expect(catalog.dimensionsFor('tgi').find((d) => d.id === 'fusion_strategy')!.values.map((v) => v.id)).toEqual(['none'])
+    expect(catalog.dimensionsFor('vllm').find((d) => d.id === 'fusion_strategy')!.values).toHaveLength(3)
+    expect(catalog.space({ hardware: H100, engine: 'tgi' }).total).toBe(2592 / 3)
+    expect(catalog.space({ hardware: H100, engine: 'tgi' }, 'quick').total).toBe(288 / 2)
+    expect(catalog.check({ fusion_strategy: 'none' }, { hardware: H100, engine: 'tgi' }).legal).toBe(true)
+    expect(catalog.check({ fusion_strategy: 'aggressive' }, { hardware: H100, engine: 'tgi' }).issues[0]).toMatch(/has no control for fusion_strategy; only none/)
+  })
+
+  it('should record the pinned dimensions in the snapshot and its hash', () => {
+    expect(catalog.snapshot.uncontrolled).toEqual({ tgi: ['fusion_strategy'] })
+    expect(catalog.hash).not.toBe(createCatalog().hash)
+    expect(createCatalog({ controls: { vllm: ['attention_backend', 'kv_layout', 'matmul_path', 'activation_dtype', 'fusion_strategy', 'cuda_graph'] } }).hash).toBe(createCatalog().hash)
+    expect(parseSnapshot(JSON.parse(JSON.stringify(catalog.snapshot)))).toEqual(catalog.snapshot)
+  })
+
+  it('should take controls from the registry, all six for a plugin that declares none', () => {
+    const registry = createRegistry([engine('vllm'), { ...engine('tgi'), controls: controls.tgi }])
+    expect(buildCatalog(registry).hash).toBe(catalog.hash)
+  })
+
+  it('should refuse controls that name unknown core dimensions', () => {
+    expect(() => createCatalog({ controls: { x: ['warp' as never] } })).toThrow(/unknown core dimensions warp/)
+  })
+})
+
 describe('snapshots', () => {
   it('should be deep-frozen, versioned, JSON-serialisable and verifiable', () => {
     const catalog = createCatalog()

@@ -3,7 +3,7 @@
  * extension's dimensions and rules apply only to its engine (or the engines its dimensions
  * name). The catalog is immutable; build a new one when plugins change.
  */
-import { kerneltuneError, type CatalogExtension, type Combo, type DimensionSpec, type HardwareSpec, type LegalityContext, type LegalityRule, type Registry } from '@kerneltune/core'
+import { engineControls, kerneltuneError, type CatalogExtension, type CoreDimensionId, type Combo, type DimensionSpec, type HardwareSpec, type LegalityContext, type LegalityRule, type Registry } from '@kerneltune/core'
 import { capabilityOf } from './capability.ts'
 import { CORE_DIMENSIONS } from './dimensions.ts'
 import { createEnumerator, type Enumerator } from './enumerate.ts'
@@ -39,6 +39,11 @@ export interface ComboCheck {
 
 export interface CatalogOptions {
   readonly extensions?: readonly { readonly engine: string; readonly extension: CatalogExtension }[]
+  /**
+   * Engine → the core dimensions it controls (`EnginePlugin.controls`). The others are pinned to
+   * their neutral value for that engine: one value, not swept. Engines not named control all six.
+   */
+  readonly controls?: Readonly<Record<string, readonly CoreDimensionId[]>>
   /** Recorded in the snapshot; omitted by default so that equal catalogs have equal snapshots. */
   readonly createdAt?: string
 }
@@ -101,11 +106,20 @@ export function createCatalog(options: CatalogOptions = {}): Catalog {
       rules.push({ id: r.id, kind: r.kind, reason: r.reason, source: r.source, dimensions: r.dimensions, engine: key, violates: (c, ctx) => r.violates(c, ctx) })
     }
   }
+  // Only engines that leave a dimension to themselves change enumeration, so only they are recorded.
+  const pinned = new Map<string, string[]>()
+  for (const [engine, controlled] of Object.entries(options.controls ?? {})) {
+    const unknown = controlled.filter((id) => !CORE_DIMENSIONS.some((d) => d.id === id))
+    if (unknown.length) throw kerneltuneError('INVALID_PLUGIN', `engine ${engine}: controls names unknown core dimensions ${unknown.join(', ')}`, { plugin: engine })
+    const left = CORE_DIMENSIONS.filter((d) => !controlled.includes(d.id as CoreDimensionId)).map((d) => d.id)
+    if (left.length) pinned.set(engineKey(engine), left)
+  }
   const snapshot = makeSnapshot({
     version: CATALOG_VERSION,
     dimensions,
     rules: rules.map(({ id, kind, reason, source, dimensions: dims, engine }) => ({ id, kind, reason, source, dimensions: dims, ...(engine ? { engine } : {}) })),
     extensions,
+    ...(pinned.size ? { uncontrolled: Object.fromEntries([...pinned].sort(([a], [b]) => a.localeCompare(b))) } : {}),
     ...(options.createdAt ? { createdAt: options.createdAt } : {}),
   })
   deepFreeze(dimensions)
@@ -114,7 +128,10 @@ export function createCatalog(options: CatalogOptions = {}): Catalog {
   const dimensionsFor = (engine: string): readonly SnapshotDimension[] => {
     const key = engineKey(engine)
     const core = coreDims.get(key)
-    return dimensions.filter((d) => (d.contributedBy === undefined ? !core || core.includes(d.id) : d.engines!.includes(key)))
+    const left = pinned.get(key) ?? []
+    return dimensions
+      .filter((d) => (d.contributedBy === undefined ? !core || core.includes(d.id) : d.engines!.includes(key)))
+      .map((d) => (left.includes(d.id) ? pin(d) : d))
   }
   const rulesFor = (engine: string): readonly CatalogRule[] => {
     const key = engineKey(engine)
@@ -142,6 +159,7 @@ export function createCatalog(options: CatalogOptions = {}): Catalog {
     for (const [k, v] of Object.entries(combo)) {
       const d = dims.find((x) => x.id === k)
       if (!d) issues.push(`${k} is not a dimension for engine ${engineKey(target.engine)}; known: ${dims.map((x) => x.id).join(', ')}`)
+      else if (pinned.get(engineKey(target.engine))?.includes(k) && v !== d.defaultValue) issues.push(`${k}=${v}: engine ${engineKey(target.engine)} has no control for ${k}; only ${d.defaultValue} (left to the engine) is accepted`)
       else if (!d.values.some((x) => x.id === v)) issues.push(`${k}=${v} is not a value of ${k}; accepted: ${d.values.map((x) => x.id).join(', ')}`)
     }
     const violations = violationsOf(combo, context(target), rulesFor(target.engine))
@@ -165,7 +183,23 @@ export function createCatalog(options: CatalogOptions = {}): Catalog {
   })
 }
 
-/** A catalog with every catalog extension the registry's engine plugins contribute. */
-export function buildCatalog(registry: Pick<Registry, 'catalogExtensions'>, options: Omit<CatalogOptions, 'extensions'> = {}): Catalog {
-  return createCatalog({ ...options, extensions: registry.catalogExtensions() })
+// An uncontrolled dimension keeps only its neutral value (frozen copies: dimensions are shared).
+const pinCache = new WeakMap<SnapshotDimension, SnapshotDimension>()
+function pin(d: SnapshotDimension): SnapshotDimension {
+  let got = pinCache.get(d)
+  if (!got) {
+    got = deepFreeze({ ...d, values: d.values.filter((v) => v.id === d.defaultValue), quickValues: [d.defaultValue] })
+    pinCache.set(d, got)
+  }
+  return got
+}
+
+/**
+ * A catalog with every catalog extension the registry's engine plugins contribute, and each
+ * engine's `controls` (uncontrolled core dimensions are pinned to their neutral value).
+ */
+export function buildCatalog(registry: Pick<Registry, 'catalogExtensions'> & { list?: Registry['list'] }, options: Omit<CatalogOptions, 'extensions' | 'controls'> = {}): Catalog {
+  const engines = registry.list ? registry.list('engine') : []
+  const controls = Object.fromEntries(engines.map((e) => [e.name, engineControls(e)]))
+  return createCatalog({ ...options, extensions: registry.catalogExtensions(), controls })
 }

@@ -8,7 +8,7 @@
  * triton matmul path, fp8_e5m2 (engines take it for the KV cache only), conservative fusion (the
  * middle of the axis) and dynamic CUDA graphs (no engine has it as such).
  */
-import { CORE_DIMENSION_VALUES, type CoreDimensionId, type DimensionSpec, type DimensionValue } from '@kerneltune/core'
+import { CORE_DIMENSION_NEUTRAL, CORE_DIMENSION_VALUES, type CoreDimensionId, type DimensionSpec, type DimensionValue } from '@kerneltune/core'
 
 type Described = Record<string, string>
 
@@ -29,7 +29,7 @@ export const CORE_DIMENSIONS: readonly DimensionSpec[] = [
       xformers: 'xFormers memory-efficient attention.',
       native: 'The framework’s own attention (PyTorch SDPA or the engine’s fallback).',
     }),
-    defaultValue: 'flash_attn_v2',
+    defaultValue: CORE_DIMENSION_NEUTRAL.attention_backend,
     quickValues: ['flash_attn_v2', 'flash_attn_v3', 'flashinfer', 'native'],
   },
   {
@@ -41,7 +41,7 @@ export const CORE_DIMENSIONS: readonly DimensionSpec[] = [
       paged: 'Fixed-size blocks addressed through a block table.',
       chunked: 'Paged blocks with chunked prefill (long prompts split and batched with decodes).',
     }),
-    defaultValue: 'paged',
+    defaultValue: CORE_DIMENSION_NEUTRAL.kv_layout,
     quickValues: ['paged', 'chunked'],
   },
   {
@@ -54,7 +54,7 @@ export const CORE_DIMENSIONS: readonly DimensionSpec[] = [
       triton: 'Triton-generated GEMMs (torch.compile/Inductor or Triton quantized kernels).',
       machete: 'vLLM Machete mixed-input GEMM (int4/int8 weights × fp16/bf16 activations), Hopper.',
     }),
-    defaultValue: 'cublas',
+    defaultValue: CORE_DIMENSION_NEUTRAL.matmul_path,
     quickValues: ['cublas', 'cutlass', 'machete'],
   },
   {
@@ -67,7 +67,7 @@ export const CORE_DIMENSIONS: readonly DimensionSpec[] = [
       fp8_e4m3: 'FP8 E4M3 (inference format; W8A8 FP8 GEMMs).',
       fp8_e5m2: 'FP8 E5M2 (wider range, 2-bit mantissa).',
     }),
-    defaultValue: 'bf16',
+    defaultValue: CORE_DIMENSION_NEUTRAL.activation_dtype,
     quickValues: ['fp16', 'bf16', 'fp8_e4m3'],
   },
   {
@@ -79,7 +79,7 @@ export const CORE_DIMENSIONS: readonly DimensionSpec[] = [
       conservative: 'Well-established fusions only (e.g. fused norm/activation).',
       aggressive: 'Every fusion the engine offers (compiler mode max, fused MLP, quant fusion).',
     }),
-    defaultValue: 'none',
+    defaultValue: CORE_DIMENSION_NEUTRAL.fusion_strategy,
     quickValues: ['none', 'aggressive'],
   },
   {
@@ -91,7 +91,7 @@ export const CORE_DIMENSIONS: readonly DimensionSpec[] = [
       'per-shape': 'One graph per captured batch size.',
       dynamic: 'Graphs that cover varying shapes (piecewise capture or padding).',
     }),
-    defaultValue: 'per-shape',
+    defaultValue: CORE_DIMENSION_NEUTRAL.cuda_graph,
     quickValues: ['off', 'per-shape'],
   },
 ]

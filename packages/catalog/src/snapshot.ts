@@ -33,6 +33,8 @@ export interface CatalogSnapshot {
   readonly rules: readonly SnapshotRule[]
   /** Engines whose extensions are part of this snapshot. */
   readonly extensions: readonly string[]
+  /** Engine → core dimensions it does not control (pinned to their neutral value); absent when none. */
+  readonly uncontrolled?: Readonly<Record<string, readonly string[]>>
   readonly createdAt?: string
 }
 
@@ -44,14 +46,15 @@ export function deepFreeze<T>(value: T): T {
   return value
 }
 
+// `uncontrolled` joins the hash only when present, so snapshots taken before it existed still verify.
 function contentHash(s: Omit<CatalogSnapshot, 'hash' | 'createdAt'>): string {
-  return fnv1a64(canonicalJson({ version: s.version, dimensions: s.dimensions, rules: s.rules, extensions: s.extensions }))
+  return fnv1a64(canonicalJson({ version: s.version, dimensions: s.dimensions, rules: s.rules, extensions: s.extensions, ...(s.uncontrolled ? { uncontrolled: s.uncontrolled } : {}) }))
 }
 
 /** Builds a deep-frozen, JSON-serialisable snapshot with its content hash. */
 export function makeSnapshot(content: Omit<CatalogSnapshot, 'hash'>): CatalogSnapshot {
   // Through JSON so the snapshot holds plain data only (no functions, no shared references).
-  const plain = JSON.parse(JSON.stringify({ version: content.version, dimensions: content.dimensions, rules: content.rules, extensions: content.extensions })) as Omit<CatalogSnapshot, 'hash'>
+  const plain = JSON.parse(JSON.stringify({ version: content.version, dimensions: content.dimensions, rules: content.rules, extensions: content.extensions, ...(content.uncontrolled ? { uncontrolled: content.uncontrolled } : {}) })) as Omit<CatalogSnapshot, 'hash'>
   return deepFreeze({ ...plain, hash: contentHash(plain), ...(content.createdAt ? { createdAt: content.createdAt } : {}) })
 }
 
@@ -79,6 +82,7 @@ export const CatalogSnapshotSchema = z.object({
     engine: z.string().optional(),
   })),
   extensions: z.array(z.string()),
+  uncontrolled: z.record(z.string(), z.array(z.string())).optional(),
   createdAt: z.string().optional(),
 })
 

@@ -24,6 +24,7 @@ export { formatIssues, parseWith, validateWith, type Validation } from './valida
 export {
   assertPlugin,
   createRegistry,
+  engineControls,
   wrapPlugin,
   type AnyPlugin,
   type PluginByKind,

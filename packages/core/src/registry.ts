@@ -18,6 +18,7 @@ import type { KernelProviderPlugin } from './contracts/kernel-provider.ts'
 import type { CatalogExtension } from './contracts/catalog-extension.ts'
 import { KerneltuneError, pluginError } from './errors.ts'
 import { formatIssues } from './validation.ts'
+import { CORE_DIMENSION_IDS, type CoreDimensionId } from './schemas/combo.ts'
 
 /** Maps each kind to its plugin type, so `get('engine', ...)` is typed. */
 export interface PluginByKind {
@@ -45,11 +46,19 @@ const required: Record<PluginKind, z.ZodType> = {
     defaultVersion: z.string().min(1),
     supportedVersions: fn,
     translate: fn,
+    // Optional at run time so plugins written before `controls` existed still load (as all six).
+    controls: z.array(z.enum(CORE_DIMENSION_IDS)).optional(),
+    inventory: fn.optional(),
   }),
   'measurement-backend': z.object({ simulated: z.boolean(), measure: fn }),
   'search-strategy': z.object({ create: fn }),
   predictor: z.object({ predict: fn }),
   'kernel-provider': z.object({ parameters: z.array(z.any()), isValid: fn, generate: fn, reference: fn }),
+}
+
+/** The core dimensions an engine controls; all six for a plugin that does not say. */
+export function engineControls(engine: Pick<EnginePlugin, 'controls'>): readonly CoreDimensionId[] {
+  return engine.controls ?? CORE_DIMENSION_IDS
 }
 
 /** Checks a plugin's shape and contract version; throws INVALID_PLUGIN or INCOMPATIBLE_PLUGIN. */

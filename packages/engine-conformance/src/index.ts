@@ -15,9 +15,11 @@
  */
 export { testEngine, type TestEngineOptions } from './test-engine.ts'
 export { coreCombos, productOf } from './combos.ts'
+export { baselineOf, CAPABLE_DEVICE, engineCatalog, quickRunCount, type QuickRunCount } from './catalog-checks.ts'
 export { resultProblems } from './shape.ts'
 export {
   argvProblems,
+  configKeyProblems,
   inventoryFromJson,
   inventoryProblems,
   type EngineInventory,

@@ -4,29 +4,11 @@
  * hand or with `inventoryFromJson` from the JSON shape kerneltune's engine inventories use.
  * Files and JSON-valued flags are engine-specific, so an inventory can add a `check` of its own.
  */
-import type { Translation } from '@kerneltune/core'
+import type { EngineInventory, InventoryEntry, InventoryValueType, Translation } from '@kerneltune/core'
 
-export type ValueType = 'bool' | 'int' | 'float' | 'str' | 'json' | 'any'
-
-/** What the inventory knows about one flag or environment variable. */
-export interface InventoryEntry {
-  readonly type?: ValueType
-  /** Accepted values; compared as strings. */
-  readonly choices?: readonly (string | number)[]
-  /** False for switches that take no value (argparse store_true, clap bool). Default true. */
-  readonly takesValue?: boolean
-  /** One or more values follow the flag (argparse nargs='+'). */
-  readonly list?: boolean
-  /** The value is one word holding a list split by this delimiter (clap `value_delimiter`). */
-  readonly delimiter?: string
-}
-
-export interface EngineInventory {
-  readonly flags: Readonly<Record<string, InventoryEntry>>
-  readonly env: Readonly<Record<string, InventoryEntry>>
-  /** Engine-specific checks (config files, JSON-valued flags); returns the problems found. */
-  readonly check?: (translation: Translation) => readonly string[]
-}
+// The types live in core (an engine plugin's `inventory(version)` returns one); re-exported here.
+export type { EngineInventory, InventoryEntry }
+export type ValueType = InventoryValueType
 
 function valueProblem(name: string, entry: InventoryEntry, value: string): string | undefined {
   if (entry.choices && !entry.choices.map(String).includes(value)) {
@@ -102,7 +84,45 @@ export function inventoryProblems(translation: Translation, inventory: EngineInv
     if (!entry) problems.push(`environment variable ${name} is not in the inventory`)
     else problems.push(...checkValue(name, entry, value))
   }
+  problems.push(...configKeyProblems(translation, inventory))
   if (inventory.check) problems.push(...inventory.check(translation))
+  return problems
+}
+
+// Dotted paths of every key in a JSON object ({ a: { b: 1 } } → a, a.b); arrays are leaves.
+function keyPaths(value: unknown, prefix = ''): string[] {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return []
+  return Object.entries(value).flatMap(([k, v]) => [`${prefix}${k}`, ...keyPaths(v, `${prefix}${k}.`)])
+}
+
+function flagValues(argv: readonly string[], flag: string): string[] {
+  const out: string[] = []
+  argv.forEach((word, i) => {
+    if (word === flag && i + 1 < argv.length) out.push(argv[i + 1]!)
+    else if (word.startsWith(`${flag}=`)) out.push(word.slice(flag.length + 1))
+  })
+  return out
+}
+
+/**
+ * Keys of JSON objects given to a flag (or written to a file) that `configKeys` lists, checked
+ * against that list: a release that rejects unknown keys fails on any other.
+ */
+export function configKeyProblems(translation: Translation, inventory: EngineInventory): string[] {
+  const problems: string[] = []
+  for (const [holder, keys] of Object.entries(inventory.configKeys ?? {})) {
+    const texts = holder.startsWith('-') ? flagValues(translation.argv, holder) : translation.files[holder] !== undefined ? [translation.files[holder]!] : []
+    for (const text of texts) {
+      let parsed: unknown
+      try {
+        parsed = JSON.parse(text)
+      } catch {
+        problems.push(`${holder} holds ${text.slice(0, 40)}, which is not valid JSON`)
+        continue
+      }
+      for (const path of keyPaths(parsed)) if (!keys.includes(path)) problems.push(`${holder} key ${path} is not in the inventory`)
+    }
+  }
   return problems
 }
 

@@ -4,7 +4,8 @@
  * Node (vitest), Bun (bun:test) and Deno (the vitest shim).
  */
 import { describe, expect, it } from 'vitest'
-import { assertPlugin, createRegistry, isKerneltuneError, type Combo, type EnginePlugin, type TranslateResult } from '@kerneltune/core'
+import { assertPlugin, CORE_DIMENSION_IDS, CORE_DIMENSION_NEUTRAL, CORE_DIMENSION_VALUES, createRegistry, isKerneltuneError, type Combo, type EnginePlugin, type HardwareSpec, type TranslateResult } from '@kerneltune/core'
+import { baselineOf, CAPABLE_DEVICE, engineCatalog, quickRunCount } from './catalog-checks.ts'
 import { coreCombos } from './combos.ts'
 import { inventoryProblems, type EngineInventory } from './inventory.ts'
 import { resultProblems } from './shape.ts'
@@ -15,12 +16,15 @@ export interface TestEngineOptions {
   /** The combinations to walk; defaults to the full product of the core dimensions. */
   readonly combos?: readonly Combo[]
   /**
-   * The inventory of an engine version, or undefined when none is at hand. When given, every
-   * translation must stay inside it (flags, environment variables, values).
+   * The inventory of an engine version, or undefined when none is at hand; defaults to the
+   * plugin's own `inventory` hook. When there is one, every translation must stay inside it
+   * (flags, environment variables, values, config keys).
    */
   readonly inventory?: (version: string) => EngineInventory | undefined
+  /** The device of the quick-run check (default an H100 SXM, sm_90). */
+  readonly hardware?: HardwareSpec
   /** Names of checks to skip, with the reason (shown in the test name). */
-  readonly skip?: Readonly<Partial<Record<'inventory' | 'determinism' | 'catalogExtension', string>>>
+  readonly skip?: Readonly<Partial<Record<'inventory' | 'determinism' | 'catalogExtension' | 'baseline' | 'quickRun', string>>>
   /** More tests, declared inside the suite's describe block. */
   readonly additionalTests?: () => void
 }
@@ -49,6 +53,8 @@ export function testEngine(options: TestEngineOptions): void {
   const probe = make()
   const combos = options.combos ?? coreCombos()
   const skip = options.skip ?? {}
+  const inventoryOf = options.inventory ?? (probe.inventory ? (v: string) => make().inventory!(v) : undefined)
+  const hardware = options.hardware ?? CAPABLE_DEVICE
 
   describe(`engine conformance: ${probe.name}`, () => {
     it('should be a valid engine plugin of the current contract', () => {
@@ -87,14 +93,14 @@ export function testEngine(options: TestEngineOptions): void {
       expectNone(problems)
     })
 
-    it.skipIf(!options.inventory || skip.inventory)(
+    it.skipIf(!inventoryOf || skip.inventory)(
       `should emit only flags, variables and values of the version's inventory${skip.inventory ? ` (skipped: ${skip.inventory})` : ''}`,
       async () => {
         const engine = make()
         const problems: string[] = []
         let checked = 0
         for (const version of engine.supportedVersions()) {
-          const inventory = options.inventory!(version)
+          const inventory = inventoryOf!(version)
           if (!inventory) continue
           for (const combo of [{}, ...combos]) {
             const result = await attempt(engine, combo, version)
@@ -107,6 +113,50 @@ export function testEngine(options: TestEngineOptions): void {
         expect(checked).toBeGreaterThan(0)
       },
     )
+
+    it('should declare the core dimensions it controls', () => {
+      const controls = make().controls
+      expect(Array.isArray(controls)).toBe(true)
+      for (const id of controls!) expect(CORE_DIMENSION_IDS).toContain(id)
+      expect(new Set(controls).size).toBe(controls!.length)
+    })
+
+    it('should accept the neutral value of a dimension it does not control, with a note, and refuse any other', async () => {
+      const engine = make()
+      const problems: string[] = []
+      for (const id of CORE_DIMENSION_IDS.filter((d) => !(engine.controls ?? CORE_DIMENSION_IDS).includes(d))) {
+        const neutral = await attempt(engine, { [id]: CORE_DIMENSION_NEUTRAL[id] })
+        if (neutral instanceof Error || !neutral.ok) problems.push(`${id}=${CORE_DIMENSION_NEUTRAL[id]} (neutral) was not accepted`)
+        else if (!neutral.notes.some((n) => n.includes(id) && n.includes('left to the engine'))) problems.push(`${id}=${CORE_DIMENSION_NEUTRAL[id]}: no note that the choice is left to the engine`)
+        for (const value of CORE_DIMENSION_VALUES[id].filter((v) => v !== CORE_DIMENSION_NEUTRAL[id])) {
+          const other = await attempt(engine, { [id]: value })
+          if (other instanceof Error || other.ok || other.dimension !== id) problems.push(`${id}=${value} was not refused on ${id}`)
+        }
+      }
+      expectNone(problems)
+    })
+
+    it.skipIf(skip.baseline)(`should express its baseline (every catalog dimension at its neutral value) in every supported version${skip.baseline ? ` (skipped: ${skip.baseline})` : ''}`, async () => {
+      const engine = make()
+      const baseline = baselineOf(engineCatalog(engine), engine.name)
+      const problems: string[] = []
+      for (const version of engine.supportedVersions()) {
+        const result = await attempt(engine, baseline, version)
+        if (result instanceof Error) problems.push(`@ ${version}: threw ${result.message}`)
+        else if (!result.ok) problems.push(`@ ${version}: refused ${result.dimension}=${result.value}: ${result.reason}`)
+      }
+      expectNone(problems)
+    })
+
+    it.skipIf(skip.quickRun)(`should have more than one legal combination in a quick run on ${hardware.id ?? hardware.name}, in every supported version${skip.quickRun ? ` (skipped: ${skip.quickRun})` : ''}`, async () => {
+      const engine = make()
+      const problems: string[] = []
+      for (const version of engine.supportedVersions()) {
+        const counts = await quickRunCount(engine, version, hardware)
+        if (counts.legal <= 1) problems.push(`@ ${version}: ${counts.legal} legal of ${counts.total} (${counts.pruned} pruned, ${counts.refused} refused)`)
+      }
+      expectNone(problems)
+    })
 
     it.skipIf(skip.determinism)('should give the same result for the same input', async () => {
       const engine = make()

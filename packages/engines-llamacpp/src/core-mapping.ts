@@ -3,7 +3,6 @@
  * so most core values name libraries it does not use; those are refused with the reason. What it
  * can express goes through ggml's runtime environment switches (see ENV in facts.ts).
  */
-import type { CoreDimensionId } from '@kerneltune/core'
 import { ENV } from './facts.ts'
 
 export type CoreMapping =
@@ -13,11 +12,16 @@ export type CoreMapping =
 const accept = (note?: string, env?: Record<string, string>): CoreMapping => ({ ok: true, ...(note ? { note } : {}), ...(env ? { env } : {}) })
 const refuse = (reason: string): CoreMapping => ({ ok: false, reason })
 
-const OWN_ATTENTION = 'llama.cpp runs its own ggml attention kernels and cannot load this library; choose native and tune the flash_attn dimension (-fa on|off|auto) instead'
-const BUILD_TIME_MATMUL =
-  'llama.cpp picks its matrix-multiplication kernels (MMQ/MMVQ, or cuBLAS for large batches) itself; forcing one is a build option (-DGGML_CUDA_FORCE_CUBLAS / -DGGML_CUDA_FORCE_MMQ), not a server flag'
+/**
+ * The core dimensions llama.cpp has a control for. Not matmul_path: ggml picks its matrix
+ * multiplication kernels (MMQ/MMVQ, or cuBLAS for large batches) itself, and forcing one is a
+ * build option (-DGGML_CUDA_FORCE_CUBLAS / -DGGML_CUDA_FORCE_MMQ), not a server flag.
+ */
+export const LLAMACPP_CONTROLS = ['attention_backend', 'kv_layout', 'activation_dtype', 'fusion_strategy', 'cuda_graph'] as const
 
-export const CORE_MAPPING: Readonly<Record<CoreDimensionId, Readonly<Record<string, CoreMapping>>>> = {
+const OWN_ATTENTION = 'llama.cpp runs its own ggml attention kernels and cannot load this library; choose native and tune the flash_attn dimension (-fa on|off|auto) instead'
+
+export const CORE_MAPPING: Readonly<Record<(typeof LLAMACPP_CONTROLS)[number], Readonly<Record<string, CoreMapping>>>> = {
   attention_backend: {
     native: accept(),
     flash_attn_v2: refuse(OWN_ATTENTION),
@@ -30,12 +34,6 @@ export const CORE_MAPPING: Readonly<Record<CoreDimensionId, Readonly<Record<stri
     contiguous: accept('llama.cpp keeps one contiguous KV cache of ctx_size cells (the default)'),
     paged: refuse('llama.cpp has no paged KV cache; its cache is one contiguous buffer of ctx_size cells'),
     chunked: refuse('llama.cpp always splits prompts into batch_size/ubatch_size pieces; tune those dimensions instead of a chunked-prefill switch'),
-  },
-  matmul_path: {
-    cublas: refuse(BUILD_TIME_MATMUL),
-    cutlass: refuse('llama.cpp does not use CUTLASS'),
-    triton: refuse('llama.cpp does not use Triton kernels'),
-    machete: refuse('llama.cpp does not use Machete kernels'),
   },
   activation_dtype: {
     fp16: accept(`sets ${ENV.cublasComputeType}=f16: only cuBLAS matrix multiplications on CUDA change; ggml keeps other activations in f32`, {

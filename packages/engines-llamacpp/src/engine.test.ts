@@ -49,7 +49,7 @@ describe('llamacppEngine.translate', () => {
 
   it('should refuse the core values llama.cpp cannot express, with a reason', async () => {
     for (const [dimension, value] of [
-      ['attention_backend', 'flash_attn_v2'], ['kv_layout', 'paged'], ['matmul_path', 'cublas'],
+      ['attention_backend', 'flash_attn_v2'], ['kv_layout', 'paged'], ['matmul_path', 'machete'],
       ['activation_dtype', 'fp8_e4m3'], ['fusion_strategy', 'aggressive'], ['cuda_graph', 'dynamic'],
     ] as const) {
       const r = await translate({ [dimension]: value })

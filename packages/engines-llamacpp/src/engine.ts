@@ -11,19 +11,19 @@
 import {
   CONTRACT_VERSIONS,
   CORE_DIMENSION_VALUES,
+  applyControls,
   ComboSchema,
   KerneltuneError,
   isKerneltuneError,
   parseWith,
   type Combo,
-  type CoreDimensionId,
   type EnginePlugin,
   type Refusal,
   type TranslateContext,
   type TranslateResult,
 } from '@kerneltune/core'
 import { LLAMACPP_CATALOG_EXTENSION, LLAMACPP_DIMENSIONS } from './catalog-extension.ts'
-import { CORE_MAPPING } from './core-mapping.ts'
+import { CORE_MAPPING, LLAMACPP_CONTROLS } from './core-mapping.ts'
 import { FLAGS, LLAMACPP_VERSION, QUANTIZED_KV_TYPES } from './facts.ts'
 
 export const ENGINE_NAME = 'llamacpp'
@@ -85,10 +85,12 @@ export function llamacppEngine(options: LlamacppEngineOptions = {}): EnginePlugi
       if (!values) return refuse(version, dimension, value, `llama.cpp has no dimension ${dimension}; known: ${Object.keys(KNOWN).join(', ')}`)
       if (!values.includes(value)) return refuse(version, dimension, value, `${value} is not a value of ${dimension}; known values: ${values.join(', ')}`)
     }
+    const controlled = applyControls(ENGINE_NAME, 'llama.cpp', version, parsed, LLAMACPP_CONTROLS)
+    if (!controlled.ok) return controlled
     const env: Record<string, string> = {}
-    const notes: string[] = []
-    for (const [dimension, value] of Object.entries(parsed)) {
-      const core = CORE_MAPPING[dimension as CoreDimensionId]?.[value]
+    const notes: string[] = [...controlled.notes]
+    for (const [dimension, value] of Object.entries(controlled.combo)) {
+      const core = CORE_MAPPING[dimension as keyof typeof CORE_MAPPING]?.[value]
       if (!core) continue
       if (!core.ok) return refuse(version, dimension, value, core.reason)
       Object.assign(env, core.env ?? {})
@@ -125,6 +127,7 @@ export function llamacppEngine(options: LlamacppEngineOptions = {}): EnginePlugi
     displayName: 'llama.cpp (llama-server)',
     defaultVersion: LLAMACPP_VERSION,
     supportedVersions: () => [LLAMACPP_VERSION],
+    controls: LLAMACPP_CONTROLS,
     translate,
     catalogExtension: LLAMACPP_CATALOG_EXTENSION,
   }

@@ -4,7 +4,7 @@
  */
 import { CORE_DIMENSION_VALUES, KerneltuneError, type Combo, type CoreDimensionId, type EnginePlugin, type TranslateContext, type TranslateResult } from '@kerneltune/core'
 import { CUDA_GRAPH_OPTION, OPTIMIZATION_LEVEL, ORT_VERSIONS, PROVIDERS, type OrtProvider } from './facts.ts'
-import { checkCombo, refusal, resolveVersion } from '@kerneltune/core'
+import { applyControls, checkCombo, refusal, resolveVersion } from '@kerneltune/core'
 
 export interface OnnxEngineOptions {
   /** The execution provider; `context.options.provider` overrides it. Default cuda. */
@@ -81,6 +81,10 @@ export interface OnnxEnginePlugin extends EnginePlugin {
   translate(combo: Combo, context?: TranslateContext): TranslateResult
 }
 
+// The graph's contrib ops pick attention kernels and own the KV cache (its layout is the model's);
+// the CUDA EP runs MatMul on cuBLAS and the TensorRT EP on TensorRT tactics, neither selectable.
+const CONTROLS = ['activation_dtype', 'fusion_strategy', 'cuda_graph'] as const
+
 /**
  * Creates the ONNX Runtime engine plugin.
  *
@@ -103,6 +107,7 @@ export function onnxEngine(options: OnnxEngineOptions = {}): OnnxEnginePlugin {
     description: 'ONNX Runtime session and CUDA/TensorRT execution-provider options (1.2x-era option set).',
     defaultVersion,
     supportedVersions: () => [...ORT_VERSIONS],
+    controls: CONTROLS,
     translate(combo: Combo, context: TranslateContext = {}): TranslateResult {
       const version = resolveVersion(name, displayName, context.version, ORT_VERSIONS, defaultVersion)
       const ep = context.options?.provider ?? options.provider ?? 'cuda'
@@ -111,7 +116,9 @@ export function onnxEngine(options: OnnxEngineOptions = {}): OnnxEnginePlugin {
       }
       const bad = checkCombo(name, displayName, version, combo, CORE_DIMENSION_VALUES)
       if (bad) return bad
-      const p = plan(combo, ep as OrtProvider)
+      const controlled = applyControls(name, displayName, version, combo, CONTROLS)
+      if (!controlled.ok) return controlled
+      const p = plan(controlled.combo, ep as OrtProvider)
       if (!p.ok) return refusal(name, version, p.dimension, combo[p.dimension]!, p.reason)
       const files: Record<string, string> = {}
       if (Object.keys(p.session).length > 0) files[SESSION_FILE] = JSON.stringify(p.session, null, 2) + '\n'
@@ -123,7 +130,7 @@ export function onnxEngine(options: OnnxEngineOptions = {}): OnnxEnginePlugin {
         argv: [],
         env: {},
         files,
-        notes: ['ONNX Runtime is a library: pass these options to InferenceSession (no command line).', ...p.notes],
+        notes: ['ONNX Runtime is a library: pass these options to InferenceSession (no command line).', ...controlled.notes, ...p.notes],
       }
     },
   }

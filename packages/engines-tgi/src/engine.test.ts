@@ -1,7 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import { describe, expect, it } from 'vitest'
-import { CORE_DIMENSION_VALUES } from '@kerneltune/core'
+import { CORE_DIMENSION_VALUES, type Refusal, type Translation } from '@kerneltune/core'
 import { coreCombos, inventoryFromJson, productOf, testEngine } from '@kerneltune/engine-conformance'
 import { tgiEngine } from './index.ts'
 
@@ -58,8 +58,12 @@ describe('tgiEngine', () => {
     expect(t({ activation_dtype: 'fp8_e5m2' })).toMatchObject({ ok: false, dimension: 'activation_dtype' })
   })
 
-  it('should refuse every fusion strategy, since TGI has no fusion knob', () => {
-    for (const f of ['none', 'conservative', 'aggressive']) expect(t({ fusion_strategy: f })).toMatchObject({ ok: false, dimension: 'fusion_strategy', value: f })
+  it('should leave fusion to TGI (it has no fusion knob): none is accepted with a note, the others refused', () => {
+    expect((t({ fusion_strategy: 'none' }) as Translation).notes).toContain('fusion_strategy=none: left to the engine (Text Generation Inference has no control for fusion_strategy).')
+    for (const f of ['conservative', 'aggressive']) {
+      expect(t({ fusion_strategy: f })).toMatchObject({ ok: false, dimension: 'fusion_strategy', value: f })
+      expect((t({ fusion_strategy: f }) as Refusal).reason).toMatch(/no control for fusion_strategy/)
+    }
   })
 
   it('should map CUDA graphs to --cuda-graphs and refuse dynamic graphs', () => {

@@ -1,7 +1,7 @@
 /** The TGI (text-generation-inference) engine plugin. */
 import { CORE_DIMENSION_VALUES, type Combo, type CoreDimensionId, type EnginePlugin, type TranslateContext, type TranslateResult } from '@kerneltune/core'
 import { ATTENTION, BLOCK_SIZE, DEFAULT_CUDA_GRAPHS, TGI_VERSIONS } from './facts.ts'
-import { checkCombo, refusal, resolveVersion } from '@kerneltune/core'
+import { applyControls, checkCombo, refusal, resolveVersion } from '@kerneltune/core'
 
 export interface TgiEngineOptions {
   /** The launcher command; default `['text-generation-launcher']`. */
@@ -83,10 +83,6 @@ function plan(v: Partial<Record<CoreDimensionId, string>>): Plan {
       return no('activation_dtype', 'TGI has no e5m2 GEMM path: --quantize fp8 is e4m3, and e5m2 exists only as a KV-cache dtype (--kv-cache-dtype fp8_e5m2)')
   }
 
-  if (v.fusion_strategy !== undefined) {
-    return no('fusion_strategy', 'TGI has no fusion or graph-compilation level (only --disable-custom-kernels, which turns off some models\' custom kernels); leave fusion_strategy out to run with TGI\'s default')
-  }
-
   switch (v.cuda_graph) {
     case 'off':
       argv.push('--cuda-graphs', '0')
@@ -99,6 +95,9 @@ function plan(v: Partial<Record<CoreDimensionId, string>>): Plan {
   }
   return { ok: true, argv, env, notes }
 }
+
+// No fusion or graph-compilation level (only --disable-custom-kernels, which turns off some models' custom kernels).
+const CONTROLS = ['attention_backend', 'kv_layout', 'matmul_path', 'activation_dtype', 'cuda_graph'] as const
 
 /** The TGI plugin; its translate answers synchronously. */
 export interface TgiEnginePlugin extends EnginePlugin {
@@ -127,13 +126,16 @@ export function tgiEngine(options: TgiEngineOptions = {}): TgiEnginePlugin {
     description: 'text-generation-launcher flags and server environment (validated against TGI 3.3.x).',
     defaultVersion,
     supportedVersions: () => [...TGI_VERSIONS],
+    controls: CONTROLS,
     translate(combo: Combo, context: TranslateContext = {}): TranslateResult {
       const version = resolveVersion(name, displayName, context.version, TGI_VERSIONS, defaultVersion)
       const bad = checkCombo(name, displayName, version, combo, CORE_DIMENSION_VALUES)
       if (bad) return bad
-      const p = plan(combo)
+      const controlled = applyControls(name, displayName, version, combo, CONTROLS)
+      if (!controlled.ok) return controlled
+      const p = plan(controlled.combo)
       if (!p.ok) return refusal(name, version, p.dimension, combo[p.dimension]!, p.reason)
-      const notes = context.model === undefined ? [...p.notes, `Replace ${MODEL_PLACEHOLDER} with the model id or path.`] : p.notes
+      const notes = [...controlled.notes, ...p.notes, ...(context.model === undefined ? [`Replace ${MODEL_PLACEHOLDER} with the model id or path.`] : [])]
       return {
         ok: true,
         engine: name,

@@ -3,7 +3,7 @@
  * combination is planned by the backend's translator (TensorRT-LLM or vLLM) and written into the
  * model repository: config.pbtxt, the backend's own files, and the server environment.
  */
-import { CORE_DIMENSION_VALUES, KerneltuneError, type Combo, type EnginePlugin, type TranslateContext, type TranslateResult } from '@kerneltune/core'
+import { CORE_DIMENSION_IDS, CORE_DIMENSION_VALUES, KerneltuneError, type Combo, type EnginePlugin, type TranslateContext, type TranslateResult } from '@kerneltune/core'
 import { planTrtllm } from '@kerneltune/engines-trtllm'
 import { planVllm } from '@kerneltune/engines-vllm'
 import { BACKENDS, GPT_MODEL_TYPE, MODEL_DIR, REPOSITORY, TRITON_VERSIONS, type TritonBackend } from './facts.ts'
@@ -88,6 +88,7 @@ export function tritonEngine(options: TritonEngineOptions = {}): TritonEnginePlu
     description: 'Triton model repository (config.pbtxt) for the tensorrtllm or vllm backend (validated against Triton 2.73).',
     defaultVersion,
     supportedVersions: () => [...TRITON_VERSIONS],
+    controls: CORE_DIMENSION_IDS,
     translate(combo: Combo, context: TranslateContext = {}): TranslateResult {
       const version = resolveVersion(name, displayName, context.version, TRITON_VERSIONS, defaultVersion)
       const backend = context.options?.backend ?? options.backend ?? 'tensorrtllm'

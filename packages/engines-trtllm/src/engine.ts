@@ -1,5 +1,5 @@
 /** The TensorRT-LLM engine plugin: trtllm-build flags plus executor runtime parameters. */
-import { CORE_DIMENSION_VALUES, type Combo, type EnginePlugin, type TranslateContext, type TranslateResult } from '@kerneltune/core'
+import { CORE_DIMENSION_IDS, CORE_DIMENSION_VALUES, type Combo, type EnginePlugin, type TranslateContext, type TranslateResult } from '@kerneltune/core'
 import { TRTLLM_VERSIONS } from './facts.ts'
 import { planTrtllm } from './plan.ts'
 import { checkCombo, refusal, resolveVersion } from '@kerneltune/core'
@@ -36,6 +36,7 @@ export function trtllmEngine(): TrtllmEnginePlugin {
     description: 'trtllm-build flags and executor runtime parameters (validated against TensorRT-LLM 1.x).',
     defaultVersion,
     supportedVersions: () => [...TRTLLM_VERSIONS],
+    controls: CORE_DIMENSION_IDS,
     translate(combo: Combo, context: TranslateContext = {}): TranslateResult {
       const version = resolveVersion(name, displayName, context.version, TRTLLM_VERSIONS, defaultVersion)
       const bad = checkCombo(name, displayName, version, combo, CORE_DIMENSION_VALUES)

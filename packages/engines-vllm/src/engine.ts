@@ -1,5 +1,5 @@
 /** The vLLM engine plugin: a factory returning a plain object that the core registry accepts. */
-import { CORE_DIMENSION_VALUES, type Combo, type EnginePlugin, type TranslateContext, type TranslateResult } from '@kerneltune/core'
+import { CORE_DIMENSION_IDS, CORE_DIMENSION_VALUES, type Combo, type EnginePlugin, type TranslateContext, type TranslateResult } from '@kerneltune/core'
 import { VLLM_VERSIONS } from './facts.ts'
 import { argsToFlags, planVllm } from './plan.ts'
 import { checkCombo, refusal, resolveVersion } from '@kerneltune/core'
@@ -39,6 +39,7 @@ export function vllmEngine(options: VllmEngineOptions = {}): VllmEnginePlugin {
     description: 'vLLM serve flags, compilation config and environment (validated against the v0.11.x inventory).',
     defaultVersion,
     supportedVersions: () => [...VLLM_VERSIONS],
+    controls: CORE_DIMENSION_IDS,
     translate(combo: Combo, context: TranslateContext = {}): TranslateResult {
       const version = resolveVersion(name, displayName, context.version, VLLM_VERSIONS, defaultVersion)
       const bad = checkCombo(name, displayName, version, combo, CORE_DIMENSION_VALUES)

@@ -4,7 +4,7 @@
  */
 import { KerneltuneError, isKerneltuneError } from '../errors.ts'
 import { parseWith } from '../validation.ts'
-import { ComboSchema, type Combo } from '../schemas/combo.ts'
+import { ComboSchema, CORE_DIMENSION_IDS, CORE_DIMENSION_NEUTRAL, type Combo, type CoreDimensionId } from '../schemas/combo.ts'
 import type { Refusal } from './engine.ts'
 
 export function refusal(engine: string, version: string, dimension: string, value: string, reason: string): Refusal {
@@ -69,4 +69,44 @@ export function stamped<T>(engine: string, fn: () => T): T {
     }
     throw err
   }
+}
+
+/** The result of `applyControls`: the combination the engine's own mapping should see. */
+export interface ControlledCombo {
+  readonly ok: true
+  /** The combination without the uncontrolled core dimensions. */
+  readonly combo: Combo
+  /** One note per uncontrolled dimension the combination carried at its neutral value. */
+  readonly notes: readonly string[]
+}
+
+/**
+ * Handles the core dimensions an engine does not control: the neutral value (the catalog's
+ * default, which a run's baseline carries) is accepted and dropped with a note that the choice is
+ * left to the engine; any other value is refused, saying that the engine has no control for it.
+ * Call it after `checkCombo`, and map the returned `combo`.
+ */
+export function applyControls(
+  engine: string,
+  displayName: string,
+  version: string,
+  combo: Combo,
+  controls: readonly CoreDimensionId[],
+): ControlledCombo | Refusal {
+  const kept: Record<string, string> = {}
+  const notes: string[] = []
+  for (const [dimension, value] of Object.entries(combo)) {
+    const core = (CORE_DIMENSION_IDS as readonly string[]).includes(dimension) ? (dimension as CoreDimensionId) : undefined
+    if (core === undefined || controls.includes(core)) {
+      kept[dimension] = value
+      continue
+    }
+    const neutral = CORE_DIMENSION_NEUTRAL[core]
+    if (value !== neutral) {
+      return refusal(engine, version, dimension, value,
+        `${displayName} has no control for ${dimension}: it makes that choice itself, so only the neutral value ${neutral} (left to the engine) is accepted`)
+    }
+    notes.push(`${dimension}=${value}: left to the engine (${displayName} has no control for ${dimension}).`)
+  }
+  return { ok: true, combo: kept, notes }
 }

@@ -35,3 +35,17 @@ export const CORE_DIMENSION_VALUES = {
   fusion_strategy: ['none', 'conservative', 'aggressive'],
   cuda_graph: ['off', 'per-shape', 'dynamic'],
 } as const satisfies Record<CoreDimensionId, readonly string[]>
+
+/**
+ * The neutral value of each core dimension: the catalog's default and a run's baseline. A
+ * combination that carries it for a dimension the engine does not control leaves that choice to
+ * the engine (see `EnginePlugin.controls` and `applyControls`).
+ */
+export const CORE_DIMENSION_NEUTRAL = {
+  attention_backend: 'flash_attn_v2',
+  kv_layout: 'paged',
+  matmul_path: 'cublas',
+  activation_dtype: 'bf16',
+  fusion_strategy: 'none',
+  cuda_graph: 'per-shape',
+} as const satisfies { [D in CoreDimensionId]: (typeof CORE_DIMENSION_VALUES)[D][number] }
