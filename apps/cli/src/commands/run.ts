@@ -63,8 +63,12 @@ export const runCommand = defineCommand({
           if (name === 'cancel') out = await c.call('POST', `/runs/${id}/cancel`)
           if (name === 'apply') out = await c.call('POST', `/runs/${id}/apply`, { ...(ctx.flags.deployment ? { deploymentId: ctx.flags.deployment } : {}), ...(ctx.flags.force ? { force: true } : {}) })
           if (ctx.json) ctx.printJson(out)
-          else if (name === 'show') ctx.io.stdout(runSummary(out.run) + '\n' + table(out.combos.map((x: any) => [x.index, x.status, x.isBaseline ? 'yes' : '', x.cached ? 'yes' : '', x.simulated ? 'yes' : '', x.metrics?.throughputTps?.toFixed(2) ?? '', x.metrics?.latencyP50Ms?.toFixed(3) ?? '', JSON.stringify(x.combo)]), ['#', 'status', 'baseline', 'cached', 'simulated', 'tps', 'p50 ms', 'combo']))
-          else if (name === 'apply') ctx.io.stdout(`${out.translation.argv.join(' ')}\n${Object.entries(out.translation.env).map(([k, v]) => `${k}=${v}`).join('\n')}\n`)
+          else if (name === 'show') ctx.io.stdout(runSummary(out.run) + '\n' + table(out.combos.map((x: any) => [x.index, x.status, x.isBaseline ? 'yes' : '', x.cached ? 'yes' : '', measuredAs(out.run, x), x.metrics?.throughputTps?.toFixed(2) ?? '', x.metrics?.latencyP50Ms?.toFixed(3) ?? '', JSON.stringify(x.combo)]), ['#', 'status', 'baseline', 'cached', 'measured as', 'tps', 'p50 ms', 'combo']))
+          else if (name === 'apply') {
+            // Warnings go to stderr, so that stdout stays the command line and environment to use.
+            for (const w of out.warnings ?? []) ctx.io.stderr(`warning: ${w}\n`)
+            ctx.io.stdout(`${out.translation.argv.join(' ')}\n${Object.entries(out.translation.env).map(([k, v]) => `${k}=${v}`).join('\n')}\n`)
+          }
           else ctx.io.stdout(`${out?.status ?? ''}\n`)
         })
       },
@@ -72,18 +76,33 @@ export const runCommand = defineCommand({
   ],
 })
 
-/** What a person needs to read a run's numbers: what was measured, on what, how many times. */
+/** How a combination's numbers were obtained: a proxy of the target, a prediction, or a measurement of it. */
+function measuredAs(run: any, combo: any): string {
+  const proxy = combo.proxy ?? run.summary?.proxy
+  if (proxy) return `proxy (${proxy.engine && proxy.device ? 'engine+device' : proxy.engine ? 'engine' : 'device'})`
+  return combo.simulated ? 'simulated' : combo.status === 'measured' ? 'measured' : ''
+}
+
+/**
+ * What a person needs to read a run's numbers: what was measured, on what, how many times, and,
+ * when the backend stands in for the target engine or device, that the numbers are a proxy's.
+ */
 function runSummary(run: any): string {
   const s = run.summary ?? {}
-  return keyValues([
+  const proxy = s.proxy ? `PROXY: ${s.proxy.on}, standing in for ${s.proxy.of}` : undefined
+  const rows: [string, unknown][] = [
     ['id', run.id],
     ['status', run.status],
     ['target', `${run.target.model.name ?? `${run.target.model.paramsB}B`} ${run.target.model.quant} on ${run.target.hardware.name}, engine ${run.target.engine} ${run.target.engineVersion}`],
     ['backend', run.backend],
     [s.simulated ? 'simulated on' : 'measured on', (s.devices ?? []).join('; ')],
-    ['repetitions', run.repetitions],
-    ['combos', run.progress.total],
-    ['winner', JSON.stringify(s.winner?.combo ?? null)],
-    ['simulated', s.simulated ?? ''],
-  ])
+  ]
+  if (proxy) rows.push(['numbers', `${proxy} (not measured on the target engine or hardware)`])
+  if (s.notMeasured?.length) rows.push(['not measured', `${s.notMeasured.join(', ')} (the backend does not exercise them: not part of the winner)`])
+  rows.push(['repetitions', run.repetitions], ['combos', run.progress.total])
+  const winner = s.winner ? `${JSON.stringify(s.winner.combo)}${proxy ? ` [${proxy}]` : ''}` : JSON.stringify(null)
+  rows.push(['winner', winner], ['simulated', s.simulated ?? ''])
+  if (proxy) rows.push(['proxy', 'yes'])
+  if (s.cacheScope === 'shared') rows.push(['cache', 'shared across tenants (operator opt-in): cached results may come from other tenants\' runs'])
+  return keyValues(rows)
 }

@@ -21,11 +21,22 @@ const stalled: MeasurementBackend = {
   measure: (req) => new Promise((_, reject) => req.signal?.addEventListener('abort', () => reject(new Error('aborted')))),
 }
 
+/** A real backend that stands in for the engine and the device (as gpu-kernels does), exercising matmul_path only. */
+const proxy: MeasurementBackend = {
+  name: 'proxy-fake', kind: 'measurement-backend', apiVersion: 1, description: 'a stand-in', simulated: false,
+  proxy: { engine: true, device: true, runs: 'fake GEMVs' }, exercises: ['matmul_path'], device: async () => 'fake device',
+  measure: async (req) => {
+    const latencyMs = req.combo.matmul_path === 'cutlass' ? 5 : 10
+    return { backend: 'proxy-fake', simulated: false, device: 'fake device', repetitions: Array.from({ length: req.repetitions }, () => ({ latencyMs, throughputTps: 1000 / latencyMs })) }
+  },
+}
+
 beforeAll(async () => {
-  server = await serve({ port: 0, databaseUrl: join(t.dir, 'server.db'), registry: defaultRegistry({ extra: [stalled] }), env: { KERNELTUNE_ADMIN_TOKEN: ADMIN }, log: () => {} })
+  server = await serve({ port: 0, databaseUrl: join(t.dir, 'server.db'), registry: defaultRegistry({ extra: [stalled, proxy] }), env: { KERNELTUNE_ADMIN_TOKEN: ADMIN }, log: () => {} })
   url = server.url
   t.file('request.json', SMALL_RUN)
   t.file('stalled.json', { ...SMALL_RUN, backend: 'stalled' })
+  t.file('proxy.json', { ...SMALL_RUN, backend: 'proxy-fake', qualityGate: 'manual', restrict: { ...SMALL_RUN.restrict, matmul_path: ['cublas', 'cutlass'] } })
 })
 afterAll(async () => {
   await server.close()
@@ -58,6 +69,26 @@ describe('run, tune and token against a server', () => {
     const apply = await remote('run', 'apply', runId)
     expect(apply.json.combo).toEqual(created.json.summary.winner.combo)
     expect(apply.json.translation.argv.length).toBeGreaterThan(0)
+  })
+
+  it('should label a proxy run next to its numbers and its winner, leave unmeasured dimensions out, and warn on apply', async () => {
+    const human = await cli(t.dir, ['run', 'create', 'proxy.json', '--server', url, '--token', operator])
+    expect(human.code, human.err + human.out).toBe(0)
+    expect(human.out).toMatch(/numbers\s+PROXY: fake GEMVs on fake device, standing in for engine vllm \S+ on NVIDIA H100 SXM/)
+    expect(human.out).toMatch(/not measured\s+activation_dtype, attention_backend, cuda_graph, fusion_strategy, kv_layout/)
+    expect(human.out).toMatch(/winner\s+\{"matmul_path":"cutlass"\} \[PROXY: fake GEMVs on fake device/)
+    const id = /id\s+(\S+)/.exec(human.out)![1]!
+    const json = (await remote('run', 'show', id)).json
+    expect(json.run.summary.proxy).toMatchObject({ on: 'fake GEMVs on fake device', engine: true, device: true })
+    expect(json.run.summary.winner).toMatchObject({ combo: { matmul_path: 'cutlass' }, proxy: json.run.summary.proxy })
+    expect(json.combos.every((c: { proxy: unknown }) => JSON.stringify(c.proxy) === JSON.stringify(json.run.summary.proxy))).toBe(true)
+    const shown = await cli(t.dir, ['run', 'show', id, '--server', url, '--token', operator])
+    expect(shown.out).toMatch(/measured as/)
+    expect(shown.out.match(/proxy \(engine\+device\)/g)).toHaveLength(json.combos.length)
+    const apply = await cli(t.dir, ['run', 'apply', id, '--force', '--server', url, '--token', operator])
+    expect(apply.code, apply.err).toBe(0)
+    expect(apply.err).toMatch(/warning: the winner was not measured on the engine/)
+    expect((await remote('run', 'apply', id, '--force')).json.warnings.length).toBe(2)
   })
 
   it('should cancel a running run and a queued one', async () => {
@@ -101,6 +132,12 @@ describe('run, tune and token against a server', () => {
 })
 
 describe('kerneltune serve', () => {
+  it('should exit 2 naming KERNELTUNE_ADMIN_TOKEN when it is too short', async () => {
+    const r = await cli(t.dir, ['serve', '--port', '0', '--db', join(t.dir, 'short.db')], { KERNELTUNE_ADMIN_TOKEN: 'short' })
+    expect(r.code).toBe(2)
+    expect(r.err).toMatch(/KERNELTUNE_ADMIN_TOKEN must be 16 to 512 characters/)
+  })
+
   it('should serve on an ephemeral port, print { url } with --json, answer /healthz and stop on SIGTERM', async () => {
     const root = resolve(import.meta.dirname, '../../../..')
     const child = spawn(join(root, 'node_modules/.bin/tsx'), ['--conditions=@kerneltune/source', join(root, 'apps/cli/src/main.ts'), 'serve', '--port', '0', '--db', join(t.dir, 'serve.db'), '--json'], {

@@ -1,8 +1,9 @@
 /**
  * applyRun: translates the winning combination of a run for the run's engine (flags, environment
  * and files) and, when a deployment is named, records it as that deployment's current combination.
- * A dimension the run did not measure keeps the baseline's value, and a winner measured by a proxy
- * comes with warnings that say so: it was not measured on the engine.
+ * A dimension the run did not measure takes the baseline's value where a legal combination allows
+ * it, and a winner measured by a proxy comes with warnings that say so: it was not measured on
+ * the engine.
  */
 import { KerneltuneError, type Combo, type Registry, type Translation } from '@kerneltune/core'
 import type { Deployment, Store } from '@kerneltune/store'
@@ -33,11 +34,15 @@ export async function applyRun(store: Store, registry: Registry, tenant: string 
   }
   // Older summaries have no notMeasured; their winner is applied as stored.
   const notMeasured = summary.notMeasured ?? []
-  const baseline = combos.find((c) => c.isBaseline)
   let combo = winner.combo
   if (notMeasured.length) {
-    combo = Object.fromEntries(Object.entries(winner.combo).map(([d, v]) => [d, notMeasured.includes(d) && baseline && d in baseline.combo ? baseline.combo[d]! : v]))
-    warnings.push(`not measured by the ${run.backend} backend, so left at the baseline's values: ${notMeasured.map((d) => `${d}=${combo[d]}`).join(', ')}`)
+    // The winner's measured values with the unmeasured ones as close to the baseline as a legal
+    // (enumerated) combination allows: mixing values freely could give one the engine refuses.
+    const baseline = combos.find((c) => c.isBaseline)
+    const same = (c: Combo) => Object.keys(c).every((d) => notMeasured.includes(d) || c[d] === winner.combo[d])
+    const closeness = (c: Combo) => notMeasured.filter((d) => baseline && c[d] === baseline.combo[d]).length
+    combo = combos.filter((c) => same(c.combo)).sort((a, b) => closeness(b.combo) - closeness(a.combo) || a.index - b.index)[0]?.combo ?? winner.combo
+    warnings.push(`not measured by the ${run.backend} backend, so set as close to the baseline as a legal combination allows: ${notMeasured.map((d) => `${d}=${combo[d]}`).join(', ')}`)
   }
   const gatePassed = winner.gate ? winner.gate.passed : null
   if (gatePassed === false && !options.force) {
