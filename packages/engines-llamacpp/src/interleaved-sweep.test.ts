@@ -1,0 +1,107 @@
+import type { Combo, MeasurementBackend } from '@kerneltune/core'
+import { describe, expect, it } from 'vitest'
+import { runInterleavedSweep } from './interleaved-sweep.ts'
+import { pairedComparison } from './paired.ts'
+import { llamacppServerEngine, withoutServingDefaults } from './server-settings.ts'
+
+/**
+ * A backend with known truth: each combo has a true decode rate; the machine's load drifts from
+ * round to round (a factor that ramps and jumps) and each measurement adds ±1% noise, all from a
+ * seeded generator, so the tests are deterministic.
+ */
+function driftingBackend(truth: (c: Combo) => number, fail?: (c: Combo) => string | undefined): MeasurementBackend & { calls: Combo[] } {
+  let i = 0
+  let s = 42
+  const rnd = () => ((s = (s * 1103515245 + 12345) % 2 ** 31) / 2 ** 31)
+  const calls: Combo[] = []
+  return {
+    name: 'drifting',
+    kind: 'measurement-backend',
+    apiVersion: 1,
+    simulated: true,
+    calls,
+    async measure(req) {
+      calls.push(req.combo)
+      const why = fail?.(req.combo)
+      if (why) throw new Error(why)
+      const load = 1 - 0.4 * ((i++ % 20) / 20) // a saw-tooth: up to 40% slower
+      const v = truth(req.combo) * load * (1 + (rnd() - 0.5) * 0.02)
+      return { backend: 'drifting', simulated: true, device: 'test', repetitions: [{ latencyMs: 1000 / v, decodeTps: v, throughputTps: v, ttftMs: 10, prefillTps: 1000 }] }
+    },
+  }
+}
+
+const truth = (c: Combo) => (c.threads === '1' ? 110 : 100)
+const candidates = [{ combo: { threads: '1' } }, { combo: { flash_attn: 'off' } }, { combo: { threads: '2' } }]
+
+describe('runInterleavedSweep', () => {
+  it('should measure every arm once per round in a seeded random order, the defaults twice (A/A)', async () => {
+    const backend = driftingBackend(truth)
+    const r = await runInterleavedSweep({ backend, candidates, rounds: 4, seed: 3, warmups: 0 })
+    expect(r.rounds).toBe(4)
+    expect(backend.calls.length).toBe(4 * 5)
+    for (const round of r.order) expect(new Set(round).size).toBe(5)
+    expect(new Set(r.order.map((x) => x.join())).size).toBeGreaterThan(1)
+    const again = await runInterleavedSweep({ backend: driftingBackend(truth), candidates, rounds: 4, seed: 3, warmups: 0 })
+    expect(again.order).toEqual(r.order)
+  })
+
+  it('should find a 10% gain that drift of up to 40% hides from unpaired statistics, without crowning the A/A arm', async () => {
+    const r = await runInterleavedSweep({ backend: driftingBackend(truth), candidates, rounds: 6, seed: 1, warmups: 0 })
+    expect(r.winner?.combo).toEqual({ threads: '1' })
+    expect(r.winner!.paired.decodeTps!.improvement).toBeGreaterThan(0.07)
+    expect(r.winner!.paired.decodeTps!.improvement).toBeLessThan(0.13)
+    // Unpaired, the same samples do not separate: the drift is larger than the effect.
+    expect(r.winner!.comparison.decodeTps!.verdict).toBe('indistinguishable')
+    expect(r.aa.declaredWinner).toBe(false)
+    expect(r.aa.falseWinnerRate).toBeLessThan(0.1)
+    expect(r.recommendedArgv).toEqual(['llama-server', '-m', '<model.gguf>', '--threads', '1'])
+  })
+
+  it('should record a combination that fails as a failed arm and keep going', async () => {
+    const backend = driftingBackend(truth, (c) => (c.flash_attn === 'off' ? 'llama-server exited (code 1) before it was ready: error: bad' : undefined))
+    const r = await runInterleavedSweep({ backend, candidates, rounds: 3, warmups: 0 })
+    const failed = r.combos.find((c) => c.combo.flash_attn === 'off')!
+    expect(failed.error).toMatch(/exited \(code 1\)/)
+    expect(backend.calls.filter((c) => c.flash_attn === 'off').length).toBe(1)
+    await expect(runInterleavedSweep({ backend: driftingBackend(truth, (c) => (Object.keys(c).length === 0 ? 'no' : undefined)), candidates, rounds: 2, warmups: 0 })).rejects.toThrow(/default settings could not be measured/)
+  })
+
+  it('should start no round that the time budget cannot hold, after the minimum rounds', async () => {
+    let t = 0
+    const backend = driftingBackend(truth)
+    const timed: MeasurementBackend = { ...backend, measure: async (req) => ((t += 1000), backend.measure(req)) }
+    const r = await runInterleavedSweep({ backend: timed, candidates, rounds: 10, timeBudgetMs: 12_000, now: () => t, warmups: 0 })
+    // A round takes 5 s: rounds 1-2 always run, a third would end at 15 s > 12 s.
+    expect(r.rounds).toBe(2)
+  })
+})
+
+describe('pairedComparison', () => {
+  it('should estimate the geometric mean ratio and call a consistent gain better', () => {
+    const pairs = [[105, 100], [52.5, 50], [84, 80], [126, 120]].map(([a, b]) => [a! * (1 + 0.001 * a!), b!] as const)
+    const c = pairedComparison(pairs, true)!
+    expect(c.verdict).toBe('better')
+    expect(c.improvement).toBeGreaterThan(0.1)
+    expect(pairedComparison([[100, 100], [101, 99], [99, 101]], true)!.verdict).toBe('indistinguishable')
+    expect(pairedComparison([[90, 100], [45, 50], [89, 99]], false)!.verdict).toBe('better')
+    expect(pairedComparison([[1, 1]], true)).toBeUndefined()
+  })
+})
+
+describe('llamacppServerEngine', () => {
+  it('should add the slot and continuous-batching flags to the translation', async () => {
+    const t = await llamacppServerEngine().translate({ threads: '2', parallel: '1', cont_batching: 'off' }, { model: 'm.gguf' })
+    expect(t.ok && t.argv).toEqual(['llama-server', '-m', 'm.gguf', '--threads', '2', '--parallel', '1', '--no-cont-batching'])
+    const auto = await llamacppServerEngine().translate({ parallel: 'auto', cont_batching: 'on' }, { model: 'm.gguf' })
+    expect(auto.ok && auto.argv).toEqual(['llama-server', '-m', 'm.gguf'])
+    const refused = await llamacppServerEngine().translate({ parallel: 'x' })
+    expect(refused.ok).toBe(false)
+    const passes = await llamacppServerEngine().translate({ cache_type_v: 'q8_0', flash_attn: 'off' })
+    expect(!passes.ok && passes.dimension).toBe('cache_type_v')
+  })
+
+  it('should drop server defaults from a combo', () => {
+    expect(withoutServingDefaults({ parallel: 'auto', cont_batching: 'on', threads: 'auto', flash_attn: 'off' })).toEqual({ flash_attn: 'off' })
+  })
+})

@@ -1,0 +1,263 @@
+/**
+ * A sweep that survives a noisy machine. Instead of measuring the defaults first and then each
+ * candidate in turn (so that a burst of load, or slow drift, lands on whichever combination was
+ * being measured), every round measures every arm once in a fresh random order: the defaults, a
+ * second copy of the defaults (the A/A arm), and each candidate. Load and drift then hit every arm
+ * alike, and the comparison is paired by round (see paired.ts), which cancels them.
+ *
+ * The A/A arm is the baseline against itself: if the decision rule would crown it, the rule is
+ * being fooled by noise. Its paired comparison is reported, and so is the rule's false-winner
+ * rate estimated by sign-flip resampling of the A/A pairs.
+ *
+ * @example
+ * ```ts
+ * const r = await runInterleavedSweep({ backend, candidates: [{ combo: { threads: '1' } }], rounds: 5, seed: 1 })
+ * console.log(r.verdict, r.aa.declaredWinner, r.aa.falseWinnerRate)
+ * ```
+ */
+import { KerneltuneError, isKerneltuneError, type Combo, type EnginePlugin, type MeasurementBackend, type RepetitionMetrics } from '@kerneltune/core'
+import { metricDirection } from '@kerneltune/stats'
+import { llamacppEngine } from './engine.ts'
+import { pairedComparison, type PairedComparison } from './paired.ts'
+import { analyzeSweep, SWEEP_GATE_DEFAULTS, SWEEP_METRICS, type AnalyzeOptions, type MeasuredCombo, type SweepAnalysis, type SweepComboStats, type SweepMetric } from './sweep-analysis.ts'
+import { withoutDefaults } from './sweep-space.ts'
+import { sweepComboHash } from './sweep.ts'
+
+export interface InterleavedProgress {
+  readonly round: number
+  readonly rounds: number
+  /** Position in this round's order, 1-based, and the arm measured. */
+  readonly step: number
+  readonly steps: number
+  readonly arm: string
+  readonly combo: Combo
+}
+
+export interface InterleavedSweepOptions extends AnalyzeOptions {
+  readonly backend: MeasurementBackend
+  readonly candidates: readonly { readonly combo: Combo; readonly hash?: string }[]
+  readonly baseline?: Combo
+  /** Translates the winner into a command line; default the llama.cpp translator. */
+  readonly engine?: EnginePlugin
+  /** Removes default values so equal combos compare equal; default llama.cpp's withoutDefaults. */
+  readonly withoutDefaults?: (combo: Combo) => Combo
+  readonly model?: string
+  /** Rounds at most (each arm gets one repetition per round). Default 5. */
+  readonly rounds?: number
+  /** Rounds before the time budget may end the sweep. Default 2 (the paired test's minimum). */
+  readonly minRounds?: number
+  /** No new round starts once the elapsed time plus one round's estimate would exceed it. */
+  readonly timeBudgetMs?: number
+  /** Warm-ups before each measurement (a launch per arm visit needs them). Default 1. */
+  readonly warmups?: number
+  /** Include the A/A arm. Default true. */
+  readonly aaCheck?: boolean
+  readonly seed?: number
+  readonly signal?: AbortSignal
+  readonly onProgress?: (p: InterleavedProgress) => void
+  /** Clock, for tests; default performance.now. */
+  readonly now?: () => number
+}
+
+export interface AaCheck {
+  readonly comparison?: PairedComparison
+  /** True when the decision rule would have named the A/A arm a winner: a false winner. */
+  readonly declaredWinner: boolean
+  /** Share of sign-flip resamples of the A/A pairs that the rule calls better (its false-winner rate at this noise). */
+  readonly falseWinnerRate?: number
+  readonly resamples: number
+}
+
+export type InterleavedComboStats = SweepComboStats & { readonly paired: Partial<Record<SweepMetric, PairedComparison>> }
+
+export interface InterleavedSweepResult extends Omit<SweepAnalysis, 'winner' | 'combos'> {
+  readonly design: 'interleaved'
+  readonly measured: true
+  readonly simulated: boolean
+  readonly device: string
+  readonly backend: string
+  readonly rounds: number
+  /** The arms in the order measured, per round. */
+  readonly order: readonly (readonly string[])[]
+  readonly combos: readonly InterleavedComboStats[]
+  readonly aa: AaCheck
+  readonly winner?: InterleavedComboStats & { readonly llamaServerArgv: readonly string[] }
+  readonly recommendedArgv: readonly string[]
+  readonly seconds: number
+  readonly settings: { readonly rounds: number; readonly minRounds: number; readonly warmups: number; readonly seed: number; readonly timeBudgetMs?: number }
+  readonly notes: readonly string[]
+}
+
+/** mulberry32: the round orders are reproducible from the seed. */
+function seeded(seed: number): () => number {
+  let a = seed >>> 0
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0
+    let t = Math.imul(a ^ (a >>> 15), a | 1)
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
+  }
+}
+
+const valueOf = (r: RepetitionMetrics | undefined, m: SweepMetric) => (r && typeof r[m] === 'number' && Number.isFinite(r[m]) ? (r[m] as number) : undefined)
+
+function pairsOf(arm: readonly (RepetitionMetrics | undefined)[], base: readonly (RepetitionMetrics | undefined)[], m: SweepMetric): [number, number][] {
+  const out: [number, number][] = []
+  for (let r = 0; r < Math.min(arm.length, base.length); r++) {
+    const a = valueOf(arm[r], m)
+    const b = valueOf(base[r], m)
+    if (a !== undefined && b !== undefined) out.push([a, b])
+  }
+  return out
+}
+
+const pct = (x: number) => `${x >= 0 ? '+' : ''}${(x * 100).toFixed(1)}%`
+
+export async function runInterleavedSweep(o: InterleavedSweepOptions): Promise<InterleavedSweepResult> {
+  const now = o.now ?? (() => performance.now())
+  const started = now()
+  const metric = o.metric ?? 'decodeTps'
+  const alpha = o.alpha ?? SWEEP_GATE_DEFAULTS.alpha
+  const epsilon = o.epsilon ?? SWEEP_GATE_DEFAULTS.epsilon
+  const gateMethod = o.gate ?? SWEEP_GATE_DEFAULTS.gate
+  const maxRounds = o.rounds ?? 5
+  const minRounds = Math.min(maxRounds, Math.max(2, o.minRounds ?? 2))
+  const warmups = o.warmups ?? 1
+  const seed = o.seed ?? 1
+  const strip = o.withoutDefaults ?? withoutDefaults
+  if (!(maxRounds >= 2)) throw new KerneltuneError('INVALID_INPUT', `rounds must be at least 2 (a paired comparison needs 2 rounds), got ${maxRounds}`)
+  const baselineCombo = o.baseline ?? {}
+  const seen = new Set([sweepComboHash(strip(baselineCombo))])
+  const candidates = o.candidates.filter((c) => {
+    const k = sweepComboHash(strip(c.combo))
+    if (seen.has(k)) return false
+    seen.add(k)
+    return true
+  })
+  type Arm = { id: string; combo: Combo; hash: string; reps: (RepetitionMetrics | undefined)[]; error?: string }
+  const arms: Arm[] = [
+    { id: 'baseline', combo: baselineCombo, hash: sweepComboHash(baselineCombo), reps: [] },
+    ...(o.aaCheck === false ? [] : [{ id: 'aa', combo: baselineCombo, hash: `aa:${sweepComboHash(baselineCombo)}`, reps: [] }]),
+    ...candidates.map((c) => ({ id: c.hash ?? sweepComboHash(c.combo), combo: c.combo, hash: c.hash ?? sweepComboHash(c.combo), reps: [] })),
+  ]
+  const random = seeded(seed)
+  const order: string[][] = []
+  const notes = new Set<string>()
+  let device = ''
+  let simulated = o.backend.simulated
+  let rounds = 0
+  for (let round = 0; round < maxRounds; round++) {
+    const elapsed = now() - started
+    if (o.timeBudgetMs !== undefined && round >= minRounds && elapsed + elapsed / round > o.timeBudgetMs) break
+    const live = arms.filter((a) => !a.error)
+    // Fisher–Yates on this round's arms.
+    const shuffled = [...live]
+    for (let i = shuffled.length - 1; i > 0; i--) {
+      const j = Math.floor(random() * (i + 1))
+      ;[shuffled[i], shuffled[j]] = [shuffled[j]!, shuffled[i]!]
+    }
+    order.push(shuffled.map((a) => a.id))
+    for (const [step, arm] of shuffled.entries()) {
+      if (o.signal?.aborted) throw new KerneltuneError('CANCELLED', 'the sweep was cancelled')
+      o.onProgress?.({ round: round + 1, rounds: maxRounds, step: step + 1, steps: shuffled.length, arm: arm.id, combo: arm.combo })
+      try {
+        const r = await o.backend.measure({ combo: arm.combo, repetitions: 1, warmups, ...(o.signal ? { signal: o.signal } : {}) })
+        device = r.device
+        simulated ||= r.simulated
+        for (const n of r.notes ?? []) if (!/^(server argv|TTFT|TPOT|output tokens|prompt tokens):? /.test(n)) notes.add(n)
+        arm.reps[round] = r.repetitions[0]
+      } catch (e) {
+        if (isKerneltuneError(e) && e.code === 'CANCELLED') throw e
+        const message = e instanceof Error ? e.message : String(e)
+        if (arm.id === 'baseline' || arm.id === 'aa') throw new KerneltuneError('MEASUREMENT_FAILED', `the default settings could not be measured: ${message}`, { cause: e })
+        // A combination that fails (to start, or under load) is a result: it drops out of later rounds.
+        arm.error = message
+      }
+    }
+    rounds = round + 1
+  }
+
+  const dense = (a: Arm) => a.reps.filter((r): r is RepetitionMetrics => r !== undefined)
+  const base = arms[0]!
+  const aaArm = arms.find((a) => a.id === 'aa')
+  const cands = arms.filter((a) => a.id !== 'baseline' && a.id !== 'aa')
+  const measured: MeasuredCombo[] = cands.map((a) => ({ combo: a.combo, hash: a.hash, reps: dense(a), ...(a.error ? { error: a.error } : {}) }))
+  const analysis = analyzeSweep({ combo: base.combo, hash: base.hash, reps: dense(base) }, measured, o)
+  const pairedOf = (a: Arm) => {
+    const out: Partial<Record<SweepMetric, PairedComparison>> = {}
+    for (const m of SWEEP_METRICS) {
+      const c = pairedComparison(pairsOf(a.reps, base.reps, m), metricDirection(m) === 'higher', alpha)
+      if (c) out[m] = c
+    }
+    return out
+  }
+  // The decision rule, the same for candidates and the A/A arm: paired-better on the metric, and
+  // (regression gate) no other metric worse by more than epsilon on the paired estimate.
+  const decides = (paired: Partial<Record<SweepMetric, PairedComparison>>, gatePassed: boolean | undefined) => {
+    if (paired[metric]?.verdict !== 'better') return false
+    if (gateMethod === 'manual') return true
+    if (gateMethod === 'regression') return SWEEP_METRICS.every((m) => m === metric || paired[m] === undefined || paired[m]!.improvement >= -epsilon)
+    return gatePassed === true
+  }
+  const combos: InterleavedComboStats[] = analysis.combos.map((c, i) => ({ ...c, paired: pairedOf(cands[i]!) }))
+  const winners = combos.filter((c) => !c.error && decides(c.paired, c.gate?.passed)).sort((a, b) => b.paired[metric]!.improvement - a.paired[metric]!.improvement)
+
+  let aa: AaCheck = { declaredWinner: false, resamples: 0 }
+  if (aaArm) {
+    const aaPaired = pairedOf(aaArm)
+    const pairs = pairsOf(aaArm.reps, base.reps, metric)
+    const higher = metricDirection(metric) === 'higher'
+    const flips = 2000
+    let wins = 0
+    const rnd = seeded(seed ^ 0x5bd1e995)
+    for (let b = 0; b < flips && pairs.length >= 2; b++) {
+      const flipped = pairs.map(([x, y]) => (rnd() < 0.5 ? [x, y] : [y, x]) as [number, number])
+      if (pairedComparison(flipped, higher, alpha)?.verdict === 'better') wins++
+    }
+    aa = {
+      ...(aaPaired[metric] ? { comparison: aaPaired[metric] } : {}),
+      declaredWinner: decides(aaPaired, true),
+      ...(pairs.length >= 2 ? { falseWinnerRate: wins / flips } : {}),
+      resamples: pairs.length >= 2 ? flips : 0,
+    }
+  }
+
+  const engine = o.engine ?? llamacppEngine()
+  const argvOf = async (combo: Combo) => {
+    const t = await engine.translate(strip(combo), o.model === undefined ? {} : { model: o.model })
+    if (!t.ok) throw new KerneltuneError('INTERNAL', `${engine.name} could not translate the measured combo ${JSON.stringify(combo)}: ${t.reason}`)
+    return [...t.argv]
+  }
+  const top = winners[0]
+  const winner = top ? { ...top, llamaServerArgv: await argvOf(top.combo) } : undefined
+  let verdict: string
+  if (top) {
+    const p = top.paired[metric]!
+    verdict = `${metric} ${pct(p.improvement)} against the default settings, paired over ${p.n} interleaved rounds (95% interval ${pct(p.interval.low)} to ${pct(p.interval.high)}, p=${p.pValue.toPrecision(2)})`
+  } else {
+    const best = [...combos].filter((c) => c.paired[metric]).sort((a, b) => b.paired[metric]!.improvement - a.paired[metric]!.improvement)[0]
+    verdict = best
+      ? `no combination is significantly better than the default settings on ${metric} in paired rounds (best: ${pct(best.paired[metric]!.improvement)}, p=${best.paired[metric]!.pValue.toPrecision(2)}); keep the defaults`
+      : 'no combination could be measured'
+  }
+  if (aa.declaredWinner) verdict += `; WARNING: the A/A check named the defaults better than themselves (${pct(aa.comparison!.improvement)}), so this machine is too noisy for ${rounds} rounds: measure more rounds or on a quieter machine`
+  const { winner: _w, combos: _c, ...rest } = analysis
+  return {
+    ...rest,
+    design: 'interleaved',
+    measured: true,
+    simulated,
+    device,
+    backend: o.backend.name,
+    rounds,
+    order,
+    combos,
+    aa,
+    ...(winner ? { winner } : {}),
+    verdict,
+    recommendedArgv: winner ? winner.llamaServerArgv : await argvOf(baselineCombo),
+    seconds: (now() - started) / 1000,
+    settings: { rounds: maxRounds, minRounds, warmups, seed, ...(o.timeBudgetMs === undefined ? {} : { timeBudgetMs: o.timeBudgetMs }) },
+    notes: [...notes],
+  }
+}
