@@ -1,8 +1,7 @@
 import { describe, it, expect } from 'vitest'
-import fc from 'fast-check'
 import { API_BASE, ROUTES } from './app.ts'
 import { roleAllows } from './http.ts'
-import { dumpStore, ROLES, SMALL_RUN, testApp } from './test-helpers.ts'
+import { ROLES, SMALL_RUN, testApp } from './test-helpers.ts'
 
 const pathOf = (p: string, id = 'nonexistent-id') => API_BASE + p.replace(/:id/g, id)
 
@@ -76,39 +75,5 @@ describe('server API', () => {
     const doc = (await (await t.app.request('/openapi.json')).json()) as { openapi: string; paths: Record<string, Record<string, unknown>> }
     expect(doc.openapi).toBe('3.1.0')
     for (const { spec } of ROUTES) expect(doc.paths[API_BASE + spec.path.replace(/:id/g, '{id}')]?.[spec.method], spec.path).toBeDefined()
-  })
-})
-
-describe('server robustness', () => {
-  it('should answer thousands of malformed requests with 4xx only, and change nothing', async () => {
-    const t = await testApp()
-    const before = await dumpStore(t.store)
-    const junk = fc.oneof(fc.string({ maxLength: 20 }), fc.constantFrom('', '%', '..', 'a/b', '%00', ' ', 'ü'))
-    const body = fc.oneof(
-      fc.constant(undefined), fc.string({ maxLength: 50 }), fc.json({ maxDepth: 3 }).map((s) => ({ raw: s })),
-      fc.record({ model: fc.anything(), hardware: fc.anything(), engine: fc.anything(), repetitions: fc.anything() }, { requiredKeys: [] }),
-      fc.record({ runId: fc.string(), budget: fc.anything(), name: fc.anything(), role: fc.anything(), tenant: fc.anything() }, { requiredKeys: [] }),
-    )
-    const query = fc.dictionary(fc.constantFrom('status', 'mode', 'limit', 'offset', 'engine', 'hardware', 'days', 'x'), fc.oneof(fc.string({ maxLength: 10 }), fc.constantFrom('-1', '1e9', 'NaN', '{}', 'running')), { maxKeys: 3 })
-    const token = fc.constantFrom<string | null>(t.tokens.admin, t.tokens.viewer, t.tokens.operator, null, 'kt_garbage_garbage_garbage')
-    await fc.assert(
-      fc.asyncProperty(fc.constantFrom(...ROUTES), junk, body, query, token, fc.constantFrom('token', 'query', 'body', 'id'), async ({ spec }, id, b, q, tok, defect) => {
-        // Every request carries at least one defect, whatever else is random about it.
-        if (defect === 'token') tok = tok === t.tokens.admin ? null : 'kt_garbage_garbage_garbage'
-        if (defect === 'query' || (defect === 'body' && spec.method === 'get') || (defect === 'id' && !spec.path.includes(':id'))) q = { ...q, zz_unknown: id }
-        if (defect === 'body' && spec.method !== 'get') b = { raw: `{${id}` }
-        if (defect === 'id') id = `missing-${id.replace(/[^a-z]/g, '')}`
-        const qs = new URLSearchParams(q).toString()
-        const path = pathOf(spec.path, encodeURIComponent(id)) + (qs ? `?${qs}` : '')
-        const opts = typeof b === 'object' && b !== null && 'raw' in b ? { raw: (b as { raw: string }).raw } : { body: b }
-        const res = await t.call(spec.method.toUpperCase(), path, { token: tok, ...opts })
-        await res.text()
-        expect(res.status, `${spec.method} ${path}`).toBeGreaterThanOrEqual(400)
-        expect(res.status, `${spec.method} ${path}`).toBeLessThan(500)
-      }),
-      { numRuns: 2500, seed: 42 },
-    )
-    await t.queue.idle()
-    expect(await dumpStore(t.store)).toBe(before)
   })
 })

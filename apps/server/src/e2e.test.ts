@@ -70,7 +70,8 @@ function startChild(dbUrl: string): Promise<{ child: ChildProcess; url: string }
 }
 
 describe('crash and resume', () => {
-  it('should resume a tune session after SIGKILL with every trial exactly once', async () => {
+  // Random search keeps no model; Bayesian optimisation ('bo') must also bring back its observations.
+  it.each(['random', 'bo'])('should resume a %s tune session after SIGKILL with every trial exactly once', async (strategy) => {
     const dir = mkdtempSync(join(tmpdir(), 'kt-crash-'))
     const db = join(dir, 'kt.db')
     const budget = 12
@@ -83,7 +84,7 @@ describe('crash and resume', () => {
       })
       for (let i = 0; i < 200 && (await call('GET', `/runs/${run.body.id}`)).body.status !== 'succeeded'; i++) await new Promise((r) => setTimeout(r, 100))
       // Keep three dimensions whatever the evidence, so the space outlasts the budget.
-      const session = (await call('POST', '/tune', { runId: run.body.id, budget: { trials: budget }, strategy: 'random', keep: ['matmul_path', 'fusion_strategy', 'activation_dtype'], repetitions: 3 })).body
+      const session = (await call('POST', '/tune', { runId: run.body.id, budget: { trials: budget }, strategy, keep: ['matmul_path', 'fusion_strategy', 'activation_dtype'], repetitions: 3 })).body
       for (let i = 0; i < 300 && (await call('GET', `/tune/${session.id}`)).body.trialsDone < 3; i++) await new Promise((r) => setTimeout(r, 50))
       child.kill('SIGKILL')
       await new Promise((r) => child.once('exit', r))
