@@ -39,6 +39,7 @@ export {
   type TensorChunks,
 } from './writer.ts'
 export { readGgufHeader, type GgufHeader, type GgufReadValue, type GgufTensorInfo } from './reader.ts'
+export { GGML_TYPE_LAYOUTS, checkGgufTensorsInFile, tensorExtent, tensorsOutsideFile, type TensorExtent } from './tensor-extent.ts'
 export {
   chooseLlamaShape,
   ffnFor,

@@ -1,4 +1,4 @@
-import { mkdtempSync, readdirSync, rmSync } from 'node:fs'
+import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
@@ -67,5 +67,17 @@ describe('kerneltune measure --engine llamacpp', () => {
   it('should require an existing GGUF', async () => {
     expect((await run('measure', '--json')).code).toBe(2)
     expect((await run('measure', '--gguf', 'missing.gguf')).err).toMatch(/is not a file/)
+  })
+
+  it('should refuse a truncated GGUF before loading it, naming the tensor outside the file', async () => {
+    // The header is whole at 60% of the file: only the tensor extents show the cut.
+    const whole = readFileSync(join(dir, 'tiny.gguf'))
+    writeFileSync(join(dir, 'cut.gguf'), whole.subarray(0, Math.floor(whole.length * 0.6)))
+    const r = await run('measure', '--gguf', 'cut.gguf', '--reps', '1', '--json')
+    expect(r.code).toBe(2)
+    const message = JSON.parse(r.out).error.message as string
+    expect(message).toMatch(/cut\.gguf is truncated: tensor '[^']+' \([A-Z0-9_]+, [0-9x]+\) lies at bytes \d+\.\.\d+ but the file has only \d+ bytes/)
+    expect(message).toMatch(/fetch or write the file again/)
+    rmSync(join(dir, 'cut.gguf'))
   })
 })

@@ -3,11 +3,9 @@
  * process, through node-llama-cpp's prebuilt llama.cpp (CPU, or CUDA/Vulkan with --gpu), and
  * prints every repetition with summary statistics.
  */
-import { open } from 'node:fs/promises'
 import { resolve } from 'node:path'
 import { KerneltuneError, parseWith, ComboSchema, type Combo } from '@kerneltune/core'
 import { requireGgufFile } from './shared/target-flags.ts'
-import { readGgufHeader, type GgufHeader } from '@kerneltune/gguf'
 import { KV_CACHE_TYPES, llamacppEngine, summarizeRepetitions, type MetricSummary } from '@kerneltune/engines-llamacpp'
 import { llamacppBackend } from '@kerneltune/engines-llamacpp/node'
 import { defineCommand } from '../cli/command.ts'
@@ -26,24 +24,6 @@ const DIMENSION_FLAGS = {
   mmap: 'mmap',
   mlock: 'mlock',
 } as const
-
-/** Reads just the GGUF header, growing the read until it fits. */
-async function readHeader(path: string): Promise<GgufHeader> {
-  const handle = await open(path, 'r')
-  try {
-    for (let size = 1 << 20; ; size *= 4) {
-      const buf = new Uint8Array(size)
-      const { bytesRead } = await handle.read(buf, 0, size, 0)
-      try {
-        return readGgufHeader(buf.subarray(0, bytesRead))
-      } catch (e) {
-        if (bytesRead < size || size >= 1 << 28 || !(e instanceof KerneltuneError) || e.code !== 'INVALID_FORMAT' || !/longer than/.test(e.message)) throw e
-      }
-    }
-  } finally {
-    await handle.close()
-  }
-}
 
 export const measureCommand = defineCommand({
   name: 'measure',
@@ -78,8 +58,7 @@ export const measureCommand = defineCommand({
     '{ ok, engine, backend, measured: true, simulated: false, device, combo, llamaServerArgv, llamaServerEnv, model: { path, bytes, name, architecture, fileType, tensors, hidden, layers, vocab }, workload: { promptTokens, genTokens }, warmups, repetitions, reps: [{ prefillTps, decodeTps, ttftMs, peakMemoryBytes, latencyMs, throughputTps, breakdown }], prefillTps, decodeTps, ttftMs, peakMemoryBytes: { n, mean, trimmedMean, median, sd, min, max, ci95?: { low, high } }, notes }',
   async run(ctx) {
     const f = ctx.flags
-    const { path, bytes: modelBytes } = await requireGgufFile(ctx.io, f.gguf, 'measure')
-    const header = await readHeader(path)
+    const { path, bytes: modelBytes, header } = await requireGgufFile(ctx.io, f.gguf, 'measure')
 
     const extra: Combo = f.combo ? parseWith(ComboSchema, JSON.parse(f.combo) as unknown, '--combo') : {}
     const combo: Record<string, string> = { ...extra }

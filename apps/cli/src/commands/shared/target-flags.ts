@@ -23,8 +23,10 @@ import {
 import { HARDWARE_DEFAULTS, HARDWARE_PRESETS, MODEL_PRESETS, findHardwarePreset, fromModelConfig, modelSpecFromPreset } from '@kerneltune/features'
 import { fromGguf } from '@kerneltune/features/node'
 import { weightBytesOf } from '@kerneltune/roofline'
+import type { GgufHeader } from '@kerneltune/gguf'
 import { usageError, type FlagSpec } from '../../cli/args.ts'
 import type { Io } from '../../cli/command.ts'
+import { checkedGgufHeader } from './gguf-file.ts'
 
 export const MODEL_FLAGS = [
   { name: 'model', type: 'string', valueName: 'PRESET', choices: MODEL_PRESETS.map((m) => m.id), description: 'A model preset (shapes from its published config.json).' },
@@ -85,15 +87,16 @@ export function parseQuantFlag(raw: unknown): QuantName | undefined {
 }
 
 /**
- * The absolute path and size of the GGUF a command was given with --gguf, after checking it exists:
- * a missing flag or file is a usage error that says how to make one.
+ * The absolute path, size and header of the GGUF a command was given with --gguf, after checking
+ * it exists, parses, and holds every tensor its header lists: a missing flag or file, or a
+ * truncated one, is a usage error that says what is wrong and how to fix it.
  */
-export async function requireGgufFile(io: Io, file: string | undefined, purpose: string): Promise<{ path: string; bytes: number }> {
+export async function requireGgufFile(io: Io, file: string | undefined, purpose: string): Promise<{ path: string; bytes: number; header: GgufHeader }> {
   if (!file) throw usageError(`--gguf FILE is required: the model to ${purpose} (make one with \`kerneltune model synth\`)`)
   const path = resolve(io.cwd, file)
   const info = await stat(path).catch(() => undefined)
   if (!info?.isFile()) throw usageError(`${path} is not a file; pass an existing GGUF with --gguf`)
-  return { path, bytes: info.size }
+  return { path, bytes: info.size, header: await checkedGgufHeader(path, info.size) }
 }
 
 /** Reads and parses a JSON file named by a flag; a usage error names the flag and the problem. */
@@ -212,7 +215,17 @@ export function resolveWorkload(flags: Flags): Workload & { kernel?: KernelTypeN
     generatedTokens: 128,
     cudaGraphs: flags.cudaGraphs === true,
   }
-  if (!prefill && seq !== undefined) w.contextLength = seq
+  // One convention for every command: an unset decode context is 0 tokens (roofline, predict,
+  // recommend and the regressor already read it so; features used to fall back to 512).
+  if (!prefill) w.contextLength = seq ?? 0
   if (flags.kernel !== undefined) w.kernel = flags.kernel as KernelTypeName
   return w
+}
+
+export const UNSET_DECODE_CONTEXT_ASSUMPTION =
+  'decode context unset: 0 tokens already in each KV cache (the first generated token); pass --seq-len N for a longer context'
+
+/** What resolveWorkload assumed for flags left unset, for a command's `assumptions`. */
+export function workloadAssumptions(flags: Flags): string[] {
+  return flags.prefill !== true && flags.seqLen === undefined ? [UNSET_DECODE_CONTEXT_ASSUMPTION] : []
 }
