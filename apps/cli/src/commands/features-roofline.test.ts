@@ -19,6 +19,23 @@ async function run(args: string[], cwd?: string) {
   return { code, out: m.out(), err: m.err() }
 }
 
+describe('features and roofline on an unset decode context', () => {
+  it('should both take 0 tokens of context and say so in assumptions', async () => {
+    const flags = ['--params-b', '7', '--quant', 'Q4_K', '--mem-bw-gbs', '1008', '--batch', '2', '--json']
+    const features = JSON.parse((await run(['features', ...flags])).out)
+    const roofline = JSON.parse((await run(['roofline', ...flags])).out)
+    const explicit = JSON.parse((await run(['features', ...flags, '--seq-len', '0'])).out)
+    const explicitRoofline = JSON.parse((await run(['roofline', ...flags, '--seq-len', '0'])).out)
+    expect(features.workload.contextLength).toBe(0)
+    expect(roofline.decode.contextLength).toBe(0)
+    expect(features.vector).toEqual(explicit.vector)
+    expect(roofline.decode).toEqual(explicitRoofline.decode)
+    expect(roofline.trueno).toEqual(explicitRoofline.trueno)
+    for (const j of [features, roofline]) expect(j.assumptions).toContainEqual(expect.stringMatching(/decode context unset: 0 tokens/))
+    expect(explicit.assumptions.join(' ')).not.toMatch(/decode context unset/)
+  })
+})
+
 describe('kerneltune roofline', () => {
   it('should report the trueno bound 256.0 and the exact-layout bound for 7B Q4_K at 1008 GB/s', async () => {
     const r = await run(['roofline', '--params-b', '7', '--quant', 'Q4_K', '--mem-bw-gbs', '1008', '--batch', '1', '--json'])

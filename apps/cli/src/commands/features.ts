@@ -5,7 +5,7 @@
 import { GGUF_TO_TRUENO, DIM, featuresFrom, isExactTruenoQuant, namedVector, toVector, validate } from '@kerneltune/features'
 import { defineCommand } from '../cli/command.ts'
 import { fmt, keyValues, table } from '../cli/output.ts'
-import { HARDWARE_FLAGS, MODEL_FLAGS, WORKLOAD_FLAGS, resolveHardware, resolveModel, resolveWorkload } from './shared/target-flags.ts'
+import { HARDWARE_FLAGS, MODEL_FLAGS, WORKLOAD_FLAGS, resolveHardware, resolveModel, resolveWorkload, workloadAssumptions } from './shared/target-flags.ts'
 
 export const featuresCommand = defineCommand({
   name: 'features',
@@ -26,7 +26,7 @@ export const featuresCommand = defineCommand({
     validate(f)
     const named = namedVector(f)
     const quant = { gguf: m.model.quant, trueno: GGUF_TO_TRUENO[m.model.quant], exact: isExactTruenoQuant(m.model.quant) }
-    const assumptions = [...m.assumptions, ...(hw?.assumptions ?? []), ...(hw ? [] : ['no hardware given: the vector uses the unset defaults'])]
+    const assumptions = [...m.assumptions, ...(hw?.assumptions ?? []), ...(hw ? [] : ['no hardware given: the vector uses the unset defaults']), ...workloadAssumptions(ctx.flags)]
     if (ctx.json) {
       ctx.printJson({
         dim: DIM, features: named, vector: toVector(f), model: m.model, modelSource: m.source,

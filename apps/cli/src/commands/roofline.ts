@@ -7,7 +7,7 @@ import { featuresFrom } from '@kerneltune/features'
 import { blockLayout, decodeBound, prefillBound, ridgePoint, truenoRooflineDetail, type PhaseBound } from '@kerneltune/roofline'
 import { defineCommand } from '../cli/command.ts'
 import { fmt, keyValues, table } from '../cli/output.ts'
-import { HARDWARE_FLAGS, MODEL_FLAGS, WORKLOAD_FLAGS, resolveHardware, resolveModel, resolveWorkload } from './shared/target-flags.ts'
+import { HARDWARE_FLAGS, MODEL_FLAGS, WORKLOAD_FLAGS, resolveHardware, resolveModel, resolveWorkload, workloadAssumptions } from './shared/target-flags.ts'
 
 const ROOFLINE_FLAGS = [
   { name: 'kv-bytes', type: 'number', valueName: 'N', min: 0.25, max: 4, default: 2, description: 'Bytes per KV-cache element (2 for F16, 1 for FP8/Q8).' },
@@ -34,7 +34,7 @@ export const rooflineCommand = defineCommand({
     const prefill = prefillBound(model, hw.hardware, { batch: workload.batch, contextLength: workload.promptTokens, kvBytesPerElement: kv })
     const trueno = truenoRooflineDetail(featuresFrom({ model: m.model, hardware: hw.hardware, workload }))
     const layout = blockLayout(m.model.quant)
-    const assumptions = [...m.assumptions, ...hw.assumptions]
+    const assumptions = [...m.assumptions, ...hw.assumptions, ...workloadAssumptions(ctx.flags)]
     if (ctx.json) {
       ctx.printJson({
         computed: true, model: m.model, modelSource: m.source, hardware: hw.hardware, hardwareSource: hw.source, workload,
