@@ -1,18 +1,19 @@
 /**
- * Where the CLI's kernel-tuning commands work: the embedded store (default: $KERNELTUNE_DATABASE_URL,
- * else $XDG_DATA_HOME/kerneltune/kerneltune.db, or --db PATH) or a server (--server URL --token T).
- * Both sides expose the same calls, so each command is written once.
+ * Where the CLI's kernel-tuning commands work: a server (--server URL --token T) over HTTP, or the
+ * embedded store (default: $KERNELTUNE_DATABASE_URL, else $XDG_DATA_HOME/kerneltune/kerneltune.db,
+ * or --db PATH), where the CLI runs the server app itself, in-process: the same routes, validation,
+ * errors and queue answer both, so each command is written once and behaves the same either way.
  */
-import { KerneltuneError } from '@kerneltune/core'
-import { API_BASE } from '@kerneltune/server'
-import { defaultDatabaseUrl, defaultRegistry, openStoreAt } from '@kerneltune/server/node'
-import { buildCatalog } from '@kerneltune/catalog'
-import { applyRun, createRun, executeRun, runTune, startTune } from '@kerneltune/tuner'
+import { KerneltuneError, type Role } from '@kerneltune/core'
+import { API_BASE, createApp, inProcess, type App } from '@kerneltune/server'
+import { compose, defaultDatabaseUrl } from '@kerneltune/server/compose'
 
 export interface Target { server?: string; token?: string; db?: string; tenant?: string }
 
+export type KernelsEvent = { type: string; [k: string]: unknown }
+
 export interface KernelsClient {
-  call(method: string, path: string, body?: any, onEvent?: (e: { type: string; [k: string]: unknown }) => void): Promise<any>
+  call(method: string, path: string, body?: any, onEvent?: (e: KernelsEvent) => void): Promise<any>
   close(): Promise<void>
 }
 
@@ -22,10 +23,14 @@ export const TARGET_FLAGS = [
   { name: 'db', type: 'string', description: 'Embedded store path (default: $XDG_DATA_HOME/kerneltune/kerneltune.db)', valueName: 'PATH' },
 ] as const
 
-function remote(url: string, token: string): KernelsClient {
+type Fetch = (request: Request) => Promise<Response>
+
+/** JSON calls and Server-Sent Events over any fetch: the network's, or the app's in-process. */
+function client(base: string, fetcher: Fetch, headers: Record<string, string>, close: () => Promise<void>, beforeEvents?: (path: string) => Promise<void>): KernelsClient {
   return {
     async call(method, path, body, onEvent) {
-      const res = await fetch(`${url.replace(/\/$/, '')}${API_BASE}${path}`, { method, headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, ...(body !== undefined ? { body: JSON.stringify(body) } : {}) })
+      if (path.endsWith('/events')) await beforeEvents?.(path)
+      const res = await fetcher(new Request(`${base}${API_BASE}${path}`, { method, headers: { ...headers, 'content-type': 'application/json' }, ...(body !== undefined ? { body: JSON.stringify(body) } : {}) }))
       if (path.endsWith('/events') && res.ok) {
         const text = res.body!.pipeThrough(new TextDecoderStream()).getReader()
         let buf = ''
@@ -46,52 +51,41 @@ function remote(url: string, token: string): KernelsClient {
       if (!res.ok) throw new KerneltuneError(doc?.error?.code ?? 'INTERNAL', `${res.status}: ${doc?.error?.message ?? 'request failed'}${doc?.error?.problems ? ` (${doc.error.problems.join('; ')})` : ''}`)
       return doc
     },
-    close: async () => {},
+    close,
   }
 }
 
-async function local(dbPath: string, tenant: string): Promise<KernelsClient> {
-  const store = await openStoreAt(dbPath)
-  const registry = defaultRegistry()
-  const catalog = buildCatalog(registry)
-  const wait = async (id: string, onEvent?: (e: any) => void) => {
-    // Local runs execute in this process: watching one means running it if it is still queued.
-    const run = await store.runs.require(tenant, id)
-    if (run.status === 'queued' || run.status === 'running') return executeRun(id, { store, registry, ...(onEvent ? { onEvent } : {}) })
-    onEvent?.({ type: 'run.finished', runId: id, status: run.status, summary: run.summary, error: run.error })
-    return run
-  }
-  return {
-    async call(method, path, body, onEvent) {
-      const [, kind, id, action] = path.split('?')[0]!.split('/')
-      const q = new URLSearchParams(path.split('?')[1] ?? '')
-      if (kind === 'runs' && method === 'POST' && !id) return createRun(store, body, { catalog, registry, tenant })
-      if (kind === 'runs' && method === 'GET' && !id) return store.runs.list(tenant, { limit: Number(q.get('limit') ?? 50), ...(q.get('status') ? { status: q.get('status') as never } : {}) })
-      if (kind === 'runs' && action === 'events') return wait(id!, onEvent)
-      if (kind === 'runs' && action === 'combos') return { items: await store.runs.combos((await store.runs.require(tenant, id!)).id) }
-      if (kind === 'runs' && action === 'apply') return applyRun(store, registry, tenant, id!, body ?? {})
-      if (kind === 'runs' && action === 'cancel') {
-        // As the server does: a finished run keeps its status (a succeeded run stays succeeded).
-        const run = await store.runs.require(tenant, id!)
-        if (['succeeded', 'failed', 'cancelled'].includes(run.status)) return { id: run.id, status: run.status, cancelled: false }
-        await store.runs.finish(run.id, 'cancelled', run.summary, new Map(), 'cancelled by request')
-        return { id: run.id, status: 'cancelled', cancelled: true }
-      }
-      if (kind === 'runs' && method === 'GET') return store.runs.require(tenant, id!)
-      if (kind === 'tune' && method === 'POST' && !id) return startTune(store, body, { registry, catalog, tenant })
-      if (kind === 'tune' && (action === 'events' || action === 'resume')) return runTune(id!, { store, registry, catalog, ...(onEvent ? { onEvent } : {}) })
-      if (kind === 'tune' && action === 'cancel') {
-        const s = await store.tune.require(tenant, id!)
-        if (['completed', 'cancelled', 'failed'].includes(s.status)) return { id: s.id, status: s.status, cancelled: false }
-        await store.tune.setStatus(s.id, 'cancelled')
-        return { id: s.id, status: 'cancelled', cancelled: true }
-      }
-      if (kind === 'tune' && method === 'GET') return { ...(await store.tune.require(tenant, id!)), trials: await store.tune.trials(id!) }
-      if (kind === 'tokens') return (async () => { const { token, info } = await store.tokens.create(body.role, body.tenant, body.label ?? null); return { token, ...info } })()
-      throw new KerneltuneError('UNSUPPORTED', `${method} ${path} is not available against the embedded store`)
-    },
-    close: () => store.close(),
-  }
+const remote = (url: string, token: string): KernelsClient =>
+  client(url.replace(/\/$/, ''), (r) => fetch(r), { authorization: `Bearer ${token}` }, async () => {})
+
+const FINISHED: Record<string, readonly string[]> = { runs: ['succeeded', 'failed', 'cancelled'], tune: ['completed', 'cancelled', 'failed'] }
+
+/**
+ * The embedded store behind the server app, called in-process as the superadmin (whoever opened
+ * the database file owns it), acting in the given tenant. The app's
+ * queue does not start work by itself here (autostart off): this process lives only as long as a
+ * command, so a run or session runs while a command follows it (create, watch, resume) and stays
+ * queued otherwise (--no-watch), to be run by a later watch, as before.
+ */
+export async function embedded(databaseUrl: string, tenant: string, env: Readonly<Record<string, string | undefined>> = {}): Promise<KernelsClient & { app: App }> {
+  const composition = await compose({ databaseUrl, env })
+  const app = createApp({ store: composition.store, registry: composition.registry, catalog: composition.catalog, env, autostart: false })
+  const as = inProcess({ role: 'superadmin' satisfies Role, tenant, tokenId: 'embedded-cli' })
+  const fetcher: Fetch = async (r) => app.app.fetch(r, as)
+  const self = client('http://embedded', fetcher, {}, async () => {
+    await app.shutdown()
+    await composition.close()
+  }, async (path) => {
+    // Following a run or session that is not finished means running it here (the queue has it
+    // once started; the events route then streams it to the end).
+    const [, kind, id] = path.split('/')
+    if ((kind !== 'runs' && kind !== 'tune') || !id) return
+    const res = await fetcher(new Request(`http://embedded${API_BASE}/${kind}/${id}`))
+    if (!res.ok) return // the events call answers the same error
+    const { status } = (await res.json()) as { status: string }
+    if (!FINISHED[kind]!.includes(status)) app.queue.start(kind === 'runs' ? 'run' : 'tune', id)
+  })
+  return { ...self, app }
 }
 
 export async function kernelsClient(flags: Target, env: Readonly<Record<string, string | undefined>>): Promise<KernelsClient> {
@@ -100,5 +94,5 @@ export async function kernelsClient(flags: Target, env: Readonly<Record<string, 
     if (!token) throw new KerneltuneError('INVALID_INPUT', '--server needs --token T (or KERNELTUNE_TOKEN)')
     return remote(flags.server, token)
   }
-  return local(flags.db ?? defaultDatabaseUrl(env), flags.tenant ?? env.KERNELTUNE_TENANT ?? 'default')
+  return embedded(flags.db ?? defaultDatabaseUrl(env), flags.tenant ?? env.KERNELTUNE_TENANT ?? 'default', env)
 }

@@ -11,6 +11,7 @@ import { Hono, type Context } from 'hono'
 import { createBus, type EventBus } from './bus.ts'
 import type { AppDeps } from './deps.ts'
 import { errorResponse, mount, type Auth } from './http.ts'
+import { inProcessAuth } from './in-process.ts'
 import { createMetrics, type ServerMetrics } from './metrics.ts'
 import { createOpsMetrics } from './ops-metrics.ts'
 import { openApiDocument } from './openapi.ts'
@@ -34,6 +35,11 @@ export interface AppOptions {
    */
   env?: Readonly<Record<string, string | undefined>>
   concurrency?: number
+  /**
+   * False: queued runs and sessions wait until `queue.start(kind, id)`. The CLI's embedded mode,
+   * which calls this app in-process, sets it: work runs while a command follows it. Default true.
+   */
+  autostart?: boolean
   /** Largest request body in bytes (default 2 MiB); a larger one is answered 413. */
   maxBodyBytes?: number
 }
@@ -56,7 +62,7 @@ export function createApp(options: AppOptions): App {
   const bus = createBus()
   const metrics = createMetrics(store)
   const cacheScope = /^(true|1|yes|on)$/i.test(options.env?.KERNELTUNE_SHARED_CACHE ?? '') ? 'shared' : 'tenant'
-  const queue = createQueue({ store, registry, catalog, bus, metrics, cacheScope, ...(options.concurrency ? { concurrency: options.concurrency } : {}) })
+  const queue = createQueue({ store, registry, catalog, bus, metrics, cacheScope, ...(options.concurrency ? { concurrency: options.concurrency } : {}), ...(options.autostart === false ? { autostart: false } : {}) })
   const ops = createOpsMetrics(metrics.registry, store, queue)
   const deps: AppDeps = { store, registry, catalog, queue, bus, metrics, ops }
   const app = new Hono()
@@ -79,6 +85,8 @@ export function createApp(options: AppOptions): App {
   })
 
   const authenticate = async (c: Context): Promise<Auth> => {
+    const local = inProcessAuth(c.env)
+    if (local) return local
     const header = c.req.header('authorization') ?? ''
     const m = /^Bearer\s+(\S+)$/i.exec(header)
     if (!m) throw new KerneltuneError('UNAUTHORIZED', 'send an API token as "Authorization: Bearer TOKEN" (admins mint them with kerneltune token create)')

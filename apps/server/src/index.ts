@@ -13,6 +13,7 @@
  */
 export { createApp, bootstrapAdmin, recover, API_BASE, ROUTES, type App, type AppOptions } from './app.ts'
 export { roleAllows, type Auth, type Route, type RouteSpec } from './http.ts'
+export { inProcess, type InProcessBindings } from './in-process.ts'
 export { openApiDocument } from './openapi.ts'
 export { createMetrics, type ServerMetrics } from './metrics.ts'
 export { createQueue, type JobQueue } from './queue.ts'

@@ -15,9 +15,9 @@ import { serve as honoServe } from '@hono/node-server'
 import type { Registry } from '@kerneltune/core'
 import type { Store } from '@kerneltune/store'
 import { bootstrapAdmin, createApp, recover, type App } from './app.ts'
-import { defaultDatabaseUrl, openStoreAt, defaultRegistry } from './defaults.node.ts'
+import { compose } from './compose.node.ts'
 
-export { defaultDatabaseUrl, openStoreAt, defaultRegistry } from './defaults.node.ts'
+export { backendPlugins, compose, defaultDatabaseUrl, defaultRegistry, enginePlugins, ENGINE_NAMES, openStoreAt, type BackendOptions, type ComposeOptions, type Composition, type EngineName } from './compose.node.ts'
 
 export interface ServeOptions {
   port?: number
@@ -40,11 +40,12 @@ export interface RunningServer {
 export async function serve(options: ServeOptions = {}): Promise<RunningServer> {
   const env = options.env ?? process.env
   const log = options.log ?? ((l: string) => void process.stderr.write(l + '\n'))
-  const store = options.store ?? (await openStoreAt(options.databaseUrl ?? defaultDatabaseUrl(env)))
+  const composed = await compose({ ...(options.store ? { store: options.store } : {}), ...(options.databaseUrl ? { databaseUrl: options.databaseUrl } : {}), ...(options.registry ? { registry: options.registry } : {}), env })
+  const store = composed.store
   const boot = await bootstrapAdmin(store, env)
   if (boot.generated) log(`kerneltune: created the admin token (shown once, store it now): ${boot.generated}`)
   else if (boot.created) log('kerneltune: created the admin token from KERNELTUNE_ADMIN_TOKEN')
-  const app = createApp({ store, registry: options.registry ?? defaultRegistry(), env })
+  const app = createApp({ store, registry: composed.registry, catalog: composed.catalog, env })
   const recovered = await recover(app)
   if (recovered.runs || recovered.sessions) log(`kerneltune: re-queued ${recovered.runs} interrupted run(s); paused ${recovered.sessions} interrupted tune session(s) (resume them with POST /tune/{id}/resume)`)
   const hostname = options.hostname ?? '127.0.0.1'

@@ -19,7 +19,12 @@ export interface JobQueue {
   has(id: string): boolean
   /** Jobs waiting and running now (the job-queue gauge reads it at scrape time). */
   counts(): { waiting: number; running: number }
-  /** Resolves when nothing is queued or running. */
+  /**
+   * Queues the job if it is not queued yet and lets it run. Only needed with autostart off, where
+   * a queued job waits until someone starts it.
+   */
+  start(kind: Job['kind'], id: string): void
+  /** Resolves when nothing is queued or running (with autostart off: nothing started). */
   idle(): Promise<void>
   /** Pauses running jobs and drops queued ones. */
   shutdown(): Promise<void>
@@ -32,6 +37,11 @@ export interface QueueDeps {
   bus: EventBus
   metrics: ServerMetrics
   concurrency?: number
+  /**
+   * False: queued jobs wait until start() (the CLI's embedded mode, where work runs only while a
+   * command follows it and a queued run stays queued when the command exits). Default true.
+   */
+  autostart?: boolean
   /** 'shared' only when the operator opted into a cache shared across tenants. */
   cacheScope?: 'tenant' | 'shared'
 }
@@ -42,6 +52,9 @@ export function createQueue(deps: QueueDeps): JobQueue {
   const waiting: Job[] = []
   const running = new Map<string, { job: Job; done: Promise<void> }>()
   let idleWaiters: (() => void)[] = []
+  const autostart = deps.autostart ?? true
+  const started = new Set<string>()
+  const next = () => (autostart ? (waiting.length ? 0 : -1) : waiting.findIndex((j) => started.has(j.id)))
 
   const exec = async (job: Job): Promise<void> => {
     const signal = job.controller.signal
@@ -65,8 +78,9 @@ export function createQueue(deps: QueueDeps): JobQueue {
   }
 
   const pump = () => {
-    while (running.size < concurrency && waiting.length) {
-      const job = waiting.shift()!
+    for (let i = next(); running.size < concurrency && i >= 0; i = next()) {
+      const job = waiting.splice(i, 1)[0]!
+      started.delete(job.id)
       const done = exec(job)
         .catch(() => { /* executeRun and runTune store their own failures */ })
         .finally(() => {
@@ -75,7 +89,7 @@ export function createQueue(deps: QueueDeps): JobQueue {
         })
       running.set(job.id, { job, done })
     }
-    if (running.size === 0 && waiting.length === 0) {
+    if (running.size === 0 && next() < 0) {
       const w = idleWaiters
       idleWaiters = []
       for (const f of w) f()
@@ -97,15 +111,23 @@ export function createQueue(deps: QueueDeps): JobQueue {
       const i = waiting.findIndex((j) => j.id === id)
       if (i >= 0) {
         waiting.splice(i, 1)
+        started.delete(id)
         return true
       }
       return false
     },
+    start(kind, id) {
+      if (running.has(id)) return
+      if (!waiting.some((j) => j.id === id)) waiting.push({ kind, id, controller: new AbortController() })
+      started.add(id)
+      queueMicrotask(pump)
+    },
     has: (id) => running.has(id) || waiting.some((j) => j.id === id),
     counts: () => ({ waiting: waiting.length, running: running.size }),
-    idle: () => (running.size === 0 && waiting.length === 0 ? Promise.resolve() : new Promise((r) => idleWaiters.push(r))),
+    idle: () => (running.size === 0 && next() < 0 ? Promise.resolve() : new Promise((r) => idleWaiters.push(r))),
     async shutdown() {
       waiting.length = 0
+      started.clear()
       for (const { job } of running.values()) job.controller.abort('pause')
       await Promise.all([...running.values()].map((r) => r.done))
     },

@@ -10,7 +10,7 @@
  */
 import process from 'node:process'
 import { bootstrapAdmin, createApp, recover } from './app.ts'
-import { defaultDatabaseUrl, defaultRegistry, openStoreAt } from './defaults.node.ts'
+import { compose } from './compose.node.ts'
 
 type Fetch = (req: Request) => Response | Promise<Response>
 interface BunLike { serve(o: { port: number; hostname: string; fetch: Fetch }): { port: number; stop(): void } }
@@ -20,10 +20,10 @@ interface DenoLike { serve(o: { port: number; hostname: string; onListen?: (a: {
 export async function serveWeb(env: Readonly<Record<string, string | undefined>> = process.env): Promise<{ url: string; runtime: 'bun' | 'deno'; close(): Promise<void> }> {
   const g = globalThis as { Bun?: BunLike; Deno?: DenoLike }
   if (!g.Bun && !g.Deno) throw new Error('serve-web.ts runs on Bun or Deno; on Node use @kerneltune/server/node (kerneltune serve)')
-  const store = await openStoreAt(env.KERNELTUNE_DATABASE_URL ?? defaultDatabaseUrl(env))
+  const { store, registry, catalog } = await compose({ env })
   const boot = await bootstrapAdmin(store, env)
   if (boot.generated) process.stderr.write(`kerneltune: created the admin token (shown once, store it now): ${boot.generated}\n`)
-  const app = createApp({ store, registry: defaultRegistry(), env })
+  const app = createApp({ store, registry, catalog, env })
   await recover(app)
   const hostname = env.HOST ?? '127.0.0.1'
   const wanted = Number(env.PORT ?? 8080)

@@ -4,7 +4,7 @@ import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import type { Io } from '../cli/command.ts'
 import { main } from '../main.ts'
-import { ENGINE_NAMES, engineRegistry } from '../engines.ts'
+import { defaultRegistry, ENGINE_NAMES } from '@kerneltune/server/compose'
 import { shellCommand, shellQuote } from './translate.ts'
 
 async function run(argv: string[], cwd = '/') {
@@ -15,9 +15,9 @@ async function run(argv: string[], cwd = '/') {
   return { code, out: out.join(''), err: err.join('') }
 }
 
-describe('engineRegistry', () => {
-  it('should register the five engines under their names', () => {
-    const registry = engineRegistry()
+describe('the engines translate offers', () => {
+  it('should be the engines of the shared composition root, each once', () => {
+    const registry = defaultRegistry()
     expect(registry.list('engine').map((e) => e.name)).toEqual([...ENGINE_NAMES])
   })
 })

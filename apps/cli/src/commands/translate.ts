@@ -8,7 +8,7 @@ import { KerneltuneError, isKerneltuneError, type EnginePlugin, type TranslateCo
 import { defineCommand, type Io } from '../cli/command.ts'
 import { usageError } from '../cli/args.ts'
 import { EXIT } from '../cli/run.ts'
-import { ENGINE_NAMES, engineRegistry } from '../engines.ts'
+import { defaultRegistry, ENGINE_NAMES } from '@kerneltune/server/compose'
 
 /** POSIX-shell quoting: plain words stay as they are, the rest go in single quotes. */
 export function shellQuote(word: string): string {
@@ -104,7 +104,7 @@ compact, with "line": N added; a bad line gives { ok: false, line, error: { code
     const { flags, io } = ctx
     if (!flags.engine) throw usageError(`--engine is required; one of ${ENGINE_NAMES.join(', ')}`)
     if ((flags.combo === undefined) === (flags.combos === undefined)) throw usageError('give exactly one of --combo JSON|FILE and --combos FILE.jsonl')
-    const engine = engineRegistry().get('engine', flags.engine)
+    const engine = defaultRegistry().get('engine', flags.engine)
     const options: Record<string, unknown> = {}
     if (flags.backend) options.backend = flags.backend
     if (flags.provider) options.provider = flags.provider

@@ -9,7 +9,7 @@ export const tuneCommand = defineCommand({
   summary: 'Tier 2 tune sessions: Bayesian search seeded by a Tier 1 run, resumable',
   subcommands: (['start', 'status', 'watch', 'resume', 'cancel'] as const).map((name) => defineCommand({
     name,
-    summary: { start: 'Start a session from a run', status: 'Status and best-so-far', watch: 'Follow (embedded: run) a session', resume: 'Resume a paused or crashed session', cancel: 'Halt and persist' }[name],
+    summary: { start: 'Start a session from a run', status: 'Status and best-so-far', watch: 'Follow a session (embedded: run it here)', resume: 'Resume a paused or crashed session', cancel: 'Halt and persist' }[name],
     positionals: [name === 'start' ? 'RUN_ID' : 'SESSION_ID'],
     flags: [...TARGET_FLAGS,
       { name: 'trials', type: 'integer', description: 'start: trial budget', min: 1 },
@@ -17,25 +17,26 @@ export const tuneCommand = defineCommand({
       { name: 'strategy', type: 'string', description: 'start: bo, tpe, random or tuner-random', default: 'bo' },
       { name: 'keep', type: 'string', description: 'start: comma-separated dimensions to search even if the run found them insensitive', valueName: 'DIMS' },
       { name: 'seed', type: 'integer', description: 'start: seed of the strategy', min: 0 },
-      { name: 'watch', type: 'boolean', description: 'start (embedded): run the session now; --no-watch only creates it (run it later with tune watch)', default: true }] as const,
+      { name: 'watch', type: 'boolean', description: 'start: follow the session to the end; --no-watch only starts it (embedded: creates it, to be run by tune watch)', default: true }] as const,
     jsonOutput: 'the TuneSession',
     async run(ctx) {
       const id = requireId(ctx.positionals, name === 'start' ? 'RUN_ID' : 'SESSION_ID')
       const c = await kernelsClient(ctx.flags, ctx.io.env)
       try {
         let s: any
-        const follow = async (sid: string, path: string, method: string) => {
+        // The same calls with and without --server: embedded, the CLI runs the server app in-process.
+        const follow = async (sid: string) => {
           const total = (await c.call('GET', `/tune/${sid}`)).budget.trials ?? 0
           const bar = progressBar(ctx.io, `tune ${sid}`, total, !ctx.json)
-          await c.call(method, path, undefined, (e: any) => { if (e.type === 'trial') bar.update(e.index + 1, e.best ? `best ${e.best.value.toFixed(3)}` : '') })
+          await c.call('GET', `/tune/${sid}/events`, undefined, (e: any) => { if (e.type === 'trial') bar.update(e.index + 1, e.best ? `best ${e.best.value.toFixed(3)}` : '') })
           bar.done()
         }
         if (name === 'start') {
           s = await c.call('POST', '/tune', { runId: id, strategy: ctx.flags.strategy, budget: { ...(ctx.flags.trials ? { trials: ctx.flags.trials } : {}), ...(ctx.flags.minutes ? { minutes: ctx.flags.minutes } : {}) }, ...(ctx.flags.keep ? { keep: ctx.flags.keep.split(',').map((d) => d.trim()).filter(Boolean) } : {}), ...(ctx.flags.seed !== undefined ? { seed: ctx.flags.seed } : {}) })
-          if (!ctx.flags.server && ctx.flags.watch) await follow(s.id, `/tune/${s.id}/events`, 'GET')
+          if (ctx.flags.watch) await follow(s.id)
         } else if (name === 'watch' || name === 'resume') {
-          if (name === 'resume' && ctx.flags.server) await c.call('POST', `/tune/${id}/resume`)
-          await follow(id, name === 'resume' && !ctx.flags.server ? `/tune/${id}/resume` : `/tune/${id}/events`, name === 'resume' && !ctx.flags.server ? 'POST' : 'GET')
+          if (name === 'resume') await c.call('POST', `/tune/${id}/resume`)
+          await follow(id)
         } else if (name === 'cancel') await c.call('POST', `/tune/${id}/cancel`)
         s = await c.call('GET', `/tune/${s?.id ?? id}`)
         if (ctx.json) ctx.printJson(s)

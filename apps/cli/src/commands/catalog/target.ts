@@ -7,7 +7,7 @@ import { kerneltuneError, type Combo, type EnginePlugin, type HardwareSpec, type
 import { buildCatalog, type AsyncRefuseHook, type Catalog } from '@kerneltune/catalog'
 import { requireHardwarePreset } from '@kerneltune/features'
 import type { FlagSpec } from '../../cli/args.ts'
-import { engineRegistry } from '../../engines.ts'
+import { defaultRegistry } from '@kerneltune/server/compose'
 
 export const TARGET_FLAGS = [
   { name: 'hardware', type: 'string', valueName: 'NAME', description: 'Hardware preset id or name (e.g. h100-sxm, a100-sxm-80gb, l4, mi300x); see @kerneltune/features presets.' },
@@ -35,7 +35,7 @@ export interface CatalogSession {
  * plugin and refusal hook.
  */
 export async function openCatalog(engineName: string | undefined, hardware?: HardwareSpec): Promise<CatalogSession> {
-  const registry = engineRegistry()
+  const registry = defaultRegistry()
   const catalog = buildCatalog(registry)
   if (engineName === undefined) return { catalog, registry }
   const engine = findEngine(registry, engineName)

@@ -1,0 +1,44 @@
+import { rmSync } from 'node:fs'
+import { join } from 'node:path'
+import { afterAll, describe, expect, it } from 'vitest'
+import { defaultRegistry as serverRegistry } from '@kerneltune/server/node'
+import { ENGINE_NAMES } from '@kerneltune/server/compose'
+import { embedded } from './store-location.ts'
+import { SMALL_RUN, tempDir } from './commands/run-test-helpers.ts'
+
+// The embedded mode is the server app called in-process: the same routes answer with and without --server.
+const t = tempDir('kt-embedded-')
+afterAll(() => rmSync(t.dir, { recursive: true, force: true }))
+
+describe('the embedded client', () => {
+  it('should see the same engines as the server, each registered once', async () => {
+    const c = await embedded(join(t.dir, 'a.db'), 'default')
+    try {
+      const names = c.app.deps.registry.list('engine').map((e) => e.name)
+      expect(names).toEqual([...ENGINE_NAMES])
+      expect(names).toEqual(serverRegistry().list('engine').map((e) => e.name))
+      expect(c.app.deps.registry.list('measurement-backend').map((b) => b.name)).toEqual(serverRegistry().list('measurement-backend').map((b) => b.name))
+    } finally {
+      await c.close()
+    }
+  })
+
+  it('should answer with the server routes: their shapes, their validation, their 404s', async () => {
+    const c = await embedded(join(t.dir, 'b.db'), 'acme')
+    try {
+      const run = await c.call('POST', '/runs', SMALL_RUN)
+      expect(run).toMatchObject({ status: 'queued', tenant: 'acme' })
+      // The list route pages (limit, offset); the store alone does not say them.
+      expect(await c.call('GET', '/runs')).toMatchObject({ total: 1, limit: 50, offset: 0 })
+      await expect(c.call('POST', '/runs', { ...SMALL_RUN, repetitions: 'many' })).rejects.toMatchObject({ code: 'INVALID_INPUT', message: expect.stringMatching(/^400: invalid body/) })
+      await expect(c.call('GET', '/no-such-route')).rejects.toMatchObject({ code: 'NOT_FOUND', message: expect.stringMatching(/see \/openapi\.json/) })
+      // Following the run runs it here, to the end.
+      const events: string[] = []
+      await c.call('GET', `/runs/${run.id}/events`, undefined, (e) => events.push(e.type))
+      expect(events.at(-1)).toBe('run.finished')
+      expect((await c.call('GET', `/runs/${run.id}`)).status).toBe('succeeded')
+    } finally {
+      await c.close()
+    }
+  })
+})

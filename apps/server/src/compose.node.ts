@@ -1,0 +1,84 @@
+/**
+ * The composition root of both apps: the one place where every engine and measurement backend is
+ * registered, the store is opened and the catalog is built. The server's entries (Node, Bun, Deno)
+ * and the CLI (its embedded mode runs this server app in-process) all compose through here, so an
+ * engine or a backend is added once and both apps see the same set.
+ * Uses only node: modules that Bun and Deno also provide.
+ */
+import { mkdirSync } from 'node:fs'
+import { homedir } from 'node:os'
+import { dirname, join } from 'node:path'
+import process from 'node:process'
+import { analyticalBackend, type AnalyticalBackendOptions } from '@kerneltune/backends'
+import { gpuKernelsBackend, llamacppRunBackend, llamacppRunEngine } from '@kerneltune/backends/node'
+import { buildCatalog, type Catalog } from '@kerneltune/catalog'
+import { createRegistry, type AnyPlugin, type EnginePlugin, type MeasurementBackend, type Registry } from '@kerneltune/core'
+import { onnxEngine } from '@kerneltune/engines-onnx'
+import { tgiEngine } from '@kerneltune/engines-tgi'
+import { tritonEngine } from '@kerneltune/engines-triton'
+import { trtllmEngine } from '@kerneltune/engines-trtllm'
+import { vllmEngine } from '@kerneltune/engines-vllm'
+import { openStore, isPostgresUrl, type Store } from '@kerneltune/store'
+import { searchStrategies } from '@kerneltune/tuner'
+
+/** The registry names of the built-in engines, in the order help texts list them. */
+export const ENGINE_NAMES = ['vllm', 'tgi', 'trtllm', 'triton', 'onnx', 'llamacpp'] as const
+export type EngineName = (typeof ENGINE_NAMES)[number]
+
+/** The built-in engine plugins, one per name of ENGINE_NAMES. The only list of engines. */
+export function enginePlugins(): EnginePlugin[] {
+  return [vllmEngine(), tgiEngine(), trtllmEngine(), tritonEngine(), onnxEngine(), llamacppRunEngine()]
+}
+
+export interface BackendOptions {
+  readonly analytical?: AnalyticalBackendOptions
+}
+
+/** The built-in measurement backends. Creating them starts nothing: a device or binary is opened on first use. */
+export function backendPlugins(options: BackendOptions = {}): MeasurementBackend[] {
+  return [analyticalBackend(options.analytical), gpuKernelsBackend(), llamacppRunBackend()]
+}
+
+/** Engines, measurement backends and search strategies, plus any extra plugins (tests, extensions). */
+export function defaultRegistry(options: BackendOptions & { extra?: readonly AnyPlugin[] } = {}): Registry {
+  return createRegistry([...enginePlugins(), ...backendPlugins(options), ...searchStrategies(), ...(options.extra ?? [])])
+}
+
+/** $KERNELTUNE_DATABASE_URL, else $XDG_DATA_HOME/kerneltune/kerneltune.db (~/.local/share/…). */
+export function defaultDatabaseUrl(env: Readonly<Record<string, string | undefined>> = process.env): string {
+  if (env.KERNELTUNE_DATABASE_URL) return env.KERNELTUNE_DATABASE_URL
+  const data = env.XDG_DATA_HOME || join(env.HOME || homedir(), '.local', 'share')
+  return join(data, 'kerneltune', 'kerneltune.db')
+}
+
+/** Opens a store, creating the folder of a SQLite file first. */
+export async function openStoreAt(url: string): Promise<Store> {
+  if (!isPostgresUrl(url) && url !== ':memory:' && !/^(libsql|https?|wss?):/.test(url)) mkdirSync(dirname(url.replace(/^file:/, '')), { recursive: true })
+  return openStore(url)
+}
+
+export interface ComposeOptions {
+  /** Where the store lives; default defaultDatabaseUrl(env). Ignored when `store` is given. */
+  readonly databaseUrl?: string
+  /** An open store to use (the caller closes it). */
+  readonly store?: Store
+  /** Default defaultRegistry(). */
+  readonly registry?: Registry
+  readonly env?: Readonly<Record<string, string | undefined>>
+}
+
+export interface Composition {
+  readonly store: Store
+  readonly registry: Registry
+  readonly catalog: Catalog
+  /** Closes the store when this composition opened it. */
+  close(): Promise<void>
+}
+
+/** Opens the store and builds the registry and its catalog: what an app needs before serving. */
+export async function compose(options: ComposeOptions = {}): Promise<Composition> {
+  const env = options.env ?? process.env
+  const store = options.store ?? (await openStoreAt(options.databaseUrl ?? defaultDatabaseUrl(env)))
+  const registry = options.registry ?? defaultRegistry()
+  return { store, registry, catalog: buildCatalog(registry), close: async () => { if (!options.store) await store.close() } }
+}
