@@ -32,7 +32,7 @@ function driftingBackend(truth: (c: Combo) => number, fail?: (c: Combo) => strin
 }
 
 const truth = (c: Combo) => (c.threads === '1' ? 110 : 100)
-const candidates = [{ combo: { threads: '1' } }, { combo: { flash_attn: 'off' } }, { combo: { threads: '2' } }]
+const candidates: { combo: Combo }[] = [{ combo: { threads: '1' } }, { combo: { flash_attn: 'off' } }, { combo: { threads: '2' } }]
 
 describe('runInterleavedSweep', () => {
   it('should measure every arm once per round in a seeded random order, the defaults twice (A/A)', async () => {
