@@ -2,86 +2,71 @@ import { existsSync, readFileSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import { describe, expect, it } from 'vitest'
 import { CORE_DIMENSION_VALUES, type Refusal, type Translation } from '@kerneltune/core'
-import { coreCombos, productOf, testEngine, type EngineInventory } from '@kerneltune/engine-conformance'
-import { onnxEngine, PROVIDER_FILE, SESSION_FILE } from './index.ts'
+import { coreCombos, productOf, testEngine } from '@kerneltune/engine-conformance'
+import { onnxEngine, ORT_RELEASES, ORT_VERSIONS, PROVIDER_FILE, SESSION_FILE } from './index.ts'
 
-// The inventories are read-only reference data outside the repository; tests skip without them.
+// The reference inventory is read-only data outside the repository; its cross-check skips without it.
 const DIR = process.env.KERNELTUNE_ENGINE_INVENTORIES ?? fileURLToPath(new URL('../../../../shared/reference/engines/', import.meta.url))
 const FILE = `${DIR}/onnxruntime.json`
 const HAVE = existsSync(FILE)
 
-/** Checks session and provider options against the inventory's option lists. */
-function inventory(): EngineInventory {
-  const flags = JSON.parse(readFileSync(FILE, 'utf8')).flags
-  const levels = Object.keys(flags['SessionOptions.graph_optimization_level'].choices)
-  const check = (t: Translation): string[] => {
-    const problems: string[] = []
-    for (const name of Object.keys(t.files)) if (name !== SESSION_FILE && name !== PROVIDER_FILE) problems.push(`unexpected file ${name}`)
-    const session = JSON.parse(t.files[SESSION_FILE] ?? '{}') as Record<string, string>
-    for (const [key, value] of Object.entries(session)) {
-      if (key !== 'graph_optimization_level') problems.push(`session option ${key} is not in the inventory`)
-      else if (!levels.includes(value)) problems.push(`graph_optimization_level ${value} is not in the inventory`)
-    }
-    const { providers, provider_options: options } = JSON.parse(t.files[PROVIDER_FILE]!)
-    providers.forEach((provider: string, i: number) => {
-      const known = flags[provider]
-      if (!known) {
-        problems.push(`provider ${provider} is not in the inventory`)
-        return
-      }
-      for (const [key, value] of Object.entries(options[i] as Record<string, string>)) {
-        if (!known[key]) problems.push(`${provider} option ${key} is not in the inventory`)
-        // trt_bf16_enable is listed, but flagged as missing from the option file that was read.
-        else if (known[key].provenance) problems.push(`${provider} option ${key} is version-dependent`)
-        else if (known[key].type === 'bool' && !['0', '1'].includes(value)) problems.push(`${key}=${value} is not a boolean`)
-      }
-    })
-    return problems
-  }
-  return { flags: {}, env: {}, check }
-}
-
-// ORT controls only three core dimensions, so the walk adds the product of those with the others
-// left out (the engine default).
-const { activation_dtype, fusion_strategy, cuda_graph } = CORE_DIMENSION_VALUES
+// The walk adds the product of the dimensions ORT controls, with the others left out.
+const { attention_backend, activation_dtype, fusion_strategy, cuda_graph } = CORE_DIMENSION_VALUES
 for (const provider of ['cuda', 'tensorrt'] as const) {
   testEngine({
     engine: () => onnxEngine({ provider }),
-    combos: [...coreCombos(), ...productOf({ activation_dtype, fusion_strategy, cuda_graph })],
-    inventory: (version) => (HAVE && version === '1.2x' ? inventory() : undefined),
-    skip: {
-      ...(HAVE ? {} : { inventory: `no inventory at ${FILE}` }),
-      ...(provider === 'tensorrt' ? { baseline: 'the TensorRT EP refuses bf16, the neutral activation dtype, until trt_bf16_enable is checked per release' } : {}),
-    },
+    combos: [...coreCombos(), ...productOf({ attention_backend, activation_dtype, fusion_strategy, cuda_graph })],
+    // Checked per release in 'should express the bf16 baseline …' below: 1.19's TensorRT EP has no bf16.
+    skip: provider === 'tensorrt' ? { baseline: 'the TensorRT EP of 1.19 has no trt_bf16_enable, so its bf16 baseline is refused (tested below)' } : {},
   })
 }
 
-const t = (combo: Record<string, string>, provider: 'cuda' | 'tensorrt' = 'cuda') => onnxEngine({ provider }).translate(combo)
+const t = (combo: Record<string, string>, provider: 'cuda' | 'tensorrt' = 'cuda', version?: string) =>
+  onnxEngine({ provider }).translate(combo, version === undefined ? {} : { version })
 const files = (r: ReturnType<typeof t>) => {
   const f = (r as Translation).files
   return { session: JSON.parse(f[SESSION_FILE] ?? '{}'), provider: JSON.parse(f[PROVIDER_FILE]!) }
 }
+const BASELINE = { attention_backend: 'flash_attn_v2', kv_layout: 'paged', matmul_path: 'cublas', activation_dtype: 'bf16', fusion_strategy: 'none', cuda_graph: 'per-shape' }
 
 describe('onnxEngine', () => {
-  it('should leave attention, KV layout and GEMMs to the engine: the neutral value with a note, any other refused', () => {
-    for (const [dimension, neutral] of [['attention_backend', 'flash_attn_v2'], ['kv_layout', 'paged'], ['matmul_path', 'cublas']] as const) {
-      for (const provider of ['cuda', 'tensorrt'] as const) {
+  it('should leave the KV layout and GEMMs (and attention on the TensorRT EP) to the engine: the neutral value with a note, any other refused', () => {
+    for (const [dimension, neutral, providers] of [['kv_layout', 'paged', ['cuda', 'tensorrt']], ['matmul_path', 'cublas', ['cuda', 'tensorrt']], ['attention_backend', 'flash_attn_v2', ['tensorrt']]] as const) {
+      for (const provider of providers) {
         const r = t({ [dimension]: neutral }, provider) as Translation
-        expect(r.ok).toBe(true)
         expect(r.notes).toContain(`${dimension}=${neutral}: left to the engine (ONNX Runtime has no control for ${dimension}).`)
-      }
-      for (const v of CORE_DIMENSION_VALUES[dimension].filter((x) => x !== neutral)) {
-        expect(t({ [dimension]: v })).toMatchObject({ ok: false, dimension, value: v })
-        expect((t({ [dimension]: v }) as Refusal).reason).toMatch(/has no control/)
+        for (const v of CORE_DIMENSION_VALUES[dimension].filter((x) => x !== neutral)) {
+          expect((t({ [dimension]: v }, provider) as Refusal).reason).toMatch(/has no control/)
+        }
       }
     }
   })
 
-  it('should enable fp16 on the TensorRT EP and refuse bf16 there and fp8 everywhere', () => {
+  it('should select CUDA EP attention kernels with the ORT_DISABLE_*_ATTENTION variables', () => {
+    expect(t({ attention_backend: 'flash_attn_v2' })).toMatchObject({ env: { ORT_DISABLE_MEMORY_EFFICIENT_ATTENTION: '1', ORT_DISABLE_TRT_FLASH_ATTENTION: '1' } })
+    expect((t({ attention_backend: 'flash_attn_v2' }) as Translation).env).not.toHaveProperty('ORT_DISABLE_FLASH_ATTENTION')
+    expect((t({ attention_backend: 'native' }) as Translation).env).toEqual({
+      ORT_DISABLE_FLASH_ATTENTION: '1', ORT_DISABLE_MEMORY_EFFICIENT_ATTENTION: '1', ORT_DISABLE_TRT_FLASH_ATTENTION: '1', ORT_DISABLE_FUSED_ATTENTION: '1',
+    })
+    for (const a of ['flash_attn_v3', 'flashinfer', 'paged_attention', 'xformers']) expect(t({ attention_backend: a })).toMatchObject({ ok: false, dimension: 'attention_backend', value: a })
+    expect(onnxEngine().controls).toContain('attention_backend')
+    expect(onnxEngine({ provider: 'tensorrt' }).controls).not.toContain('attention_backend')
+  })
+
+  it('should enable bf16 on the TensorRT EP from 1.29, refuse it on 1.19 naming 1.29, and refuse fp8 everywhere', () => {
     expect(files(t({ activation_dtype: 'fp16' }, 'tensorrt')).provider.provider_options).toEqual([{ trt_fp16_enable: '1' }])
-    expect(t({ activation_dtype: 'bf16' }, 'tensorrt')).toMatchObject({ ok: false, dimension: 'activation_dtype' })
-    expect(t({ activation_dtype: 'bf16' }).ok).toBe(true)
+    expect(files(t({ activation_dtype: 'bf16' }, 'tensorrt', '1.29')).provider.provider_options).toEqual([{ trt_bf16_enable: '1' }])
+    const old = t({ activation_dtype: 'bf16' }, 'tensorrt', '1.19') as Refusal
+    expect(old).toMatchObject({ ok: false, version: '1.19', dimension: 'activation_dtype', value: 'bf16' })
+    expect(old.reason).toMatch(/1\.19\.2 has no trt_bf16_enable; it works from 1\.29/)
+    expect(t({ activation_dtype: 'bf16' }, 'cuda', '1.19').ok).toBe(true)
     for (const d of ['fp8_e4m3', 'fp8_e5m2']) expect(t({ activation_dtype: d }).ok).toBe(false)
+  })
+
+  it('should express the bf16 baseline on both providers in 1.29 and on the CUDA EP in 1.19', () => {
+    for (const provider of ['cuda', 'tensorrt'] as const) expect(t(BASELINE, provider, '1.29').ok).toBe(true)
+    expect(t(BASELINE, 'cuda', '1.19').ok).toBe(true)
+    expect(t(BASELINE, 'tensorrt', '1.19')).toMatchObject({ ok: false, dimension: 'activation_dtype' })
   })
 
   it('should map fusion strategies to graph optimization levels', () => {
@@ -96,9 +81,30 @@ describe('onnxEngine', () => {
     expect(t({ cuda_graph: 'dynamic' })).toMatchObject({ ok: false, dimension: 'cuda_graph' })
   })
 
-  it('should accept 1.2x releases and reject others', () => {
-    expect(onnxEngine().translate({}, { version: '1.22.1' })).toMatchObject({ version: '1.2x' })
-    expect(() => onnxEngine().translate({}, { version: '1.19.0' })).toThrow(/supported versions: 1\.2x/)
+  it('should default to the newest release, accept patch releases, and reject others with the supported list', () => {
+    expect(onnxEngine().defaultVersion).toBe('1.29')
+    expect(ORT_VERSIONS).toEqual(['1.29', '1.19'])
+    expect(onnxEngine().translate({}, { version: '1.19.2' })).toMatchObject({ version: '1.19' })
+    expect(() => onnxEngine().translate({}, { version: '1.22.0' })).toThrow(/supported versions: 1\.29, 1\.19/)
     expect(() => onnxEngine().translate({}, { options: { provider: 'rocm' } })).toThrow(/supported providers/)
+  })
+
+  it('should keep an inventory per release whose bf16 option follows the binaries that were read', () => {
+    expect(onnxEngine().inventory('1.29')?.evidence?.join(' ')).toMatch(/1\.29\.0/)
+    expect(ORT_RELEASES['1.29'].providerOptions.tensorrt).toContain('trt_bf16_enable')
+    expect(ORT_RELEASES['1.19'].providerOptions.tensorrt).not.toContain('trt_bf16_enable')
+    expect(onnxEngine().inventory('9.9')).toBeUndefined()
+  })
+})
+
+describe.skipIf(!HAVE)(`onnxEngine inventories against ${FILE}`, () => {
+  it('should list only provider options the reference inventory knows, apart from sdpa_kernel', () => {
+    const flags = HAVE ? JSON.parse(readFileSync(FILE, 'utf8')).flags : {}
+    for (const version of ORT_VERSIONS) {
+      const release = ORT_RELEASES[version]
+      expect(release.providerOptions.cuda.filter((k) => !(k in flags.CUDAExecutionProvider))).toEqual(['sdpa_kernel'])
+      expect(release.providerOptions.tensorrt.filter((k) => !(k in flags.TensorrtExecutionProvider))).toEqual([])
+      for (const level of release.optimizationLevels) expect(flags['SessionOptions.graph_optimization_level'].choices).toHaveProperty(level)
+    }
   })
 })

@@ -1,10 +1,11 @@
 /**
  * The ONNX Runtime engine plugin. ONNX Runtime is a library, not a server: a translation has no
- * command line, only session options and execution-provider options to pass to InferenceSession.
+ * command line, only session options and execution-provider options to pass to InferenceSession,
+ * plus the environment variables the CUDA EP's attention ops read.
  */
-import { CORE_DIMENSION_VALUES, KerneltuneError, type Combo, type CoreDimensionId, type EnginePlugin, type TranslateContext, type TranslateResult } from '@kerneltune/core'
-import { CUDA_GRAPH_OPTION, OPTIMIZATION_LEVEL, ORT_VERSIONS, PROVIDERS, type OrtProvider } from './facts.ts'
-import { applyControls, checkCombo, refusal, resolveVersion } from '@kerneltune/core'
+import { applyControls, checkCombo, CORE_DIMENSION_VALUES, KerneltuneError, refusal, resolveVersion, type Combo, type CoreDimensionId, type EngineInventory, type EnginePlugin, type TranslateContext, type TranslateResult } from '@kerneltune/core'
+import { ATTENTION_ENV, CUDA_GRAPH_OPTION, firstReleaseWith, OPTIMIZATION_LEVEL, ORT_RELEASES, ORT_VERSIONS, PROVIDERS, type OrtProvider, type OrtRelease, type OrtVersion } from './releases.ts'
+import { ortInventory } from './inventory.ts'
 
 export interface OnnxEngineOptions {
   /** The execution provider; `context.options.provider` overrides it. Default cuda. */
@@ -15,36 +16,48 @@ export const SESSION_FILE = 'session_options.json'
 export const PROVIDER_FILE = 'provider_options.json'
 
 type Plan =
-  | { ok: true; session: Record<string, string>; provider: Record<string, string>; notes: string[] }
+  | { ok: true; session: Record<string, string>; provider: Record<string, string>; env: Record<string, string>; notes: string[] }
   | { ok: false; dimension: CoreDimensionId; reason: string }
 
 const no = (dimension: CoreDimensionId, reason: string): Plan => ({ ok: false, dimension, reason })
 
-function plan(v: Partial<Record<CoreDimensionId, string>>, ep: OrtProvider): Plan {
+/**
+ * The core dimensions each provider has a control for. The KV cache is the model's past/present
+ * tensors and MatMul runs on cuBLAS (CUDA EP) or TensorRT tactics (TensorRT EP), neither
+ * selectable, so those are left to the engine. The CUDA EP's attention ops read environment
+ * variables that turn kernel families off; the TensorRT EP uses TensorRT's own fused attention.
+ */
+export const ORT_CONTROLS: Readonly<Record<OrtProvider, readonly CoreDimensionId[]>> = {
+  cuda: ['attention_backend', 'activation_dtype', 'fusion_strategy', 'cuda_graph'],
+  tensorrt: ['activation_dtype', 'fusion_strategy', 'cuda_graph'],
+}
+
+function attention(value: string, env: Record<string, string>, notes: string[]): Plan | undefined {
+  switch (value) {
+    case 'flash_attn_v2':
+      // Leave only ORT's FlashAttention kernels on.
+      env[ATTENTION_ENV.memoryEfficient] = '1'
+      env[ATTENTION_ENV.trtFlash] = '1'
+      notes.push("flash_attn_v2 keeps only ONNX Runtime's FlashAttention kernels (memory-efficient and TensorRT fused attention off); where they do not apply (dtype, head size, SM) the op falls back or fails.")
+      return undefined
+    case 'native':
+      for (const name of Object.values(ATTENTION_ENV)) env[name] = '1'
+      notes.push('native turns every fused attention kernel off (unfused attention); GroupQueryAttention needs flash or memory-efficient attention and fails without them.')
+      return undefined
+    default:
+      return no('attention_backend', `the CUDA EP's attention kernels are FlashAttention, memory-efficient (CUTLASS) and TensorRT fused attention, switched with ${Object.values(ATTENTION_ENV).join(', ')}; none of them is ${value}`)
+  }
+}
+
+function plan(v: Partial<Record<CoreDimensionId, string>>, ep: OrtProvider, release: OrtRelease): Plan {
   const session: Record<string, string> = {}
   const provider: Record<string, string> = {}
+  const env: Record<string, string> = {}
   const notes: string[] = []
 
   if (v.attention_backend !== undefined) {
-    return no('attention_backend', "ONNX Runtime has no attention selector: the graph's contrib ops (MultiHeadAttention, GroupQueryAttention) pick their kernels; leave attention_backend out")
-  }
-  switch (v.kv_layout) {
-    case 'contiguous':
-      notes.push('The KV cache is contiguous past/present tensors in the model inputs and outputs.')
-      break
-    case 'paged':
-    case 'chunked':
-      return no('kv_layout', 'ONNX Runtime keeps the KV cache as contiguous past/present model tensors; there is no paged cache or chunked prefill option')
-  }
-  switch (v.matmul_path) {
-    case 'cublas':
-      if (ep === 'tensorrt') return no('matmul_path', 'the TensorRT EP picks GEMM kernels from TensorRT tactics; tactic sources can add cuBLAS but cannot force it')
-      notes.push('The CUDA EP runs MatMul on cuBLAS/cuBLASLt.')
-      break
-    case 'cutlass':
-    case 'triton':
-    case 'machete':
-      return no('matmul_path', `ONNX Runtime has no option selecting ${v.matmul_path} GEMMs (the CUDA EP uses cuBLAS; the TensorRT EP uses TensorRT tactics)`)
+    const refused = attention(v.attention_backend, env, notes)
+    if (refused) return refused
   }
   switch (v.activation_dtype) {
     case 'fp16':
@@ -52,8 +65,14 @@ function plan(v: Partial<Record<CoreDimensionId, string>>, ep: OrtProvider): Pla
       else notes.push('The CUDA EP computes in the dtype the model was exported in: export the ONNX model in fp16.')
       break
     case 'bf16':
-      if (ep === 'tensorrt') return no('activation_dtype', 'trt_bf16_enable is not in the TensorRT EP option set validated here (it depends on the ORT release); export a bf16 model and use the CUDA EP')
-      notes.push('The CUDA EP computes in the dtype the model was exported in: export the ONNX model in bf16.')
+      if (ep === 'tensorrt') {
+        if (!release.providerOptions.tensorrt.includes('trt_bf16_enable')) {
+          const at = firstReleaseWith('tensorrt', 'trt_bf16_enable')
+          return no('activation_dtype', `the TensorRT EP of ONNX Runtime ${release.checked} has no trt_bf16_enable${at ? `; it works from ${at} (checked at ${ORT_RELEASES[at].checked})` : ''}, or export a bf16 model and use the CUDA EP`)
+        }
+        provider.trt_bf16_enable = '1'
+        notes.push('The TensorRT EP turns trt_bf16_enable off by itself below compute capability 8.0 (PR #24915).')
+      } else notes.push('The CUDA EP computes in the dtype the model was exported in: export the ONNX model in bf16.')
       break
     case 'fp8_e4m3':
     case 'fp8_e5m2':
@@ -73,17 +92,19 @@ function plan(v: Partial<Record<CoreDimensionId, string>>, ep: OrtProvider): Pla
     case 'dynamic':
       return no('cuda_graph', 'ONNX Runtime captures one CUDA graph per fixed input shape and binding address; dynamic-shape graphs cannot be expressed')
   }
-  return { ok: true, session, provider, notes }
+  return { ok: true, session, provider, env, notes }
 }
 
 /** The ONNX Runtime plugin; its translate answers synchronously. */
 export interface OnnxEnginePlugin extends EnginePlugin {
   translate(combo: Combo, context?: TranslateContext): TranslateResult
+  inventory(version: string): EngineInventory | undefined
 }
 
-// The graph's contrib ops pick attention kernels and own the KV cache (its layout is the model's);
-// the CUDA EP runs MatMul on cuBLAS and the TensorRT EP on TensorRT tactics, neither selectable.
-const CONTROLS = ['activation_dtype', 'fusion_strategy', 'cuda_graph'] as const
+function providerOf(name: string, value: unknown): OrtProvider {
+  if (typeof value === 'string' && value in PROVIDERS) return value as OrtProvider
+  throw new KerneltuneError('INVALID_INPUT', `ONNX Runtime provider ${String(value)} is not supported; supported providers: ${Object.keys(PROVIDERS).join(', ')}`, { plugin: name })
+}
 
 /**
  * Creates the ONNX Runtime engine plugin.
@@ -99,38 +120,38 @@ export function onnxEngine(options: OnnxEngineOptions = {}): OnnxEnginePlugin {
   const name = 'onnx'
   const displayName = 'ONNX Runtime'
   const defaultVersion = ORT_VERSIONS[0]
+  const defaultProvider = providerOf(name, options.provider ?? 'cuda')
   return {
     name,
     kind: 'engine',
     apiVersion: 1,
     displayName,
-    description: 'ONNX Runtime session and CUDA/TensorRT execution-provider options (1.2x-era option set).',
+    description: `ONNX Runtime session and CUDA/TensorRT execution-provider options (releases ${ORT_VERSIONS.join(', ')}).`,
     defaultVersion,
     supportedVersions: () => [...ORT_VERSIONS],
-    controls: CONTROLS,
+    controls: ORT_CONTROLS[defaultProvider],
+    inventory: (version) => (version in ORT_RELEASES ? ortInventory(ORT_RELEASES[version as OrtVersion]) : undefined),
     translate(combo: Combo, context: TranslateContext = {}): TranslateResult {
-      const version = resolveVersion(name, displayName, context.version, ORT_VERSIONS, defaultVersion)
-      const ep = context.options?.provider ?? options.provider ?? 'cuda'
-      if (!(typeof ep === 'string' && ep in PROVIDERS)) {
-        throw new KerneltuneError('INVALID_INPUT', `ONNX Runtime provider ${String(ep)} is not supported; supported providers: ${Object.keys(PROVIDERS).join(', ')}`, { plugin: name })
-      }
+      const version = resolveVersion(name, displayName, context.version, ORT_VERSIONS, defaultVersion) as OrtVersion
+      const ep = providerOf(name, context.options?.provider ?? defaultProvider)
       const bad = checkCombo(name, displayName, version, combo, CORE_DIMENSION_VALUES)
       if (bad) return bad
-      const controlled = applyControls(name, displayName, version, combo, CONTROLS)
+      const controlled = applyControls(name, displayName, version, combo, ORT_CONTROLS[ep])
       if (!controlled.ok) return controlled
-      const p = plan(controlled.combo, ep as OrtProvider)
+      const p = plan(controlled.combo, ep, ORT_RELEASES[version])
       if (!p.ok) return refusal(name, version, p.dimension, combo[p.dimension]!, p.reason)
       const files: Record<string, string> = {}
       if (Object.keys(p.session).length > 0) files[SESSION_FILE] = JSON.stringify(p.session, null, 2) + '\n'
-      files[PROVIDER_FILE] = JSON.stringify({ providers: [PROVIDERS[ep as OrtProvider]], provider_options: [p.provider] }, null, 2) + '\n'
+      files[PROVIDER_FILE] = JSON.stringify({ providers: [PROVIDERS[ep]], provider_options: [p.provider] }, null, 2) + '\n'
+      const envNote = Object.keys(p.env).length > 0 ? ['Set the environment variables in the process that creates the session, before it is created.'] : []
       return {
         ok: true,
         engine: name,
         version,
         argv: [],
-        env: {},
+        env: p.env,
         files,
-        notes: ['ONNX Runtime is a library: pass these options to InferenceSession (no command line).', ...controlled.notes, ...p.notes],
+        notes: ['ONNX Runtime is a library: pass these options to InferenceSession (no command line).', ...controlled.notes, ...p.notes, ...envNote],
       }
     },
   }

@@ -1,8 +1,9 @@
 /**
  * @module @kerneltune/engines-onnx
  * Translates a kerneltune catalog combination into ONNX Runtime session options
- * (graph_optimization_level) and CUDA or TensorRT execution-provider options, or refuses with the
- * dimension, the value and why. Validated against the ONNX Runtime 1.2x-era option set.
+ * (graph_optimization_level), CUDA or TensorRT execution-provider options and the CUDA EP's
+ * attention environment variables, or refuses with the dimension, the value and why. Releases
+ * 1.29 and 1.19, each checked against the provider libraries of that release.
  *
  * @example
  * ```ts
@@ -11,5 +12,5 @@
  * if (r.ok) console.log(r.files['provider_options.json'])
  * ```
  */
-export { onnxEngine, type OnnxEnginePlugin, SESSION_FILE, PROVIDER_FILE, type OnnxEngineOptions } from './engine.ts'
-export { ORT_VERSIONS, PROVIDERS, type OrtProvider } from './facts.ts'
+export { onnxEngine, type OnnxEnginePlugin, ORT_CONTROLS, SESSION_FILE, PROVIDER_FILE, type OnnxEngineOptions } from './engine.ts'
+export { ORT_RELEASES, ORT_VERSIONS, PROVIDERS, type OrtProvider, type OrtRelease, type OrtVersion } from './releases.ts'

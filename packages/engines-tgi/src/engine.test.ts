@@ -2,23 +2,21 @@ import { existsSync, readFileSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import { describe, expect, it } from 'vitest'
 import { CORE_DIMENSION_VALUES, type Refusal, type Translation } from '@kerneltune/core'
-import { coreCombos, inventoryFromJson, productOf, testEngine } from '@kerneltune/engine-conformance'
-import { tgiEngine } from './index.ts'
+import { coreCombos, inventoryFromJson, inventoryProblems, productOf, testEngine } from '@kerneltune/engine-conformance'
+import { TGI_INVENTORIES, TGI_VERSIONS, tgiEngine } from './index.ts'
 
-// The inventories are read-only reference data outside the repository; tests skip without them.
+// The reference inventory is read-only data outside the repository; its cross-check skips without it.
 const DIR = process.env.KERNELTUNE_ENGINE_INVENTORIES ?? fileURLToPath(new URL('../../../../shared/reference/engines/', import.meta.url))
 const FILE = `${DIR}/tgi.json`
 const HAVE = existsSync(FILE)
 
-// TGI refuses every fusion_strategy (it has no fusion knob), so the walk adds the product of the
-// other five dimensions with fusion_strategy left at the engine default.
+// TGI has no fusion knob, so the walk adds the product of the other five dimensions with
+// fusion_strategy left at the engine default. The inventory is the plugin's own, per release.
 const { fusion_strategy: _, ...others } = CORE_DIMENSION_VALUES
 
 testEngine({
   engine: () => tgiEngine(),
   combos: [...coreCombos(), ...productOf(others)],
-  inventory: (version) => (HAVE && version === '3.3' ? inventoryFromJson(JSON.parse(readFileSync(FILE, 'utf8'))) : undefined),
-  skip: HAVE ? {} : { inventory: `no inventory at ${FILE}` },
 })
 
 const t = (combo: Record<string, string>) => tgiEngine().translate(combo, { model: 'm' })
@@ -70,5 +68,33 @@ describe('tgiEngine', () => {
     expect(t({ cuda_graph: 'off' })).toMatchObject({ argv: ['text-generation-launcher', '--model-id', 'm', '--cuda-graphs', '0'] })
     expect(t({ cuda_graph: 'per-shape' })).toMatchObject({ argv: ['text-generation-launcher', '--model-id', 'm', '--cuda-graphs', '1,2,4,8,16,32'] })
     expect(t({ cuda_graph: 'dynamic' })).toMatchObject({ ok: false, dimension: 'cuda_graph' })
+  })
+})
+
+describe('tgiEngine releases', () => {
+  it('should support 3.3.7 only, as the default, and reject other releases with the supported list', () => {
+    expect(TGI_VERSIONS).toEqual(['3.3.7'])
+    expect(tgiEngine().defaultVersion).toBe('3.3.7')
+    expect(t({})).toMatchObject({ ok: true, version: '3.3.7' })
+    expect(() => tgiEngine().translate({}, { version: '3.0.0' })).toThrow(/supported versions: 3\.3\.7/)
+    expect(() => tgiEngine().translate({}, { version: '3.3' })).toThrow(/supported versions: 3\.3\.7/)
+  })
+
+  it('should keep the 3.3.7 inventory with its evidence, and catch a name outside it', () => {
+    const inventory = tgiEngine().inventory('3.3.7')!
+    expect(inventory.evidence?.join(' ')).toMatch(/v3\.3\.7/)
+    expect(inventoryProblems(t({ attention_backend: 'flashinfer', cuda_graph: 'off' }) as Translation, inventory)).toEqual([])
+    const stray = { ...(t({}) as Translation), env: { ATTENTION: 'flash_attn' } }
+    expect(inventoryProblems(stray, inventory)[0]).toMatch(/ATTENTION=flash_attn is not one of/)
+  })
+})
+
+describe.skipIf(!HAVE)(`tgiEngine inventory against ${FILE}`, () => {
+  it('should list the same 54 launcher flags, and environment values the reference knows', () => {
+    const ref = inventoryFromJson(HAVE ? JSON.parse(readFileSync(FILE, 'utf8')) : {})
+    const ours = TGI_INVENTORIES['3.3.7']
+    expect(Object.keys(ours.flags).sort()).toEqual(Object.keys(ref.flags).sort())
+    for (const [name, entry] of Object.entries(ours.flags)) expect(entry.choices ?? []).toEqual(ref.flags[name]!.choices ?? [])
+    for (const [name, entry] of Object.entries(ours.env)) for (const c of entry.choices ?? []) expect(ref.env[name]!.choices).toContain(c)
   })
 })

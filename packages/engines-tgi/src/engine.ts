@@ -1,6 +1,6 @@
 /** The TGI (text-generation-inference) engine plugin. */
-import { CORE_DIMENSION_VALUES, type Combo, type CoreDimensionId, type EnginePlugin, type TranslateContext, type TranslateResult } from '@kerneltune/core'
-import { ATTENTION, BLOCK_SIZE, DEFAULT_CUDA_GRAPHS, TGI_VERSIONS } from './facts.ts'
+import { CORE_DIMENSION_VALUES, type Combo, type CoreDimensionId, type EngineInventory, type EnginePlugin, type TranslateContext, type TranslateResult } from '@kerneltune/core'
+import { ATTENTION, BLOCK_SIZE, DEFAULT_CUDA_GRAPHS, TGI_INVENTORIES, TGI_VERSIONS, type TgiVersion } from './releases.ts'
 import { applyControls, checkCombo, refusal, resolveVersion } from '@kerneltune/core'
 
 export interface TgiEngineOptions {
@@ -102,6 +102,7 @@ const CONTROLS = ['attention_backend', 'kv_layout', 'matmul_path', 'activation_d
 /** The TGI plugin; its translate answers synchronously. */
 export interface TgiEnginePlugin extends EnginePlugin {
   translate(combo: Combo, context?: TranslateContext): TranslateResult
+  inventory(version: string): EngineInventory | undefined
 }
 
 /**
@@ -123,10 +124,11 @@ export function tgiEngine(options: TgiEngineOptions = {}): TgiEnginePlugin {
     kind: 'engine',
     apiVersion: 1,
     displayName,
-    description: 'text-generation-launcher flags and server environment (validated against TGI 3.3.x).',
+    description: `text-generation-launcher flags and server environment (TGI ${TGI_VERSIONS.join(', ')}, checked against source at the tag).`,
     defaultVersion,
     supportedVersions: () => [...TGI_VERSIONS],
     controls: CONTROLS,
+    inventory: (version) => TGI_INVENTORIES[version as TgiVersion],
     translate(combo: Combo, context: TranslateContext = {}): TranslateResult {
       const version = resolveVersion(name, displayName, context.version, TGI_VERSIONS, defaultVersion)
       const bad = checkCombo(name, displayName, version, combo, CORE_DIMENSION_VALUES)

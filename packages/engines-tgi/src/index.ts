@@ -2,7 +2,7 @@
  * @module @kerneltune/engines-tgi
  * Translates a kerneltune catalog combination into a `text-generation-launcher` command line and
  * its environment (ATTENTION, PREFILL_CHUNKING, USE_CUTLASS_W8A8), or refuses with the dimension,
- * the value and why. Validated against TGI 3.3.x.
+ * the value and why. Release 3.3.7, checked against source at its tag.
  *
  * @example
  * ```ts
@@ -12,4 +12,4 @@
  * ```
  */
 export { tgiEngine, type TgiEnginePlugin, MODEL_PLACEHOLDER, type TgiEngineOptions } from './engine.ts'
-export { TGI_VERSIONS } from './facts.ts'
+export { TGI_INVENTORIES, TGI_VERSIONS, type TgiVersion } from './releases.ts'

@@ -1,9 +1,9 @@
 import { existsSync, readFileSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import { describe, expect, it } from 'vitest'
-import type { Translation } from '@kerneltune/core'
-import { argvProblems, inventoryFromJson, testEngine, type EngineInventory } from '@kerneltune/engine-conformance'
-import { tritonEngine } from './index.ts'
+import type { HardwareSpec, Translation } from '@kerneltune/core'
+import { argvProblems, inventoryFromJson, inventoryProblems, testEngine, type EngineInventory } from '@kerneltune/engine-conformance'
+import { TRITON_RELEASES, TRITON_VERSIONS, tritonEngine } from './index.ts'
 
 // The inventories are read-only reference data outside the repository; tests skip without them.
 const DIR = process.env.KERNELTUNE_ENGINE_INVENTORIES ?? fileURLToPath(new URL('../../../../shared/reference/engines/', import.meta.url))
@@ -54,13 +54,14 @@ function inventory(): EngineInventory {
   return { flags: { '--model-repository': { type: 'str' } }, env: vllm.env, check }
 }
 
-for (const backend of ['tensorrtllm', 'vllm'] as const) {
-  testEngine({
-    engine: () => tritonEngine({ backend }),
-    inventory: (version) => (HAVE && version === '2.73' ? inventory() : undefined),
-    skip: HAVE ? {} : { inventory: `no inventories in ${DIR}` },
-  })
-}
+// The tensorrtllm backend is checked against the plugin's own per-release inventory; the vllm
+// backend's model.json and environment against the reference vLLM inventory.
+testEngine({ engine: () => tritonEngine({ backend: 'tensorrtllm' }) })
+testEngine({
+  engine: () => tritonEngine({ backend: 'vllm' }),
+  inventory: () => (HAVE ? inventory() : undefined),
+  skip: HAVE ? {} : { inventory: `no inventories in ${DIR}` },
+})
 
 const trt = (combo: Record<string, string>) => tritonEngine().translate(combo, { model: 'ckpt' })
 const vl = (combo: Record<string, string>) => tritonEngine({ backend: 'vllm' }).translate(combo, { model: 'm' })
@@ -98,5 +99,58 @@ describe('tritonEngine', () => {
   it('should take the backend from context options and reject an unknown one', () => {
     expect(tritonEngine().translate({}, { options: { backend: 'vllm' } })).toMatchObject({ notes: expect.arrayContaining(['backend: vllm']) })
     expect(() => tritonEngine().translate({}, { options: { backend: 'onnxruntime' } })).toThrow(/supported backends: tensorrtllm, vllm/)
+  })
+})
+
+describe('tritonEngine releases (TensorRT-LLM backend)', () => {
+  const config = (r: ReturnType<typeof trt>) => file(r, 'tensorrt_llm/config.pbtxt')
+
+  it('should write instance_group KIND_CPU as the upstream template does, never KIND_GPU', () => {
+    for (const version of TRITON_VERSIONS) {
+      const c = config(tritonEngine().translate({}, { version }))
+      expect(c).toContain('kind: KIND_CPU')
+      expect(c).not.toContain('KIND_GPU')
+    }
+  })
+
+  it('should pick GPUs with the gpu_device_ids parameter and reject a malformed list', () => {
+    const r = tritonEngine().translate({}, { options: { gpuDeviceIds: '0,1;2,3' } })
+    expect(config(r)).toMatch(/key: "gpu_device_ids"\n {2}value: \{ string_value: "0,1;2,3" \}/)
+    expect(config(tritonEngine().translate({}))).not.toContain('gpu_device_ids')
+    expect(() => tritonEngine().translate({}, { options: { gpuDeviceIds: 'gpu0' } })).toThrow(/separate ids with ","/)
+  })
+
+  it('should point to the template where each backend release keeps it (moved after v0.19.0)', () => {
+    const notes = (version: string) => (tritonEngine().translate({}, { version }) as Translation).notes.join(' ')
+    expect(notes('0.19')).toContain('triton-inference-server/tensorrtllm_backend all_models/inflight_batcher_llm/')
+    expect(notes('1.0')).toContain('NVIDIA/TensorRT-LLM triton_backend/all_models/inflight_batcher_llm/')
+    expect(notes('1.0.0')).not.toContain('tensorrtllm_backend all_models')
+  })
+
+  it('should default to the newest backend release and reject others with the supported list', () => {
+    expect(TRITON_VERSIONS).toEqual(['1.0', '0.19'])
+    expect(tritonEngine().defaultVersion).toBe('1.0')
+    expect(() => tritonEngine().translate({}, { version: '2.73' })).toThrow(/supported versions: 1\.0, 0\.19/)
+  })
+
+  it('should refuse what trtllm-build refuses on the device (the CUTLASS fp8 GEMM on SM 100)', () => {
+    const hardware = { name: 'B200', vendor: 'nvidia', kind: 'gpu', computeCapability: '10.0', sources: ['test'] } as HardwareSpec
+    expect(tritonEngine().translate({ matmul_path: 'cutlass', activation_dtype: 'fp8_e4m3' }, { hardware })).toMatchObject({ ok: false, dimension: 'matmul_path', reason: expect.stringContaining('SM 100') })
+  })
+
+  it('should catch a parameter or instance kind outside the inventory', () => {
+    const r = trt({}) as Translation
+    const inventory = TRITON_RELEASES['1.0'].inventory
+    expect(inventoryProblems(r, inventory)).toEqual([])
+    const name = Object.keys(r.files).find((n) => n.endsWith('config.pbtxt'))!
+    const bad = { ...r, files: { ...r.files, [name]: r.files[name]!.replace('KIND_CPU', 'KIND_GPU').replace('"inflight_fused_batching"', '"static"') } }
+    expect(inventoryProblems(bad, inventory)).toEqual([`${name}: instance kind KIND_GPU`, `${name}: parameter gpt_model_type=static is not one of V1, v1, inflight_batching, inflight_fused_batching`])
+  })
+})
+
+describe.skipIf(!HAVE)(`tritonEngine inventory against ${DIR}`, () => {
+  it('should write only parameters the tensorrtllm backend template has', () => {
+    const keys: string[] = HAVE ? read('triton.json').tensorrtllm_backend_parameters.all_keys_in_template : []
+    for (const version of TRITON_VERSIONS) for (const key of Object.keys(TRITON_RELEASES[version].parameters)) expect(keys).toContain(key)
   })
 })

@@ -3,12 +3,11 @@
  * combination is planned by the backend's translator (TensorRT-LLM or vLLM) and written into the
  * model repository: config.pbtxt, the backend's own files, and the server environment.
  */
-import { CORE_DIMENSION_IDS, CORE_DIMENSION_VALUES, KerneltuneError, type Combo, type EnginePlugin, type TranslateContext, type TranslateResult } from '@kerneltune/core'
-import { planTrtllm } from '@kerneltune/engines-trtllm'
+import { checkCombo, CORE_DIMENSION_IDS, CORE_DIMENSION_VALUES, KerneltuneError, refusal, resolveVersion, type Combo, type EngineInventory, type EnginePlugin, type TranslateContext, type TranslateResult } from '@kerneltune/core'
+import { planTrtllm, smOf } from '@kerneltune/engines-trtllm'
 import { planVllm } from '@kerneltune/engines-vllm'
-import { BACKENDS, GPT_MODEL_TYPE, MODEL_DIR, REPOSITORY, TRITON_VERSIONS, type TritonBackend } from './facts.ts'
+import { BACKENDS, GPT_MODEL_TYPE, MODEL_DIR, REPOSITORY, TRITON_RELEASES, TRITON_VERSIONS, type TritonBackend, type TritonRelease, type TritonVersion } from './releases.ts'
 import { instanceGroup, parameters, shellQuote } from './pbtxt.ts'
-import { checkCombo, refusal, resolveVersion } from '@kerneltune/core'
 
 export interface TritonEngineOptions {
   /** The backend serving the model; `context.options.backend` overrides it. Default tensorrtllm. */
@@ -18,29 +17,44 @@ export interface TritonEngineOptions {
 export const ENGINE_DIR = 'engine_outputs'
 export const MODEL_PLACEHOLDER = 'MODEL'
 
+/**
+ * `context.options.gpuDeviceIds`: the GPUs the tensorrtllm backend uses, written as its
+ * `gpu_device_ids` parameter. Groups (one per model instance) are split by `;`, ids by `,`
+ * (model_state.cc `utils::split(gpuDeviceIds, ';')`, `csvStrToVecInt`): "0,1" or "0,1;2,3".
+ */
+function gpuDeviceIds(value: unknown): string {
+  if (typeof value === 'string' && /^\d+(,\d+)*(;\d+(,\d+)*)*$/.test(value)) return value
+  throw new KerneltuneError('INVALID_INPUT', `Triton gpuDeviceIds ${JSON.stringify(value)} is not a GPU id list: separate ids with "," and instance groups with ";" (e.g. "0,1" or "0,1;2,3")`, { plugin: 'triton' })
+}
+
 type Done = { ok: true; env: Record<string, string>; files: Record<string, string>; notes: string[] }
 type Refused = { ok: false; dimension: string; reason: string }
 
-function viaTrtllm(combo: Combo, model: string | undefined): Done | Refused {
+function viaTrtllm(combo: Combo, release: TritonRelease, context: TranslateContext): Done | Refused {
   if (combo.cuda_graph === 'dynamic') {
     return { ok: false, dimension: 'cuda_graph', reason: "Triton's tensorrtllm backend has cuda_graph_mode (graphs per batch size) only; dynamic graphs cannot be expressed in Triton's config" }
   }
-  const plan = planTrtllm(combo)
+  const sm = smOf(context.hardware?.computeCapability)
+  const plan = planTrtllm(combo, sm === undefined ? {} : { sm })
   if (!plan.ok) return { ok: false, dimension: plan.dimension, reason: `with the tensorrtllm backend: ${plan.reason}` }
   const params: Record<string, string> = { gpt_model_type: GPT_MODEL_TYPE, gpt_model_path: ENGINE_DIR }
   for (const [key, value] of Object.entries(plan.runtime)) params[key] = String(value)
-  const build = ['trtllm-build', '--checkpoint_dir', model ?? 'CHECKPOINT_DIR', '--output_dir', ENGINE_DIR, ...plan.build.flat()]
+  const gpus = context.options?.gpuDeviceIds
+  if (gpus !== undefined) params.gpu_device_ids = gpuDeviceIds(gpus)
+  const build = ['trtllm-build', '--checkpoint_dir', context.model ?? 'CHECKPOINT_DIR', '--output_dir', ENGINE_DIR, ...plan.build.flat()]
   return {
     ok: true,
     env: {},
     files: {
       'build-engine.sh': `#!/bin/sh\n${build.map(shellQuote).join(' ')}\n`,
-      [`${REPOSITORY}/${MODEL_DIR.tensorrtllm}/config.pbtxt`]: `backend: "tensorrtllm"\n${instanceGroup('KIND_GPU')}${parameters(params)}`,
+      // KIND_CPU as in the upstream template: the backend places the model on the GPUs itself.
+      [`${REPOSITORY}/${MODEL_DIR.tensorrtllm}/config.pbtxt`]: `backend: "tensorrtllm"\n${instanceGroup(release.instanceKind)}${parameters(params)}`,
     },
     notes: [
       ...plan.notes,
       'Run build-engine.sh first; set gpt_model_path to the absolute path of the built engine and max_batch_size to its --max_batch_size.',
-      'A full TensorRT-LLM repository also needs the preprocessing/postprocessing/ensemble models; only the tensorrt_llm model is written here.',
+      gpus === undefined ? 'The instance group is KIND_CPU, as upstream: pick GPUs with context option gpuDeviceIds (gpu_device_ids, e.g. "0,1"), not with the instance kind.' : `gpu_device_ids ${String(gpus)}: one instance per ";"-separated group.`,
+      `A full TensorRT-LLM repository also needs the preprocessing/postprocessing/ensemble models of ${release.template} (backend release ${release.version}); only the tensorrt_llm model is written here.`,
     ],
   }
 }
@@ -64,10 +78,11 @@ function viaVllm(combo: Combo, model: string | undefined): Done | Refused {
 /** The Triton plugin; its translate answers synchronously. */
 export interface TritonEnginePlugin extends EnginePlugin {
   translate(combo: Combo, context?: TranslateContext): TranslateResult
+  inventory(version: string): EngineInventory | undefined
 }
 
 /**
- * Creates the Triton engine plugin.
+ * Creates the Triton engine plugin. Its versions are TensorRT-LLM backend releases.
  *
  * @example
  * ```ts
@@ -85,19 +100,20 @@ export function tritonEngine(options: TritonEngineOptions = {}): TritonEnginePlu
     kind: 'engine',
     apiVersion: 1,
     displayName,
-    description: 'Triton model repository (config.pbtxt) for the tensorrtllm or vllm backend (validated against Triton 2.73).',
+    description: `Triton model repository (config.pbtxt) for the tensorrtllm or vllm backend (TensorRT-LLM backend releases ${TRITON_VERSIONS.join(', ')}).`,
     defaultVersion,
     supportedVersions: () => [...TRITON_VERSIONS],
     controls: CORE_DIMENSION_IDS,
+    inventory: (version) => TRITON_RELEASES[version as TritonVersion]?.inventory,
     translate(combo: Combo, context: TranslateContext = {}): TranslateResult {
-      const version = resolveVersion(name, displayName, context.version, TRITON_VERSIONS, defaultVersion)
+      const version = resolveVersion(name, displayName, context.version, TRITON_VERSIONS, defaultVersion) as TritonVersion
       const backend = context.options?.backend ?? options.backend ?? 'tensorrtllm'
       if (!BACKENDS.includes(backend as TritonBackend)) {
         throw new KerneltuneError('INVALID_INPUT', `Triton backend ${String(backend)} is not supported; supported backends: ${BACKENDS.join(', ')}`, { plugin: name })
       }
       const bad = checkCombo(name, displayName, version, combo, CORE_DIMENSION_VALUES)
       if (bad) return bad
-      const out = backend === 'vllm' ? viaVllm(combo, context.model) : viaTrtllm(combo, context.model)
+      const out = backend === 'vllm' ? viaVllm(combo, context.model) : viaTrtllm(combo, TRITON_RELEASES[version], context)
       if (!out.ok) return refusal(name, version, out.dimension, combo[out.dimension]!, out.reason)
       return {
         ok: true,

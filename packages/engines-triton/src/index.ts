@@ -4,7 +4,7 @@
  * (config.pbtxt plus the backend's files) and server command line, or refuses with the dimension,
  * the value and why. Kernels are the backend's business: the tensorrtllm backend (default) gets a
  * trtllm-build script and runtime parameters, the vllm backend a model.json and environment.
- * Validated against Triton 2.73.
+ * Versions are TensorRT-LLM backend releases (1.0, 0.19), which decide the tensorrt_llm template.
  *
  * @example
  * ```ts
@@ -14,4 +14,4 @@
  * ```
  */
 export { tritonEngine, type TritonEnginePlugin, ENGINE_DIR, MODEL_PLACEHOLDER, type TritonEngineOptions } from './engine.ts'
-export { BACKENDS, TRITON_VERSIONS, type TritonBackend } from './facts.ts'
+export { BACKENDS, TRITON_RELEASES, TRITON_VERSIONS, type TritonBackend, type TritonRelease, type TritonVersion } from './releases.ts'

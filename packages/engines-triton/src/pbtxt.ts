@@ -7,7 +7,7 @@ export function parameters(params: Readonly<Record<string, string>>): string {
     .join('')
 }
 
-export function instanceGroup(kind: 'KIND_GPU' | 'KIND_MODEL', count = 1): string {
+export function instanceGroup(kind: 'KIND_CPU' | 'KIND_MODEL', count = 1): string {
   return `instance_group [\n  {\n    count: ${count}\n    kind: ${kind}\n  }\n]\n`
 }
 

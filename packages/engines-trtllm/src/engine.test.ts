@@ -1,42 +1,24 @@
 import { existsSync, readFileSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import { describe, expect, it } from 'vitest'
-import type { Translation } from '@kerneltune/core'
-import { inventoryFromJson, testEngine, type EngineInventory } from '@kerneltune/engine-conformance'
-import { RUNTIME_FILE, trtllmEngine } from './index.ts'
+import type { HardwareSpec, Translation } from '@kerneltune/core'
+import { inventoryFromJson, inventoryProblems, testEngine } from '@kerneltune/engine-conformance'
+import { RUNTIME_FILE, TRTLLM_CATALOG, TRTLLM_INVENTORIES, trtllmEngine } from './index.ts'
 
-// The inventories are read-only reference data outside the repository; tests skip without them.
+// The reference inventories are read-only data outside the repository; the cross-check skips without them.
 const DIR = process.env.KERNELTUNE_ENGINE_INVENTORIES ?? fileURLToPath(new URL('../../../../shared/reference/engines/', import.meta.url))
 const FILE = `${DIR}/tensorrt_llm.json`
 // Runtime parameter names come from the tensorrtllm backend, which the Triton inventory records.
 const TRITON = `${DIR}/triton.json`
 const HAVE = existsSync(FILE) && existsSync(TRITON)
 
-function inventory(): EngineInventory {
-  const backend = JSON.parse(readFileSync(TRITON, 'utf8')).tensorrtllm_backend_parameters
-  const keys = new Set<string>(backend.all_keys_in_template)
-  const check = (t: Translation): string[] => {
-    const problems: string[] = []
-    for (const name of Object.keys(t.files)) if (name !== RUNTIME_FILE) problems.push(`unexpected file ${name}`)
-    if (!t.files[RUNTIME_FILE]) return problems
-    for (const [key, value] of Object.entries(JSON.parse(t.files[RUNTIME_FILE]))) {
-      if (!keys.has(key)) problems.push(`runtime parameter ${key} is not a tensorrtllm backend parameter`)
-      if (backend[key]?.type === 'bool' && typeof value !== 'boolean') problems.push(`runtime parameter ${key} must be a boolean`)
-    }
-    return problems
-  }
-  return inventoryFromJson(JSON.parse(readFileSync(FILE, 'utf8')), check)
-}
+// The inventory is the plugin's own, per release (src/releases.ts).
+testEngine({ engine: () => trtllmEngine() })
 
-testEngine({
-  engine: () => trtllmEngine(),
-  inventory: (version) => (HAVE && version === '1.0' ? inventory() : undefined),
-  skip: HAVE ? {} : { inventory: `no inventory at ${FILE}` },
-})
-
-const t = (combo: Record<string, string>) => trtllmEngine().translate(combo, { model: 'ckpt' })
-const flags = (combo: Record<string, string>) => {
-  const r = t(combo) as Translation
+const device = (computeCapability: string): HardwareSpec => ({ name: `sm ${computeCapability}`, vendor: 'nvidia', kind: 'gpu', computeCapability, sources: ['test'] }) as HardwareSpec
+const t = (combo: Record<string, string>, hardware?: HardwareSpec) => trtllmEngine().translate(combo, hardware ? { model: 'ckpt', hardware } : { model: 'ckpt' })
+const flags = (combo: Record<string, string>, hardware?: HardwareSpec) => {
+  const r = t(combo, hardware) as Translation
   return Object.fromEntries(r.argv.slice(5).flatMap((w, i, a) => (i % 2 === 0 ? [[w, a[i + 1]]] : [])))
 }
 const runtime = (combo: Record<string, string>) => JSON.parse((t(combo) as Translation).files[RUNTIME_FILE] ?? '{}')
@@ -70,17 +52,55 @@ describe('trtllmEngine', () => {
     expect(t({ activation_dtype: 'fp8_e5m2' })).toMatchObject({ ok: false, dimension: 'activation_dtype' })
   })
 
-  it('should map fusion strategies to the fusion plugins', () => {
+  it('should map fusion strategies to the fusion plugins, with the fp8 GEMM+SwiGLU plugin on Hopper only', () => {
     expect(flags({ fusion_strategy: 'none' })).toEqual({ '--use_fused_mlp': 'disable' })
     expect(flags({ fusion_strategy: 'conservative' })).toEqual({ '--use_fused_mlp': 'enable' })
-    expect(flags({ fusion_strategy: 'aggressive', activation_dtype: 'fp8_e4m3' })).toMatchObject({
-      '--reduce_fusion': 'enable', '--norm_quant_fusion': 'enable', '--gemm_swiglu_plugin': 'fp8',
-    })
+    const aggressive = { fusion_strategy: 'aggressive', activation_dtype: 'fp8_e4m3' }
+    expect(flags(aggressive, device('9.0'))).toMatchObject({ '--reduce_fusion': 'enable', '--norm_quant_fusion': 'enable', '--gemm_swiglu_plugin': 'fp8' })
+    for (const hw of [undefined, device('8.9'), device('10.0'), device('12.0')]) {
+      expect(flags(aggressive, hw)).not.toHaveProperty('--gemm_swiglu_plugin')
+      expect((t(aggressive, hw) as Translation).notes.join(' ')).toMatch(/gemm_swiglu_plugin fp8 is left out: it runs on Hopper/)
+    }
+  })
+
+  it('should refuse the CUTLASS fp8 GEMM plugin on SM 100 only, as plugin.py does', () => {
+    const cutlass = { matmul_path: 'cutlass', activation_dtype: 'fp8_e4m3' }
+    expect(t(cutlass, device('10.0'))).toMatchObject({ ok: false, dimension: 'matmul_path', value: 'cutlass', reason: expect.stringContaining('not supported on SM 100') })
+    for (const hw of [device('9.0'), device('8.9'), device('10.3'), device('12.0'), undefined]) expect(flags(cutlass, hw)).toMatchObject({ '--low_latency_gemm_plugin': 'fp8' })
+    const rule = TRTLLM_CATALOG.rules.find((r) => r.id === 'trtllm/cutlass-fp8-gemm-not-on-sm100')!
+    const ctx = (smVersion: number) => ({ hardware: device('10.0'), engine: 'trtllm', capability: { vendor: 'nvidia' as const, smVersion, generation: 'x', fp8: true, bf16: true, cudaGraphs: true, notes: [] } })
+    expect(rule.violates(cutlass, ctx(100))).toBe(true)
+    expect(rule.violates(cutlass, ctx(90))).toBe(false)
+    expect(rule.violates({ ...cutlass, activation_dtype: 'bf16' }, ctx(100))).toBe(false)
+  })
+
+  it('should write --kv_cache_type, never the deprecated --paged_kv_cache', () => {
+    for (const kv_layout of ['contiguous', 'paged', 'chunked']) expect((t({ kv_layout }) as Translation).argv).not.toContain('--paged_kv_cache')
+    expect(flags({ kv_layout: 'paged' })).toEqual({ '--kv_cache_type': 'paged' })
+  })
+
+  it('should default to 1.0, keep its inventory with evidence, and reject other versions with the supported list', () => {
+    expect(trtllmEngine().defaultVersion).toBe('1.0')
+    expect(trtllmEngine().inventory('1.0')?.evidence?.join(' ')).toMatch(/65f1d153/)
+    expect(() => trtllmEngine().translate({}, { version: '0.10.0' })).toThrow(/supported versions: 1\.0/)
+    const stray = { ...(t({}) as Translation), argv: ['trtllm-build', '--paged_kv_cache', 'enable', '--gemm_plugin', 'int8'] }
+    expect(inventoryProblems(stray, TRTLLM_INVENTORIES['1.0'])).toEqual(['--gemm_plugin=int8 is not one of the inventory\'s values (auto, float16, float32, bfloat16, int32, fp8, nvfp4, disable)'])
   })
 
   it('should map CUDA graphs to cuda_graph_mode and refuse dynamic graphs', () => {
     expect(runtime({ cuda_graph: 'off' })).toEqual({ cuda_graph_mode: false })
     expect(runtime({ cuda_graph: 'per-shape' })).toEqual({ cuda_graph_mode: true })
     expect(t({ cuda_graph: 'dynamic' })).toMatchObject({ ok: false, dimension: 'cuda_graph' })
+  })
+})
+
+describe.skipIf(!HAVE)(`trtllm inventory against ${FILE}`, () => {
+  it('should hold the reference build flags and tensorrtllm backend parameter names', () => {
+    const ref = inventoryFromJson(HAVE ? JSON.parse(readFileSync(FILE, 'utf8')) : {})
+    const ours = TRTLLM_INVENTORIES['1.0']
+    expect(Object.keys(ours.flags).sort()).toEqual(Object.keys(ref.flags).sort())
+    for (const [name, entry] of Object.entries(ours.flags)) expect(entry.choices ?? []).toEqual(ref.flags[name]!.choices ?? [])
+    const keys: string[] = HAVE ? JSON.parse(readFileSync(TRITON, 'utf8')).tensorrtllm_backend_parameters.all_keys_in_template : []
+    for (const key of ours.configKeys![RUNTIME_FILE]!) expect(keys).toContain(key)
   })
 })

@@ -1,8 +1,8 @@
 /** The TensorRT-LLM engine plugin: trtllm-build flags plus executor runtime parameters. */
-import { CORE_DIMENSION_IDS, CORE_DIMENSION_VALUES, type Combo, type EnginePlugin, type TranslateContext, type TranslateResult } from '@kerneltune/core'
-import { TRTLLM_VERSIONS } from './facts.ts'
+import { checkCombo, CORE_DIMENSION_IDS, CORE_DIMENSION_VALUES, refusal, resolveVersion, type Combo, type EngineInventory, type EnginePlugin, type TranslateContext, type TranslateResult } from '@kerneltune/core'
+import { TRTLLM_CATALOG } from './catalog.ts'
 import { planTrtllm } from './plan.ts'
-import { checkCombo, refusal, resolveVersion } from '@kerneltune/core'
+import { smOf, TRTLLM_INVENTORIES, TRTLLM_VERSIONS, type TrtllmVersion } from './releases.ts'
 
 /** The file holding the executor runtime parameters. */
 export const RUNTIME_FILE = 'runtime-parameters.json'
@@ -12,10 +12,13 @@ export const ENGINE_DIR = 'engine_outputs'
 /** The TensorRT-LLM plugin; its translate answers synchronously. */
 export interface TrtllmEnginePlugin extends EnginePlugin {
   translate(combo: Combo, context?: TranslateContext): TranslateResult
+  inventory(version: string): EngineInventory | undefined
 }
 
 /**
- * Creates the TensorRT-LLM engine plugin. `context.model` is the converted checkpoint directory.
+ * Creates the TensorRT-LLM engine plugin (the trtllm-build path; `trtllmServeEngine` is the
+ * PyTorch backend). `context.model` is the converted checkpoint directory; `context.hardware`
+ * decides the SM-dependent plugins.
  *
  * @example
  * ```ts
@@ -33,15 +36,18 @@ export function trtllmEngine(): TrtllmEnginePlugin {
     kind: 'engine',
     apiVersion: 1,
     displayName,
-    description: 'trtllm-build flags and executor runtime parameters (validated against TensorRT-LLM 1.x).',
+    description: `trtllm-build flags and executor runtime parameters (TensorRT-LLM ${TRTLLM_VERSIONS.join(', ')}).`,
     defaultVersion,
     supportedVersions: () => [...TRTLLM_VERSIONS],
     controls: CORE_DIMENSION_IDS,
+    inventory: (version) => TRTLLM_INVENTORIES[version as TrtllmVersion],
+    catalogExtension: TRTLLM_CATALOG,
     translate(combo: Combo, context: TranslateContext = {}): TranslateResult {
       const version = resolveVersion(name, displayName, context.version, TRTLLM_VERSIONS, defaultVersion)
       const bad = checkCombo(name, displayName, version, combo, CORE_DIMENSION_VALUES)
       if (bad) return bad
-      const plan = planTrtllm(combo)
+      const sm = smOf(context.hardware?.computeCapability)
+      const plan = planTrtllm(combo, sm === undefined ? {} : { sm })
       if (!plan.ok) return refusal(name, version, plan.dimension, combo[plan.dimension]!, plan.reason)
       const notes = [...plan.notes]
       if (context.model === undefined) notes.push(`Replace ${CHECKPOINT_PLACEHOLDER} with the converted TensorRT-LLM checkpoint directory.`)

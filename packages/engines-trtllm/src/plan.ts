@@ -1,10 +1,10 @@
 /**
  * Maps a combination onto trtllm-build flags (build time) and executor runtime parameters (run
  * time). This targets the TensorRT engine path; the PyTorch LLM API path (attn_backend,
- * cuda_graph_config) is not translated.
+ * cuda_graph_config) is the `trtllm-serve` target (serve.ts).
  */
 import type { CoreDimensionId } from '@kerneltune/core'
-import { GEMM_PLUGIN, PLUGIN_DTYPE } from './facts.ts'
+import { GEMM_PLUGIN, GEMM_SWIGLU_SM, PLUGIN_DTYPE, UNSUPPORTED_ON_SM } from './releases.ts'
 
 export type TrtllmPlan =
   | { ok: true; build: [string, string][]; runtime: Record<string, boolean>; notes: string[] }
@@ -14,8 +14,16 @@ const no = (dimension: CoreDimensionId, reason: string): TrtllmPlan => ({ ok: fa
 
 type Dtype = keyof typeof PLUGIN_DTYPE
 
-/** Plans a combination whose keys and values are already known to be core ones. */
-export function planTrtllm(v: Partial<Record<CoreDimensionId, string>>): TrtllmPlan {
+/** What the plan knows about the device: its SM (compute capability × 10), when known. */
+export interface TrtllmTarget {
+  readonly sm?: number
+}
+
+/**
+ * Plans a combination whose keys and values are already known to be core ones. Plugins that
+ * plugin.py refuses on the target's SM are refused here too, before a build would fail.
+ */
+export function planTrtllm(v: Partial<Record<CoreDimensionId, string>>, target: TrtllmTarget = {}): TrtllmPlan {
   // A map keeps one value per flag (attention and KV layout both speak about the cache type).
   const build = new Map<string, string>()
   const runtime: Record<string, boolean> = {}
@@ -68,6 +76,9 @@ export function planTrtllm(v: Partial<Record<CoreDimensionId, string>>): TrtllmP
       break
     case 'cutlass':
       if (!fp8) return no('matmul_path', "TensorRT-LLM's CUTLASS GEMMs are its fp8 plugins; for fp16/bf16 GEMMs the choice is cuBLASLt (--gemm_plugin) or TensorRT's own tactics (set activation_dtype to fp8_e4m3)")
+      if (target.sm !== undefined && UNSUPPORTED_ON_SM[target.sm]?.includes('--low_latency_gemm_plugin')) {
+        return no('matmul_path', `trtllm-build refuses --low_latency_gemm_plugin (and --fp8_rowwise_gemm_plugin, its other CUTLASS fp8 GEMM) on SM ${target.sm}: plugin.py validate() lists them as "not supported on SM ${target.sm}"`)
+      }
       build.set('--low_latency_gemm_plugin', 'fp8')
       break
     case 'triton':
@@ -98,7 +109,9 @@ export function planTrtllm(v: Partial<Record<CoreDimensionId, string>>): TrtllmP
       break
     case 'aggressive':
       build.set('--use_fused_mlp', 'enable').set('--reduce_fusion', 'enable').set('--norm_quant_fusion', 'enable')
-      if (fp8) build.set('--gemm_swiglu_plugin', 'fp8')
+      // "only supported for FP8 precision on Hopper", and refused outright on SM 100.
+      if (fp8 && target.sm === GEMM_SWIGLU_SM) build.set('--gemm_swiglu_plugin', 'fp8')
+      else if (fp8) notes.push(`--gemm_swiglu_plugin fp8 is left out: it runs on Hopper (sm_90) only${target.sm === undefined ? '; give the hardware to add it there' : ''}.`)
       notes.push('--reduce_fusion fuses work after all-reduce, so it changes nothing without tensor parallelism.')
       break
   }

@@ -1,0 +1,110 @@
+/**
+ * What each supported ONNX Runtime release accepts, as data, with where each fact comes from.
+ *
+ * The provider option names and the attention environment variables were read from the provider
+ * libraries that the npm registry ships for two releases (`strings` over the .so files, run on
+ * 2026-11-23): com.github.asus4.onnxruntime.linux-x64-gpu@0.2.1 carries ONNX Runtime 1.19.2
+ * (its README and the string "1.19.2" in libonnxruntime_providers_cuda.so) and @0.4.9 carries
+ * 1.29.0. A name is listed for a release only when that release's library holds it.
+ * `user_compute_stream` is the tail of `has_user_compute_stream` (the linker merges the two), so
+ * it cannot show up on its own; it is kept from onnxruntime.json's option lists.
+ */
+
+/** Newest first; the first is the default. A `1.29` request also covers `1.29.x`. */
+export const ORT_VERSIONS = ['1.29', '1.19'] as const
+export type OrtVersion = (typeof ORT_VERSIONS)[number]
+
+export const PROVIDERS = { cuda: 'CUDAExecutionProvider', tensorrt: 'TensorrtExecutionProvider' } as const
+export type OrtProvider = keyof typeof PROVIDERS
+
+/** SessionOptions.graph_optimization_level per fusion strategy (0, 1 and 99 in every release). */
+export const OPTIMIZATION_LEVEL = { none: 'ORT_DISABLE_ALL', conservative: 'ORT_ENABLE_BASIC', aggressive: 'ORT_ENABLE_ALL' } as const
+
+/** The provider option that turns CUDA graph capture on, per provider. */
+export const CUDA_GRAPH_OPTION = { cuda: 'enable_cuda_graph', tensorrt: 'trt_cuda_graph_enable' } as const
+
+/**
+ * Environment variables the CUDA EP's attention contrib ops (Attention, MultiHeadAttention,
+ * GroupQueryAttention) read to turn a kernel family off; `1` disables it. The 1.29.0 library's
+ * error text names three of them ("Check ORT_DISABLE_FLASH_ATTENTION /
+ * ORT_DISABLE_MEMORY_EFFICIENT_ATTENTION / ORT_DISABLE_DECODER_ATTENTION env vars") and uses the
+ * 0/1 form ("disable XQA (ORT_ENABLE_XQA=0)").
+ */
+export const ATTENTION_ENV = {
+  flash: 'ORT_DISABLE_FLASH_ATTENTION',
+  memoryEfficient: 'ORT_DISABLE_MEMORY_EFFICIENT_ATTENTION',
+  trtFlash: 'ORT_DISABLE_TRT_FLASH_ATTENTION',
+  fused: 'ORT_DISABLE_FUSED_ATTENTION',
+} as const
+
+const CUDA_OPTIONS = [
+  'device_id', 'has_user_compute_stream', 'user_compute_stream', 'gpu_mem_limit', 'arena_extend_strategy',
+  'cudnn_conv_algo_search', 'do_copy_in_default_stream', 'gpu_external_alloc', 'gpu_external_free',
+  'gpu_external_empty_cache', 'cudnn_conv_use_max_workspace', 'enable_cuda_graph', 'cudnn_conv1d_pad_to_nc1d',
+  'tunable_op_enable', 'tunable_op_tuning_enable', 'tunable_op_max_tuning_duration_ms',
+  'enable_skip_layer_norm_strict_mode', 'prefer_nhwc', 'use_ep_level_unified_stream', 'use_tf32', 'sdpa_kernel',
+] as const
+
+const TRT_OPTIONS_1_19 = [
+  'device_id', 'has_user_compute_stream', 'user_compute_stream', 'trt_max_partition_iterations', 'trt_min_subgraph_size',
+  'trt_max_workspace_size', 'trt_fp16_enable', 'trt_int8_enable', 'trt_int8_calibration_table_name',
+  'trt_int8_use_native_calibration_table', 'trt_dla_enable', 'trt_dla_core', 'trt_dump_subgraphs',
+  'trt_engine_cache_enable', 'trt_engine_cache_path', 'trt_weight_stripped_engine_enable', 'trt_onnx_model_folder_path',
+  'trt_engine_cache_prefix', 'trt_engine_decryption_enable', 'trt_engine_decryption_lib_path',
+  'trt_force_sequential_engine_build', 'trt_context_memory_sharing_enable', 'trt_layer_norm_fp32_fallback',
+  'trt_timing_cache_enable', 'trt_timing_cache_path', 'trt_force_timing_cache', 'trt_detailed_build_log',
+  'trt_build_heuristics_enable', 'trt_sparsity_enable', 'trt_builder_optimization_level', 'trt_auxiliary_streams',
+  'trt_tactic_sources', 'trt_extra_plugin_lib_paths', 'trt_profile_min_shapes', 'trt_profile_max_shapes',
+  'trt_profile_opt_shapes', 'trt_cuda_graph_enable', 'trt_ep_context_embed_mode', 'trt_ep_context_file_path',
+  'trt_dump_ep_context_model', 'trt_engine_hw_compatible', 'trt_onnx_bytestream', 'trt_onnx_bytestream_size',
+] as const
+
+export interface OrtRelease {
+  readonly version: OrtVersion
+  /** The release whose binaries were read. */
+  readonly checked: string
+  readonly providerOptions: Readonly<Record<OrtProvider, readonly string[]>>
+  /** Attention environment variables the CUDA EP reads (value "1" turns a kernel family off). */
+  readonly attentionEnv: readonly string[]
+  readonly optimizationLevels: readonly string[]
+  readonly evidence: readonly string[]
+}
+
+const LEVELS = ['ORT_DISABLE_ALL', 'ORT_ENABLE_BASIC', 'ORT_ENABLE_EXTENDED', 'ORT_ENABLE_ALL'] as const
+const HEADER = 'include/onnxruntime/core/session/onnxruntime_c_api.h GraphOptimizationLevel: ORT_DISABLE_ALL = 0, ORT_ENABLE_BASIC = 1, ORT_ENABLE_EXTENDED = 2, ORT_ENABLE_ALL = 99 (VERSIONS.md §4); ORT_ENABLE_LAYOUT = 3 is newer and not emitted'
+
+export const ORT_RELEASES: Readonly<Record<OrtVersion, OrtRelease>> = {
+  '1.29': {
+    version: '1.29',
+    checked: '1.29.0',
+    providerOptions: {
+      cuda: CUDA_OPTIONS,
+      tensorrt: [...TRT_OPTIONS_1_19, 'trt_external_data_bytestream', 'trt_external_data_bytestream_size', 'trt_op_types_to_exclude', 'trt_bf16_enable'],
+    },
+    attentionEnv: Object.values(ATTENTION_ENV),
+    optimizationLevels: LEVELS,
+    evidence: [
+      'npm com.github.asus4.onnxruntime.linux-x64-gpu@0.4.9 (README: "ONNX Runtime: 1.29.0"): strings of libonnxruntime_providers_cuda.so hold every CUDA option listed, ORT_DISABLE_FLASH_ATTENTION, ORT_DISABLE_MEMORY_EFFICIENT_ATTENTION, ORT_DISABLE_TRT_FLASH_ATTENTION, ORT_DISABLE_FUSED_ATTENTION',
+      'same package, libonnxruntime_providers_tensorrt.so: trt_bf16_enable, trt_fp16_enable, trt_cuda_graph_enable and "[TensorRT EP] trt_bf16_enable is set, but platform doesn\'t support bf16."',
+      HEADER,
+    ],
+  },
+  '1.19': {
+    version: '1.19',
+    checked: '1.19.2',
+    providerOptions: { cuda: CUDA_OPTIONS, tensorrt: TRT_OPTIONS_1_19 },
+    attentionEnv: Object.values(ATTENTION_ENV),
+    optimizationLevels: LEVELS,
+    evidence: [
+      'npm com.github.asus4.onnxruntime.linux-x64-gpu@0.2.1 (README: "ONNX Runtime: 1.19.2"): strings of libonnxruntime_providers_cuda.so hold every CUDA option listed and the four ORT_DISABLE_*_ATTENTION variables',
+      'same package, libonnxruntime_providers_tensorrt.so: trt_fp16_enable and trt_cuda_graph_enable, but no trt_bf16_enable, trt_op_types_to_exclude or trt_external_data_bytestream',
+      'trt_bf16_enable was added by PR #24743 / #24915 (merged 2025-05-31); the first release that has it lies between 1.19.2 and 1.29.0 and was not checked (1.23.0 is likely)',
+      HEADER,
+    ],
+  },
+}
+
+/** The oldest supported release that accepts a provider option, for refusals that name it. */
+export function firstReleaseWith(provider: OrtProvider, option: string): OrtVersion | undefined {
+  return [...ORT_VERSIONS].reverse().find((v) => ORT_RELEASES[v].providerOptions[provider].includes(option))
+}

@@ -1,0 +1,130 @@
+/**
+ * What each supported Triton TensorRT-LLM backend release accepts, as data, with where each fact
+ * comes from (VERSIONS.md §0 and §6).
+ *
+ * A Triton translation is versioned by the TensorRT-LLM backend release, because that is what
+ * decides the tensorrt_llm model's config.pbtxt: its template, its parameters and the
+ * TensorRT-LLM that builds the engine. The Triton server fields written (`backend`,
+ * `instance_group`, `parameters`) are model_config.proto's (common @ 83adf7cf).
+ */
+import type { EngineInventory, InventoryEntry, Translation } from '@kerneltune/core'
+import { TRTLLM_INVENTORIES } from '@kerneltune/engines-trtllm'
+
+/** Newest first; the first is the default. */
+export const TRITON_VERSIONS = ['1.0', '0.19'] as const
+export type TritonVersion = (typeof TRITON_VERSIONS)[number]
+
+export const BACKENDS = ['tensorrtllm', 'vllm'] as const
+export type TritonBackend = (typeof BACKENDS)[number]
+
+/** Model repository layout the translation writes. */
+export const REPOSITORY = 'model_repository'
+export const MODEL_DIR = { tensorrtllm: 'tensorrt_llm', vllm: 'vllm_model' } as const
+
+/** tensorrtllm backend: batching mode for in-flight batching (gpt_model_type). */
+export const GPT_MODEL_TYPE = 'inflight_fused_batching'
+
+/**
+ * tensorrtllm backend parameters a translation may write, with the values the backend reads
+ * (v0.19.0 model_instance_state.cc L62-76 for gpt_model_type, L213-232 for the CUDA graph
+ * parameters; model_state.cc L97-104 for gpu_device_ids: groups split by `;`, ids by `,`).
+ */
+const TRTLLM_PARAMETERS: Record<string, InventoryEntry> = {
+  gpt_model_type: { choices: ['V1', 'v1', 'inflight_batching', 'inflight_fused_batching'] },
+  gpt_model_path: { type: 'str' },
+  enable_chunked_context: { type: 'bool' },
+  cuda_graph_mode: { type: 'bool' },
+  cuda_graph_cache_size: { type: 'int' },
+  gpu_device_ids: { type: 'str' },
+}
+
+export interface TritonRelease {
+  readonly version: TritonVersion
+  /** Where the upstream model repository template (with preprocessing, postprocessing, ensemble) lives. */
+  readonly template: string
+  /** The instance_group kind of the upstream tensorrt_llm template. */
+  readonly instanceKind: 'KIND_CPU'
+  /** The trtllm-build release whose flags build-engine.sh uses. */
+  readonly trtllmVersion: '1.0'
+  readonly parameters: Readonly<Record<string, InventoryEntry>>
+  readonly inventory: EngineInventory
+}
+
+const SERVER_FLAGS: Record<string, InventoryEntry> = { '--model-repository': { type: 'str' } }
+
+/** model_config.proto top-level fields a translation writes (common @ 83adf7cf). */
+const CONFIG_FIELDS = new Set(['backend', 'instance_group', 'parameters', 'max_batch_size'])
+const INSTANCE_KINDS = new Set(['KIND_CPU', 'KIND_MODEL'])
+
+function valueProblem(name: string, entry: InventoryEntry | undefined, value: string): string | undefined {
+  if (!entry) return `${name} is not in the inventory`
+  if (entry.choices && !entry.choices.map(String).includes(value)) return `${name}=${value} is not one of ${entry.choices.join(', ')}`
+  if (entry.type === 'bool' && value !== 'true' && value !== 'false') return `${name}=${value} is not true or false`
+  if (entry.type === 'int' && !/^\d+$/.test(value)) return `${name}=${value} is not an integer`
+  return undefined
+}
+
+/**
+ * The model repository check: config.pbtxt fields, instance kinds and tensorrtllm parameters
+ * (names and values), and every flag of build-engine.sh against the trtllm-build inventory.
+ */
+function repositoryProblems(t: Translation, parametersOf: Readonly<Record<string, InventoryEntry>>): string[] {
+  const problems: string[] = []
+  const build = TRTLLM_INVENTORIES['1.0'].flags
+  for (const [file, text] of Object.entries(t.files)) {
+    if (file.endsWith('config.pbtxt')) {
+      for (const m of text.matchAll(/^(\w+)\s*[:[{]/gm)) if (!CONFIG_FIELDS.has(m[1]!)) problems.push(`${file}: field ${m[1]} is not written by this translator's inventory`)
+      for (const m of text.matchAll(/kind: (\w+)/g)) if (!INSTANCE_KINDS.has(m[1]!)) problems.push(`${file}: instance kind ${m[1]}`)
+      if (text.startsWith('backend: "tensorrtllm"')) {
+        for (const m of text.matchAll(/key: "([^"]+)"\n\s*value: \{ string_value: "([^"]*)" \}/g)) {
+          const p = valueProblem(`parameter ${m[1]}`, parametersOf[m[1]!], m[2]!)
+          if (p) problems.push(`${file}: ${p}`)
+        }
+      }
+    } else if (file === 'build-engine.sh') {
+      const words = text.split('\n')[1]!.split(' ').map((w) => w.replace(/^'|'$/g, ''))
+      for (let i = 1; i < words.length; i += 2) {
+        const p = valueProblem(`trtllm-build ${words[i]}`, build[words[i]!], words[i + 1] ?? '')
+        if (p) problems.push(`build-engine.sh: ${p}`)
+      }
+    }
+  }
+  return problems
+}
+
+export const TRITON_RELEASES: Readonly<Record<TritonVersion, TritonRelease>> = {
+  '1.0': {
+    version: '1.0',
+    template: 'NVIDIA/TensorRT-LLM triton_backend/all_models/inflight_batcher_llm/',
+    instanceKind: 'KIND_CPU',
+    trtllmVersion: '1.0',
+    parameters: TRTLLM_PARAMETERS,
+    inventory: {
+      flags: SERVER_FLAGS,
+      env: {},
+      check: (t) => repositoryProblems(t, TRTLLM_PARAMETERS),
+      evidence: [
+        'tensorrtllm_backend tag v1.0.0 pins TensorRT-LLM ae8270b7 (git ls-tree); after v0.19.0 the templates live in NVIDIA/TensorRT-LLM triton_backend/all_models (removal commit 6a749f5, 2025-05-20; README: "the Triton backend source code and test have been moved")',
+        'the moved config.pbtxt (index copy @2a9abd95) was not re-read: the parameter names and KIND_CPU are carried over from v0.19.0, where the backend source was read',
+        'build-engine.sh uses the trtllm-build 1.0 inventory (engines-trtllm)',
+      ],
+    },
+  },
+  '0.19': {
+    version: '0.19',
+    template: 'triton-inference-server/tensorrtllm_backend all_models/inflight_batcher_llm/',
+    instanceKind: 'KIND_CPU',
+    trtllmVersion: '1.0',
+    parameters: TRTLLM_PARAMETERS,
+    inventory: {
+      flags: SERVER_FLAGS,
+      env: {},
+      check: (t) => repositoryProblems(t, TRTLLM_PARAMETERS),
+      evidence: [
+        'triton-inference-server/tensorrtllm_backend tag v0.19.0 (c1e19638, git), the last tag with all_models/: all_models/inflight_batcher_llm/tensorrt_llm/config.pbtxt L580-584 `kind : KIND_CPU`, L599-601 gpt_model_type, L721-723 gpu_device_ids, L829-837 cuda_graph_mode and cuda_graph_cache_size',
+        'inflight_batcher_llm/src/model_instance_state.cc L62-76, L213-232; src/model_state.cc L97-104',
+        'build-engine.sh uses the trtllm-build 1.0 inventory: the trtllm-build flags of the TensorRT-LLM that v0.19.0 pins (ca1041fa) were not read',
+      ],
+    },
+  },
+}
