@@ -4,13 +4,16 @@
  * (mean of the three) and the suggested experiments with their display strings. The throughput
  * model is the pretrained one by default (trueno's heuristic with `{ throughput: 'heuristic' }`);
  * the kernel comes from the rules unless a trained KernelForest is attached. JSON save/load is
- * checked by a zod schema.
+ * checked by a zod schema. Online learning starts from the tuner's own model (`onlineLearner()`),
+ * as upstream: the heuristic's weights seed trueno's OnlineLearner; a learned model gets an
+ * online multiplicative correction that starts at 1 (online-correction.ts).
  */
 import { z } from 'zod'
-import { parseWith, type Prediction } from '@kerneltune/core'
-import { heuristicModel, LearnedModel, pretrainedModel, type HeuristicModel, type OnlineLearner } from '@kerneltune/regressor'
+import { KerneltuneError, parseWith, type Prediction } from '@kerneltune/core'
+import { heuristicModel, LearnedModel, OnlineLearner, pretrainedModel, type HeuristicModel, type OnlineLearnerOptions } from '@kerneltune/regressor'
 import type { TunerFeatures } from '@kerneltune/features'
 import { KernelForest } from './forest-classifier.ts'
+import { OnlineCorrectedModel, OnlineCorrectionLearner } from './online-correction.ts'
 import { describeExperiment, ruleBottleneck, ruleKernel, suggestExperiments, type BottleneckPrediction, type ExperimentSuggestion, type KernelRecommendation } from './rules.ts'
 
 export const TUNER_VERSION = '1.0.0'
@@ -34,12 +37,13 @@ export const BrickTunerSchema = z.object({
   throughput: z.discriminatedUnion('kind', [
     z.object({ kind: z.literal('heuristic'), weights: z.array(z.number()).length(43), mape: z.number() }),
     z.object({ kind: z.literal('learned'), model: z.unknown() }),
+    z.object({ kind: z.literal('online'), model: z.unknown(), correction: z.array(z.number()).length(43), updates: z.number().int().nonnegative() }),
   ]),
   kernel: z.unknown().optional(),
 })
 export type BrickTunerJson = z.output<typeof BrickTunerSchema>
 
-type Throughput = HeuristicModel | LearnedModel
+type Throughput = HeuristicModel | LearnedModel | OnlineCorrectedModel
 
 export class BrickTuner {
   throughputModel: Throughput
@@ -70,13 +74,42 @@ export class BrickTuner {
   }
 
   /**
-   * Copies an OnlineLearner's weights into a heuristic throughput model (the learner works on the
-   * heuristic's ×1000 scale). No-op without updates; version "1.0.0-online-{n}".
+   * `online_learner()`: a learner that starts from this tuner's own model. For the heuristic it is
+   * trueno's OnlineLearner seeded with the heuristic's weights; for a learned model, a
+   * correction learner whose correction starts at 1 (or at the one already applied).
    */
-  applyOnlineUpdates(learner: OnlineLearner): void {
+  onlineLearner(opts: Omit<OnlineLearnerOptions, 'weights'> = {}): OnlineLearner | OnlineCorrectionLearner {
+    const m = this.throughputModel
+    if (m instanceof LearnedModel) return new OnlineCorrectionLearner(m, opts)
+    if (m instanceof OnlineCorrectedModel) return new OnlineCorrectionLearner(m.base, { ...opts, correction: m.correction, updates: m.updates })
+    return new OnlineLearner({ ...opts, weights: m.weights })
+  }
+
+  /**
+   * Applies what a learner from `onlineLearner()` learned: the heuristic takes its weights (the
+   * learner works on the heuristic's ×1000 scale), a learned model its correction. No-op without
+   * updates; version "1.0.0-online-{n}". A plain OnlineLearner on a tuner with a learned model is
+   * refused: it starts from trueno's default weights, not from the model, and would replace it.
+   */
+  applyOnlineUpdates(learner: OnlineLearner | OnlineCorrectionLearner): void {
     const n = learner.numUpdates()
     if (n === 0) return
-    this.throughputModel = heuristicModel({ weights: learner.weights(), mape: this.throughputModel.mape, sampleCount: this.sampleCount + n })
+    const m = this.throughputModel
+    if (learner instanceof OnlineCorrectionLearner) {
+      const base = m instanceof OnlineCorrectedModel ? m.base : m
+      if (learner.base !== base) {
+        throw new KerneltuneError('INVALID_INPUT', 'this online learner was made for another throughput model; take it from this tuner with tuner.onlineLearner()')
+      }
+      this.throughputModel = learner.model()
+    } else {
+      if (m instanceof LearnedModel || m instanceof OnlineCorrectedModel) {
+        throw new KerneltuneError(
+          'INVALID_INPUT',
+          `this tuner's throughput model is a learned model (${m instanceof LearnedModel ? m.json.name : m.base.json.name}), not the heuristic: an OnlineLearner starts from trueno's default weights and would replace it; learn with tuner.onlineLearner(), which starts from the model`,
+        )
+      }
+      this.throughputModel = heuristicModel({ weights: learner.weights(), mape: m.mape, sampleCount: this.sampleCount + n })
+    }
     this.sampleCount += n
     this.version = `${TUNER_VERSION}-online-${n}`
   }
@@ -85,14 +118,19 @@ export class BrickTuner {
     const m = this.throughputModel
     return {
       format: 'kerneltune.brick-tuner', version: this.version, trainedAt: this.trainedAt, sampleCount: this.sampleCount,
-      throughput: m instanceof LearnedModel ? { kind: 'learned', model: m.toJSON() } : { kind: 'heuristic', weights: [...m.weights], mape: m.mape },
+      throughput: m instanceof LearnedModel ? { kind: 'learned', model: m.toJSON() }
+        : m instanceof OnlineCorrectedModel ? { kind: 'online', model: m.base.toJSON(), correction: [...m.correction], updates: m.updates }
+          : { kind: 'heuristic', weights: [...m.weights], mape: m.mape },
       ...(this.kernelModel ? { kernel: this.kernelModel.toJSON() } : {}),
     }
   }
 
   static fromJSON(json: unknown): BrickTuner {
     const j = parseWith(BrickTunerSchema, json, 'brick tuner')
-    const throughput = j.throughput.kind === 'learned' ? LearnedModel.fromJSON(j.throughput.model) : heuristicModel({ weights: j.throughput.weights, mape: j.throughput.mape, sampleCount: j.sampleCount })
+    const tj = j.throughput
+    const throughput = tj.kind === 'learned' ? LearnedModel.fromJSON(tj.model)
+      : tj.kind === 'online' ? new OnlineCorrectedModel(LearnedModel.fromJSON(tj.model), tj.correction, tj.updates)
+        : heuristicModel({ weights: tj.weights, mape: tj.mape, sampleCount: j.sampleCount })
     const t = new BrickTuner({ throughput, ...(j.kernel ? { kernel: KernelForest.fromJSON(j.kernel) } : {}) })
     t.version = j.version
     t.trainedAt = j.trainedAt

@@ -18,3 +18,4 @@ export {
 } from './rules.ts'
 export { KernelForest, KernelForestSchema, type KernelForestJson } from './forest-classifier.ts'
 export { BrickTuner, BrickTunerSchema, TUNER_VERSION, type BrickTunerJson, type TunerRecommendation } from './brick-tuner.ts'
+export { IDENTITY_CORRECTION, OnlineCorrectedModel, OnlineCorrectionLearner } from './online-correction.ts'
