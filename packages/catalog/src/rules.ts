@@ -57,7 +57,7 @@ export const CORE_RULES: readonly LegalityRule[] = [
     id: 'machete-needs-16bit-activations',
     kind: 'illegal',
     reason: 'Machete multiplies quantized weights by fp16 or bf16 activations; it has no FP8-activation kernels.',
-    source: 'vLLM machete.py: can_implement rejects activation types outside query_machete_supported_act_types() (float16, bfloat16).',
+    source: 'vLLM choose_mp_linear_kernel in model_executor/layers/quantization/kernels/mixed_precision/__init__.py (read at commit 00c02518, v0.8 era; VERSIONS.md §1.6) decides: Machete is reached only through this weight-only (WNA16) selection, where the first kernel whose can_implement accepts the layer config wins; those weight-only layers keep fp16/bf16 activations, and fp8 (W8A8) layers are served by the scaled-mm kernels instead. The act-type check inside MacheteLinearKernel.can_implement was not read.',
     dimensions: ['matmul_path', 'activation_dtype'],
     violates: (combo) => uses(combo, 'matmul_path', 'machete') && FP8.has(combo.activation_dtype ?? ''),
   },

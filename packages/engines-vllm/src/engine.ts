@@ -1,8 +1,8 @@
 /** The vLLM engine plugin: a factory returning a plain object that the core registry accepts. */
 import { CORE_DIMENSION_IDS, CORE_DIMENSION_VALUES, type Combo, type EnginePlugin, type TranslateContext, type TranslateResult } from '@kerneltune/core'
-import { VLLM_VERSIONS } from './facts.ts'
 import { argsToFlags, planVllm } from './plan.ts'
-import { checkCombo, refusal, resolveVersion } from '@kerneltune/core'
+import { VLLM_VERSIONS, vllmInventory, vllmRelease } from './releases.ts'
+import { checkCombo, KerneltuneError, refusal } from '@kerneltune/core'
 
 export interface VllmEngineOptions {
   /** The words that start the server; default `['vllm', 'serve']`. */
@@ -18,12 +18,26 @@ export interface VllmEnginePlugin extends EnginePlugin {
 }
 
 /**
+ * Releases are matched exactly (with or without a leading `v`): neighbouring releases differ in
+ * what they read (see releases.ts), so `0.11.1` is not taken for `0.11.2`.
+ */
+function resolve(requested: string): string {
+  const bare = requested.replace(/^v/, '')
+  if ((VLLM_VERSIONS as readonly string[]).includes(bare)) return bare
+  throw new KerneltuneError('INVALID_INPUT',
+    `vLLM version ${requested} is not supported; supported versions: ${VLLM_VERSIONS.join(', ')} (each checked against VERSIONS.md; the others differ in what they accept)`,
+    { details: { requested, supported: [...VLLM_VERSIONS] }, plugin: 'vllm' })
+}
+
+/**
  * Creates the vLLM engine plugin.
  *
  * @example
  * ```ts
  * const result = vllmEngine().translate({ attention_backend: 'flashinfer' }, { model: 'meta-llama/Llama-3.1-8B' })
- * // { ok: true, argv: ['vllm', 'serve', 'meta-llama/Llama-3.1-8B'], env: { VLLM_ATTENTION_BACKEND: 'FLASHINFER' }, ... }
+ * // { ok: true, version: '0.32.0', argv: ['vllm', 'serve', 'meta-llama/Llama-3.1-8B', '--attention-backend', 'FLASHINFER'], env: {}, ... }
+ * vllmEngine().translate({ attention_backend: 'flashinfer' }, { version: '0.11.2' })
+ * // env: { VLLM_ATTENTION_BACKEND: 'FLASHINFER' } (that release reads only the variable)
  * ```
  */
 export function vllmEngine(options: VllmEngineOptions = {}): VllmEnginePlugin {
@@ -36,15 +50,16 @@ export function vllmEngine(options: VllmEngineOptions = {}): VllmEnginePlugin {
     kind: 'engine',
     apiVersion: 1,
     displayName,
-    description: 'vLLM serve flags, compilation config and environment (validated against the v0.11.x inventory).',
+    description: `vLLM serve flags, compilation config and environment, per release (${VLLM_VERSIONS.join(', ')}).`,
     defaultVersion,
     supportedVersions: () => [...VLLM_VERSIONS],
     controls: CORE_DIMENSION_IDS,
+    inventory: (version: string) => vllmInventory(resolve(version)),
     translate(combo: Combo, context: TranslateContext = {}): TranslateResult {
-      const version = resolveVersion(name, displayName, context.version, VLLM_VERSIONS, defaultVersion)
+      const version = context.version === undefined ? defaultVersion : resolve(context.version)
       const bad = checkCombo(name, displayName, version, combo, CORE_DIMENSION_VALUES)
       if (bad) return bad
-      const plan = planVllm(combo)
+      const plan = planVllm(combo, vllmRelease(version))
       if (!plan.ok) return refusal(name, version, plan.dimension, combo[plan.dimension]!, plan.reason)
       const notes = [...plan.notes]
       if (context.model === undefined) notes.push(`Replace ${MODEL_PLACEHOLDER} with the model id or path.`)

@@ -2,7 +2,7 @@
  * @module @kerneltune/engines-vllm
  * Translates a kerneltune catalog combination into a `vllm serve` command line, its
  * `--compilation-config` and environment, or refuses with the dimension, the value and why.
- * Validated against vLLM 0.11.x.
+ * Per release: v0.11.2, v0.12.0, v0.13.0 and v0.32.0 (the default), each with its inventory.
  *
  * @example
  * ```ts
@@ -14,4 +14,4 @@
  */
 export { vllmEngine, type VllmEnginePlugin, MODEL_PLACEHOLDER, type VllmEngineOptions } from './engine.ts'
 export { planVllm, argsToFlags, type VllmEngineArgs, type VllmPlan } from './plan.ts'
-export { VLLM_VERSIONS } from './facts.ts'
+export { COMPILATION_MODE, DTYPES, releaseWithBackend, VLLM_RELEASES, VLLM_VERSIONS, vllmInventory, vllmRelease, type VllmRelease, type VllmVersion } from './releases.ts'

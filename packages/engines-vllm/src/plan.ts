@@ -1,12 +1,17 @@
 /**
  * Maps a combination onto vLLM engine arguments (snake_case EngineArgs names, so the same plan can
- * be rendered as CLI flags or as the Triton vLLM backend's model.json) and environment variables.
+ * be rendered as CLI flags or as the Triton vLLM backend's model.json) and environment variables,
+ * for one release: what each release reads is in releases.ts.
  */
 import type { CoreDimensionId } from '@kerneltune/core'
-import { AGGRESSIVE_PASSES, COMPILATION_MODE, LINEAR_KERNELS } from './facts.ts'
+import { COMPILATION_MODE, releaseWithBackend, VLLM_RELEASES, type VllmRelease } from './releases.ts'
 
 /** The EngineArgs fields this translator sets. */
 export interface VllmEngineArgs {
+  /** `--attention-backend` (v0.13.0 on). */
+  attention_backend?: string
+  /** `--attention-config` (v0.13.0 on): only the FlashAttention version is set. */
+  attention_config?: { flash_attn_version: number }
   dtype?: 'float16' | 'bfloat16'
   quantization?: 'fp8'
   enable_chunked_prefill?: boolean
@@ -25,34 +30,37 @@ type Values = Partial<Record<CoreDimensionId, string>>
 
 const no = (dimension: CoreDimensionId, reason: string): VllmPlan => ({ ok: false, dimension, reason })
 
-/** Plans a combination whose keys and values are already known to be core ones. */
-export function planVllm(v: Values): VllmPlan {
+const BACKEND: Readonly<Record<string, string>> = { flash_attn_v2: 'FLASH_ATTN', flash_attn_v3: 'FLASH_ATTN', flashinfer: 'FLASHINFER', xformers: 'XFORMERS', native: 'FLEX_ATTENTION' }
+
+/**
+ * Plans a combination whose keys and values are already known to be core ones, for `release`
+ * (default v0.11.2, the release the Triton vLLM backend's model.json is written for).
+ */
+export function planVllm(v: Values, release: VllmRelease = VLLM_RELEASES['0.11.2']): VllmPlan {
   const args: VllmEngineArgs = {}
   const env: Record<string, string> = {}
   const notes: string[] = []
   const fp8 = v.activation_dtype === 'fp8_e4m3'
 
-  switch (v.attention_backend) {
-    case 'flash_attn_v2':
-    case 'flash_attn_v3':
-      env.VLLM_ATTENTION_BACKEND = 'FLASH_ATTN'
-      env.VLLM_FLASH_ATTN_VERSION = v.attention_backend === 'flash_attn_v2' ? '2' : '3'
-      if (v.attention_backend === 'flash_attn_v3') notes.push('FlashAttention 3 needs a Hopper GPU (sm_90).')
-      break
-    case 'flashinfer':
-      env.VLLM_ATTENTION_BACKEND = 'FLASHINFER'
-      break
-    case 'xformers':
-      env.VLLM_ATTENTION_BACKEND = 'XFORMERS'
-      notes.push('The XFORMERS backend exists at this version and was removed in later vLLM releases.')
-      break
-    case 'native':
-      // TORCH_SDPA is tagged ViT-only in the registry, so decoders get PyTorch's FlexAttention.
-      env.VLLM_ATTENTION_BACKEND = 'FLEX_ATTENTION'
-      notes.push('native attention maps to FLEX_ATTENTION (PyTorch FlexAttention); TORCH_SDPA serves vision encoders only.')
-      break
-    case 'paged_attention':
-      return no('attention_backend', 'vLLM V1 has no separate PagedAttention backend: every V1 backend reads the paged KV cache, and the legacy V0 PagedAttention kernels cannot be selected at this version')
+  if (v.attention_backend === 'paged_attention') {
+    return no('attention_backend', 'vLLM V1 has no separate PagedAttention backend: every V1 backend reads the paged KV cache, and the legacy V0 PagedAttention kernels cannot be selected')
+  }
+  const backend = v.attention_backend === undefined ? undefined : BACKEND[v.attention_backend]!
+  if (backend !== undefined) {
+    if (!release.backends.includes(backend)) {
+      const where = releaseWithBackend(backend)
+      return no('attention_backend', `vLLM ${release.version} has no ${backend} attention backend this translator can vouch for${where ? `; it works with vLLM ${where}` : ''}${backend === 'XFORMERS' ? ' (XFORMERS was removed by v0.13.0)' : ''}`)
+    }
+    if (release.attentionBy === 'flag') args.attention_backend = backend
+    else env.VLLM_ATTENTION_BACKEND = backend
+    if (backend === 'FLASH_ATTN') {
+      const fa = v.attention_backend === 'flash_attn_v2' ? 2 : 3
+      if (release.flashAttnVersionBy === 'env') env.VLLM_FLASH_ATTN_VERSION = String(fa)
+      else args.attention_config = { flash_attn_version: fa }
+      if (fa === 3) notes.push('FlashAttention 3 needs a Hopper GPU (sm_90).')
+    }
+    if (backend === 'FLEX_ATTENTION') notes.push('native attention maps to FLEX_ATTENTION (PyTorch FlexAttention); TORCH_SDPA serves vision encoders only.')
+    if (release.attentionBy === 'env') notes.push(`vLLM ${release.version} reads the attention backend from VLLM_ATTENTION_BACKEND (--attention-backend exists from v0.13.0).`)
   }
 
   switch (v.kv_layout) {
@@ -77,15 +85,12 @@ export function planVllm(v: Values): VllmPlan {
       notes.push('fp8 linear layers run on CUTLASS scaled_mm (inferred from the vLLM kernel layout, not verified from source).')
       break
     case 'machete':
-      if (fp8) return no('matmul_path', 'Machete is a weight-only GEMM (W4A16/W8A16) with fp16/bf16 activations; it cannot take fp8 activations')
-      env.VLLM_DISABLED_KERNELS = LINEAR_KERNELS.marlin
-      notes.push('Machete needs a Hopper GPU and a GPTQ/AWQ-style weight-only checkpoint; disabling Marlin leaves Machete as the MPLinearKernel choice.')
-      break
+      // Machete already ranks first among the mixed-precision kernels in the only order that was
+      // read (v0.8 era), so disabling Marlin would only remove a fallback; forcing it means
+      // disabling every kernel ranked before it in this release's order, which is not verified.
+      return no('matmul_path', `Machete cannot be forced on vLLM ${release.version}: the mixed-precision kernel order and VLLM_DISABLED_KERNELS were read only for v0.8/v0.9-era code (VERSIONS.md §1.6, not verified for later releases). Where Machete can run (Hopper, a GPTQ/AWQ weight-only checkpoint, fp16/bf16 activations) vLLM already tries it first; use matmul_path cublas and such a checkpoint`)
     case 'triton':
-      if (fp8) return no('matmul_path', "vLLM's Triton GEMMs are the AWQ kernels (weight-only, fp16 activations); they cannot take fp8 activations")
-      env.VLLM_USE_TRITON_AWQ = '1'
-      notes.push('VLLM_USE_TRITON_AWQ=1 takes effect only with an AWQ checkpoint.')
-      break
+      return no('matmul_path', `VLLM_USE_TRITON_AWQ, the switch to vLLM's Triton AWQ GEMMs, was read only in v0.9-era vllm/envs.py; its presence in vLLM ${release.version} is not verified (VERSIONS.md §1.6)`)
   }
 
   switch (v.activation_dtype) {
@@ -113,8 +118,8 @@ export function planVllm(v: Values): VllmPlan {
       break
     case 'aggressive':
       compilation.mode = COMPILATION_MODE.vllmCompile
-      compilation.pass_config = Object.fromEntries(AGGRESSIVE_PASSES.map((p) => [p, true]))
-      notes.push('The aggressive fusion passes fuse quantization into norms, activations and attention; they change little without fp8.')
+      compilation.pass_config = Object.fromEntries(release.aggressivePasses.map((p) => [p, true]))
+      notes.push(`The aggressive fusion passes (${release.aggressivePasses.join(', ')}) fuse quantization into norms, activations or attention; they change little without fp8.`)
       break
   }
 
@@ -141,6 +146,8 @@ export function planVllm(v: Values): VllmPlan {
 /** Renders planned EngineArgs as `vllm serve` flags. */
 export function argsToFlags(args: VllmEngineArgs): string[] {
   const out: string[] = []
+  if (args.attention_backend) out.push('--attention-backend', args.attention_backend)
+  if (args.attention_config) out.push('--attention-config', JSON.stringify(args.attention_config))
   if (args.dtype) out.push('--dtype', args.dtype)
   if (args.quantization) out.push('--quantization', args.quantization)
   if (args.enable_chunked_prefill !== undefined) out.push(args.enable_chunked_prefill ? '--enable-chunked-prefill' : '--no-enable-chunked-prefill')

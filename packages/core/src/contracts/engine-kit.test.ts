@@ -1,5 +1,17 @@
+import { execFileSync } from 'node:child_process'
 import { describe, expect, it } from 'vitest'
-import { applyControls } from './engine-kit.ts'
+import { applyControls, formatCommandLine, shellQuote } from './engine-kit.ts'
+
+/**
+ * Runs a printed line through `sh` with `printf` standing in for the program, and returns the
+ * argv it received and the named variables as it saw them.
+ */
+function throughShell(line: string, names: readonly string[]): { argv: string[]; env: Record<string, string> } {
+  const out = execFileSync('sh', ['-c', line], { encoding: 'utf8' }).split('\0')
+  out.pop()
+  const env = Object.fromEntries(names.map((n, i) => [n, out[out.length - names.length + i]!]))
+  return { argv: out.slice(0, out.length - names.length), env }
+}
 
 describe('applyControls', () => {
   const controls = ['attention_backend', 'kv_layout', 'matmul_path', 'activation_dtype', 'cuda_graph'] as const
@@ -17,5 +29,36 @@ describe('applyControls', () => {
 
   it('should pass controlled and non-core dimensions through untouched', () => {
     expect(applyControls('e', 'E', '1', { attention_backend: 'xformers' }, controls)).toEqual({ ok: true, combo: { attention_backend: 'xformers' }, notes: [] })
+  })
+})
+
+describe('shellQuote and formatCommandLine', () => {
+  // The issue's case: a shell brace-expands and strips an unquoted JSON argument.
+  const argv = ['vllm', 'serve', 'MODEL', '--compilation-config', '{"mode":3,"pass_config":{"fuse_attn_quant":true},"cudagraph_mode":"FULL"}', "it's", '', '$HOME', 'a b', '*', '~x', '#c']
+  const env = { VLLM_ATTENTION_BACKEND: 'FLASH_ATTN', ODD: `a'b "c" $d` }
+
+  it('should leave safe words bare and single-quote the rest', () => {
+    expect(shellQuote('--dtype')).toBe('--dtype')
+    expect(shellQuote('{"a":1}')).toBe(`'{"a":1}'`)
+    expect(shellQuote("it's")).toBe(`'it'\\''s'`)
+    expect(shellQuote('')).toBe("''")
+  })
+
+  it('should print a line that hands a POSIX shell exactly the argv and environment, in every form', () => {
+    // printf stands in for the program; a child sh prints the variables it was given.
+    const probe = ['printf', '%s\\0', ...argv.slice(1)]
+    const envProbe = ['sh', '-c', Object.keys(env).map((n) => `printf '%s\\0' "$${n}"`).join('; ')]
+    for (const options of [{}, { env: 'export' as const }, { multiline: true }]) {
+      expect(throughShell(formatCommandLine({ argv: probe }, options), []).argv).toEqual(argv.slice(1))
+      expect(throughShell(formatCommandLine({ argv: envProbe, env }, options), Object.keys(env)).env).toEqual(env)
+    }
+  })
+
+  it('should print the environment as prefixes or export lines, and a multi-line form', () => {
+    expect(formatCommandLine({ argv: ['srv', '--x', '{}'], env: { A: '1' } })).toBe("A=1 srv --x '{}'")
+    expect(formatCommandLine({ argv: ['srv', '--x', '1'], env: { A: '1' } }, { env: 'export' })).toBe('export A=1\nsrv --x 1')
+    expect(formatCommandLine({ argv: ['srv', 'm', '--x', '1', '--y'] }, { multiline: true })).toBe('srv m \\\n  --x 1 \\\n  --y')
+    expect(formatCommandLine({ argv: ['A=1'] })).toBe("'A=1'")
+    expect(() => formatCommandLine({ argv: ['srv'], env: { 'A-B': '1' } })).toThrow(/not a shell identifier/)
   })
 })

@@ -110,3 +110,51 @@ export function applyControls(
   }
   return { ok: true, combo: kept, notes }
 }
+
+// Characters a POSIX shell passes through unchanged in an unquoted word (no globbing, expansion,
+// splitting, redirection or comments), so such words are printed bare for readability.
+const SAFE_WORD = /^[A-Za-z0-9_/.,:=+@%-]+$/
+const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/
+
+/**
+ * Quotes one word for a POSIX shell: safe words stay bare, everything else goes in single quotes
+ * (a single quote inside becomes `'\''`). The empty word is `''`. Inside single quotes nothing is
+ * special, so `{"mode":3}` reaches the program unchanged instead of being brace-expanded and
+ * stripped of its quotes.
+ */
+export function shellQuote(word: string): string {
+  return SAFE_WORD.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`
+}
+
+export interface FormatCommandLineOptions {
+  /** `prefix` (default): `NAME=value cmd ...` on one line; `export`: one `export NAME=value` line each, then the command. */
+  readonly env?: 'prefix' | 'export'
+  /** Break the line before each flag with a backslash-newline (still one shell command). */
+  readonly multiline?: boolean
+}
+
+/**
+ * A translation's command line exactly as a POSIX shell needs it: each argv word quoted where
+ * needed and the environment as `NAME=value` prefixes or `export` lines. Pasted into `sh`, the
+ * program receives `argv` word for word. An environment name that is not a shell identifier is
+ * INVALID_INPUT (a shell would run it as a command).
+ */
+export function formatCommandLine(command: { readonly argv: readonly string[]; readonly env?: Readonly<Record<string, string>> }, options: FormatCommandLineOptions = {}): string {
+  const env = Object.entries(command.env ?? {})
+  for (const [name] of env) {
+    if (!ENV_NAME.test(name)) throw new KerneltuneError('INVALID_INPUT', `environment variable name ${JSON.stringify(name)} is not a shell identifier (letters, digits, _; not starting with a digit)`)
+  }
+  const assignments = env.map(([name, value]) => `${name}=${shellQuote(value)}`)
+  // A bare first word holding `=` would be read as one more assignment, so it is always quoted.
+  const words = command.argv.map((w, i) => (i === 0 && w.includes('=') ? `'${w.replace(/'/g, `'\\''`)}'` : shellQuote(w)))
+  const sep = options.multiline ? ' \\\n  ' : ' '
+  const parts: string[] = []
+  for (const [i, w] of words.entries()) {
+    if (i > 0 && options.multiline && command.argv[i]!.startsWith('-')) parts.push(sep)
+    else if (i > 0) parts.push(' ')
+    parts.push(w)
+  }
+  const line = parts.join('')
+  if (options.env === 'export') return [...assignments.map((a) => `export ${a}`), line].filter((l) => l !== '').join('\n')
+  return [...assignments, line].filter((l) => l !== '').join(' ')
+}
