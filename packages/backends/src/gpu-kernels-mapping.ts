@@ -29,6 +29,8 @@ export const MATMUL_PATH_CONFIGS: Readonly<Record<string, Readonly<Record<string
 export const UNEXERCISED_DIMENSIONS = ['attention_backend', 'kv_layout', 'cuda_graph'] as const
 /** The dimensions that change which kernels run; runs report every other one as not measured. */
 export const EXERCISED_DIMENSIONS = ['activation_dtype', 'matmul_path', 'fusion_strategy'] as const
+/** Values that run the same kernels: both 16-bit dtypes are f16 weights, both fp8 ones q8_0. */
+export const EQUIVALENT_VALUES = { activation_dtype: [['fp16', 'bf16'], ['fp8_e4m3', 'fp8_e5m2']] } as const
 
 export interface GpuKernelsPlan {
   format: 'f16' | 'q8_0'

@@ -101,7 +101,10 @@ function runSummary(run: any): string {
   if (s.notMeasured?.length) rows.push(['not measured', `${s.notMeasured.join(', ')} (the backend does not exercise them: not part of the winner)`])
   rows.push(['repetitions', run.repetitions], ['combos', run.progress.total])
   const winner = s.winner ? `${JSON.stringify(s.winner.combo)}${proxy ? ` [${proxy}]` : ''}` : JSON.stringify(null)
-  rows.push(['winner', winner], ['simulated', s.simulated ?? ''])
+  rows.push(['winner', winner])
+  const same = Object.entries(s.winner?.notToldApart ?? {}) as [string, string[]][]
+  if (same.length) rows.push(['not told apart', same.map(([d, vs]) => `${d}=${s.winner.combo[d]} ran the same work as ${vs.join(', ')}`).join('; ')])
+  rows.push(['simulated', s.simulated ?? ''])
   if (proxy) rows.push(['proxy', 'yes'])
   if (s.cacheScope === 'shared') rows.push(['cache', 'shared across tenants (operator opt-in): cached results may come from other tenants\' runs'])
   return keyValues(rows)

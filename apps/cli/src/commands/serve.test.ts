@@ -24,7 +24,7 @@ const stalled: MeasurementBackend = {
 /** A real backend that stands in for the engine and the device (as gpu-kernels does), exercising matmul_path only. */
 const proxy: MeasurementBackend = {
   name: 'proxy-fake', kind: 'measurement-backend', apiVersion: 1, description: 'a stand-in', simulated: false,
-  proxy: { engine: true, device: true, runs: 'fake GEMVs' }, exercises: ['matmul_path'], device: async () => 'fake device',
+  proxy: { engine: true, device: true, runs: 'fake GEMVs' }, exercises: ['matmul_path'], equivalentValues: { matmul_path: [['cutlass', 'machete']] }, device: async () => 'fake device',
   measure: async (req) => {
     const latencyMs = req.combo.matmul_path === 'cutlass' ? 5 : 10
     return { backend: 'proxy-fake', simulated: false, device: 'fake device', repetitions: Array.from({ length: req.repetitions }, () => ({ latencyMs, throughputTps: 1000 / latencyMs })) }
@@ -77,6 +77,7 @@ describe('run, tune and token against a server', () => {
     expect(human.out).toMatch(/numbers\s+PROXY: fake GEMVs on fake device, standing in for engine vllm \S+ on NVIDIA H100 SXM/)
     expect(human.out).toMatch(/not measured\s+activation_dtype, attention_backend, cuda_graph, fusion_strategy, kv_layout/)
     expect(human.out).toMatch(/winner\s+\{"matmul_path":"cutlass"\} \[PROXY: fake GEMVs on fake device/)
+    expect(human.out).toMatch(/not told apart\s+matmul_path=cutlass ran the same work as machete/)
     const id = /id\s+(\S+)/.exec(human.out)![1]!
     const json = (await remote('run', 'show', id)).json
     expect(json.run.summary.proxy).toMatchObject({ on: 'fake GEMVs on fake device', engine: true, device: true })

@@ -12,7 +12,7 @@ import process from 'node:process'
 import { createInterface } from 'node:readline'
 import { fileURLToPath } from 'node:url'
 import { KerneltuneError, type MeasurementBackend, type MeasurementResult } from '@kerneltune/core'
-import { EXERCISED_DIMENSIONS, GPU_KERNELS_BACKEND, gpuKernelsProblem, type ScaleLimits } from '../gpu-kernels-mapping.ts'
+import { EQUIVALENT_VALUES, EXERCISED_DIMENSIONS, GPU_KERNELS_BACKEND, gpuKernelsProblem, type ScaleLimits } from '../gpu-kernels-mapping.ts'
 import type { WorkerJob, WorkerResult } from './gpu-kernels-worker.ts'
 
 const here = dirname(fileURLToPath(import.meta.url))
@@ -128,6 +128,7 @@ export function gpuKernelsBackend(options: GpuKernelsBackendOptions = {}): GpuKe
     // WGSL GEMVs on this machine's WebGPU device stand in for the engine's kernels on the target.
     proxy: { engine: true, device: true, runs: 'WGSL decode GEMV kernels (gpu-kernels)' },
     exercises: EXERCISED_DIMENSIONS,
+    equivalentValues: EQUIVALENT_VALUES,
     device: () => start(),
     async available() {
       try {

@@ -61,6 +61,11 @@ export interface MeasurementBackend extends PluginBase<'measurement-backend'> {
    */
   readonly exercises?: readonly string[]
   /**
+   * Values of an exercised dimension that run the same work here (e.g. fp16 and bf16 both as f16
+   * weights): a winner's value is reported with the ones it was not told apart from.
+   */
+  readonly equivalentValues?: Readonly<Record<string, readonly (readonly string[])[]>>
+  /**
    * The device measure() runs on, in words, without measuring (it may start the device). Real
    * backends give it so that cached results are keyed by the device that measured them.
    */

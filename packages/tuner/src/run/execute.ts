@@ -102,7 +102,7 @@ export async function executeRun(runId: string, deps: ExecuteRunDeps): Promise<R
   const devices = new Set<string>()
   const stoppedEarly: number[] = []
   let done = combos.filter((c) => c.status !== 'pending').length
-  const described = { proxy: backend.proxy, exercises: backend.exercises, cacheScope }
+  const described = { proxy: backend.proxy, exercises: backend.exercises, equivalentValues: backend.equivalentValues, cacheScope }
   try {
     const device = opts.useCache ? await measuringDevice(backend) : undefined
     const useCache = opts.useCache && device !== null

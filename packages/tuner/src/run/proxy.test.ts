@@ -18,6 +18,7 @@ const proxyBackend = (device: string, log: string[] = []): MeasurementBackend =>
   name: 'proxy', kind: 'measurement-backend', apiVersion: 1, simulated: false,
   proxy: { engine: true, device: true, runs: 'test GEMVs' },
   exercises: ['matmul_path'],
+  equivalentValues: { matmul_path: [['cutlass', 'machete']] },
   device: async () => device,
   async measure(req) {
     log.push(JSON.stringify(req.combo))
@@ -49,6 +50,7 @@ describe('proxy measurements', () => {
     expect(s.notMeasured).toEqual(['activation_dtype', 'attention_backend', 'cuda_graph', 'fusion_strategy', 'kv_layout'])
     expect(s.winner!.combo).toEqual({ matmul_path: 'cutlass' })
     expect(s.winner!.proxy).toEqual(s.proxy)
+    expect(s.winner!.notToldApart).toEqual({ matmul_path: ['machete'] })
     expect(s.cacheScope).toBe('tenant')
   })
 

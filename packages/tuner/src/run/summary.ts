@@ -31,7 +31,7 @@ export interface RunSummary {
   counts: { total: number; measured: number; failed: number; cached: number; stoppedEarly: number; pending: number }
   baseline: { index: number; comboHash: string; combo: Combo; value: number } | null
   /** The best combination, by its measured dimensions only; `proxy` repeats how it was measured. */
-  winner: { index: number; comboHash: string; combo: Combo; value: number; improvement: number | null; proxy: ProxyLabel | null; notMeasured: string[] } | null
+  winner: { index: number; comboHash: string; combo: Combo; value: number; improvement: number | null; proxy: ProxyLabel | null; notMeasured: string[]; notToldApart: Record<string, string[]> } | null
   gate: { method: string; status: string; passed: boolean; reasons: string[] } | null
   pareto: ParetoPoint[]
   sensitivity: Record<string, DimensionSensitivity>
@@ -54,7 +54,18 @@ export interface SummaryExtra {
   /** What the backend declared: a proxy of the engine/device, and the dimensions it exercises. */
   proxy?: MeasurementProxy | undefined
   exercises?: readonly string[] | undefined
+  equivalentValues?: Readonly<Record<string, readonly (readonly string[])[]>> | undefined
   cacheScope?: 'tenant' | 'shared'
+}
+
+/** For each dimension of a combination, the other values the backend runs identically (only where there are some). */
+export function notToldApart(combo: Combo, equivalent: SummaryExtra['equivalentValues']): Record<string, string[]> {
+  const out: Record<string, string[]> = {}
+  for (const [d, v] of Object.entries(combo)) {
+    const same = equivalent?.[d]?.find((group) => group.includes(v))?.filter((x) => x !== v)
+    if (same?.length) out[d] = [...same]
+  }
+  return out
 }
 
 /** The proxy label of a run whose backend stands in for its engine or device; null otherwise. */
@@ -122,7 +133,7 @@ export function summarizeRun(run: Run, combos: readonly RunCombo[], opts: RunOpt
     },
     baseline: base ? { index: base.index, comboHash: base.comboHash, combo: base.combo, value: bv! } : null,
     winner: best
-      ? { index: best.index, comboHash: best.comboHash, combo: measuredOnly(best.combo), value: value(best), improvement: bv ? (sign * (value(best) - bv)) / Math.abs(bv) : null, proxy, notMeasured }
+      ? { index: best.index, comboHash: best.comboHash, combo: measuredOnly(best.combo), value: value(best), improvement: bv ? (sign * (value(best) - bv)) / Math.abs(bv) : null, proxy, notMeasured, notToldApart: notToldApart(measuredOnly(best.combo), extra.equivalentValues) }
       : null,
     gate,
     pareto: paretoFrontier(measured),
