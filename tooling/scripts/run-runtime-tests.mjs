@@ -10,8 +10,10 @@ import { BIN, ROOT, inCi, libraryPackages, readPackage, run, stripAnsi } from '.
 import { countBun, countDeno } from './test-summary.mjs'
 
 const runtime = process.argv[2]
+// Optional: only these workspace folders (e.g. packages/gguf tooling), to rerun a few quickly.
+const only = process.argv.slice(3).map((p) => p.replace(/\/+$/, ''))
 if (runtime !== 'bun' && runtime !== 'deno') {
-  console.error('usage: run-runtime-tests.mjs bun|deno')
+  console.error('usage: run-runtime-tests.mjs bun|deno [packages/NAME|tooling ...]')
   process.exit(2)
 }
 
@@ -50,6 +52,7 @@ for (const { dir, rel, pkg } of [...libraryPackages(), tooling]) {
   const runtimes = pkg.kerneltune?.runtimes ?? ['node']
   const testDir = pkg.kerneltune?.testDir ?? 'src'
   const src = join(dir, testDir)
+  if (only.length && !only.includes(rel)) continue
   if (!runtimes.includes(runtime) || !existsSync(src) || !hasTests(src)) continue
   console.log(`\n=== ${runtime}: ${rel}`)
   const result =

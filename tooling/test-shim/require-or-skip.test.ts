@@ -1,27 +1,30 @@
 import { describe, expect, it } from 'vitest'
 import { RUNTIME, requireOrSkip, skipUnless } from './require-or-skip.ts'
 
+// Records instead of registering tests and printing skip lines (which npm test would list).
 function recorder() {
   const tests: { name: string, fn: () => void }[] = []
-  return { tests, register: (name: string, fn: () => void) => void tests.push({ name, fn }) }
+  const lines: string[] = []
+  return { tests, lines, register: (name: string, fn: () => void) => void tests.push({ name, fn }), log: (line: string) => void lines.push(line) }
 }
 
 describe('requireOrSkip', () => {
   it('should run the suite when the part is there', () => {
     const r = recorder()
-    expect(requireOrSkip(true, 'PostgreSQL', { ci: true, register: r.register })).toBe(false)
+    expect(requireOrSkip(true, 'PostgreSQL', { ci: true, register: r.register, log: r.log })).toBe(false)
     expect(r.tests).toEqual([])
   })
 
   it('should skip without a failure outside CI', () => {
     const r = recorder()
-    expect(requireOrSkip(false, 'PostgreSQL (set KERNELTUNE_TEST_PG_URL)', { ci: false, register: r.register })).toBe(true)
+    expect(requireOrSkip(false, 'PostgreSQL (set KERNELTUNE_TEST_PG_URL)', { ci: false, register: r.register, log: r.log })).toBe(true)
     expect(r.tests).toEqual([])
+    expect(r.lines).toEqual(['kerneltune-skip: PostgreSQL (set KERNELTUNE_TEST_PG_URL)'])
   })
 
   it('should register a failing test that names the part under CI', () => {
     const r = recorder()
-    expect(requireOrSkip(false, 'PostgreSQL (set KERNELTUNE_TEST_PG_URL)', { ci: true, register: r.register })).toBe(true)
+    expect(requireOrSkip(false, 'PostgreSQL (set KERNELTUNE_TEST_PG_URL)', { ci: true, register: r.register, log: r.log })).toBe(true)
     expect(r.tests.map((t) => t.name)).toEqual(['requires: PostgreSQL (set KERNELTUNE_TEST_PG_URL)'])
     expect(() => r.tests[0]!.fn()).toThrow(/CI=true requires this, but it is missing: PostgreSQL/)
   })
@@ -29,16 +32,18 @@ describe('requireOrSkip', () => {
   it('should only skip under CI on a runtime where the part is not required', () => {
     const r = recorder()
     const others = (['node', 'bun', 'deno'] as const).filter((x) => x !== RUNTIME)
-    expect(requireOrSkip(false, 'WebGPU', { ci: true, runtimes: others, register: r.register })).toBe(true)
+    expect(requireOrSkip(false, 'WebGPU', { ci: true, runtimes: others, register: r.register, log: r.log })).toBe(true)
     expect(r.tests).toEqual([])
-    expect(requireOrSkip(false, 'WebGPU', { ci: true, runtimes: [RUNTIME], register: r.register })).toBe(true)
+    expect(requireOrSkip(false, 'WebGPU', { ci: true, runtimes: [RUNTIME], register: r.register, log: r.log })).toBe(true)
     expect(r.tests).toHaveLength(1)
   })
 })
 
 describe('skipUnless', () => {
   it('should skip only when the thing is missing', () => {
-    expect(skipUnless(true, 'data')).toBe(false)
-    expect(skipUnless(false, 'data folder ../shared/data is absent (this message is expected in this test)')).toBe(true)
+    const r = recorder()
+    expect(skipUnless(true, 'data', { log: r.log })).toBe(false)
+    expect(skipUnless(false, 'data folder is absent', { log: r.log })).toBe(true)
+    expect(r.lines).toEqual(['kerneltune-skip: data folder is absent'])
   })
 })

@@ -38,6 +38,8 @@ export interface RequireOptions {
   ci?: boolean
   /** For tests of this helper: where the failing test goes (default: vitest's `it`). */
   register?: (name: string, fn: () => void) => void
+  /** For tests of this helper: where the skip line goes (default: console.warn). */
+  log?: (line: string) => void
 }
 
 /**
@@ -47,7 +49,7 @@ export interface RequireOptions {
 export function requireOrSkip(available: boolean, reason: string, options: RequireOptions = {}): boolean {
   if (available) return false
   const required = (options.ci ?? inCi()) && (options.runtimes ?? [RUNTIME]).includes(RUNTIME)
-  if (!required) return skipUnless(false, reason)
+  if (!required) return skipUnless(false, reason, options)
   const register = options.register ?? it
   register(`requires: ${reason}`, () => {
     throw new Error(`CI=true requires this, but it is missing: ${reason}. .ci/run installs and starts it; outside CI, unset CI to skip instead.`)
@@ -56,8 +58,8 @@ export function requireOrSkip(available: boolean, reason: string, options: Requi
 }
 
 /** Returns true (skip) when `available` is false, printing the reason; never fails, also in CI. */
-export function skipUnless(available: boolean, reason: string): boolean {
+export function skipUnless(available: boolean, reason: string, options: Pick<RequireOptions, 'log'> = {}): boolean {
   if (available) return false
-  console.warn(`${SKIP_MARKER} ${reason}`)
+  ;(options.log ?? console.warn)(`${SKIP_MARKER} ${reason}`)
   return true
 }
