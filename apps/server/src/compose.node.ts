@@ -16,18 +16,18 @@ import { createRegistry, type AnyPlugin, type EnginePlugin, type MeasurementBack
 import { onnxEngine } from '@kerneltune/engines-onnx'
 import { tgiEngine } from '@kerneltune/engines-tgi'
 import { tritonEngine } from '@kerneltune/engines-triton'
-import { trtllmEngine } from '@kerneltune/engines-trtllm'
+import { trtllmEngine, trtllmServeEngine } from '@kerneltune/engines-trtllm'
 import { vllmEngine } from '@kerneltune/engines-vllm'
 import { openStore, isPostgresUrl, type Store } from '@kerneltune/store'
 import { searchStrategies } from '@kerneltune/tuner'
 
 /** The registry names of the built-in engines, in the order help texts list them. */
-export const ENGINE_NAMES = ['vllm', 'tgi', 'trtllm', 'triton', 'onnx', 'llamacpp'] as const
+export const ENGINE_NAMES = ['vllm', 'tgi', 'trtllm', 'trtllm-serve', 'triton', 'onnx', 'llamacpp'] as const
 export type EngineName = (typeof ENGINE_NAMES)[number]
 
 /** The built-in engine plugins, one per name of ENGINE_NAMES. The only list of engines. */
 export function enginePlugins(): EnginePlugin[] {
-  return [vllmEngine(), tgiEngine(), trtllmEngine(), tritonEngine(), onnxEngine(), llamacppRunEngine()]
+  return [vllmEngine(), tgiEngine(), trtllmEngine(), trtllmServeEngine(), tritonEngine(), onnxEngine(), llamacppRunEngine()]
 }
 
 export interface BackendOptions {

@@ -11,7 +11,7 @@ import { defaultRegistry } from '@kerneltune/server/compose'
 
 export const TARGET_FLAGS = [
   { name: 'hardware', type: 'string', valueName: 'NAME', description: 'Hardware preset id or name (e.g. h100-sxm, a100-sxm-80gb, l4, mi300x); see @kerneltune/features presets.' },
-  { name: 'engine', type: 'string', valueName: 'NAME', default: 'vllm', description: 'Engine plugin name (vllm, tgi, trtllm, triton, onnx, llamacpp).' },
+  { name: 'engine', type: 'string', valueName: 'NAME', default: 'vllm', description: 'Engine plugin name (vllm, tgi, trtllm, trtllm-serve, triton, onnx, llamacpp).' },
 ] as const satisfies readonly FlagSpec[]
 
 export function resolveHardware(name: string | undefined): HardwareSpec {
