@@ -89,7 +89,7 @@ export function crossCheck(records: readonly RequestRecord[], before?: Prometheu
   const clientIn = ok.reduce((a, r) => a + (r.promptTokens ?? 0), 0)
   if (out !== undefined) {
     gaps.outputTokens = gap(clientOut, out)
-    lines.push(`output tokens: ${clientOut} in the responses' usage vs ${out} counted by the server's /metrics (${pct(gaps.outputTokens.relative)}; warm-up requests are outside the window)`)
+    lines.push(`output tokens: ${clientOut} in the responses' usage vs ${out} counted by the server's /metrics (${pct(gaps.outputTokens.relative)})`)
   }
   if (inp !== undefined && clientIn > 0) {
     gaps.promptTokens = gap(clientIn, inp)

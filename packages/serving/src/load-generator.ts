@@ -39,6 +39,8 @@ export interface LoadOptions {
   readonly signal?: AbortSignal
   readonly fetch?: typeof fetch
   readonly onRequestDone?: (done: number, total: number) => void
+  /** Called after the warm-ups, before the first measured request (e.g. to read server counters). */
+  readonly afterWarmup?: () => Promise<void>
 }
 
 export interface LoadResult {
@@ -89,6 +91,7 @@ export async function runLoad(o: LoadOptions): Promise<LoadResult> {
     const r = await send(-1 - w)
     if (!r.ok) throw new KerneltuneError('MEASUREMENT_FAILED', `the warm-up request to ${o.baseUrl} failed: ${r.error}; check that the server is up and speaks the OpenAI ${api} API`)
   }
+  await o.afterWarmup?.()
   const records: RequestRecord[] = new Array(o.requests)
   let done = 0
   const finish = (i: number, r: RequestRecord) => {

@@ -171,9 +171,11 @@ export async function runServingSession(o: SessionOptions): Promise<SessionResul
     for (const level of o.levels ?? [{ concurrency: 1 }]) {
       for (let run = 0; run < runs; run++) {
         if (o.signal?.aborted) throw new KerneltuneError('CANCELLED', 'the measurement was cancelled')
-        const before = await readMetrics(baseUrl)
+        let before: PrometheusMetrics | undefined
         o.onProgress?.(`load ${level.rate === undefined ? `concurrency ${level.concurrency ?? 1}` : `rate ${level.rate}/s`}, run ${run + 1}/${runs}`)
-        const r = await runLoad({ ...o.load, ...level, baseUrl, ...(o.signal ? { signal: o.signal } : {}), ...(run > 0 ? { warmups: 0 } : {}) })
+        // Counters are read after the warm-ups, so the server's totals cover the measured requests only.
+        const afterWarmup = async () => void (before = await readMetrics(baseUrl))
+        const r = await runLoad({ ...o.load, ...level, baseUrl, afterWarmup, ...(o.signal ? { signal: o.signal } : {}), ...(levels.length > 0 ? { warmups: 0 } : {}) })
         const after = await readMetrics(baseUrl)
         levels.push({ ...r, run, crossCheck: crossCheck(r.records, before, after) })
       }
