@@ -17,3 +17,4 @@
  */
 export { analyticalBackend, ANALYTICAL_BACKEND, kvBytesFor, type AnalyticalBackendOptions } from './analytical.ts'
 export { gpuKernelsProblem, GPU_KERNELS_BACKEND, MATMUL_PATH_CONFIGS, UNEXERCISED_DIMENSIONS, type GpuKernelsPlan, type ScaleLimits } from './gpu-kernels-mapping.ts'
+export { checkMeasurementBackend, resultProblems, type ConformanceOptions, type ConformanceReport, type ConformanceRequest } from './conformance.ts'
