@@ -1,4 +1,5 @@
 import { describe, it, expect } from 'vitest'
+import { requireOrSkip } from '@kerneltune/tooling/test-skip'
 import { spawn, type ChildProcess } from 'node:child_process'
 import { mkdtempSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -17,7 +18,7 @@ const api = (url: string) => async (method: string, path: string, body?: unknown
 
 const deno = findDeno()
 
-describe.skipIf(!deno)('end to end over loopback (real kernels through Deno + WebGPU)', () => {
+describe.skipIf(requireOrSkip(Boolean(deno), 'Deno for the end-to-end test on real kernels: deno not found (pnpm install)'))('end to end over loopback (real kernels through Deno + WebGPU)', () => {
   it('should create a run that measures real kernels, follow it over SSE, apply it and read the metrics', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'kt-e2e-'))
     const s = await serve({ port: 0, databaseUrl: join(dir, 'kt.db'), env: { KERNELTUNE_ADMIN_TOKEN: ADMIN }, log: () => {} })

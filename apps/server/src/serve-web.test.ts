@@ -3,6 +3,7 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
+import { requireOrSkip } from '@kerneltune/tooling/test-skip'
 import { SMALL_RUN } from './test-helpers.ts'
 
 // The unchanged server on Bun and Deno (serve-web.ts: app.fetch under Bun.serve / Deno.serve),
@@ -21,8 +22,7 @@ const RUNTIMES = [
 ]
 
 for (const rt of RUNTIMES) {
-  const missing = !existsSync(rt.bin)
-  if (missing) console.warn(`serve-web: ${rt.bin} is missing; the ${rt.name} server test is skipped`)
+  const missing = requireOrSkip(existsSync(rt.bin), `${rt.name} for the serve-web test: ${rt.bin} is missing (pnpm install)`)
   describe.skipIf(missing)(`the server on ${rt.name}`, () => {
     it('should serve /healthz, an authenticated run to the end, and /metrics, then stop on SIGTERM', async () => {
       const child = spawn(rt.bin, rt.args, {
