@@ -44,6 +44,10 @@ export function analyticalBackend(options: AnalyticalBackendOptions = {}): Measu
     kind: 'measurement-backend',
     apiVersion: 1,
     simulated: true,
+    // Only the KV element size has a term in the roofline; runs report the other dimensions as
+    // not measured and leave them out of the winner.
+    exercises: ['activation_dtype'],
+    equivalentValues: { activation_dtype: [['fp16', 'bf16'], ['fp8_e4m3', 'fp8_e5m2']] },
     available: () => ({ ok: true }),
     async measure(request: MeasurementRequest): Promise<MeasurementResult> {
       const { model, hardware, workload, combo } = request

@@ -38,7 +38,7 @@ describe('kerneltune run (embedded store)', () => {
 
     const apply = await cli(t.dir, ['run', 'apply', runId, '--db', db, '--json'])
     expect(apply.code).toBe(0)
-    expect(apply.json.combo).toEqual(run.summary.winner.combo)
+    expect(apply.json.combo).toMatchObject(run.summary.winner.combo)
     expect(apply.json.translation.argv.length).toBeGreaterThan(0)
     const human = await cli(t.dir, ['run', 'apply', runId, '--db', db])
     expect(human.out).toContain(apply.json.translation.argv.join(' '))
