@@ -112,6 +112,22 @@ describe('tenant matrix', () => {
   }, 300_000)
 })
 
+describe('shared result cache', () => {
+  it('should share cached results across tenants only when KERNELTUNE_SHARED_CACHE is on, and say so in the run', async () => {
+    for (const [env, shared] of [[{}, false], [{ KERNELTUNE_SHARED_CACHE: 'true' }, true]] as const) {
+      const t = await testApp(env)
+      const runs: { id: string }[] = []
+      for (const token of [t.tokens.operator, t.others.operator]) {
+        runs.push((await (await t.call('POST', `${API_BASE}/runs`, { token, body: SMALL_RUN })).json()) as { id: string })
+        await t.queue.idle()
+      }
+      const second = (await (await t.call('GET', `${API_BASE}/runs/${runs[1]!.id}`, { token: t.others.viewer })).json()) as { summary: { cacheScope: string; counts: { cached: number; total: number } } }
+      expect(second.summary.cacheScope).toBe(shared ? 'shared' : 'tenant')
+      expect(second.summary.counts.cached).toBe(shared ? second.summary.counts.total : 0)
+    }
+  })
+})
+
 describe('tenant administration', () => {
   it('should let an admin mint tokens for its own tenant only, and the superadmin for any tenant', async () => {
     const t = await testApp()
@@ -145,7 +161,8 @@ describe('tenant administration', () => {
     const res = await t.call('POST', `${API_BASE}/cache/flush`, { token: t.tokens.admin })
     expect(await res.json()).toEqual({ flushed: acme, tenant: 'acme' })
     expect([await count('acme'), await count('globex')]).toEqual([0, acme])
-    expect((await t.call('POST', `${API_BASE}/cache/flush`, { token: t.tokens.admin, body: { allTenants: true } })).status).toBe(403)
+    const all = await t.call('POST', `${API_BASE}/cache/flush`, { token: t.tokens.admin, body: { allTenants: true } })
+    expect([all.status, ((await all.json()) as { error: { message: string } }).error.message]).toEqual([403, expect.stringMatching(/needs the superadmin token/)])
     expect(await (await t.call('POST', `${API_BASE}/cache/flush`, { token: t.tokens.superadmin, body: { allTenants: true } })).json()).toEqual({ flushed: acme, tenant: null })
   })
 })

@@ -72,7 +72,7 @@ export const otherRoutes: Route[] = [
   }),
   route({ method: 'post', path: '/cache/flush', summary: 'Flush the caller\'s tenant\'s result-cache entries, or one engine\'s (admin); another tenant\'s or all of them (superadmin)', role: 'admin', body: FlushBody }, async ({ auth, body, deps }) => {
     if (body?.allTenants) {
-      requireTenant(auth, '*', 'flushing every tenant\'s cache')
+      if (auth.role !== 'superadmin') throw new KerneltuneError('FORBIDDEN', `flushing every tenant's cache needs the superadmin token (KERNELTUNE_ADMIN_TOKEN); this ${auth.role} token may flush its own tenant's (${auth.tenant}) entries: leave out allTenants`)
       return { flushed: await deps.store.cache.flush({ allTenants: true, ...(body.engine ? { engine: body.engine } : {}) }), tenant: null }
     }
     const tenant = requireTenant(auth, body?.tenant ?? auth.tenant, 'flushing the cache')
