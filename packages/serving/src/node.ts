@@ -16,4 +16,3 @@ export { errorLines, freePort, launchServer, processAlive, type LaunchedServer, 
 export { BUILD_HINT, findLlamaServer, LLAMA_SERVER_ENV, llamaServerCacheRoot, requireLlamaServer, type FoundBinary } from './adapters/llama-server-binary.node.ts'
 export { cpuDevice, runServingSession, type LevelResult, type LoadLevel, type ServerInfo, type ServerTarget, type SessionOptions, type SessionResult } from './adapters/serving-session.node.ts'
 export { startInstantServer, type InstantServer, type InstantServerOptions } from './adapters/instant-server.node.ts'
-export { repetitionOf, SERVER_BACKEND, serverBackend, type ServerBackendOptions } from './adapters/server-backend.node.ts'

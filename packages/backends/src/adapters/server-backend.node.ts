@@ -15,8 +15,8 @@
  */
 import { existsSync } from 'node:fs'
 import type { MeasurementBackend, MeasurementRequest, MeasurementResult, RepetitionMetrics } from '@kerneltune/core'
-import type { LoadResult } from '../load-generator.ts'
-import { runServingSession, type LoadLevel, type ServerTarget, type SessionOptions, type SessionResult } from './serving-session.node.ts'
+import type { LoadResult } from '@kerneltune/serving'
+import { runServingSession, type LoadLevel, type ServerTarget, type SessionOptions, type SessionResult } from '@kerneltune/serving/node'
 
 export const SERVER_BACKEND = 'server'
 
@@ -28,6 +28,13 @@ export interface ServerBackendOptions {
   readonly name?: string
   readonly device?: string
   readonly readyTimeoutMs?: number
+  /**
+   * Take the load from the request's workload when it has one: promptTokens and generatedTokens
+   * become the request lengths, batch the closed-loop concurrency. Default true.
+   */
+  readonly useRequestWorkload?: boolean
+  /** Measured requests per repetition when the workload sets the concurrency: this many per concurrent stream. Default 4. */
+  readonly requestsPerStream?: number
   /** Receives every session, for callers that want the full serving metrics. */
   readonly onSession?: (session: SessionResult, request: MeasurementRequest) => void
 }
@@ -59,7 +66,15 @@ export function repetitionOf(r: LoadResult): RepetitionMetrics {
 }
 
 export function serverBackend(o: ServerBackendOptions): MeasurementBackend {
-  const level = o.level ?? { concurrency: 1 }
+  const loadFor = (request: MeasurementRequest): { level: LoadLevel; load: SessionOptions['load'] } => {
+    const w = request.workload
+    if (!w || o.useRequestWorkload === false) return { level: o.level ?? { concurrency: 1 }, load: o.load }
+    const concurrency = Math.max(1, w.batch)
+    return {
+      level: { concurrency },
+      load: { ...o.load, workload: { kind: 'synthetic', promptTokens: w.promptTokens, outputTokens: w.generatedTokens }, requests: Math.max(o.load.requests, concurrency * (o.requestsPerStream ?? 4)) },
+    }
+  }
   return {
     name: o.name ?? SERVER_BACKEND,
     kind: 'measurement-backend',
@@ -71,12 +86,13 @@ export function serverBackend(o: ServerBackendOptions): MeasurementBackend {
       return { ok: true }
     },
     async measure(request: MeasurementRequest): Promise<MeasurementResult> {
+      const { level, load } = loadFor(request)
       const warmRequests = Math.max(1, request.warmups) * Math.max(1, level.concurrency ?? 1)
       let done = 0
       const session = await runServingSession({
         target: o.target,
         combo: request.combo,
-        load: { ...o.load, warmups: warmRequests },
+        load: { ...load, warmups: warmRequests },
         levels: [level],
         runs: request.repetitions,
         ...(o.readyTimeoutMs === undefined ? {} : { readyTimeoutMs: o.readyTimeoutMs }),
