@@ -41,11 +41,12 @@ interface CachedResult { repetitions: RepetitionMetrics[]; simulated: boolean; d
 
 /**
  * The device a real backend measures on, for the cache key. Undefined for a prediction; null when
- * a real backend cannot say, in which case a device proxy skips the cache (its key would be a guess).
+ * a real backend cannot say before measuring: the run then reads the cache only once its first
+ * fresh measurement has named the device (a key without it could answer for other hardware).
  */
 async function measuringDevice(backend: MeasurementBackend): Promise<string | undefined | null> {
   if (backend.simulated) return undefined
-  if (!backend.device) return backend.proxy?.device ? null : undefined
+  if (!backend.device) return null
   try {
     return await backend.device()
   } catch {
@@ -104,18 +105,18 @@ export async function executeRun(runId: string, deps: ExecuteRunDeps): Promise<R
   let done = combos.filter((c) => c.status !== 'pending').length
   const described = { proxy: backend.proxy, exercises: backend.exercises, equivalentValues: backend.equivalentValues, cacheScope }
   try {
-    const device = opts.useCache ? await measuringDevice(backend) : undefined
-    const useCache = opts.useCache && device !== null
-    const scope = { tenant: cacheScope === 'shared' ? SHARED_CACHE_TENANT : run.tenant, ...(device ? { device, deviceProxy: Boolean(backend.proxy?.device) } : {}) }
+    // A model file's path is part of what was measured: two GGUFs of one shape are not the same model.
+    const modelPath = runModelPath(run)
+    let device = opts.useCache ? await measuringDevice(backend) : undefined
+    const tenant = cacheScope === 'shared' ? SHARED_CACHE_TENANT : run.tenant
+    const keyOf = (comboHash: string) => device === null ? undefined : comboCacheKey(run.target, run.catalogVersion, comboHash, modelPath ? `${run.backend}:${modelPath}` : run.backend, { tenant, ...(device ? { device, deviceProxy: Boolean(backend.proxy?.device) } : {}) })
     for (const c of ordered) {
       if (c.status !== 'pending') continue
       if (signal?.aborted) throw new KerneltuneError('CANCELLED', 'the run was cancelled')
       onEvent({ type: 'combo.started', runId, index: c.index, comboHash: c.comboHash })
-      // A model file's path is part of what was measured: two GGUFs of one shape are not the same model.
-      const modelPath = runModelPath(run)
-      const key = comboCacheKey(run.target, run.catalogVersion, c.comboHash, modelPath ? `${run.backend}:${modelPath}` : run.backend, scope)
+      const key = keyOf(c.comboHash)
       let cached: CachedResult | undefined
-      if (useCache) {
+      if (opts.useCache && key) {
         cached = await store.cache.get<CachedResult>(key)
         if (cached && cached.repetitions.length < run.repetitions && !cached.notes.includes('stopped early')) cached = undefined
         cached ? observer.cacheHit?.() : observer.cacheMiss?.()
@@ -130,8 +131,10 @@ export async function executeRun(runId: string, deps: ExecuteRunDeps): Promise<R
           observer.comboEvaluated?.()
           devices.add(m.device)
           result = { status: 'measured', reps: m.reps, simulated: m.simulated, error: null, early: m.stoppedEarly }
+          if (device === null && m.device) device = m.device
           const stored: CachedResult = { repetitions: m.reps, simulated: m.simulated, device: m.device, ...(device ? { deviceFingerprint: deviceFingerprint(device) } : {}), notes: m.stoppedEarly ? [...m.notes, 'stopped early'] : m.notes }
-          if (useCache) await store.cache.put(key, stored)
+          const putKey = key ?? keyOf(c.comboHash)
+          if (opts.useCache && putKey) await store.cache.put(putKey, stored)
         } catch (e) {
           if (isKerneltuneError(e) && e.code === 'CANCELLED') throw e
           if (signal?.aborted) throw new KerneltuneError('CANCELLED', 'the run was cancelled')

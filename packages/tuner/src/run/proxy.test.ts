@@ -91,16 +91,27 @@ describe('proxy measurements', () => {
     expect((done.summary as unknown as RunSummary).proxy!.of).toMatch(/A100/)
   })
 
-  it('should skip the cache for a device proxy that cannot name its device', async () => {
+  it('should key a backend that cannot name its device in advance by the device its first measurement reports', async () => {
     const { store, catalog } = await setup()
-    const { device: _omit, ...nameless } = proxyBackend('x')
+    const { device: _omit, ...nameless } = proxyBackend('device X')
     const registry = createRegistry([testEngine(), nameless])
-    for (let i = 0; i < 2; i++) {
-      const run = await createRun(store, request, { catalog, registry, tenant: 't1' })
-      await executeRun(run.id, { store, registry })
-      expect((await store.runs.combos(run.id)).some((c) => c.cached)).toBe(false)
-    }
-    expect(await store.driver.query('SELECT cache_key FROM result_cache')).toHaveLength(0)
+    const first = await createRun(store, request, { catalog, registry, tenant: 't1' })
+    await executeRun(first.id, { store, registry })
+    expect((await store.runs.combos(first.id)).some((c) => c.cached)).toBe(false)
+    const keys = await store.driver.query<{ cache_key: string }>('SELECT cache_key FROM result_cache')
+    expect(keys).toHaveLength(first.progress.total)
+    for (const k of keys) expect(k.cache_key).toContain(deviceFingerprint('device X'))
+    // The next run measures its baseline afresh (that names the device), then reads the cache.
+    const second = await createRun(store, request, { catalog, registry, tenant: 't1' })
+    await executeRun(second.id, { store, registry })
+    const combos = await store.runs.combos(second.id)
+    expect(combos.filter((c) => !c.cached).map((c) => c.isBaseline)).toEqual([true])
+    // Another device behind the same name never gets device X's numbers.
+    const { device: _o2, ...other } = proxyBackend('device Y')
+    const registryY = createRegistry([testEngine(), other])
+    const third = await createRun(store, request, { catalog, registry: registryY, tenant: 't1' })
+    await executeRun(third.id, { store, registry: registryY })
+    expect((await store.runs.combos(third.id)).some((c) => c.cached)).toBe(false)
   })
 })
 
