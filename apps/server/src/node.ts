@@ -42,9 +42,12 @@ export async function serve(options: ServeOptions = {}): Promise<RunningServer> 
   const log = options.log ?? ((l: string) => void process.stderr.write(l + '\n'))
   const composed = await compose({ ...(options.store ? { store: options.store } : {}), ...(options.databaseUrl ? { databaseUrl: options.databaseUrl } : {}), ...(options.registry ? { registry: options.registry } : {}), env })
   const store = composed.store
-  const boot = await bootstrapAdmin(store, env)
-  if (boot.generated) log(`kerneltune: created the admin token (shown once, store it now): ${boot.generated}`)
-  else if (boot.created) log('kerneltune: created the admin token from KERNELTUNE_ADMIN_TOKEN')
+  const boot = await bootstrapAdmin(store, env).catch(async (e: unknown) => {
+    if (!options.store) await store.close()
+    throw e
+  })
+  if (boot.generated) log(`kerneltune: created the superadmin token (shown once, store it now): ${boot.generated}`)
+  else if (boot.created) log('kerneltune: created the superadmin token from KERNELTUNE_ADMIN_TOKEN')
   const app = createApp({ store, registry: composed.registry, catalog: composed.catalog, env })
   const recovered = await recover(app)
   if (recovered.runs || recovered.sessions) log(`kerneltune: re-queued ${recovered.runs} interrupted run(s); paused ${recovered.sessions} interrupted tune session(s) (resume them with POST /tune/{id}/resume)`)
