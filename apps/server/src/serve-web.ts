@@ -22,7 +22,7 @@ export async function serveWeb(env: Readonly<Record<string, string | undefined>>
   if (!g.Bun && !g.Deno) throw new Error('serve-web.ts runs on Bun or Deno; on Node use @kerneltune/server/node (kerneltune serve)')
   const { store, registry, catalog } = await compose({ env })
   const boot = await bootstrapAdmin(store, env)
-  if (boot.generated) process.stderr.write(`kerneltune: created the admin token (shown once, store it now): ${boot.generated}\n`)
+  if (boot.generated) process.stderr.write(`kerneltune: created the superadmin token (shown once, store it now): ${boot.generated}\n`)
   const app = createApp({ store, registry, catalog, env })
   await recover(app)
   const hostname = env.HOST ?? '127.0.0.1'
