@@ -38,11 +38,11 @@ function attention(value: string, env: Record<string, string>, notes: string[]):
       // Leave only ORT's FlashAttention kernels on.
       env[ATTENTION_ENV.memoryEfficient] = '1'
       env[ATTENTION_ENV.trtFlash] = '1'
-      notes.push("flash_attn_v2 keeps only ONNX Runtime's FlashAttention kernels (memory-efficient and TensorRT fused attention off); where they do not apply (dtype, head size, SM) the op falls back or fails.")
+      notes.push("flash_attn_v2 keeps only ONNX Runtime's FlashAttention kernels (memory-efficient and TensorRT fused attention off); they need sm_80+ and fp16/bf16 (1.29.0: \"FlashAttention requires sm>=80, fp16/bf16\"), elsewhere the op falls back or fails.")
       return undefined
     case 'native':
       for (const name of Object.values(ATTENTION_ENV)) env[name] = '1'
-      notes.push('native turns every fused attention kernel off (unfused attention); GroupQueryAttention needs flash or memory-efficient attention and fails without them.')
+      notes.push('native turns every fused attention kernel off, leaving the unfused path of ops that have one; an op without one fails (1.29.0: "PagedAttention requires FlashAttention").')
       return undefined
     default:
       return no('attention_backend', `the CUDA EP's attention kernels are FlashAttention, memory-efficient (CUTLASS) and TensorRT fused attention, switched with ${Object.values(ATTENTION_ENV).join(', ')}; none of them is ${value}`)
