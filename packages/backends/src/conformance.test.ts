@@ -36,6 +36,14 @@ describe('checkMeasurementBackend', () => {
     expect(await problems(good({}, (r) => ({ repetitions: Array.from({ length: r.repetitions }, () => ({ latencyMs: Number.NaN })) })))).toMatch(/latencyMs NaN is not a positive number/)
   })
 
+  it('should check the optional descriptions: device(), proxy and exercises', async () => {
+    const text = async (over: Partial<MeasurementBackend>) => (await checkMeasurementBackend(good(over), CONFORMANCE_REQUEST)).problems.join('\n')
+    expect(await text({ device: async () => 'a model of nothing' })).toBe('')
+    expect(await text({ device: async () => 'another device' })).toMatch(/device\(\) says "another device" but results say/)
+    expect(await text({ proxy: { engine: true, device: true } })).toMatch(/simulated backend is a prediction, not a proxy/)
+    expect(await text({ exercises: [''] })).toMatch(/exercises must list dimension ids/)
+  })
+
   it('should catch a backend that ignores abort, or crashes instead of refusing', async () => {
     const deaf: MeasurementBackend = good({
       async measure(r) {

@@ -60,7 +60,8 @@ export function resultProblems(backend: Pick<MeasurementBackend, 'name' | 'simul
 /**
  * Checks a backend against the contract: its shape and registration, availability, every
  * repetition returned for several counts, its results labelled (simulated or not) and its device
- * named, progress reports in range, errors raised as KerneltuneErrors, and abort honoured (an
+ * named (and device(), when given, naming the same one), proxy and exercises well-formed,
+ * progress reports in range, errors raised as KerneltuneErrors, and abort honoured (an
  * aborted request is refused with CANCELLED, and a measurement aborted from its first progress
  * report stops with CANCELLED). When available() says no, the measuring checks are not run.
  */
@@ -103,6 +104,20 @@ export async function checkMeasurementBackend(plugin: MeasurementBackend, reques
     const bad = progress.find(([done, total], i) => done < 1 || done > total || (i > 0 && done < progress[i - 1]![0]))
     if (bad) problems.push(`${n} repetitions: progress (${bad[0]}, ${bad[1]}) is out of range or goes backwards`)
   }
+
+  // The optional descriptions: device() keys the result cache, so it must name the measuring device.
+  if (backend.device) {
+    try {
+      const named = await backend.device()
+      if (typeof named !== 'string' || named.trim() === '') problems.push('device() returned no name')
+      else if (device !== undefined && !device.includes(named)) problems.push(`device() says ${JSON.stringify(named)} but results say they were measured on ${JSON.stringify(device)}`)
+    } catch (e) {
+      problems.push(`device() failed: ${describeError(e)}`)
+    }
+  }
+  if (plugin.proxy && (typeof plugin.proxy.engine !== 'boolean' || typeof plugin.proxy.device !== 'boolean')) problems.push('proxy must say { engine: boolean, device: boolean }')
+  if (plugin.proxy && plugin.simulated) problems.push('a simulated backend is a prediction, not a proxy: leave proxy out')
+  if (plugin.exercises && (!Array.isArray(plugin.exercises) || plugin.exercises.some((d) => typeof d !== 'string' || d === ''))) problems.push('exercises must list dimension ids')
 
   // Abort before the start: nothing may be measured, and the refusal is CANCELLED.
   const pre = new AbortController()

@@ -13,7 +13,7 @@ import { llamacppRunBackend } from './llamacpp-backend.node.ts'
 // The real backends against the contract, on this machine's device: WGSL kernels through WebGPU
 // (Deno; Mesa lavapipe on a machine without a GPU) and llama.cpp on a 1 MB synthetic GGUF.
 const gpu = gpuKernelsBackend()
-const gpuHere = await gpu.available()
+const gpuHere = await gpu.available!()
 const dir = mkdtempSync(join(tmpdir(), 'backends-conformance-'))
 const gguf = join(dir, 'tiny-q8_0.gguf')
 await writeGgufFile(gguf, synthLlama({ params: 1e6, vocabSize: 320, quant: 'Q8_0', seed: 5 }).file)
