@@ -1,43 +1,10 @@
 import { describe, expect, it } from 'vitest'
 import type { Combo } from '@kerneltune/core'
-import { coreCombos, inventoryProblems, productOf, testEngine, type EngineInventory } from '@kerneltune/engine-conformance'
+import { coreCombos, inventoryProblems, productOf, testEngine } from '@kerneltune/engine-conformance'
+import { llamacppInventory, LLAMACPP_BUILDS } from './builds.ts'
 import { llamacppEngine } from './engine.ts'
-import { KV_CACHE_TYPES, LLAMACPP_VERSION } from './facts.ts'
+import { LLAMACPP_VERSION } from './facts.ts'
 import { LLAMACPP_DIMENSIONS } from './catalog-extension.ts'
-
-/**
- * The llama-server flags and ggml variables this plugin may emit, transcribed by hand from the
- * llama.cpp source node-llama-cpp 3.22.1 bundles (common/arg.cpp `add_opt` entries; getenv calls
- * in ggml/src/ggml-cuda and ggml-vulkan).
- */
-const INVENTORY: EngineInventory = {
-  flags: {
-    '-m': { type: 'str' },
-    '--threads': { type: 'int' },
-    '--batch-size': { type: 'int' },
-    '--ubatch-size': { type: 'int' },
-    '--flash-attn': { choices: ['on', 'off', 'auto'] },
-    '--cache-type-k': { choices: KV_CACHE_TYPES },
-    '--cache-type-v': { choices: KV_CACHE_TYPES },
-    // A number, 'auto' or 'all' (arg.cpp: n_gpu_layers -1 = auto, -2 = all).
-    '--n-gpu-layers': {},
-    '--ctx-size': { type: 'int' },
-    '--load-mode': { choices: ['auto', 'none', 'mmap', 'mlock', 'mmap+mlock', 'dio'] },
-    '--host': { type: 'str' },
-    '--port': { type: 'int' },
-  },
-  env: {
-    GGML_CUDA_DISABLE_GRAPHS: {},
-    GGML_CUDA_DISABLE_FUSION: { type: 'int' },
-    GGML_VK_DISABLE_FUSION: {},
-    GGML_CUDA_CUBLAS_COMPUTE_TYPE: { choices: ['f32', 'fp32', 'f16', 'fp16', 'bf16', 'auto'] },
-  },
-  check: (t) => {
-    const i = t.argv.indexOf('--n-gpu-layers')
-    const v = i >= 0 ? t.argv[i + 1]! : 'auto'
-    return /^(\d+|auto|all)$/.test(v) ? [] : [`--n-gpu-layers ${v} is not a number, auto or all`]
-  },
-}
 
 // Every value of every llama.cpp dimension on its own, plus the core values llama.cpp accepts.
 const singles: Combo[] = LLAMACPP_DIMENSIONS.flatMap((d) => d.values.map((v) => ({ [d.id]: v.id })))
@@ -55,17 +22,25 @@ const extensionCombos = productOf({
   mlock: ['on', 'off'],
 })
 
-// The shared conformance suite, with the inventory check on. The full core product is mostly
-// refused (llama.cpp has its own kernels), hence the defaults and llama.cpp combinations too.
+// The shared conformance suite, with each build's inventory (builds.ts, through the plugin's
+// inventory hook). The full core product is mostly refused (llama.cpp has its own kernels), hence
+// the defaults and llama.cpp combinations too.
 testEngine({
   engine: () => llamacppEngine(),
   combos: [{}, ...coreCombos(), ...extensionCombos, ...singles, ...accepted],
-  inventory: (version) => (version === LLAMACPP_VERSION ? INVENTORY : undefined),
 })
 
 describe('llama-server inventory', () => {
   it('should catch a misspelled flag (the check can fail)', () => {
     const bad = { ok: true as const, engine: 'llamacpp', version: LLAMACPP_VERSION, argv: ['llama-server', '--flash-attention', 'on'], env: {}, files: {}, notes: [] }
-    expect(inventoryProblems(bad, INVENTORY)).toEqual(['flag --flash-attention is not in the inventory'])
+    expect(inventoryProblems(bad, llamacppInventory(LLAMACPP_VERSION))).toEqual(['flag --flash-attention is not in the inventory'])
+  })
+
+  it('should tell the builds apart: --load-mode only from b10114, the old switches only before it', () => {
+    const t = (argv: string[]) => ({ ok: true as const, engine: 'llamacpp', version: 'x', argv: ['llama-server', ...argv], env: {}, files: {}, notes: [] })
+    expect(inventoryProblems(t(['--load-mode', 'mmap']), llamacppInventory('b6343'))).toEqual(['flag --load-mode is not in the inventory'])
+    expect(inventoryProblems(t(['--no-mmap']), llamacppInventory(LLAMACPP_VERSION))).toEqual(['flag --no-mmap is not in the inventory'])
+    expect(inventoryProblems(t(['--load-mode', 'mmap+mlock']), llamacppInventory('b10114'))[0]).toMatch(/not one of/)
+    expect(LLAMACPP_BUILDS[0]).toBe(LLAMACPP_VERSION)
   })
 })

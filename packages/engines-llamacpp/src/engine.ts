@@ -24,6 +24,7 @@ import {
 } from '@kerneltune/core'
 import { LLAMACPP_CATALOG_EXTENSION, LLAMACPP_DIMENSIONS } from './catalog-extension.ts'
 import { CORE_MAPPING, LLAMACPP_CONTROLS } from './core-mapping.ts'
+import { buildFacts, buildsWhere, LLAMACPP_BUILDS, llamacppInventory, type LlamacppBuildFacts } from './builds.ts'
 import { FLAGS, LLAMACPP_VERSION, QUANTIZED_KV_TYPES } from './facts.ts'
 
 export const ENGINE_NAME = 'llamacpp'
@@ -37,12 +38,26 @@ const KNOWN: Readonly<Record<string, readonly string[]>> = {
 /** Dimension → flag, in the order the command line lists them. */
 const FLAG_DIMENSIONS = ['threads', 'batch_size', 'ubatch_size', 'flash_attn', 'cache_type_k', 'cache_type_v', 'gpu_layers', 'ctx_size'] as const
 
-/** `--load-mode` for the mmap/mlock pair; undefined leaves llama.cpp's `auto`. */
+/** `--load-mode` (v0.5.0) for the mmap/mlock pair; undefined leaves llama.cpp's `auto`. */
 export function loadMode(mmap: string | undefined, mlock: string | undefined): string | undefined {
   if (mmap === undefined && mlock === undefined) return undefined
   const useMmap = mmap !== 'off'
   if (mlock === 'on') return useMmap ? 'mmap+mlock' : 'mlock'
   return useMmap ? 'mmap' : 'none'
+}
+
+/**
+ * The loading flags of a build for the mmap/mlock pair, or a refusal reason. b10114's modes are
+ * none|mmap|mlock|dio with mlock implying mmap; b6343 has only the `--no-mmap` / `--mlock` switches.
+ */
+function loadingArgs(f: LlamacppBuildFacts, mmap: string | undefined, mlock: string | undefined): string[] | { reason: string; dimension: 'mmap' | 'mlock' } {
+  if (mmap === undefined && mlock === undefined) return []
+  if (f.loading.by === 'switches') return [...(mmap === 'off' ? ['--no-mmap'] : []), ...(mlock === 'on' ? ['--mlock'] : [])]
+  if (f.loading.mlockWithoutMmap) return [FLAGS.load_mode, loadMode(mmap, mlock)!]
+  if (mlock === 'on' && mmap === 'off') {
+    return { dimension: 'mlock', reason: `llama.cpp ${f.build} has no load mode that locks a model it does not memory-map (mlock implies mmap); it works with ${buildsWhere((x) => x.loading.by === 'switches' || x.loading.mlockWithoutMmap).join(', ')}` }
+  }
+  return [FLAGS.load_mode, mlock === 'on' ? 'mlock' : mmap === 'off' ? 'none' : 'mmap']
 }
 
 export interface LlamacppEngineOptions {
@@ -76,9 +91,10 @@ export function llamacppEngine(options: LlamacppEngineOptions = {}): EnginePlugi
 
   function translateUnchecked(combo: Combo, context: TranslateContext): TranslateResult {
     const version = context.version ?? LLAMACPP_VERSION
-    if (version !== LLAMACPP_VERSION) {
-      throw new KerneltuneError('INVALID_INPUT', `llama.cpp version ${version} is not supported; supported: ${LLAMACPP_VERSION} (the release node-llama-cpp 3.22.1 bundles)`)
+    if (!(LLAMACPP_BUILDS as readonly string[]).includes(version)) {
+      throw new KerneltuneError('INVALID_INPUT', `llama.cpp version ${version} is not supported; supported builds: ${LLAMACPP_BUILDS.join(', ')} (${LLAMACPP_VERSION} is the one node-llama-cpp 3.22.1 bundles)`)
     }
+    const facts = buildFacts(version)
     const parsed = parseWith(ComboSchema, combo, 'llama.cpp combination')
     for (const [dimension, value] of Object.entries(parsed)) {
       const values = KNOWN[dimension]
@@ -93,6 +109,10 @@ export function llamacppEngine(options: LlamacppEngineOptions = {}): EnginePlugi
       const core = CORE_MAPPING[dimension as keyof typeof CORE_MAPPING]?.[value]
       if (!core) continue
       if (!core.ok) return refuse(version, dimension, value, core.reason)
+      const unread = Object.keys(core.env ?? {}).filter((name) => !facts.env.includes(name))
+      if (unread.length > 0) {
+        return refuse(version, dimension, value, `${unread.join(' and ')} is not verified to be read by llama.cpp ${version}; it works with ${buildsWhere((f) => unread.every((n) => f.env.includes(n))).join(', ')}`)
+      }
       Object.assign(env, core.env ?? {})
       if (core.note) notes.push(`${dimension}=${value}: ${core.note}`)
     }
@@ -105,10 +125,16 @@ export function llamacppEngine(options: LlamacppEngineOptions = {}): EnginePlugi
     for (const dimension of FLAG_DIMENSIONS) {
       const value = parsed[dimension]
       if (value === undefined || (dimension === 'threads' && value === 'auto')) continue
+      if (dimension === 'gpu_layers' && !facts.gpuLayersWords && (value === 'auto' || value === 'all')) {
+        if (value === 'all') return refuse(version, dimension, value, `--n-gpu-layers all is not verified for llama.cpp ${version} (give a number of layers); it works with ${buildsWhere((f) => f.gpuLayersWords).join(', ')}`)
+        notes.push(`gpu_layers=auto: no --n-gpu-layers flag, so llama.cpp ${version} uses its own default (whether that fits layers automatically is not verified for this build)`)
+        continue
+      }
       argv.push(FLAGS[dimension], value)
     }
-    const mode = loadMode(parsed.mmap, parsed.mlock)
-    if (mode) argv.push(FLAGS.load_mode, mode)
+    const loading = loadingArgs(facts, parsed.mmap, parsed.mlock)
+    if (!Array.isArray(loading)) return refuse(version, loading.dimension, parsed[loading.dimension]!, loading.reason)
+    argv.push(...loading)
     const opts = context.options ?? {}
     if (typeof opts.host === 'string') argv.push(FLAGS.host, opts.host)
     if (typeof opts.port === 'number' || typeof opts.port === 'string') argv.push(FLAGS.port, String(opts.port))
@@ -126,8 +152,9 @@ export function llamacppEngine(options: LlamacppEngineOptions = {}): EnginePlugi
     description: 'llama.cpp llama-server: threads, batch sizes, flash attention, KV cache types, GPU offload, context and load mode.',
     displayName: 'llama.cpp (llama-server)',
     defaultVersion: LLAMACPP_VERSION,
-    supportedVersions: () => [LLAMACPP_VERSION],
+    supportedVersions: () => [...LLAMACPP_BUILDS],
     controls: LLAMACPP_CONTROLS,
+    inventory: (version: string) => ((LLAMACPP_BUILDS as readonly string[]).includes(version) ? llamacppInventory(version) : undefined),
     translate,
     catalogExtension: LLAMACPP_CATALOG_EXTENSION,
   }

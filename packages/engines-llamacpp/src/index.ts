@@ -19,6 +19,7 @@ export { ENGINE_NAME, MODEL_PLACEHOLDER, llamacppEngine, loadMode, type Llamacpp
 export { LLAMACPP_CATALOG_EXTENSION, LLAMACPP_DIMENSIONS, LLAMACPP_RULES } from './catalog-extension.ts'
 export { CORE_MAPPING, type CoreMapping } from './core-mapping.ts'
 export { DEFAULTS, ENV, FLAGS, KV_CACHE_TYPES, LLAMACPP_VERSION, QUANTIZED_KV_TYPES } from './facts.ts'
+export { buildFacts, LLAMACPP_BUILD_FACTS, LLAMACPP_BUILDS, llamacppInventory, type LlamacppBuild, type LlamacppBuildFacts } from './builds.ts'
 export { runtimeOptions, type RuntimeOptions } from './runtime-options.ts'
 export { summarizeMetric, summarizeRepetitions, type MetricSummary, type RepetitionSummary } from './summary.ts'
 export { SWEEP_MODES, sweepExtension, sweepSpace, threadValues, withoutDefaults, type SweepMode, type SweepSpace } from './sweep-space.ts'

@@ -4,7 +4,7 @@
  * prints every repetition with summary statistics.
  */
 import { resolve } from 'node:path'
-import { KerneltuneError, parseWith, ComboSchema, type Combo } from '@kerneltune/core'
+import { formatCommandLine, KerneltuneError, parseWith, ComboSchema, type Combo } from '@kerneltune/core'
 import { requireGgufFile } from './shared/target-flags.ts'
 import { KV_CACHE_TYPES, llamacppEngine, summarizeRepetitions, type MetricSummary } from '@kerneltune/engines-llamacpp'
 import { llamacppBackend } from '@kerneltune/engines-llamacpp/node'
@@ -123,7 +123,7 @@ export const measureCommand = defineCommand({
       keyValues([
         ['device', result.device],
         ['model', `${path} (${String(model.name ?? arch)}, ${fmt(modelBytes / 1e6, 1)} MB)`],
-        ['llama-server', translation.argv.join(' ')],
+        ['llama-server', formatCommandLine(translation)],
         ['workload', `${promptTokens} prompt tokens, ${genTokens} generated; ${warmups} warm-up, ${repetitions} measured`],
       ]),
     )

@@ -1,5 +1,5 @@
 /** kerneltune run create|list|show|watch|cancel|apply: Tier 1 runs, embedded or against a server. */
-import { KerneltuneError } from '@kerneltune/core'
+import { formatCommandLine, KerneltuneError } from '@kerneltune/core'
 import { defineCommand } from '../cli/command.ts'
 import { keyValues, progressBar, table } from '../cli/output.ts'
 import { kernelsClient, TARGET_FLAGS } from '../store-location.ts'
@@ -67,7 +67,8 @@ export const runCommand = defineCommand({
           else if (name === 'apply') {
             // Warnings go to stderr, so that stdout stays the command line and environment to use.
             for (const w of out.warnings ?? []) ctx.io.stderr(`warning: ${w}\n`)
-            ctx.io.stdout(`${out.translation.argv.join(' ')}\n${Object.entries(out.translation.env).map(([k, v]) => `${k}=${v}`).join('\n')}\n`)
+            // Quoted for a POSIX shell: the JSON values a translation carries would be brace-expanded.
+            ctx.io.stdout(`${formatCommandLine(out.translation, { env: 'export', multiline: true })}\n`)
           }
           else ctx.io.stdout(`${out?.status ?? ''}\n`)
         })

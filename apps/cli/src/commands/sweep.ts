@@ -6,7 +6,7 @@
  */
 import { resolve } from 'node:path'
 import { createCatalog } from '@kerneltune/catalog'
-import { KerneltuneError, type Combo, type HardwareSpec } from '@kerneltune/core'
+import { formatCommandLine, KerneltuneError, type Combo, type HardwareSpec } from '@kerneltune/core'
 import { requireGgufFile } from './shared/target-flags.ts'
 import {
   SWEEP_GATE_DEFAULTS,
@@ -139,7 +139,7 @@ export function renderSweep(r: SweepResult): string {
   out += `baseline (llama-server defaults): decode ${fmt(b.decodeTps?.trimmedMean ?? NaN)} tok/s, prefill ${fmt(b.prefillTps?.trimmedMean ?? NaN)} tok/s (trimmed means of ${r.baseline.reps.length} reps)\n\n`
   out += table(rows, ['combination', 'reps', 'decode tok/s', 'vs default', `p (${m})`, 'd', 'prefill tok/s', 'vs default', `gate (${r.gate.method})`])
   out += `\n${r.winner ? `winner: ${label(r.winner.combo)}: ${r.verdict}` : `no winner: ${r.verdict}`}\n`
-  out += `recommended: ${r.recommendedArgv.join(' ')}\n`
+  out += `recommended: ${formatCommandLine({ argv: r.recommendedArgv })}\n`
   return out
 }
 

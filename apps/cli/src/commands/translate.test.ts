@@ -5,7 +5,8 @@ import { describe, expect, it } from 'vitest'
 import type { Io } from '../cli/command.ts'
 import { main } from '../main.ts'
 import { defaultRegistry, ENGINE_NAMES } from '@kerneltune/server/compose'
-import { shellCommand, shellQuote } from './translate.ts'
+import { shellQuote } from '@kerneltune/core'
+import { shellCommand } from './translate.ts'
 
 async function run(argv: string[], cwd = '/') {
   const out: string[] = []
@@ -26,7 +27,7 @@ describe('kerneltune translate', () => {
   it('should print the JSON shape of a translation', async () => {
     const r = await run(['translate', '--engine', 'vllm', '--combo', '{"attention_backend":"flashinfer"}', '--model', 'm', '--json'])
     expect(r.code).toBe(0)
-    expect(JSON.parse(r.out)).toMatchObject({ ok: true, argv: ['vllm', 'serve', 'm'], env: { VLLM_ATTENTION_BACKEND: 'FLASHINFER' }, files: {} })
+    expect(JSON.parse(r.out)).toMatchObject({ ok: true, version: '0.32.0', argv: ['vllm', 'serve', 'm', '--attention-backend', 'FLASHINFER'], env: {}, files: {} })
   })
 
   it('should print a refusal and exit 3', async () => {
@@ -39,7 +40,7 @@ describe('kerneltune translate', () => {
   it('should print a ready-to-paste command with its environment and files under headings', async () => {
     const r = await run(['translate', '--engine', 'triton', '--backend', 'vllm', '--combo', '{"attention_backend":"flashinfer"}'])
     expect(r.code).toBe(0)
-    expect(r.out).toContain('VLLM_ATTENTION_BACKEND=FLASHINFER \\\n  tritonserver \\\n  --model-repository=model_repository')
+    expect(r.out).toContain('export VLLM_ATTENTION_BACKEND=FLASHINFER\ntritonserver \\\n  --model-repository=model_repository')
     expect(r.out).toContain('# file: model_repository/vllm_model/1/model.json')
   })
 
@@ -75,6 +76,6 @@ describe('kerneltune translate', () => {
 describe('shellCommand', () => {
   it('should quote words the shell would split or expand', () => {
     expect(shellQuote("it's")).toBe(`'it'\\''s'`)
-    expect(shellCommand({ A: 'x y' }, ['cmd', '--f', '{"a":1}'])).toBe(`A='x y' \\\n  cmd \\\n  --f '{"a":1}'`)
+    expect(shellCommand({ A: 'x y' }, ['cmd', '--f', '{"a":1}'])).toBe(`export A='x y'\ncmd \\\n  --f '{"a":1}'`)
   })
 })

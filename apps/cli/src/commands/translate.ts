@@ -4,33 +4,18 @@
  */
 import { readFileSync } from 'node:fs'
 import { resolve } from 'node:path'
-import { KerneltuneError, isKerneltuneError, type EnginePlugin, type TranslateContext, type TranslateResult } from '@kerneltune/core'
+import { formatCommandLine, KerneltuneError, isKerneltuneError, shellQuote, type EnginePlugin, type TranslateContext, type TranslateResult } from '@kerneltune/core'
 import { defineCommand, type Io } from '../cli/command.ts'
 import { usageError } from '../cli/args.ts'
 import { EXIT } from '../cli/run.ts'
 import { defaultRegistry, ENGINE_NAMES } from '@kerneltune/server/compose'
 
-/** POSIX-shell quoting: plain words stay as they are, the rest go in single quotes. */
-export function shellQuote(word: string): string {
-  return /^[A-Za-z0-9_\/.,:=+@%-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`
-}
-
 /**
- * A ready-to-paste command: one environment assignment per line, then the quoted argv with a
- * line break before each flag.
+ * A ready-to-paste command (core's formatCommandLine): `export` lines for the environment, then
+ * the quoted argv with a line break before each flag.
  */
 export function shellCommand(env: Readonly<Record<string, string>>, argv: readonly string[]): string {
-  const lines = Object.entries(env).map(([k, v]) => `${k}=${shellQuote(v)}`)
-  let current: string[] = []
-  for (const word of argv) {
-    if (word.startsWith('-') && current.length > 0) {
-      lines.push(current.join(' '))
-      current = []
-    }
-    current.push(shellQuote(word))
-  }
-  if (current.length > 0) lines.push(current.join(' '))
-  return lines.join(' \\\n  ')
+  return formatCommandLine({ argv, env }, { env: 'export', multiline: true })
 }
 
 /** The --json shape of a translate result. */

@@ -1,0 +1,44 @@
+/**
+ * Issue 11 §1: TGI and ONNX Runtime had 0 legal combinations of 288 in quick mode and `run create`
+ * failed with "cannot express the baseline", because the catalog swept dimensions those engines do
+ * not control. Now every engine previews legal combinations on an H100 and completes a quick
+ * (Tier 1) run with the analytical backend.
+ */
+import { rmSync } from 'node:fs'
+import { join } from 'node:path'
+import { afterAll, describe, expect, it } from 'vitest'
+import type { Io } from '../cli/command.ts'
+import { main } from '../main.ts'
+import { cli, HARDWARE, MODEL, tempDir } from './run-test-helpers.ts'
+
+const ENGINES = ['vllm', 'tgi', 'onnx', 'trtllm', 'triton', 'llamacpp'] as const
+const t = tempDir('kt-engines-quick-')
+afterAll(() => rmSync(t.dir, { recursive: true, force: true }))
+
+async function kerneltune(argv: string[]) {
+  const out: string[] = []
+  const io: Io = { stdout: (s) => void out.push(s), stderr: () => {}, interactive: false, env: {}, cwd: t.dir }
+  const code = await main(argv, io)
+  return { code, json: JSON.parse(out.join('')) }
+}
+
+describe('every engine on an H100 in quick mode', () => {
+  for (const engine of ENGINES) {
+    it(`should preview legal combinations for ${engine}`, async () => {
+      const r = await kerneltune(['catalog', 'preview', '--hardware', 'h100-sxm', '--engine', engine, '--mode', 'quick', '--json'])
+      expect(r.code).toBe(0)
+      expect(r.json.counts.quick.legal).toBeGreaterThan(1)
+      expect(r.json.legal.length).toBe(r.json.counts.quick.legal)
+    })
+
+    it(`should complete a quick run of ${engine} with the analytical backend`, async () => {
+      const request = t.file(`${engine}.json`, { model: MODEL, hardware: HARDWARE, engine, backend: 'analytical', mode: 'quick', repetitions: 2, warmups: 0, maxCombos: 2000, workload: { batch: 16, contextLength: 8192 } })
+      const r = await cli(t.dir, ['run', 'create', request, '--db', join(t.dir, 'kt.db'), '--json'])
+      expect(r.err).toBe('')
+      expect(r.code).toBe(0)
+      expect(r.json).toMatchObject({ status: 'succeeded', backend: 'analytical' })
+      expect(r.json.progress.total).toBeGreaterThan(1)
+      expect(r.json.progress.done).toBe(r.json.progress.total)
+    })
+  }
+})
