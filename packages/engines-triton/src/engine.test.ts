@@ -3,7 +3,7 @@ import { fileURLToPath } from 'node:url'
 import { describe, expect, it } from 'vitest'
 import { skipUnless } from '@kerneltune/tooling/test-skip'
 import type { HardwareSpec, Translation } from '@kerneltune/core'
-import { argvProblems, inventoryFromJson, inventoryProblems, testEngine, type EngineInventory } from '@kerneltune/engine-conformance'
+import { argvProblems, coreCombos, inventoryFromJson, inventoryProblems, testEngine, type EngineInventory } from '@kerneltune/engine-conformance'
 import { TRITON_RELEASES, TRITON_VERSIONS, tritonEngine } from './index.ts'
 
 // The inventories are read-only reference data outside the repository; tests skip without them.
@@ -55,14 +55,10 @@ function inventory(): EngineInventory {
   return { flags: { '--model-repository': { type: 'str' } }, env: vllm.env, check }
 }
 
-// The tensorrtllm backend is checked against the plugin's own per-release inventory; the vllm
-// backend's model.json and environment against the reference vLLM inventory.
+// Both backends are checked against the plugin's own per-release inventory (the vllm backend's is
+// vLLM 0.11.2's, from engines-vllm); the reference inventories are walked below as a cross-check.
 testEngine({ engine: () => tritonEngine({ backend: 'tensorrtllm' }) })
-testEngine({
-  engine: () => tritonEngine({ backend: 'vllm' }),
-  inventory: () => (HAVE ? inventory() : undefined),
-  skip: HAVE ? {} : { inventory: `no inventories in ${DIR}` },
-})
+testEngine({ engine: () => tritonEngine({ backend: 'vllm' }) })
 
 const trt = (combo: Record<string, string>) => tritonEngine().translate(combo, { model: 'ckpt' })
 const vl = (combo: Record<string, string>) => tritonEngine({ backend: 'vllm' }).translate(combo, { model: 'm' })
@@ -150,8 +146,38 @@ describe('tritonEngine releases (TensorRT-LLM backend)', () => {
 })
 
 describe.skipIf(skipUnless(HAVE, `reference: the inventories in ${DIR} are absent (Triton inventory)`))(`tritonEngine inventory against ${DIR}`, () => {
+  it('should stay inside the reference inventories for both backends over the full product', () => {
+    const reference = inventory()
+    const problems: string[] = []
+    for (const backend of ['tensorrtllm', 'vllm'] as const) {
+      for (const combo of coreCombos()) {
+        const r = tritonEngine({ backend }).translate(combo, { model: 'm' })
+        if (r.ok) problems.push(...inventoryProblems(r, reference).map((p) => `${backend} ${JSON.stringify(combo)}: ${p}`))
+      }
+    }
+    expect(problems.slice(0, 5)).toEqual([])
+  })
+
   it('should write only parameters the tensorrtllm backend template has', () => {
     const keys: string[] = HAVE ? read('triton.json').tensorrtllm_backend_parameters.all_keys_in_template : []
     for (const version of TRITON_VERSIONS) for (const key of Object.keys(TRITON_RELEASES[version].parameters)) expect(keys).toContain(key)
+  })
+})
+
+describe('tritonEngine vllm backend releases', () => {
+  it('should write model.json for the vLLM release the context names, 0.11.2 by default', () => {
+    const notes = (options: Record<string, unknown>) => (tritonEngine({ backend: 'vllm' }).translate({}, { options }) as Translation).notes.join(' ')
+    expect(notes({})).toContain('vLLM 0.11.2 engine arguments')
+    expect(notes({ vllmVersion: '0.32.0' })).toContain('vLLM 0.32.0 engine arguments')
+    expect(() => tritonEngine({ backend: 'vllm' }).translate({}, { options: { vllmVersion: '0.9.0' } })).toThrow(/supported versions: 0\.32\.0/)
+  })
+
+  it("should catch a model.json key outside the vLLM release's inventory", () => {
+    const r = vl({ kv_layout: 'chunked' }) as Translation
+    const inventory = tritonEngine({ backend: 'vllm' }).inventory('1.0')!
+    expect(inventoryProblems(r, inventory)).toEqual([])
+    const name = Object.keys(r.files).find((n) => n.endsWith('model.json'))!
+    const bad = { ...r, files: { ...r.files, [name]: JSON.stringify({ model: 'm', enable_prefix_caching_v2: true }) } }
+    expect(inventoryProblems(bad, inventory)).toEqual([`${name}: enable_prefix_caching_v2 is not a vLLM 0.11.2 engine argument this inventory holds`])
   })
 })

@@ -8,6 +8,7 @@ import { planTrtllm, smOf } from '@kerneltune/engines-trtllm'
 import { planVllm } from '@kerneltune/engines-vllm'
 import { BACKENDS, GPT_MODEL_TYPE, MODEL_DIR, REPOSITORY, TRITON_RELEASES, TRITON_VERSIONS, type TritonBackend, type TritonRelease, type TritonVersion } from './releases.ts'
 import { instanceGroup, parameters, shellQuote } from './pbtxt.ts'
+import { DEFAULT_VLLM_VERSION, vllmBackendInventory, vllmReleaseFor } from './vllm-backend.ts'
 
 export interface TritonEngineOptions {
   /** The backend serving the model; `context.options.backend` overrides it. Default tensorrtllm. */
@@ -59,9 +60,11 @@ function viaTrtllm(combo: Combo, release: TritonRelease, context: TranslateConte
   }
 }
 
-function viaVllm(combo: Combo, model: string | undefined): Done | Refused {
-  const plan = planVllm(combo)
-  if (!plan.ok) return { ok: false, dimension: plan.dimension, reason: `with the vllm backend: ${plan.reason}` }
+function viaVllm(combo: Combo, context: TranslateContext): Done | Refused {
+  const release = vllmReleaseFor(context.options?.vllmVersion)
+  const model = context.model
+  const plan = planVllm(combo, release)
+  if (!plan.ok) return { ok: false, dimension: plan.dimension, reason: `with the vllm backend (vLLM ${release.version}): ${plan.reason}` }
   const dir = `${REPOSITORY}/${MODEL_DIR.vllm}`
   return {
     ok: true,
@@ -71,7 +74,7 @@ function viaVllm(combo: Combo, model: string | undefined): Done | Refused {
       [`${dir}/config.pbtxt`]: `backend: "vllm"\n${instanceGroup('KIND_MODEL')}`,
       [`${dir}/1/model.json`]: JSON.stringify({ model: model ?? MODEL_PLACEHOLDER, ...plan.args }, null, 2) + '\n',
     },
-    notes: plan.notes,
+    notes: [`model.json holds vLLM ${release.version} engine arguments (context option vllmVersion picks the release in the container).`, ...plan.notes],
   }
 }
 
@@ -104,7 +107,8 @@ export function tritonEngine(options: TritonEngineOptions = {}): TritonEnginePlu
     defaultVersion,
     supportedVersions: () => [...TRITON_VERSIONS],
     controls: CORE_DIMENSION_IDS,
-    inventory: (version) => TRITON_RELEASES[version as TritonVersion]?.inventory,
+    // The vllm backend's files are vLLM's: its inventory is the default vLLM release's.
+    inventory: (version) => (TRITON_RELEASES[version as TritonVersion] ? (options.backend === 'vllm' ? vllmBackendInventory(DEFAULT_VLLM_VERSION) : TRITON_RELEASES[version as TritonVersion].inventory) : undefined),
     translate(combo: Combo, context: TranslateContext = {}): TranslateResult {
       const version = resolveVersion(name, displayName, context.version, TRITON_VERSIONS, defaultVersion) as TritonVersion
       const backend = context.options?.backend ?? options.backend ?? 'tensorrtllm'
@@ -113,7 +117,7 @@ export function tritonEngine(options: TritonEngineOptions = {}): TritonEnginePlu
       }
       const bad = checkCombo(name, displayName, version, combo, CORE_DIMENSION_VALUES)
       if (bad) return bad
-      const out = backend === 'vllm' ? viaVllm(combo, context.model) : viaTrtllm(combo, TRITON_RELEASES[version], context)
+      const out = backend === 'vllm' ? viaVllm(combo, context) : viaTrtllm(combo, TRITON_RELEASES[version], context)
       if (!out.ok) return refusal(name, version, out.dimension, combo[out.dimension]!, out.reason)
       return {
         ok: true,

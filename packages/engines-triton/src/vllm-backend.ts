@@ -1,0 +1,48 @@
+/**
+ * The vllm backend's side of a Triton translation. model.json is passed whole to vLLM as
+ * `AsyncEngineArgs(**json)` (vllm_backend @ 8de0c148 src/model.py L217-227), so its keys are vLLM
+ * EngineArgs names of the vLLM release inside the container. That release is
+ * `context.options.vllmVersion`, default 0.11.2 (the release `planVllm` writes model.json for);
+ * its inventory comes from @kerneltune/engines-vllm.
+ */
+import { KerneltuneError, type EngineInventory, type Translation } from '@kerneltune/core'
+import { VLLM_VERSIONS, vllmInventory, vllmRelease, type VllmRelease } from '@kerneltune/engines-vllm'
+
+export const DEFAULT_VLLM_VERSION = '0.11.2'
+
+/** The vLLM release a vllm-backend translation targets; INVALID_INPUT listing the supported ones. */
+export function vllmReleaseFor(requested: unknown): VllmRelease {
+  const version = requested ?? DEFAULT_VLLM_VERSION
+  const release = typeof version === 'string' ? vllmRelease(version) : undefined
+  if (release) return release
+  throw new KerneltuneError('INVALID_INPUT', `vLLM version ${String(version)} is not supported for the Triton vllm backend; supported versions: ${VLLM_VERSIONS.join(', ')}`, { plugin: 'triton' })
+}
+
+/**
+ * model.json keys against the vLLM release's flags (`enforce_eager` ↔ `--enforce-eager`), nested
+ * config keys against its config keys, and the environment against its variables.
+ */
+export function vllmBackendInventory(version: string): EngineInventory {
+  const vllm = vllmInventory(version)
+  const check = (t: Translation): string[] => {
+    const problems: string[] = []
+    for (const [file, text] of Object.entries(t.files)) {
+      if (!file.endsWith('model.json')) continue
+      const args = JSON.parse(text) as Record<string, unknown>
+      for (const [key, value] of Object.entries(args)) {
+        if (key === 'model') continue
+        const flag = `--${key.replace(/_/g, '-')}`
+        const entry = vllm.flags[flag]
+        if (!entry) problems.push(`${file}: ${key} is not a vLLM ${version} engine argument this inventory holds`)
+        else if (entry.choices && !entry.choices.map(String).includes(String(value))) problems.push(`${file}: ${key}=${String(value)} is not accepted by vLLM ${version}`)
+        else if (typeof value === 'object' && value !== null) {
+          const keys = vllm.configKeys?.[flag] ?? []
+          const paths = Object.entries(value).flatMap(([k, v]) => [k, ...(typeof v === 'object' && v !== null && !Array.isArray(v) ? Object.keys(v).map((n) => `${k}.${n}`) : [])])
+          for (const path of paths) if (!keys.includes(path)) problems.push(`${file}: ${key}.${path} is not in vLLM ${version}'s inventory`)
+        }
+      }
+    }
+    return problems
+  }
+  return { flags: { '--model-repository': { type: 'str' } }, env: vllm.env, evidence: [...(vllm.evidence ?? []), 'vllm_backend @ 8de0c148 src/model.py L217-227: AsyncEngineArgs(**self.vllm_engine_config)'], check }
+}
