@@ -13,6 +13,8 @@ const stages = [
   { name: 'node', cmd: 'turbo', args: ['run', 'test', '--concurrency=2', '--continue'], count: countVitest },
   { name: 'bun', cmd: 'node', args: ['tooling/scripts/run-runtime-tests.mjs', 'bun'], count: countRuntimeSummary },
   { name: 'deno', cmd: 'node', args: ['tooling/scripts/run-runtime-tests.mjs', 'deno'], count: countRuntimeSummary },
+  // Last: packs, installs and imports every public package outside the workspace (docs/releasing.md).
+  { name: 'release', cmd: 'node', args: ['tooling/scripts/release-check.mjs'] },
 ]
 
 // One fast-check seed for every stage: with KERNELTUNE_FC_SEED=random, pick it here so the whole
