@@ -41,6 +41,8 @@ const pkg = {
   license: 'MIT',
   sideEffects: false,
   exports: { '.': entry('index'), './package.json': './package.json' },
+  // What pnpm publishes instead of `exports`: dist only (docs/releasing.md).
+  publishConfig: { access: 'public', exports: { '.': { types: './dist/index.d.ts', import: './dist/index.js', default: './dist/index.js' }, './package.json': './package.json' } },
   files: ['dist', 'src', '!src/**/*.test.ts', 'README.md'],
   scripts: {
     build: 'tsc -p tsconfig.build.json',
@@ -52,6 +54,9 @@ const pkg = {
   kerneltune: { runtimes: ['node', 'bun', 'deno'] },
 }
 writeFileSync(join(dir, 'package.json'), JSON.stringify(pkg, null, 2) + '\n')
+// JSR publishes the TypeScript source; the version comes from package.json (deno publish --set-version).
+const jsr = { name: pkg.name, license: 'MIT', exports: { '.': './src/index.ts' }, publish: { include: ['src', 'README.md'], exclude: ['src/**/*.test.ts'] } }
+writeFileSync(join(dir, 'jsr.json'), JSON.stringify(jsr, null, 2) + '\n')
 writeFileSync(
   join(dir, 'tsconfig.json'),
   JSON.stringify({ extends: '../../tooling/tsconfig/library.json', include: ['src'] }, null, 2) + '\n',
