@@ -54,7 +54,7 @@ describe('onnxEngine', () => {
     expect(onnxEngine({ provider: 'tensorrt' }).controls).not.toContain('attention_backend')
   })
 
-  it('should enable bf16 on the TensorRT EP from 1.29, refuse it on 1.19 naming 1.29, and refuse fp8 everywhere', () => {
+  it('should enable bf16 on the TensorRT EP from 1.29, refuse it on 1.19 naming 1.29, and refuse fp8 everywhere (VERSIONS.md §0, ORT row)', () => {
     expect(files(t({ activation_dtype: 'fp16' }, 'tensorrt')).provider.provider_options).toEqual([{ trt_fp16_enable: '1' }])
     expect(files(t({ activation_dtype: 'bf16' }, 'tensorrt', '1.29')).provider.provider_options).toEqual([{ trt_bf16_enable: '1' }])
     const old = t({ activation_dtype: 'bf16' }, 'tensorrt', '1.19') as Refusal

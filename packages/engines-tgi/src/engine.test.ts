@@ -73,7 +73,7 @@ describe('tgiEngine', () => {
 })
 
 describe('tgiEngine releases', () => {
-  it('should support 3.3.7 only, as the default, and reject other releases with the supported list', () => {
+  it('should support 3.3.7, the maintenance-mode release read at its tag, as the default, and reject other releases with the supported list (VERSIONS.md §0, TGI row)', () => {
     expect(TGI_VERSIONS).toEqual(['3.3.7'])
     expect(tgiEngine().defaultVersion).toBe('3.3.7')
     expect(t({})).toMatchObject({ ok: true, version: '3.3.7' })

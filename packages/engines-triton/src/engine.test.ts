@@ -117,7 +117,7 @@ describe('tritonEngine releases (TensorRT-LLM backend)', () => {
     expect(() => tritonEngine().translate({}, { options: { gpuDeviceIds: 'gpu0' } })).toThrow(/separate ids with ","/)
   })
 
-  it('should point to the template where each backend release keeps it (moved after v0.19.0)', () => {
+  it('should point to the template where each backend release keeps it, moved after v0.19.0 (VERSIONS.md §0, Triton row)', () => {
     const notes = (version: string) => (tritonEngine().translate({}, { version }) as Translation).notes.join(' ')
     expect(notes('0.19')).toContain('triton-inference-server/tensorrtllm_backend all_models/inflight_batcher_llm/')
     expect(notes('1.0')).toContain('NVIDIA/TensorRT-LLM triton_backend/all_models/inflight_batcher_llm/')

@@ -75,7 +75,7 @@ describe('trtllmEngine', () => {
     expect(rule.violates({ ...cutlass, activation_dtype: 'bf16' }, ctx(100))).toBe(false)
   })
 
-  it('should write --kv_cache_type, never the deprecated --paged_kv_cache', () => {
+  it('should write --kv_cache_type, never the deprecated --paged_kv_cache (VERSIONS.md §0, TRT-LLM row 2)', () => {
     for (const kv_layout of ['contiguous', 'paged', 'chunked']) expect((t({ kv_layout }) as Translation).argv).not.toContain('--paged_kv_cache')
     expect(flags({ kv_layout: 'paged' })).toEqual({ '--kv_cache_type': 'paged' })
   })

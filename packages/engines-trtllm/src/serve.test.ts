@@ -15,7 +15,7 @@ const t = (combo: Record<string, string>, version?: string) =>
 const options = (r: ReturnType<typeof t>) => JSON.parse((r as Translation).files[LLM_API_FILE]!)
 
 describe('trtllmServeEngine', () => {
-  it('should pass the options file with --config from 1.3 and --extra_llm_api_options before', () => {
+  it('should pass the options file with --config from 1.3 and --extra_llm_api_options before (VERSIONS.md §0, TRT-LLM row 1)', () => {
     const combo = { attention_backend: 'flashinfer' }
     expect((t(combo) as Translation).argv).toEqual(['trtllm-serve', 'org/m', '--config', LLM_API_FILE])
     expect((t(combo, '1.3.0rc11') as Translation).version).toBe('1.3')
