@@ -6,8 +6,9 @@
 import { resolve } from 'node:path'
 import { formatCommandLine, KerneltuneError, parseWith, ComboSchema, type Combo } from '@kerneltune/core'
 import { requireGgufFile } from './shared/target-flags.ts'
-import { KV_CACHE_TYPES, llamacppEngine, summarizeRepetitions, type MetricSummary } from '@kerneltune/engines-llamacpp'
+import { KV_CACHE_TYPES, summarizeRepetitions, type MetricSummary } from '@kerneltune/engines-llamacpp'
 import { llamacppBackend } from '@kerneltune/engines-llamacpp/node'
+import { defaultRegistry } from '@kerneltune/server/compose'
 import { defineCommand } from '../cli/command.ts'
 import { fmt, keyValues, progressBar, table } from '../cli/output.ts'
 
@@ -66,7 +67,8 @@ export const measureCommand = defineCommand({
       const v = (f as Record<string, unknown>)[flag]
       if (v !== undefined) combo[dim] = String(v)
     }
-    const translation = await llamacppEngine().translate(combo, { model: path })
+    // The llama.cpp engine as the apps register it (the composition root), not a second instance.
+    const translation = await defaultRegistry().get('engine', 'llamacpp').translate(combo, { model: path })
     if (!translation.ok) {
       throw new KerneltuneError('INVALID_INPUT', `llama.cpp cannot run ${translation.dimension}=${translation.value}: ${translation.reason}`)
     }
