@@ -11,7 +11,7 @@ import type { Io } from '../cli/command.ts'
 import { main } from '../main.ts'
 import { cli, HARDWARE, MODEL, tempDir } from './run-test-helpers.ts'
 
-const ENGINES = ['vllm', 'tgi', 'onnx', 'trtllm', 'triton', 'llamacpp'] as const
+const ENGINES = ['vllm', 'tgi', 'onnx', 'trtllm', 'trtllm-serve', 'triton', 'llamacpp'] as const
 const t = tempDir('kt-engines-quick-')
 afterAll(() => rmSync(t.dir, { recursive: true, force: true }))
 
