@@ -22,7 +22,7 @@ const PROMETHEUS_SERIES = new Set(['up'])
 // PromQL words that can precede `{` or `(` and are not metric names.
 const PROMQL_WORDS = new Set(['by', 'without', 'on', 'ignoring', 'group_left', 'group_right', 'and', 'or', 'unless', 'offset', 'bool'])
 
-interface Dashboard { uid: string; panels: { title: string; targets: { expr: string }[] }[] }
+interface Dashboard { uid: string; panels: { title: string; targets: { expr: string }[] }[]; templating: { list: { name: string; definition?: string }[] } }
 
 function hasPromtool(): boolean {
   return spawnSync('promtool', ['--version'], { stdio: 'ignore' }).status === 0
@@ -99,6 +99,7 @@ describe('deploy: dashboard and alerts', () => {
         for (const n of used) if (!names.has(n) && !PROMETHEUS_SERIES.has(n)) missing.push(`${where}: ${n}`)
       }
       for (const p of dashboard.panels) for (const t of p.targets) check(`panel "${p.title}"`, t.expr)
+      for (const v of dashboard.templating.list) if (v.definition) check(`variable ${v.name}`, v.definition.replace(/^label_values\((.*),\s*\w+\)$/, '$1'))
       const alerts = alertExprs()
       expect(alerts.map((a) => a.alert).sort()).toEqual(['KerneltuneApiErrorRateHigh', 'KerneltuneCacheHitRateCollapsed', 'KerneltuneLandingTtfsSlow', 'KerneltuneMetricsDown', 'KerneltuneRunsStuckRunning'])
       for (const a of alerts) check(`alert ${a.alert}`, a.expr)
