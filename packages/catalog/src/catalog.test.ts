@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { createRegistry, type CatalogExtension, type EnginePlugin } from '@kerneltune/core'
+import { compareVersions, createRegistry, type CatalogExtension, type EnginePlugin } from '@kerneltune/core'
 import { buildCatalog, createCatalog } from './catalog.ts'
 import { CATALOG_VERSION, parseSnapshot, verifySnapshot } from './snapshot.ts'
 import { H100, M2 } from '../test/fixtures.ts'
@@ -88,6 +88,36 @@ describe('engine controls', () => {
 
   it('should refuse controls that name unknown core dimensions', () => {
     expect(() => createCatalog({ controls: { x: ['warp' as never] } })).toThrow(/unknown core dimensions warp/)
+  })
+})
+
+describe('rules with a version range', () => {
+  // A fact that holds only for some releases of an engine (e.g. a flag added in 0.13.0).
+  const ext: CatalogExtension = {
+    dimensions: [],
+    rules: [{ id: 'x/no-graphs-before-0.13', kind: 'illegal', reason: 'r', source: 's', dimensions: ['cuda_graph'], versions: { until: '0.13.0' }, violates: (c) => c.cuda_graph === 'off' }],
+  }
+  const catalog = createCatalog({ extensions: [{ engine: 'x', extension: ext }] })
+  const violated = (engineVersion?: string) => catalog.check({ cuda_graph: 'off' }, { hardware: H100, engine: 'x', ...(engineVersion ? { engineVersion } : {}) }).legal === false
+
+  it('should apply a rule only to the releases it covers, and to every release when none is named', () => {
+    expect(violated('0.11.2')).toBe(true)
+    expect(violated('v0.12.0')).toBe(true)
+    expect(violated('0.13.0')).toBe(false)
+    expect(violated('0.32.0')).toBe(false)
+    expect(violated()).toBe(true)
+    expect(catalog.preview({ hardware: H100, engine: 'x', engineVersion: '0.32.0' }).rules.map((r) => r.id)).not.toContain('x/no-graphs-before-0.13')
+  })
+
+  it('should record the range in the snapshot', () => {
+    expect(catalog.snapshot.rules.find((r) => r.id === 'x/no-graphs-before-0.13')!.versions).toEqual({ until: '0.13.0' })
+    expect(parseSnapshot(JSON.parse(JSON.stringify(catalog.snapshot)))).toEqual(catalog.snapshot)
+  })
+
+  it('should compare releases as dotted numbers, ignoring a v or b prefix', () => {
+    expect(compareVersions('0.9.0', '0.13.0')).toBeLessThan(0)
+    expect(compareVersions('b10114', 'b6343')).toBeGreaterThan(0)
+    expect(compareVersions('v1.2', '1.2.0')).toBe(0)
   })
 })
 

@@ -3,7 +3,7 @@
  * extension's dimensions and rules apply only to its engine (or the engines its dimensions
  * name). The catalog is immutable; build a new one when plugins change.
  */
-import { engineControls, kerneltuneError, type CatalogExtension, type CoreDimensionId, type Combo, type DimensionSpec, type HardwareSpec, type LegalityContext, type LegalityRule, type Registry } from '@kerneltune/core'
+import { engineControls, kerneltuneError, ruleCoversVersion, type CatalogExtension, type CoreDimensionId, type Combo, type DimensionSpec, type HardwareSpec, type LegalityContext, type LegalityRule, type Registry } from '@kerneltune/core'
 import { capabilityOf } from './capability.ts'
 import { CORE_DIMENSIONS } from './dimensions.ts'
 import { createEnumerator, type Enumerator } from './enumerate.ts'
@@ -14,6 +14,8 @@ import { CATALOG_VERSION, deepFreeze, makeSnapshot, type CatalogSnapshot, type S
 export interface CatalogTarget {
   readonly hardware: HardwareSpec
   readonly engine: string
+  /** The engine release; rules with a `versions` range outside it do not apply. */
+  readonly engineVersion?: string
 }
 
 /** A rule with the engine that contributed it (absent for core rules). */
@@ -103,7 +105,7 @@ export function createCatalog(options: CatalogOptions = {}): Catalog {
     }
     for (const r of extension.rules) {
       if (rules.some((x) => x.id === r.id)) throw kerneltuneError('INVALID_PLUGIN', `${who}: rule ${r.id} already exists in the catalog; rule ids must be unique`, { plugin: engine })
-      rules.push({ id: r.id, kind: r.kind, reason: r.reason, source: r.source, dimensions: r.dimensions, engine: key, violates: (c, ctx) => r.violates(c, ctx) })
+      rules.push({ id: r.id, kind: r.kind, reason: r.reason, source: r.source, dimensions: r.dimensions, engine: key, ...(r.versions ? { versions: r.versions } : {}), violates: (c, ctx) => r.violates(c, ctx) })
     }
   }
   // Only engines that leave a dimension to themselves change enumeration, so only they are recorded.
@@ -117,7 +119,7 @@ export function createCatalog(options: CatalogOptions = {}): Catalog {
   const snapshot = makeSnapshot({
     version: CATALOG_VERSION,
     dimensions,
-    rules: rules.map(({ id, kind, reason, source, dimensions: dims, engine }) => ({ id, kind, reason, source, dimensions: dims, ...(engine ? { engine } : {}) })),
+    rules: rules.map(({ id, kind, reason, source, dimensions: dims, engine, versions }) => ({ id, kind, reason, source, dimensions: dims, ...(engine ? { engine } : {}), ...(versions ? { versions } : {}) })),
     extensions,
     ...(pinned.size ? { uncontrolled: Object.fromEntries([...pinned].sort(([a], [b]) => a.localeCompare(b))) } : {}),
     ...(options.createdAt ? { createdAt: options.createdAt } : {}),
@@ -137,11 +139,14 @@ export function createCatalog(options: CatalogOptions = {}): Catalog {
     const key = engineKey(engine)
     return rules.filter((r) => r.engine === undefined || r.engine === key)
   }
-  const context = (target: CatalogTarget): LegalityContext => ({ hardware: target.hardware, engine: engineKey(target.engine), capability: capabilityOf(target.hardware) })
+  const context = (target: CatalogTarget): LegalityContext => ({
+    hardware: target.hardware, engine: engineKey(target.engine), capability: capabilityOf(target.hardware), ...(target.engineVersion ? { engineVersion: target.engineVersion } : {}),
+  })
 
   const violationsOf = (combo: Combo, ctx: LegalityContext, applicable: readonly CatalogRule[]): RuleViolation[] => {
     const out: RuleViolation[] = []
     for (const r of applicable) {
+      if (!ruleCoversVersion(r, ctx.engineVersion)) continue
       let violated: boolean
       try {
         violated = r.violates(combo, ctx)

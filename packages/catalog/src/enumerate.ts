@@ -4,7 +4,7 @@
  * refused (by the engine's translator, through an optional hook), plus counts per mode and the
  * preview the CLI prints.
  */
-import { kerneltuneError, type Combo, type HardwareCapability, type LegalityContext, type MaybePromise } from '@kerneltune/core'
+import { kerneltuneError, ruleCoversVersion, type Combo, type HardwareCapability, type LegalityContext, type MaybePromise } from '@kerneltune/core'
 import type { CatalogRule, CatalogTarget, RuleViolation } from './catalog.ts'
 import { comboHash } from './hash.ts'
 import type { SnapshotDimension } from './snapshot.ts'
@@ -213,7 +213,7 @@ export function createEnumerator(deps: EnumeratorDeps): Enumerator {
           dimensions: space(target, mode).dimensions,
           counts: { exhaustive: ex, quick: qc },
           engineRefusalsChecked: refusalsChecked,
-          rules: deps.rulesFor(target.engine).map((r) => ({
+          rules: deps.rulesFor(target.engine).filter((r) => ruleCoversVersion(r, target.engineVersion)).map((r) => ({
             id: r.id, kind: r.kind, reason: r.reason, source: r.source, dimensions: r.dimensions, ...(r.engine ? { engine: r.engine } : {}), removes: shown.byRule[r.id] ?? 0,
           })),
           legal,

@@ -19,6 +19,8 @@ export interface SnapshotRule {
   readonly dimensions: readonly string[]
   /** The engine that contributed the rule; absent for core rules. */
   readonly engine?: string
+  /** The engine releases the rule holds for; absent: every release. */
+  readonly versions?: { readonly from?: string; readonly until?: string }
 }
 
 export interface SnapshotDimension extends DimensionSpec {
@@ -80,6 +82,7 @@ export const CatalogSnapshotSchema = z.object({
     source: z.string(),
     dimensions: z.array(z.string()),
     engine: z.string().optional(),
+    versions: z.object({ from: z.string().optional(), until: z.string().optional() }).optional(),
   })),
   extensions: z.array(z.string()),
   uncontrolled: z.record(z.string(), z.array(z.string())).optional(),

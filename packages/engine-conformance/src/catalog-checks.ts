@@ -54,7 +54,7 @@ export async function quickRunCount(engine: EnginePlugin, version: string, hardw
     const t = await engine.translate(combo, { version })
     return t.ok ? undefined : t
   }
-  for await (const e of catalog.enumerateAsync({ hardware, engine: engine.name }, { mode: 'quick', refuse })) {
+  for await (const e of catalog.enumerateAsync({ hardware, engine: engine.name, engineVersion: version }, { mode: 'quick', refuse })) {
     counts.total++
     counts[e.status]++
   }

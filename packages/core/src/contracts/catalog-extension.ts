@@ -25,6 +25,8 @@ export interface DimensionSpec {
 export interface LegalityContext {
   readonly hardware: HardwareSpec
   readonly engine: string
+  /** The engine release enumerated for, when the caller names one (see `LegalityRule.versions`). */
+  readonly engineVersion?: string
   /** The hardware capability model the catalog derived for this device. */
   readonly capability: HardwareCapability
 }
@@ -55,7 +57,35 @@ export interface LegalityRule {
   readonly source: string
   /** The dimensions the rule reads; the preview names them. */
   readonly dimensions: readonly string[]
+  /**
+   * The engine releases the fact holds for: `from` inclusive, `until` exclusive, compared as
+   * dotted numbers (a leading `v` or `b` is ignored: `b6343`, `v0.13.0`). Absent: every release.
+   * When the target names no version the rule applies, as for every release it covers.
+   */
+  readonly versions?: { readonly from?: string; readonly until?: string }
   violates(combo: Combo, context: LegalityContext): boolean
+}
+
+/** Compares two release names as dotted numbers (`v`/`b` prefixes ignored); negative when a < b. */
+export function compareVersions(a: string, b: string): number {
+  const parts = (v: string) => v.replace(/^[vb]/i, '').split(/[.-]/).map((x) => (/^\d+$/.test(x) ? Number(x) : x))
+  const pa = parts(a)
+  const pb = parts(b)
+  for (let i = 0; i < Math.max(pa.length, pb.length); i++) {
+    const x = pa[i] ?? 0
+    const y = pb[i] ?? 0
+    if (x === y) continue
+    if (typeof x === 'number' && typeof y === 'number') return x - y
+    return String(x) < String(y) ? -1 : 1
+  }
+  return 0
+}
+
+/** Whether a rule applies to an engine release (always, when either has no version). */
+export function ruleCoversVersion(rule: Pick<LegalityRule, 'versions'>, version: string | undefined): boolean {
+  if (!rule.versions || version === undefined) return true
+  const { from, until } = rule.versions
+  return (from === undefined || compareVersions(version, from) >= 0) && (until === undefined || compareVersions(version, until) < 0)
 }
 
 /** Dimensions and rules that an engine plugin adds to the catalog for its own engine. */
