@@ -12,6 +12,8 @@ import { summarize, type Distribution } from './summary.ts'
 export interface ServerReported {
   /** Prometheus counter deltas over the load (what the server says it processed). */
   readonly promptTokens?: number
+  /** Prompt tokens served from the server's prompt cache (not processed again). */
+  readonly cachedPromptTokens?: number
   readonly outputTokens?: number
   /** The server's own throughput gauges (llama-server: averaged over its lifetime). */
   readonly promptTokensPerSecond?: number
@@ -38,6 +40,7 @@ export interface CrossCheck {
 /** llama-server's metric names (tools/server/server.cpp, `--metrics`). */
 export const LLAMA_SERVER_METRICS = {
   promptTokensTotal: 'llamacpp:prompt_tokens_total',
+  promptTokensCachedTotal: 'llamacpp:prompt_tokens_cached_total',
   outputTokensTotal: 'llamacpp:tokens_predicted_total',
   promptTokensPerSecond: 'llamacpp:prompt_tokens_seconds',
   outputTokensPerSecond: 'llamacpp:predicted_tokens_seconds',
@@ -66,6 +69,8 @@ export function crossCheck(records: readonly RequestRecord[], before?: Prometheu
   const inp = delta(LLAMA_SERVER_METRICS.promptTokensTotal)
   if (out !== undefined) reported.outputTokens = out
   if (inp !== undefined) reported.promptTokens = inp
+  const cached = delta(LLAMA_SERVER_METRICS.promptTokensCachedTotal)
+  if (cached !== undefined) reported.cachedPromptTokens = cached
   const outRate = after ? metricValue(after, LLAMA_SERVER_METRICS.outputTokensPerSecond) : undefined
   const inRate = after ? metricValue(after, LLAMA_SERVER_METRICS.promptTokensPerSecond) : undefined
   if (outRate !== undefined) reported.outputTokensPerSecond = outRate
@@ -93,7 +98,7 @@ export function crossCheck(records: readonly RequestRecord[], before?: Prometheu
   }
   if (inp !== undefined && clientIn > 0) {
     gaps.promptTokens = gap(clientIn, inp)
-    lines.push(`prompt tokens: ${clientIn} in usage vs ${inp} processed per /metrics (${pct(gaps.promptTokens.relative)}; a cached prompt prefix is not processed again)`)
+    lines.push(`prompt tokens: ${clientIn} in usage vs ${inp} processed per /metrics (${pct(gaps.promptTokens.relative)})${cached ? `; ${cached} came from the prompt cache` : ''}`)
   }
   if (before === undefined && after === undefined) lines.push('no Prometheus metrics were read (llama-server exports them with --metrics)')
   return { serverReported: reported as ServerReported, gaps, lines }

@@ -72,6 +72,9 @@ export async function sendRequest(o: RequestOptions): Promise<RequestRecord> {
   const signal = o.signal ? AbortSignal.any([o.signal, timeout]) : timeout
   const itlMs: number[] = []
   let ttftMs: number | undefined
+  // The first chunk with a choice of any kind: the time to first token when a request's tokens
+  // all decode to text only at the end (e.g. bytes of an incomplete UTF-8 character).
+  let firstChunkMs: number | undefined
   let last = startMs
   let chunks = 0
   let usage: Chunk['usage']
@@ -99,7 +102,12 @@ export async function sendRequest(o: RequestOptions): Promise<RequestRecord> {
       if (c.usage) usage = c.usage
       if (c.timings) timings = c.timings
       const text = c.choices?.map((ch) => ch.text ?? ch.delta?.content ?? '').join('') ?? ''
-      if (text.length > 0) {
+      // A token arrived when a choice carries text, or carries no text but is not the closing
+      // chunk (a server may send an empty chunk for a token whose bytes are not yet valid UTF-8).
+      // As vLLM's benchmark does, the arrival of the chunk is what is timed, not its text.
+      const closing = c.choices?.some((ch) => ch.finish_reason) ?? false
+      if (c.choices?.length && firstChunkMs === undefined) firstChunkMs = performance.now()
+      if (text.length > 0 || (c.choices?.length && !closing)) {
         const now = performance.now()
         if (ttftMs === undefined) ttftMs = now - startMs
         else itlMs.push(now - last)
@@ -126,8 +134,11 @@ export async function sendRequest(o: RequestOptions): Promise<RequestRecord> {
     return fail(why)
   }
   const e2eMs = performance.now() - startMs
-  if (ttftMs === undefined) return fail('the stream ended without any generated text')
   const fromUsage = typeof usage?.completion_tokens === 'number'
+  if (ttftMs === undefined) {
+    if (!fromUsage || usage!.completion_tokens! < 1 || firstChunkMs === undefined) return fail('the stream ended without any generated text')
+    ttftMs = firstChunkMs - startMs
+  }
   const serverTimings: ServerTimings | undefined = timings
     ? {
         ...(timings.prompt_n === undefined ? {} : { promptN: timings.prompt_n }),

@@ -116,6 +116,7 @@ export function serverBackend(o: ServerBackendOptions): MeasurementBackend {
           `server version: ${session.server.version}`,
           ...(session.server.argv.length ? [`server argv: ${session.server.argv.join(' ')}`] : []),
           `load: ${last.mode} loop, ${last.mode === 'open' ? `${last.rate} requests/s` : `concurrency ${last.concurrency ?? 1}`}, ${last.records.length} requests per repetition; token counts from ${last.metrics.tokenSource}`,
+          ...session.levels.flatMap((l, i) => l.metrics.errors.map((e) => `repetition ${i + 1}: ${e.count} of ${l.records.length} requests failed: ${e.message}`)),
           ...last.crossCheck.lines,
           ...session.notes,
         ],

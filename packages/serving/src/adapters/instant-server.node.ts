@@ -10,6 +10,8 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 export interface InstantServerOptions {
   /** Delay before the first token and between tokens, ms. Default 0. */
   readonly tokenDelayMs?: number
+  /** Send no chunk for this many tokens of each request, as llama-server does for bytes of an incomplete UTF-8 character. */
+  readonly silentTokens?: number
   /** Leave `usage` out of responses (to test the fallback). */
   readonly omitUsage?: boolean
   readonly port?: number
@@ -55,6 +57,7 @@ export async function startInstantServer(o: InstantServerOptions = {}): Promise<
     const t0 = performance.now()
     for (let i = 0; i < n; i++) {
       if (delay > 0) await sleep(delay)
+      if (i < (o.silentTokens ?? 0)) continue
       const choice = chat ? { index: 0, delta: { content: 'x' }, finish_reason: null } : { index: 0, text: 'x', finish_reason: null }
       res.write(`data: ${JSON.stringify({ choices: [choice] })}\n\n`)
     }

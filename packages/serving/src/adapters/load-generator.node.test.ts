@@ -77,6 +77,19 @@ describe('runLoad against a local OpenAI-compatible server', () => {
     }
   })
 
+  it('should time the first chunk when the tokens of a request only arrive together at the end', async () => {
+    const s = await startInstantServer({ silentTokens: 5 })
+    try {
+      const r = await runLoad({ baseUrl: s.baseUrl, workload, requests: 2 })
+      expect(r.metrics.requests).toEqual({ completed: 2, failed: 0 })
+      expect(r.metrics.totalOutputTokens).toBe(10)
+      expect(r.metrics.itlMs.count).toBe(0)
+      expect(r.metrics.ttftMs.count).toBe(2)
+    } finally {
+      await s.close()
+    }
+  })
+
   it('should refuse bad options with every problem listed', async () => {
     await expect(runLoad({ baseUrl: 'localhost:1', workload, requests: 0, concurrency: 0 })).rejects.toThrow(/requests must be .*concurrency must be .*baseUrl must be/)
   })

@@ -92,6 +92,17 @@ async function readMetrics(baseUrl: string): Promise<PrometheusMetrics | undefin
   }
 }
 
+/** The model's vocabulary size where the server says it (llama-server: /v1/models data[0].meta.n_vocab). */
+async function readVocab(baseUrl: string): Promise<number | undefined> {
+  const text = await fetchText(`${baseUrl}/v1/models`)
+  try {
+    const n = text ? (JSON.parse(text) as { data?: { meta?: { n_vocab?: number } }[] }).data?.[0]?.meta?.n_vocab : undefined
+    return typeof n === 'number' && n > 1 ? n : undefined
+  } catch {
+    return undefined
+  }
+}
+
 /** The server's version: llama-server's /props build_info, else the first model id of /v1/models. */
 async function readVersion(baseUrl: string): Promise<{ version?: string; alias?: string }> {
   const props = await fetchText(`${baseUrl}/props`)
@@ -141,7 +152,9 @@ export async function runServingSession(o: SessionOptions): Promise<SessionResul
       let files: Record<string, string> = {}
       if (t.command.includes('{args}') && t.engine) {
         const tr = await translateArgs(t.engine, combo, t.model)
-        args = tr.argv.slice(1).filter((a, i, all) => !(a === '--port' || all[i - 1] === '--port' || a === '--host' || all[i - 1] === '--host')).map(quote).join(' ')
+        // The template places the port (and, without a model here, the model) itself.
+        const own = new Set(['--port', '--host', ...(t.model ? [] : ['-m', '--model'])])
+        args = tr.argv.slice(1).filter((a, i, all) => !own.has(a) && !own.has(all[i - 1]!)).map(quote).join(' ')
         Object.assign(env, tr.env)
         files = { ...tr.files }
         translatedVersion = `${t.engine.name} ${tr.version}`
@@ -166,6 +179,12 @@ export async function runServingSession(o: SessionOptions): Promise<SessionResul
       launched: launched !== undefined,
       ...(v.alias ? { modelAlias: v.alias } : {}),
     }
+    // Synthetic token ids must exist in the model's vocabulary: a small model may have only a few hundred.
+    let load = o.load
+    if (load.workload.kind === 'synthetic' && load.workload.tokenIdRange === undefined) {
+      const vocab = await readVocab(baseUrl)
+      if (vocab !== undefined && vocab < 1000) load = { ...load, workload: { ...load.workload, tokenIdRange: [Math.min(10, vocab - 1), vocab] } }
+    }
     const levels: LevelResult[] = []
     const runs = Math.max(1, o.runs ?? 1)
     for (const level of o.levels ?? [{ concurrency: 1 }]) {
@@ -175,7 +194,9 @@ export async function runServingSession(o: SessionOptions): Promise<SessionResul
         o.onProgress?.(`load ${level.rate === undefined ? `concurrency ${level.concurrency ?? 1}` : `rate ${level.rate}/s`}, run ${run + 1}/${runs}`)
         // Counters are read after the warm-ups, so the server's totals cover the measured requests only.
         const afterWarmup = async () => void (before = await readMetrics(baseUrl))
-        const r = await runLoad({ ...o.load, ...level, baseUrl, afterWarmup, ...(o.signal ? { signal: o.signal } : {}), ...(levels.length > 0 ? { warmups: 0 } : {}) })
+        // A fresh seed per load: the same prompts again would hit llama-server's prompt cache.
+        const seed = (load.seed ?? 1) + 7919 * levels.length
+        const r = await runLoad({ ...load, ...level, seed, baseUrl, afterWarmup, ...(o.signal ? { signal: o.signal } : {}), ...(levels.length > 0 ? { warmups: 0 } : {}) })
         const after = await readMetrics(baseUrl)
         levels.push({ ...r, run, crossCheck: crossCheck(r.records, before, after) })
       }
