@@ -22,7 +22,7 @@ export function cpuVendor(model: string): 'intel' | 'amd' | 'apple' | 'other' {
  * RAM, as `specFromDetected` says, like the Apple and GB10 rows of the training data).
  */
 export function hardwareQuery(spec: { memBwGbs: number; fp16Tflops: number; unifiedMemory?: boolean }, cpuModel: string) {
-  return { memBwGbs: spec.memBwGbs, tflops: spec.fp16Tflops, unifiedMemory: spec.unifiedMemory ?? true, vendor: cpuVendor(cpuModel) } as const
+  return { memBwGbs: spec.memBwGbs, tflops: spec.fp16Tflops, unifiedMemory: spec.unifiedMemory ?? true, vendor: cpuVendor(cpuModel), device: 'cpu' } as const
 }
 
 export interface PhasePoint {
@@ -48,4 +48,4 @@ export function mape(pairs: readonly { predicted: number; measured: number }[]):
 }
 
 /** The fields of a Prediction this report keeps. */
-export const slim = (p: Prediction) => ({ predictedTps: p.predictedTps, rooflineTps: p.rooflineTps, capped: p.capped, rawTps: p.rawTps, confidence: p.confidence, model: p.model })
+export const slim = (p: Prediction & { interval?: { low: number; high: number; level: number } }) => ({ predictedTps: p.predictedTps, rooflineTps: p.rooflineTps, capped: p.capped, rawTps: p.rawTps, confidence: p.confidence, model: p.model, ...(p.interval ? { interval: p.interval } : {}) })

@@ -22,9 +22,15 @@ export interface ReportPoint {
 export interface PhaseErrors {
   heldOutBefore: number
   heldOutAfter: number
+  /** MAPE of the uncalibrated model over every point. */
+  allBefore?: number
   calibrationBefore: number
   calibrationLeaveOneOutAfter: number
   factor: number
+  /** Physics model: the multiplier of the per-layer and per-step overhead times. */
+  overheadFactor?: number | undefined
+  /** Points whose measurement fell inside the uncalibrated prediction's 90% interval. */
+  insideInterval?: number
   cappedBefore: number
   cappedAfter: number
 }
@@ -42,7 +48,7 @@ function cells(p: ReportPoint, phase: Phase): string[] {
   const ci = p.ci[phase]
   return [
     `${f(pr.rooflineTps, d)}`,
-    `${f(pr.predictedTps, d)}${pr.capped ? ' ᶜ' : ''} (${err(pr.predictedTps, m)})`,
+    `${f(pr.predictedTps, d)}${pr.capped ? ' ᶜ' : ''}${pr.interval ? ` [${f(pr.interval.low, d)}, ${f(pr.interval.high, d)}]` : ''} (${err(pr.predictedTps, m)})`,
     `${f(ca.predictedTps, d)}${ca.capped ? ' ᶜ' : ''} (${err(ca.predictedTps, m)})`,
     `**${f(m, d)}**${ci ? ` [${f(ci[0], d)}, ${f(ci[1], d)}]` : ''}`,
   ]
@@ -54,10 +60,10 @@ export function renderTable(points: readonly ReportPoint[], errors: Record<Phase
   const rows = points.map((p) => `| ${p.size} ${p.quant} | ${f(p.params / 1e6, 1)}M | ${f(p.bytes / 1e6, 1)} | ${p.calibration ? 'calibration' : '**held out**'} | ${PHASES.flatMap((ph) => cells(p, ph)).join(' | ')} |`)
   const summary = PHASES.map((ph) => {
     const e = errors[ph]
-    return `| ${ph} tok/s | **${pct(e.heldOutBefore)}** | **${pct(e.heldOutAfter)}** | ${pct(e.calibrationBefore)} | ${pct(e.calibrationLeaveOneOutAfter)} | ×${f(e.factor, 3)} | ${e.cappedBefore} / ${e.cappedAfter} of ${points.length} |`
+    return `| ${ph} tok/s | **${pct(e.heldOutBefore)}** | **${pct(e.heldOutAfter)}** | ${e.allBefore === undefined ? '–' : pct(e.allBefore)} | ${pct(e.calibrationBefore)} | ${pct(e.calibrationLeaveOneOutAfter)} | ×${f(e.factor, 3)}${e.overheadFactor === undefined ? '' : `, overheads ×${f(e.overheadFactor, 3)}`} | ${e.insideInterval === undefined ? '–' : `${e.insideInterval} of ${points.length}`} | ${e.cappedBefore} / ${e.cappedAfter} of ${points.length} |`
   })
   return [
-    `| model | params | MB | role | ${head.join(' | ')} |`,
+    `| model | params | MB | role | ${head.join(' | ')} |`.replace(/predicted \(error\)/g, 'predicted [90% interval] (error)'),
     `|${'---|'.repeat(4 + head.length)}`,
     ...rows,
     '',
@@ -65,8 +71,8 @@ export function renderTable(points: readonly ReportPoint[], errors: Record<Phase
     '',
     `Mean absolute percentage error. **Held out**: the ${held.length} models of sizes ${[...new Set(held.map((p) => p.size))].join(', ')}, which the calibration never saw. Calibration points: the models the correction was fitted on; "after" there is the regressor's leave-one-out figure (each point corrected by a fit without it).`,
     '',
-    '| metric | held out, before calibration | held out, after calibration | calibration points, before | calibration points, after (leave-one-out) | correction factor | capped before / after |',
-    '|---|---|---|---|---|---|---|',
+    '| metric | held out, before calibration | held out, after calibration | all points, before calibration | calibration points, before | calibration points, after (leave-one-out) | correction | measured inside the 90% interval (before calibration) | capped before / after |',
+    '|---|---|---|---|---|---|---|---|---|',
     ...summary,
   ].join('\n')
 }

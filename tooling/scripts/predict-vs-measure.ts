@@ -9,7 +9,8 @@
  *
  * Writes bench/results/llamacpp-predict-vs-measure.json and prints a markdown table; with --doc
  * it also writes docs/prediction-vs-measurement.md; --render-only rewrites the doc from the saved
- * result without measuring.
+ * result without measuring; --repredict keeps the saved measurements and recomputes the
+ * predictions with the current pretrained model (after a model change).
  */
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -30,6 +31,7 @@ const { values: args } = parseArgs({
   options: {
     doc: { type: 'boolean', default: false },
     'render-only': { type: 'boolean', default: false },
+    repredict: { type: 'boolean', default: false },
     threads: { type: 'string', default: '1' },
     reps: { type: 'string', default: '5' },
     sizes: { type: 'string', default: '15M,30M,60M,120M,240M' },
@@ -46,6 +48,20 @@ const GEN = 32
 const parse = (s: string) => Number(s.slice(0, -1)) * (s.endsWith('M') ? 1e6 : s.endsWith('B') ? 1e9 : 1)
 
 const RESULT = join(ROOT, 'bench', 'results', 'llamacpp-predict-vs-measure.json')
+if (args.repredict) {
+  // Re-predicts the saved measurements with the current model (see predict-vs-measure-repredict.ts).
+  const { repredict } = await import('./predict-vs-measure-repredict.ts')
+  const { renderDoc } = await import('./predict-vs-measure-doc.ts')
+  const result = repredict(JSON.parse(readFileSync(RESULT, 'utf8')) as Parameters<typeof repredict>[0] & Parameters<typeof renderDoc>[0])
+  writeFileSync(RESULT, JSON.stringify(result, null, 2) + '\n')
+  const table = renderTable(result.points, result.errors)
+  console.log(table)
+  if (args.doc) {
+    writeFileSync(join(ROOT, 'docs', 'prediction-vs-measurement.md'), renderDoc(result, table))
+    console.error('wrote docs/prediction-vs-measurement.md')
+  }
+  process.exit(0)
+}
 if (args['render-only']) {
   // Rewrites the doc from the last measured result (after a wording change), measuring nothing.
   const { renderDoc } = await import('./predict-vs-measure-doc.ts')
@@ -72,7 +88,7 @@ try {
       const { model } = await fromGguf(path)
       // Decode is predicted at the middle of the generated run (the prompt is already in the KV
       // cache), prefill for the whole prompt at once, both at batch 1 as llama.cpp runs them here.
-      const base = { paramsB: model.paramsB, quant: model.quant, ...hw, batch: 1 }
+      const base = { paramsB: model.paramsB, quant: model.quant, ...hw, batch: 1, layers: synth.shape.layers }
       const query: Record<Phase, ThroughputQueryInput> = {
         decode: { ...base, phase: 'decode', contextTokens: PROMPT + GEN / 2 },
         prefill: { ...base, phase: 'prefill', promptTokens: PROMPT },
@@ -107,21 +123,24 @@ const held = points.filter((p) => !p.calibration)
 const errorOf = (phase: Phase) => ({
   heldOutBefore: mape(held.map((p) => ({ predicted: p.predicted[phase].predictedTps, measured: p.measured[phase] }))),
   heldOutAfter: mape(held.map((p) => ({ predicted: p.calibrated![phase].predictedTps, measured: p.measured[phase] }))),
+  allBefore: mape(points.map((p) => ({ predicted: p.predicted[phase].predictedTps, measured: p.measured[phase] }))),
   calibrationBefore: fits[phase].result.mapeBefore,
   calibrationLeaveOneOutAfter: fits[phase].result.mapeAfter,
   factor: fits[phase].result.factor,
+  overheadFactor: fits[phase].result.overheadFactor,
+  insideInterval: points.filter((p) => p.predicted[phase].interval && p.measured[phase] >= p.predicted[phase].interval!.low && p.measured[phase] <= p.predicted[phase].interval!.high).length,
   cappedBefore: points.filter((p) => p.predicted[phase].capped).length,
   cappedAfter: points.filter((p) => p.calibrated![phase].capped).length,
 })
 const errors = { decode: errorOf('decode'), prefill: errorOf('prefill') }
 const table = renderTable(points, errors)
 
-const info = pretrainedInfo() as { hardware: string[]; sampleCount: number; scriptVersion: string }
+const info = pretrainedInfo() as { hardware: string[]; sampleCount: number; scriptVersion: string; description: string }
 const result = {
   measured: true,
   date: started.toISOString(),
   command: 'pnpm exec tsx --conditions=@kerneltune/source tooling/scripts/predict-vs-measure.ts --doc',
-  predictor: { name: predictor.name, kind: 'pretrained', scriptVersion: info.scriptVersion, trainedOn: info.hardware, sampleCount: info.sampleCount },
+  predictor: { name: predictor.name, kind: 'pretrained', modelKind: predictor.kind, description: info.description, scriptVersion: info.scriptVersion, trainedOn: info.hardware, sampleCount: info.sampleCount },
   calibration: { method: '@kerneltune/regressor calibrate, one fit per phase', factors: { decode: errors.decode.factor, prefill: errors.prefill.factor }, calibratedOn: [...CALIBRATE] },
   hardware: { detected, spec, query: hw },
   device: points[0]?.device,

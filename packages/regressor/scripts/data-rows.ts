@@ -61,6 +61,20 @@ const REPO_MODELS: Record<string, { quant: string; activeParamsB?: number }> = {
   'ggml-org/gpt-oss-20b-GGUF': { quant: 'MXFP4', activeParamsB: 3.6 },
 }
 
+/**
+ * The Apple CPU clusters of the "(CPU)" rows, which run llama.cpp on the CPU cores of the same
+ * chips. Assumptions (recorded in the asset): bandwidth reachable from the CPU cores is half the
+ * chip's (AnandTech measured about 204 of the M1 Max's 400 GB/s from its CPU cluster); FLOP rate =
+ * performance cores × clock × 32 FP32 FLOPs/cycle (4 × 128-bit FMA pipes), the same
+ * cores × clock × SIMD rule kerneltune uses for this machine's CPU.
+ */
+export const CPU_SPECS: Record<string, { memBwGbs: number; tflops: number; note: string }> = {
+  'm1-max-24c': { memBwGbs: 200, tflops: 0.82, note: 'M1 Max CPU: 8 P-cores × 3.2 GHz × 32; 400/2 GB/s' },
+  'm1-max': { memBwGbs: 200, tflops: 0.82, note: 'M1 Max CPU: 8 P-cores × 3.2 GHz × 32; 400/2 GB/s' },
+  m3: { memBwGbs: 50, tflops: 0.52, note: 'M3 CPU: 4 P-cores × 4.05 GHz × 32; 100/2 GB/s' },
+  'm3-max': { memBwGbs: 200, tflops: 1.56, note: 'M3 Max (40-core GPU) CPU: 12 P-cores × 4.05 GHz × 32; 400/2 GB/s' },
+}
+
 function report(file: string, rows: number): FileReport {
   return { file, rows, used: 0, samples: 0, excluded: {}, usedRows: [] }
 }
@@ -80,12 +94,12 @@ function xiongjie(dir: string, out: DataSet): void {
   const groups = new Map<string, { idx: number[]; tps: number[]; row: Record<string, string> }>()
   rows.forEach((row, i) => {
     if (row.status !== 'ok' || !row.tokens_per_s) return exclude(r, 'OOM or no value')
-    if (row.cpu_only === '1') return exclude(r, 'CPU-only run')
+    if (row.cpu_only === '1' && !CPU_SPECS[findHardwarePreset(row.hw_base!)?.id ?? '']) return exclude(r, 'CPU-only run without CPU specifications')
     if (row.n_devices !== '1') return exclude(r, 'multi-GPU (layer split)')
     const llama3 = row.model_family === 'LLaMA 3'
     if (!llama3 && row.stat === 'mean') return exclude(r, 'LLaMA 1/2 mean row (median of the runs used instead)')
     if (!findHardwarePreset(row.hw_base!)) return exclude(r, 'no hardware preset')
-    const key = [row.model_family, row.hw_base, row.model_params_B, row.quant, row.test, row.n_tokens].join('|')
+    const key = [row.model_family, row.hw_base, row.cpu_only, row.model_params_B, row.quant, row.test, row.n_tokens].join('|')
     const g = groups.get(key) ?? { idx: [], tps: [], row }
     g.idx.push(i + 1)
     g.tps.push(Number(row.tokens_per_s))
@@ -96,11 +110,13 @@ function xiongjie(dir: string, out: DataSet): void {
     const hw = findHardwarePreset(row.hw_base!)!
     const n = row.n_tokens ? Number(row.n_tokens) : undefined
     const prefill = row.test === 'pp'
+    const cpu = row.cpu_only === '1' ? CPU_SPECS[hw.id]! : undefined
     const query: ThroughputQueryInput = {
-      paramsB: Number(row.model_params_B), quant: row.quant!, ...spec(hw), batch: 1, phase: prefill ? 'prefill' : 'decode',
+      paramsB: Number(row.model_params_B), quant: row.quant!, ...spec(hw), batch: 1, phase: prefill ? 'prefill' : 'decode', engineEra: 'legacy',
       promptTokens: prefill ? (n ?? 512) : 512, contextTokens: prefill ? 0 : n ? Math.round(n / 2) : 64,
+      ...(cpu ? { device: 'cpu' as const, memBwGbs: cpu.memBwGbs, tflops: cpu.tflops, unifiedMemory: true } : {}),
     }
-    out.samples.push({ query, measuredTps: median(g.tps), group: hw.id, id: `${file}:${g.idx.join('+')}` })
+    out.samples.push({ query, measuredTps: median(g.tps), group: cpu ? `${hw.id}-cpu` : hw.id, id: `${file}:${g.idx.join('+')}` })
     r.used += g.idx.length
     r.samples++
     r.usedRows.push(...g.idx)
@@ -144,7 +160,8 @@ function batchedBench(dir: string, out: DataSet, params: Map<string, number>): v
     const p = params.get(row.model_hf_repo!)
     if (!hw) return exclude(r, 'no hardware preset')
     if (!m || !p) return exclude(r, 'unknown model repo')
-    const base = { paramsB: p, activeParamsB: m.activeParamsB, quant: m.quant, ...spec(hw), batch: Number(row.B) }
+    // Every sequence of llama-batched-bench carries the same tokens, so MoE routing is shared.
+    const base = { paramsB: p, activeParamsB: m.activeParamsB, quant: m.quant, ...spec(hw), batch: Number(row.B), ubatch: Number(row.n_ubatch) || 512, identicalSequences: true }
     const pp = Number(row.PP)
     const tg = Number(row.TG)
     const id = `${file}:${i + 1}`

@@ -17,14 +17,20 @@
  */
 export { HEURISTIC_IMPORTANCE, heuristicModel, heuristicWeights, type HeuristicModel } from './heuristic.ts'
 export {
-  QUERY_FEATURE_NAMES, ThroughputQuerySchema, VENDOR_NAMES, engineer, featuresFromQuery, meanContext, parseQuery, queryBound, queryFromFeatures,
+  QUERY_FEATURE_NAMES, ThroughputQuerySchema, VENDOR_NAMES, engineer, featuresFromQuery, meanContext, moeWeightCoverage, parseQuery, queryBound, queryFromFeatures,
   type QueryBound, type ThroughputQuery, type ThroughputQueryInput,
 } from './query.ts'
 export {
   LearnedModel, LearnedModelSchema, MODEL_FORMAT, MODEL_KINDS, MODEL_VERSION, mapeOf, prepare,
-  type LearnedKind, type LearnedModelJson, type PreparedRow, type TrainOptions, type TrainingSample,
+  type IntervalPrediction, type LearnedKind, type LearnedModelJson, type PreparedRow, type TrainOptions, type TrainingSample,
 } from './learned.ts'
 export { crossValidate, leaveOneGroupOut, permutationImportance, seededRandom, shuffled, trainEvaluated, type CvResult } from './evaluate.ts'
+export { PhysicsStateSchema, fitPhysics, predictPhysics, type PhysicsOptions, type PhysicsRow, type PhysicsState } from './physics.ts'
+export { PHYSICS_TERMS, effectKeys, hardwareClass, layersOf, stepTerms, type PhysicsTerm, type StepTerms } from './physics-terms.ts'
+export {
+  INTERVAL_LEVEL, IntervalStateSchema, conformalQuantiles, heldOutCoverage, intervalFor, intervalState,
+  type CoverageReport, type HeldOutRow, type IntervalState, type PredictionInterval,
+} from './intervals.ts'
 export { DEFAULT_FOREST, type ForestOptions, type RidgeState } from './estimators.ts'
 export { pretrainedInfo, pretrainedModel } from './pretrained.ts'
 export { CalibratedModel, CorrectionsSchema, calibrate, hardwareKey, type CalibrationResult, type LocalMeasurement } from './calibrate.ts'

@@ -9,10 +9,13 @@ import { KerneltuneError, parseWith, type Prediction } from '@kerneltune/core'
 import type { TunerFeatures } from '@kerneltune/features'
 import { DEFAULT_FOREST, fitForest, fitRidge, forestFromJSON, forestToJSON, predictRidge, type ForestOptions, type RidgeState } from './estimators.ts'
 import { QUERY_FEATURE_NAMES, engineer, parseQuery, queryBound, queryFromFeatures, type ThroughputQuery, type ThroughputQueryInput } from './query.ts'
+import { PhysicsStateSchema, fitPhysics, predictPhysics, type PhysicsOptions, type PhysicsState } from './physics.ts'
+import { PHYSICS_TERMS, hardwareClass, stepTerms } from './physics-terms.ts'
+import { IntervalStateSchema, intervalFor, type PredictionInterval } from './intervals.ts'
 
 export const MODEL_FORMAT = 'kerneltune.throughput-model' as const
 export const MODEL_VERSION = 1 as const
-export const MODEL_KINDS = ['linear', 'forest'] as const
+export const MODEL_KINDS = ['linear', 'forest', 'physics'] as const
 export type LearnedKind = (typeof MODEL_KINDS)[number]
 
 export interface TrainingSample {
@@ -29,6 +32,7 @@ export interface TrainOptions {
   /** Ridge penalty on standardised features (default 1). */
   lambda?: number
   forest?: Partial<ForestOptions>
+  physics?: PhysicsOptions
   /** Label stored in predictions (default "linear" / "forest"). */
   name?: string
 }
@@ -40,9 +44,13 @@ export const LearnedModelSchema = z.object({
   version: z.literal(MODEL_VERSION),
   kind: z.enum(MODEL_KINDS),
   name: z.string(),
-  target: z.literal('log-efficiency'),
+  /** linear/forest: log(measured ÷ roofline bound); physics: time per step as a sum of physical terms. */
+  target: z.enum(['log-efficiency', 'physics-time']),
   featureNames: z.array(z.string()),
   ridge: RidgeSchema.optional(),
+  physics: PhysicsStateSchema.optional(),
+  /** Split-conformal prediction interval (log-ratio quantiles per phase), when the trainer measured one. */
+  interval: IntervalStateSchema.optional(),
   forest: z.object({ options: z.object({ nEstimators: z.number(), maxDepth: z.number(), minNumSamples: z.number(), maxFeatures: z.number(), seed: z.number() }), model: z.record(z.string(), z.unknown()) }).optional(),
   /** MAPE (fraction) used for confidence: cross-validated when known, else on the training rows. */
   mape: z.number().nonnegative(),
@@ -55,9 +63,14 @@ export const LearnedModelSchema = z.object({
   if (m.kind === 'linear' && !m.ridge) ctx.addIssue({ code: 'custom', path: ['ridge'], message: 'a linear model needs its ridge coefficients' })
   if (m.kind === 'forest' && !m.forest) ctx.addIssue({ code: 'custom', path: ['forest'], message: 'a forest model needs its trees' })
   if (m.ridge && m.ridge.coef.length !== m.featureNames.length) ctx.addIssue({ code: 'custom', path: ['ridge', 'coef'], message: `expected ${m.featureNames.length} coefficients` })
-  if (m.featureNames.join() !== QUERY_FEATURE_NAMES.join()) ctx.addIssue({ code: 'custom', path: ['featureNames'], message: 'feature names do not match this version of @kerneltune/regressor' })
+  if (m.kind === 'physics' && !m.physics) ctx.addIssue({ code: 'custom', path: ['physics'], message: 'a physics model needs its fitted multipliers' })
+  const names: readonly string[] = m.kind === 'physics' ? PHYSICS_TERMS : QUERY_FEATURE_NAMES
+  if (m.featureNames.join() !== names.join()) ctx.addIssue({ code: 'custom', path: ['featureNames'], message: 'feature names do not match this version of @kerneltune/regressor' })
 })
 export type LearnedModelJson = z.output<typeof LearnedModelSchema>
+
+/** A prediction with its prediction interval, when the model carries one. */
+export type IntervalPrediction = Prediction & { readonly interval?: PredictionInterval }
 
 export const mapeOf = (pred: readonly number[], truth: readonly number[]): number =>
   pred.reduce((s, p, i) => s + Math.abs(p - truth[i]!) / Math.max(truth[i]!, 1e-9), 0) / Math.max(pred.length, 1)
@@ -89,12 +102,16 @@ export class LearnedModel {
     const kind = opts.kind ?? 'linear'
     const X = rows.map((r) => r.x)
     const y = rows.map((r) => Math.log(r.measured / r.bound))
+    const physics = kind === 'physics'
     const base = {
-      format: MODEL_FORMAT, version: MODEL_VERSION, kind, name: opts.name ?? kind, target: 'log-efficiency' as const,
-      featureNames: [...QUERY_FEATURE_NAMES], mape: 0, trainMape: 0, sampleCount: rows.length, importance: [] as [string, number][], meta: {},
+      format: MODEL_FORMAT, version: MODEL_VERSION, kind, name: opts.name ?? kind, target: physics ? 'physics-time' as const : 'log-efficiency' as const,
+      featureNames: physics ? [...PHYSICS_TERMS] : [...QUERY_FEATURE_NAMES], mape: 0, trainMape: 0, sampleCount: rows.length, importance: [] as [string, number][], meta: {},
     }
     let json: LearnedModelJson
-    if (kind === 'linear') {
+    if (physics) {
+      const state = fitPhysics(rows.map((r) => ({ query: r.query, measured: r.measured, ...(r.group === undefined ? {} : { group: r.group }) })), opts.physics)
+      json = { ...base, physics: state, importance: termShares(state, rows) }
+    } else if (kind === 'linear') {
       json = { ...base, ridge: fitRidge(X, y, opts.lambda ?? 1) }
     } else {
       const options = { ...DEFAULT_FOREST, ...opts.forest }
@@ -109,6 +126,7 @@ export class LearnedModel {
 
   /** Clamped tokens/s for prepared rows (internal, fast path for evaluation). */
   predictRows(rows: readonly PreparedRow[]): number[] {
+    if (this.json.kind === 'physics') return rows.map((r) => Math.min(predictPhysics(this.json.physics as PhysicsState, r.query), r.bound))
     const out = this.rawLog(rows.map((r) => r.x))
     return out.map((z, i) => Math.min(rows[i]!.bound * Math.exp(z), rows[i]!.bound))
   }
@@ -119,13 +137,15 @@ export class LearnedModel {
   }
 
   /** Predicts a query (plain units) or a 42-value feature vector (decoded as trueno's roofline does). */
-  predict(input: ThroughputQueryInput | TunerFeatures | readonly number[]): Prediction {
+  predict(input: ThroughputQueryInput | TunerFeatures | readonly number[]): IntervalPrediction {
     const q = toQuery(input)
     const bound = queryBound(q).boundTps
-    const raw = bound * Math.exp(this.rawLog([engineer(q, bound)])[0]!)
+    const raw = this.json.kind === 'physics' ? predictPhysics(this.json.physics as PhysicsState, q) : bound * Math.exp(this.rawLog([engineer(q, bound)])[0]!)
     const capped = raw > bound
+    const iv = this.json.interval
     return {
       kind: 'prediction', predictedTps: Math.min(raw, bound), rooflineTps: bound, capped, rawTps: raw,
+      ...(iv ? { interval: intervalFor(Math.min(raw, bound), bound, iv.byClass?.[hardwareClass(q)]?.[q.phase] ?? iv[q.phase], iv.level) } : {}),
       confidence: Math.max(1 - this.json.mape, 0.5) * (capped ? 0.9 : 1),
       topFeatures: [...this.json.importance].sort((a, b) => b[1] - a[1]).slice(0, 5).map(([n, v]) => [n, v] as const),
       model: this.json.name,
@@ -133,13 +153,32 @@ export class LearnedModel {
   }
 
   /** A copy with other metadata, MAPE or importance (the model itself is unchanged). */
-  with(patch: Partial<Pick<LearnedModelJson, 'mape' | 'importance' | 'meta' | 'name'>>): LearnedModel {
+  with(patch: Partial<Pick<LearnedModelJson, 'mape' | 'importance' | 'meta' | 'name' | 'interval'>>): LearnedModel {
     return new LearnedModel({ ...this.json, ...patch })
   }
 
   toJSON(): LearnedModelJson {
     return this.json
   }
+}
+
+/**
+ * A physics model's "importance": the mean share of each term in the step time over the training
+ * rows (what dominates the predicted time), in place of a permutation importance over features
+ * the model does not read.
+ */
+function termShares(state: PhysicsState, rows: readonly PreparedRow[]): [string, number][] {
+  const sums = PHYSICS_TERMS.map(() => 0)
+  for (const r of rows) {
+    const { phi } = stepTerms(r.query)
+    const contrib = PHYSICS_TERMS.map((t, k) => {
+      const m = Object.entries(state.params).filter(([n]) => n === `${r.query.phase}.${t}`).reduce((s, [, v]) => s + v, 0)
+      return phi[k]! * Math.exp(m)
+    })
+    const total = contrib.reduce((a, b) => a + b, 0) || 1
+    contrib.forEach((c, k) => (sums[k]! += c / total / rows.length))
+  }
+  return PHYSICS_TERMS.map((t, k) => [t, sums[k]!] as [string, number])
 }
 
 export interface PreparedRow {

@@ -40,6 +40,22 @@ export const ThroughputQuerySchema = z.object({
   promptTokens: z.number().int().min(1).default(512),
   /** Decode: tokens already in the KV cache (default 0). Prefill: tokens before the prompt. */
   contextTokens: z.number().int().min(0).default(0),
+  /** Transformer layers, when known (the physics model's per-layer overhead); default: a size proxy. */
+  layers: z.number().int().positive().optional(),
+  /** The device kind running the model (CPU efficiencies differ from GPU ones); default gpu. */
+  device: z.enum(['gpu', 'cpu']).optional(),
+  /** Prefill micro-batch (llama.cpp's n_ubatch, default 512): the weights are read once per micro-batch. */
+  ubatch: z.number().int().positive().optional(),
+  /**
+   * Every sequence of the batch carries the same tokens (as in llama-batched-bench), so a
+   * mixture-of-experts model routes them to the same experts and reads only the active weights.
+   */
+  identicalSequences: z.boolean().optional(),
+  /**
+   * Age of the llama.cpp build measured: 'legacy' for 2023–mid-2024 builds (no CUDA graphs, older
+   * kernels, higher per-layer costs), 'current' (default) for late-2025 builds like today's.
+   */
+  engineEra: z.enum(['legacy', 'current']).optional(),
 })
 export type ThroughputQuery = z.output<typeof ThroughputQuerySchema>
 export type ThroughputQueryInput = z.input<typeof ThroughputQuerySchema>

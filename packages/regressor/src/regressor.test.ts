@@ -49,7 +49,7 @@ describe('heuristicModel (§A.4 worked values)', () => {
 describe('pretrainedModel', () => {
   it('should load the shipped asset with its provenance and clamp by the roofline', () => {
     const m = pretrainedModel()
-    expect(m.kind).toBe('linear')
+    expect(m.kind).toBe('physics')
     const info = pretrainedInfo() as { trainedOn: { file: string; used: number }[]; seed: number; scriptVersion: string }
     expect(info.trainedOn.some((f) => f.file === 'xiongjiedai_gpu_benchmarks_llamacpp.csv' && f.used > 0)).toBe(true)
     expect(typeof info.seed).toBe('number')
@@ -82,7 +82,7 @@ describe('pretrainedModel', () => {
   it('should refuse a corrupted model file listing the problem', () => {
     const j = structuredClone(pretrainedModel().toJSON()) as Record<string, unknown>
     expect(() => LearnedModel.fromJSON({ ...j, version: 2 })).toThrow(/invalid throughput model/)
-    expect(() => LearnedModel.fromJSON({ ...j, ridge: undefined })).toThrow(/ridge/)
+    expect(() => LearnedModel.fromJSON({ ...j, physics: undefined })).toThrow(/physics/)
   })
 })
 

@@ -42,7 +42,10 @@ describe('kerneltune calibrate', () => {
     const before = JSON.parse((await run(args, dir)).out)
     const after = JSON.parse((await run([...args, '--model-file', 'cal.json'], dir)).out)
     expect(after.model).toContain('+calibrated')
-    expect(after.predictedTps).toBeCloseTo(Math.min(before.rawTps * h.factor, before.rooflineTps), 6)
+    // The pretrained physics model gets two multipliers (work and overhead time, issue 18); on a machine
+    // uniformly half as fast both are about 2, so the prediction is about half the base's.
+    expect(j.corrections[`${h.hardwareKey}|overhead`]).toBeCloseTo(2, 0)
+    expect(after.predictedTps / Math.min(before.rawTps * h.factor, before.rooflineTps)).toBeCloseTo(1, 1)
     // Other hardware is predicted by the base model unchanged.
     const other = ['predict', '--params-b', '8', '--hardware', 'rtx-3090', '--json']
     expect(JSON.parse((await run([...other, '--model-file', 'cal.json'], dir)).out).predictedTps).toBeCloseTo(JSON.parse((await run(other, dir)).out).predictedTps, 9)

@@ -62,7 +62,8 @@ export const calibrateCommand = defineCommand({
       const { result } = calibrate(base, rs.map((r) => ({ query: r.query, measuredTps: r.measuredTps })))
       return { ...result, hardware: [...new Set(rs.flatMap((r) => (r.hardware ? [r.hardware] : [])))], lines: rs.map((r) => r.line) }
     })
-    const corrections = { ...kept, ...Object.fromEntries(results.map((r) => [r.hardwareKey, r.factor])) }
+    // A physics base also gets its overhead multiplier, under "<hardwareKey>|overhead" (issue 18).
+    const corrections = { ...kept, ...Object.fromEntries(results.flatMap((r) => [[r.hardwareKey, r.factor], ...(r.overheadFactor === undefined ? [] : [[`${r.hardwareKey}|overhead`, r.overheadFactor]])])) }
     const file = parseWith(CalibratedFileSchema, {
       format: 'kerneltune.calibrated-model', version: 1, base: base.toJSON(), corrections,
       calibration: { measurements: f.measurements, baseModel: f.modelFile ?? 'pretrained', results },

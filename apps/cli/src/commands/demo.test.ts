@@ -18,7 +18,7 @@ describe('kerneltune demo', () => {
     const r = await run('demo', ...small, '--out-dir', 'models', '--json')
     expect(r.code).toBe(0)
     const j = JSON.parse(r.out)
-    expect(j).toMatchObject({ ok: true, measured: true, model: { reused: false, quant: 'Q8_0' }, prediction: { kind: 'prediction', predictor: 'pretrained-ridge' } })
+    expect(j).toMatchObject({ ok: true, measured: true, model: { reused: false, quant: 'Q8_0' }, prediction: { kind: 'prediction', predictor: 'pretrained-physics' } })
     // The regressor's prediction, capped by the roofline bound and saying whether it was.
     for (const phase of ['decode', 'prefill'] as const) {
       const p = j.prediction[phase]

@@ -32,7 +32,7 @@ const VENDORS = ['nvidia', 'amd', 'apple', 'intel']
 export const demoCommand = defineCommand({
   name: 'demo',
   summary: 'The whole job on this machine: synthesize a small model, predict, measure, sweep llama.cpp settings, recommend a command line.',
-  description: `Detects this machine (CPU, cores, RAM; memory bandwidth from a short copy probe), writes a synthetic llama GGUF (${DEFAULT_PARAMS} parameters, ${DEFAULT_QUANT}, random weights: meaningless text, real speed), predicts its decode and prefill tokens/s on this machine with the pretrained regressor of @kerneltune/regressor (capped by the roofline bound; on a CPU it usually is, since it was trained on GPUs and Apple chips with billion-parameter models), measures llama-server's default settings for real through node-llama-cpp, runs a quick sweep of llama.cpp settings against those defaults (trimmed means, Welch/Yuen, Cohen's d, early termination, a quality gate), and prints the recommended llama-server command line. One to two minutes on a 2-core machine (70–100 s measured on the CI machine). The model goes to a temporary folder removed afterwards, unless --keep or --out-dir (both reuse a model already there).`,
+  description: `Detects this machine (CPU, cores, RAM; memory bandwidth from a short copy probe), writes a synthetic llama GGUF (${DEFAULT_PARAMS} parameters, ${DEFAULT_QUANT}, random weights: meaningless text, real speed), predicts its decode and prefill tokens/s on this machine with the pretrained regressor of @kerneltune/regressor (a physics model with a 90% interval, capped by the roofline bound), measures llama-server's default settings for real through node-llama-cpp, runs a quick sweep of llama.cpp settings against those defaults (trimmed means, Welch/Yuen, Cohen's d, early termination, a quality gate), and prints the recommended llama-server command line. One to two minutes on a 2-core machine (70–100 s measured on the CI machine). The model goes to a temporary folder removed afterwards, unless --keep or --out-dir (both reuse a model already there).`,
   flags: [
     { name: 'params', type: 'string', description: 'Size of the synthetic model.', default: DEFAULT_PARAMS, valueName: 'N' },
     { name: 'quant', type: 'string', description: 'Weight type of the synthetic model.', choices: ['F16', 'Q8_0', 'Q4_0'], default: DEFAULT_QUANT },
@@ -46,7 +46,7 @@ export const demoCommand = defineCommand({
   ],
   examples: ['kerneltune demo', 'kerneltune demo --json', 'kerneltune demo --keep --params 30M --quant Q4_0'],
   jsonOutput:
-    '{ ok, measured: true, hardware: { detected, spec }, model: { path, reused, params, shape, bytes, quant }, prediction: { kind: "prediction", predictor, decodeTps, prefillTps, decode: Phase, prefill: Phase, memBwGbs, tflops, unifiedMemory, vendor }, Phase = { predictedTps, rooflineTps, capped, rawTps, confidence, binding, explanation }, measurement: { combo: {}, device, reps, warmups, promptTokens, genTokens, decodeTps, prefillTps, ttftMs }, sweep: { …kerneltune sweep --json }, recommendedArgv, seconds: { total, detect, synth, sweep } }',
+    '{ ok, measured: true, hardware: { detected, spec }, model: { path, reused, params, shape, bytes, quant }, prediction: { kind: "prediction", predictor, decodeTps, prefillTps, decode: Phase, prefill: Phase, memBwGbs, tflops, unifiedMemory, vendor }, Phase = { predictedTps, rooflineTps, capped, rawTps, confidence, binding, explanation, interval: { low, high, level } }, measurement: { combo: {}, device, reps, warmups, promptTokens, genTokens, decodeTps, prefillTps, ttftMs }, sweep: { …kerneltune sweep --json }, recommendedArgv, seconds: { total, detect, synth, sweep } }',
   async run(ctx) {
     const f = ctx.flags
     const t0 = Date.now()
@@ -92,12 +92,14 @@ export const demoCommand = defineCommand({
         paramsB: model.paramsB, quant: model.quant, memBwGbs: spec.memBwGbs, tflops: spec.fp16Tflops, batch: 1,
         unifiedMemory: spec.unifiedMemory ?? !gpu,
         vendor: (gpu ? (VENDORS.includes(spec.vendor) ? spec.vendor : 'other') : cpuVendor(detected.cpu.model)) as ThroughputQueryInput['vendor'],
+        // The physics model's per-layer overhead and its CPU efficiencies (issue 18).
+        layers: model.numLayers, device: gpu ? 'gpu' as const : 'cpu' as const,
       }
       const regressor = pretrainedModel()
       const phase = (q: ThroughputQueryInput) => {
         const p = regressor.predict(q)
         const b = queryBound(parseQuery(q))
-        return { predictedTps: p.predictedTps, rooflineTps: p.rooflineTps, capped: p.capped, rawTps: p.rawTps, confidence: p.confidence, binding: b.binding, explanation: b.explanation }
+        return { predictedTps: p.predictedTps, rooflineTps: p.rooflineTps, capped: p.capped, rawTps: p.rawTps, confidence: p.confidence, binding: b.binding, explanation: b.explanation, ...(p.interval ? { interval: p.interval } : {}) }
       }
       const dec = phase({ ...base, phase: 'decode', contextTokens: d.promptTokens + Math.floor(d.genTokens / 2) })
       const pre = phase({ ...base, phase: 'prefill', promptTokens: d.promptTokens })
@@ -165,12 +167,13 @@ export const demoCommand = defineCommand({
         ['shape', `llama, ${fmt(synth.paramCount / 1e6, 1)}M params, ${quant}: hidden ${s.hidden}, layers ${s.layers}, heads ${s.heads}, ffn ${s.ffn}, vocab ${s.vocab}`],
       ]))
       const capNote = (p: typeof dec) => (p.capped ? `capped: the regressor said ${fmt(p.rawTps)}` : 'below it')
+      const iv = (p: typeof dec) => (p.interval ? `, 90% interval ${fmt(p.interval.low)}–${fmt(p.interval.high)}` : '')
       io.stdout(`\n== 3. PREDICTION (pretrained regressor ${regressor.name}, from the probed bandwidth; computed, not measured)\n`)
       io.stdout(keyValues([
-        ['decode', `${fmt(dec.predictedTps)} tok/s (roofline bound ${fmt(dec.rooflineTps)}, ${dec.binding}-bound; ${capNote(dec)})`],
-        ['prefill', `${fmt(pre.predictedTps)} tok/s for ${d.promptTokens} prompt tokens (roofline bound ${fmt(pre.rooflineTps)}, ${pre.binding}-bound; ${capNote(pre)})`],
+        ['decode', `${fmt(dec.predictedTps)} tok/s${iv(dec)} (roofline bound ${fmt(dec.rooflineTps)}, ${dec.binding}-bound; ${capNote(dec)})`],
+        ['prefill', `${fmt(pre.predictedTps)} tok/s for ${d.promptTokens} prompt tokens${iv(pre)} (roofline bound ${fmt(pre.rooflineTps)}, ${pre.binding}-bound; ${capNote(pre)})`],
       ]))
-      if (dec.capped || pre.capped) io.stdout('(capped: the regressor\'s own output exceeded the roofline bound, so the bound is the prediction. It was trained on GPUs and Apple chips running 3B-70B models; far from that data, as on a CPU with a small model, it overshoots. Its calibrate corrects it from a few measurements: docs/prediction-vs-measurement.md.)\n')
+      if (dec.capped || pre.capped) io.stdout('(capped: the regressor\'s own output exceeded the roofline bound, so the bound is the prediction. Its calibrate corrects it from a few measurements: docs/prediction-vs-measurement.md.)\n')
       io.stdout(`\n== 4. MEASUREMENT of llama-server's defaults (llama.cpp in this process, ${measurement.reps} reps after 1 warm-up, ${d.promptTokens} prompt + ${d.genTokens} generated tokens)\n`)
       io.stdout(keyValues([
         ['decode', `${fmt(b.decodeTps?.trimmedMean ?? NaN)} tok/s (trimmed mean; ${fmt((b.decodeTps?.trimmedMean ?? NaN) / dec.predictedTps * 100, 0)}% of the prediction)`],

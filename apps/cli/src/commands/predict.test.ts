@@ -27,6 +27,18 @@ describe('kerneltune predict', () => {
     expect(pre.predictedTps).toBeGreaterThan(j.predictedTps)
   })
 
+  it('should carry a 90% interval around the prediction, in JSON and in text (issue 18)', async () => {
+    const j = JSON.parse((await run(['predict', '--model', 'llama-3-8b', '--hardware', 'rtx-4090', '--json'])).out)
+    expect(j.interval.level).toBe(0.9)
+    expect(j.interval.low).toBeLessThan(j.predictedTps)
+    expect(j.interval.high).toBeGreaterThan(j.predictedTps)
+    expect(j.interval.high).toBeLessThanOrEqual(j.rooflineTps)
+    const text = (await run(['predict', '--model', 'llama-3-8b', '--hardware', 'rtx-4090'])).out
+    expect(text).toMatch(/90% interval\s+[\d,.]+ – [\d,.]+ tok\/s/)
+    const h = JSON.parse((await run(['predict', '--params-b', '7', '--quant', 'Q4K', '--mem-bw-gbs', '1008', '--heuristic', '--json'])).out)
+    expect(h.interval).toBeUndefined()
+  })
+
   it('should give the trueno worked value 256.0 with --heuristic', async () => {
     const r = await run(['predict', '--params-b', '7', '--quant', 'Q4K', '--mem-bw-gbs', '1008', '--heuristic', '--json'])
     const j = JSON.parse(r.out)

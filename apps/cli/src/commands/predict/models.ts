@@ -4,16 +4,17 @@
  * `kerneltune train`, or a calibrated one from `kerneltune calibrate`), checked by its schema.
  */
 import { z } from 'zod'
-import { parseWith, type Prediction } from '@kerneltune/core'
+import { parseWith } from '@kerneltune/core'
 import { findHardwarePreset } from '@kerneltune/features'
-import { CalibratedModel, CorrectionsSchema, LearnedModel, heuristicModel, featuresFromQuery, parseQuery, pretrainedModel, type ThroughputQuery, type ThroughputQueryInput } from '@kerneltune/regressor'
+import { CalibratedModel, CorrectionsSchema, LearnedModel, heuristicModel, featuresFromQuery, parseQuery, pretrainedModel, type IntervalPrediction, type ThroughputQuery, type ThroughputQueryInput } from '@kerneltune/regressor'
 import { usageError } from '../../cli/args.ts'
 import type { Io } from '../../cli/command.ts'
 import { readJsonFile } from '../shared/target-flags.ts'
 
 export interface Predictor {
   name: string
-  predict(q: ThroughputQuery): Prediction
+  /** A prediction, with its 90% interval when the model carries one (the pretrained model does). */
+  predict(q: ThroughputQuery): IntervalPrediction
 }
 
 export const CalibratedFileSchema = z.object({ format: z.literal('kerneltune.calibrated-model'), version: z.literal(1), base: z.unknown(), corrections: CorrectionsSchema, calibration: z.unknown().optional() })
@@ -63,7 +64,8 @@ export function queryFromRow(row: unknown): ThroughputQuery {
     if (!p) throw usageError(`unknown hardware "${String(r.hardware)}" (see kerneltune hardware list)`)
     Object.assign(q, { memBwGbs: p.memBwGbs, tflops: p.fp16Tflops, unifiedMemory: p.unifiedMemory ?? false, vendor: VENDORS.includes(p.vendor) ? p.vendor : 'other' })
   }
-  for (const k of ['paramsB', 'activeParamsB', 'quant', 'batch', 'phase', 'promptTokens', 'contextTokens', 'memBwGbs', 'tflops', 'unifiedMemory', 'vendor']) {
+  if (r.hardware !== undefined && findHardwarePreset(String(r.hardware))?.kind === 'cpu') q.device = 'cpu'
+  for (const k of ['paramsB', 'activeParamsB', 'quant', 'batch', 'phase', 'promptTokens', 'contextTokens', 'memBwGbs', 'tflops', 'unifiedMemory', 'vendor', 'layers', 'device', 'ubatch']) {
     if (r[k] !== undefined) q[k] = r[k]
   }
   if (r.context !== undefined && r.contextTokens === undefined) q.contextTokens = r.context

@@ -1,0 +1,58 @@
+/** Renders assets/accuracy.md (quoted in the README) from the leave-one-hardware-out scores. */
+import type { CoverageReport } from '../src/intervals.ts'
+import { TARGETS, type ModelScores } from './accuracy.ts'
+
+const pct = (x: number) => (Number.isNaN(x) ? '–' : `${(x * 100).toFixed(1)}%`)
+const ok = (b: boolean) => (b ? 'met' : '**not met**')
+
+export interface ReportInput {
+  header: string
+  models: readonly ModelScores[]
+  shipped: ModelScores
+  coverage: { all: CoverageReport; decode: CoverageReport; prefill: CoverageReport; byGroup: Record<string, CoverageReport> }
+}
+
+export function renderAccuracy({ header, models, shipped, coverage }: ReportInput): string {
+  const ridge = models.find((m) => m.options.kind === 'linear')
+  const cov = (c: CoverageReport) => `${pct(c.coverage)} | ${pct(c.medianRelativeWidth)} | ${c.rows}`
+  const hw = Object.keys(shipped.byHardware)
+  const o = shipped.overall
+  const chips = Object.values(coverage.byGroup)
+  const widths = chips.map((c) => c.medianRelativeWidth).sort((x, y) => x - y)
+  const chipCov = { level: coverage.all.level, coverage: chips.reduce((s, c) => s + c.coverage, 0) / chips.length, medianRelativeWidth: (widths[(widths.length - 1) >> 1]! + widths[widths.length >> 1]!) / 2, rows: chips.length }
+  const inRange = (c: CoverageReport) => c.coverage >= TARGETS.coverageLow && c.coverage <= TARGETS.coverageHigh && c.medianRelativeWidth < TARGETS.maxMedianRelativeWidth
+  return [
+    header,
+    '',
+    'Leave-one-hardware-out MAPE (each chip predicted by a model that never saw any of its rows). "rows": over every',
+    'held-out row (GB10 and M2 Ultra hold most rows, being the only chips with batch and context sweeps); "chips": the',
+    'mean of the per-chip MAPEs (each unseen chip counts once), which picks the shipped model.',
+    '',
+    '| model | decode MAPE (rows) | prefill MAPE (rows) | decode MAPE (chips) | prefill MAPE (chips) | decode rows | prefill rows | seconds |',
+    '|---|---|---|---|---|---|---|---|',
+    ...models.map((m) => `| ${m.label}${m === shipped ? ' **(shipped)**' : ''} | ${pct(m.overall.decode)} | ${pct(m.overall.prefill)} | ${pct(m.chipMean.decode)} | ${pct(m.chipMean.prefill)} | ${m.overall.decodeRows} | ${m.overall.prefillRows} | ${m.seconds.toFixed(0)} |`),
+    '',
+    `Targets (issue 18): decode ≤ ${pct(TARGETS.decodeMape)}: ${ok(o.decode <= TARGETS.decodeMape)} over rows (${pct(o.decode)}), ${ok(shipped.chipMean.decode <= TARGETS.decodeMape)} over chips (${pct(shipped.chipMean.decode)}); ` +
+      `prefill ≤ ${pct(TARGETS.prefillMape)}: ${ok(o.prefill <= TARGETS.prefillMape)} over rows (${pct(o.prefill)}), ${ok(shipped.chipMean.prefill <= TARGETS.prefillMape)} over chips (${pct(shipped.chipMean.prefill)}).`,
+    '',
+    `90% prediction interval of the shipped model (split-conformal on held-out log residuals, per phase; each chip's interval from the other chips' residuals). Target: coverage 85–95% with median relative width (high − low) ÷ predicted under 50%.`,
+    '',
+    '| phase | coverage | median relative width | rows | target |',
+    '|---|---|---|---|---|',
+    `| decode | ${cov(coverage.decode)} | ${ok(inRange(coverage.decode))} |`,
+    `| prefill | ${cov(coverage.prefill)} | ${ok(inRange(coverage.prefill))} |`,
+    `| both | ${cov(coverage.all)} | ${ok(inRange(coverage.all))} |`,
+    `| both, per chip (mean coverage, median width over chips) | ${pct(chipCov.coverage)} | ${pct(chipCov.medianRelativeWidth)} | ${hw.length} chips | ${ok(inRange(chipCov))} |`,
+    '',
+    `Per hardware (held out; shipped model${ridge && ridge !== shipped ? ', with the ridge for comparison' : ''}; 90% interval coverage over both phases):`,
+    '',
+    `| hardware | decode MAPE | prefill MAPE |${ridge && ridge !== shipped ? ' ridge decode | ridge prefill |' : ''} interval coverage | decode rows | prefill rows |`,
+    `|---|---|---|${ridge && ridge !== shipped ? '---|---|' : ''}---|---|---|`,
+    ...hw.map((g) => {
+      const s = shipped.byHardware[g]!
+      const r = ridge && ridge !== shipped ? ` ${pct(ridge.byHardware[g]!.decode)} | ${pct(ridge.byHardware[g]!.prefill)} |` : ''
+      return `| ${g} | ${pct(s.decode)} | ${pct(s.prefill)} |${r} ${pct(coverage.byGroup[g]!.coverage)} (width ${pct(coverage.byGroup[g]!.medianRelativeWidth)}) | ${s.decodeRows} | ${s.prefillRows} |`
+    }),
+    '',
+  ].join('\n')
+}

@@ -1,0 +1,161 @@
+/**
+ * The physics model: time per step = Σ multiplier × term (physics-terms.ts), throughput = tokens
+ * per step ÷ time. Each multiplier is exp(base + Σ effects of the row's hardware class, vendor and
+ * weight format), so it stays positive and an unseen class falls back to its vendor and the base.
+ * Fitted by damped Gauss-Newton on log(time) (relative error, like MAPE), with a ridge penalty on
+ * the effects (shrinking a class with few rows to the rest) and a weak prior on the bases (so a
+ * term the data cannot see, like the per-layer cost of tiny models, keeps a physical value).
+ */
+import { z } from 'zod'
+import { CholeskyDecomposition, Matrix } from 'ml-matrix'
+import { KerneltuneError } from '@kerneltune/core'
+import { PHYSICS_TERMS, PRIOR, baseName, effectKeys, effectName, stepTerms, type PhysicsTerm } from './physics-terms.ts'
+import type { ThroughputQuery } from './query.ts'
+
+export const PhysicsStateSchema = z.object({
+  /** Log multipliers by name ("decode.mem", "decode.mem|class:cpu", ...). */
+  params: z.record(z.string(), z.number()),
+  lambda: z.number().nonnegative(),
+  priorPrecision: z.number().nonnegative(),
+  groupBalance: z.number().min(0).max(1),
+  iterations: z.number().int().nonnegative(),
+})
+export type PhysicsState = z.output<typeof PhysicsStateSchema>
+
+export interface PhysicsOptions {
+  /** Ridge precision on the class/vendor/format effects (default 3). */
+  lambda?: number
+  /** Precision of the prior on the base multipliers (default 0.1: a weak pull). */
+  priorPrecision?: number
+  /** 0: every row weighs the same; 1: every hardware weighs the same in total (default 0.5). */
+  groupBalance?: number
+  maxIterations?: number
+}
+
+export interface PhysicsRow {
+  query: ThroughputQuery
+  measured: number
+  group?: string
+}
+
+interface Compiled {
+  tokens: number
+  /** Per term with a nonzero time: its seconds at multiplier 1 and its parameter indices. */
+  parts: { phi: number; idx: number[] }[]
+}
+
+function compile(q: ThroughputQuery, index: (name: string) => number | undefined): Compiled {
+  const { tokens, phi } = stepTerms(q)
+  const parts: Compiled['parts'] = []
+  PHYSICS_TERMS.forEach((term, k) => {
+    if (!(phi[k]! > 0)) return
+    const names = [baseName(q.phase, term), ...effectKeys(q, term).map((key) => effectName(q.phase, term, key))]
+    const idx = names.map(index).filter((i): i is number => i !== undefined)
+    parts.push({ phi: phi[k]!, idx })
+  })
+  return { tokens, parts }
+}
+
+function stepTime(c: Compiled, theta: ArrayLike<number>): { t: number; contrib: number[] } {
+  const contrib = c.parts.map((p) => p.phi * Math.exp(p.idx.reduce((s, i) => s + theta[i]!, 0)))
+  return { t: contrib.reduce((a, b) => a + b, 0), contrib }
+}
+
+/** Raw (unclamped) tokens/s of a query under a fitted state. */
+export function predictPhysics(state: PhysicsState, q: ThroughputQuery): number {
+  const { tokens, seconds } = physicsBreakdown(state, q)
+  return tokens / Object.values(seconds).reduce((a, b) => a + b, 0)
+}
+
+/** The predicted step time split by term (seconds), and the tokens the step yields. */
+export function physicsBreakdown(state: PhysicsState, q: ThroughputQuery): { tokens: number; seconds: Record<PhysicsTerm, number> } {
+  const { tokens, phi } = stepTerms(q)
+  const seconds = {} as Record<PhysicsTerm, number>
+  PHYSICS_TERMS.forEach((term, k) => {
+    const names = [baseName(q.phase, term), ...effectKeys(q, term).map((key) => effectName(q.phase, term, key))]
+    seconds[term] = phi[k]! * Math.exp(names.reduce((s, n) => s + (state.params[n] ?? 0), 0))
+  })
+  return { tokens, seconds }
+}
+
+/** Fits the multipliers on measured rows (deterministic: fixed start, fixed iteration rule). */
+export function fitPhysics(rows: readonly PhysicsRow[], opts: PhysicsOptions = {}): PhysicsState {
+  if (rows.length < 10) throw new KerneltuneError('INSUFFICIENT_DATA', `Insufficient training data: ${rows.length} samples (need >= 10)`)
+  const lambda = opts.lambda ?? 3
+  const priorPrecision = opts.priorPrecision ?? 0.1
+  const groupBalance = opts.groupBalance ?? 0.5
+  const names: string[] = []
+  const pos = new Map<string, number>()
+  const prior: number[] = []
+  const precision: number[] = []
+  const index = (n: string) => {
+    let i = pos.get(n)
+    if (i === undefined) {
+      i = names.length
+      names.push(n)
+      pos.set(n, i)
+      const base = !n.includes('|')
+      prior.push(base ? Math.log(PRIOR[n.split('.')[1] as keyof typeof PRIOR]) : 0)
+      precision.push(base ? priorPrecision : lambda)
+    }
+    return i
+  }
+  const compiled = rows.map((r) => compile(r.query, index))
+  const y = rows.map((r, i) => Math.log(compiled[i]!.tokens / r.measured))
+  // Row weights: a blend of equal rows and equal hardware, normalised to a mean of 1, so the
+  // GB10 and M2 Ultra sweeps (over half the rows) do not set every shared multiplier alone.
+  const counts = new Map<string, number>()
+  for (const r of rows) counts.set(r.group ?? '', (counts.get(r.group ?? '') ?? 0) + 1)
+  const raw = rows.map((r) => (1 - groupBalance) + (groupBalance * rows.length) / (counts.size * counts.get(r.group ?? '')!))
+  const mean = raw.reduce((a, b) => a + b, 0) / raw.length
+  const w = raw.map((x) => x / mean)
+  const P = names.length
+  const theta = Float64Array.from(prior)
+  const objective = (th: Float64Array) => {
+    let s = 0
+    compiled.forEach((c, i) => (s += w[i]! * (Math.log(stepTime(c, th).t) - y[i]!) ** 2))
+    for (let j = 0; j < P; j++) s += precision[j]! * (th[j]! - prior[j]!) ** 2
+    return s
+  }
+  let current = objective(theta)
+  let damping = 1e-3
+  let iterations = 0
+  for (let it = 0; it < (opts.maxIterations ?? 200); it++) {
+    iterations = it + 1
+    const A = new Float64Array(P * P)
+    const g = new Float64Array(P)
+    compiled.forEach((c, i) => {
+      const { t, contrib } = stepTime(c, theta)
+      const r = Math.log(t) - y[i]!
+      // d log t / d θ_j = Σ over the parts using θ_j of contrib ÷ t.
+      const grad = new Map<number, number>()
+      c.parts.forEach((p, k) => p.idx.forEach((j) => grad.set(j, (grad.get(j) ?? 0) + contrib[k]! / t)))
+      for (const [j, gj] of grad) {
+        g[j]! += w[i]! * r * gj
+        for (const [l, gl] of grad) if (l >= j) A[j * P + l]! += w[i]! * gj * gl
+      }
+    })
+    for (let j = 0; j < P; j++) {
+      g[j]! += precision[j]! * (theta[j]! - prior[j]!)
+      A[j * P + j] = A[j * P + j]! * (1 + damping) + precision[j]! + 1e-12
+      for (let l = 0; l < j; l++) A[j * P + l] = A[l * P + j]! // the upper triangle was accumulated
+    }
+    const M = new Matrix(Array.from({ length: P }, (_, j) => Array.from(A.subarray(j * P, (j + 1) * P))))
+    const step = new CholeskyDecomposition(M).solve(Matrix.columnVector(Array.from(g, (x) => -x))).getColumn(0)
+    const next = Float64Array.from(theta, (v, j) => v + step[j]!)
+    const value = objective(next)
+    if (value < current) {
+      const gain = current - value
+      theta.set(next)
+      current = value
+      damping = Math.max(damping / 3, 1e-9)
+      if (gain < 1e-10 * (1 + current)) break
+    } else {
+      damping *= 10
+      if (damping > 1e8) break
+    }
+  }
+  const params: Record<string, number> = {}
+  names.forEach((n, j) => (params[n] = theta[j]!))
+  return { params, lambda, priorPrecision, groupBalance, iterations }
+}

@@ -1,0 +1,71 @@
+/**
+ * Re-predicts the saved llama.cpp measurements of predict-vs-measure.ts with the current
+ * pretrained model, measuring nothing: the measurements (and their date) stay those of the saved
+ * run, the predictions, calibration and errors are recomputed. Used when the model changes and the
+ * shared machine is too loaded for a clean re-measurement; the result says which is which.
+ */
+import { synthLlama, type SynthQuant } from '../../packages/gguf/src/index.ts'
+import { parseQuery, pretrainedInfo, pretrainedModel, queryBound, type ThroughputQueryInput } from '../../packages/regressor/src/index.ts'
+import { PHASES, calibrateByPhase, mape, slim, type Phase } from './predict-vs-measure-calibration.ts'
+import type { ReportPoint } from './predict-vs-measure-table.ts'
+
+const parse = (s: string) => Number(s.slice(0, -1)) * (s.endsWith('M') ? 1e6 : s.endsWith('B') ? 1e9 : 1)
+
+// The saved result's shape (predict-vs-measure.ts writes it); only what is re-derived is typed.
+interface Saved {
+  date: string
+  points: ReportPoint[]
+  hardware: { query: Record<string, unknown> }
+  calibration: { calibratedOn: string[] }
+  [k: string]: unknown
+}
+
+export function repredict<T extends Saved>(saved: T) {
+  const predictor = pretrainedModel()
+  const hw = { ...saved.hardware.query, device: 'cpu' as const }
+  const points = saved.points.map((p) => {
+    // The layer count of the synthetic model, from the same shape rule that wrote it (nothing is generated).
+    const layers = synthLlama({ params: parse(p.size), quant: p.quant as SynthQuant, seed: 1, vocabSize: 2048 }).shape.layers
+    const query = Object.fromEntries(PHASES.map((ph) => [ph, { ...p.query[ph], ...hw, layers }])) as Record<Phase, ThroughputQueryInput>
+    return {
+      ...p, query,
+      predicted: { decode: slim(predictor.predict(query.decode)), prefill: slim(predictor.predict(query.prefill)) },
+      binding: { decode: queryBound(parseQuery(query.decode)).binding, prefill: queryBound(parseQuery(query.prefill)).binding },
+    }
+  })
+  const fits = calibrateByPhase(predictor, points)
+  for (const p of points) p.calibrated = { decode: slim(fits.decode.model.predict(p.query.decode)), prefill: slim(fits.prefill.model.predict(p.query.prefill)) }
+  const held = points.filter((p) => !p.calibration)
+  const inside = (phase: Phase, pts: typeof points) => pts.filter((p) => p.predicted[phase].interval && p.measured[phase] >= p.predicted[phase].interval!.low && p.measured[phase] <= p.predicted[phase].interval!.high).length
+  const errorOf = (phase: Phase) => ({
+    heldOutBefore: mape(held.map((p) => ({ predicted: p.predicted[phase].predictedTps, measured: p.measured[phase] }))),
+    heldOutAfter: mape(held.map((p) => ({ predicted: p.calibrated![phase].predictedTps, measured: p.measured[phase] }))),
+    allBefore: mape(points.map((p) => ({ predicted: p.predicted[phase].predictedTps, measured: p.measured[phase] }))),
+    calibrationBefore: fits[phase].result.mapeBefore,
+    calibrationLeaveOneOutAfter: fits[phase].result.mapeAfter,
+    factor: fits[phase].result.factor,
+    overheadFactor: fits[phase].result.overheadFactor,
+    cappedBefore: points.filter((p) => p.predicted[phase].capped).length,
+    cappedAfter: points.filter((p) => p.calibrated![phase].capped).length,
+    insideInterval: inside(phase, points),
+  })
+  const errors = { decode: errorOf('decode'), prefill: errorOf('prefill') }
+  const info = pretrainedInfo() as { hardware: string[]; sampleCount: number; scriptVersion: string; description: string }
+  return {
+    ...saved,
+    measuredAt: saved.date,
+    predictedAt: new Date().toISOString(),
+    repredicted: 'measurements from the saved run (date above); predictions, calibration and errors recomputed with the current pretrained model',
+    command: 'pnpm exec tsx --conditions=@kerneltune/source tooling/scripts/predict-vs-measure.ts --repredict --doc',
+    predictor: { name: predictor.name, kind: 'pretrained', modelKind: predictor.kind, description: info.description, scriptVersion: info.scriptVersion, trainedOn: info.hardware, sampleCount: info.sampleCount },
+    calibration: {
+      ...saved.calibration,
+      method: '@kerneltune/regressor calibrate, one fit per phase',
+      factors: { decode: errors.decode.factor, prefill: errors.prefill.factor },
+      overheadFactors: { decode: errors.decode.overheadFactor, prefill: errors.prefill.overheadFactor },
+    },
+    hardware: { ...saved.hardware, query: hw },
+    points,
+    errors,
+  }
+}
