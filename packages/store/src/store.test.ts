@@ -88,6 +88,19 @@ describe.each(drivers)('store on %s', (name, url) => {
     expect(c1).toMatchObject({ status: 'failed', cached: true, comparison: { p: 0.01 }, error: 'boom', gate: null })
   })
 
+  it.skipIf(skip)('should refuse a second result for the same (run, combination)', async () => {
+    const run = await store.runs.create({ tenant: 't1', mode: 'exhaustive', target, snapshot, qualityGate: 'pareto', backend: 'b', repetitions: 3, combos })
+    const metrics = { throughputTps: 100, latencyP50Ms: 10, latencyP95Ms: 12, latencyP99Ms: 13 }
+    const first = { status: 'measured' as const, simulated: false, cached: false, repetitions: [{ latencyMs: 10 }], metrics, comparison: null, error: null }
+    expect(await store.runs.recordComboOnce(run.id, 0, first)).toBe(true)
+    // A retried job racing the first one: refused, the first result stays, progress counts it once.
+    expect(await store.runs.recordComboOnce(run.id, 0, { ...first, repetitions: [{ latencyMs: 99 }] })).toBe(false)
+    const settled = await Promise.all([1, 2, 3].map(() => store.runs.recordComboOnce(run.id, 1, first)))
+    expect(settled.filter(Boolean)).toHaveLength(1)
+    expect((await store.runs.require('t1', run.id)).progress).toEqual({ done: 2, total: 2 })
+    expect((await store.runs.combos(run.id))[0]!.repetitions).toEqual([{ latencyMs: 10 }])
+  })
+
   it.skipIf(skip)('should leave nothing behind when a run cannot be created whole', async () => {
     const before = (await store.runs.list(null, { includeDeleted: true })).total
     const bad = [...combos, { combo: { a: 'b' }, comboHash: null as unknown as string, isBaseline: false }]

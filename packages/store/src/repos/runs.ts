@@ -166,6 +166,29 @@ export function runsRepo(db: SqlDriver) {
       })
     },
 
+    /**
+     * recordCombo for distributed workers: stores the result only while the combination is still
+     * pending, in one transaction, and says whether it did. A job retried after a worker vanished
+     * (or delivered twice) can then never store a second result for the same (run, combination).
+     */
+    async recordComboOnce(runId: string, index: number, result: ComboResult): Promise<boolean> {
+      return db.transaction(async (tx) => {
+        const { changes } = await tx.run(
+          `UPDATE kernel_run_combos SET status = ?, simulated = ?, cached = ?, repetitions = ?, metrics = ?, comparison = ?, error = ?
+           WHERE run_id = ? AND idx = ? AND status = 'pending'`,
+          [result.status, result.simulated ? 1 : 0, result.cached ? 1 : 0, JSON.stringify(result.repetitions),
+            toJson(result.metrics), toJson(result.comparison), result.error, runId, index],
+        )
+        if (changes === 0) return false
+        await tx.run(
+          `UPDATE kernel_runs SET progress_done = (SELECT COUNT(*) FROM kernel_run_combos WHERE run_id = ? AND status <> 'pending'),
+           updated_at = ? WHERE id = ?`,
+          [runId, now(), runId],
+        )
+        return true
+      })
+    },
+
     /** Writes the gate verdicts and the summary, and sets the final status, together. */
     async finish(runId: string, status: RunStatus, summary: unknown, gates: ReadonlyMap<number, { passed: boolean; reasons: string[] }>, error: string | null = null): Promise<void> {
       await db.transaction(async (tx) => {
