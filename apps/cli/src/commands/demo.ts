@@ -12,6 +12,7 @@ import { parseParamCount, synthLlama, type SynthQuant } from '@kerneltune/gguf'
 import { writeGgufFile } from '@kerneltune/gguf/node'
 import { detectHardware, fromGguf, specFromDetected } from '@kerneltune/features/node'
 import { parseQuery, pretrainedModel, queryBound, type ThroughputQueryInput } from '@kerneltune/regressor'
+import { formatCommandLine } from '@kerneltune/core'
 import { SWEEP_GATE_DEFAULTS } from '@kerneltune/engines-llamacpp'
 import type { GateMethod } from '@kerneltune/stats'
 import { defineCommand } from '../cli/command.ts'
@@ -186,7 +187,7 @@ export const demoCommand = defineCommand({
         const wd = w.stats.decodeTps?.trimmedMean ?? NaN
         io.stdout(`the winner decodes at ${fmt(wd)} tok/s, ${fmt(wd / dec.predictedTps * 100, 0)}% of the predicted ${fmt(dec.predictedTps)}\n`)
       }
-      io.stdout(`\n== Recommended command line\n${sweep.recommendedArgv.join(' ')}\n`)
+      io.stdout(`\n== Recommended command line\n${formatCommandLine({ argv: sweep.recommendedArgv })}\n`)
       if (!keepDir) io.stdout('(the model was temporary and is removed now; pass --keep or --out-dir DIR to keep it)\n')
       io.stdout(`\ndone in ${fmt(seconds.total, 1)} s (detect ${fmt(tDetect, 1)}, model ${fmt(tSynth, 1)}, sweep ${fmt(tSweep, 1)}). Next: kerneltune sweep --gguf ${keepDir ? path : 'FILE'} (standard mode), kerneltune measure --help\n`)
     } finally {
