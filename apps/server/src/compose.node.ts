@@ -10,7 +10,7 @@ import { homedir } from 'node:os'
 import { dirname, join } from 'node:path'
 import process from 'node:process'
 import { analyticalBackend, type AnalyticalBackendOptions } from '@kerneltune/backends'
-import { gpuKernelsBackend, llamacppRunBackend, llamacppRunEngine } from '@kerneltune/backends/node'
+import { gpuKernelsBackend, llamacppRunBackend, llamacppRunEngine, llamaServerRunBackend } from '@kerneltune/backends/node'
 import { buildCatalog, type Catalog } from '@kerneltune/catalog'
 import { createRegistry, type AnyPlugin, type EnginePlugin, type MeasurementBackend, type Registry } from '@kerneltune/core'
 import { onnxEngine } from '@kerneltune/engines-onnx'
@@ -36,7 +36,7 @@ export interface BackendOptions {
 
 /** The built-in measurement backends. Creating them starts nothing: a device or binary is opened on first use. */
 export function backendPlugins(options: BackendOptions = {}): MeasurementBackend[] {
-  return [analyticalBackend(options.analytical), gpuKernelsBackend(), llamacppRunBackend()]
+  return [analyticalBackend(options.analytical), gpuKernelsBackend(), llamacppRunBackend(), llamaServerRunBackend()]
 }
 
 /** Engines, measurement backends and search strategies, plus any extra plugins (tests, extensions). */

@@ -15,7 +15,7 @@ describe('the composition root', () => {
   it('should register every built-in backend and the search strategies, and build the catalog from them', async () => {
     const registry = defaultRegistry()
     expect(registry.list('measurement-backend').map((b) => b.name)).toEqual(backendPlugins().map((b) => b.name))
-    expect(registry.list('measurement-backend').map((b) => b.name)).toEqual(['analytical', 'gpu-kernels', 'node-llama-cpp'])
+    expect(registry.list('measurement-backend').map((b) => b.name)).toEqual(['analytical', 'gpu-kernels', 'node-llama-cpp', 'server'])
     expect(registry.list('search-strategy').length).toBeGreaterThan(0)
     const c = await compose({ databaseUrl: ':memory:', env: {} })
     try {
