@@ -6,9 +6,10 @@
  *
  * @example
  * ```ts
+ * import { formatCommandLine } from '@kerneltune/core'
  * import { vllmEngine } from '@kerneltune/engines-vllm'
- * const r = vllmEngine().translate({ attention_backend: 'flash_attn_v3', cuda_graph: 'dynamic' })
- * if (r.ok) console.log(r.env, r.argv.join(' '))
+ * const r = vllmEngine().translate({ attention_backend: 'flash_attn_v3', cuda_graph: 'dynamic' }, { version: '0.32.0' })
+ * if (r.ok) console.log(formatCommandLine(r)) // quoted for sh: the JSON values survive a paste
  * else console.log(`${r.dimension}=${r.value}: ${r.reason}`)
  * ```
  */
