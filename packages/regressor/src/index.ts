@@ -1,9 +1,10 @@
 /**
  * @module @kerneltune/regressor
  * Throughput prediction in tokens/s, always clamped by the roofline and saying so: trueno's
- * heuristic model (§A.4, exact), ridge and random-forest models with one interface (train,
- * predict, cross-validated MAPE, permutation importance, versioned JSON), a pretrained model
- * fitted on public llama.cpp measurements, per-hardware calibration and an online learner.
+ * heuristic model (§A.4, exact), ridge, random-forest and physics models with one interface
+ * (train, predict, cross-validated MAPE, permutation importance, versioned JSON), a pretrained
+ * physics model fitted on public llama.cpp measurements whose predictions carry a 90%
+ * split-conformal interval, per-hardware calibration and an online learner.
  *
  * @example
  * ```ts
