@@ -42,3 +42,22 @@ describe('every engine on an H100 in quick mode', () => {
     })
   }
 })
+
+describe('kerneltune catalog preview --version', () => {
+  it('should check refusals for the release named: XFORMERS is legal on vLLM 0.11.2 and refused on 0.32.0', async () => {
+    const xformers = async (version: string) => {
+      const r = await kerneltune(['catalog', 'preview', '--hardware', 'h100-sxm', '--engine', 'vllm', '--version', version, '--mode', 'exhaustive', '--json'])
+      expect(r.code).toBe(0)
+      return r.json.counts.exhaustive.refusedBy['attention_backend=xformers'] ?? 0
+    }
+    expect(await xformers('0.11.2')).toBe(0)
+    expect(await xformers('0.32.0')).toBeGreaterThan(0)
+  })
+
+  it('should refuse an unknown release once, with exit 2', async () => {
+    const out: string[] = []
+    const io: Io = { stdout: (s) => void out.push(s), stderr: (s) => void out.push(s), interactive: false, env: {}, cwd: t.dir }
+    expect(await main(['catalog', 'preview', '--hardware', 'h100-sxm', '--engine', 'vllm', '--version', '0.20.0'], io)).toBe(2)
+    expect(out.join('')).toMatch(/supported versions/)
+  })
+})

@@ -29,7 +29,7 @@ export const catalogExplain = defineCommand({
     const isHash = /^[0-9a-f]{16}$/.test(subject)
     const hardware = isCombo || isHash ? resolveHardware(ctx.flags.hardware) : undefined
     const engineName = ctx.flags.engine ?? 'vllm'
-    const session = await openCatalog(isCombo || isHash ? engineName : undefined, hardware)
+    const session = await openCatalog(isCombo || isHash ? engineName : undefined, hardware, ctx.flags.version)
     const { catalog } = session
 
     if (!isCombo && !isHash) {
@@ -49,7 +49,7 @@ export const catalogExplain = defineCommand({
       throw kerneltuneError('NOT_FOUND', `"${subject}" is not a rule or dimension id; rules: ${catalog.rules.map((r) => r.id).join(', ')}; dimensions: ${catalog.dimensions.map((d) => d.id).join(', ')}`)
     }
 
-    const target = { hardware: hardware!, engine: engineName }
+    const target = { hardware: hardware!, engine: engineName, ...(ctx.flags.version ? { engineVersion: ctx.flags.version } : {}) }
     let combo: Combo
     if (isHash) {
       const found = [...catalog.enumerate(target)].find((e) => e.hash === subject)

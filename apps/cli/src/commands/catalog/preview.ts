@@ -24,12 +24,13 @@ export const catalogPreview = defineCommand({
   async run(ctx) {
     const hardware = resolveHardware(ctx.flags.hardware)
     const engineName = ctx.flags.engine ?? 'vllm'
-    const session = await openCatalog(engineName, hardware)
-    const target = { hardware, engine: engineName }
+    const version = ctx.flags.version
+    const session = await openCatalog(engineName, hardware, version)
+    const target = { hardware, engine: engineName, ...(version ? { engineVersion: version } : {}) }
     const large = session.catalog.space(target, 'exhaustive').total > 500_000
     const mode = (ctx.flags.mode ?? (large ? 'quick' : 'exhaustive')) as (typeof ENUMERATION_MODES)[number]
     const refuse = ctx.flags.engineCheck === false ? undefined : session.refuse
-    const preview = await session.catalog.previewAsync({ hardware, engine: engineName }, { mode, ...(refuse ? { refuse } : {}) })
+    const preview = await session.catalog.previewAsync(target, { mode, ...(refuse ? { refuse } : {}) })
     const note = ctx.flags.engineCheck === false ? 'engine refusals skipped (--no-engine-check)' : undefined
     if (large && !ctx.flags.mode) ctx.io.stderr(`the exhaustive space is too large to classify one by one: previewing quick mode\n`)
     if (ctx.json) return ctx.printJson({ ...preview, ...(note ? { engineRefusalNote: note } : {}) })

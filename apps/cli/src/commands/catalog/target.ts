@@ -12,6 +12,7 @@ import { defaultRegistry } from '@kerneltune/server/compose'
 export const TARGET_FLAGS = [
   { name: 'hardware', type: 'string', valueName: 'NAME', description: 'Hardware preset id or name (e.g. h100-sxm, a100-sxm-80gb, l4, mi300x); see @kerneltune/features presets.' },
   { name: 'engine', type: 'string', valueName: 'NAME', default: 'vllm', description: 'Engine plugin name (vllm, tgi, trtllm, trtllm-serve, triton, onnx, llamacpp).' },
+  { name: 'version', type: 'string', valueName: 'V', description: "Engine release the refusals and version-ranged rules are checked for (default: the engine's default, its newest)." },
 ] as const satisfies readonly FlagSpec[]
 
 export function resolveHardware(name: string | undefined): HardwareSpec {
@@ -34,7 +35,7 @@ export interface CatalogSession {
  * The catalog (with every registered engine's extension) and, when an engine is named, its
  * plugin and refusal hook.
  */
-export async function openCatalog(engineName: string | undefined, hardware?: HardwareSpec): Promise<CatalogSession> {
+export async function openCatalog(engineName: string | undefined, hardware?: HardwareSpec, version?: string): Promise<CatalogSession> {
   const registry = defaultRegistry()
   const catalog = buildCatalog(registry)
   if (engineName === undefined) return { catalog, registry }
@@ -43,8 +44,10 @@ export async function openCatalog(engineName: string | undefined, hardware?: Har
     const names = registry.list('engine').map((e) => e.name).join(', ')
     throw kerneltuneError('PLUGIN_NOT_FOUND', `no engine plugin named "${engineName}"; registered: ${names || 'none'}`)
   }
+  // An unknown release is a usage error once, not a refusal of every combination.
+  if (version !== undefined) await engine.translate({}, { version })
   const refuse: AsyncRefuseHook = async (combo: Combo) => {
-    const r = await engine.translate(combo, hardware ? { hardware } : {})
+    const r = await engine.translate(combo, { ...(hardware ? { hardware } : {}), ...(version ? { version } : {}) })
     return r.ok ? undefined : { dimension: r.dimension, value: r.value, reason: r.reason }
   }
   return { catalog, registry, engine, refuse }
