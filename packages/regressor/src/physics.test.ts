@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import {
-  LearnedModel, PHYSICS_TERMS, conformalQuantiles, fitPhysics, hardwareClass, heldOutCoverage, parseQuery, predictPhysics,
+  LearnedModel, PHYSICS_TERMS, calibrate, conformalQuantiles, physicsBreakdown, type PhysicsState, fitPhysics, hardwareClass, heldOutCoverage, parseQuery, predictPhysics,
   pretrainedInfo, pretrainedModel, queryBound, seededRandom, stepTerms, type HeldOutRow, type TrainingSample,
 } from './index.ts'
 
@@ -88,5 +88,27 @@ describe('pretrained physics model', () => {
     const many = pretrainedModel().predict({ ...q, layers: 16 })
     expect(few.capped).toBe(false)
     expect(many.predictedTps).toBeLessThan(few.predictedTps)
+  })
+})
+
+describe('calibrate on the physics model', () => {
+  it('should fit separate work and overhead multipliers from three sizes and predict unseen sizes', () => {
+    const base = pretrainedModel()
+    const hw = { quant: 'Q8_0', memBwGbs: 14, tflops: 0.33, unifiedMemory: true, vendor: 'intel' as const, device: 'cpu' as const, contextTokens: 144 }
+    const sizes = [[0.015, 8], [0.03, 10], [0.06, 12], [0.12, 19], [0.24, 14]] as const
+    // A machine whose bytes and FLOPs take 1.3× and whose overheads take 0.4× the model's times.
+    const machine = ([paramsB, layers]: readonly [number, number]) => {
+      const q = parseQuery({ ...hw, paramsB, layers })
+      const { tokens, seconds } = physicsBreakdown(base.json.physics as PhysicsState, q)
+      const t = Object.entries(seconds).reduce((s, [k, v]) => s + v * (k === 'layer' || k === 'step' ? 0.4 : 1.3), 0)
+      return { query: { ...hw, paramsB, layers }, measuredTps: Math.min(tokens / t, queryBound(q).boundTps) }
+    }
+    const { result, model } = calibrate(base, [sizes[0], sizes[2], sizes[4]].map(machine))
+    expect(result.overheadFactor).toBeCloseTo(0.4, 2)
+    expect(1 / result.factor).toBeCloseTo(1.3, 2)
+    for (const s of [sizes[1], sizes[3]]) {
+      const m = machine(s)
+      expect(Math.abs(model.predict(m.query).predictedTps / m.measuredTps - 1)).toBeLessThan(0.01)
+    }
   })
 })
