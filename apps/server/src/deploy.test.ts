@@ -28,6 +28,10 @@ function hasPromtool(): boolean {
   return spawnSync('promtool', ['--version'], { stdio: 'ignore' }).status === 0
 }
 // Under CI=true a missing promtool is a failing test (Debian's prometheus package ships it).
+const REDIS = process.env.KERNELTUNE_TEST_REDIS_URL
+const redisMissing = requireOrSkip(Boolean(REDIS), 'Redis for the worker metrics of the dashboard: KERNELTUNE_TEST_REDIS_URL is unset (bash tooling/scripts/start-test-redis.sh starts one and prints it)', { runtimes: ['node'] })
+// Exported only by a server that dispatches to workers through Redis (distributed/redis-queue.ts).
+const WORKER_METRICS = new Set(['kerneltune_l1_queue_depth', 'kerneltune_l1_queue_stalled_jobs_total', 'kerneltune_l1_active_workers'])
 const promtoolMissing = requireOrSkip(hasPromtool(), 'promtool: not installed (apt-get install -y prometheus)')
 
 /** Metric names in a PromQL expression: what is left once strings, label matchers, ranges,
@@ -76,6 +80,35 @@ function alertExprs(): { alert: string; expr: string }[] {
   return out
 }
 
+/** Starts a real server (in-memory store) on a free port and reads the names its /metrics declares. */
+async function liveMetricNames(options: { redisUrl?: string; redisPrefix?: string }): Promise<Set<string>> {
+  const store = await openStore(':memory:')
+  const server = await serve({ port: 0, store, env: { KERNELTUNE_ADMIN_TOKEN: 'deploy-test-token-0123456789' }, log: () => {}, ...options })
+  try {
+    const res = await fetch(`${server.url}/metrics`)
+    expect(res.status).toBe(200)
+    return exported(await res.text())
+  } finally {
+    await server.close()
+    await store.close()
+  }
+}
+
+/** Every metric a dashboard panel, dashboard variable or alert names, with where. */
+function usedMetrics(): { where: string; name: string }[] {
+  const dashboard = JSON.parse(readFileSync(DASHBOARD, 'utf8')) as Dashboard
+  const out: { where: string; name: string }[] = []
+  const add = (where: string, expr: string) => {
+    const names = metricNames(expr)
+    if (names.length === 0) out.push({ where, name: '(none)' })
+    for (const name of names) out.push({ where, name })
+  }
+  for (const p of dashboard.panels) for (const t of p.targets) add(`panel "${p.title}"`, t.expr)
+  for (const v of dashboard.templating.list) if (v.definition) add(`variable ${v.name}`, v.definition.replace(/^label_values\((.*),\s*\w+\)$/, '$1'))
+  for (const a of alertExprs()) add(`alert ${a.alert}`, a.expr)
+  return out
+}
+
 describe('deploy: dashboard and alerts', () => {
   it('should find the metric names of an expression and not its functions or labels', () => {
     expect(metricNames('sum by (status) (rate(kerneltune_l1_runs_total{job=~"$job"}[5m]))')).toEqual(['kerneltune_l1_runs_total'])
@@ -84,37 +117,28 @@ describe('deploy: dashboard and alerts', () => {
   })
 
   it('should name only metrics a live server exports, in every dashboard panel and alert', async () => {
-    const store = await openStore(':memory:')
-    const server = await serve({ port: 0, store, env: { KERNELTUNE_ADMIN_TOKEN: 'deploy-test-token-0123456789' }, log: () => {} })
-    try {
-      const res = await fetch(`${server.url}/metrics`)
-      expect(res.status).toBe(200)
-      const names = exported(await res.text())
-      const dashboard = JSON.parse(readFileSync(DASHBOARD, 'utf8')) as Dashboard
-      expect(dashboard.uid).toBe('kerneltune-l1')
-      const missing: string[] = []
-      const check = (where: string, expr: string) => {
-        const used = metricNames(expr)
-        expect(used.length, `${where} names no metric`).toBeGreaterThan(0)
-        for (const n of used) if (!names.has(n) && !PROMETHEUS_SERIES.has(n)) missing.push(`${where}: ${n}`)
-      }
-      for (const p of dashboard.panels) for (const t of p.targets) check(`panel "${p.title}"`, t.expr)
-      for (const v of dashboard.templating.list) if (v.definition) check(`variable ${v.name}`, v.definition.replace(/^label_values\((.*),\s*\w+\)$/, '$1'))
-      const alerts = alertExprs()
-      expect(alerts.map((a) => a.alert).sort()).toEqual(['KerneltuneApiErrorRateHigh', 'KerneltuneCacheHitRateCollapsed', 'KerneltuneLandingTtfsSlow', 'KerneltuneMetricsDown', 'KerneltuneRunsStuckRunning'])
-      for (const a of alerts) check(`alert ${a.alert}`, a.expr)
-      expect(missing).toEqual([])
-    } finally {
-      await server.close()
-      await store.close()
-    }
+    const names = await liveMetricNames({})
+    const dashboard = JSON.parse(readFileSync(DASHBOARD, 'utf8')) as Dashboard
+    expect(dashboard.uid).toBe('kerneltune-l1')
+    expect(alertExprs().map((a) => a.alert).sort()).toEqual(['KerneltuneApiErrorRateHigh', 'KerneltuneCacheHitRateCollapsed', 'KerneltuneLandingTtfsSlow', 'KerneltuneMetricsDown', 'KerneltuneNoWorkerHeartbeat', 'KerneltuneRunsStuckRunning'])
+    const used = usedMetrics()
+    // Worker metrics exist only on a server with Redis: the next test checks those.
+    expect(used.filter((u) => !WORKER_METRICS.has(u.name) && !names.has(u.name) && !PROMETHEUS_SERIES.has(u.name)).map((u) => `${u.where}: ${u.name}`)).toEqual([])
+  })
+
+  it.skipIf(redisMissing)('should name only worker metrics that a live server started with Redis exports', async () => {
+    const names = await liveMetricNames({ redisUrl: REDIS!, redisPrefix: `kt-deploy-test-${process.pid}` })
+    const workerUsed = usedMetrics().filter((u) => WORKER_METRICS.has(u.name))
+    expect(workerUsed.length).toBeGreaterThan(0)
+    expect(workerUsed.filter((u) => !names.has(u.name)).map((u) => `${u.where}: ${u.name}`)).toEqual([])
   })
 
   it('should have a panel for each thing the issue asks operators to watch', () => {
     const dashboard = JSON.parse(readFileSync(DASHBOARD, 'utf8')) as Dashboard
     const exprs = dashboard.panels.flatMap((p) => p.targets.map((t) => t.expr)).join('\n')
     for (const metric of ['kerneltune_l1_runs_total', 'kerneltune_l1_cache_hits_total', 'kerneltune_l1_quality_gate_rejections_total', 'kerneltune_l1_tune_budget_used_ratio',
-      'kerneltune_l1_registry_entries', 'kerneltune_l1_landing_ttfs_seconds_bucket', 'kerneltune_l1_job_queue_jobs', 'kerneltune_l1_run_stalled_seconds']) {
+      'kerneltune_l1_registry_entries', 'kerneltune_l1_landing_ttfs_seconds_bucket', 'kerneltune_l1_job_queue_jobs', 'kerneltune_l1_run_stalled_seconds',
+      'kerneltune_l1_queue_depth', 'kerneltune_l1_queue_stalled_jobs_total', 'kerneltune_l1_active_workers']) {
       expect(exprs, metric).toContain(metric)
     }
   })
@@ -126,7 +150,7 @@ describe('deploy: dashboard and alerts', () => {
 
   it.skipIf(promtoolMissing)('should pass promtool check rules and the rule unit tests', () => {
     const check = execFileSync('promtool', ['check', 'rules', ALERTS], { encoding: 'utf8' })
-    expect(check).toMatch(/SUCCESS: 5 rules found/)
+    expect(check).toMatch(/SUCCESS: 6 rules found/)
     const tests = spawnSync('promtool', ['test', 'rules', ALERT_TESTS], { encoding: 'utf8' })
     expect(tests.stdout + tests.stderr).toMatch(/SUCCESS/)
     expect(tests.status).toBe(0)
