@@ -24,6 +24,7 @@ import { predictCommand } from './predict.ts'
 import { recommendCommand } from './recommend.ts'
 import { trainCommand } from './train.ts'
 import { calibrateCommand } from './calibrate.ts'
+import { benchCommand } from './bench.ts'
 
 // Grouped as a user meets them: the whole job, then predict, search, apply, measure, serve.
 export const COMMANDS: Command<any>[] = [
@@ -35,7 +36,7 @@ export const COMMANDS: Command<any>[] = [
   // apply
   translateCommand,
   // measure
-  modelCommand, measureCommand, kernelsCommand, autotuneCommand,
+  modelCommand, measureCommand, benchCommand, kernelsCommand, autotuneCommand,
   // serve
   serveCommand, tokenCommand, banditCommand,
 ]

@@ -25,6 +25,7 @@ import { GATE_METHODS, type GateMethod } from '@kerneltune/stats'
 import type { Io } from '../cli/command.ts'
 import { defineCommand } from '../cli/command.ts'
 import { fmt, progressBar, table } from '../cli/output.ts'
+import { runServerOrInterleaved } from './sweep-server-run.ts'
 
 /** Per-mode run lengths: quick is sized for a tiny model on 2 cores in 1–2 minutes. */
 export const SWEEP_DEFAULTS = {
@@ -165,14 +166,22 @@ export const sweepCommand = defineCommand({
     { name: 'prompt-tokens', type: 'integer', description: 'Prompt length per repetition (quick 64, standard 128).', min: 1 },
     { name: 'gen-tokens', type: 'integer', description: 'Tokens generated per repetition (quick 16, standard 32).', min: 2 },
     { name: 'gpu', type: 'string', description: 'llama.cpp build: off (CPU), auto, cuda, vulkan.', choices: ['off', 'auto', 'cuda', 'vulkan'], default: 'off' },
+    { name: 'backend', type: 'string', description: 'node-llama-cpp: llama.cpp in-process, one request at a time. server: a real llama-server per combination under concurrent streaming load (adds slots and continuous batching to the space).', choices: ['node-llama-cpp', 'server'], default: 'node-llama-cpp' },
+    { name: 'design', type: 'string', description: 'sequential: the defaults first, then each combination. interleaved: every combination once per round in a random order, paired against the defaults by round, with an A/A check (default with --backend server).', choices: ['sequential', 'interleaved'] },
+    { name: 'rounds', type: 'integer', description: 'Interleaved: rounds at most (quick 4, standard 6).', min: 2, max: 1000 },
+    { name: 'time-budget', type: 'number', description: 'Interleaved: start no round that would end after this many seconds (at least 2 rounds run).', min: 1 },
+    { name: 'concurrency', type: 'integer', description: 'Server: requests in flight (closed loop).', default: 4, min: 1, max: 1024 },
+    { name: 'requests', type: 'integer', description: 'Server: measured requests per repetition.', default: 8, min: 1, max: 100000 },
+    { name: 'seed', type: 'integer', description: 'Interleaved: seed of the round orders.', default: 1, min: 0 },
   ],
   examples: [
     'kerneltune model synth --params 15M --quant Q8_0 --vocab-size 2048 --out /tmp/m.gguf && kerneltune sweep --engine llamacpp --gguf /tmp/m.gguf --quick',
+    'kerneltune sweep --engine llamacpp --gguf /tmp/m.gguf --backend server --quick --concurrency 4',
     'kerneltune sweep --gguf m.gguf --gate topk5 --reps 10 --json',
     'kerneltune sweep --gguf m.gguf --quick --space \'{"threads":["1","2"],"cache_type_k":["f16","q8_0"]}\'',
   ],
   jsonOutput:
-    '{ ok, engine: "llamacpp", measured: true, simulated: false, device, model: { path, bytes }, mode, space, catalog: { version, hash }, pruned: [{ combo, rule }], workload: { promptTokens, genTokens }, settings: { warmups, minReps, maxReps, earlyStop, noiseFloor }, metric, baseline: { combo, hash, reps, stats }, combos: [{ combo, hash, reps, stoppedEarly?, error?, stats, comparison: { decodeTps?, prefillTps?, ttftMs? }, gate }], gate: GateResult, winner: { combo, hash, reps, stats, comparison, gate, llamaServerArgv } | null, verdict, recommendedArgv, notes, seconds }',
+    'With --backend server or --design interleaved: { ok, engine, backend, design: "interleaved", device, rounds, order, metric, baseline, combos: [{ combo, reps, error?, stats, comparison, paired: { decodeTps?, prefillTps?, ttftMs? } }], aa: { comparison, declaredWinner, falseWinnerRate, resamples }, winner | null, verdict, recommendedArgv, load: { concurrency, requests, promptTokens, outputTokens }, settings, seconds, ... }. Otherwise: { ok, engine: "llamacpp", measured: true, simulated: false, device, model: { path, bytes }, mode, space, catalog: { version, hash }, pruned: [{ combo, rule }], workload: { promptTokens, genTokens }, settings: { warmups, minReps, maxReps, earlyStop, noiseFloor }, metric, baseline: { combo, hash, reps, stats }, combos: [{ combo, hash, reps, stoppedEarly?, error?, stats, comparison: { decodeTps?, prefillTps?, ttftMs? }, gate }], gate: GateResult, winner: { combo, hash, reps, stats, comparison, gate, llamaServerArgv } | null, verdict, recommendedArgv, notes, seconds }',
   async run(ctx) {
     const f = ctx.flags
     const { path: modelPath, bytes: modelBytes } = await requireGgufFile(ctx.io, f.gguf, 'sweep')
@@ -181,6 +190,7 @@ export const sweepCommand = defineCommand({
     const d = SWEEP_DEFAULTS[mode]
     const { detectHardware, specFromDetected } = await import('@kerneltune/features/node')
     const detected = await detectHardware()
+    if (f.backend === 'server' || f.design === 'interleaved') return runServerOrInterleaved(ctx, { modelPath, modelBytes, mode, override, hardware: specFromDetected(detected), cores: detected.cpu.threads })
     const plan = planSweep(mode, specFromDetected(detected), detected.cpu.threads, override)
     const started = Date.now()
     const maxReps = f.reps ?? d.maxReps

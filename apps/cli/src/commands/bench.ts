@@ -1,0 +1,9 @@
+/** `kerneltune bench serve`: measurements of engines as servers under load. */
+import { defineCommand } from '../cli/command.ts'
+import { benchServe } from './bench/serve.ts'
+
+export const benchCommand = defineCommand({
+  name: 'bench',
+  summary: 'Measure an engine as a server under concurrent load (TTFT, TPOT, ITL, latency, throughput).',
+  subcommands: [benchServe],
+})

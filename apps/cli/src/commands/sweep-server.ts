@@ -1,0 +1,124 @@
+/**
+ * `kerneltune sweep --backend server`: llama.cpp settings (including llama-server's slots and
+ * continuous batching) measured as real llama-server processes under concurrent streaming load,
+ * with the interleaved design: every arm once per round in a seeded random order, the defaults
+ * twice (A/A), compared to the defaults paired by round. See @kerneltune/engines-llamacpp's
+ * runInterleavedSweep and @kerneltune/backends' serverBackend.
+ */
+import { createCatalog } from '@kerneltune/catalog'
+import type { Combo, HardwareSpec, MeasurementBackend } from '@kerneltune/core'
+import { serverBackend } from '@kerneltune/backends/node'
+import {
+  llamacppServerEngine,
+  runInterleavedSweep,
+  runSweep,
+  servingSweepExtension,
+  servingSweepSpace,
+  withoutServingDefaults,
+  type InterleavedSweepResult,
+  type SweepMetric,
+  type SweepResult,
+} from '@kerneltune/engines-llamacpp'
+import type { GateMethod } from '@kerneltune/stats'
+import type { Io } from '../cli/command.ts'
+import { fmt, progressBar, table } from '../cli/output.ts'
+import { serverTarget } from './bench/serve-target.ts'
+import type { SweepPlan } from './sweep.ts'
+
+/** The serving space through the catalog (llama.cpp's rules apply), without the all-defaults combo. */
+export function planServingSweep(mode: 'quick' | 'standard', hardware: HardwareSpec, logicalCores: number, override?: Readonly<Record<string, readonly string[]>>): SweepPlan {
+  const space = { ...servingSweepSpace(mode, logicalCores), ...override }
+  const catalog = createCatalog({ extensions: [{ engine: 'llamacpp', extension: servingSweepExtension(space) }] })
+  const preview = catalog.preview({ hardware, engine: 'llamacpp' }, { mode: 'quick' })
+  return {
+    mode,
+    space,
+    candidates: preview.legal.filter((l) => Object.keys(withoutServingDefaults(l.combo)).length > 0).map((l) => ({ combo: l.combo, hash: l.hash })),
+    pruned: preview.pruned.map((p) => ({ combo: p.combo, rule: p.rule })),
+    catalog: { version: catalog.version, hash: catalog.hash },
+  }
+}
+
+export interface ServerSweepOptions {
+  readonly modelPath: string
+  readonly plan: SweepPlan
+  readonly design: 'interleaved' | 'sequential'
+  readonly concurrency: number
+  readonly requests: number
+  readonly promptTokens: number
+  readonly outputTokens: number
+  readonly rounds: number
+  readonly timeBudgetMs?: number
+  readonly warmups: number
+  readonly seed: number
+  readonly gate: GateMethod
+  readonly metric: SweepMetric
+  readonly epsilon: number
+  readonly margin: number
+}
+
+export function llamaServerBackend(io: Io, o: Pick<ServerSweepOptions, 'modelPath' | 'concurrency' | 'requests' | 'promptTokens' | 'outputTokens'>): MeasurementBackend {
+  return serverBackend({
+    target: serverTarget(io, { gguf: o.modelPath }),
+    load: { workload: { kind: 'synthetic', promptTokens: o.promptTokens, outputTokens: o.outputTokens }, requests: o.requests },
+    level: { concurrency: o.concurrency },
+    useRequestWorkload: false,
+  })
+}
+
+const label = (c: Combo) => Object.entries(withoutServingDefaults(c)).map(([k, v]) => `${k}=${v}`).join(' ') || '(defaults)'
+
+export async function executeServerSweep(io: Io, o: ServerSweepOptions): Promise<InterleavedSweepResult | SweepResult> {
+  const backend = llamaServerBackend(io, o)
+  const common = { backend, candidates: o.plan.candidates, model: o.modelPath, gate: o.gate, metric: o.metric, epsilon: o.epsilon, margin: o.margin, warmups: o.warmups }
+  if (o.design === 'sequential') {
+    const bar = progressBar(io, 'sweep (server, sequential)', o.plan.candidates.length + 1)
+    const r = await runSweep({ ...common, onProgress: (p) => bar.update(p.index + (p.done ? 1 : 0), `${label(p.combo)} (${p.reps} reps)`) })
+    bar.done()
+    return r
+  }
+  const arms = o.plan.candidates.length + 2
+  const bar = progressBar(io, 'sweep (server, interleaved)', o.rounds * arms)
+  const r = await runInterleavedSweep({
+    ...common,
+    engine: llamacppServerEngine(),
+    withoutDefaults: withoutServingDefaults,
+    rounds: o.rounds,
+    seed: o.seed,
+    ...(o.timeBudgetMs === undefined ? {} : { timeBudgetMs: o.timeBudgetMs }),
+    onProgress: (p) => bar.update((p.round - 1) * arms + p.step - 1, `round ${p.round}: ${p.arm === 'baseline' || p.arm === 'aa' ? p.arm : label(p.combo)}`),
+  })
+  bar.done()
+  return r
+}
+
+const pct = (x: number | undefined) => (x === undefined || !Number.isFinite(x) ? '-' : `${x >= 0 ? '+' : ''}${fmt(x * 100, 1)}%`)
+
+export function renderInterleaved(r: InterleavedSweepResult): string {
+  const m = r.metric
+  const rows = [...r.combos]
+    .sort((a, b) => (b.paired[m]?.improvement ?? -Infinity) - (a.paired[m]?.improvement ?? -Infinity))
+    .map((c) => {
+      const p = c.paired[m]
+      return [
+        label(c.combo),
+        c.error ? 0 : c.reps.length,
+        c.error ? `failed: ${c.error.slice(0, 60)}` : fmt(c.stats.decodeTps?.trimmedMean ?? NaN),
+        pct(p?.improvement),
+        p ? `${pct(p.interval.low)}..${pct(p.interval.high)}` : '-',
+        p ? p.pValue.toPrecision(2) : '-',
+        p?.verdict ?? '-',
+        fmt(c.stats.ttftMs?.trimmedMean ?? NaN),
+      ]
+    })
+  const b = r.baseline.stats
+  let out = `device: ${r.device}\n`
+  out += `design: interleaved, ${r.rounds} rounds (every arm once per round, seeded random order ${r.settings.seed}), ${fmt(r.seconds, 0)} s\n`
+  out += `baseline (llama-server defaults): ${fmt(b.decodeTps?.trimmedMean ?? NaN)} output tok/s under load, TTFT ${fmt(b.ttftMs?.trimmedMean ?? NaN)} ms (trimmed means of ${r.baseline.reps.length} rounds)\n\n`
+  out += table(rows, ['combination', 'rounds', 'out tok/s', `paired ${m}`, '95% interval', 'p', 'verdict', 'TTFT ms'])
+  const aa = r.aa
+  out += `\nA/A check (the defaults against themselves): ${aa.comparison ? `${pct(aa.comparison.improvement)}, p=${aa.comparison.pValue.toPrecision(2)}, ${aa.comparison.verdict}` : 'not enough rounds'}${aa.falseWinnerRate === undefined ? '' : `; false-winner rate of the rule at this noise (sign-flip resampling): ${fmt(aa.falseWinnerRate * 100, 1)}%`}\n`
+  out += `${r.winner ? `winner: ${label(r.winner.combo)}: ${r.verdict}` : `no winner: ${r.verdict}`}\n`
+  out += `recommended: ${r.recommendedArgv.join(' ')}\n`
+  return out
+}
