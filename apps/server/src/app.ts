@@ -15,7 +15,7 @@ import { inProcessAuth } from './in-process.ts'
 import { createMetrics, type ServerMetrics } from './metrics.ts'
 import { createOpsMetrics } from './ops-metrics.ts'
 import { openApiDocument } from './openapi.ts'
-import { createQueue, type JobQueue } from './queue.ts'
+import { createQueue, type JobQueue, type QueueDeps } from './queue.ts'
 import { clientMetricRoutes } from './routes/client-metrics.ts'
 import { otherRoutes } from './routes/other.ts'
 import { runRoutes } from './routes/runs.ts'
@@ -42,6 +42,11 @@ export interface AppOptions {
   autostart?: boolean
   /** Largest request body in bytes (default 2 MiB); a larger one is answered 413. */
   maxBodyBytes?: number
+  /**
+   * Builds the job queue from the app's parts; default the in-process queue. `serve --redis` passes
+   * the BullMQ one (distributed/redis-queue.ts), which has the same interface.
+   */
+  queueFactory?: (deps: QueueDeps) => JobQueue
 }
 
 export interface App {
@@ -62,7 +67,8 @@ export function createApp(options: AppOptions): App {
   const bus = createBus()
   const metrics = createMetrics(store)
   const cacheScope = /^(true|1|yes|on)$/i.test(options.env?.KERNELTUNE_SHARED_CACHE ?? '') ? 'shared' : 'tenant'
-  const queue = createQueue({ store, registry, catalog, bus, metrics, cacheScope, ...(options.concurrency ? { concurrency: options.concurrency } : {}), ...(options.autostart === false ? { autostart: false } : {}) })
+  const queueDeps: QueueDeps = { store, registry, catalog, bus, metrics, cacheScope, ...(options.concurrency ? { concurrency: options.concurrency } : {}), ...(options.autostart === false ? { autostart: false } : {}) }
+  const queue = options.queueFactory ? options.queueFactory(queueDeps) : createQueue(queueDeps)
   const ops = createOpsMetrics(metrics.registry, store, queue)
   const deps: AppDeps = { store, registry, catalog, queue, bus, metrics, ops }
   const app = new Hono()

@@ -16,7 +16,10 @@ import type { Registry } from '@kerneltune/core'
 import type { Store } from '@kerneltune/store'
 import { bootstrapAdmin, createApp, recover, type App } from './app.ts'
 import { compose } from './compose.node.ts'
+import { createRedisQueue, type RedisJobQueue } from './distributed/redis-queue.ts'
+import type { QueueDeps } from './queue.ts'
 
+export { startWorker, type RunningWorker, type WorkerOptions } from './distributed/worker.ts'
 export { backendPlugins, compose, defaultDatabaseUrl, defaultRegistry, enginePlugins, ENGINE_NAMES, openStoreAt, type BackendOptions, type ComposeOptions, type Composition, type EngineName } from './compose.node.ts'
 
 export interface ServeOptions {
@@ -27,6 +30,13 @@ export interface ServeOptions {
   registry?: Registry
   env?: Readonly<Record<string, string | undefined>>
   log?: (line: string) => void
+  /**
+   * redis://… : runs are dispatched as BullMQ jobs to `kerneltune worker` processes (any machine
+   * with this Redis and the same store) instead of measured in this process.
+   */
+  redisUrl?: string
+  /** Prefix of the BullMQ keys (default 'kerneltune'); workers must use the same. */
+  redisPrefix?: string
 }
 
 export interface RunningServer {
@@ -48,7 +58,8 @@ export async function serve(options: ServeOptions = {}): Promise<RunningServer> 
   })
   if (boot.generated) log(`kerneltune: created the superadmin token (shown once, store it now): ${boot.generated}`)
   else if (boot.created) log('kerneltune: created the superadmin token from KERNELTUNE_ADMIN_TOKEN')
-  const app = createApp({ store, registry: composed.registry, catalog: composed.catalog, env })
+  let redisQueue: RedisJobQueue | undefined
+  const app = createApp({ store, registry: composed.registry, catalog: composed.catalog, env, ...(options.redisUrl ? { queueFactory: (d: QueueDeps) => (redisQueue = createRedisQueue(d, { redisUrl: options.redisUrl!, ...(options.redisPrefix ? { prefix: options.redisPrefix } : {}) })) } : {}) })
   const recovered = await recover(app)
   if (recovered.runs || recovered.sessions) log(`kerneltune: re-queued ${recovered.runs} interrupted run(s); paused ${recovered.sessions} interrupted tune session(s) (resume them with POST /tune/{id}/resume)`)
   const hostname = options.hostname ?? '127.0.0.1'
@@ -62,6 +73,7 @@ export async function serve(options: ServeOptions = {}): Promise<RunningServer> 
     app, url, port, store,
     async close() {
       await app.shutdown()
+      await redisQueue?.close()
       await new Promise<void>((r) => server.close(() => r()))
       if (!options.store) await store.close()
     },

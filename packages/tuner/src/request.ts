@@ -40,6 +40,11 @@ export const RunRequestSchema = z.object({
   epsilon: z.number().min(0).max(10).optional(),
   /** Use the result cache (default true). */
   useCache: z.boolean().default(true),
+  /**
+   * With distributed workers (`serve --redis`): only workers that announce this device (its name
+   * or its fingerprint) measure the run's combinations. Ignored by the in-process queue.
+   */
+  requireDevice: z.string().min(1).max(200).optional(),
 }).strict()
 export type RunRequest = z.output<typeof RunRequestSchema>
 export type RunRequestInput = z.input<typeof RunRequestSchema>

@@ -44,7 +44,7 @@ interface CachedResult { repetitions: RepetitionMetrics[]; simulated: boolean; d
  * a real backend cannot say before measuring: the run then reads the cache only once its first
  * fresh measurement has named the device (a key without it could answer for other hardware).
  */
-async function measuringDevice(backend: MeasurementBackend): Promise<string | undefined | null> {
+export async function measuringDevice(backend: MeasurementBackend): Promise<string | undefined | null> {
   if (backend.simulated) return undefined
   if (!backend.device) return null
   try {
@@ -57,7 +57,7 @@ async function measuringDevice(backend: MeasurementBackend): Promise<string | un
 const message = (e: unknown) => (e instanceof Error ? e.message : String(e))
 
 /** Measures one combination in chunks, stopping once its interval is tight and clearly apart from the baseline's. */
-async function measureCombo(backend: MeasurementBackend, run: Run, combo: RunCombo, opts: RunOptions, baseline: readonly RepetitionMetrics[] | undefined, signal?: AbortSignal) {
+export async function measureCombo(backend: MeasurementBackend, run: Run, combo: RunCombo, opts: RunOptions, baseline: readonly RepetitionMetrics[] | undefined, signal?: AbortSignal) {
   const reps: RepetitionMetrics[] = []
   let device = ''
   let simulated = backend.simulated

@@ -1,0 +1,161 @@
+/**
+ * Sweeps across worker processes on a real Redis (BullMQ) and a real PostgreSQL store: a worker
+ * SIGKILLed mid-measurement, the server SIGKILLed and restarted mid-run, and device routing. Each
+ * test uses its own BullMQ prefix, so tests never take each other's jobs.
+ */
+import { spawn, type ChildProcess } from 'node:child_process'
+import { randomUUID } from 'node:crypto'
+import { join } from 'node:path'
+import process from 'node:process'
+import { createInterface } from 'node:readline'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { requireOrSkip } from '@kerneltune/tooling/test-skip'
+import { openStore, type Store } from '@kerneltune/store'
+import { createRun } from '@kerneltune/tuner'
+import { createApp, type App } from '../app.ts'
+import { defaultRegistry } from '../compose.node.ts'
+import { MODEL, HARDWARE } from '../test-helpers.ts'
+import { createRedisQueue, type RedisJobQueue } from './redis-queue.ts'
+import { startWorker } from './worker.ts'
+import { comboJobId, connect } from './names.ts'
+import { buildCatalog } from '@kerneltune/catalog'
+import { Queue } from 'bullmq'
+
+const REDIS = process.env.KERNELTUNE_TEST_REDIS_URL
+const PG = process.env.KERNELTUNE_TEST_PG_URL
+const missing = requireOrSkip(Boolean(REDIS), 'Redis: KERNELTUNE_TEST_REDIS_URL is unset (bash tooling/scripts/start-test-redis.sh starts one and prints it)', { runtimes: ['node'] })
+  || requireOrSkip(Boolean(PG), 'PostgreSQL: KERNELTUNE_TEST_PG_URL is unset (bash tooling/scripts/start-test-postgres.sh starts one and prints it)', { runtimes: ['node'] })
+
+const RUN = {
+  model: MODEL, hardware: HARDWARE, engine: 'vllm', backend: 'analytical', repetitions: 2, workload: { batch: 16, contextLength: 8192 },
+  restrict: { attention_backend: ['flash_attn_v2'], kv_layout: ['paged'] }, maxCombos: 12, earlyStop: false, useCache: false,
+}
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
+/** Polls until `ok` (the machine running the tests may be loaded: process starts take seconds). */
+async function until(ok: () => Promise<boolean>, seconds = 90) {
+  for (const end = Date.now() + seconds * 1000; Date.now() < end && !(await ok());) await sleep(100)
+}
+const progress = (store: Store, id: string) => store.runs.require(null, id).then((r) => r.progress.done)
+const children: ChildProcess[] = []
+
+function spawnFixture(file: string, env: Record<string, string>): Promise<{ child: ChildProcess; line: Record<string, string> }> {
+  const child = spawn(process.execPath, ['--import', 'tsx', '--conditions=@kerneltune/source', join(import.meta.dirname, file)], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] })
+  children.push(child)
+  return new Promise((resolve, reject) => {
+    createInterface({ input: child.stdout! }).once('line', (l) => resolve({ child, line: JSON.parse(l) as Record<string, string> }))
+    child.once('exit', (code) => reject(new Error(`${file} exited early (${code})`)))
+  })
+}
+const kill = async (child: ChildProcess) => {
+  if (child.exitCode !== null || child.signalCode !== null) return
+  child.kill('SIGKILL')
+  await new Promise((r) => child.once('exit', r))
+}
+
+/** Every combination has exactly one result and the run counted each once. */
+async function expectExactlyOnce(store: Store, runId: string) {
+  const run = await store.runs.require(null, runId)
+  const combos = await store.runs.combos(runId)
+  expect(run.status).toBe('succeeded')
+  expect(combos.map((c) => c.status)).toEqual(combos.map(() => 'measured'))
+  expect(run.progress).toEqual({ done: combos.length, total: combos.length })
+  const rows = await store.driver.query('SELECT idx, COUNT(*) AS n FROM kernel_run_combos WHERE run_id = ? GROUP BY idx', [runId])
+  expect(rows.every((r) => Number(r.n) === 1)).toBe(true)
+  return combos
+}
+
+describe.skipIf(missing)('distributed sweeps (BullMQ on Redis, PostgreSQL store)', () => {
+  let store: Store
+  beforeAll(async () => { store = await openStore(PG!) })
+  afterAll(async () => {
+    for (const c of children) await kill(c)
+    await store?.close()
+  })
+
+  async function dispatcher(prefix: string): Promise<{ app: App; queue: RedisJobQueue }> {
+    let queue!: RedisJobQueue
+    const app = createApp({ store, registry: defaultRegistry(), queueFactory: (d) => (queue = createRedisQueue(d, { redisUrl: REDIS!, prefix, pollMs: 100 })) })
+    return { app, queue }
+  }
+
+  it('should finish a sweep with every combination measured exactly once when one of three workers is SIGKILLed mid-measurement', async () => {
+    const prefix = `kt-test-${randomUUID().slice(0, 8)}`
+    const env = { KT_REDIS: REDIS!, KT_DB: PG!, KT_PREFIX: prefix, KT_DELAY_MS: '250' }
+    const workers = await Promise.all([0, 1, 2].map(() => spawnFixture('worker.fixture.ts', env)))
+    const { app, queue } = await dispatcher(prefix)
+    try {
+      const run = await createRun(store, RUN, { catalog: app.deps.catalog, registry: app.deps.registry, tenant: 'acme' })
+      app.queue.enqueue('run', run.id)
+      // All three are busy once a few results are in: the victim is mid-measurement.
+      await until(async () => (await progress(store, run.id)) >= 3)
+      await kill(workers[0]!.child)
+      await app.queue.idle()
+      const combos = await expectExactlyOnce(store, run.id)
+      expect(combos.length).toBeGreaterThanOrEqual(8)
+      // The killed worker's job came back through BullMQ's stalled check, and another worker finished it.
+      const metrics = await app.metrics.registry.metrics()
+      expect(Number(/kerneltune_l1_queue_stalled_jobs_total (\d+)/.exec(metrics)?.[1])).toBeGreaterThanOrEqual(1)
+      expect(metrics).toMatch(new RegExp(`kerneltune_l1_combo_evaluations_total ${combos.length}\\b`))
+      // Some job was delivered more than once, yet stored one result (expectExactlyOnce above).
+      const conn = connect(REDIS!)
+      const q = new Queue('combos', { connection: conn, prefix })
+      const jobs = await Promise.all(combos.map((c) => q.getJob(comboJobId(run.id, c.index))))
+      await q.close()
+      conn.disconnect()
+      expect(jobs.some((j) => (j?.stalledCounter ?? 0) + (j?.attemptsMade ?? 0) > 1)).toBe(true)
+    } finally {
+      await app.shutdown()
+      await queue.close()
+      for (const w of workers) await kill(w.child)
+    }
+  }, 240_000)
+
+  it('should finish a sweep exactly once when the server is SIGKILLed mid-run and restarted', async () => {
+    const prefix = `kt-test-${randomUUID().slice(0, 8)}`
+    const env = { KT_REDIS: REDIS!, KT_DB: PG!, KT_PREFIX: prefix, KT_DELAY_MS: '250' }
+    const workers = await Promise.all([0, 1, 2].map(() => spawnFixture('worker.fixture.ts', env)))
+    const registry = defaultRegistry()
+    // Created queued in the store; the server picks queued and running runs up when it starts.
+    const run = await createRun(store, RUN, { catalog: buildCatalog(registry), registry, tenant: 'acme' })
+    let server = await spawnFixture('server.fixture.ts', env)
+    try {
+      await until(async () => (await progress(store, run.id)) >= 3)
+      const mid = await store.runs.require(null, run.id)
+      expect(mid.progress.done).toBeLessThan(mid.progress.total)
+      await kill(server.child)
+      server = await spawnFixture('server.fixture.ts', env)
+      await until(async () => (await store.runs.require(null, run.id)).status === 'succeeded')
+      await expectExactlyOnce(store, run.id)
+    } finally {
+      await kill(server.child)
+      for (const w of workers) await kill(w.child)
+    }
+  }, 240_000)
+
+  it('should measure a run that requires a device only on workers that announce it', async () => {
+    const prefix = `kt-test-${randomUUID().slice(0, 8)}`
+    const registry = defaultRegistry({ analytical: { delayMs: 5 } })
+    const h100 = await startWorker({ redisUrl: REDIS!, store, registry, prefix, device: 'NVIDIA H100 80GB HBM3' })
+    const other = await startWorker({ redisUrl: REDIS!, store, registry, prefix, device: 'NVIDIA A100-SXM4-80GB', concurrency: 4 })
+    const { app, queue } = await dispatcher(prefix)
+    try {
+      const run = await createRun(store, { ...RUN, restrict: { ...RUN.restrict, cuda_graph: ['per-shape'] }, requireDevice: 'NVIDIA H100 80GB HBM3' }, { catalog: app.deps.catalog, registry: app.deps.registry, tenant: 'acme' })
+      app.queue.enqueue('run', run.id)
+      await app.queue.idle()
+      const combos = await expectExactlyOnce(store, run.id)
+      const conn = connect(REDIS!)
+      const q = new Queue(h100.queues[1]!, { connection: conn, prefix })
+      const by = await Promise.all(combos.map(async (c) => (await q.getJob(comboJobId(run.id, c.index)))?.returnvalue.worker))
+      await q.close()
+      conn.disconnect()
+      expect(by).toEqual(combos.map(() => h100.id))
+      const metrics = await app.metrics.registry.metrics()
+      expect(metrics).toMatch(/kerneltune_l1_active_workers 2\b/)
+    } finally {
+      await app.shutdown()
+      await queue.close()
+      await h100.close()
+      await other.close()
+    }
+  }, 30_000)
+})

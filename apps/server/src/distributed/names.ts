@@ -1,0 +1,36 @@
+/**
+ * Names shared by the dispatcher (the server) and the workers: BullMQ queue names, job ids and the
+ * Redis keys where workers announce themselves. Both sides must derive them the same way.
+ */
+import { Redis } from 'ioredis'
+import { deviceFingerprint } from '@kerneltune/tuner'
+
+/** Prefix of every BullMQ key and of the worker announcements. */
+export const DEFAULT_PREFIX = 'kerneltune'
+/** Combinations any worker may measure. */
+export const ANY_DEVICE_QUEUE = 'combos'
+
+export interface ComboJobData { runId: string; index: number }
+export interface ComboJobResult { outcome: 'stored' | 'duplicate' | 'skipped'; device?: string; worker: string; deviceFingerprint: string }
+
+/**
+ * The queue of runs that require a device: named by the device's fingerprint, so that a run can
+ * name the device by its name or by the fingerprint a worker printed.
+ */
+export function deviceQueue(device: string): string {
+  const fp = /^[0-9a-f]{16}$/.test(device) ? device : deviceFingerprint(device)
+  return `combos-device-${fp}`
+}
+
+/**
+ * The job id of one combination of one run: a second enqueue of the same combination (a restarted
+ * server re-dispatching a run) finds the job and adds nothing. BullMQ ids may not contain ':'.
+ */
+export const comboJobId = (runId: string, index: number): string => `${runId.replace(/:/g, '_')}.c${index}`
+
+export const workerKey = (prefix: string, id: string): string => `${prefix}:workers:${id}`
+
+/** A connection as BullMQ needs it (blocking commands wait as long as they must). */
+export function connect(url: string): Redis {
+  return new Redis(url, { maxRetriesPerRequest: null, lazyConnect: false })
+}

@@ -1,0 +1,251 @@
+/**
+ * The server's job queue when it is given `--redis`: a run's combinations become BullMQ jobs that
+ * `kerneltune worker` processes on other machines measure, and the server only dispatches them and
+ * follows the store (shared PostgreSQL) to stream progress and write the summary. The in-process
+ * queue (queue.ts) stays the default; this one implements the same JobQueue interface.
+ *
+ * Exactly once: a job id derived from (run, combination), so dispatching a run again (after a
+ * server restart) adds no second job, and the store refuses a second result (recordComboOnce).
+ * A worker killed mid-measurement stops renewing its job's lock; BullMQ's stalled check returns the
+ * job to the queue and another worker measures it. A job that keeps failing is recorded as a
+ * failed combination, so a run never waits forever on it.
+ *
+ * Tune sessions still run in this process (through the in-process queue); see the README.
+ */
+import { Queue, QueueEvents } from 'bullmq'
+import { Counter, Gauge } from 'prom-client'
+import type { RunCombo } from '@kerneltune/core'
+import { runOptions, summarizeRun, backendForRun, type RunEvent } from '@kerneltune/tuner'
+import { createQueue, type JobQueue, type QueueDeps } from '../queue.ts'
+import { ANY_DEVICE_QUEUE, comboJobId, connect, DEFAULT_PREFIX, deviceQueue, workerKey, type ComboJobData, type ComboJobResult } from './names.ts'
+
+export interface RedisQueueOptions {
+  readonly redisUrl: string
+  readonly prefix?: string
+  /** How often a dispatching run reads the store for new results (default 200 ms). */
+  readonly pollMs?: number
+  /** Attempts per combination job before it is recorded as failed (default 5). */
+  readonly attempts?: number
+}
+
+export interface RedisJobQueue extends JobQueue {
+  /** Closes the Redis connections (after shutdown). */
+  close(): Promise<void>
+}
+
+const sleep = (ms: number, signal: AbortSignal) => new Promise<void>((resolve) => {
+  const t = setTimeout(done, ms)
+  function done() {
+    clearTimeout(t)
+    signal.removeEventListener('abort', done)
+    resolve()
+  }
+  signal.addEventListener('abort', done, { once: true })
+})
+
+export function createRedisQueue(deps: QueueDeps, options: RedisQueueOptions): RedisJobQueue {
+  const { store, registry, bus, metrics } = deps
+  const prefix = options.prefix ?? DEFAULT_PREFIX
+  const pollMs = options.pollMs ?? 200
+  const connection = connect(options.redisUrl)
+  const queues = new Map<string, Queue<ComboJobData, ComboJobResult>>()
+  const queueNamed = (name: string) => {
+    let q = queues.get(name)
+    if (!q) queues.set(name, (q = new Queue<ComboJobData, ComboJobResult>(name, { connection, prefix })))
+    return q
+  }
+  const eventsConnection = connect(options.redisUrl)
+  const events = new QueueEvents(ANY_DEVICE_QUEUE, { connection: eventsConnection, prefix })
+  const stalled = new Counter({ name: 'kerneltune_l1_queue_stalled_jobs_total', help: 'Combination jobs whose worker stopped renewing the lock (killed or hung); BullMQ returned them to the queue', registers: [metrics.registry] })
+  events.on('stalled', () => stalled.inc())
+  new Gauge({
+    name: 'kerneltune_l1_queue_depth', help: 'Combination jobs waiting for a worker, by state', labelNames: ['state'], registers: [metrics.registry],
+    async collect() {
+      this.reset()
+      const totals: Record<string, number> = {}
+      for (const name of new Set([ANY_DEVICE_QUEUE, ...queues.keys()])) {
+        const c = await queueNamed(name).getJobCounts('waiting', 'active', 'delayed', 'prioritized')
+        for (const [k, v] of Object.entries(c)) totals[k] = (totals[k] ?? 0) + v
+      }
+      for (const [k, v] of Object.entries(totals)) this.set({ state: k }, v)
+    },
+  })
+  new Gauge({
+    name: 'kerneltune_l1_active_workers', help: 'Workers that announced themselves in the last 15 s', registers: [metrics.registry],
+    async collect() {
+      let n = 0
+      let cursor = '0'
+      do {
+        const [next, keys] = await connection.scan(cursor, 'MATCH', workerKey(prefix, '*'), 'COUNT', 100)
+        cursor = next
+        n += keys.length
+      } while (cursor !== '0')
+      this.set(n)
+    },
+  })
+
+  // Tune sessions: in this process, as without Redis.
+  const local = createQueue(deps)
+  const active = new Map<string, { controller: AbortController; done: Promise<void> }>()
+  let idleWaiters: (() => void)[] = []
+  const settle = () => {
+    if (active.size > 0) return
+    const w = idleWaiters
+    idleWaiters = []
+    for (const f of w) f()
+  }
+
+  const publish = (runId: string, e: RunEvent) => bus.publish(runId, e)
+
+  async function dispatch(runId: string, signal: AbortSignal): Promise<void> {
+    const started = Date.now()
+    let run = await store.runs.require(null, runId)
+    if (run.status !== 'queued' && run.status !== 'running') return
+    const opts = runOptions(run)
+    const backend = backendForRun(registry, run)
+    const queue = queueNamed(opts.requireDevice ? deviceQueue(opts.requireDevice) : ANY_DEVICE_QUEUE)
+    await store.runs.setStatus(runId, 'running')
+    let combos = await store.runs.combos(runId)
+    const total = combos.length
+    publish(runId, { type: 'run.started', runId, total })
+    const reported = new Set(combos.filter((c) => c.status !== 'pending').map((c) => c.index))
+    const jobOpts = (c: RunCombo) => ({ jobId: comboJobId(runId, c.index), attempts: options.attempts ?? 5, backoff: { type: 'exponential', delay: 500 }, removeOnComplete: { age: 7 * 86_400 }, removeOnFail: { age: 7 * 86_400 } })
+    const enqueue = (list: RunCombo[]) => queue.addBulk(list.map((c) => ({ name: 'combo', data: { runId, index: c.index }, opts: jobOpts(c) })))
+
+    /** Reads the store, streams what changed, and records jobs that gave up as failed combinations. */
+    const refresh = async () => {
+      combos = await store.runs.combos(runId)
+      for (const c of combos) {
+        if (c.status === 'pending' || reported.has(c.index)) continue
+        reported.add(c.index)
+        if (c.cached) metrics.cacheHits.inc()
+        else metrics.comboEvaluations.inc()
+        publish(runId, { type: 'combo.measured', runId, index: c.index, comboHash: c.comboHash, cached: c.cached, simulated: c.simulated, metrics: c.metrics, repetitions: c.repetitions.length, stoppedEarly: Boolean((c.comparison as { stoppedEarly?: boolean } | null)?.stoppedEarly), error: c.error })
+        publish(runId, { type: 'progress', runId, done: reported.size, total })
+      }
+    }
+    const giveUps = async (list: RunCombo[]) => {
+      for (const c of list) {
+        const job = await queue.getJob(comboJobId(runId, c.index))
+        if (!job) {
+          // Lost (a Redis without its append-only file): enqueue it again.
+          await enqueue([c])
+          continue
+        }
+        if ((await job.getState()) !== 'failed') continue
+        await store.runs.recordComboOnce(runId, c.index, { status: 'failed', simulated: backend.simulated, cached: false, repetitions: [], metrics: null, comparison: null, error: `no worker could measure it (${job.attemptsMade} attempts): ${job.failedReason}` })
+      }
+    }
+    const waitFor = async (indices: Set<number>) => {
+      let rounds = 0
+      for (;;) {
+        await refresh()
+        const pending = combos.filter((c) => indices.has(c.index) && c.status === 'pending')
+        if (pending.length === 0) return
+        if (signal.aborted) return
+        // Every few seconds, not every poll: checking job states costs a round trip per combination.
+        if (++rounds % Math.max(1, Math.round(2000 / pollMs)) === 0) await giveUps(pending)
+        await sleep(pollMs, signal)
+      }
+    }
+
+    try {
+      // The baseline first: every other combination is compared with it when it is measured.
+      const baseline = combos.find((c) => c.isBaseline)
+      if (baseline?.status === 'pending') {
+        await enqueue([baseline])
+        await waitFor(new Set([baseline.index]))
+      }
+      const b = combos.find((c) => c.isBaseline)
+      if (!signal.aborted && b && b.status !== 'measured') throw new Error(`the baseline combination could not be measured: ${b.error}`)
+      const rest = combos.filter((c) => !c.isBaseline && c.status === 'pending')
+      if (!signal.aborted && rest.length) await enqueue(rest)
+      if (!signal.aborted) await waitFor(new Set(rest.map((c) => c.index)))
+      if (signal.aborted) {
+        if (signal.reason === 'pause') {
+          // The jobs stay queued and workers keep measuring: the next server continues this run.
+          await store.runs.setStatus(runId, 'queued')
+          return
+        }
+        for (const c of combos.filter((x) => x.status === 'pending')) await (await queue.getJob(comboJobId(runId, c.index)))?.remove().catch(() => {})
+        throw Object.assign(new Error('cancelled by request'), { cancelled: true })
+      }
+      await finish('succeeded', null)
+    } catch (e) {
+      const cancelled = (e as { cancelled?: boolean }).cancelled === true
+      await finish(cancelled ? 'cancelled' : 'failed', e instanceof Error ? e.message : String(e))
+    }
+
+    async function finish(want: 'succeeded' | 'failed' | 'cancelled', error: string | null) {
+      combos = await store.runs.combos(runId)
+      const devices = new Set<string>()
+      for (const c of combos) {
+        const job = c.status === 'pending' ? undefined : await queue.getJob(comboJobId(runId, c.index))
+        if (job?.returnvalue?.device) devices.add(job.returnvalue.device)
+      }
+      const stoppedEarly = combos.filter((c) => (c.comparison as { stoppedEarly?: boolean } | null)?.stoppedEarly).map((c) => c.index)
+      const anyMeasured = combos.some((c) => c.status === 'measured')
+      const described = { devices: [...devices], durationMs: Date.now() - started, stoppedEarly, proxy: backend.proxy, exercises: backend.exercises, equivalentValues: backend.equivalentValues, cacheScope: deps.cacheScope ?? 'tenant' }
+      let status = want
+      let message = error
+      if (want === 'succeeded') {
+        const { summary, gates, rejections } = summarizeRun(run, combos, opts, described)
+        for (const r of rejections) metrics.gateRejections.inc({ reason: r })
+        status = anyMeasured ? 'succeeded' : 'failed'
+        if (!anyMeasured) message = 'no combination could be measured'
+        await store.runs.finish(runId, status, summary, gates, message)
+      } else {
+        await store.runs.finish(runId, want, anyMeasured ? summarizeRun(run, combos, opts, described).summary : null, new Map(), message)
+      }
+      run = await store.runs.require(null, runId)
+      metrics.runs.inc({ mode: run.mode, status })
+      metrics.runDuration.observe({ mode: run.mode }, (Date.now() - started) / 1000)
+      publish(runId, { type: 'run.finished', runId, status, summary: run.summary, error: run.error })
+    }
+  }
+
+  const startRun = (id: string) => {
+    if (active.has(id)) return
+    const controller = new AbortController()
+    const done = dispatch(id, controller.signal)
+      .catch(() => { /* dispatch stores its own failures */ })
+      .finally(() => {
+        active.delete(id)
+        settle()
+      })
+    active.set(id, { controller, done })
+  }
+
+  return {
+    enqueue: (kind, id) => (kind === 'run' ? startRun(id) : local.enqueue(kind, id)),
+    start: (kind, id) => (kind === 'run' ? startRun(id) : local.start(kind, id)),
+    cancel(id) {
+      const a = active.get(id)
+      if (a) {
+        a.controller.abort('cancel')
+        return true
+      }
+      return local.cancel(id)
+    },
+    has: (id) => active.has(id) || local.has(id),
+    counts() {
+      const l = local.counts()
+      return { waiting: l.waiting, running: l.running + active.size }
+    },
+    async idle() {
+      await local.idle()
+      if (active.size > 0) await new Promise<void>((r) => idleWaiters.push(r))
+    },
+    async shutdown() {
+      for (const a of active.values()) a.controller.abort('pause')
+      await Promise.all([...active.values()].map((a) => a.done))
+      await local.shutdown()
+    },
+    async close() {
+      await events.close()
+      for (const q of queues.values()) await q.close()
+      connection.disconnect()
+      eventsConnection.disconnect()
+    },
+  }
+}
