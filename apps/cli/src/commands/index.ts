@@ -24,6 +24,7 @@ import { predictCommand } from './predict.ts'
 import { recommendCommand } from './recommend.ts'
 import { trainCommand } from './train.ts'
 import { calibrateCommand } from './calibrate.ts'
+import { sandboxCommand } from './sandbox.ts'
 import { benchCommand } from './bench.ts'
 
 // Grouped as a user meets them: the whole job, then predict, search, apply, measure, serve.
@@ -36,7 +37,7 @@ export const COMMANDS: Command<any>[] = [
   // apply
   translateCommand,
   // measure
-  modelCommand, measureCommand, benchCommand, kernelsCommand, autotuneCommand,
+  modelCommand, measureCommand, benchCommand, kernelsCommand, autotuneCommand, sandboxCommand,
   // serve
   serveCommand, tokenCommand, banditCommand,
 ]

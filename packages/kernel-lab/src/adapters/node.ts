@@ -1,0 +1,13 @@
+/**
+ * @module @kerneltune/kernel-lab/node
+ * The Node side of the kernel lab: the Deno-subprocess sandbox runner.
+ *
+ * @example
+ * ```ts
+ * import { runInSandbox } from '@kerneltune/kernel-lab/node'
+ * const report = await runInSandbox('export default (ctx) => ctx.input * 2', { input: 21 })
+ * // report.outcome === 'ok', report.result === 42
+ * ```
+ */
+export { runInSandbox, findDenoBinary } from './deno-sandbox.node.ts'
+export type { SandboxRunOptions } from './deno-sandbox.node.ts'

@@ -1,0 +1,12 @@
+/**
+ * @module @kerneltune/kernel-lab
+ * Tier 3 kernel generation: the sandbox contract (what a candidate module is and what running it
+ * reports). The Deno runner is in `@kerneltune/kernel-lab/node`.
+ *
+ * @example
+ * ```ts
+ * import { classifySandboxRun, SANDBOX_OUTCOMES } from '@kerneltune/kernel-lab'
+ * ```
+ */
+export { SANDBOX_OUTCOMES, SandboxLimitsSchema, HarnessResultSchema, HARNESS_SOURCE, classifySandboxRun, deniedPermission } from './sandbox.ts'
+export type { SandboxOutcome, SandboxLimits, SandboxReport, HarnessResult } from './sandbox.ts'
