@@ -94,7 +94,8 @@ try {
   // Everything below installs from the scope registry.
   registry = await startScopeRegistry(tarballs)
   const scope = `--@kerneltune:registry=${registry.url}`
-  const npmFlags = ['--no-audit', '--no-fund', '--ignore-scripts', '--loglevel=error', scope]
+  // --prefer-offline: the global CLI install reuses what the scratch install put in npm's cache.
+  const npmFlags = ['--no-audit', '--no-fund', '--ignore-scripts', '--prefer-offline', '--loglevel=error', scope]
   const project = join(work, 'project')
   const specs = manifests.flatMap(({ manifest }) => Object.keys(manifest.exports ?? { '.': null })
     .filter((sub) => !sub.endsWith('.json'))
