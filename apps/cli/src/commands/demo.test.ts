@@ -2,6 +2,8 @@ import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
+import { LLAMACPP_VERSION } from '@kerneltune/engines-llamacpp'
+import { findLlamaServer } from '@kerneltune/serving/node'
 import { runMain } from '../cli/testing.ts'
 
 const dir = mkdtempSync(join(tmpdir(), 'kt-demo-'))
@@ -11,7 +13,9 @@ const run = (...argv: string[]) => runMain(argv, dir)
 
 // The whole flow on a 1M-parameter model and a 3-combination space, so it takes seconds; the
 // README's `kerneltune demo` runs the same code on 15M parameters and the full quick space.
-const small = ['--params', '1M', '--space', '{"threads":["1"]}', '--reps', '2', '--prompt-tokens', '16', '--gen-tokens', '4']
+// --no-build: a machine without llama-server skips the serving step instead of building it here.
+const small = ['--params', '1M', '--space', '{"threads":["1"]}', '--reps', '2', '--prompt-tokens', '16', '--gen-tokens', '4', '--no-build']
+const llamaServer = findLlamaServer(LLAMACPP_VERSION)
 
 describe('kerneltune demo', () => {
   it('should synthesize, predict, measure, sweep and recommend, labelling predictions and measurements', async () => {
@@ -36,17 +40,28 @@ describe('kerneltune demo', () => {
     expect(j.sweep.simulated).toBe(false)
     expect(j.recommendedArgv.slice(0, 3)).toEqual(['llama-server', '-m', j.model.path])
     expect(existsSync(j.model.path)).toBe(true)
+    // The last step launches llama-server with the recommended command line under load (under
+    // CI the binary must exist; elsewhere a missing one is skipped with the way to build it).
+    if (llamaServer || process.env.CI === 'true') {
+      expect(j.serving.server.version).toMatch(/^llama\.cpp b\d+-/)
+      expect(j.serving.server.argv.slice(1, 3)).toEqual(['-m', j.model.path])
+      expect(j.serving.levels.map((l: { concurrency: number }) => l.concurrency)).toEqual([1, 4])
+      expect(j.serving.requests.completed).toBeGreaterThan(0)
+    } else {
+      expect(j.serving.skipped).toMatch(/no llama-server binary/)
+    }
     // --out-dir keeps the model and the next run reuses it.
     const again = await run('demo', ...small, '--out-dir', 'models')
     expect(again.code).toBe(0)
-    expect(again.out).toMatch(/PREDICTION \(pretrained regressor[\s\S]*roofline bound[\s\S]*MEASUREMENT[\s\S]*SWEEP[\s\S]*Recommended command line\nllama-server -m /)
+    expect(again.out).toMatch(/PREDICTION \(pretrained regressor[\s\S]*roofline bound[\s\S]*MEASUREMENT[\s\S]*SWEEP[\s\S]*Recommended command line\nllama-server -m [\s\S]*== 6\. SERVING/)
     expect(again.out).toMatch(/Model \(reused/)
     expect(readdirSync(join(dir, 'models'))).toHaveLength(1)
   }, 180_000)
 
   it('should remove a temporary model when neither --keep nor --out-dir is given', async () => {
-    const r = await run('demo', ...small, '--json')
+    const r = await run('demo', ...small, '--no-serve', '--json')
     expect(r.code).toBe(0)
     expect(existsSync(JSON.parse(r.out).model.path)).toBe(false)
+    expect(JSON.parse(r.out).serving).toEqual({ skipped: '--no-serve' })
   }, 180_000)
 })

@@ -13,11 +13,13 @@ import { writeGgufFile } from '@kerneltune/gguf/node'
 import { detectHardware, fromGguf, specFromDetected } from '@kerneltune/features/node'
 import { parseQuery, pretrainedModel, queryBound, type ThroughputQueryInput } from '@kerneltune/regressor'
 import { formatCommandLine } from '@kerneltune/core'
-import { SWEEP_GATE_DEFAULTS } from '@kerneltune/engines-llamacpp'
+import { SWEEP_GATE_DEFAULTS, withoutDefaults } from '@kerneltune/engines-llamacpp'
 import type { GateMethod } from '@kerneltune/stats'
 import { defineCommand } from '../cli/command.ts'
 import { fmt, keyValues, progressBar } from '../cli/output.ts'
 import { SWEEP_DEFAULTS, executeSweep, parseSpace, planSweep, renderSweep } from './sweep.ts'
+import { renderSession, sessionJson } from './bench/serve.ts'
+import { demoServe, type DemoServeResult } from './demo-serve.ts'
 
 const DEFAULT_PARAMS = '15M'
 const DEFAULT_QUANT: SynthQuant = 'Q8_0'
@@ -33,7 +35,7 @@ const VENDORS = ['nvidia', 'amd', 'apple', 'intel']
 export const demoCommand = defineCommand({
   name: 'demo',
   summary: 'The whole job on this machine: synthesize a small model, predict, measure, sweep llama.cpp settings, recommend a command line.',
-  description: `Detects this machine (CPU, cores, RAM; memory bandwidth from a short copy probe), writes a synthetic llama GGUF (${DEFAULT_PARAMS} parameters, ${DEFAULT_QUANT}, random weights: meaningless text, real speed), predicts its decode and prefill tokens/s on this machine with the pretrained regressor of @kerneltune/regressor (a physics model with a 90% interval, capped by the roofline bound), measures llama-server's default settings for real through node-llama-cpp, runs a quick sweep of llama.cpp settings against those defaults (trimmed means, Welch/Yuen, Cohen's d, early termination, a quality gate), and prints the recommended llama-server command line. One to two minutes on a 2-core machine (70–100 s measured on the CI machine). The model goes to a temporary folder removed afterwards, unless --keep or --out-dir (both reuse a model already there).`,
+  description: `Detects this machine (CPU, cores, RAM; memory bandwidth from a short copy probe), writes a synthetic llama GGUF (${DEFAULT_PARAMS} parameters, ${DEFAULT_QUANT}, random weights: meaningless text, real speed), predicts its decode and prefill tokens/s on this machine with the pretrained regressor of @kerneltune/regressor (a physics model with a 90% interval, capped by the roofline bound), measures llama-server's default settings for real through node-llama-cpp, runs a quick sweep of llama.cpp settings against those defaults (trimmed means, Welch/Yuen, Cohen's d, early termination, a quality gate), and prints the recommended llama-server command line; last, it launches llama-server with that command line and measures it under concurrent streaming load (1 and 4 requests in flight), next to the in-process figures (building llama-server once, about 17 CPU-minutes, when no binary exists; --no-build skips instead). One to two minutes on a 2-core machine (70–100 s measured on the CI machine). The model goes to a temporary folder removed afterwards, unless --keep or --out-dir (both reuse a model already there).`,
   flags: [
     { name: 'params', type: 'string', description: 'Size of the synthetic model.', default: DEFAULT_PARAMS, valueName: 'N' },
     { name: 'quant', type: 'string', description: 'Weight type of the synthetic model.', choices: ['F16', 'Q8_0', 'Q4_0'], default: DEFAULT_QUANT },
@@ -44,10 +46,12 @@ export const demoCommand = defineCommand({
     { name: 'prompt-tokens', type: 'integer', description: 'Prompt length per repetition.', default: SWEEP_DEFAULTS.quick.promptTokens, min: 1 },
     { name: 'gen-tokens', type: 'integer', description: 'Tokens generated per repetition.', default: SWEEP_DEFAULTS.quick.genTokens, min: 2 },
     { name: 'gate', type: 'string', description: 'Quality gate of the sweep.', choices: ['topk5', 'pareto', 'regression', 'manual'], default: SWEEP_GATE_DEFAULTS.gate },
+    { name: 'no-serve', type: 'boolean', description: 'Skip the last step: launching llama-server with the recommended command line and measuring it under concurrent load.' },
+    { name: 'no-build', type: 'boolean', description: 'When no llama-server binary exists, skip the serving step with instructions instead of building it (about 17 CPU-minutes, once).' },
   ],
   examples: ['kerneltune demo', 'kerneltune demo --json', 'kerneltune demo --keep --params 30M --quant Q4_0'],
   jsonOutput:
-    '{ ok, measured: true, hardware: { detected, spec }, model: { path, reused, params, shape, bytes, quant }, prediction: { kind: "prediction", predictor, decodeTps, prefillTps, decode: Phase, prefill: Phase, memBwGbs, tflops, unifiedMemory, vendor }, Phase = { predictedTps, rooflineTps, capped, rawTps, confidence, binding, explanation, interval: { low, high, level } }, measurement: { combo: {}, device, reps, warmups, promptTokens, genTokens, decodeTps, prefillTps, ttftMs }, sweep: { …kerneltune sweep --json }, recommendedArgv, seconds: { total, detect, synth, sweep } }',
+    '{ ok, measured: true, hardware: { detected, spec }, model: { path, reused, params, shape, bytes, quant }, prediction: { kind: "prediction", predictor, decodeTps, prefillTps, decode: Phase, prefill: Phase, memBwGbs, tflops, unifiedMemory, vendor }, Phase = { predictedTps, rooflineTps, capped, rawTps, confidence, binding, explanation, interval: { low, high, level } }, measurement: { combo: {}, device, reps, warmups, promptTokens, genTokens, decodeTps, prefillTps, ttftMs }, sweep: { …kerneltune sweep --json }, recommendedArgv, serving: { …bench serve --json } | { skipped }, seconds: { total, detect, synth, sweep, serve } }',
   async run(ctx) {
     const f = ctx.flags
     const t0 = Date.now()
@@ -136,6 +140,11 @@ export const demoCommand = defineCommand({
         margin: SWEEP_GATE_DEFAULTS.margin,
       })
       const tSweep = (Date.now() - t2) / 1000
+      const t3 = Date.now()
+      const served: DemoServeResult = f.noServe
+        ? { skipped: '--no-serve' }
+        : await demoServe(io, { modelPath: path, combo: sweep.winner ? withoutDefaults(sweep.winner.combo) : {}, promptTokens: d.promptTokens, outputTokens: d.genTokens, build: f.noBuild !== true })
+      const tServe = (Date.now() - t3) / 1000
       const b = sweep.baseline.stats
       const measurement = {
         combo: {},
@@ -148,10 +157,10 @@ export const demoCommand = defineCommand({
         prefillTps: b.prefillTps,
         ttftMs: b.ttftMs,
       }
-      const seconds = { total: (Date.now() - t0) / 1000, detect: tDetect, synth: tSynth, sweep: tSweep }
+      const seconds = { total: (Date.now() - t0) / 1000, detect: tDetect, synth: tSynth, sweep: tSweep, serve: tServe }
       const modelInfo = { path, reused, params: synth.paramCount, shape: synth.shape, bytes: synth.layout.totalBytes, quant }
       if (ctx.json) {
-        ctx.printJson({ ok: true, measured: true, hardware: { detected, spec }, model: modelInfo, prediction, measurement, sweep: { ...sweep, winner: sweep.winner ?? null, space: plan.space, pruned: plan.pruned, catalog: plan.catalog }, recommendedArgv: sweep.recommendedArgv, seconds })
+        ctx.printJson({ ok: true, measured: true, hardware: { detected, spec }, model: modelInfo, prediction, measurement, sweep: { ...sweep, winner: sweep.winner ?? null, space: plan.space, pruned: plan.pruned, catalog: plan.catalog }, recommendedArgv: sweep.recommendedArgv, serving: 'skipped' in served ? { skipped: served.skipped } : { ...sessionJson(served.session), ...(served.buildSeconds ? { buildSeconds: served.buildSeconds } : {}) }, seconds })
         return
       }
       const s = synth.shape
@@ -188,8 +197,15 @@ export const demoCommand = defineCommand({
         io.stdout(`the winner decodes at ${fmt(wd)} tok/s, ${fmt(wd / dec.predictedTps * 100, 0)}% of the predicted ${fmt(dec.predictedTps)}\n`)
       }
       io.stdout(`\n== Recommended command line\n${formatCommandLine({ argv: sweep.recommendedArgv })}\n`)
+      if ('skipped' in served) io.stdout(`\n== 6. SERVING: skipped (${served.skipped})\n`)
+      else {
+        const [one, four] = served.session.levels
+        io.stdout(`\n== 6. SERVING (measured: the recommended command line launched as llama-server, streaming /v1/completions, ${d.promptTokens} prompt + ${d.genTokens} output tokens per request)\n`)
+        io.stdout(renderSession(served.session))
+        io.stdout(`in-process (one stream, node-llama-cpp): ${fmt(sweep.winner?.stats.decodeTps?.trimmedMean ?? b.decodeTps?.trimmedMean ?? NaN)} tok/s decode; as a server: ${fmt(1000 / (one?.metrics.tpotMs.mean ?? NaN))} tok/s per stream at 1 request in flight (1000 / TPOT), ${fmt(four?.metrics.outputTokensPerSecond ?? NaN)} output tok/s in total at 4\n`)
+      }
       if (!keepDir) io.stdout('(the model was temporary and is removed now; pass --keep or --out-dir DIR to keep it)\n')
-      io.stdout(`\ndone in ${fmt(seconds.total, 1)} s (detect ${fmt(tDetect, 1)}, model ${fmt(tSynth, 1)}, sweep ${fmt(tSweep, 1)}). Next: kerneltune sweep --gguf ${keepDir ? path : 'FILE'} (standard mode), kerneltune measure --help\n`)
+      io.stdout(`\ndone in ${fmt(seconds.total, 1)} s (detect ${fmt(tDetect, 1)}, model ${fmt(tSynth, 1)}, sweep ${fmt(tSweep, 1)}, serve ${fmt(tServe, 1)}). Next: kerneltune sweep --gguf ${keepDir ? path : 'FILE'} (standard mode), kerneltune measure --help\n`)
     } finally {
       if (!keepDir) rmSync(dir, { recursive: true, force: true })
     }
