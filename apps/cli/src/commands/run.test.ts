@@ -1,6 +1,7 @@
 import { rmSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { formatCommandLine } from '@kerneltune/core'
 import { synthLlama } from '@kerneltune/gguf'
 import { writeGgufFile } from '@kerneltune/gguf/node'
 import { cli, SMALL_RUN, tempDir } from './run-test-helpers.ts'
@@ -41,7 +42,8 @@ describe('kerneltune run (embedded store)', () => {
     expect(apply.json.combo).toMatchObject(run.summary.winner.combo)
     expect(apply.json.translation.argv.length).toBeGreaterThan(0)
     const human = await cli(t.dir, ['run', 'apply', runId, '--db', db])
-    expect(human.out).toContain(apply.json.translation.argv.join(' '))
+    // Human output is the shell-quoted, multi-line form that `sh` turns back into this argv.
+    expect(human.out).toContain(formatCommandLine(apply.json.translation, { env: 'export', multiline: true }))
   })
 
   it('should cancel a queued run (--no-watch); a finished run keeps its status', async () => {
