@@ -10,3 +10,9 @@
  */
 export { SANDBOX_OUTCOMES, SandboxLimitsSchema, HarnessResultSchema, HARNESS_SOURCE, classifySandboxRun, deniedPermission } from './sandbox.ts'
 export type { SandboxOutcome, SandboxLimits, SandboxReport, HarnessResult } from './sandbox.ts'
+export { gemvTemplates } from './templates.ts'
+export type { TemplateVariant } from './templates.ts'
+export { kernelModule, kernelInputs, checkKernelOutput, KernelRunResultSchema } from './candidate.ts'
+export type { KernelSpec, Verification, KernelTimings } from './candidate.ts'
+export { PROVIDER_NAMES, templateProvider, parentModule, kernelFamily, checkRequest } from './providers.ts'
+export type { ProviderName, GenerateRequest, Candidate, KernelProvider } from './providers.ts'

@@ -11,3 +11,5 @@
  */
 export { runInSandbox, findDenoBinary } from './deno-sandbox.node.ts'
 export type { SandboxRunOptions } from './deno-sandbox.node.ts'
+export { verifyInSandbox } from './verify.node.ts'
+export type { VerifyOptions, VerificationReport } from './verify.node.ts'

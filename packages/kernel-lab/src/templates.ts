@@ -1,0 +1,160 @@
+/**
+ * The template provider's transformations: WGSL variants of the GEMV kernel that lie outside the
+ * tuned parameter space of @kerneltune/gpu-kernels (which varies workgroup size, rows per
+ * workgroup, unrolling and vector width of one kernel shape). Each variant changes the shape of
+ * the computation itself and says what it changed. They reuse the package's weight readers, so a
+ * variant reads every weight format exactly as the tuned kernels do.
+ */
+import { bindings, weightReader, type DeviceLimits, type MatmulProblem } from '@kerneltune/gpu-kernels'
+
+export interface TemplateVariant {
+  /** Stable id, e.g. gemv.register-tile-4. */
+  template: string
+  description: string
+  code: string
+  entryPoint: string
+  /** Workgroups to dispatch for the problem. */
+  groups: [number, number, number]
+}
+
+const xv = (o: string) => `vec4<f32>(x[${o}], x[${o} + 1u], x[${o} + 2u], x[${o} + 3u])`
+
+// One thread per output: no workgroup memory, no barriers, no reduction. Wins when the reduction
+// dominates (short rows) and loses parallelism when n is small.
+function threadPerRow(problem: MatmulProblem): TemplateVariant {
+  const WG = 64
+  const code = `${bindings(problem.format, 'f32')}
+${weightReader(problem.format)}
+@compute @workgroup_size(${WG}, 1, 1)
+fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(workgroup_id) wid: vec3<u32>) {
+  let j = gid.x;
+  let row = wid.y;
+  if (j >= params.n) { return; }
+  let wrow = j * params.nb;
+  let xrow = row * params.k;
+  var acc = 0.0;
+  for (var b = 0u; b < params.nb; b++) {
+    let blk = wrow + b;
+    let xb = xrow + b * 32u;
+    var s = 0.0;
+    for (var g = 0u; g < 4u; g++) {
+      let w = wgroup(blk, g);
+      s += dot(${xv('xb + off0(g)')}, w[0]) + dot(${xv('xb + off1(g)')}, w[1]);
+    }
+    acc += s * wscale(blk);
+  }
+  y[row * params.n + j] = acc;
+}
+`
+  return { template: 'gemv.thread-per-row', description: 'tiling shape: one thread computes a whole output row serially (64 outputs per workgroup); no workgroup memory, barriers or tree reduction', code, entryPoint: 'main', groups: [Math.ceil(problem.n / WG), problem.m, 1] }
+}
+
+// Register tiling over n: each thread loads an activation group once and applies it to R weight
+// rows, so activation reads drop by R; the tree reduction then runs on R values per thread.
+function registerTile(problem: MatmulProblem, R: number): TemplateVariant {
+  const WG = 64
+  const PER_ROW = 16
+  const GROUPS = WG / PER_ROW
+  const code = `${bindings(problem.format, 'f32')}
+${weightReader(problem.format)}
+const WG: u32 = ${WG}u;
+const PER_ROW: u32 = ${PER_ROW}u;
+const R: u32 = ${R}u;
+var<workgroup> red: array<f32, ${WG * R}>;
+
+@compute @workgroup_size(${WG}, 1, 1)
+fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
+  let t = lid % PER_ROW;
+  let j0 = (wid.x * ${GROUPS}u + lid / PER_ROW) * R;
+  let row = wid.y;
+  let xrow = row * params.k;
+  var acc: array<f32, ${R}>;
+  for (var b = t; b < params.nb; b += PER_ROW) {
+    let xb = xrow + b * 32u;
+    for (var g = 0u; g < 4u; g++) {
+      let x0 = ${xv('xb + off0(g)')};
+      let x1 = ${xv('xb + off1(g)')};
+      for (var r = 0u; r < R; r++) {
+        let j = j0 + r;
+        if (j < params.n) {
+          let blk = j * params.nb + b;
+          let w = wgroup(blk, g);
+          acc[r] += (dot(x0, w[0]) + dot(x1, w[1])) * wscale(blk);
+        }
+      }
+    }
+  }
+  for (var r = 0u; r < R; r++) { red[r * WG + lid] = acc[r]; }
+  workgroupBarrier();
+  for (var s = PER_ROW / 2u; s > 0u; s >>= 1u) {
+    if (t < s) {
+      for (var r = 0u; r < R; r++) { red[r * WG + lid] += red[r * WG + lid + s]; }
+    }
+    workgroupBarrier();
+  }
+  if (t == 0u) {
+    for (var r = 0u; r < R; r++) {
+      let j = j0 + r;
+      if (j < params.n) { y[row * params.n + j] = red[r * WG + lid]; }
+    }
+  }
+}
+`
+  return { template: `gemv.register-tile-${R}`, description: `register tiling over n: each thread applies every activation group it loads to ${R} weight rows (activation reads / ${R}), ${PER_ROW} threads per row group, ${GROUPS * R} outputs per workgroup`, code, entryPoint: 'main', groups: [Math.ceil(problem.n / (GROUPS * R)), problem.m, 1] }
+}
+
+// Shared-memory staging: the workgroup copies its activation row into workgroup memory once;
+// every weight row of the workgroup then reads activations from there instead of the buffer.
+function stagedActivations(problem: MatmulProblem): TemplateVariant {
+  const WG = 64
+  const PER_ROW = 8
+  const ROWS = WG / PER_ROW
+  const code = `${bindings(problem.format, 'f32')}
+${weightReader(problem.format)}
+const WG: u32 = ${WG}u;
+const PER_ROW: u32 = ${PER_ROW}u;
+var<workgroup> xs: array<f32, ${problem.k}>;
+var<workgroup> red: array<f32, ${WG}>;
+
+@compute @workgroup_size(${WG}, 1, 1)
+fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
+  let t = lid % PER_ROW;
+  let j = wid.x * ${ROWS}u + lid / PER_ROW;
+  let row = wid.y;
+  for (var i = lid; i < params.k; i += WG) { xs[i] = x[row * params.k + i]; }
+  workgroupBarrier();
+  var acc = 0.0;
+  if (j < params.n) {
+    let wrow = j * params.nb;
+    for (var b = t; b < params.nb; b += PER_ROW) {
+      let blk = wrow + b;
+      let xb = b * 32u;
+      var s = 0.0;
+      for (var g = 0u; g < 4u; g++) {
+        let w = wgroup(blk, g);
+        let o0 = xb + off0(g);
+        let o1 = xb + off1(g);
+        s += dot(vec4<f32>(xs[o0], xs[o0 + 1u], xs[o0 + 2u], xs[o0 + 3u]), w[0]) + dot(vec4<f32>(xs[o1], xs[o1 + 1u], xs[o1 + 2u], xs[o1 + 3u]), w[1]);
+      }
+      acc += s * wscale(blk);
+    }
+  }
+  red[lid] = acc;
+  workgroupBarrier();
+  for (var s = PER_ROW / 2u; s > 0u; s >>= 1u) {
+    if (t < s) { red[lid] += red[lid + s]; }
+    workgroupBarrier();
+  }
+  if (t == 0u && j < params.n) { y[row * params.n + j] = red[lid]; }
+}
+`
+  return { template: 'gemv.staged-activations', description: `shared-memory staging: the activation row (${problem.k} f32) is copied into workgroup memory once per workgroup and read from there by its ${ROWS} weight rows`, code, entryPoint: 'main', groups: [Math.ceil(problem.n / ROWS), problem.m, 1] }
+}
+
+/** Every GEMV template that fits the problem and the device, in a fixed order. */
+export function gemvTemplates(problem: MatmulProblem, limits?: Partial<Pick<DeviceLimits, 'maxComputeWorkgroupStorageSize'>>): TemplateVariant[] {
+  const out = [threadPerRow(problem), registerTile(problem, 2), registerTile(problem, 4)]
+  const shared = (problem.k + 64) * 4
+  if (shared <= (limits?.maxComputeWorkgroupStorageSize ?? 16384)) out.push(stagedActivations(problem))
+  return out
+}
