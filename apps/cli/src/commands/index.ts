@@ -15,6 +15,7 @@ import { hardwareCommand } from './hardware.ts'
 import { demoCommand } from './demo.ts'
 import { sweepCommand } from './sweep.ts'
 import { serveCommand } from './serve.ts'
+import { workerCommand } from './worker.ts'
 import { runCommand } from './run.ts'
 import { tuneCommand } from './tune.ts'
 import { tokenCommand } from './token.ts'
@@ -39,5 +40,5 @@ export const COMMANDS: Command<any>[] = [
   // measure
   modelCommand, measureCommand, benchCommand, kernelsCommand, autotuneCommand, sandboxCommand,
   // serve
-  serveCommand, tokenCommand, banditCommand,
+  serveCommand, workerCommand, tokenCommand, banditCommand,
 ]
