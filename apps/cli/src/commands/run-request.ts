@@ -14,7 +14,7 @@ import { LLAMACPP_DIMENSIONS, sweepSpace } from '@kerneltune/engines-llamacpp'
 
 export const RUN_REQUEST_FLAGS = [
   { name: 'engine', type: 'string', description: 'Engine plugin (vllm, tgi, trtllm, trtllm-serve, triton, onnx, llamacpp); overrides the file', valueName: 'NAME' },
-  { name: 'backend', type: 'string', description: 'Measurement backend: analytical, gpu-kernels, llamacpp; overrides the file', valueName: 'NAME' },
+  { name: 'backend', type: 'string', description: 'Measurement backend: analytical, gpu-kernels, llamacpp (in-process), server (llama-server per combination under concurrent load); overrides the file', valueName: 'NAME' },
   { name: 'gguf', type: 'string', description: 'GGUF model to measure with llama.cpp (sets engine and backend llamacpp, reads the model spec, detects the hardware)', valueName: 'FILE' },
   { name: 'mode', type: 'string', choices: ['quick', 'exhaustive'], description: 'Enumeration mode' },
   { name: 'reps', type: 'integer', description: 'Repetitions per combination', min: 2, max: 100 },

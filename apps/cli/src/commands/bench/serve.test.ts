@@ -61,6 +61,16 @@ describe.skipIf(skip)('kerneltune bench serve and sweep --backend server on llam
     expect(j.crossCheck.lines.length).toBeGreaterThan(0)
   }, 300_000)
 
+  it('should run a Tier 1 run with --backend server: each combination launched as llama-server under load', async () => {
+    const db = join(dir, 'runs.db')
+    const r = await run('run', 'create', '--engine', 'llamacpp', '--backend', 'server', '--gguf', 'tiny.gguf', '--db', db,
+      '--restrict', '{"threads":["1"]}', '--reps', '2', '--warmups', '0', '--prompt-tokens', '16', '--gen-tokens', '4', '--json')
+    expect(r.code).toBe(0)
+    const j = JSON.parse(r.out)
+    expect(j).toMatchObject({ status: 'succeeded', backend: 'server', progress: { done: 1, total: 1 } })
+    expect(j.summary.simulated).toBe(false)
+  }, 300_000)
+
   it('should sweep server settings with the interleaved design and an A/A check', async () => {
     // --space replaces dimensions of the quick serving space: 2 arms plus the defaults twice.
     const space = JSON.stringify({ threads: ['auto', '1'], parallel: ['auto'], flash_attn: ['auto'] })
