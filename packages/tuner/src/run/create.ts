@@ -41,7 +41,8 @@ export async function planCombos(request: RunRequest, deps: Pick<CreateRunDeps, 
     throw new KerneltuneError('INVALID_INPUT', `invalid run request: backend ${request.backend} measures ${backend.modelFile.fileKind}; set modelPath`, { details: { errors: [`modelPath: required by backend ${request.backend}`] } })
   }
   const engineVersion = request.engineVersion ?? engine.defaultVersion
-  const target = { hardware: request.hardware, engine: request.engine }
+  // The release matters: catalog rules can carry a version range (e.g. a flag only some releases accept).
+  const target = { hardware: request.hardware, engine: request.engine, engineVersion }
   const dims = catalog.dimensionsFor(request.engine)
   const problems: string[] = []
   for (const [id, values] of Object.entries(request.restrict ?? {})) {
