@@ -101,6 +101,14 @@ describe.each(drivers)('store on %s', (name, url) => {
     expect((await store.runs.combos(run.id))[0]!.repetitions).toEqual([{ latencyMs: 10 }])
   })
 
+  it.skipIf(skip)('should count every result when workers store different combinations at once', async () => {
+    const many = Array.from({ length: 12 }, (_, i) => ({ combo: { a: String(i) }, comboHash: `m${i}`, isBaseline: i === 0 }))
+    const run = await store.runs.create({ tenant: 't1', mode: 'exhaustive', target, snapshot, qualityGate: 'pareto', backend: 'b', repetitions: 3, combos: many })
+    const r = { status: 'measured' as const, simulated: false, cached: false, repetitions: [{ latencyMs: 10 }], metrics: null, comparison: null, error: null }
+    expect((await Promise.all(many.map((_, i) => store.runs.recordComboOnce(run.id, i, r)))).every(Boolean)).toBe(true)
+    expect((await store.runs.require('t1', run.id)).progress).toEqual({ done: 12, total: 12 })
+  })
+
   it.skipIf(skip)('should leave nothing behind when a run cannot be created whole', async () => {
     const before = (await store.runs.list(null, { includeDeleted: true })).total
     const bad = [...combos, { combo: { a: 'b' }, comboHash: null as unknown as string, isBaseline: false }]
@@ -142,6 +150,7 @@ describe.each(drivers)('store on %s', (name, url) => {
     await expect(store.registry.deprecate('t1', e.id, 'bob', 'unsafe')).resolves.toMatchObject({ status: 'deprecated' })
     await expect(store.registry.approve('t1', e.id, 'carol')).rejects.toMatchObject({ code: 'CONFLICT' })
     const e2 = await store.registry.submit({ tenant: 't1', name: 'q8', kernelFamily: 'gemv', provider: 'template', source: '', actor: 'alice' })
+    await expect(store.registry.approve('t1', e2.id, 'alice', 'my own')).rejects.toMatchObject({ code: 'FORBIDDEN' })
     await store.registry.approve('t1', e2.id, 'carol', 'reviewed')
     expect((await store.registry.events(e.id)).map((x) => x.action)).toEqual(['submit', 'deprecate'])
     expect((await store.registry.list('t1', 'approved')).map((x) => x.id)).toEqual([e2.id])

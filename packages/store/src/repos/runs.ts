@@ -180,11 +180,10 @@ export function runsRepo(db: SqlDriver) {
             toJson(result.metrics), toJson(result.comparison), result.error, runId, index],
         )
         if (changes === 0) return false
-        await tx.run(
-          `UPDATE kernel_runs SET progress_done = (SELECT COUNT(*) FROM kernel_run_combos WHERE run_id = ? AND status <> 'pending'),
-           updated_at = ? WHERE id = ?`,
-          [runId, now(), runId],
-        )
+        // An increment, not a recount: concurrent workers' transactions (PostgreSQL, read committed)
+        // cannot see each other's combination rows, so recounts lose results; the row lock on the
+        // run serialises increments, and only a transaction that stored a result gets here.
+        await tx.run('UPDATE kernel_runs SET progress_done = progress_done + 1, updated_at = ? WHERE id = ?', [now(), runId])
         return true
       })
     },
