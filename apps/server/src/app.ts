@@ -9,6 +9,7 @@ import { KerneltuneError, type Registry } from '@kerneltune/core'
 import { generateToken, type Store } from '@kerneltune/store'
 import { Hono, type Context } from 'hono'
 import { createBus, type EventBus } from './bus.ts'
+import { mountDashboard } from './dashboard.node.ts'
 import type { AppDeps } from './deps.ts'
 import { errorResponse, mount, type Auth } from './http.ts'
 import { inProcessAuth } from './in-process.ts'
@@ -42,6 +43,8 @@ export interface AppOptions {
   autostart?: boolean
   /** Largest request body in bytes (default 2 MiB); a larger one is answered 413. */
   maxBodyBytes?: number
+  /** False: no web dashboard at `/` (default: served when apps/web has been built). */
+  dashboard?: boolean
   /**
    * Builds the job queue from the app's parts; default the in-process queue. `serve --redis` passes
    * the BullMQ one (distributed/redis-queue.ts), which has the same interface.
@@ -101,6 +104,8 @@ export function createApp(options: AppOptions): App {
     return { role: info.role, tenant: info.tenant, tokenId: info.id }
   }
   mount(app, API_BASE, ROUTES, deps, authenticate, options.maxBodyBytes ? { maxBodyBytes: options.maxBodyBytes } : {})
+  // The web dashboard at / (same origin as the API; it reads nothing but the routes above).
+  if (options.dashboard !== false) mountDashboard(app)
   app.notFound((c) => c.json({ error: { code: 'NOT_FOUND', message: `no endpoint ${c.req.method} ${c.req.path}; see /openapi.json` } }, 404))
   app.onError((err, c) => errorResponse(c, err))
   return { app, deps, queue, bus, metrics, shutdown: () => queue.shutdown() }

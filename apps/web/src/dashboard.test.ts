@@ -1,0 +1,171 @@
+/**
+ * The dashboard in a real browser (Debian's chromium through playwright-core) against the real
+ * server on a fresh embedded store: no mocked API. Under CI=true a missing chromium fails.
+ */
+import { requireOrSkip } from '@kerneltune/tooling/test-skip'
+import type { Browser, Page } from 'playwright-core'
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
+import { ARTIFACTS, CHROMIUM, hasChromium, keepScreenshot, launch, open, startServer, tinyRun, waitFor, type Server } from './harness.ts'
+
+interface Run { id: string; status: string; summary: { winner: { index: number; combo: Record<string, string> }; pareto: Array<{ index: number }> } | null }
+
+describe.skipIf(requireOrSkip(hasChromium, `chromium at ${CHROMIUM} (apt-get install -y chromium)`))('the dashboard, functional', () => {
+  let server: Server
+  let browser: Browser
+  let page: Page | undefined
+  let quickRun = ''
+
+  beforeAll(async () => {
+    [server, browser] = await Promise.all([startServer(), launch()])
+  })
+  afterAll(async () => {
+    await browser?.close()
+    await server?.close()
+  })
+  afterEach(async (ctx) => {
+    if (ctx.task.result?.state === 'fail') await keepScreenshot(page, ctx.task.name)
+    await page?.close()
+    page = undefined
+  })
+
+  it('the fragment token moves to sessionStorage and leaves the address bar', async () => {
+    page = await open(browser, server, '?tab=registry')
+    await page.getByRole('heading', { name: 'Registry' }).waitFor()
+    expect(new URL(page.url()).hash).toBe('')
+    expect(await page.evaluate(() => sessionStorage.getItem('kerneltune.token'))).toMatch(/^dashboard-suite/)
+  })
+
+  it('starts a quick run from the Runner and follows it to the end over SSE', async () => {
+    page = await open(browser, server)
+    await page.getByTestId('preview-legal').waitFor()
+    expect(Number(await page.getByTestId('preview-legal').textContent())).toBeGreaterThan(1)
+    await page.locator('#start').click()
+    await page.waitForURL(/tab=run&run=/)
+    quickRun = new URL(page.url()).searchParams.get('run')!
+    await page.getByTestId('run-status').getByText('succeeded').waitFor({ timeout: 60_000 })
+    const run = await server.api<Run & { progress: { total: number } }>(`/runs/${quickRun}`)
+    await expect.poll(() => page!.getByTestId('run-progress-text').textContent()).toBe(`${run.progress.total} of ${run.progress.total}`)
+    // The page learnt of the end from the stream (the run held the server's event loop while it
+    // ran, so the state event may already say so; then run.finished follows it on the stream).
+    expect(await page.locator('#run-progress').getAttribute('data-sse')).toMatch(/\bstate\b.*\brun\.finished\b/)
+    expect(await page.getByTestId('best').textContent()).toMatch(/tokens\/s/)
+  })
+
+  it('run detail: one Pareto point per measured combination, the frontier highlighted, points clickable', async () => {
+    page = await open(browser, server, `?tab=run&run=${quickRun}`)
+    await page.getByTestId('pareto').locator('circle').first().waitFor()
+    const combos = await server.api<{ items: Array<{ index: number; metrics: { throughputTps?: number } | null }> }>(`/runs/${quickRun}/combos`)
+    const run = await server.api<Run>(`/runs/${quickRun}`)
+    const measured = combos.items.filter((c) => c.metrics?.throughputTps !== undefined).length
+    expect(await page.getByTestId('pareto').locator('circle[data-index]').count()).toBe(measured)
+    expect(await page.getByTestId('pareto').locator('circle[data-frontier="true"]').count()).toBe(new Set(run.summary!.pareto.map((p) => p.index)).size)
+    expect(await page.locator('tbody tr[data-combo-index]').count()).toBe(combos.items.length)
+    const first = page.getByTestId('pareto').locator('circle[data-frontier="true"]').first()
+    const index = await first.getAttribute('data-index')
+    // Many analytical points coincide, so a pointer click may land on another circle: dispatch it on this one.
+    await first.dispatchEvent('click')
+    await expect.poll(() => page!.getByTestId('selected').textContent()).toMatch(new RegExp(`^Selected #${index}:`))
+    await page.screenshot({ path: `${ARTIFACTS}/run-detail.png`, fullPage: false })
+  })
+
+  it('applies the winner to a deployment and the Runner card shows it', async () => {
+    const dep = await server.api<{ id: string }>('/deployments', { method: 'POST', body: { name: 'prod-a', engine: 'vllm', engineVersion: '0.32.0' } })
+    page = await open(browser, server, `?tab=run&run=${quickRun}`)
+    await page.getByTestId('command').getByText(/^vllm serve/).waitFor()
+    await page.getByLabel('Deployment to apply it to').fill(dep.id)
+    await page.getByRole('button', { name: 'Apply' }).click()
+    await page.getByTestId('applied').waitFor()
+    const run = await server.api<Run>(`/runs/${quickRun}`)
+    const current = await server.api<{ combo: Record<string, string>; runId: string }>(`/deployments/${dep.id}/current-combo`)
+    expect(current.runId).toBe(quickRun)
+    expect(current.combo).toMatchObject(run.summary!.winner.combo)
+    await page.goto(`${server.url}/?tab=runner&deployment=${dep.id}`)
+    await page.getByRole('region', { name: 'Current combination' }).getByText(Object.values(run.summary!.winner.combo)[0]!).first().waitFor()
+    expect(await page.getByTestId('drift-badge').textContent()).toMatch(/^drift: /)
+  })
+
+  it('history: filters and pagination, each row with its run id', async () => {
+    const ids: string[] = []
+    for (let i = 0; i < 21; i++) ids.push(await tinyRun(server, i % 3 === 0 ? 'tgi' : 'vllm'))
+    await waitFor(async () => ((await server.api<{ total: number }>('/runs?status=succeeded&limit=1')).total >= 22 ? true : undefined))
+    page = await open(browser, server, '?tab=history')
+    await page.getByTestId('history-total').getByText('22 runs').waitFor()
+    expect(await page.locator('tr[data-run-id]').count()).toBe(20)
+    expect(await page.getByTestId('page').textContent()).toContain('page 1 of 2')
+    const firstPage = await page.locator('tr[data-run-id]').evaluateAll((rows) => rows.map((r) => r.getAttribute('data-run-id')))
+    await page.getByRole('button', { name: 'Next' }).click()
+    await page.getByTestId('page').getByText('page 2 of 2').waitFor()
+    await expect.poll(() => page!.locator('tr[data-run-id]').count()).toBe(2)
+    const second = await page.locator('tr[data-run-id]').evaluateAll((rows) => rows.map((r) => r.getAttribute('data-run-id')))
+    expect(second.filter((id) => firstPage.includes(id))).toEqual([])
+    expect([...firstPage, ...second].sort()).toEqual([...ids, quickRun].sort())
+    await page.getByLabel('Engine').selectOption('tgi')
+    await page.getByTestId('history-total').getByText('7 runs').waitFor()
+    expect(await page.locator('tr[data-run-id]').count()).toBe(7)
+    expect(new URL(page.url()).searchParams.get('engine')).toBe('tgi')
+  })
+
+  it('URL state survives a reload and back/forward', async () => {
+    page = await open(browser, server, '?tab=history&engine=tgi')
+    await page.getByTestId('history-total').getByText('7 runs').waitFor()
+    await page.reload()
+    await page.getByTestId('history-total').getByText('7 runs').waitFor()
+    expect(await page.getByLabel('Engine').inputValue()).toBe('tgi')
+    expect(await page.getByRole('tab', { name: 'Run History' }).getAttribute('aria-selected')).toBe('true')
+    await page.getByRole('tab', { name: 'Registry' }).click()
+    await page.getByRole('heading', { name: 'Registry' }).waitFor()
+    await page.goBack()
+    await page.getByTestId('history-total').getByText('7 runs').waitFor()
+    await page.goForward()
+    await page.getByRole('heading', { name: 'Registry' }).waitFor()
+  })
+
+  it('validation keeps Start disabled and shows why', async () => {
+    page = await open(browser, server)
+    await page.getByTestId('preview-legal').waitFor()
+    expect(await page.locator('#start').isEnabled()).toBe(true)
+    await page.getByLabel('Prompt tokens').fill('0')
+    expect(await page.locator('#start').isDisabled()).toBe(true)
+    expect(await page.locator('#start-reason').textContent()).toBe('Prompt tokens must be a whole number of at least 1')
+    await page.getByLabel('Prompt tokens').fill('512')
+    await page.getByLabel('Mode', { exact: true }).selectOption('exhaustive')
+    await page.getByTestId('preview').getByText('(exhaustive)').waitFor()
+    await expect.poll(() => page!.locator('#start-reason').textContent()).toBe('')
+    expect(await page.locator('#start').isEnabled()).toBe(true)
+  })
+
+  it('a tune session draws its best-so-far curve over its trials', async () => {
+    page = await open(browser, server, `?tab=tune&run=${quickRun}`)
+    await page.getByLabel('Trials').fill('6')
+    await page.getByRole('button', { name: 'Start tuning' }).click()
+    await page.waitForURL(/session=/)
+    await page.getByTestId('tune-status').getByText('completed').waitFor({ timeout: 60_000 })
+    const session = await server.api<{ trials: unknown[] }>(`/tune/${new URL(page.url()).searchParams.get('session')}`)
+    expect(session.trials.length).toBeGreaterThan(1)
+    await expect.poll(() => page!.locator('tr[data-trial]').count()).toBe(session.trials.length)
+    expect(await page.getByTestId('burn').textContent()).toBe(`${session.trials.length} of 6 trials`)
+    const okTrials = await page.locator('tr[data-trial]').filter({ hasText: 'ok' }).count()
+    expect(await page.getByTestId('tune-curve').locator('g.trial-dots circle').count()).toBe(okTrials)
+    expect(await page.getByTestId('tune-curve').locator('g.best-line path').count()).toBe(1)
+  })
+
+  it('the registry lists entries, filters by status, and shows an audit trail', async () => {
+    const a = await server.api<{ id: string }>('/registry', { method: 'POST', body: { name: 'marlin-w4', kernelFamily: 'gemm', provider: 'ist', source: 'kernel void k() {}' } })
+    await server.api('/registry', { method: 'POST', body: { name: 'fa3-decode', kernelFamily: 'attention', provider: 'tri', source: 'kernel void f() {}' } })
+    await server.api(`/registry/${a.id}/approve`, { method: 'POST', body: { reason: 'bit-exact on the suite' } })
+    page = await open(browser, server, '?tab=registry')
+    await expect.poll(() => page!.locator('tr[data-entry-id]').count()).toBe(2)
+    await page.getByLabel('Status').selectOption('approved')
+    await expect.poll(() => page!.locator('tr[data-entry-id]').count()).toBe(1)
+    await page.getByRole('button', { name: 'Show the audit trail of marlin-w4' }).click()
+    await page.getByTestId('audit').getByText(/approve by .*bit-exact on the suite/).waitFor()
+  })
+
+  it('reports the time to first screen to the server histogram', async () => {
+    const count = async () => Number(/kerneltune_l1_landing_ttfs_seconds_count(?:\{[^}]*\})? (\d+)/.exec(await (await fetch(server.url + '/metrics')).text())?.[1] ?? 0)
+    const before = await count()
+    page = await open(browser, server, '?tab=history')
+    await page.waitForFunction(() => document.documentElement.dataset.ttfs !== undefined)
+    await expect.poll(count).toBe(before + 1)
+  })
+})

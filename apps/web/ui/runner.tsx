@@ -1,0 +1,127 @@
+/**
+ * Runner (the default tab): pick a deployment, see what it runs and how far it drifted, fill in a
+ * run, preview the sweep, and Start. Start stays disabled, with the reason on screen, while the
+ * form or the preview says the run cannot be created.
+ */
+import { useMutation, useQuery } from '@tanstack/react-query'
+import { useState } from 'react'
+import { api, qs } from './api.ts'
+import { BACKENDS, ENGINES, GATES, HARDWARE, MODELS, MODES, type HardwareId, type ModelId } from './presets.ts'
+import { useFirstScreen } from './ttfs.ts'
+import { useUrl } from './url-state.ts'
+
+interface Deployment { id: string; name: string; engine: string; engineVersion: string }
+interface Drift { band: string; relative: number | null; predictedTps: number | null; measuredTps: number | null }
+interface Counts { total: number; legal: number; pruned: number; refused: number; byRule: Record<string, number>; refusedBy: Record<string, number> }
+interface Preview { counts: Record<string, Counts> }
+
+const MAX_COMBOS = 512
+
+function DeploymentCard({ id }: { id: string }) {
+  const combo = useQuery({ queryKey: ['combo', id], queryFn: () => api<{ combo: Record<string, string> | null; runId: string | null }>(`/deployments/${encodeURIComponent(id)}/current-combo`) })
+  const drift = useQuery({ queryKey: ['drift', id], queryFn: () => api<Drift>(`/deployments/${encodeURIComponent(id)}/drift`) })
+  if (combo.error) return <p className="error" role="alert">Deployment {id}: {combo.error.message}</p>
+  const band = drift.data?.band ?? 'unknown'
+  return (
+    <section className="card" aria-label="Current combination">
+      <h3>Deployment {id} <span className={`badge ${band}`} data-testid="drift-badge">drift: {band}{drift.data?.relative != null ? ` (${(drift.data.relative * 100).toFixed(1)}%)` : ''}</span></h3>
+      {combo.data?.combo ? <pre>{JSON.stringify(combo.data.combo, null, 1)}</pre> : <p>No combination applied yet.</p>}
+      <p className="hint">Drift bands: minor 5–15%, significant above 15% (from the drift endpoint).</p>
+    </section>
+  )
+}
+
+export function Runner() {
+  const [url, setUrl] = useUrl()
+  const deployment = url.get('deployment') ?? ''
+  const [draft, setDraft] = useState(deployment)
+  const [engine, setEngine] = useState<string>('vllm')
+  const [engineVersion, setEngineVersion] = useState('')
+  const [hw, setHw] = useState<HardwareId>('h100-sxm')
+  const [model, setModel] = useState<ModelId>('llama-3-8b')
+  const [promptTokens, setPromptTokens] = useState('512')
+  const [generatedTokens, setGeneratedTokens] = useState('128')
+  const [batch, setBatch] = useState('1')
+  const [mode, setMode] = useState<string>('quick')
+  const [backend, setBackend] = useState<string>('analytical')
+  const [gate, setGate] = useState<string>('topk5')
+
+  const recent = useQuery({ queryKey: ['deployments'], queryFn: () => api<{ items: Deployment[] }>('/deployments-recent') })
+  const preview = useQuery({
+    queryKey: ['preview', engine, hw, mode],
+    queryFn: () => api<Preview>('/catalog/preview' + qs({ engine, mode, hardware: JSON.stringify(HARDWARE[hw]) })),
+  })
+  useFirstScreen(recent.isFetched && preview.isFetched)
+
+  const ints = { 'Prompt tokens': promptTokens, 'Generated tokens': generatedTokens, Batch: batch }
+  const reasons: string[] = []
+  for (const [name, v] of Object.entries(ints)) if (!/^\d+$/.test(v) || Number(v) < 1) reasons.push(`${name} must be a whole number of at least 1`)
+  if (engineVersion && !/^[\w.+-]{1,100}$/.test(engineVersion)) reasons.push('Engine version may hold letters, digits, ., + and - only')
+  const counts = preview.data?.counts[mode]
+  if (preview.error) reasons.push(`Preview failed: ${preview.error.message}`)
+  else if (!counts) reasons.push('Waiting for the sweep preview')
+  else if (counts.legal === 0) reasons.push('No legal combination: every one is pruned or refused on this hardware')
+  else if (counts.legal > MAX_COMBOS) reasons.push(`${counts.legal} combinations exceed the limit of ${MAX_COMBOS}; use quick mode`)
+
+  const start = useMutation({
+    mutationFn: () => api<{ id: string }>('/runs', {
+      method: 'POST',
+      body: {
+        engine, ...(engineVersion ? { engineVersion } : {}), hardware: HARDWARE[hw], model: MODELS[model], mode, backend, qualityGate: gate,
+        workload: { batch: Number(batch), phase: 'decode', promptTokens: Number(promptTokens), generatedTokens: Number(generatedTokens) },
+      },
+    }),
+    onSuccess: (run) => setUrl({ tab: 'run', run: run.id }),
+  })
+
+  const select = (id: string, label: string, value: string, set: (v: string) => void, options: readonly string[], names?: Record<string, string>) => (
+    <div><label htmlFor={id}>{label}</label>
+      <select id={id} value={value} onChange={(e) => set(e.target.value)}>{options.map((o) => <option key={o} value={o}>{names?.[o] ?? o}</option>)}</select></div>
+  )
+  const text = (id: string, label: string, value: string, set: (v: string) => void, mode: 'numeric' | 'text' = 'numeric') => (
+    <div><label htmlFor={id}>{label}</label><input id={id} inputMode={mode} value={value} onChange={(e) => set(e.target.value)} /></div>
+  )
+
+  return (
+    <div>
+      <h2>Runner</h2>
+      <form onSubmit={(e) => { e.preventDefault(); setUrl({ deployment: draft.trim() || undefined }, true) }} className="card">
+        <label htmlFor="deployment">Deployment</label>
+        <input id="deployment" role="combobox" aria-autocomplete="list" aria-expanded="false" list="deployment-options" placeholder="pick one or type an id" value={draft}
+          onChange={(e) => setDraft(e.target.value)} onBlur={() => setUrl({ deployment: draft.trim() || undefined }, true)} />
+        <datalist id="deployment-options">{recent.data?.items.map((d) => <option key={d.id} value={d.id}>{d.name} ({d.engine} {d.engineVersion})</option>)}</datalist>
+        <button type="submit">Show</button>
+      </form>
+      {deployment && <DeploymentCard id={deployment} />}
+      <form onSubmit={(e) => { e.preventDefault(); if (!reasons.length) start.mutate() }} aria-label="New run">
+        <div className="grid">
+          {select('engine', 'Engine', engine, setEngine, ENGINES)}
+          {text('engine-version', 'Engine version (blank: the engine default)', engineVersion, setEngineVersion, 'text')}
+          {select('hardware', 'Hardware preset', hw, (v) => setHw(v as HardwareId), Object.keys(HARDWARE), Object.fromEntries(Object.values(HARDWARE).map((h) => [h.id, h.name])))}
+          {select('model', 'Model', model, (v) => setModel(v as ModelId), Object.keys(MODELS))}
+          {text('prompt-tokens', 'Prompt tokens', promptTokens, setPromptTokens)}
+          {text('generated-tokens', 'Generated tokens', generatedTokens, setGeneratedTokens)}
+          {text('batch', 'Batch', batch, setBatch)}
+          {select('mode', 'Mode', mode, setMode, MODES)}
+          {select('backend', 'Backend', backend, setBackend, BACKENDS)}
+          {select('gate', 'Quality gate', gate, setGate, GATES)}
+        </div>
+        <section className="card" aria-label="Sweep preview" data-testid="preview">
+          <h3>Sweep preview ({mode})</h3>
+          {counts ? (
+            <>
+              <p><strong data-testid="preview-legal">{counts.legal}</strong> combinations to measure, {counts.pruned} pruned by rules, {counts.refused} refused by the engine (of {counts.total}).</p>
+              <ul>
+                {Object.entries(counts.byRule).map(([r, n]) => <li key={r}>pruned: {r} ({n})</li>)}
+                {Object.entries(counts.refusedBy).slice(0, 8).map(([r, n]) => <li key={r}>refused: {r} ({n})</li>)}
+              </ul>
+            </>
+          ) : <p>{preview.isLoading ? 'Loading the preview…' : ''}</p>}
+        </section>
+        <button type="submit" id="start" disabled={reasons.length > 0 || start.isPending} aria-describedby="start-reason">Start</button>
+        <p id="start-reason" className="reason" role="status">{reasons[0] ?? ''}</p>
+        {start.error && <p className="error" role="alert">{start.error.message}</p>}
+      </form>
+    </div>
+  )
+}
