@@ -5,6 +5,9 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process'
 import { randomUUID } from 'node:crypto'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { createServer, type AddressInfo } from 'node:net'
+import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import process from 'node:process'
 import { createInterface } from 'node:readline'
@@ -131,6 +134,53 @@ describe.skipIf(missing)('distributed sweeps (BullMQ on Redis, PostgreSQL store)
       for (const w of workers) await kill(w.child)
     }
   }, 240_000)
+
+  it('should keep the queued jobs across a Redis restart with its append-only file', async () => {
+    // A Redis of this test's own (the shared one runs without persistence), restarted in place.
+    const dir = mkdtempSync(join(tmpdir(), 'kt-redis-aof-'))
+    const port = await new Promise<number>((resolve) => {
+      const srv = createServer().listen(0, '127.0.0.1', () => {
+        const p = (srv.address() as AddressInfo).port
+        srv.close(() => resolve(p))
+      })
+    })
+    const url = `redis://127.0.0.1:${port}`
+    const startRedis = async () => {
+      const child = spawn('redis-server', ['--bind', '127.0.0.1', '--port', String(port), '--save', '', '--appendonly', 'yes', '--appendfsync', 'always', '--dir', dir], { stdio: 'ignore' })
+      children.push(child)
+      const c = connect(url).on('error', () => { /* refused until it listens */ })
+      await until(async () => (await c.ping().catch(() => '')) === 'PONG', 30)
+      c.disconnect()
+      return child
+    }
+    let redis = await startRedis()
+    const prefix = `kt-test-${randomUUID().slice(0, 8)}`
+    let queue!: RedisJobQueue
+    const app = createApp({ store, registry: defaultRegistry(), queueFactory: (d) => (queue = createRedisQueue(d, { redisUrl: url, prefix, pollMs: 100 })) })
+    try {
+      // Only the baseline is dispatched while no worker runs: one waiting job.
+      const run = await createRun(store, RUN, { catalog: app.deps.catalog, registry: app.deps.registry, tenant: 'acme' })
+      app.queue.enqueue('run', run.id)
+      const c = connect(url)
+      const q = new Queue('combos', { connection: c, prefix })
+      await until(async () => (await q.getJobCounts('waiting')).waiting === 1, 30)
+      await app.shutdown()
+      await queue.close()
+      await c.quit().catch(() => {})
+      redis.kill('SIGTERM')
+      await new Promise((r) => redis.once('exit', r))
+      redis = await startRedis()
+      const c2 = connect(url)
+      const q2 = new Queue('combos', { connection: c2, prefix })
+      expect((await q2.getJob(comboJobId(run.id, 0)))?.data).toEqual({ runId: run.id, index: 0 })
+      expect((await q2.getJobCounts('waiting')).waiting).toBe(1)
+      await q2.close()
+      c2.disconnect()
+    } finally {
+      redis.kill('SIGKILL')
+      rmSync(dir, { recursive: true, force: true })
+    }
+  }, 120_000)
 
   it('should measure a run that requires a device only on workers that announce it', async () => {
     const prefix = `kt-test-${randomUUID().slice(0, 8)}`
