@@ -8,7 +8,8 @@ import { errorLines, launchServer, processAlive } from './launcher.node.ts'
 const HTTP_OK = `require('http').createServer((q, s) => s.end('ok')).listen(Number(process.argv[1]), '127.0.0.1', () => console.log('listening'))`
 const NEVER_READY = `require('http').createServer((q, s) => { s.statusCode = 503; s.end('loading') }).listen(Number(process.argv[1]), '127.0.0.1')`
 const IGNORES_TERM = `process.on('SIGTERM', () => console.log('ignoring SIGTERM')); require('child_process').spawn('sleep', ['600'], { stdio: 'ignore' }); ${HTTP_OK}`
-const node = process.execPath
+// The test servers are Node programs, also when these tests run under Bun or Deno.
+const node = process.release?.name === 'node' && !('Deno' in globalThis) && !('Bun' in globalThis) ? process.execPath : 'node'
 
 async function gone(pid: number, withinMs = 15_000): Promise<boolean> {
   const end = Date.now() + withinMs

@@ -8,7 +8,9 @@ import { runServingSession } from './serving-session.node.ts'
 const MAIN = fileURLToPath(new URL('./instant-server-main.node.ts', import.meta.url))
 // Servers start in their own temporary folder, so the TypeScript loader is given by absolute URL.
 const TSX = pathToFileURL(join(dirname(createRequire(import.meta.url).resolve('tsx/package.json')), 'dist', 'loader.mjs')).href
-const NODE_TS = [process.execPath, '--import', TSX, '--conditions=@kerneltune/source', MAIN]
+// The instant server is a Node program, also when these tests run under Bun or Deno.
+const NODE = !('Deno' in globalThis) && !('Bun' in globalThis) ? process.execPath : 'node'
+const NODE_TS = [NODE, '--import', TSX, '--conditions=@kerneltune/source', MAIN]
 const workload = { kind: 'synthetic', promptTokens: 8, outputTokens: 4 } as const
 
 describe('runServingSession', () => {
