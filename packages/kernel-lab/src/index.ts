@@ -16,3 +16,5 @@ export { kernelModule, kernelInputs, checkKernelOutput, KernelRunResultSchema } 
 export type { KernelSpec, Verification, KernelTimings } from './candidate.ts'
 export { PROVIDER_NAMES, templateProvider, parentModule, kernelFamily, checkRequest } from './providers.ts'
 export type { ProviderName, GenerateRequest, Candidate, KernelProvider } from './providers.ts'
+export { llmProvider, humanProvider, llmPrompt, extractWgsl } from './llm-provider.ts'
+export type { LlmProviderOptions } from './llm-provider.ts'

@@ -26,6 +26,8 @@ import { recommendCommand } from './recommend.ts'
 import { trainCommand } from './train.ts'
 import { calibrateCommand } from './calibrate.ts'
 import { sandboxCommand } from './sandbox.ts'
+import { generateCommand } from './generate.ts'
+import { registryCommand } from './registry.ts'
 import { benchCommand } from './bench.ts'
 
 // Grouped as a user meets them: the whole job, then predict, search, apply, measure, serve.
@@ -38,7 +40,7 @@ export const COMMANDS: Command<any>[] = [
   // apply
   translateCommand,
   // measure
-  modelCommand, measureCommand, benchCommand, kernelsCommand, autotuneCommand, sandboxCommand,
+  modelCommand, measureCommand, benchCommand, kernelsCommand, autotuneCommand, sandboxCommand, generateCommand, registryCommand,
   // serve
   serveCommand, workerCommand, tokenCommand, banditCommand,
 ]

@@ -29,12 +29,20 @@ export interface NewRegistryEntry {
 }
 
 export function registryRepo(db: SqlDriver) {
-  async function transition(tenant: string | null, id: string, action: 'approve' | 'deprecate', actor: string, reason: string | null): Promise<RegistryEntry> {
+  async function transition(tenant: string | null, id: string, action: 'approve' | 'deprecate', actor: string, reason: string | null, allowSelf = false): Promise<RegistryEntry> {
     const entry = await get(tenant, id)
     if (!entry) throw notFound('registry entry', id)
     const to = action === 'approve' ? 'approved' : 'deprecated'
     if (action === 'approve' && entry.status !== 'proposed') {
       throw new KerneltuneError('CONFLICT', `registry entry ${id} is ${entry.status}; only a proposed entry can be approved`)
+    }
+    // Four eyes: whoever submitted a kernel cannot also approve it (a superadmin's break-glass
+    // approval passes allowSelf, and the audit log shows the same actor twice).
+    if (action === 'approve' && !allowSelf) {
+      const submitter = (await db.query('SELECT actor FROM l1_kernel_registry_approvals WHERE entry_id = ? AND action = ?', [id, 'submit']))[0]?.actor
+      if (submitter !== undefined && String(submitter) === actor) {
+        throw new KerneltuneError('FORBIDDEN', `registry entry ${id} was submitted by ${actor}; an approver other than its submitter must approve it`)
+      }
     }
     if (action === 'deprecate' && entry.status === 'deprecated') {
       throw new KerneltuneError('CONFLICT', `registry entry ${id} is already deprecated`)
@@ -71,7 +79,7 @@ export function registryRepo(db: SqlDriver) {
       })
       return (await get(input.tenant, id))!
     },
-    approve: (tenant: string | null, id: string, actor: string, reason: string | null = null) => transition(tenant, id, 'approve', actor, reason),
+    approve: (tenant: string | null, id: string, actor: string, reason: string | null = null, options: { allowSelf?: boolean } = {}) => transition(tenant, id, 'approve', actor, reason, options.allowSelf ?? false),
     deprecate: (tenant: string | null, id: string, actor: string, reason: string | null = null) => transition(tenant, id, 'deprecate', actor, reason),
     async list(tenant: string | null, status?: RegistryEntry['status']): Promise<RegistryEntry[]> {
       const where: string[] = []

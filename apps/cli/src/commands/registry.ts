@@ -1,0 +1,77 @@
+/**
+ * kerneltune registry list|show|approve|deprecate: the Tier 3 kernel registry. Generated kernels
+ * arrive as `proposed`; an approver other than the submitter approves or deprecates them with a
+ * reason, and every step is in the audit trail (`show`).
+ */
+import { RegistryStatusSchema } from '@kerneltune/core'
+import { defineCommand } from '../cli/command.ts'
+import { keyValues, table } from '../cli/output.ts'
+import { usageError } from '../cli/args.ts'
+import { REGISTRY_FLAGS, registryTarget } from './registry-target.ts'
+
+const oneId = (p: readonly string[]) => {
+  if (p.length !== 1) throw usageError('give exactly one registry entry ID (see kerneltune registry list)')
+  return p[0]!
+}
+
+const listSub = defineCommand({
+  name: 'list', summary: 'List registry entries',
+  flags: [...REGISTRY_FLAGS, { name: 'status', type: 'string', choices: RegistryStatusSchema.options, description: 'Only entries with this status' }] as const,
+  jsonOutput: '{ items: [{ id, name, kernelFamily, provider, status, metadata, createdAt, updatedAt }] }',
+  examples: ['kerneltune registry list --status proposed', 'kerneltune registry list --server http://localhost:8080 --token $T --json'],
+  async run(ctx) {
+    const t = await registryTarget(ctx.flags, ctx.io.env)
+    try {
+      const items = await t.list(ctx.flags.status as never)
+      if (ctx.json) ctx.printJson({ items: items.map(({ source: _s, ...e }) => e) })
+      else ctx.io.stdout(table(items.map((e) => [e.id, e.name, e.kernelFamily, e.provider, e.status]), ['id', 'name', 'family', 'provider', 'status']))
+    } finally {
+      await t.close()
+    }
+  },
+})
+
+const showSub = defineCommand({
+  name: 'show', summary: 'One entry with its provenance and audit trail', positionals: ['ID'],
+  flags: REGISTRY_FLAGS, jsonOutput: '{ entry: { id, name, kernelFamily, provider, source, status, metadata }, audit: [{ action, actor, reason, createdAt }] }',
+  examples: ['kerneltune registry show 01J...'],
+  async run(ctx) {
+    const t = await registryTarget(ctx.flags, ctx.io.env)
+    try {
+      const { entry, audit } = await t.show(oneId(ctx.positionals))
+      if (ctx.json) return ctx.printJson({ entry, audit })
+      const m = entry.metadata as { provenance?: { description?: string; parent?: string }; verification?: { maxAbsError?: number; tolerance?: number }; timings?: { medianMs?: number } }
+      ctx.io.stdout(keyValues([['id', entry.id], ['name', entry.name], ['family', entry.kernelFamily], ['provider', entry.provider], ['status', entry.status], ['changed', m.provenance?.description], ['parent', m.provenance?.parent], ['max |error|', m.verification?.maxAbsError], ['median ms', m.timings?.medianMs]]))
+      ctx.io.stdout(table(audit.map((a) => [a.createdAt, a.action, a.actor, a.reason ?? '']), ['when', 'action', 'actor', 'reason']))
+    } finally {
+      await t.close()
+    }
+  },
+})
+
+function transition(name: 'approve' | 'deprecate', summary: string) {
+  return defineCommand({
+    name, summary, positionals: ['ID'],
+    flags: [...REGISTRY_FLAGS, { name: 'reason', type: 'string', description: 'Why (required; kept in the audit trail)' }] as const,
+    jsonOutput: '{ id, name, status, ... } (the entry after the change)',
+    examples: [`kerneltune registry ${name} 01J... --reason "${name === 'approve' ? 'verified on lavapipe, reviewed' : 'wrong on odd n'}" --as reviewer`],
+    async run(ctx) {
+      const id = oneId(ctx.positionals)
+      if (!ctx.flags.reason) throw usageError(`registry ${name} needs --reason TEXT: the audit trail says why`)
+      const t = await registryTarget(ctx.flags, ctx.io.env)
+      try {
+        const e = await t[name](id, ctx.flags.reason)
+        if (ctx.json) ctx.printJson(e)
+        else ctx.io.stdout(keyValues([['id', e.id], ['name', e.name], ['status', e.status]]))
+      } finally {
+        await t.close()
+      }
+    },
+  })
+}
+
+export const registryCommand = defineCommand({
+  name: 'registry',
+  summary: 'The kernel registry: list, show, approve, deprecate',
+  subcommands: [listSub, showSub, transition('approve', 'Approve a proposed kernel (not by its submitter)'), transition('deprecate', 'Deprecate a kernel: no future selection')],
+})
