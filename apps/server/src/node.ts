@@ -17,6 +17,8 @@ import type { Store } from '@kerneltune/store'
 import { bootstrapAdmin, createApp, recover, type App } from './app.ts'
 import { compose } from './compose.node.ts'
 import { createRedisQueue, type RedisJobQueue } from './distributed/redis-queue.ts'
+import { withHotCache } from './distributed/hot-cache.ts'
+import { connect, DEFAULT_PREFIX } from './distributed/names.ts'
 import type { QueueDeps } from './queue.ts'
 
 export { startWorker, type RunningWorker, type WorkerOptions } from './distributed/worker.ts'
@@ -59,7 +61,10 @@ export async function serve(options: ServeOptions = {}): Promise<RunningServer> 
   if (boot.generated) log(`kerneltune: created the superadmin token (shown once, store it now): ${boot.generated}`)
   else if (boot.created) log('kerneltune: created the superadmin token from KERNELTUNE_ADMIN_TOKEN')
   let redisQueue: RedisJobQueue | undefined
-  const app = createApp({ store, registry: composed.registry, catalog: composed.catalog, env, ...(options.redisUrl ? { queueFactory: (d: QueueDeps) => (redisQueue = createRedisQueue(d, { redisUrl: options.redisUrl!, ...(options.redisPrefix ? { prefix: options.redisPrefix } : {}) })) } : {}) })
+  // With Redis, the routes (admin cache flush included) see the hot cache in front of the store's.
+  const hotRedis = options.redisUrl ? connect(options.redisUrl) : undefined
+  const appStore = hotRedis ? withHotCache(store, hotRedis, options.redisPrefix ?? DEFAULT_PREFIX) : store
+  const app = createApp({ store: appStore, registry: composed.registry, catalog: composed.catalog, env, ...(options.redisUrl ? { queueFactory: (d: QueueDeps) => (redisQueue = createRedisQueue(d, { redisUrl: options.redisUrl!, ...(options.redisPrefix ? { prefix: options.redisPrefix } : {}) })) } : {}) })
   const recovered = await recover(app)
   if (recovered.runs || recovered.sessions) log(`kerneltune: re-queued ${recovered.runs} interrupted run(s); paused ${recovered.sessions} interrupted tune session(s) (resume them with POST /tune/{id}/resume)`)
   const hostname = options.hostname ?? '127.0.0.1'
@@ -74,6 +79,7 @@ export async function serve(options: ServeOptions = {}): Promise<RunningServer> 
     async close() {
       await app.shutdown()
       await redisQueue?.close()
+      hotRedis?.disconnect()
       await new Promise<void>((r) => server.close(() => r()))
       if (!options.store) await store.close()
     },

@@ -11,6 +11,7 @@ import { Worker, type Job } from 'bullmq'
 import { KerneltuneError, type Registry } from '@kerneltune/core'
 import type { Store } from '@kerneltune/store'
 import { deviceFingerprint, evaluateCombo } from '@kerneltune/tuner'
+import { withHotCache } from './hot-cache.ts'
 import { ANY_DEVICE_QUEUE, connect, DEFAULT_PREFIX, deviceQueue, workerKey, type ComboJobData, type ComboJobResult } from './names.ts'
 
 export interface WorkerOptions {
@@ -74,8 +75,10 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
   await beat()
   const heartbeat = setInterval(() => void beat().catch(() => {}), 5_000)
 
+  // Results and cache lookups go through the Redis hot cache in front of the store's.
+  const store = withHotCache(options.store, announce, prefix)
   const process1 = async (job: Job<ComboJobData>): Promise<ComboJobResult> => {
-    const r = await evaluateCombo(job.data.runId, job.data.index, { store: options.store, registry: options.registry })
+    const r = await evaluateCombo(job.data.runId, job.data.index, { store, registry: options.registry })
     log(`kerneltune worker ${id}: run ${job.data.runId} combination ${job.data.index}: ${r.outcome}${r.status ? ` (${r.status})` : ''}`)
     return { outcome: r.outcome, worker: id, deviceFingerprint: fingerprint, ...(r.device ? { device: r.device } : {}) }
   }
