@@ -18,3 +18,5 @@ export { PROVIDER_NAMES, templateProvider, parentModule, kernelFamily, checkRequ
 export type { ProviderName, GenerateRequest, Candidate, KernelProvider } from './providers.ts'
 export { llmProvider, humanProvider, llmPrompt, extractWgsl } from './llm-provider.ts'
 export type { LlmProviderOptions } from './llm-provider.ts'
+export { selectKernel, usageNotes } from './selection.ts'
+export type { Selection } from './selection.ts'

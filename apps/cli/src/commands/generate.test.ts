@@ -21,6 +21,10 @@ describe.skipIf(requireOrSkip(Boolean(findDenoBinary()), 'Deno: no deno binary (
     const listed = JSON.parse((await runMain(['registry', 'list', '--status', 'proposed', '--json', ...db], dir)).out) as { items: { id: string; status: string }[] }
     expect(listed.items.map((e) => e.id)).toContain(id)
 
+    const before = JSON.parse((await runMain(['registry', 'select', '--kernel', 'gemv', '--format', 'q4_0', '--json', ...db], dir)).out) as { selected: unknown; excluded: { status: string }[] }
+    expect(before.selected).toBeNull()
+    expect(before.excluded.map((e) => e.status)).toEqual(['proposed', 'proposed'])
+
     const self = await runMain(['registry', 'approve', id, '--reason', 'mine', '--as', 'alice', '--json', ...db], dir)
     expect(self.code).toBe(1)
     expect(JSON.parse(self.out).error.code).toBe('FORBIDDEN')
@@ -33,8 +37,16 @@ describe.skipIf(requireOrSkip(Boolean(findDenoBinary()), 'Deno: no deno binary (
     expect(shown.entry.metadata.verification.correct).toBe(true)
     expect(shown.audit.map((a) => [a.action, a.actor])).toEqual([['submit', 'alice'], ['approve', 'bob']])
 
+    const sel = await runMain(['registry', 'select', '--kernel', 'gemv', '--format', 'q4_0', '--run', '--json', ...db], dir)
+    expect(sel.code).toBe(0)
+    const used = JSON.parse(sel.out) as { selected: { id: string }; result: { registryId: string; verified: boolean; notes: string[] } }
+    expect([used.selected.id, used.result.registryId, used.result.verified, used.result.notes]).toEqual([id, id, true, []])
+
     const dep = await runMain(['registry', 'deprecate', id, '--reason', 'superseded', '--as', 'bob', '--json', ...db], dir)
     expect(JSON.parse(dep.out).status).toBe('deprecated')
+    const after = await runMain(['registry', 'select', '--kernel', 'gemv', '--format', 'q4_0', '--json', ...db], dir)
+    expect(after.code).toBe(3)
+    expect(JSON.parse(after.out).excluded.find((e: { id: string }) => e.id === id)).toMatchObject({ status: 'deprecated', why: 'deprecated: removed from selection' })
   }, 240_000)
 
   it('should reject a human module that computes the wrong thing and propose nothing (exit 3)', async () => {

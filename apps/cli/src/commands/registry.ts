@@ -4,6 +4,10 @@
  * reason, and every step is in the audit trail (`show`).
  */
 import { RegistryStatusSchema } from '@kerneltune/core'
+import { KERNEL_KINDS, WEIGHT_FORMATS, type WeightFormat } from '@kerneltune/gpu-kernels'
+import { selectKernel, usageNotes } from '@kerneltune/kernel-lab'
+import { verifyInSandbox } from '@kerneltune/kernel-lab/node'
+import { EXIT } from '../cli/run.ts'
 import { defineCommand } from '../cli/command.ts'
 import { keyValues, table } from '../cli/output.ts'
 import { usageError } from '../cli/args.ts'
@@ -70,8 +74,45 @@ function transition(name: 'approve' | 'deprecate', summary: string) {
   })
 }
 
+const selectSub = defineCommand({
+  name: 'select', summary: 'The kernel a run may use for a family: approved only, fastest recorded; --run runs it in the sandbox',
+  flags: [...REGISTRY_FLAGS,
+    { name: 'kernel', type: 'string', choices: KERNEL_KINDS, description: 'Kernel', default: 'gemv' },
+    { name: 'format', type: 'string', choices: WEIGHT_FORMATS, description: 'Weight format', default: 'q4_0' },
+    { name: 'run', type: 'boolean', description: 'Run the selected kernel (verified again in the sandbox, on its recorded problem) and report the result', default: false },
+  ] as const,
+  jsonOutput: '{ family, selected: { id, name, provider, status } | null, excluded: [{ id, name, status, why }], result?: { registryId, verified, timings, notes } }',
+  examples: ['kerneltune registry select --kernel gemv --format q4_0 --run --json'],
+  async run(ctx) {
+    const t = await registryTarget(ctx.flags, ctx.io.env)
+    try {
+      const family = `${ctx.flags.kernel}/${ctx.flags.format}`
+      const all = await t.list()
+      const s = selectKernel(all, family)
+      const selected = s.selected && { id: s.selected.id, name: s.selected.name, provider: s.selected.provider, status: s.selected.status }
+      let result: Record<string, unknown> | undefined
+      if (ctx.flags.run && s.selected) {
+        const meta = s.selected.metadata as { problem?: { m: number; n: number; k: number } }
+        const problem = { format: ctx.flags.format as WeightFormat, m: meta.problem?.m ?? 1, n: meta.problem?.n ?? 256, k: meta.problem?.k ?? 1024 }
+        const r = await verifyInSandbox(s.selected.source, problem, { timing: { warmup: 2, iterations: 5 } })
+        // The status is read again after the run: a deprecation in between is noted in the result.
+        const notes = usageNotes([s.selected.id], await t.list())
+        result = { registryId: s.selected.id, problem, verified: r.verified, verification: r.verification, ...(r.timings ? { timings: r.timings } : {}), notes }
+      }
+      if (ctx.json) ctx.printJson({ family, selected, excluded: s.excluded, ...(result ? { result } : {}) })
+      else {
+        ctx.io.stdout(keyValues([['family', family], ['selected', selected ? `${selected.name} (${selected.id})` : 'none approved'], ...(result ? [['verified', String(result.verified)] as [string, string]] : [])]))
+        if (s.excluded.length) ctx.io.stdout(table(s.excluded.map((e) => [e.id, e.name, e.status, e.why]), ['excluded', 'name', 'status', 'why']))
+      }
+      return selected ? EXIT.OK : EXIT.CHECK_FAILED
+    } finally {
+      await t.close()
+    }
+  },
+})
+
 export const registryCommand = defineCommand({
   name: 'registry',
-  summary: 'The kernel registry: list, show, approve, deprecate',
-  subcommands: [listSub, showSub, transition('approve', 'Approve a proposed kernel (not by its submitter)'), transition('deprecate', 'Deprecate a kernel: no future selection')],
+  summary: 'The kernel registry: list, show, select, approve, deprecate',
+  subcommands: [listSub, showSub, selectSub, transition('approve', 'Approve a proposed kernel (not by its submitter)'), transition('deprecate', 'Deprecate a kernel: no future selection')],
 })
