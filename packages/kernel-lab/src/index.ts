@@ -10,7 +10,7 @@
  */
 export { SANDBOX_OUTCOMES, SandboxLimitsSchema, HarnessResultSchema, HARNESS_SOURCE, classifySandboxRun, deniedPermission } from './sandbox.ts'
 export type { SandboxOutcome, SandboxLimits, SandboxReport, HarnessResult } from './sandbox.ts'
-export { gemvTemplates } from './templates.ts'
+export { gemvTemplates, gemmTemplates } from './templates.ts'
 export type { TemplateVariant } from './templates.ts'
 export { kernelModule, kernelInputs, checkKernelOutput, KernelRunResultSchema } from './candidate.ts'
 export type { KernelSpec, Verification, KernelTimings } from './candidate.ts'

@@ -6,7 +6,7 @@
 import { KerneltuneError } from '@kerneltune/core'
 import { defaultConfig, dispatchSize, generateWgsl, KERNEL_KINDS, WEIGHT_FORMATS, type DeviceLimits, type KernelKind, type MatmulProblem } from '@kerneltune/gpu-kernels'
 import { kernelModule } from './candidate.ts'
-import { gemvTemplates } from './templates.ts'
+import { gemmTemplates, gemvTemplates } from './templates.ts'
 
 export const PROVIDER_NAMES = ['template', 'llm', 'human'] as const
 export type ProviderName = (typeof PROVIDER_NAMES)[number]
@@ -53,17 +53,15 @@ export function parentModule(kind: KernelKind, problem: MatmulProblem): { source
   return { source: kernelModule({ code: w.code, entryPoint: w.entryPoint, groups: dispatchSize(kind, config, problem) }), parent: `${kind} default ${JSON.stringify(config)}` }
 }
 
-/** Structural variants of the existing kernels (see templates.ts). GEMM variants are not written yet. */
+/** Structural variants of the existing kernels (see templates.ts). */
 export function templateProvider(): KernelProvider {
   return {
     name: 'template', kind: 'kernel-provider', apiVersion: 1,
     async generate(request) {
       checkRequest(request)
-      if (request.kind !== 'gemv') {
-        throw new KerneltuneError('UNSUPPORTED', 'the template provider has GEMV templates only so far; use --kernel gemv')
-      }
-      const parent = `gemv default ${JSON.stringify(defaultConfig('gemv', request.problem.format))}`
-      return gemvTemplates(request.problem, request.limits).slice(0, request.count).map((v) => ({
+      const parent = `${request.kind} default ${JSON.stringify(defaultConfig(request.kind, request.problem.format))}`
+      const variants = request.kind === 'gemv' ? gemvTemplates(request.problem, request.limits) : gemmTemplates(request.problem)
+      return variants.slice(0, request.count).map((v) => ({
         name: `${v.template}.${request.problem.format}`,
         provider: 'template' as const,
         kernelFamily: kernelFamily(request.kind, request.problem),

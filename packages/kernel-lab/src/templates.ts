@@ -151,6 +151,49 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
   return { template: 'gemv.staged-activations', description: `shared-memory staging: the activation row (${problem.k} f32) is copied into workgroup memory once per workgroup and read from there by its ${ROWS} weight rows`, code, entryPoint: 'main', groups: [Math.ceil(problem.n / ROWS), problem.m, 1] }
 }
 
+// GEMM, weight reuse over m: each thread owns one output column j and R activation rows; every
+// weight group it dequantises is applied to R rows, so dequantisation work drops by R (the tuned
+// GEMM kernel instead tiles through workgroup memory).
+function weightReuse(problem: MatmulProblem, R: number): TemplateVariant {
+  const WG = 64
+  const code = `${bindings(problem.format, 'f32')}
+${weightReader(problem.format)}
+const R: u32 = ${R}u;
+@compute @workgroup_size(${WG}, 1, 1)
+fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(workgroup_id) wid: vec3<u32>) {
+  let j = gid.x;
+  let row0 = wid.y * R;
+  if (j >= params.n) { return; }
+  var acc: array<f32, ${R}>;
+  for (var b = 0u; b < params.nb; b++) {
+    let blk = j * params.nb + b;
+    let sc = wscale(blk);
+    for (var g = 0u; g < 4u; g++) {
+      let w = wgroup(blk, g);
+      for (var r = 0u; r < R; r++) {
+        let row = row0 + r;
+        if (row < params.m) {
+          let xb = row * params.k + b * 32u;
+          acc[r] += (dot(${xv('xb + off0(g)')}, w[0]) + dot(${xv('xb + off1(g)')}, w[1])) * sc;
+        }
+      }
+    }
+  }
+  for (var r = 0u; r < R; r++) {
+    let row = row0 + r;
+    if (row < params.m) { y[row * params.n + j] = acc[r]; }
+  }
+}
+`
+  return { template: `gemm.weight-reuse-${R}`, description: `weight reuse over m without workgroup memory: one thread per output column and ${R} activation rows; each dequantised weight group is applied to ${R} rows`, code, entryPoint: 'main', groups: [Math.ceil(problem.n / WG), Math.ceil(problem.m / R), 1] }
+}
+
+/** Every GEMM template for the problem, in a fixed order. */
+export function gemmTemplates(problem: MatmulProblem): TemplateVariant[] {
+  const perOutput = { ...threadPerRow(problem), template: 'gemm.thread-per-output', description: 'tiling shape: one thread per output element, no workgroup memory or barriers (the tuned GEMM tiles through workgroup memory)' }
+  return [perOutput, weightReuse(problem, 4), weightReuse(problem, 8)]
+}
+
 /** Every GEMV template that fits the problem and the device, in a fixed order. */
 export function gemvTemplates(problem: MatmulProblem, limits?: Partial<Pick<DeviceLimits, 'maxComputeWorkgroupStorageSize'>>): TemplateVariant[] {
   const out = [threadPerRow(problem), registerTile(problem, 2), registerTile(problem, 4)]

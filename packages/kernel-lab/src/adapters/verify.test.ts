@@ -19,6 +19,16 @@ describe.skipIf(requireOrSkip(Boolean(findDenoBinary()), 'Deno: no deno binary (
     }
   }, 240_000)
 
+  it('should verify every GEMM template variant, with m not a multiple of the row tile', async () => {
+    const gemm = { format: 'q8_0' as const, m: 6, n: 64, k: 128 }
+    const candidates = await templateProvider().generate({ kind: 'gemm', problem: gemm, count: 10 })
+    expect(candidates.map((c) => c.provenance.template)).toEqual(['gemm.thread-per-output', 'gemm.weight-reuse-4', 'gemm.weight-reuse-8'])
+    for (const c of candidates) {
+      const r = await verifyInSandbox(c.source, gemm, { timing })
+      expect([c.name, r.verified, r.verification.error]).toEqual([c.name, true, undefined])
+    }
+  }, 240_000)
+
   it('should verify the tuned kernel\'s default configuration the same way', async () => {
     const r = await verifyInSandbox(parentModule('gemv', problem).source, problem, { timing })
     expect(r.verified).toBe(true)
