@@ -118,7 +118,9 @@ describe.skipIf(skip)('llama-server (real binary)', () => {
   it('should leave no llama-server behind when the process that launched it is SIGKILLed', async () => {
     const fixture = fileURLToPath(new URL('../../../serving/src/adapters/launch-fixture.node.ts', import.meta.url))
     const argv = [binary(), '-m', model, '--port', '{port}']
-    const child = spawn(process.execPath, ['--import', 'tsx', '--conditions=@kerneltune/source', fixture, JSON.stringify(argv), 'pdeathsig', '/health'], { stdio: ['ignore', 'pipe', 'inherit'] })
+    // The launching process is a Node program (tsx), also when these tests run under Bun or Deno.
+    const node = !('Deno' in globalThis) && !('Bun' in globalThis) ? process.execPath : 'node'
+    const child = spawn(node, ['--import', 'tsx', '--conditions=@kerneltune/source', fixture, JSON.stringify(argv), 'pdeathsig', '/health'], { stdio: ['ignore', 'pipe', 'inherit'] })
     const line = await new Promise<string>((resolve, reject) => {
       let out = ''
       child.stdout!.on('data', (c: Buffer) => {

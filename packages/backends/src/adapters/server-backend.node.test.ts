@@ -8,6 +8,8 @@ import { serverBackend } from './server-backend.node.ts'
 // The instant server of @kerneltune/serving, run as its own process from the workspace source.
 const MAIN = fileURLToPath(new URL('../../../serving/src/adapters/instant-server-main.node.ts', import.meta.url))
 const TSX = pathToFileURL(join(dirname(createRequire(import.meta.url).resolve('tsx/package.json')), 'dist', 'loader.mjs')).href
+// The instant server is a Node program, also when these tests run under Bun or Deno.
+const NODE = !('Deno' in globalThis) && !('Bun' in globalThis) ? process.execPath : 'node'
 const workload = { kind: 'synthetic', promptTokens: 8, outputTokens: 4 } as const
 
 /** An engine plugin that "translates" a combination into the instant server's command line. */
@@ -26,7 +28,7 @@ const fakeEngine: EnginePlugin = {
 
 describe('serverBackend', () => {
   it('should translate, launch, load and stop per combination, one repetition per load run', async () => {
-    const backend = serverBackend({ target: { kind: 'engine', engine: fakeEngine, binary: process.execPath, model: 'none' }, load: { workload, requests: 3 }, level: { concurrency: 2 } })
+    const backend = serverBackend({ target: { kind: 'engine', engine: fakeEngine, binary: NODE, model: 'none' }, load: { workload, requests: 3 }, level: { concurrency: 2 } })
     const r = await backend.measure({ combo: { delay: '1' }, repetitions: 2, warmups: 1 })
     expect(r.simulated).toBe(false)
     expect(r.repetitions.length).toBe(2)
@@ -40,7 +42,7 @@ describe('serverBackend', () => {
   }, 60_000)
 
   it('should shape the load from the request workload: lengths, and batch as concurrency', async () => {
-    const backend = serverBackend({ target: { kind: 'engine', engine: fakeEngine, binary: process.execPath, model: 'none' }, load: { workload, requests: 2 } })
+    const backend = serverBackend({ target: { kind: 'engine', engine: fakeEngine, binary: NODE, model: 'none' }, load: { workload, requests: 2 } })
     const r = await backend.measure({ combo: {}, repetitions: 1, warmups: 0, workload: { batch: 3, phase: 'decode', promptTokens: 5, generatedTokens: 6, cudaGraphs: false } })
     expect(r.notes!.some((n) => /concurrency 3, 12 requests per repetition/.test(n))).toBe(true)
     // 12 requests of exactly 6 generated tokens each.
