@@ -6,7 +6,7 @@
 import type { Catalog } from '@kerneltune/catalog'
 import type { Registry } from '@kerneltune/core'
 import type { Store } from '@kerneltune/store'
-import { executeRun, runTune } from '@kerneltune/tuner'
+import { executeRun, runTune, type RunTuneDeps } from '@kerneltune/tuner'
 import type { EventBus } from './bus.ts'
 import type { ServerMetrics } from './metrics.ts'
 
@@ -44,6 +44,8 @@ export interface QueueDeps {
   autostart?: boolean
   /** 'shared' only when the operator opted into a cache shared across tenants. */
   cacheScope?: 'tenant' | 'shared'
+  /** Where tune trials are measured and how many at once (the Redis queue sends them to workers). */
+  tune?: Pick<RunTuneDeps, 'measureTrials' | 'batchSize'>
 }
 
 export function createQueue(deps: QueueDeps): JobQueue {
@@ -73,7 +75,7 @@ export function createQueue(deps: QueueDeps): JobQueue {
       metrics.runs.inc({ mode: run.mode, status: run.status })
       metrics.runDuration.observe({ mode: run.mode }, (Date.now() - started) / 1000)
     } else {
-      await runTune(job.id, { store, registry, catalog, signal, onEvent: (e) => bus.publish(job.id, e), observer: { trial: (o) => metrics.tuneTrials.inc({ outcome: o }) } })
+      await runTune(job.id, { store, registry, catalog, signal, onEvent: (e) => bus.publish(job.id, e), observer: { trial: (o) => metrics.tuneTrials.inc({ outcome: o }) }, ...deps.tune })
     }
   }
 

@@ -31,7 +31,7 @@ export { summarizeRun, paretoFrontier, proxyLabel, unmeasuredDimensions, type Ru
 export { comboMetrics, samplesOf } from './run/metrics.ts'
 export { applyRun, type ApplyResult } from './run/apply.ts'
 export { dimensionSensitivity, narrow, type DimensionSensitivity, type Narrowing } from './tune/narrow.ts'
-export { startTune, runTune, type TuneDeps, type RunTuneDeps } from './tune/session.ts'
+export { startTune, runTune, measureTrial, type TuneDeps, type RunTuneDeps, type MeasureTrials, type TrialMeasurement } from './tune/session.ts'
 export { randomStrategy, RANDOM_STRATEGY } from './tune/random-strategy.ts'
 export { searchStrategies, DEFAULT_STRATEGY } from './tune/strategies.ts'
 export { findBackend, backendForRun, runModelPath } from './run/backend.ts'

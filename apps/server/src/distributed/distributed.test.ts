@@ -14,7 +14,7 @@ import { createInterface } from 'node:readline'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { requireOrSkip } from '@kerneltune/tooling/test-skip'
 import { openStore, type Store } from '@kerneltune/store'
-import { createRun } from '@kerneltune/tuner'
+import { createRun, startTune } from '@kerneltune/tuner'
 import { createApp, type App } from '../app.ts'
 import { defaultRegistry } from '../compose.node.ts'
 import { MODEL, HARDWARE } from '../test-helpers.ts'
@@ -181,6 +181,32 @@ describe.skipIf(missing)('distributed sweeps (BullMQ on Redis, PostgreSQL store)
       rmSync(dir, { recursive: true, force: true })
     }
   }, 120_000)
+
+  it('should measure a tune session\'s q-batches as parallel trial jobs on several workers', async () => {
+    const prefix = `kt-test-${randomUUID().slice(0, 8)}`
+    const registry = defaultRegistry({ analytical: { delayMs: 60 } })
+    const workers = await Promise.all([0, 1].map(() => startWorker({ redisUrl: REDIS!, store, registry, prefix, device: 'tier2 test device' })))
+    let queue!: RedisJobQueue
+    const app = createApp({ store, registry, queueFactory: (d) => (queue = createRedisQueue(d, { redisUrl: REDIS!, prefix, pollMs: 100, tuneBatch: 4 })) })
+    try {
+      const run = await createRun(store, { ...RUN, restrict: { attention_backend: ['flash_attn_v2'], kv_layout: ['paged'], matmul_path: ['cublas', 'cutlass'] }, maxCombos: 5000 }, { catalog: app.deps.catalog, registry, tenant: 'acme' })
+      app.queue.enqueue('run', run.id)
+      await app.queue.idle()
+      const session = await startTune(store, { runId: run.id, budget: { trials: 8 }, strategy: 'bo', keep: ['matmul_path', 'fusion_strategy', 'activation_dtype'], repetitions: 2 }, { catalog: app.deps.catalog, registry, tenant: 'acme' })
+      app.queue.enqueue('tune', session.id)
+      await app.queue.idle()
+      expect((await store.tune.require(null, session.id)).status).toBe('completed')
+      const trials = await store.tune.trials(session.id)
+      expect(trials.map((t) => t.index)).toEqual([...Array(8).keys()])
+      // Two batches of four, spread over both workers.
+      const by = new Set(trials.map((t) => (t.metrics as { worker?: string }).worker))
+      expect(by).toEqual(new Set(workers.map((w) => w.id)))
+    } finally {
+      await app.shutdown()
+      await queue.close()
+      for (const w of workers) await w.close()
+    }
+  }, 60_000)
 
   it('should measure a run that requires a device only on workers that announce it', async () => {
     const prefix = `kt-test-${randomUUID().slice(0, 8)}`

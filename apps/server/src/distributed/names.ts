@@ -12,6 +12,9 @@ export const ANY_DEVICE_QUEUE = 'combos'
 
 export interface ComboJobData { runId: string; index: number }
 export interface ComboJobResult { outcome: 'stored' | 'duplicate' | 'skipped'; device?: string; worker: string; deviceFingerprint: string }
+/** A tune trial of a q-batch (job name 'trial'), on the same queues as combinations. */
+export interface TrialJobData { sessionId: string; index: number; combo: Record<string, string> }
+export interface TrialJobResult { value: number | null; metrics: Record<string, unknown> | null }
 
 /**
  * The queue of runs that require a device: named by the device's fingerprint, so that a run can
@@ -27,6 +30,10 @@ export function deviceQueue(device: string): string {
  * server re-dispatching a run) finds the job and adds nothing. BullMQ ids may not contain ':'.
  */
 export const comboJobId = (runId: string, index: number): string => `${runId.replace(/:/g, '_')}.c${index}`
+
+/** A trial's job id: (session, trial index, configuration), since a resumed session may ask another configuration at that index. */
+export const trialJobId = (sessionId: string, index: number, combo: Record<string, string>): string =>
+  `${sessionId.replace(/:/g, '_')}.t${index}.${deviceFingerprint(JSON.stringify(Object.entries(combo).sort()))}`
 
 export const workerKey = (prefix: string, id: string): string => `${prefix}:workers:${id}`
 

@@ -10,14 +10,15 @@
  * job to the queue and another worker measures it. A job that keeps failing is recorded as a
  * failed combination, so a run never waits forever on it.
  *
- * Tune sessions still run in this process (through the in-process queue); see the README.
+ * Tune sessions loop in this process (through the in-process queue) and send each q-batch of
+ * trials to the workers as parallel jobs.
  */
 import { Queue, QueueEvents } from 'bullmq'
 import { Counter, Gauge } from 'prom-client'
 import type { RunCombo } from '@kerneltune/core'
-import { runOptions, summarizeRun, backendForRun, type RunEvent } from '@kerneltune/tuner'
+import { runOptions, summarizeRun, backendForRun, type MeasureTrials, type RunEvent } from '@kerneltune/tuner'
 import { createQueue, type JobQueue, type QueueDeps } from '../queue.ts'
-import { ANY_DEVICE_QUEUE, comboJobId, connect, DEFAULT_PREFIX, deviceQueue, workerKey, type ComboJobData, type ComboJobResult } from './names.ts'
+import { ANY_DEVICE_QUEUE, comboJobId, connect, DEFAULT_PREFIX, deviceQueue, workerKey, trialJobId, type ComboJobData, type ComboJobResult, type TrialJobData, type TrialJobResult } from './names.ts'
 
 export interface RedisQueueOptions {
   readonly redisUrl: string
@@ -26,6 +27,8 @@ export interface RedisQueueOptions {
   readonly pollMs?: number
   /** Attempts per combination job before it is recorded as failed (default 5). */
   readonly attempts?: number
+  /** Trials of a tune session measured at once, one job each (the strategy's q-batch; default 4). */
+  readonly tuneBatch?: number
 }
 
 export interface RedisJobQueue extends JobQueue {
@@ -48,14 +51,27 @@ export function createRedisQueue(deps: QueueDeps, options: RedisQueueOptions): R
   const prefix = options.prefix ?? DEFAULT_PREFIX
   const pollMs = options.pollMs ?? 200
   const connection = connect(options.redisUrl)
-  const queues = new Map<string, Queue<ComboJobData, ComboJobResult>>()
-  const queueNamed = (name: string) => {
+  type AnyQueue = Queue<ComboJobData | TrialJobData, ComboJobResult | TrialJobResult>
+  const queues = new Map<string, AnyQueue>()
+  const queueNamed = (name: string): AnyQueue => {
     let q = queues.get(name)
-    if (!q) queues.set(name, (q = new Queue<ComboJobData, ComboJobResult>(name, { connection, prefix })))
+    if (!q) queues.set(name, (q = new Queue(name, { connection, prefix }) as AnyQueue))
     return q
   }
   const eventsConnection = connect(options.redisUrl)
   const events = new QueueEvents(ANY_DEVICE_QUEUE, { connection: eventsConnection, prefix })
+  // Per queue, for waiting on trial jobs; each QueueEvents holds a blocking connection of its own.
+  const eventsByQueue = new Map<string, QueueEvents>([[ANY_DEVICE_QUEUE, events]])
+  const extraConnections: ReturnType<typeof connect>[] = []
+  const eventsFor = (name: string): QueueEvents => {
+    let e = eventsByQueue.get(name)
+    if (!e) {
+      const c = connect(options.redisUrl)
+      extraConnections.push(c)
+      eventsByQueue.set(name, (e = new QueueEvents(name, { connection: c, prefix })))
+    }
+    return e
+  }
   const stalled = new Counter({ name: 'kerneltune_l1_queue_stalled_jobs_total', help: 'Combination jobs whose worker stopped renewing the lock (killed or hung); BullMQ returned them to the queue', registers: [metrics.registry] })
   events.on('stalled', () => stalled.inc())
   new Gauge({
@@ -84,8 +100,39 @@ export function createRedisQueue(deps: QueueDeps, options: RedisQueueOptions): R
     },
   })
 
-  // Tune sessions: in this process, as without Redis.
-  const local = createQueue(deps)
+  /**
+   * Tier 2 across workers: a session's q-batch becomes parallel trial jobs; the session loop (in
+   * this process, resumable as without Redis) waits for all of them and tells the strategy in order.
+   */
+  const measureTrials: MeasureTrials = async (sessionId, trials, signal) => {
+    const session = await store.tune.require(null, sessionId)
+    const run = await store.runs.require(null, session.runId)
+    const want = runOptions(run).requireDevice
+    const name = want ? deviceQueue(want) : ANY_DEVICE_QUEUE
+    const queue = queueNamed(name)
+    const qe = eventsFor(name)
+    await qe.waitUntilReady()
+    const jobs = await queue.addBulk(trials.map((t) => ({
+      name: 'trial', data: { sessionId, index: t.index, combo: t.combo as Record<string, string> },
+      opts: { jobId: trialJobId(sessionId, t.index, t.combo as Record<string, string>), attempts: options.attempts ?? 5, backoff: { type: 'exponential', delay: 500 }, removeOnComplete: { age: 7 * 86_400 }, removeOnFail: { age: 7 * 86_400 } },
+    })))
+    const aborted = new Promise<never>((_, reject) => {
+      if (signal?.aborted) reject(new Error('aborted'))
+      signal?.addEventListener('abort', () => reject(new Error('aborted')), { once: true })
+    })
+    aborted.catch(() => {})
+    return Promise.all(jobs.map(async (job) => {
+      try {
+        return (await Promise.race([job.waitUntilFinished(qe), aborted])) as TrialJobResult
+      } catch (e) {
+        if (signal?.aborted) throw e
+        return { value: null, metrics: { error: `no worker could measure it: ${e instanceof Error ? e.message : String(e)}` } }
+      }
+    }))
+  }
+
+  // Tune sessions: the loop runs in this process, its trials on the workers.
+  const local = createQueue({ ...deps, tune: { measureTrials, batchSize: options.tuneBatch ?? 4 } })
   const active = new Map<string, { controller: AbortController; done: Promise<void> }>()
   let idleWaiters: (() => void)[] = []
   const settle = () => {
@@ -181,7 +228,8 @@ export function createRedisQueue(deps: QueueDeps, options: RedisQueueOptions): R
       const devices = new Set<string>()
       for (const c of combos) {
         const job = c.status === 'pending' ? undefined : await queue.getJob(comboJobId(runId, c.index))
-        if (job?.returnvalue?.device) devices.add(job.returnvalue.device)
+        const device = (job?.returnvalue as ComboJobResult | undefined)?.device
+        if (device) devices.add(device)
       }
       const stoppedEarly = combos.filter((c) => (c.comparison as { stoppedEarly?: boolean } | null)?.stoppedEarly).map((c) => c.index)
       const anyMeasured = combos.some((c) => c.status === 'measured')
@@ -242,8 +290,9 @@ export function createRedisQueue(deps: QueueDeps, options: RedisQueueOptions): R
       await local.shutdown()
     },
     async close() {
-      await events.close()
+      for (const e of eventsByQueue.values()) await e.close()
       for (const q of queues.values()) await q.close()
+      for (const c of extraConnections) c.disconnect()
       connection.disconnect()
       eventsConnection.disconnect()
     },

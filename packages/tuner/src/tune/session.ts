@@ -83,6 +83,36 @@ export interface RunTuneDeps {
   readonly signal?: AbortSignal
   readonly onEvent?: (e: TuneEvent) => void
   readonly observer?: { trial?(outcome: 'ok' | 'failed'): void }
+  /**
+   * Measures a q-batch of trials elsewhere (the server's BullMQ workers), in the order given;
+   * rejects only when the signal aborted. Default: measured here, one after another.
+   */
+  readonly measureTrials?: MeasureTrials
+  /** Configurations asked of the strategy at once (its q-batch); default 1. */
+  readonly batchSize?: number
+}
+
+export interface TrialMeasurement { value: number | null; metrics: Record<string, unknown> | null }
+export type MeasureTrials = (sessionId: string, trials: readonly { index: number; combo: Combo }[], signal?: AbortSignal) => Promise<TrialMeasurement[]>
+
+/**
+ * Measures one trial configuration of a session with the run's backend: what runTune does per
+ * trial, and what a distributed worker does with a trial job. Throws only when the signal aborted.
+ */
+export async function measureTrial(sessionId: string, combo: Combo, deps: { store: Store; registry: Registry; signal?: AbortSignal }): Promise<TrialMeasurement> {
+  const session = await deps.store.tune.require(null, sessionId)
+  const run = await deps.store.runs.require(null, session.runId)
+  const plan = session.narrowing as unknown as SessionPlan
+  const backend = backendForRun(deps.registry, run)
+  const signal = deps.signal
+  try {
+    const r = await backend.measure({ combo, engine: run.target.engine, hardware: run.target.hardware, model: run.target.model, workload: run.target.workload, repetitions: plan.repetitions, warmups: 1, ...(signal ? { signal } : {}) })
+    const smp = samplesOf(r.repetitions, plan.metric)
+    return { value: trimmedMean(smp.values), metrics: { metric: smp.metric, samples: smp.values, simulated: r.simulated || backend.simulated, device: r.device } }
+  } catch (e) {
+    if (signal?.aborted) throw e
+    return { value: null, metrics: { error: e instanceof Error ? e.message : String(e) } }
+  }
 }
 
 async function openSearcher(session: TuneSession, plan: SessionPlan, def: SearchSpaceDefinition, registry: Registry): Promise<Searcher> {
@@ -99,7 +129,8 @@ export async function runTune(sessionId: string, deps: RunTuneDeps): Promise<Tun
   if (session.status === 'completed' || session.status === 'cancelled') return session
   const run = await store.runs.require(null, session.runId, )
   const plan = session.narrowing as unknown as SessionPlan
-  const backend = backendForRun(registry, run)
+  // Fails before the session starts when the run's backend is gone.
+  backendForRun(registry, run)
   const def = space(plan, run, catalog)
   const searcher = await openSearcher(session, plan, def, registry)
   await store.tune.setStatus(sessionId, 'running')
@@ -122,28 +153,35 @@ export async function runTune(sessionId: string, deps: RunTuneDeps): Promise<Tun
       if (signal?.aborted) return await stop()
       const { trials, minutes } = session.budget
       if ((trials !== undefined && index >= trials) || (minutes !== undefined && elapsed() >= minutes * 60_000)) break
-      const [config] = searcher.ask(1)
-      if (!config) break
-      const combo = fullCombo(plan, config)
-      let value: number | null = null
-      let metrics: Record<string, unknown> | null = null
+      // A q-batch, never past the trial budget. Asked but unmeasured configurations of a batch cut
+      // short by a crash are asked again on resume (the searcher state is stored per told trial).
+      const q = Math.max(1, Math.min(deps.batchSize ?? 1, trials !== undefined ? trials - index : Infinity))
+      const configs = searcher.ask(q)
+      if (configs.length === 0) break
+      const batch = configs.map((config, i) => ({ config, index: index + i, combo: fullCombo(plan, config) }))
+      let results: TrialMeasurement[]
       try {
-        const r = await backend.measure({ combo, engine: run.target.engine, hardware: run.target.hardware, model: run.target.model, workload: run.target.workload, repetitions: plan.repetitions, warmups: 1, ...(signal ? { signal } : {}) })
-        const s = samplesOf(r.repetitions, plan.metric)
-        value = trimmedMean(s.values)
-        metrics = { metric: s.metric, samples: s.values, simulated: r.simulated || backend.simulated, device: r.device }
+        if (deps.measureTrials) results = await deps.measureTrials(sessionId, batch.map((b) => ({ index: b.index, combo: b.combo })), signal)
+        else {
+          results = []
+          for (const b of batch) results.push(await measureTrial(sessionId, b.combo, { store, registry, ...(signal ? { signal } : {}) }))
+        }
       } catch (e) {
         if (signal?.aborted) return await stop()
-        metrics = { error: e instanceof Error ? e.message : String(e) }
+        throw e
       }
-      // Strategies minimise: throughput is told negated.
-      searcher.tell(value === null ? { config, failed: true } : { config, value: -sign * value })
-      if (value !== null && (!best || sign * (value - best.value) > 0)) best = { trial: index, config: combo, value }
-      const outcome = value === null ? 'failed' : 'ok'
-      await store.tune.recordTrial(sessionId, { index, config: combo, outcome, value, metrics }, { optimizerState: { searcher: searcher.toJSON() }, best, elapsedMs: elapsed() })
-      observer.trial?.(outcome)
-      onEvent({ type: 'trial', sessionId, index, config: combo, outcome, value, best })
-      index++
+      for (const [i, b] of batch.entries()) {
+        const { value, metrics } = results[i]!
+        const { config, combo } = b
+        // Strategies minimise: throughput is told negated.
+        searcher.tell(value === null ? { config, failed: true } : { config, value: -sign * value })
+        if (value !== null && (!best || sign * (value - best.value) > 0)) best = { trial: index, config: combo, value }
+        const outcome = value === null ? 'failed' : 'ok'
+        await store.tune.recordTrial(sessionId, { index, config: combo, outcome, value, metrics }, { optimizerState: { searcher: searcher.toJSON() }, best, elapsedMs: elapsed() })
+        observer.trial?.(outcome)
+        onEvent({ type: 'trial', sessionId, index, config: combo, outcome, value, best })
+        index++
+      }
       session = await store.tune.require(null, sessionId)
       // Another process (an HTTP cancel) may have set the status.
       if (session.status === 'cancelled') {
