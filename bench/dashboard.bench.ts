@@ -76,18 +76,22 @@ try {
   }
   const assets = join(ROOT, 'apps/web/dist/assets')
   const files = readdirSync(assets)
-  const bundle = { files: files.length, rawBytes: files.reduce((s, f) => s + statSync(join(assets, f)).size, 0), gzipBytes: files.reduce((s, f) => s + gzipSync(readFileSync(join(assets, f))).length, 0) }
+  // The landing page loads index-*.js and the CSS; the chart chunk (Plot, d3) loads on the first chart.
+  const perFile = files.map((f) => ({ file: f, rawBytes: statSync(join(assets, f)).size, gzipBytes: gzipSync(readFileSync(join(assets, f))).length }))
+  const bundle = { files: perFile, rawBytes: perFile.reduce((s, f) => s + f.rawBytes, 0), gzipBytes: perFile.reduce((s, f) => s + f.gzipBytes, 0) }
   const healthz = await rate(`${server.url}/healthz`, false)
-  const list = await rate(`${server.url}/api/v1/kernels/runs?limit=20`, true)
+  // The pages read the brief view; the full rows are measured too, for the record.
+  const list = await rate(`${server.url}/api/v1/kernels/runs?limit=20&view=brief`, true)
+  const listFull = await rate(`${server.url}/api/v1/kernels/runs?limit=20`, true)
   const summarize = (xs: number[]) => ({ n: xs.length, p50: pct(xs, 0.5), p95: pct(xs, 0.95), max: Math.max(...xs) })
   const result = {
-    what: 'dashboard time to first screen (s, from navigation start to the first page with data, as the page reports it), bundle size, and GET /runs?limit=20 vs /healthz (32 connections, same server, same run)',
+    what: 'dashboard time to first screen (s, from navigation start to the first page with data, as the page reports it), bundle size, and GET /runs?limit=20&view=brief (the list the pages read; the full view too) vs /healthz (32 connections, same server, same run)',
     device: `this machine: ${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}; headless Debian chromium; server on Node ${process.version} with SQLite; load generator in the same process as chromium's driver`,
     runsInStore: RUNS,
     ttfsSeconds: { runner: summarize(ttfs.runner!), history: summarize(ttfs.history!) },
     ttfsTarget: { p95Below: 1, holds: pct(ttfs.runner!, 0.95) < 1 && pct(ttfs.history!, 0.95) < 1 },
     bundle,
-    throughput: { seconds: SECONDS, connections: 32, healthz, runsList: list, ratio: list.reqPerS / healthz.reqPerS, target: 'ratio >= 1/3', holds: list.reqPerS / healthz.reqPerS >= 1 / 3 },
+    throughput: { seconds: SECONDS, connections: 32, healthz, runsListBrief: list, runsListFull: listFull, ratio: list.reqPerS / healthz.reqPerS, target: 'ratio >= 1/3', holds: list.reqPerS / healthz.reqPerS >= 1 / 3 },
     at: new Date().toISOString(),
   }
   writeFileSync(join(ROOT, 'bench/results/dashboard.json'), JSON.stringify(result, null, 2) + '\n')

@@ -20,7 +20,7 @@ export function History() {
   const page = Math.max(0, Number(url.get('page') ?? 0) || 0)
   const runs = useQuery({
     queryKey: ['runs', f.engine, f.status, f.mode, page],
-    queryFn: () => api<{ items: RunRow[]; total: number }>('/runs' + qs({ engine: f.engine, status: f.status, mode: f.mode, limit: PAGE, offset: page * PAGE })),
+    queryFn: () => api<{ items: RunRow[]; total: number }>('/runs' + qs({ engine: f.engine, status: f.status, mode: f.mode, limit: PAGE, offset: page * PAGE, view: 'brief' })),
     placeholderData: keepPreviousData,
   })
   useFirstScreen(runs.isFetched)

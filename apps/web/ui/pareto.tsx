@@ -2,7 +2,6 @@
  * The Pareto plot (Observable Plot): throughput against p95 latency for every measured combination,
  * the frontier drawn in a second, highlighted mark. A click (or Enter on a focused point) selects it.
  */
-import * as Plot from '@observablehq/plot'
 import { useEffect, useRef } from 'react'
 
 export interface Point { index: number; throughput: number; p95: number; frontier: boolean; label: string }
@@ -12,6 +11,11 @@ export function ParetoPlot({ points, onSelect }: { points: Point[]; onSelect: (i
   useEffect(() => {
     const el = ref.current
     if (!el) return
+    let cancelled = false
+    let drawn: SVGElement | HTMLElement | undefined
+    // Plot (with d3) loads on first use, so that the landing page's bundle stays small.
+    void import('@observablehq/plot').then((Plot) => {
+    if (cancelled) return
     const groups = [points.filter((p) => !p.frontier), points.filter((p) => p.frontier)]
     const svg = Plot.plot({
       width: 640, height: 360, grid: true, ariaLabel: 'Pareto plot: throughput against p95 latency',
@@ -42,7 +46,9 @@ export function ParetoPlot({ points, onSelect }: { points: Point[]; onSelect: (i
     // Plot labels its mark groups with aria-label; a label needs a role to be allowed (axe: aria-prohibited-attr).
     svg.querySelectorAll('g[aria-label]:not([role])').forEach((g) => g.setAttribute('role', 'group'))
     el.replaceChildren(svg)
-    return () => svg.remove()
+    drawn = svg
+    })
+    return () => { cancelled = true; drawn?.remove() }
   }, [points, onSelect])
   return <figure><div ref={ref} data-testid="pareto" /><figcaption>{points.length} measured combinations; {points.filter((p) => p.frontier).length} on the frontier (filled).</figcaption></figure>
 }

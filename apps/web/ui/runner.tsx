@@ -51,7 +51,8 @@ export function Runner() {
     queryKey: ['preview', engine, hw, mode],
     queryFn: () => api<Preview>('/catalog/preview' + qs({ engine, mode, hardware: JSON.stringify(HARDWARE[hw]) })),
   })
-  useFirstScreen(recent.isFetched && preview.isFetched)
+  // The first screen is the form with the deployments; the preview fills in its own panel after.
+  useFirstScreen(recent.isFetched)
 
   const ints = { 'Prompt tokens': promptTokens, 'Generated tokens': generatedTokens, Batch: batch }
   const reasons: string[] = []

@@ -1,5 +1,4 @@
 /** Tune session: start one from a run, then its best-so-far curve, budget burn, trials, cancel and resume. */
-import * as Plot from '@observablehq/plot'
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
 import { useEffect, useRef, useState } from 'react'
 import { api } from './api.ts'
@@ -13,6 +12,11 @@ interface Session { id: string; runId: string; status: string; strategy: string;
 function Curve({ trials }: { trials: Trial[] }) {
   const ref = useRef<HTMLDivElement>(null)
   useEffect(() => {
+    let cancelled = false
+    let drawn: SVGElement | HTMLElement | undefined
+    // Plot (with d3) loads on first use, so that the landing page's bundle stays small.
+    void import('@observablehq/plot').then((Plot) => {
+    if (cancelled) return
     let best = -Infinity
     const data = trials.filter((t) => t.value !== null).map((t) => ({ trial: t.index + 1, best: (best = Math.max(best, t.value!)), value: t.value! }))
     const svg = Plot.plot({
@@ -23,7 +27,9 @@ function Curve({ trials }: { trials: Trial[] }) {
     // Plot labels its mark groups with aria-label; a label needs a role to be allowed (axe: aria-prohibited-attr).
     svg.querySelectorAll('g[aria-label]:not([role])').forEach((g) => g.setAttribute('role', 'group'))
     ref.current?.replaceChildren(svg)
-    return () => svg.remove()
+    drawn = svg
+    })
+    return () => { cancelled = true; drawn?.remove() }
   }, [trials])
   return <div ref={ref} data-testid="tune-curve" />
 }

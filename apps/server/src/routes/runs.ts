@@ -3,6 +3,7 @@ import { RunModeSchema, RunStatusSchema } from '@kerneltune/core'
 import { applyRun, createRun, proxyLabel, RunRequestSchema, type ProxyLabel, type RunEvent } from '@kerneltune/tuner'
 import { streamSSE } from 'hono/streaming'
 import { z } from 'zod'
+import type { AppDeps } from '../deps.ts'
 import { IdParams, route, type Route } from '../http.ts'
 
 const ListQuery = z.object({
@@ -11,7 +12,20 @@ const ListQuery = z.object({
   engine: z.string().min(1).max(100).optional(),
   limit: z.coerce.number().int().min(1).max(200).default(50),
   offset: z.coerce.number().int().min(0).max(1_000_000).default(0),
+  /** brief: what a list shows (ids, status, engine, model and hardware names, progress, winner value), without the summary and full specs. */
+  view: z.enum(['full', 'brief']).default('full'),
 }).strict()
+
+type Listed = Awaited<ReturnType<AppDeps['store']['runs']['list']>>['items'][number]
+/** A list row a page can render: about 0.4 KB instead of the full run (its summary alone runs to kilobytes). */
+const brief = (r: Listed) => {
+  const winner = (r.summary as { winner?: { value?: number; improvement?: number } } | null)?.winner
+  return {
+    id: r.id, status: r.status, mode: r.mode, backend: r.backend, qualityGate: r.qualityGate, progress: r.progress, error: r.error, createdAt: r.createdAt, updatedAt: r.updatedAt,
+    target: { engine: r.target.engine, engineVersion: r.target.engineVersion, model: { name: r.target.model.name }, hardware: { name: r.target.hardware.name } },
+    winner: winner ? { value: winner.value ?? null, improvement: winner.improvement ?? null } : null,
+  }
+}
 
 const ApplyBody = z.union([
   z.object({ deploymentId: z.string().min(1).max(100).optional(), force: z.boolean().optional(), model: z.string().min(1).max(500).optional() }).strict(),
@@ -27,8 +41,9 @@ export const runRoutes: Route[] = [
     return run
   }),
   route({ method: 'get', path: '/runs', summary: 'List runs (filters, pagination)', role: 'viewer', query: ListQuery }, async ({ auth, query, deps }) => {
-    const { items, total } = await deps.store.runs.list(auth.tenant, query)
-    return { items, total, limit: query.limit, offset: query.offset }
+    const { view, ...filters } = query
+    const { items, total } = await deps.store.runs.list(auth.tenant, filters)
+    return { items: view === 'brief' ? items.map(brief) : items, total, limit: query.limit, offset: query.offset }
   }),
   route({ method: 'get', path: '/runs/:id', summary: 'Run detail and summary', role: 'viewer', params: IdParams }, async ({ auth, params, deps }) =>
     deps.store.runs.require(auth.tenant, params.id)),
