@@ -1,6 +1,6 @@
 // @bench-runtime node  (every kernel runs in the kernel-lab Deno sandbox; Node drives it)
 /**
- * Tier 3 kernel benchmark: do the template provider's GEMV variants beat the best tuned
+ * Tier 3 kernel benchmark: do the template provider's GEMV and GEMM variants beat the best tuned
  * configuration of the same kernel on this machine, and how close does each kernel come to the
  * device's roofline?
  *
@@ -20,11 +20,11 @@ import { dirname, join } from 'node:path'
 import process from 'node:process'
 import { fileURLToPath } from 'node:url'
 import { configKey, defaultConfig, DEFAULT_LIMITS, dispatchSize, enumerateConfigs, generateWgsl, weightBytes, type MatmulProblem, type WeightFormat } from '../packages/gpu-kernels/src/index.ts'
-import { gemvTemplates, kernelModule } from '../packages/kernel-lab/src/index.ts'
+import { gemmTemplates, gemvTemplates, kernelModule } from '../packages/kernel-lab/src/index.ts'
 import { runInSandbox, verifyInSandbox } from '../packages/kernel-lab/src/adapters/node.ts'
 
 const FORMATS: WeightFormat[] = process.argv.includes('--all-formats') ? ['q4_0', 'q8_0', 'f16'] : ['q4_0']
-const SIZE = { m: 1, n: 2048, k: 2048 }
+const SIZES = { gemv: { m: 1, n: 2048, k: 2048 }, gemm: { m: 32, n: 256, k: 512 } } as const
 const timing = { warmup: 3, iterations: 10 }
 const MAX_TUNED = 12
 const median = (xs: number[]) => { const s = [...xs].sort((a, b) => a - b); const n = s.length; return n % 2 ? s[(n - 1) / 2]! : (s[n / 2 - 1]! + s[n / 2]!) / 2 }
@@ -78,20 +78,20 @@ const fmaGflops = (FMA_THREADS * FMA_ITERS * 8 * 4 * 2) / (median(fmaSamples) / 
 console.error(`ceilings: copy ${copyGbps.toFixed(2)} GB/s, FMA ${fmaGflops.toFixed(2)} GFLOP/s (median of ${timing.iterations}, sandbox wall time)`)
 
 const families = []
-for (const format of FORMATS) {
-  const problem: MatmulProblem = { format, ...SIZE }
+for (const kind of ['gemv', 'gemm'] as const) for (const format of FORMATS) {
+  const problem: MatmulProblem = { format, ...SIZES[kind] }
   const bytes = weightBytes(format, problem.n, problem.k) + 4 * problem.m * problem.k + 4 * problem.m * problem.n
   const flops = 2 * problem.m * problem.n * problem.k
   const ai = flops / bytes
   const attainable = Math.min(fmaGflops, copyGbps * ai)
-  const all = enumerateConfigs('gemv', format, problem, DEFAULT_LIMITS)
+  const all = enumerateConfigs(kind, format, problem, DEFAULT_LIMITS)
   const sample = Array.from({ length: Math.min(MAX_TUNED, all.length) }, (_, j) => all[Math.floor((j * all.length) / Math.min(MAX_TUNED, all.length))]!)
-  const def = defaultConfig('gemv', format)
+  const def = defaultConfig(kind, format)
   if (!sample.some((c) => configKey(c) === configKey(def))) sample.unshift(def)
   const kernels: { source: 'tuned' | 'template'; name: string; description?: string; verified: boolean; error?: string; medianMs?: number; gbps?: number; gflops?: number; fractionOfCopy?: number; fractionOfRoofline?: number }[] = []
   const candidates = [
-    ...sample.map((c) => { const w = generateWgsl('gemv', format, c); return { source: 'tuned' as const, name: configKey(c), module: kernelModule({ code: w.code, entryPoint: w.entryPoint, groups: dispatchSize('gemv', c, problem) }) } }),
-    ...gemvTemplates(problem, DEFAULT_LIMITS).map((v) => ({ source: 'template' as const, name: v.template, description: v.description, module: kernelModule(v) })),
+    ...sample.map((c) => { const w = generateWgsl(kind, format, c); return { source: 'tuned' as const, name: configKey(c), module: kernelModule({ code: w.code, entryPoint: w.entryPoint, groups: dispatchSize(kind, c, problem) }) } }),
+    ...(kind === 'gemv' ? gemvTemplates(problem, DEFAULT_LIMITS) : gemmTemplates(problem)).map((v) => ({ source: 'template' as const, name: v.template, description: v.description, module: kernelModule(v) })),
   ]
   for (const c of candidates) {
     const r = await verifyInSandbox(c.module, problem, { timing })
@@ -100,20 +100,20 @@ for (const format of FORMATS) {
       source: c.source, name: c.name, ...('description' in c ? { description: c.description } : {}), verified: r.verified,
       ...(r.verified && t ? { medianMs: t.medianMs, gbps: t.gbps, gflops: t.gflops, fractionOfCopy: t.gbps / copyGbps, fractionOfRoofline: t.gflops / attainable } : { error: r.verification.error }),
     })
-    console.error(`${format} ${c.source} ${c.name}: ${r.verified ? `${t!.medianMs.toFixed(3)} ms, ${(100 * t!.gflops / attainable).toFixed(1)}% of roofline` : `failed: ${r.verification.error}`}`)
+    console.error(`${kind} ${format} ${c.source} ${c.name}: ${r.verified ? `${t!.medianMs.toFixed(3)} ms, ${(100 * t!.gflops / attainable).toFixed(1)}% of roofline` : `failed: ${r.verification.error}`}`)
   }
   const best = (s: 'tuned' | 'template') => kernels.filter((k) => k.source === s && k.verified).sort((a, b) => a.medianMs! - b.medianMs!)[0]
   const bt = best('tuned')
   const bv = best('template')
   families.push({
-    kernel: 'gemv', format, problem, bytesMoved: bytes, flops, arithmeticIntensity: ai, attainableGflops: attainable,
+    kernel: kind, format, problem, bytesMoved: bytes, flops, arithmeticIntensity: ai, attainableGflops: attainable,
     bound: copyGbps * ai < fmaGflops ? 'memory' : 'compute',
     bestTuned: bt, bestTemplate: bv,
     templateBeatsTuned: Boolean(bt && bv && bv.medianMs! < bt.medianMs!),
     templateSpeedupOverTuned: bt && bv ? bt.medianMs! / bv.medianMs! : undefined,
     kernels,
   })
-  console.log(`gemv ${format} ${problem.m}x${problem.n}x${problem.k}: AI ${ai.toFixed(2)} flop/B, attainable ${attainable.toFixed(2)} GFLOP/s (${copyGbps * ai < fmaGflops ? 'memory' : 'compute'}-bound); best tuned ${bt?.name} ${bt?.medianMs?.toFixed(3)} ms (${(100 * (bt?.fractionOfRoofline ?? 0)).toFixed(1)}% of roofline); best template ${bv?.name} ${bv?.medianMs?.toFixed(3)} ms (${(100 * (bv?.fractionOfRoofline ?? 0)).toFixed(1)}%); template ${bt && bv && bv.medianMs! < bt.medianMs! ? 'beats' : 'does not beat'} tuned: x${(bt && bv ? bt.medianMs! / bv.medianMs! : NaN).toFixed(2)}`)
+  console.log(`${kind} ${format} ${problem.m}x${problem.n}x${problem.k}: AI ${ai.toFixed(2)} flop/B, attainable ${attainable.toFixed(2)} GFLOP/s (${copyGbps * ai < fmaGflops ? 'memory' : 'compute'}-bound); best tuned ${bt?.name} ${bt?.medianMs?.toFixed(3)} ms (${(100 * (bt?.fractionOfRoofline ?? 0)).toFixed(1)}% of roofline); best template ${bv?.name} ${bv?.medianMs?.toFixed(3)} ms (${(100 * (bv?.fractionOfRoofline ?? 0)).toFixed(1)}%); template ${bt && bv && bv.medianMs! < bt.medianMs! ? 'beats' : 'does not beat'} tuned: x${(bt && bv ? bt.medianMs! / bv.medianMs! : NaN).toFixed(2)}`)
 }
 
 const out = join(dirname(fileURLToPath(import.meta.url)), 'results', 'kernel-lab.json')
