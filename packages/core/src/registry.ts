@@ -15,6 +15,7 @@ import type { MeasurementBackend } from './contracts/measurement.ts'
 import type { SearchStrategyPlugin } from './contracts/search.ts'
 import type { PredictorPlugin } from './contracts/predictor.ts'
 import type { KernelProviderPlugin } from './contracts/kernel-provider.ts'
+import type { KernelGeneratorPlugin } from './contracts/kernel-generator.ts'
 import type { CatalogExtension } from './contracts/catalog-extension.ts'
 import { KerneltuneError, pluginError } from './errors.ts'
 import { formatIssues } from './validation.ts'
@@ -27,6 +28,7 @@ export interface PluginByKind {
   'search-strategy': SearchStrategyPlugin
   predictor: PredictorPlugin
   'kernel-provider': KernelProviderPlugin
+  'kernel-generator': KernelGeneratorPlugin
 }
 
 export type AnyPlugin = PluginByKind[PluginKind]
@@ -54,6 +56,7 @@ const required: Record<PluginKind, z.ZodType> = {
   'search-strategy': z.object({ create: fn }),
   predictor: z.object({ predict: fn }),
   'kernel-provider': z.object({ parameters: z.array(z.any()), isValid: fn, generate: fn, reference: fn }),
+  'kernel-generator': z.object({ generate: fn }),
 }
 
 /** The core dimensions an engine controls; all six for a plugin that does not say. */

@@ -9,7 +9,7 @@
  *
  * human: a module file a person wrote (same contract as any sandbox module).
  */
-import { KerneltuneError } from '@kerneltune/core'
+import { CONTRACT_VERSIONS, KerneltuneError } from '@kerneltune/core'
 import { bindings, defaultConfig, dispatchSize, generateWgsl, weightReader } from '@kerneltune/gpu-kernels'
 import { kernelModule } from './candidate.ts'
 import { checkRequest, kernelFamily, type Candidate, type GenerateRequest, type KernelProvider } from './providers.ts'
@@ -50,7 +50,7 @@ export function extractWgsl(reply: string): string {
 export function llmProvider(options: LlmProviderOptions): KernelProvider {
   const doFetch = options.fetch ?? fetch
   return {
-    name: 'llm', kind: 'kernel-provider', apiVersion: 1,
+    name: 'llm', kind: 'kernel-generator', apiVersion: CONTRACT_VERSIONS['kernel-generator'],
     async generate(request) {
       checkRequest(request)
       const prompt = llmPrompt(request)
@@ -83,7 +83,7 @@ export function llmProvider(options: LlmProviderOptions): KernelProvider {
 /** A person's module: used as it is. */
 export function humanProvider(file: { name: string; source: string }): KernelProvider {
   return {
-    name: 'human', kind: 'kernel-provider', apiVersion: 1,
+    name: 'human', kind: 'kernel-generator', apiVersion: CONTRACT_VERSIONS['kernel-generator'],
     async generate(request) {
       checkRequest(request)
       return [{ name: file.name, provider: 'human', kernelFamily: kernelFamily(request.kind, request.problem), source: file.source, provenance: { file: file.name, description: 'submitted by a person', parent: `${request.kind} default` } }]

@@ -3,7 +3,7 @@
  * how many) into candidate modules with their provenance. Candidates are unverified; the
  * sandbox decides (src/adapters/verify.node.ts).
  */
-import { KerneltuneError } from '@kerneltune/core'
+import { CONTRACT_VERSIONS, KerneltuneError, type KernelGeneratorPlugin } from '@kerneltune/core'
 import { defaultConfig, dispatchSize, generateWgsl, KERNEL_KINDS, WEIGHT_FORMATS, type DeviceLimits, type KernelKind, type MatmulProblem } from '@kerneltune/gpu-kernels'
 import { kernelModule } from './candidate.ts'
 import { gemmTemplates, gemvTemplates } from './templates.ts'
@@ -29,10 +29,9 @@ export interface Candidate {
   provenance: { template?: string; prompt?: string; file?: string; model?: string; description: string; parent: string }
 }
 
-export interface KernelProvider {
+/** The core `kernel-generator` contract, narrowed to the gpu-kernels problems. */
+export interface KernelProvider extends KernelGeneratorPlugin<MatmulProblem> {
   readonly name: ProviderName
-  readonly kind: 'kernel-provider'
-  readonly apiVersion: 1
   generate(request: GenerateRequest): Promise<Candidate[]>
 }
 
@@ -56,7 +55,7 @@ export function parentModule(kind: KernelKind, problem: MatmulProblem): { source
 /** Structural variants of the existing kernels (see templates.ts). */
 export function templateProvider(): KernelProvider {
   return {
-    name: 'template', kind: 'kernel-provider', apiVersion: 1,
+    name: 'template', kind: 'kernel-generator', apiVersion: CONTRACT_VERSIONS['kernel-generator'],
     async generate(request) {
       checkRequest(request)
       const parent = `${request.kind} default ${JSON.stringify(defaultConfig(request.kind, request.problem.format))}`

@@ -11,6 +11,7 @@ export const CONTRACT_VERSIONS = {
   'search-strategy': 1,
   predictor: 1,
   'kernel-provider': 1,
+  'kernel-generator': 1,
 } as const
 
 export type PluginKind = keyof typeof CONTRACT_VERSIONS
