@@ -208,6 +208,39 @@ describe.skipIf(missing)('distributed sweeps (BullMQ on Redis, PostgreSQL store)
     }
   }, 60_000)
 
+  it('should complete a tune session whose worker is SIGKILLed mid-batch, every trial once', async () => {
+    const prefix = `kt-test-${randomUUID().slice(0, 8)}`
+    const env = { KT_REDIS: REDIS!, KT_DB: PG!, KT_PREFIX: prefix, KT_DELAY_MS: '200' }
+    const workers = await Promise.all([0, 1].map(() => spawnFixture('worker.fixture.ts', env)))
+    const { app, queue } = await dispatcher(prefix)
+    try {
+      const run = await createRun(store, { ...RUN, restrict: { ...RUN.restrict, cuda_graph: ['per-shape'] } }, { catalog: app.deps.catalog, registry: app.deps.registry, tenant: 'acme' })
+      app.queue.enqueue('run', run.id)
+      await app.queue.idle()
+      const session = await startTune(store, { runId: run.id, budget: { trials: 8 }, strategy: 'bo', keep: ['matmul_path', 'fusion_strategy', 'activation_dtype'], repetitions: 2 }, { catalog: app.deps.catalog, registry: app.deps.registry, tenant: 'acme' })
+      app.queue.enqueue('tune', session.id)
+      // The first batch is out and both workers are measuring (each trial takes 3 x 200 ms).
+      const c = connect(REDIS!)
+      const q = new Queue('combos', { connection: c, prefix })
+      await until(async () => (await q.getJobCounts('active')).active >= 2, 60)
+      await kill(workers[0]!.child)
+      await app.queue.idle()
+      await q.close()
+      c.disconnect()
+      expect((await store.tune.require(null, session.id)).status).toBe('completed')
+      const trials = await store.tune.trials(session.id)
+      expect(trials.map((t) => t.index)).toEqual([...Array(8).keys()])
+      expect(trials.every((t) => t.outcome === 'ok')).toBe(true)
+      // The victim's trial came back through the stalled check and was measured by the other worker.
+      const metrics = await app.metrics.registry.metrics()
+      expect(Number(/kerneltune_l1_queue_stalled_jobs_total (\d+)/.exec(metrics)?.[1])).toBeGreaterThanOrEqual(1)
+    } finally {
+      await app.shutdown()
+      await queue.close()
+      for (const w of workers) await kill(w.child)
+    }
+  }, 240_000)
+
   it('should measure a run that requires a device only on workers that announce it', async () => {
     const prefix = `kt-test-${randomUUID().slice(0, 8)}`
     const registry = defaultRegistry({ analytical: { delayMs: 5 } })
