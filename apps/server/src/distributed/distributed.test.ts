@@ -222,7 +222,7 @@ describe.skipIf(missing)('distributed sweeps (BullMQ on Redis, PostgreSQL store)
       // The first batch is out and both workers are measuring (each trial takes 3 x 200 ms).
       const c = connect(REDIS!)
       const q = new Queue('combos', { connection: c, prefix })
-      await until(async () => (await q.getJobCounts('active')).active >= 2, 60)
+      await until(async () => ((await q.getJobCounts('active')).active ?? 0) >= 2, 60)
       await kill(workers[0]!.child)
       await app.queue.idle()
       await q.close()
