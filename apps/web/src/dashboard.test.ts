@@ -145,8 +145,9 @@ describe.skipIf(requireOrSkip(hasChromium, `chromium at ${CHROMIUM} (apt-get ins
     await expect.poll(() => page!.locator('tr[data-trial]').count()).toBe(session.trials.length)
     expect(await page.getByTestId('burn').textContent()).toBe(`${session.trials.length} of 6 trials`)
     const okTrials = await page.locator('tr[data-trial]').filter({ hasText: 'ok' }).count()
-    expect(await page.getByTestId('tune-curve').locator('g.trial-dots circle').count()).toBe(okTrials)
-    expect(await page.getByTestId('tune-curve').locator('g.best-line path').count()).toBe(1)
+    // The chart library loads on first use, so the curve may come a moment after the table.
+    await expect.poll(() => page!.getByTestId('tune-curve').locator('g.trial-dots circle').count()).toBe(okTrials)
+    await expect.poll(() => page!.getByTestId('tune-curve').locator('g.best-line path').count()).toBe(1)
   })
 
   it('the registry lists entries, filters by status, and shows an audit trail', async () => {
