@@ -34,6 +34,7 @@ const REQUESTS: Record<string, Req> = {
   'POST /tune/:id/resume': { id: 'tune' },
   'GET /registry': {},
   'POST /registry': { body: () => ({ name: 'k', kernelFamily: 'gemv', provider: 'human', source: 'fn main() {}' }) },
+  'GET /registry/:id/audit': { id: 'registry' },
   'POST /registry/:id/approve': { id: 'registry' },
   'POST /registry/:id/deprecate': { id: 'registry' },
   'GET /catalog/preview': { query: { engine: 'vllm', hardware: JSON.stringify(HARDWARE) } },

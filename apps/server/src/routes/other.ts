@@ -33,6 +33,11 @@ const PreviewQuery = z.object({ engine: z.string().min(1).max(100), hardware: Ha
 export const otherRoutes: Route[] = [
   route({ method: 'get', path: '/registry', summary: 'List registered kernels', role: 'viewer', query: z.object({ status: RegistryStatusSchema.optional() }).strict() }, async ({ auth, query, deps }) =>
     ({ items: await deps.store.registry.list(auth.tenant, query.status) })),
+  route({ method: 'get', path: '/registry/:id/audit', summary: 'A registered kernel\'s audit trail (submit, approve, deprecate: who, when, why)', role: 'viewer', params: IdParams }, async ({ auth, params, deps }) => {
+    // The entry must belong to the caller's tenant; another tenant's id reads as unknown.
+    if (!(await deps.store.registry.list(auth.tenant)).some((e) => e.id === params.id)) throw new KerneltuneError('NOT_FOUND', `no registry entry ${params.id} in this tenant; list them with GET /registry`)
+    return { items: await deps.store.registry.events(params.id) }
+  }),
   route({ method: 'post', path: '/registry', summary: 'Submit a kernel (admin)', role: 'admin', body: SubmitBody, status: 201 }, async ({ auth, body, deps }) =>
     deps.store.registry.submit({ tenant: auth.tenant, actor: auth.tokenId, ...body })),
   route({ method: 'post', path: '/registry/:id/approve', summary: 'Approve a proposed kernel (not by its submitter, except the superadmin)', role: 'approver', params: IdParams, body: ReasonBody }, async ({ auth, params, body, deps }) =>
