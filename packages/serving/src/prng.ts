@@ -1,21 +1,14 @@
 /**
- * A small seeded PRNG (mulberry32) so open-loop arrival schedules, synthetic prompts and the
+ * Seeded randomness (core's mulberry32) so open-loop arrival schedules, synthetic prompts and the
  * interleaved order of a sweep are reproducible from a seed on every runtime.
  */
 
+import { mulberry32 } from '@kerneltune/core'
+
 export type Random = () => number
 
-/** Uniform numbers in [0, 1) from a 32-bit seed. */
-export function seededRandom(seed: number): Random {
-  let a = seed >>> 0
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0
-    let t = a
-    t = Math.imul(t ^ (t >>> 15), t | 1)
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-  }
-}
+/** Uniform numbers in [0, 1) from a 32-bit seed: core's mulberry32, the same stream on every runtime. */
+export const seededRandom = (seed: number): Random => mulberry32(seed)
 
 /** An exponential variate with the given rate (per second), in seconds: Poisson inter-arrival times. */
 export function exponential(random: Random, rate: number): number {
