@@ -65,9 +65,22 @@ export function requestBody(o: Pick<RequestOptions, 'api' | 'model' | 'spec' | '
   }
 }
 
+// A pooled keep-alive connection that the server closed while it sat idle fails the next request
+// before the server has read a byte of it (Bun reports ECONNRESET, Node "other side closed").
+// Such a request never reached the server, so it is sent once more on a fresh connection, as
+// HTTP clients do for a stale pooled socket; any other failure, or one after a response began,
+// stays a failed request.
+const STALE_CONNECTION = /ECONNRESET|socket connection was closed unexpectedly|other side closed|socket hang up/i
+
+/** The message and code of an error and of its cause (Node's fetch puts the socket error there). */
+function describeError(e: unknown): string {
+  const part = (x: unknown) => (x instanceof Error ? `${x.message} ${String((x as { code?: unknown }).code ?? '')}` : String(x ?? ''))
+  return `${part(e)} ${part((e as { cause?: unknown } | null)?.cause)}`
+}
+
 export async function sendRequest(o: RequestOptions): Promise<RequestRecord> {
   const doFetch = o.fetch ?? fetch
-  const startMs = performance.now()
+  let startMs = performance.now()
   const timeout = AbortSignal.timeout(o.timeoutMs)
   const signal = o.signal ? AbortSignal.any([o.signal, timeout]) : timeout
   const itlMs: number[] = []
@@ -81,12 +94,22 @@ export async function sendRequest(o: RequestOptions): Promise<RequestRecord> {
   let timings: Chunk['timings']
   const fail = (error: string): RequestRecord => ({ ok: false, error, startMs, e2eMs: performance.now() - startMs, ...(ttftMs === undefined ? {} : { ttftMs }), itlMs })
   try {
-    const res = await doFetch(`${o.baseUrl.replace(/\/$/, '')}/v1/${o.api === 'chat' ? 'chat/completions' : 'completions'}`, {
+    const post = () => doFetch(`${o.baseUrl.replace(/\/$/, '')}/v1/${o.api === 'chat' ? 'chat/completions' : 'completions'}`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', accept: 'text/event-stream' },
       body: JSON.stringify(requestBody(o)),
       signal,
     })
+    let res: Response
+    try {
+      res = await post()
+    } catch (e) {
+      if (signal.aborted || !STALE_CONNECTION.test(describeError(e))) throw e
+      // The timing starts again: the first attempt never reached the server.
+      startMs = performance.now()
+      last = startMs
+      res = await post()
+    }
     if (!res.ok || !res.body) return fail(`HTTP ${res.status}: ${(await res.text()).slice(0, 300)}`)
     const parser = sseParser()
     const decoder = new TextDecoder()
