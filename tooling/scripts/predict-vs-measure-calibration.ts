@@ -3,6 +3,7 @@
  * per-phase calibration with the regressor's `calibrate`, and the error measure.
  */
 import type { Prediction } from '../../packages/core/src/index.ts'
+import type { ReportPoint } from './predict-vs-measure-table.ts'
 import { calibrate, type CalibratedModel, type CalibrationResult, type LearnedModel, type ThroughputQueryInput } from '../../packages/regressor/src/index.ts'
 
 export const PHASES = ['decode', 'prefill'] as const
@@ -49,3 +50,27 @@ export function mape(pairs: readonly { predicted: number; measured: number }[]):
 
 /** The fields of a Prediction this report keeps. */
 export const slim = (p: Prediction & { interval?: { low: number; high: number; level: number } }) => ({ predictedTps: p.predictedTps, rooflineTps: p.rooflineTps, capped: p.capped, rawTps: p.rawTps, confidence: p.confidence, model: p.model, ...(p.interval ? { interval: p.interval } : {}) })
+
+/**
+ * Calibrates each phase on the calibration points, stores the calibrated predictions on every
+ * point, and scores before and after: the held-out points are the sizes no fit saw.
+ */
+export function calibrateAndScore(model: LearnedModel, points: ReportPoint[]) {
+  const fits = calibrateByPhase(model, points)
+  for (const p of points) p.calibrated = { decode: slim(fits.decode.model.predict(p.query.decode)), prefill: slim(fits.prefill.model.predict(p.query.prefill)) }
+  const held = points.filter((p) => !p.calibration)
+  const inside = (phase: Phase) => points.filter((p) => p.predicted[phase].interval && p.measured[phase] >= p.predicted[phase].interval!.low && p.measured[phase] <= p.predicted[phase].interval!.high).length
+  const errorOf = (phase: Phase) => ({
+    heldOutBefore: mape(held.map((p) => ({ predicted: p.predicted[phase].predictedTps, measured: p.measured[phase] }))),
+    heldOutAfter: mape(held.map((p) => ({ predicted: p.calibrated![phase].predictedTps, measured: p.measured[phase] }))),
+    allBefore: mape(points.map((p) => ({ predicted: p.predicted[phase].predictedTps, measured: p.measured[phase] }))),
+    calibrationBefore: fits[phase].result.mapeBefore,
+    calibrationLeaveOneOutAfter: fits[phase].result.mapeAfter,
+    factor: fits[phase].result.factor,
+    overheadFactor: fits[phase].result.overheadFactor,
+    insideInterval: inside(phase),
+    cappedBefore: points.filter((p) => p.predicted[phase].capped).length,
+    cappedAfter: points.filter((p) => p.calibrated![phase].capped).length,
+  })
+  return { fits, errors: { decode: errorOf('decode'), prefill: errorOf('prefill') } }
+}

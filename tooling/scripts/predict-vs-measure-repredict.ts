@@ -6,7 +6,7 @@
  */
 import { synthLlama, type SynthQuant } from '../../packages/gguf/src/index.ts'
 import { parseQuery, pretrainedInfo, pretrainedModel, queryBound, type ThroughputQueryInput } from '../../packages/regressor/src/index.ts'
-import { PHASES, calibrateByPhase, mape, slim, type Phase } from './predict-vs-measure-calibration.ts'
+import { PHASES, calibrateAndScore, slim, type Phase } from './predict-vs-measure-calibration.ts'
 import type { ReportPoint } from './predict-vs-measure-table.ts'
 
 const parse = (s: string) => Number(s.slice(0, -1)) * (s.endsWith('M') ? 1e6 : s.endsWith('B') ? 1e9 : 1)
@@ -33,23 +33,7 @@ export function repredict<T extends Saved>(saved: T) {
       binding: { decode: queryBound(parseQuery(query.decode)).binding, prefill: queryBound(parseQuery(query.prefill)).binding },
     }
   })
-  const fits = calibrateByPhase(predictor, points)
-  for (const p of points) p.calibrated = { decode: slim(fits.decode.model.predict(p.query.decode)), prefill: slim(fits.prefill.model.predict(p.query.prefill)) }
-  const held = points.filter((p) => !p.calibration)
-  const inside = (phase: Phase, pts: typeof points) => pts.filter((p) => p.predicted[phase].interval && p.measured[phase] >= p.predicted[phase].interval!.low && p.measured[phase] <= p.predicted[phase].interval!.high).length
-  const errorOf = (phase: Phase) => ({
-    heldOutBefore: mape(held.map((p) => ({ predicted: p.predicted[phase].predictedTps, measured: p.measured[phase] }))),
-    heldOutAfter: mape(held.map((p) => ({ predicted: p.calibrated![phase].predictedTps, measured: p.measured[phase] }))),
-    allBefore: mape(points.map((p) => ({ predicted: p.predicted[phase].predictedTps, measured: p.measured[phase] }))),
-    calibrationBefore: fits[phase].result.mapeBefore,
-    calibrationLeaveOneOutAfter: fits[phase].result.mapeAfter,
-    factor: fits[phase].result.factor,
-    overheadFactor: fits[phase].result.overheadFactor,
-    cappedBefore: points.filter((p) => p.predicted[phase].capped).length,
-    cappedAfter: points.filter((p) => p.calibrated![phase].capped).length,
-    insideInterval: inside(phase, points),
-  })
-  const errors = { decode: errorOf('decode'), prefill: errorOf('prefill') }
+  const { errors } = calibrateAndScore(predictor, points)
   const info = pretrainedInfo() as { hardware: string[]; sampleCount: number; scriptVersion: string; description: string }
   return {
     ...saved,

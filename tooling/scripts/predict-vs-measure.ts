@@ -23,7 +23,7 @@ import { detectHardware, fromGguf, specFromDetected } from '../../packages/featu
 import { pretrainedModel, queryBound, parseQuery, pretrainedInfo, type ThroughputQueryInput } from '../../packages/regressor/src/index.ts'
 import { summarizeRepetitions } from '../../packages/engines-llamacpp/src/index.ts'
 import { llamacppBackend } from '../../packages/engines-llamacpp/src/node.ts'
-import { calibrateByPhase, hardwareQuery, mape, slim, type Phase } from './predict-vs-measure-calibration.ts'
+import { calibrateAndScore, hardwareQuery, slim, type Phase } from './predict-vs-measure-calibration.ts'
 import { renderTable, type ReportPoint } from './predict-vs-measure-table.ts'
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..')
@@ -117,22 +117,7 @@ try {
 
 // The regressor's calibrate, one fit per phase on the calibration sizes; the calibrated models are
 // then evaluated on the held-out sizes, which no fit saw.
-const fits = calibrateByPhase(predictor, points)
-for (const p of points) p.calibrated = { decode: slim(fits.decode.model.predict(p.query.decode)), prefill: slim(fits.prefill.model.predict(p.query.prefill)) }
-const held = points.filter((p) => !p.calibration)
-const errorOf = (phase: Phase) => ({
-  heldOutBefore: mape(held.map((p) => ({ predicted: p.predicted[phase].predictedTps, measured: p.measured[phase] }))),
-  heldOutAfter: mape(held.map((p) => ({ predicted: p.calibrated![phase].predictedTps, measured: p.measured[phase] }))),
-  allBefore: mape(points.map((p) => ({ predicted: p.predicted[phase].predictedTps, measured: p.measured[phase] }))),
-  calibrationBefore: fits[phase].result.mapeBefore,
-  calibrationLeaveOneOutAfter: fits[phase].result.mapeAfter,
-  factor: fits[phase].result.factor,
-  overheadFactor: fits[phase].result.overheadFactor,
-  insideInterval: points.filter((p) => p.predicted[phase].interval && p.measured[phase] >= p.predicted[phase].interval!.low && p.measured[phase] <= p.predicted[phase].interval!.high).length,
-  cappedBefore: points.filter((p) => p.predicted[phase].capped).length,
-  cappedAfter: points.filter((p) => p.calibrated![phase].capped).length,
-})
-const errors = { decode: errorOf('decode'), prefill: errorOf('prefill') }
+const { errors } = calibrateAndScore(predictor, points)
 const table = renderTable(points, errors)
 
 const info = pretrainedInfo() as { hardware: string[]; sampleCount: number; scriptVersion: string; description: string }
