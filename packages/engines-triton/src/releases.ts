@@ -92,39 +92,27 @@ function repositoryProblems(t: Translation, parametersOf: Readonly<Record<string
   return problems
 }
 
+/** Both releases take the inflight_batcher_llm templates with the same parameters; they differ in where those live and in the evidence. */
+function release(version: TritonVersion, template: string, evidence: readonly string[]): TritonRelease {
+  return {
+    version,
+    template,
+    instanceKind: 'KIND_CPU',
+    trtllmVersion: '1.0',
+    parameters: TRTLLM_PARAMETERS,
+    inventory: { flags: SERVER_FLAGS, env: {}, check: (t) => repositoryProblems(t, TRTLLM_PARAMETERS), evidence },
+  }
+}
+
 export const TRITON_RELEASES: Readonly<Record<TritonVersion, TritonRelease>> = {
-  '1.0': {
-    version: '1.0',
-    template: 'NVIDIA/TensorRT-LLM triton_backend/all_models/inflight_batcher_llm/',
-    instanceKind: 'KIND_CPU',
-    trtllmVersion: '1.0',
-    parameters: TRTLLM_PARAMETERS,
-    inventory: {
-      flags: SERVER_FLAGS,
-      env: {},
-      check: (t) => repositoryProblems(t, TRTLLM_PARAMETERS),
-      evidence: [
-        'tensorrtllm_backend tag v1.0.0 pins TensorRT-LLM ae8270b7 (git ls-tree); after v0.19.0 the templates live in NVIDIA/TensorRT-LLM triton_backend/all_models (removal commit 6a749f5, 2025-05-20; README: "the Triton backend source code and test have been moved")',
-        'the moved config.pbtxt (index copy @2a9abd95) was not re-read: the parameter names and KIND_CPU are carried over from v0.19.0, where the backend source was read',
-        'build-engine.sh uses the trtllm-build 1.0 inventory (engines-trtllm)',
-      ],
-    },
-  },
-  '0.19': {
-    version: '0.19',
-    template: 'triton-inference-server/tensorrtllm_backend all_models/inflight_batcher_llm/',
-    instanceKind: 'KIND_CPU',
-    trtllmVersion: '1.0',
-    parameters: TRTLLM_PARAMETERS,
-    inventory: {
-      flags: SERVER_FLAGS,
-      env: {},
-      check: (t) => repositoryProblems(t, TRTLLM_PARAMETERS),
-      evidence: [
-        'triton-inference-server/tensorrtllm_backend tag v0.19.0 (c1e19638, git), the last tag with all_models/: all_models/inflight_batcher_llm/tensorrt_llm/config.pbtxt L580-584 `kind : KIND_CPU`, L599-601 gpt_model_type, L721-723 gpu_device_ids, L829-837 cuda_graph_mode and cuda_graph_cache_size',
-        'inflight_batcher_llm/src/model_instance_state.cc L62-76, L213-232; src/model_state.cc L97-104',
-        'build-engine.sh uses the trtllm-build 1.0 inventory: the trtllm-build flags of the TensorRT-LLM that v0.19.0 pins (ca1041fa) were not read',
-      ],
-    },
-  },
+  '1.0': release('1.0', 'NVIDIA/TensorRT-LLM triton_backend/all_models/inflight_batcher_llm/', [
+    'tensorrtllm_backend tag v1.0.0 pins TensorRT-LLM ae8270b7 (git ls-tree); after v0.19.0 the templates live in NVIDIA/TensorRT-LLM triton_backend/all_models (removal commit 6a749f5, 2025-05-20; README: "the Triton backend source code and test have been moved")',
+    'the moved config.pbtxt (index copy @2a9abd95) was not re-read: the parameter names and KIND_CPU are carried over from v0.19.0, where the backend source was read',
+    'build-engine.sh uses the trtllm-build 1.0 inventory (engines-trtllm)',
+  ]),
+  '0.19': release('0.19', 'triton-inference-server/tensorrtllm_backend all_models/inflight_batcher_llm/', [
+    'triton-inference-server/tensorrtllm_backend tag v0.19.0 (c1e19638, git), the last tag with all_models/: all_models/inflight_batcher_llm/tensorrt_llm/config.pbtxt L580-584 `kind : KIND_CPU`, L599-601 gpt_model_type, L721-723 gpu_device_ids, L829-837 cuda_graph_mode and cuda_graph_cache_size',
+    'inflight_batcher_llm/src/model_instance_state.cc L62-76, L213-232; src/model_state.cc L97-104',
+    'build-engine.sh uses the trtllm-build 1.0 inventory: the trtllm-build flags of the TensorRT-LLM that v0.19.0 pins (ca1041fa) were not read',
+  ]),
 }
