@@ -29,7 +29,10 @@ export function deviceQueue(device: string): string {
  * The job id of one combination of one run: a second enqueue of the same combination (a restarted
  * server re-dispatching a run) finds the job and adds nothing. BullMQ ids may not contain ':'.
  */
-export const comboJobId = (runId: string, index: number): string => `${runId.replace(/:/g, '_')}.c${index}`
+export const comboJobId = (runId: string, index: number): string => `${comboJobPrefix(runId)}${index}`
+
+/** What every combination job id of one run starts with (the dispatcher matches queue events by it). */
+export const comboJobPrefix = (runId: string): string => `${runId.replace(/:/g, '_')}.c`
 
 /** A trial's job id: (session, trial index, configuration), since a resumed session may ask another configuration at that index. */
 export const trialJobId = (sessionId: string, index: number, combo: Record<string, string>): string =>

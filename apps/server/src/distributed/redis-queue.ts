@@ -4,6 +4,12 @@
  * follows the store (shared PostgreSQL) to stream progress and write the summary. The in-process
  * queue (queue.ts) stays the default; this one implements the same JobQueue interface.
  *
+ * Progress: BullMQ's QueueEvents ('completed', 'failed') wake the dispatcher, which then reads the
+ * store (the record of truth, written by the worker before its job completes) and streams what
+ * changed to the run's SSE subscribers. A slow poll stays as the fallback for what no event
+ * announces: results stored while this server was down, and jobs lost with a Redis that had no
+ * append-only file.
+ *
  * Exactly once: a job id derived from (run, combination), so dispatching a run again (after a
  * server restart) adds no second job, and the store refuses a second result (recordComboOnce).
  * A worker killed mid-measurement stops renewing its job's lock; BullMQ's stalled check returns the
@@ -18,12 +24,15 @@ import { Counter, Gauge } from 'prom-client'
 import type { RunCombo } from '@kerneltune/core'
 import { runOptions, summarizeRun, backendForRun, type MeasureTrials, type RunEvent } from '@kerneltune/tuner'
 import { createQueue, type JobQueue, type QueueDeps } from '../queue.ts'
-import { ANY_DEVICE_QUEUE, comboJobId, connect, DEFAULT_PREFIX, deviceQueue, workerKey, trialJobId, type ComboJobData, type ComboJobResult, type TrialJobData, type TrialJobResult } from './names.ts'
+import { ANY_DEVICE_QUEUE, comboJobId, comboJobPrefix, connect, DEFAULT_PREFIX, deviceQueue, workerKey, trialJobId, type ComboJobData, type ComboJobResult, type TrialJobData, type TrialJobResult } from './names.ts'
 
 export interface RedisQueueOptions {
   readonly redisUrl: string
   readonly prefix?: string
-  /** How often a dispatching run reads the store for new results (default 200 ms). */
+  /**
+   * How often a dispatching run reads the store when no queue event woke it (default 2000 ms). The
+   * events ('completed', 'failed') carry progress; this poll only catches what they cannot.
+   */
   readonly pollMs?: number
   /** Attempts per combination job before it is recorded as failed (default 5). */
   readonly attempts?: number
@@ -36,20 +45,24 @@ export interface RedisJobQueue extends JobQueue {
   close(): Promise<void>
 }
 
-const sleep = (ms: number, signal: AbortSignal) => new Promise<void>((resolve) => {
-  const t = setTimeout(done, ms)
-  function done() {
-    clearTimeout(t)
-    signal.removeEventListener('abort', done)
-    resolve()
-  }
-  signal.addEventListener('abort', done, { once: true })
-})
+/** A sleep that ends early on abort or when the function handed to `onWake` is called. */
+function wakeableSleep(ms: number, signal: AbortSignal, onWake: (wake: () => void) => void) {
+  return new Promise<void>((resolve) => {
+    const t = setTimeout(done, ms)
+    function done() {
+      clearTimeout(t)
+      signal.removeEventListener('abort', done)
+      resolve()
+    }
+    signal.addEventListener('abort', done, { once: true })
+    onWake(done)
+  })
+}
 
 export function createRedisQueue(deps: QueueDeps, options: RedisQueueOptions): RedisJobQueue {
   const { store, registry, bus, metrics } = deps
   const prefix = options.prefix ?? DEFAULT_PREFIX
-  const pollMs = options.pollMs ?? 200
+  const pollMs = options.pollMs ?? 2000
   const connection = connect(options.redisUrl)
   type AnyQueue = Queue<ComboJobData | TrialJobData, ComboJobResult | TrialJobResult>
   const queues = new Map<string, AnyQueue>()
@@ -63,17 +76,19 @@ export function createRedisQueue(deps: QueueDeps, options: RedisQueueOptions): R
   // Per queue, for waiting on trial jobs; each QueueEvents holds a blocking connection of its own.
   const eventsByQueue = new Map<string, QueueEvents>([[ANY_DEVICE_QUEUE, events]])
   const extraConnections: ReturnType<typeof connect>[] = []
+  const stalled = new Counter({ name: 'kerneltune_l1_queue_stalled_jobs_total', help: 'Combination jobs whose worker stopped renewing the lock (killed or hung); BullMQ returned them to the queue', registers: [metrics.registry] })
+  events.on('stalled', () => stalled.inc())
   const eventsFor = (name: string): QueueEvents => {
     let e = eventsByQueue.get(name)
     if (!e) {
       const c = connect(options.redisUrl)
       extraConnections.push(c)
       eventsByQueue.set(name, (e = new QueueEvents(name, { connection: c, prefix })))
+      // Device queues stall too: counted with the any-device queue's.
+      e.on('stalled', () => stalled.inc())
     }
     return e
   }
-  const stalled = new Counter({ name: 'kerneltune_l1_queue_stalled_jobs_total', help: 'Combination jobs whose worker stopped renewing the lock (killed or hung); BullMQ returned them to the queue', registers: [metrics.registry] })
-  events.on('stalled', () => stalled.inc())
   new Gauge({
     name: 'kerneltune_l1_queue_depth', help: 'Combination jobs waiting for a worker, by state', labelNames: ['state'], registers: [metrics.registry],
     async collect() {
@@ -150,7 +165,28 @@ export function createRedisQueue(deps: QueueDeps, options: RedisQueueOptions): R
     if (run.status !== 'queued' && run.status !== 'running') return
     const opts = runOptions(run)
     const backend = backendForRun(registry, run)
-    const queue = queueNamed(opts.requireDevice ? deviceQueue(opts.requireDevice) : ANY_DEVICE_QUEUE)
+    const queueName = opts.requireDevice ? deviceQueue(opts.requireDevice) : ANY_DEVICE_QUEUE
+    const queue = queueNamed(queueName)
+    // Listening before anything is enqueued, so no completion of this run's jobs goes unheard.
+    const qe = eventsFor(queueName)
+    await qe.waitUntilReady()
+    const ownJob = comboJobPrefix(runId)
+    /** Set by a queue event of this run's jobs; the wait loop then reads the store without sleeping. */
+    let changed = false
+    let failedSeen = false
+    let wake: (() => void) | undefined
+    const onCompleted = ({ jobId }: { jobId: string }) => {
+      if (!jobId.startsWith(ownJob)) return
+      changed = true
+      wake?.()
+    }
+    const onFailed = ({ jobId }: { jobId: string }) => {
+      if (!jobId.startsWith(ownJob)) return
+      changed = failedSeen = true
+      wake?.()
+    }
+    qe.on('completed', onCompleted)
+    qe.on('failed', onFailed)
     await store.runs.setStatus(runId, 'running')
     let combos = await store.runs.combos(runId)
     const total = combos.length
@@ -184,15 +220,22 @@ export function createRedisQueue(deps: QueueDeps, options: RedisQueueOptions): R
       }
     }
     const waitFor = async (indices: Set<number>) => {
-      let rounds = 0
+      let checked = Date.now()
       for (;;) {
+        changed = false
         await refresh()
         const pending = combos.filter((c) => indices.has(c.index) && c.status === 'pending')
         if (pending.length === 0) return
         if (signal.aborted) return
-        // Every few seconds, not every poll: checking job states costs a round trip per combination.
-        if (++rounds % Math.max(1, Math.round(2000 / pollMs)) === 0) await giveUps(pending)
-        await sleep(pollMs, signal)
+        // On a 'failed' event, else every few seconds: checking job states costs a round trip per combination.
+        if (failedSeen || Date.now() - checked >= 2000) {
+          failedSeen = false
+          checked = Date.now()
+          await giveUps(pending)
+        }
+        // An event that came during the refresh sets `changed`: read the store again at once.
+        if (!changed) await wakeableSleep(pollMs, signal, (w) => (wake = w))
+        wake = undefined
       }
     }
 
@@ -221,6 +264,9 @@ export function createRedisQueue(deps: QueueDeps, options: RedisQueueOptions): R
     } catch (e) {
       const cancelled = (e as { cancelled?: boolean }).cancelled === true
       await finish(cancelled ? 'cancelled' : 'failed', e instanceof Error ? e.message : String(e))
+    } finally {
+      qe.off('completed', onCompleted)
+      qe.off('failed', onFailed)
     }
 
     async function finish(want: 'succeeded' | 'failed' | 'cancelled', error: string | null) {
