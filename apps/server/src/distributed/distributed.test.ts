@@ -3,69 +3,27 @@
  * SIGKILLed mid-measurement, the server SIGKILLed and restarted mid-run, and device routing. Each
  * test uses its own BullMQ prefix, so tests never take each other's jobs.
  */
-import { spawn, type ChildProcess } from 'node:child_process'
+import { spawn } from 'node:child_process'
 import { randomUUID } from 'node:crypto'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { createServer, type AddressInfo } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import process from 'node:process'
-import { createInterface } from 'node:readline'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { requireOrSkip } from '@kerneltune/tooling/test-skip'
 import { openStore, type Store } from '@kerneltune/store'
 import { createRun, startTune } from '@kerneltune/tuner'
 import { createApp, type App } from '../app.ts'
 import { defaultRegistry } from '../compose.node.ts'
-import { MODEL, HARDWARE } from '../test-helpers.ts'
 import { createRedisQueue, type RedisJobQueue } from './redis-queue.ts'
 import { startWorker } from './worker.ts'
 import { comboJobId, connect } from './names.ts'
+import { children, expectExactlyOnce, kill, PG, progress, REDIS, RUN, spawnFixture, until } from './test-cluster.node.ts'
 import { buildCatalog } from '@kerneltune/catalog'
 import { Queue } from 'bullmq'
 
-const REDIS = process.env.KERNELTUNE_TEST_REDIS_URL
-const PG = process.env.KERNELTUNE_TEST_PG_URL
 const missing = requireOrSkip(Boolean(REDIS), 'Redis: KERNELTUNE_TEST_REDIS_URL is unset (bash tooling/scripts/start-test-redis.sh starts one and prints it)', { runtimes: ['node'] })
   || requireOrSkip(Boolean(PG), 'PostgreSQL: KERNELTUNE_TEST_PG_URL is unset (bash tooling/scripts/start-test-postgres.sh starts one and prints it)', { runtimes: ['node'] })
-
-const RUN = {
-  model: MODEL, hardware: HARDWARE, engine: 'vllm', backend: 'analytical', repetitions: 2, workload: { batch: 16, contextLength: 8192 },
-  restrict: { attention_backend: ['flash_attn_v2'], kv_layout: ['paged'] }, maxCombos: 12, earlyStop: false, useCache: false,
-}
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
-/** Polls until `ok` (the machine running the tests may be loaded: process starts take seconds). */
-async function until(ok: () => Promise<boolean>, seconds = 90) {
-  for (const end = Date.now() + seconds * 1000; Date.now() < end && !(await ok());) await sleep(100)
-}
-const progress = (store: Store, id: string) => store.runs.require(null, id).then((r) => r.progress.done)
-const children: ChildProcess[] = []
-
-function spawnFixture(file: string, env: Record<string, string>): Promise<{ child: ChildProcess; line: Record<string, string> }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', '--conditions=@kerneltune/source', join(import.meta.dirname, file)], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] })
-  children.push(child)
-  return new Promise((resolve, reject) => {
-    createInterface({ input: child.stdout! }).once('line', (l) => resolve({ child, line: JSON.parse(l) as Record<string, string> }))
-    child.once('exit', (code) => reject(new Error(`${file} exited early (${code})`)))
-  })
-}
-const kill = async (child: ChildProcess) => {
-  if (child.exitCode !== null || child.signalCode !== null) return
-  child.kill('SIGKILL')
-  await new Promise((r) => child.once('exit', r))
-}
-
-/** Every combination has exactly one result and the run counted each once. */
-async function expectExactlyOnce(store: Store, runId: string) {
-  const run = await store.runs.require(null, runId)
-  const combos = await store.runs.combos(runId)
-  expect(run.status).toBe('succeeded')
-  expect(combos.map((c) => c.status)).toEqual(combos.map(() => 'measured'))
-  expect(run.progress).toEqual({ done: combos.length, total: combos.length })
-  const rows = await store.driver.query('SELECT idx, COUNT(*) AS n FROM kernel_run_combos WHERE run_id = ? GROUP BY idx', [runId])
-  expect(rows.every((r) => Number(r.n) === 1)).toBe(true)
-  return combos
-}
 
 describe.skipIf(missing)('distributed sweeps (BullMQ on Redis, PostgreSQL store)', () => {
   let store: Store
