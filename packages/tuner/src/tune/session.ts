@@ -2,7 +2,7 @@
  * Tier 2 tune sessions. `startTune` narrows the space with the Tier 1 evidence and creates the
  * session; `runTune` runs its loop: ask the strategy for a configuration, measure it, tell the
  * strategy, and store the trial together with the strategy's state in one transaction. A
- * session killed at any point resumes from the last stored trial: the trial in flight is asked
+ * session killed at any point resumes from the last stored trial: the trial in flight is measured
  * again and stored once (the store refuses a second trial with the same index).
  */
 import type { Catalog } from '@kerneltune/catalog'
@@ -31,7 +31,16 @@ interface SessionPlan extends Narrowing {
   seedPoints: SearchConfig[]
 }
 
-interface OptimizerState { searcher: unknown }
+interface OptimizerState {
+  searcher: unknown
+  /**
+   * Configurations of the current q-batch that the strategy suggested but was not yet told about.
+   * A strategy never suggests a configuration twice, so a session stopped mid-batch (a pause, a
+   * crash between two stored trials) measures these first when it resumes, instead of losing them.
+   * With BullMQ workers, their trial jobs (same ids) may even be finished already.
+   */
+  inFlight?: SearchConfig[]
+}
 
 function space(plan: SessionPlan, run: Run, catalog: Catalog): SearchSpaceDefinition {
   const fixed = Object.fromEntries(Object.entries(plan.dropped).map(([d, x]) => [d, x.fixedAt]))
@@ -140,11 +149,14 @@ export async function runTune(sessionId: string, deps: RunTuneDeps): Promise<Tun
   const elapsed = () => baseElapsed + (Date.now() - resumedAt)
   let best = session.best
   let index = session.trialsDone
+  const carried = [...((session.optimizerState as OptimizerState | null)?.inFlight ?? [])]
+  let inFlight: SearchConfig[] = []
+  const state = (): OptimizerState => ({ searcher: searcher.toJSON(), inFlight: [...inFlight, ...carried] })
   const sign = higherIsBetter(plan.metric) ? 1 : -1
   const stop = async (): Promise<TuneSession> => {
     const paused = signal?.reason === 'pause'
     const status = paused ? 'paused' : 'cancelled'
-    await store.tune.setStatus(sessionId, status, null, { searcher: searcher.toJSON() })
+    await store.tune.setStatus(sessionId, status, null, state())
     onEvent({ type: 'tune.finished', sessionId, status, best, error: null })
     return store.tune.require(null, sessionId)
   }
@@ -153,10 +165,11 @@ export async function runTune(sessionId: string, deps: RunTuneDeps): Promise<Tun
       if (signal?.aborted) return await stop()
       const { trials, minutes } = session.budget
       if ((trials !== undefined && index >= trials) || (minutes !== undefined && elapsed() >= minutes * 60_000)) break
-      // A q-batch, never past the trial budget. Asked but unmeasured configurations of a batch cut
-      // short by a crash are asked again on resume (the searcher state is stored per told trial).
+      // A q-batch, never past the trial budget: first what an interrupted batch left untold.
       const q = Math.max(1, Math.min(deps.batchSize ?? 1, trials !== undefined ? trials - index : Infinity))
-      const configs = searcher.ask(q)
+      const configs = carried.splice(0, q)
+      if (configs.length < q) configs.push(...searcher.ask(q - configs.length))
+      inFlight = [...configs]
       if (configs.length === 0) break
       const batch = configs.map((config, i) => ({ config, index: index + i, combo: fullCombo(plan, config) }))
       let results: TrialMeasurement[]
@@ -177,7 +190,8 @@ export async function runTune(sessionId: string, deps: RunTuneDeps): Promise<Tun
         searcher.tell(value === null ? { config, failed: true } : { config, value: -sign * value })
         if (value !== null && (!best || sign * (value - best.value) > 0)) best = { trial: index, config: combo, value }
         const outcome = value === null ? 'failed' : 'ok'
-        await store.tune.recordTrial(sessionId, { index, config: combo, outcome, value, metrics }, { optimizerState: { searcher: searcher.toJSON() }, best, elapsedMs: elapsed() })
+        inFlight = inFlight.slice(1)
+        await store.tune.recordTrial(sessionId, { index, config: combo, outcome, value, metrics }, { optimizerState: state(), best, elapsedMs: elapsed() })
         observer.trial?.(outcome)
         onEvent({ type: 'trial', sessionId, index, config: combo, outcome, value, best })
         index++
@@ -189,7 +203,7 @@ export async function runTune(sessionId: string, deps: RunTuneDeps): Promise<Tun
         return session
       }
     }
-    await store.tune.setStatus(sessionId, 'completed', null, { searcher: searcher.toJSON() })
+    await store.tune.setStatus(sessionId, 'completed', null, state())
     onEvent({ type: 'tune.finished', sessionId, status: 'completed', best, error: null })
   } catch (e) {
     const msg = e instanceof Error ? e.message : String(e)
