@@ -1,15 +1,21 @@
-/** kerneltune serve [--port P] [--db PATH] [--redis URL]: the HTTP API on 127.0.0.1 until interrupted. */
+/** kerneltune serve [--port P] [--db PATH] [--redis URL [--prefix P]]: the HTTP API on 127.0.0.1 until interrupted. */
 import process from 'node:process'
 import { serve } from '@kerneltune/server/node'
 import { defineCommand } from '../cli/command.ts'
 
+/** Whether workers on other machines can open this store: only a PostgreSQL URL (not a SQLite file). */
+export const isSharedStoreUrl = (url: string | undefined): boolean => /^postgres(ql)?:\/\//i.test(url ?? '')
+
 export const serveCommand = defineCommand({
   name: 'serve',
   summary: 'Serve the kernels API, /metrics and /openapi.json',
-  flags: [{ name: 'port', type: 'integer', description: 'Port', default: 8080, min: 0, max: 65535 }, { name: 'db', type: 'string', description: 'SQLite path or postgres:// URL', valueName: 'PATH' }, { name: 'host', type: 'string', description: 'Address to listen on', default: '127.0.0.1' }, { name: 'redis', type: 'string', description: 'Dispatch runs as BullMQ jobs on this Redis to `kerneltune worker` processes (use a postgres:// --db they share)', valueName: 'URL' }] as const,
+  flags: [{ name: 'port', type: 'integer', description: 'Port', default: 8080, min: 0, max: 65535 }, { name: 'db', type: 'string', description: 'SQLite path or postgres:// URL', valueName: 'PATH' }, { name: 'host', type: 'string', description: 'Address to listen on', default: '127.0.0.1' }, { name: 'redis', type: 'string', description: 'Dispatch runs as BullMQ jobs on this Redis to `kerneltune worker` processes (use a postgres:// --db they share)', valueName: 'URL' }, { name: 'prefix', type: 'string', description: 'BullMQ key prefix with --redis (workers take the same --prefix)', default: 'kerneltune' }] as const,
   jsonOutput: '{ url } once listening',
   async run(ctx) {
-    const s = await serve({ port: ctx.flags.port, hostname: ctx.flags.host, ...(ctx.flags.db ? { databaseUrl: ctx.flags.db } : {}), ...(ctx.flags.redis ? { redisUrl: ctx.flags.redis } : {}), env: ctx.io.env, log: (l) => ctx.io.stderr(l + '\n') })
+    const f = ctx.flags
+    const db = f.db ?? ctx.io.env.KERNELTUNE_DATABASE_URL
+    if (f.redis && !isSharedStoreUrl(db)) ctx.io.stderr(`kerneltune: --redis with a store that is not PostgreSQL (${db ?? 'the default SQLite file'}): workers on other machines cannot open it; give the server and every worker the same postgres:// --db\n`)
+    const s = await serve({ port: f.port, hostname: f.host, ...(f.db ? { databaseUrl: f.db } : {}), ...(f.redis ? { redisUrl: f.redis, redisPrefix: f.prefix ?? 'kerneltune' } : {}), env: ctx.io.env, log: (l) => ctx.io.stderr(l + '\n') })
     if (ctx.json) ctx.printJson({ url: s.url })
     else ctx.io.stderr(`kerneltune serving on ${s.url}\n`)
     await new Promise<void>((resolve) => {

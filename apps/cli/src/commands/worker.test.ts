@@ -61,4 +61,48 @@ describe('kerneltune worker', () => {
       await s.close()
     }
   }, 120_000)
+
+  it.skipIf(missing)('should dispatch under serve --prefix to a worker with the same --prefix, both warning that a SQLite store is shared on this machine only', async () => {
+    const prefix = `kt-cli-${randomUUID().slice(0, 8)}`
+    const ADMIN = `admin-${randomUUID()}`
+    const db = join(t.dir, `shared-${prefix}.db`)
+    const main = join(import.meta.dirname, '..', 'main.ts')
+    const start = (argv: string[], ready: RegExp) => {
+      const child = spawn(process.execPath, ['--import', 'tsx', '--conditions=@kerneltune/source', main, ...argv], { env: { ...process.env, KERNELTUNE_ADMIN_TOKEN: ADMIN }, stdio: ['ignore', 'pipe', 'pipe'] })
+      const io = { out: '', err: '' }
+      child.stdout!.on('data', (d: Buffer) => { io.out += d.toString() })
+      child.stderr!.on('data', (d: Buffer) => { io.err += d.toString() })
+      const up = new Promise<void>((ok, fail) => {
+        child.stdout!.on('data', () => ready.test(io.out) && ok())
+        child.once('exit', (code) => fail(new Error(`${argv[0]} exited ${code}: ${io.err}`)))
+      })
+      return { child, io, up }
+    }
+    const server = start(['serve', '--port', '0', '--db', db, '--redis', REDIS!, '--prefix', prefix, '--json'], /"url"/)
+    try {
+      await server.up
+      const worker = start(['worker', '--redis', REDIS!, '--db', db, '--device', 'cli prefix device', '--prefix', prefix, '--json'], /"queues"/)
+      try {
+        await worker.up
+        expect(server.io.err).toMatch(/--redis with a store that is not PostgreSQL/)
+        expect(worker.io.err).toMatch(/is not PostgreSQL; only processes on this machine share it/)
+        const url = (JSON.parse(server.io.out) as { url: string }).url
+        const api = (path: string, init: RequestInit = {}) => fetch(`${url}/api/v1/kernels${path}`, { ...init, headers: { 'content-type': 'application/json', authorization: `Bearer ${ADMIN}` } }).then((r) => r.json()) as Promise<Record<string, unknown>>
+        const created = await api('/runs', { method: 'POST', body: JSON.stringify(SMALL_RUN) })
+        let run: Record<string, unknown> = {}
+        for (let i = 0; i < 600 && run.status !== 'succeeded' && run.status !== 'failed'; i++) {
+          await new Promise((r) => setTimeout(r, 100))
+          run = await api(`/runs/${created.id as string}`)
+        }
+        expect(run.status).toBe('succeeded')
+        // Only the worker could have measured it (with --redis the server measures nothing), and it
+        // listens under its own prefix: the server dispatched under the same one.
+        expect(worker.io.err).toMatch(new RegExp(`run ${created.id as string} combination 0: stored`))
+      } finally {
+        worker.child.kill('SIGKILL')
+      }
+    } finally {
+      server.child.kill('SIGKILL')
+    }
+  }, 120_000)
 })

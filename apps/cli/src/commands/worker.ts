@@ -7,6 +7,7 @@ import process from 'node:process'
 import { KerneltuneError } from '@kerneltune/core'
 import { defaultRegistry, openStoreAt, startWorker } from '@kerneltune/server/node'
 import { defineCommand } from '../cli/command.ts'
+import { isSharedStoreUrl } from './serve.ts'
 
 export const workerCommand = defineCommand({
   name: 'worker',
@@ -27,6 +28,8 @@ export const workerCommand = defineCommand({
     if (!f.redis) throw new KerneltuneError('INVALID_INPUT', '--redis URL is required: the Redis the server was started with (kerneltune serve --redis URL)')
     const db = f.db ?? ctx.io.env.KERNELTUNE_DATABASE_URL
     if (!db) throw new KerneltuneError('INVALID_INPUT', '--db URL is required (or KERNELTUNE_DATABASE_URL): the store the server uses, a postgres:// URL shared by all machines')
+    // A SQLite file works for workers on the server's own machine only: say so rather than refuse.
+    if (!isSharedStoreUrl(db)) ctx.io.stderr(`kerneltune worker: ${db} is not PostgreSQL; only processes on this machine share it with the server\n`)
     const store = await openStoreAt(db)
     const w = await startWorker({
       redisUrl: f.redis, store, registry: defaultRegistry(), concurrency: f.concurrency ?? 1, prefix: f.prefix ?? 'kerneltune',
