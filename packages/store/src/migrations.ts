@@ -82,6 +82,11 @@ export const MIGRATIONS: readonly Migration[] = [
       "UPDATE api_tokens SET role = 'superadmin' WHERE role = 'admin' AND label = 'bootstrap admin'",
     ],
   },
+  {
+    version: 4,
+    name: 'registry kernels a combination selected or excluded (Tier 3 kernels in runs)',
+    statements: [`ALTER TABLE kernel_run_combos ADD COLUMN kernels ${JSON_TEXT}`],
+  },
 ]
 
 /** Applies every pending migration, in order; returns the versions it applied. */

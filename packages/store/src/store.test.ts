@@ -56,9 +56,9 @@ describe.each(drivers)('store on %s', (name, url) => {
   })
 
   it.skipIf(skip)('should migrate once and report the schema version', async () => {
-    expect(await store.schemaVersion()).toBe(3)
+    expect(await store.schemaVersion()).toBe(4)
     const again = await openStore(url()!)
-    expect(await again.schemaVersion()).toBe(3)
+    expect(await again.schemaVersion()).toBe(4)
     await again.close()
   })
 

@@ -1,5 +1,7 @@
 import type { Combo } from '../schemas/combo.ts'
 import type { HardwareSpec } from '../schemas/hardware.ts'
+import type { RegistryEntry } from '../schemas/runs.ts'
+import type { RegistryKernelUse } from '../schemas/registry-kernel.ts'
 import type { ModelSpec } from '../schemas/model.ts'
 import type { Workload } from '../schemas/workload.ts'
 import type { MaybePromise, PluginBase } from './plugin.ts'
@@ -27,6 +29,12 @@ export interface MeasurementRequest {
   readonly warmups: number
   readonly signal?: AbortSignal
   readonly onProgress?: (done: number, total: number) => void
+  /**
+   * The run tenant's Tier 3 registry entries, when the run opted into them. A backend that can run
+   * such kernels selects among the approved ones of each kernel family it runs; the others it
+   * reports as excluded. Backends that run no registry kernels ignore it.
+   */
+  readonly registryKernels?: readonly RegistryEntry[]
 }
 
 export interface MeasurementResult {
@@ -37,6 +45,8 @@ export interface MeasurementResult {
   readonly device: string
   readonly repetitions: readonly RepetitionMetrics[]
   readonly notes?: readonly string[]
+  /** Which registry kernels were selected (and used or not) and which were excluded, and why. */
+  readonly registryKernels?: readonly RegistryKernelUse[]
 }
 
 /**

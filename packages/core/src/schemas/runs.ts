@@ -2,6 +2,7 @@ import { z } from 'zod'
 import { ComboSchema } from './combo.ts'
 import { HardwareSpecSchema } from './hardware.ts'
 import { ModelSpecSchema } from './model.ts'
+import { RegistryKernelUseSchema } from './registry-kernel.ts'
 import { WorkloadSchema } from './workload.ts'
 
 /** Shared types of Tier 1 runs, Tier 2 tune sessions and the Tier 3 registry (seed data model). */
@@ -61,6 +62,8 @@ export const RunComboSchema = z.object({
   comparison: z.record(z.string(), z.unknown()).nullable(),
   gate: z.object({ passed: z.boolean(), reasons: z.array(z.string()) }).nullable(),
   error: z.string().nullable(),
+  /** Registry kernels this combination's measurement selected or excluded (runs that opted in). */
+  kernels: z.array(RegistryKernelUseSchema).optional(),
 })
 export type RunCombo = z.output<typeof RunComboSchema>
 

@@ -29,7 +29,7 @@ export interface RunFilter {
   readonly offset?: number
 }
 
-export type ComboResult = Pick<RunCombo, 'status' | 'simulated' | 'cached' | 'repetitions' | 'metrics' | 'comparison' | 'error'>
+export type ComboResult = Pick<RunCombo, 'status' | 'simulated' | 'cached' | 'repetitions' | 'metrics' | 'comparison' | 'error' | 'kernels'>
 
 function toRun(r: Row): Run {
   return {
@@ -67,6 +67,7 @@ function toCombo(r: Row): RunCombo {
     comparison: fromJson(r.comparison),
     gate: fromJson(r.gate),
     error: (r.error as string | null) ?? null,
+    ...(r.kernels ? { kernels: fromJson(r.kernels) } : {}),
   }
 }
 
@@ -153,10 +154,10 @@ export function runsRepo(db: SqlDriver) {
     async recordCombo(runId: string, index: number, result: ComboResult): Promise<void> {
       await db.transaction(async (tx) => {
         await tx.run(
-          `UPDATE kernel_run_combos SET status = ?, simulated = ?, cached = ?, repetitions = ?, metrics = ?, comparison = ?, error = ?
+          `UPDATE kernel_run_combos SET status = ?, simulated = ?, cached = ?, repetitions = ?, metrics = ?, comparison = ?, error = ?, kernels = ?
            WHERE run_id = ? AND idx = ?`,
           [result.status, result.simulated ? 1 : 0, result.cached ? 1 : 0, JSON.stringify(result.repetitions),
-            toJson(result.metrics), toJson(result.comparison), result.error, runId, index],
+            toJson(result.metrics), toJson(result.comparison), result.error, toJson(result.kernels ?? null), runId, index],
         )
         await tx.run(
           `UPDATE kernel_runs SET progress_done = (SELECT COUNT(*) FROM kernel_run_combos WHERE run_id = ? AND status <> 'pending'),
@@ -174,10 +175,10 @@ export function runsRepo(db: SqlDriver) {
     async recordComboOnce(runId: string, index: number, result: ComboResult): Promise<boolean> {
       return db.transaction(async (tx) => {
         const { changes } = await tx.run(
-          `UPDATE kernel_run_combos SET status = ?, simulated = ?, cached = ?, repetitions = ?, metrics = ?, comparison = ?, error = ?
+          `UPDATE kernel_run_combos SET status = ?, simulated = ?, cached = ?, repetitions = ?, metrics = ?, comparison = ?, error = ?, kernels = ?
            WHERE run_id = ? AND idx = ? AND status = 'pending'`,
           [result.status, result.simulated ? 1 : 0, result.cached ? 1 : 0, JSON.stringify(result.repetitions),
-            toJson(result.metrics), toJson(result.comparison), result.error, runId, index],
+            toJson(result.metrics), toJson(result.comparison), result.error, toJson(result.kernels ?? null), runId, index],
         )
         if (changes === 0) return false
         // An increment, not a recount: concurrent workers' transactions (PostgreSQL, read committed)
