@@ -16,7 +16,7 @@ export type CoreDimensionId = (typeof CORE_DIMENSION_IDS)[number]
  * engine plugin contributes through a catalog extension); a missing key means the engine's
  * default. Values are the catalog's value ids.
  */
-export const ComboSchema = z.record(
+export const ComboSchema: z.ZodRecord<z.ZodString, z.ZodString> = z.record(
   z.string().regex(/^[a-z][a-z0-9_]*$/, 'dimension ids are snake_case'),
   z.string().min(1),
 )

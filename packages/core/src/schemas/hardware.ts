@@ -1,10 +1,25 @@
 import { z } from 'zod'
 
 export const VENDORS = ['nvidia', 'amd', 'apple', 'intel', 'cpu', 'other'] as const
-export const HardwareKindSchema = z.enum(['gpu', 'cpu', 'soc', 'accelerator'])
+export const HardwareKindSchema: z.ZodEnum<{ gpu: 'gpu'; cpu: 'cpu'; soc: 'soc'; accelerator: 'accelerator' }> = z.enum(['gpu', 'cpu', 'soc', 'accelerator'])
 
 /** A device's specifications: what the roofline and the feature vector need. */
-export const HardwareSpecSchema = z.object({
+// Spelled out (not inferred) so JSR can publish the package without slow types.
+export const HardwareSpecSchema: z.ZodObject<{
+  id: z.ZodOptional<z.ZodString>
+  name: z.ZodString
+  vendor: z.ZodDefault<z.ZodEnum<{ [V in (typeof VENDORS)[number]]: V }>>
+  kind: z.ZodDefault<typeof HardwareKindSchema>
+  memBwGbs: z.ZodNumber
+  fp16Tflops: z.ZodNumber
+  smCount: z.ZodOptional<z.ZodNumber>
+  l2CacheMb: z.ZodOptional<z.ZodNumber>
+  memoryGb: z.ZodOptional<z.ZodNumber>
+  computeCapability: z.ZodOptional<z.ZodString>
+  architecture: z.ZodOptional<z.ZodString>
+  unifiedMemory: z.ZodDefault<z.ZodBoolean>
+  sources: z.ZodDefault<z.ZodArray<z.ZodString>>
+}> = z.object({
   id: z.string().regex(/^[a-z0-9][a-z0-9._-]*$/, 'lower-case id such as h100-sxm').optional(),
   name: z.string().min(1),
   vendor: z.enum(VENDORS).default('other'),

@@ -10,8 +10,8 @@ export const KERNEL_TYPES = [
 ] as const
 
 export type KernelTypeName = (typeof KERNEL_TYPES)[number]
-export const KernelTypeSchema = z.enum(KERNEL_TYPES)
+export const KernelTypeSchema: z.ZodEnum<{ [K in KernelTypeName]: K }> = z.enum(KERNEL_TYPES)
 
 export const BOTTLENECK_CLASSES = ['Unknown', 'MemoryBound', 'ComputeBound', 'LaunchBound', 'AttentionBound'] as const
 export type BottleneckClassName = (typeof BOTTLENECK_CLASSES)[number]
-export const BottleneckClassSchema = z.enum(BOTTLENECK_CLASSES)
+export const BottleneckClassSchema: z.ZodEnum<{ [B in BottleneckClassName]: B }> = z.enum(BOTTLENECK_CLASSES)

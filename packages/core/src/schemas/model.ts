@@ -2,7 +2,25 @@ import { z } from 'zod'
 import { QuantInputSchema } from './quant.ts'
 
 /** A model as kerneltune sees it: shapes and sizes, not weights. */
-export const ModelSpecSchema = z.object({
+// Spelled out (not inferred) so JSR can publish the package without slow types.
+export const ModelSpecSchema: z.ZodObject<{
+  name: z.ZodOptional<z.ZodString>
+  architecture: z.ZodOptional<z.ZodString>
+  paramsB: z.ZodNumber
+  activeParamsB: z.ZodOptional<z.ZodNumber>
+  hiddenDim: z.ZodOptional<z.ZodNumber>
+  intermediateDim: z.ZodOptional<z.ZodNumber>
+  numLayers: z.ZodOptional<z.ZodNumber>
+  numHeads: z.ZodOptional<z.ZodNumber>
+  numKvHeads: z.ZodOptional<z.ZodNumber>
+  headDim: z.ZodOptional<z.ZodNumber>
+  vocabSize: z.ZodOptional<z.ZodNumber>
+  contextLength: z.ZodOptional<z.ZodNumber>
+  numExperts: z.ZodOptional<z.ZodNumber>
+  expertsPerToken: z.ZodOptional<z.ZodNumber>
+  tieEmbeddings: z.ZodOptional<z.ZodBoolean>
+  quant: z.ZodDefault<typeof QuantInputSchema>
+}> = z.object({
   name: z.string().min(1).optional(),
   architecture: z.string().min(1).optional(),
   /** Total parameters, in billions. */

@@ -14,7 +14,7 @@ export const QUANT_TYPES = [
 ] as const
 
 export type QuantName = (typeof QUANT_TYPES)[number]
-export const QuantNameSchema = z.enum(QUANT_TYPES)
+export const QuantNameSchema: z.ZodEnum<{ [Q in QuantName]: Q }> = z.enum(QUANT_TYPES)
 
 const ALIASES: Record<string, QuantName> = {
   FP32: 'F32', FLOAT32: 'F32', FP16: 'F16', FLOAT16: 'F16', HALF: 'F16', BFLOAT16: 'BF16',
@@ -39,7 +39,7 @@ export function normalizeQuantName(input: string): QuantName | undefined {
 }
 
 /** A quantization name that accepts every spelling `normalizeQuantName` knows. */
-export const QuantInputSchema = z
+export const QuantInputSchema: z.ZodPipe<z.ZodString, z.ZodTransform<QuantName, string>> = z
   .string()
   .transform((s, ctx) => {
     const q = normalizeQuantName(s)

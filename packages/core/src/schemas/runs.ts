@@ -5,16 +5,30 @@ import { ModelSpecSchema } from './model.ts'
 import { RegistryKernelUseSchema } from './registry-kernel.ts'
 import { WorkloadSchema } from './workload.ts'
 
-/** Shared types of Tier 1 runs, Tier 2 tune sessions and the Tier 3 registry (seed data model). */
+/**
+ * Shared types of Tier 1 runs, Tier 2 tune sessions and the Tier 3 registry (seed data model).
+ * Each schema's zod type is spelled out rather than inferred so that JSR can publish the package
+ * without slow types; the compiler checks each annotation against its schema.
+ */
 
-export const RunModeSchema = z.enum(['exhaustive', 'quick'])
-export const RunStatusSchema = z.enum(['queued', 'running', 'succeeded', 'failed', 'cancelled'])
-export const QualityGateMethodSchema = z.enum(['topk5', 'pareto', 'regression', 'manual'])
+export const RunModeSchema: z.ZodEnum<{ exhaustive: 'exhaustive'; quick: 'quick' }> = z.enum(['exhaustive', 'quick'])
+export const RunStatusSchema: z.ZodEnum<{
+  queued: 'queued'; running: 'running'; succeeded: 'succeeded'; failed: 'failed'; cancelled: 'cancelled'
+}> = z.enum(['queued', 'running', 'succeeded', 'failed', 'cancelled'])
+export const QualityGateMethodSchema: z.ZodEnum<{
+  topk5: 'topk5'; pareto: 'pareto'; regression: 'regression'; manual: 'manual'
+}> = z.enum(['topk5', 'pareto', 'regression', 'manual'])
 export type RunMode = z.output<typeof RunModeSchema>
 export type RunStatus = z.output<typeof RunStatusSchema>
 export type QualityGateMethod = z.output<typeof QualityGateMethodSchema>
 
-export const RunTargetSchema = z.object({
+export const RunTargetSchema: z.ZodObject<{
+  model: typeof ModelSpecSchema
+  hardware: typeof HardwareSpecSchema
+  engine: z.ZodString
+  engineVersion: z.ZodString
+  workload: typeof WorkloadSchema
+}> = z.object({
   model: ModelSpecSchema,
   hardware: HardwareSpecSchema,
   engine: z.string().min(1),
@@ -23,7 +37,15 @@ export const RunTargetSchema = z.object({
 })
 export type RunTarget = z.output<typeof RunTargetSchema>
 
-export const RepetitionMetricsSchema = z.object({
+export const RepetitionMetricsSchema: z.ZodObject<{
+  latencyMs: z.ZodNumber
+  throughputTps: z.ZodOptional<z.ZodNumber>
+  prefillTps: z.ZodOptional<z.ZodNumber>
+  decodeTps: z.ZodOptional<z.ZodNumber>
+  ttftMs: z.ZodOptional<z.ZodNumber>
+  peakMemoryBytes: z.ZodOptional<z.ZodNumber>
+  breakdown: z.ZodOptional<z.ZodRecord<z.ZodString, z.ZodNumber>>
+}> = z.object({
   latencyMs: z.number().nonnegative(),
   throughputTps: z.number().nonnegative().optional(),
   prefillTps: z.number().nonnegative().optional(),
@@ -34,7 +56,14 @@ export const RepetitionMetricsSchema = z.object({
 })
 
 /** Summary metrics of one measured combination. */
-export const ComboMetricsSchema = z.object({
+export const ComboMetricsSchema: z.ZodObject<{
+  throughputTps: z.ZodOptional<z.ZodNumber>
+  latencyP50Ms: z.ZodNumber
+  latencyP95Ms: z.ZodNumber
+  latencyP99Ms: z.ZodNumber
+  peakMemoryBytes: z.ZodOptional<z.ZodNumber>
+  breakdown: z.ZodOptional<z.ZodRecord<z.ZodString, z.ZodNumber>>
+}> = z.object({
   throughputTps: z.number().nonnegative().optional(),
   latencyP50Ms: z.number().nonnegative(),
   latencyP95Ms: z.number().nonnegative(),
@@ -44,9 +73,26 @@ export const ComboMetricsSchema = z.object({
 })
 export type ComboMetrics = z.output<typeof ComboMetricsSchema>
 
-export const RunComboStatusSchema = z.enum(['pending', 'measured', 'failed', 'skipped'])
+export const RunComboStatusSchema: z.ZodEnum<{
+  pending: 'pending'; measured: 'measured'; failed: 'failed'; skipped: 'skipped'
+}> = z.enum(['pending', 'measured', 'failed', 'skipped'])
 
-export const RunComboSchema = z.object({
+export const RunComboSchema: z.ZodObject<{
+  runId: z.ZodString
+  index: z.ZodNumber
+  comboHash: z.ZodString
+  combo: typeof ComboSchema
+  status: typeof RunComboStatusSchema
+  simulated: z.ZodBoolean
+  cached: z.ZodBoolean
+  isBaseline: z.ZodBoolean
+  repetitions: z.ZodArray<typeof RepetitionMetricsSchema>
+  metrics: z.ZodNullable<typeof ComboMetricsSchema>
+  comparison: z.ZodNullable<z.ZodRecord<z.ZodString, z.ZodUnknown>>
+  gate: z.ZodNullable<z.ZodObject<{ passed: z.ZodBoolean; reasons: z.ZodArray<z.ZodString> }>>
+  error: z.ZodNullable<z.ZodString>
+  kernels: z.ZodOptional<z.ZodArray<typeof RegistryKernelUseSchema>>
+}> = z.object({
   runId: z.string(),
   index: z.number().int().nonnegative(),
   comboHash: z.string(),
@@ -67,7 +113,24 @@ export const RunComboSchema = z.object({
 })
 export type RunCombo = z.output<typeof RunComboSchema>
 
-export const RunSchema = z.object({
+export const RunSchema: z.ZodObject<{
+  id: z.ZodString
+  tenant: z.ZodString
+  status: typeof RunStatusSchema
+  mode: typeof RunModeSchema
+  target: typeof RunTargetSchema
+  snapshotHash: z.ZodString
+  catalogVersion: z.ZodString
+  qualityGate: typeof QualityGateMethodSchema
+  backend: z.ZodString
+  repetitions: z.ZodNumber
+  progress: z.ZodObject<{ done: z.ZodNumber; total: z.ZodNumber }>
+  summary: z.ZodNullable<z.ZodRecord<z.ZodString, z.ZodUnknown>>
+  error: z.ZodNullable<z.ZodString>
+  createdAt: z.ZodString
+  updatedAt: z.ZodString
+  deletedAt: z.ZodNullable<z.ZodString>
+}> = z.object({
   id: z.string(),
   tenant: z.string(),
   status: RunStatusSchema,
@@ -87,10 +150,15 @@ export const RunSchema = z.object({
 })
 export type Run = z.output<typeof RunSchema>
 
-export const TuneStatusSchema = z.enum(['running', 'paused', 'completed', 'cancelled', 'failed'])
+export const TuneStatusSchema: z.ZodEnum<{
+  running: 'running'; paused: 'paused'; completed: 'completed'; cancelled: 'cancelled'; failed: 'failed'
+}> = z.enum(['running', 'paused', 'completed', 'cancelled', 'failed'])
 export type TuneStatus = z.output<typeof TuneStatusSchema>
 
-export const TuneBudgetSchema = z
+export const TuneBudgetSchema: z.ZodObject<{
+  trials: z.ZodOptional<z.ZodNumber>
+  minutes: z.ZodOptional<z.ZodNumber>
+}> = z
   .object({
     trials: z.number().int().positive().max(100_000).optional(),
     minutes: z.number().positive().max(100_000).optional(),
@@ -98,7 +166,22 @@ export const TuneBudgetSchema = z
   .refine((b) => b.trials !== undefined || b.minutes !== undefined, 'give trials, minutes or both')
 export type TuneBudget = z.output<typeof TuneBudgetSchema>
 
-export const TuneSessionSchema = z.object({
+export const TuneSessionSchema: z.ZodObject<{
+  id: z.ZodString
+  tenant: z.ZodString
+  runId: z.ZodString
+  status: typeof TuneStatusSchema
+  strategy: z.ZodString
+  budget: typeof TuneBudgetSchema
+  narrowing: z.ZodRecord<z.ZodString, z.ZodUnknown>
+  optimizerState: z.ZodUnknown
+  trialsDone: z.ZodNumber
+  elapsedMs: z.ZodNumber
+  best: z.ZodNullable<z.ZodObject<{ trial: z.ZodNumber; config: typeof ComboSchema; value: z.ZodNumber }>>
+  error: z.ZodNullable<z.ZodString>
+  createdAt: z.ZodString
+  updatedAt: z.ZodString
+}> = z.object({
   id: z.string(),
   tenant: z.string(),
   runId: z.string(),
@@ -116,7 +199,15 @@ export const TuneSessionSchema = z.object({
 })
 export type TuneSession = z.output<typeof TuneSessionSchema>
 
-export const TuneTrialSchema = z.object({
+export const TuneTrialSchema: z.ZodObject<{
+  sessionId: z.ZodString
+  index: z.ZodNumber
+  config: typeof ComboSchema
+  outcome: z.ZodEnum<{ ok: 'ok'; failed: 'failed' }>
+  value: z.ZodNullable<z.ZodNumber>
+  metrics: z.ZodNullable<z.ZodRecord<z.ZodString, z.ZodUnknown>>
+  createdAt: z.ZodString
+}> = z.object({
   sessionId: z.string(),
   index: z.number().int().nonnegative(),
   config: ComboSchema,
@@ -127,8 +218,21 @@ export const TuneTrialSchema = z.object({
 })
 export type TuneTrial = z.output<typeof TuneTrialSchema>
 
-export const RegistryStatusSchema = z.enum(['proposed', 'approved', 'deprecated'])
-export const RegistryEntrySchema = z.object({
+export const RegistryStatusSchema: z.ZodEnum<{
+  proposed: 'proposed'; approved: 'approved'; deprecated: 'deprecated'
+}> = z.enum(['proposed', 'approved', 'deprecated'])
+export const RegistryEntrySchema: z.ZodObject<{
+  id: z.ZodString
+  tenant: z.ZodString
+  name: z.ZodString
+  kernelFamily: z.ZodString
+  provider: z.ZodString
+  source: z.ZodString
+  status: typeof RegistryStatusSchema
+  metadata: z.ZodRecord<z.ZodString, z.ZodUnknown>
+  createdAt: z.ZodString
+  updatedAt: z.ZodString
+}> = z.object({
   id: z.string(),
   tenant: z.string(),
   name: z.string().min(1).max(200),
@@ -142,7 +246,14 @@ export const RegistryEntrySchema = z.object({
 })
 export type RegistryEntry = z.output<typeof RegistryEntrySchema>
 
-export const RegistryEventSchema = z.object({
+export const RegistryEventSchema: z.ZodObject<{
+  id: z.ZodString
+  entryId: z.ZodString
+  action: z.ZodEnum<{ submit: 'submit'; approve: 'approve'; deprecate: 'deprecate' }>
+  actor: z.ZodString
+  reason: z.ZodNullable<z.ZodString>
+  createdAt: z.ZodString
+}> = z.object({
   id: z.string(),
   entryId: z.string(),
   action: z.enum(['submit', 'approve', 'deprecate']),
@@ -156,5 +267,7 @@ export type RegistryEvent = z.output<typeof RegistryEventSchema>
  * API roles. `admin` administers its own tenant; `superadmin` (the bootstrap token) is the only
  * role that may create tenants and administer across them.
  */
-export const RoleSchema = z.enum(['viewer', 'operator', 'approver', 'admin', 'superadmin'])
+export const RoleSchema: z.ZodEnum<{
+  viewer: 'viewer'; operator: 'operator'; approver: 'approver'; admin: 'admin'; superadmin: 'superadmin'
+}> = z.enum(['viewer', 'operator', 'approver', 'admin', 'superadmin'])
 export type Role = z.output<typeof RoleSchema>
