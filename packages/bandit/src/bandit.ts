@@ -13,13 +13,24 @@ import { z } from 'zod'
 import { PolicySchema, isDriftPolicy, type Policy, type PolicyInput } from './policies.ts'
 import { Prng, PrngStateSchema } from './prng.ts'
 
-const ArmStatsSchema = z.object({ pulls: z.number().nonnegative(), sum: z.number(), sumSq: z.number().nonnegative() })
+const ArmStatsSchema: z.ZodObject<{ pulls: z.ZodNumber; sum: z.ZodNumber; sumSq: z.ZodNumber }> = z.object({ pulls: z.number().nonnegative(), sum: z.number(), sumSq: z.number().nonnegative() })
 export type ArmStats = z.output<typeof ArmStatsSchema>
 
 export const BANDIT_FORMAT = 'kerneltune.bandit'
 export const BANDIT_VERSION = 1
 
-export const BanditStateSchema = z.object({
+// The zod type is spelled out (not inferred) so JSR can publish the package without slow types.
+export const BanditStateSchema: z.ZodObject<{
+  format: z.ZodLiteral<typeof BANDIT_FORMAT>
+  version: z.ZodLiteral<typeof BANDIT_VERSION>
+  arms: z.ZodArray<z.ZodString>
+  policy: typeof PolicySchema
+  totals: z.ZodArray<typeof ArmStatsSchema>
+  current: z.ZodArray<typeof ArmStatsSchema>
+  window: z.ZodDefault<z.ZodArray<z.ZodTuple<[z.ZodNumber, z.ZodNumber], null>>>
+  steps: z.ZodNumber
+  prng: typeof PrngStateSchema
+}> = z.object({
   format: z.literal(BANDIT_FORMAT),
   version: z.literal(BANDIT_VERSION),
   arms: z.array(z.string().min(1)).min(1),

@@ -14,7 +14,27 @@ export const DRIFT_C = 0.55
 export const LIKELIHOODS = ['beta', 'gaussian'] as const
 export type Likelihood = (typeof LIKELIHOODS)[number]
 
-export const PolicySchema = z.discriminatedUnion('kind', [
+type LikelihoodSchema = z.ZodDefault<z.ZodEnum<{ [L in Likelihood]: L }>>
+// The zod type is spelled out (not inferred) so JSR can publish the package without slow types.
+export const PolicySchema: z.ZodDiscriminatedUnion<[
+  z.ZodObject<{ kind: z.ZodLiteral<'ucb1'>; c: z.ZodDefault<z.ZodNumber> }>,
+  z.ZodObject<{
+    kind: z.ZodLiteral<'thompson'>
+    likelihood: LikelihoodSchema
+    priorAlpha: z.ZodDefault<z.ZodNumber>
+    priorBeta: z.ZodDefault<z.ZodNumber>
+  }>,
+  z.ZodObject<{ kind: z.ZodLiteral<'epsilon-greedy'>; epsilon: z.ZodDefault<z.ZodNumber>; decay: z.ZodDefault<z.ZodBoolean> }>,
+  z.ZodObject<{ kind: z.ZodLiteral<'discounted-ucb'>; gamma: z.ZodDefault<z.ZodNumber>; c: z.ZodDefault<z.ZodNumber> }>,
+  z.ZodObject<{ kind: z.ZodLiteral<'sliding-window-ucb'>; window: z.ZodDefault<z.ZodNumber>; c: z.ZodDefault<z.ZodNumber> }>,
+  z.ZodObject<{
+    kind: z.ZodLiteral<'discounted-thompson'>
+    gamma: z.ZodDefault<z.ZodNumber>
+    likelihood: LikelihoodSchema
+    priorAlpha: z.ZodDefault<z.ZodNumber>
+    priorBeta: z.ZodDefault<z.ZodNumber>
+  }>,
+], 'kind'> = z.discriminatedUnion('kind', [
   z.object({ kind: z.literal('ucb1'), c: z.number().nonnegative().default(1) }),
   z.object({
     kind: z.literal('thompson'),

@@ -7,7 +7,11 @@
 import { z } from 'zod'
 import { parseWith } from '@kerneltune/core'
 
-export const PrngStateSchema = z.object({
+// The zod type is spelled out (not inferred) so JSR can publish the package without slow types.
+export const PrngStateSchema: z.ZodObject<{
+  algorithm: z.ZodLiteral<'xoshiro128**'>
+  s: z.ZodTuple<[z.ZodNumber, z.ZodNumber, z.ZodNumber, z.ZodNumber], null>
+}> = z.object({
   algorithm: z.literal('xoshiro128**'),
   s: z.tuple([z.number().int(), z.number().int(), z.number().int(), z.number().int()]),
 })
