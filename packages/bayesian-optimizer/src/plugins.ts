@@ -6,7 +6,9 @@ import type { TpeOptions } from './tpe.ts'
 
 type Options = { seed: number; budget?: SearchBudget; seedPoints?: readonly SearchConfig[]; [key: string]: unknown }
 
-function plugin(strategy: StrategyName, description: string): SearchStrategyPlugin & { create(space: SearchSpaceDefinition, options: Options): Search } {
+type StrategyPlugin = SearchStrategyPlugin & { create(space: SearchSpaceDefinition, options: Options): Search }
+
+function plugin(strategy: StrategyName, description: string): StrategyPlugin {
   return {
     name: strategy,
     kind: 'search-strategy',
@@ -27,8 +29,8 @@ function plugin(strategy: StrategyName, description: string): SearchStrategyPlug
 }
 
 /** Gaussian-process Bayesian optimisation (Matérn 5/2, EI or UCB). Options: `bo: BoOptions`. */
-export const bayesianOptimizationStrategy = () => plugin('bo', 'Gaussian-process Bayesian optimisation (Matérn 5/2 ARD, expected improvement or UCB) over the valid configurations')
+export const bayesianOptimizationStrategy = (): StrategyPlugin => plugin('bo', 'Gaussian-process Bayesian optimisation (Matérn 5/2 ARD, expected improvement or UCB) over the valid configurations')
 /** Tree-structured Parzen estimator. Options: `tpe: TpeOptions`. */
-export const tpeStrategy = () => plugin('tpe', 'Tree-structured Parzen estimator over the valid configurations')
+export const tpeStrategy = (): StrategyPlugin => plugin('tpe', 'Tree-structured Parzen estimator over the valid configurations')
 /** Uniform random search without repeats. */
-export const randomSearchStrategy = () => plugin('random', 'Uniform random search over the valid configurations, without repeats')
+export const randomSearchStrategy = (): StrategyPlugin => plugin('random', 'Uniform random search over the valid configurations, without repeats')

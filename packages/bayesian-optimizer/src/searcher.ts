@@ -42,8 +42,28 @@ export interface Search extends Searcher {
   toJSON(): SearchState
 }
 
-const ConfigSchema = z.record(z.string(), z.union([z.string(), z.number(), z.boolean()]))
-export const SearchStateSchema = z.object({
+const ConfigSchema: z.ZodRecord<z.ZodString, z.ZodUnion<readonly [z.ZodString, z.ZodNumber, z.ZodBoolean]>> = z.record(z.string(), z.union([z.string(), z.number(), z.boolean()]))
+// The zod type is spelled out (not inferred) so JSR can publish the package without slow types.
+export const SearchStateSchema: z.ZodObject<{
+  format: z.ZodLiteral<'kerneltune.search-state'>
+  version: z.ZodLiteral<1>
+  strategy: z.ZodEnum<{ [S in StrategyName]: S }>
+  seed: z.ZodNumber
+  fingerprint: z.ZodString
+  budget: z.ZodObject<{ evaluations: z.ZodOptional<z.ZodNumber>; seconds: z.ZodOptional<z.ZodNumber> }>
+  options: z.ZodObject<{ bo: z.ZodOptional<z.ZodRecord<z.ZodString, z.ZodUnknown>>; tpe: z.ZodOptional<z.ZodRecord<z.ZodString, z.ZodUnknown>> }>
+  rng: z.ZodNumber
+  elapsedSeconds: z.ZodNumber
+  observations: z.ZodArray<z.ZodObject<{
+    config: typeof ConfigSchema
+    value: z.ZodOptional<z.ZodNumber>
+    variance: z.ZodOptional<z.ZodNumber>
+    failed: z.ZodOptional<z.ZodBoolean>
+  }>>
+  pending: z.ZodArray<typeof ConfigSchema>
+  seedQueue: z.ZodArray<typeof ConfigSchema>
+  model: z.ZodUnknown
+}> = z.object({
   format: z.literal('kerneltune.search-state'),
   version: z.literal(1),
   strategy: z.enum(STRATEGIES),
