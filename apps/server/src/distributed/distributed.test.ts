@@ -93,7 +93,7 @@ describe.skipIf(missing)('distributed sweeps (BullMQ on Redis, PostgreSQL store)
     }
   }, 240_000)
 
-  it('should keep the queued jobs across a Redis restart with its append-only file', async () => {
+  it('should keep the queued jobs across a Redis restart with its append-only file, and finish the run from them', async () => {
     // A Redis of this test's own (the shared one runs without persistence), restarted in place.
     const dir = mkdtempSync(join(tmpdir(), 'kt-redis-aof-'))
     const port = await new Promise<number>((resolve) => {
@@ -132,6 +132,25 @@ describe.skipIf(missing)('distributed sweeps (BullMQ on Redis, PostgreSQL store)
       const q2 = new Queue('combos', { connection: c2, prefix })
       expect((await q2.getJob(comboJobId(run.id, 0)))?.data).toEqual({ runId: run.id, index: 0 })
       expect((await q2.getJobCounts('waiting')).waiting).toBe(1)
+      // A server and a worker started on the restarted Redis finish the run from the restored job
+      // (the same job, queued before the restart, not one enqueued again).
+      const queuedAt = (await q2.getJob(comboJobId(run.id, 0)))!.timestamp
+      const registry = defaultRegistry()
+      const worker = await startWorker({ redisUrl: url, store, registry, prefix, device: 'aof test device' })
+      let queue2!: RedisJobQueue
+      const app2 = createApp({ store, registry, queueFactory: (d) => (queue2 = createRedisQueue(d, { redisUrl: url, prefix })) })
+      try {
+        app2.queue.enqueue('run', run.id)
+        await app2.queue.idle()
+        await expectExactlyOnce(store, run.id)
+        const job = await q2.getJob(comboJobId(run.id, 0))
+        expect(job?.timestamp).toBe(queuedAt)
+        expect(job?.finishedOn).toBeGreaterThan(queuedAt)
+      } finally {
+        await app2.shutdown()
+        await queue2.close()
+        await worker.close()
+      }
       await q2.close()
       c2.disconnect()
     } finally {

@@ -185,8 +185,6 @@ export function createRedisQueue(deps: QueueDeps, options: RedisQueueOptions): R
       changed = failedSeen = true
       wake?.()
     }
-    qe.on('completed', onCompleted)
-    qe.on('failed', onFailed)
     await store.runs.setStatus(runId, 'running')
     let combos = await store.runs.combos(runId)
     const total = combos.length
@@ -239,6 +237,9 @@ export function createRedisQueue(deps: QueueDeps, options: RedisQueueOptions): R
       }
     }
 
+    // Registered here, where `finally` removes them; nothing is enqueued before this point.
+    qe.on('completed', onCompleted)
+    qe.on('failed', onFailed)
     try {
       // The baseline first: every other combination is compared with it when it is measured.
       const baseline = combos.find((c) => c.isBaseline)
