@@ -24,7 +24,7 @@ function roundf(v: number): number {
 }
 
 /** Quantizes to Q8_0: per 32 values, f16 scale d = amax / 127 and q = roundf(x / d) as int8. */
-export function encodeQ8_0(x: ArrayLike<number>, out = new Uint8Array((x.length / QK8_0) * Q8_0_BYTES), outOffset = 0): Uint8Array {
+export function encodeQ8_0(x: ArrayLike<number>, out: Uint8Array = new Uint8Array((x.length / QK8_0) * Q8_0_BYTES), outOffset = 0): Uint8Array {
   checkLength(x.length, 'Q8_0')
   const blocks = x.length / QK8_0
   for (let b = 0; b < blocks; b++) {
@@ -57,7 +57,7 @@ export function decodeQ8_0(bytes: Uint8Array, n = (bytes.length / Q8_0_BYTES) * 
  * magnitude, q = min(15, trunc(x / d + 8.5)); element j goes in the low nibble of byte j and
  * element j + 16 in its high nibble.
  */
-export function encodeQ4_0(x: ArrayLike<number>, out = new Uint8Array((x.length / QK4_0) * Q4_0_BYTES), outOffset = 0): Uint8Array {
+export function encodeQ4_0(x: ArrayLike<number>, out: Uint8Array = new Uint8Array((x.length / QK4_0) * Q4_0_BYTES), outOffset = 0): Uint8Array {
   checkLength(x.length, 'Q4_0')
   const blocks = x.length / QK4_0
   for (let b = 0; b < blocks; b++) {

@@ -93,7 +93,7 @@ export function ggufLayout(file: GgufFile): GgufLayout {
  * The whole file as a stream of chunks: the header, then each tensor's data followed by the
  * padding that aligns the next one. Throws INVALID_INPUT if a producer yields the wrong size.
  */
-export async function* ggufChunks(file: GgufFile, layout = ggufLayout(file)): AsyncGenerator<Uint8Array> {
+export async function* ggufChunks(file: GgufFile, layout: GgufLayout = ggufLayout(file)): AsyncGenerator<Uint8Array> {
   yield layout.header
   for (let i = 0; i < file.tensors.length; i++) {
     const tensor = file.tensors[i]!
