@@ -41,10 +41,10 @@ export class MixedBpwAutoTuner {
   adaptationEnabled: boolean
   readonly historyLength: number
   readonly lookupTable: LookupTable = new Map()
-  readonly adaptationTimings = new Map<string, number[]>()
-  readonly optimizedConfigs = new Map<string, OptimizedConfig>()
+  readonly adaptationTimings: Map<string, number[]> = new Map()
+  readonly optimizedConfigs: Map<string, OptimizedConfig> = new Map()
   readonly results: BenchmarkResult[] = []
-  readonly onlineHistory = new Map<string, { config_id: string; ms: number }[]>()
+  readonly onlineHistory: Map<string, { config_id: string; ms: number }[]> = new Map()
   private readonly benchmarker: LayerBenchmarker | undefined
   private readonly log: (message: string) => void
 
