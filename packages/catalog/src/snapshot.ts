@@ -60,8 +60,17 @@ export function makeSnapshot(content: Omit<CatalogSnapshot, 'hash'>): CatalogSna
   return deepFreeze({ ...plain, hash: contentHash(plain), ...(content.createdAt ? { createdAt: content.createdAt } : {}) })
 }
 
-const ValueSchema = z.object({ id: z.string().min(1), description: z.string() })
-const DimensionSchema = z.object({
+const ValueSchema: z.ZodObject<{ id: z.ZodString; description: z.ZodString }> = z.object({ id: z.string().min(1), description: z.string() })
+const DimensionSchema: z.ZodObject<{
+  id: z.ZodString
+  title: z.ZodString
+  description: z.ZodString
+  values: z.ZodArray<typeof ValueSchema>
+  defaultValue: z.ZodString
+  engines: z.ZodOptional<z.ZodArray<z.ZodString>>
+  quickValues: z.ZodOptional<z.ZodArray<z.ZodString>>
+  contributedBy: z.ZodOptional<z.ZodString>
+}> = z.object({
   id: z.string().regex(/^[a-z][a-z0-9_]*$/),
   title: z.string(),
   description: z.string(),
@@ -71,7 +80,24 @@ const DimensionSchema = z.object({
   quickValues: z.array(z.string()).optional(),
   contributedBy: z.string().optional(),
 })
-export const CatalogSnapshotSchema = z.object({
+// The zod types are spelled out (not inferred) so JSR can publish the package without slow types.
+export const CatalogSnapshotSchema: z.ZodObject<{
+  version: z.ZodString
+  hash: z.ZodString
+  dimensions: z.ZodArray<typeof DimensionSchema>
+  rules: z.ZodArray<z.ZodObject<{
+    id: z.ZodString
+    kind: z.ZodEnum<{ illegal: 'illegal'; prune: 'prune' }>
+    reason: z.ZodString
+    source: z.ZodString
+    dimensions: z.ZodArray<z.ZodString>
+    engine: z.ZodOptional<z.ZodString>
+    versions: z.ZodOptional<z.ZodObject<{ from: z.ZodOptional<z.ZodString>; until: z.ZodOptional<z.ZodString> }>>
+  }>>
+  extensions: z.ZodArray<z.ZodString>
+  uncontrolled: z.ZodOptional<z.ZodRecord<z.ZodString, z.ZodArray<z.ZodString>>>
+  createdAt: z.ZodOptional<z.ZodString>
+}> = z.object({
   version: z.string().min(1),
   hash: z.string().regex(/^[0-9a-f]{16}$/),
   dimensions: z.array(DimensionSchema),
