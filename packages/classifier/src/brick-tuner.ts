@@ -29,7 +29,19 @@ export interface TunerRecommendation {
   experimentText: string[]
 }
 
-export const BrickTunerSchema = z.object({
+// The zod type is spelled out (not inferred) so JSR can publish the package without slow types.
+export const BrickTunerSchema: z.ZodObject<{
+  format: z.ZodLiteral<'kerneltune.brick-tuner'>
+  version: z.ZodString
+  trainedAt: z.ZodString
+  sampleCount: z.ZodNumber
+  throughput: z.ZodDiscriminatedUnion<[
+    z.ZodObject<{ kind: z.ZodLiteral<'heuristic'>; weights: z.ZodArray<z.ZodNumber>; mape: z.ZodNumber }>,
+    z.ZodObject<{ kind: z.ZodLiteral<'learned'>; model: z.ZodUnknown }>,
+    z.ZodObject<{ kind: z.ZodLiteral<'online'>; model: z.ZodUnknown; correction: z.ZodArray<z.ZodNumber>; updates: z.ZodNumber }>,
+  ], 'kind'>
+  kernel: z.ZodOptional<z.ZodUnknown>
+}> = z.object({
   format: z.literal('kerneltune.brick-tuner'),
   version: z.string(),
   trainedAt: z.string(),

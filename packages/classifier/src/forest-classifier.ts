@@ -9,7 +9,14 @@ import { DIM, toVector, type TunerFeatures } from '@kerneltune/features'
 import { RandomForestClassifier } from 'ml-random-forest'
 import type { KernelRecommendation } from './rules.ts'
 
-export const KernelForestSchema = z.object({
+// The zod type is spelled out (not inferred) so JSR can publish the package without slow types.
+export const KernelForestSchema: z.ZodObject<{
+  format: z.ZodLiteral<'kerneltune.kernel-classifier'>
+  version: z.ZodLiteral<1>
+  nEstimators: z.ZodNumber
+  seed: z.ZodNumber
+  model: z.ZodRecord<z.ZodString, z.ZodUnknown>
+}> = z.object({
   format: z.literal('kerneltune.kernel-classifier'),
   version: z.literal(1),
   nEstimators: z.number().int().positive(),
