@@ -7,7 +7,12 @@
 import { compareWithReference, makeProblemData, PROBLEM_SEED, referenceWithBounds, toGpuLayout, weightBytes, type MatmulProblem } from '@kerneltune/gpu-kernels'
 import { z } from 'zod'
 
-export interface KernelSpec { code: string; entryPoint: string; groups: [number, number, number] }
+/**
+ * `groups` is the dispatch for the problem it was written for; `per` (outputs n and activation
+ * rows m per workgroup), when known, lets the module dispatch any other m and n, so a registry
+ * kernel can be measured at a run's shapes (and verified there again).
+ */
+export interface KernelSpec { code: string; entryPoint: string; groups: [number, number, number]; per?: [number, number] }
 
 /** The module source for a kernel: its WGSL and dispatch embedded, the shared host code around it. */
 export function kernelModule(spec: KernelSpec): string {
@@ -15,10 +20,12 @@ export function kernelModule(spec: KernelSpec): string {
 const WGSL = ${JSON.stringify(spec.code)}
 const ENTRY = ${JSON.stringify(spec.entryPoint)}
 const GROUPS = ${JSON.stringify(spec.groups)}
+const PER = ${JSON.stringify(spec.per ?? null)}
 
 export default async function (ctx) {
   if (!ctx.gpu) throw new Error('this candidate needs WebGPU (run the sandbox with webgpu)')
   const { m, n, k, warmup, iterations } = ctx.input
+  const groups = PER ? [Math.ceil(n / PER[0]), Math.ceil(m / PER[1]), 1] : GROUPS
   const adapter = await ctx.gpu.requestAdapter({ powerPreference: 'high-performance' })
   if (!adapter) throw new Error('no WebGPU adapter')
   const a = adapter.limits
@@ -49,7 +56,7 @@ export default async function (ctx) {
     const pass = enc.beginComputePass()
     pass.setPipeline(pipeline)
     pass.setBindGroup(0, bindGroup)
-    pass.dispatchWorkgroups(GROUPS[0], GROUPS[1], GROUPS[2])
+    pass.dispatchWorkgroups(groups[0], groups[1], groups[2])
     pass.end()
     device.queue.submit([enc.finish()])
     await device.queue.onSubmittedWorkDone()

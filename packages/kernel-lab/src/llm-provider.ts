@@ -12,7 +12,7 @@
 import { CONTRACT_VERSIONS, KerneltuneError } from '@kerneltune/core'
 import { bindings, defaultConfig, dispatchSize, generateWgsl, weightReader } from '@kerneltune/gpu-kernels'
 import { kernelModule } from './candidate.ts'
-import { checkRequest, kernelFamily, type Candidate, type GenerateRequest, type KernelProvider } from './providers.ts'
+import { checkRequest, kernelFamily, perWorkgroup, type Candidate, type GenerateRequest, type KernelProvider } from './providers.ts'
 
 export interface LlmProviderOptions {
   endpoint: string
@@ -71,7 +71,7 @@ export function llmProvider(options: LlmProviderOptions): KernelProvider {
           name: `llm-${i + 1}.${request.kind}.${request.problem.format}`,
           provider: 'llm',
           kernelFamily: kernelFamily(request.kind, request.problem),
-          source: kernelModule({ code: extractWgsl(reply), entryPoint: 'main', groups }),
+          source: kernelModule({ code: extractWgsl(reply), entryPoint: 'main', groups, per: perWorkgroup(request.kind, defaultConfig(request.kind, request.problem.format)) }),
           provenance: { prompt, model: doc.model ?? options.model ?? 'default', description: `LLM reply ${i + 1} (${reply.length} characters)`, parent: `${request.kind} default` },
         })
       }

@@ -45,11 +45,16 @@ export function checkRequest(r: GenerateRequest): void {
   if (!Number.isInteger(r.count) || r.count < 1) throw new KerneltuneError('INVALID_INPUT', `count must be a whole number >= 1, got ${r.count}`)
 }
 
+/** Outputs (n) and activation rows (m) per workgroup of a tuned kernel configuration (see dispatchSize). */
+export function perWorkgroup(kind: KernelKind, config: Record<string, unknown>): [number, number] {
+  return kind === 'gemv' ? [Number(config.rowsPerWorkgroup), 1] : [Number(config.tileN), Number(config.tileM)]
+}
+
 /** The tuned kernel's default configuration as a candidate-shaped module (the parent of every variant). */
 export function parentModule(kind: KernelKind, problem: MatmulProblem): { source: string; parent: string } {
   const config = defaultConfig(kind, problem.format)
   const w = generateWgsl(kind, problem.format, config)
-  return { source: kernelModule({ code: w.code, entryPoint: w.entryPoint, groups: dispatchSize(kind, config, problem) }), parent: `${kind} default ${JSON.stringify(config)}` }
+  return { source: kernelModule({ code: w.code, entryPoint: w.entryPoint, groups: dispatchSize(kind, config, problem), per: perWorkgroup(kind, config) }), parent: `${kind} default ${JSON.stringify(config)}` }
 }
 
 /** Structural variants of the existing kernels (see templates.ts). */

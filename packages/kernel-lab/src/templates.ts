@@ -15,6 +15,8 @@ export interface TemplateVariant {
   entryPoint: string
   /** Workgroups to dispatch for the problem. */
   groups: [number, number, number]
+  /** Outputs (n) and activation rows (m) per workgroup: the dispatch for any other m and n. */
+  per: [number, number]
 }
 
 const xv = (o: string) => `vec4<f32>(x[${o}], x[${o} + 1u], x[${o} + 2u], x[${o} + 3u])`
@@ -46,7 +48,7 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(workgroup_id) wi
   y[row * params.n + j] = acc;
 }
 `
-  return { template: 'gemv.thread-per-row', description: 'tiling shape: one thread computes a whole output row serially (64 outputs per workgroup); no workgroup memory, barriers or tree reduction', code, entryPoint: 'main', groups: [Math.ceil(problem.n / WG), problem.m, 1] }
+  return { template: 'gemv.thread-per-row', description: 'tiling shape: one thread computes a whole output row serially (64 outputs per workgroup); no workgroup memory, barriers or tree reduction', code, entryPoint: 'main', groups: [Math.ceil(problem.n / WG), problem.m, 1], per: [WG, 1] }
 }
 
 // Register tiling over n: each thread loads an activation group once and applies it to R weight
@@ -100,7 +102,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
   }
 }
 `
-  return { template: `gemv.register-tile-${R}`, description: `register tiling over n: each thread applies every activation group it loads to ${R} weight rows (activation reads / ${R}), ${PER_ROW} threads per row group, ${GROUPS * R} outputs per workgroup`, code, entryPoint: 'main', groups: [Math.ceil(problem.n / (GROUPS * R)), problem.m, 1] }
+  return { template: `gemv.register-tile-${R}`, description: `register tiling over n: each thread applies every activation group it loads to ${R} weight rows (activation reads / ${R}), ${PER_ROW} threads per row group, ${GROUPS * R} outputs per workgroup`, code, entryPoint: 'main', groups: [Math.ceil(problem.n / (GROUPS * R)), problem.m, 1], per: [GROUPS * R, 1] }
 }
 
 // Shared-memory staging: the workgroup copies its activation row into workgroup memory once;
@@ -148,7 +150,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
   if (t == 0u && j < params.n) { y[row * params.n + j] = red[lid]; }
 }
 `
-  return { template: 'gemv.staged-activations', description: `shared-memory staging: the activation row (${problem.k} f32) is copied into workgroup memory once per workgroup and read from there by its ${ROWS} weight rows`, code, entryPoint: 'main', groups: [Math.ceil(problem.n / ROWS), problem.m, 1] }
+  return { template: 'gemv.staged-activations', description: `shared-memory staging: the activation row (${problem.k} f32) is copied into workgroup memory once per workgroup and read from there by its ${ROWS} weight rows`, code, entryPoint: 'main', groups: [Math.ceil(problem.n / ROWS), problem.m, 1], per: [ROWS, 1] }
 }
 
 // GEMM, weight reuse over m: each thread owns one output column j and R activation rows; every
@@ -185,7 +187,7 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(workgroup_id) wi
   }
 }
 `
-  return { template: `gemm.weight-reuse-${R}`, description: `weight reuse over m without workgroup memory: one thread per output column and ${R} activation rows; each dequantised weight group is applied to ${R} rows`, code, entryPoint: 'main', groups: [Math.ceil(problem.n / WG), Math.ceil(problem.m / R), 1] }
+  return { template: `gemm.weight-reuse-${R}`, description: `weight reuse over m without workgroup memory: one thread per output column and ${R} activation rows; each dequantised weight group is applied to ${R} rows`, code, entryPoint: 'main', groups: [Math.ceil(problem.n / WG), Math.ceil(problem.m / R), 1], per: [WG, R] }
 }
 
 /** Every GEMM template for the problem, in a fixed order. */
