@@ -14,6 +14,7 @@ import { fileURLToPath } from 'node:url'
 import { KerneltuneError, type MeasurementBackend, type MeasurementResult } from '@kerneltune/core'
 import { EQUIVALENT_VALUES, EXERCISED_DIMENSIONS, GPU_KERNELS_BACKEND, gpuKernelsProblem, type ScaleLimits } from '../gpu-kernels-mapping.ts'
 import type { WorkerJob, WorkerResult } from './gpu-kernels-worker.ts'
+import { withRegistryKernels } from './registry-kernels.node.ts'
 
 const here = dirname(fileURLToPath(import.meta.url))
 const WORKER = join(here, 'gpu-kernels-worker.ts')
@@ -141,7 +142,10 @@ export function gpuKernelsBackend(options: GpuKernelsBackendOptions = {}): GpuKe
     async measure(request): Promise<MeasurementResult> {
       if (!request.model || !request.workload) throw new KerneltuneError('INVALID_INPUT', 'the gpu-kernels backend needs the model and workload of the run')
       const plan = gpuKernelsProblem(request.combo, request.model, request.workload, options)
-      const r = await send({ plan, repetitions: request.repetitions, warmups: request.warmups }, request.signal)
+      const tuned = await send({ plan, repetitions: request.repetitions, warmups: request.warmups }, request.signal)
+      // Registry kernels only when the run opted in (it then passes the tenant's entries).
+      const registry = request.registryKernels ? await withRegistryKernels(plan, tuned, request, options.deno ? { deno: options.deno } : {}) : undefined
+      const r = registry?.result ?? tuned
       const rows = plan.gemvs[0]!.m
       return {
         backend: GPU_KERNELS_BACKEND,
@@ -152,7 +156,9 @@ export function gpuKernelsBackend(options: GpuKernelsBackendOptions = {}): GpuKe
           `measured: one decoder layer's projection GEMVs (${plan.gemvs.map((g) => `${g.name} ${g.m}x${g.n}x${g.k}`).join(', ')}) with ${plan.format} weights, configuration ${JSON.stringify(plan.config)}; throughput is activation rows per second through these kernels, not a whole model`,
           ...plan.notes,
           ...r.notes,
+          ...(registry?.notes ?? []),
         ],
+        ...(registry ? { registryKernels: registry.uses } : {}),
       }
     },
     close() {
