@@ -45,6 +45,12 @@ export const RunRequestSchema = z.object({
    * or its fingerprint) measure the run's combinations. Ignored by the in-process queue.
    */
   requireDevice: z.string().min(1).max(200).optional(),
+  /**
+   * Tier 3: let the measurement backend select approved registry kernels of the run's tenant as
+   * extra candidates next to its tuned kernels (backends that run none ignore it). Such a run does
+   * not use the result cache: what it measures depends on the registry's state, not only the key.
+   */
+  registryKernels: z.boolean().default(false),
 }).strict()
 export type RunRequest = z.output<typeof RunRequestSchema>
 export type RunRequestInput = z.input<typeof RunRequestSchema>

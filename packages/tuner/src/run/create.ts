@@ -18,11 +18,11 @@ export interface CreateRunDeps {
 }
 
 /** Options that executeRun needs later; stored with the target so a restarted process has them. */
-export type RunOptions = Pick<RunRequest, 'warmups' | 'metric' | 'noiseFloor' | 'earlyStop' | 'margin' | 'epsilon' | 'useCache' | 'requireDevice'>
+export type RunOptions = Pick<RunRequest, 'warmups' | 'metric' | 'noiseFloor' | 'earlyStop' | 'margin' | 'epsilon' | 'useCache' | 'requireDevice'> & { registryKernels?: boolean }
 
 export function runOptions(run: Run): RunOptions {
   const o = (run.target as { options?: Partial<RunOptions> }).options ?? {}
-  return { warmups: o.warmups ?? 1, metric: o.metric ?? 'throughputTps', noiseFloor: o.noiseFloor ?? 0.02, earlyStop: o.earlyStop ?? true, margin: o.margin, epsilon: o.epsilon, useCache: o.useCache ?? true, ...(o.requireDevice ? { requireDevice: o.requireDevice } : {}) }
+  return { warmups: o.warmups ?? 1, metric: o.metric ?? 'throughputTps', noiseFloor: o.noiseFloor ?? 0.02, earlyStop: o.earlyStop ?? true, margin: o.margin, epsilon: o.epsilon, useCache: (o.useCache ?? true) && !o.registryKernels, ...(o.requireDevice ? { requireDevice: o.requireDevice } : {}), ...(o.registryKernels ? { registryKernels: true } : {}) }
 }
 
 export async function planCombos(request: RunRequest, deps: Pick<CreateRunDeps, 'catalog' | 'registry'>): Promise<{ engineVersion: string; backend: string; combos: { combo: Combo; comboHash: string; isBaseline: boolean }[] }> {
@@ -78,7 +78,7 @@ export async function planCombos(request: RunRequest, deps: Pick<CreateRunDeps, 
 export async function createRun(store: Store, input: RunRequestInput | unknown, deps: CreateRunDeps): Promise<Run> {
   const request = parseWith(RunRequestSchema, input, 'run request')
   const { engineVersion, combos, backend } = await planCombos(request, deps)
-  const options: RunOptions = { warmups: request.warmups, metric: request.metric, noiseFloor: request.noiseFloor, earlyStop: request.earlyStop, margin: request.margin, epsilon: request.epsilon, useCache: request.useCache, ...(request.requireDevice ? { requireDevice: request.requireDevice } : {}) }
+  const options: RunOptions = { warmups: request.warmups, metric: request.metric, noiseFloor: request.noiseFloor, earlyStop: request.earlyStop, margin: request.margin, epsilon: request.epsilon, useCache: request.useCache, ...(request.requireDevice ? { requireDevice: request.requireDevice } : {}), ...(request.registryKernels ? { registryKernels: true } : {}) }
   return store.runs.create({
     tenant: deps.tenant,
     mode: request.mode,

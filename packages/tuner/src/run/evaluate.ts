@@ -4,7 +4,7 @@
  * baseline), but the result is stored with recordComboOnce, so a job delivered twice (a worker
  * killed mid-measurement, its job retried elsewhere) stores one result and counts once.
  */
-import { isKerneltuneError, KerneltuneError, type RepetitionMetrics } from '@kerneltune/core'
+import { isKerneltuneError, KerneltuneError, type RegistryKernelUse, type RepetitionMetrics } from '@kerneltune/core'
 import { compareToBaseline } from '@kerneltune/stats'
 import { SHARED_CACHE_TENANT, type Store } from '@kerneltune/store'
 import type { Registry } from '@kerneltune/core'
@@ -12,7 +12,7 @@ import { backendForRun, runModelPath } from './backend.ts'
 import { comboCacheKey, deviceFingerprint } from '../fingerprint.ts'
 import { comboMetrics, higherIsBetter, samplesOf } from './metrics.ts'
 import { runOptions } from './create.ts'
-import { measureCombo, measuringDevice, type CacheScopeName, type RunObserver } from './execute.ts'
+import { measureCombo, measuringDevice, registryEntriesFor, type CacheScopeName, type RunObserver } from './execute.ts'
 
 export interface EvaluateComboDeps {
   readonly store: Store
@@ -62,15 +62,15 @@ export async function evaluateCombo(runId: string, index: number, deps: Evaluate
     if (cached && cached.repetitions.length < run.repetitions && !cached.notes.includes('stopped early')) cached = undefined
     cached ? observer.cacheHit?.() : observer.cacheMiss?.()
   }
-  let result: { status: 'measured' | 'failed'; reps: RepetitionMetrics[]; simulated: boolean; error: string | null; early: boolean; device: string }
+  let result: { status: 'measured' | 'failed'; reps: RepetitionMetrics[]; simulated: boolean; error: string | null; early: boolean; device: string; kernels?: RegistryKernelUse[] }
   if (cached) {
     result = { status: 'measured', reps: cached.repetitions, simulated: cached.simulated, error: null, early: false, device: cached.device }
   } else {
     try {
-      const m = await measureCombo(backend, run, c, opts, baselineReps, signal)
+      const m = await measureCombo(backend, run, c, opts, baselineReps, signal, await registryEntriesFor(store, run, opts))
       observer.comboEvaluated?.()
       if (device === null && m.device) device = m.device
-      result = { status: 'measured', reps: m.reps, simulated: m.simulated, error: null, early: m.stoppedEarly, device: m.device }
+      result = { status: 'measured', reps: m.reps, simulated: m.simulated, error: null, early: m.stoppedEarly, device: m.device, ...(m.kernels ? { kernels: m.kernels } : {}) }
       const stored: CachedResult = { repetitions: m.reps, simulated: m.simulated, device: m.device, ...(device ? { deviceFingerprint: deviceFingerprint(device) } : {}), notes: m.stoppedEarly ? [...m.notes, 'stopped early'] : m.notes }
       const putKey = key ?? keyOf()
       if (opts.useCache && putKey) await store.cache.put(putKey, stored)
@@ -87,6 +87,6 @@ export async function evaluateCombo(runId: string, index: number, deps: Evaluate
     const base = samplesOf(baselineReps, mine.metric)
     comparison = { metric: mine.metric, stoppedEarly: result.early, ...compareToBaseline(mine.values, base.values, { higherIsBetter: higherIsBetter(mine.metric) }) }
   }
-  const stored = await store.runs.recordComboOnce(runId, index, { status: result.status, simulated: result.simulated, cached: Boolean(cached), repetitions: result.reps, metrics: comboMetrics(result.reps), comparison, error: result.error })
+  const stored = await store.runs.recordComboOnce(runId, index, { status: result.status, simulated: result.simulated, cached: Boolean(cached), repetitions: result.reps, metrics: comboMetrics(result.reps), comparison, error: result.error, ...(result.kernels ? { kernels: result.kernels } : {}) })
   return { outcome: stored ? 'stored' : 'duplicate', status: result.status, device: result.device, stoppedEarly: result.early, cached: Boolean(cached) }
 }

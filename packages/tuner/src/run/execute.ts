@@ -4,7 +4,7 @@
  * repetitions, the statistics against the baseline, then the quality gate and the summary.
  * Progress is stored after each combination, so a run can be followed from another process.
  */
-import { isKerneltuneError, KerneltuneError, type MeasurementBackend, type Registry, type RepetitionMetrics, type Run, type RunCombo } from '@kerneltune/core'
+import { isKerneltuneError, KerneltuneError, type MeasurementBackend, type Registry, type RegistryEntry, type RegistryKernelUse, type RepetitionMetrics, type Run, type RunCombo } from '@kerneltune/core'
 import { compareToBaseline, shouldStopEarly } from '@kerneltune/stats'
 import { SHARED_CACHE_TENANT, type Store } from '@kerneltune/store'
 import type { RunEvent } from '../events.ts'
@@ -57,8 +57,23 @@ export async function measuringDevice(backend: MeasurementBackend): Promise<stri
 const message = (e: unknown) => (e instanceof Error ? e.message : String(e))
 
 /** Measures one combination in chunks, stopping once its interval is tight and clearly apart from the baseline's. */
-export async function measureCombo(backend: MeasurementBackend, run: Run, combo: RunCombo, opts: RunOptions, baseline: readonly RepetitionMetrics[] | undefined, signal?: AbortSignal) {
+/** The tenant's registry entries for a run that opted into Tier 3 kernels; the backend selects among them. */
+export async function registryEntriesFor(store: Store, run: Run, opts: RunOptions): Promise<RegistryEntry[] | undefined> {
+  return opts.registryKernels ? store.registry.list(run.tenant) : undefined
+}
+
+/** One record per registry kernel over a combination's measurement chunks: used if any chunk used it. */
+function mergeKernelUses(into: RegistryKernelUse[], more: readonly RegistryKernelUse[]): void {
+  for (const u of more) {
+    const i = into.findIndex((x) => x.id === u.id)
+    if (i < 0) into.push({ ...u })
+    else if (u.used || into[i]!.selection === 'selected') into[i] = { ...u, used: u.used || into[i]!.used }
+  }
+}
+
+export async function measureCombo(backend: MeasurementBackend, run: Run, combo: RunCombo, opts: RunOptions, baseline: readonly RepetitionMetrics[] | undefined, signal?: AbortSignal, registryKernels?: readonly RegistryEntry[]) {
   const reps: RepetitionMetrics[] = []
+  const kernels: RegistryKernelUse[] = []
   let device = ''
   let simulated = backend.simulated
   const notes: string[] = []
@@ -69,8 +84,9 @@ export async function measureCombo(backend: MeasurementBackend, run: Run, combo:
     const chunk = reps.length === 0 ? Math.min(N, opts.earlyStop && baseline ? 3 : N) : Math.min(2, N - reps.length)
     const result = await backend.measure({
       combo: combo.combo, engine: run.target.engine, hardware: run.target.hardware, model: run.target.model, workload: run.target.workload,
-      repetitions: chunk, warmups: reps.length === 0 ? opts.warmups : 0, ...(signal ? { signal } : {}),
+      repetitions: chunk, warmups: reps.length === 0 ? opts.warmups : 0, ...(signal ? { signal } : {}), ...(registryKernels ? { registryKernels } : {}),
     })
+    mergeKernelUses(kernels, result.registryKernels ?? [])
     if (result.repetitions.length === 0) throw new KerneltuneError('MEASUREMENT_FAILED', `backend ${backend.name} returned no repetitions`)
     reps.push(...result.repetitions)
     device = result.device
@@ -86,7 +102,7 @@ export async function measureCombo(backend: MeasurementBackend, run: Run, combo:
       }
     }
   }
-  return { reps, device, simulated, notes, stoppedEarly }
+  return { reps, device, simulated, notes, stoppedEarly, ...(registryKernels ? { kernels } : {}) }
 }
 
 export async function executeRun(runId: string, deps: ExecuteRunDeps): Promise<Run> {
@@ -104,6 +120,7 @@ export async function executeRun(runId: string, deps: ExecuteRunDeps): Promise<R
   const stoppedEarly: number[] = []
   let done = combos.filter((c) => c.status !== 'pending').length
   const described = { proxy: backend.proxy, exercises: backend.exercises, equivalentValues: backend.equivalentValues, cacheScope }
+  const registryKernels = await registryEntriesFor(store, run, opts)
   try {
     // A model file's path is part of what was measured: two GGUFs of one shape are not the same model.
     const modelPath = runModelPath(run)
@@ -121,16 +138,16 @@ export async function executeRun(runId: string, deps: ExecuteRunDeps): Promise<R
         if (cached && cached.repetitions.length < run.repetitions && !cached.notes.includes('stopped early')) cached = undefined
         cached ? observer.cacheHit?.() : observer.cacheMiss?.()
       }
-      let result: { status: 'measured' | 'failed'; reps: RepetitionMetrics[]; simulated: boolean; error: string | null; early: boolean }
+      let result: { status: 'measured' | 'failed'; reps: RepetitionMetrics[]; simulated: boolean; error: string | null; early: boolean; kernels?: RegistryKernelUse[] }
       if (cached) {
         result = { status: 'measured', reps: cached.repetitions, simulated: cached.simulated, error: null, early: false }
         devices.add(cached.device)
       } else {
         try {
-          const m = await measureCombo(backend, run, c, opts, c.isBaseline ? undefined : baselineReps, signal)
+          const m = await measureCombo(backend, run, c, opts, c.isBaseline ? undefined : baselineReps, signal, registryKernels)
           observer.comboEvaluated?.()
           devices.add(m.device)
-          result = { status: 'measured', reps: m.reps, simulated: m.simulated, error: null, early: m.stoppedEarly }
+          result = { status: 'measured', reps: m.reps, simulated: m.simulated, error: null, early: m.stoppedEarly, ...(m.kernels ? { kernels: m.kernels } : {}) }
           if (device === null && m.device) device = m.device
           const stored: CachedResult = { repetitions: m.reps, simulated: m.simulated, device: m.device, ...(device ? { deviceFingerprint: deviceFingerprint(device) } : {}), notes: m.stoppedEarly ? [...m.notes, 'stopped early'] : m.notes }
           const putKey = key ?? keyOf(c.comboHash)
@@ -154,7 +171,7 @@ export async function executeRun(runId: string, deps: ExecuteRunDeps): Promise<R
         comparison = { metric: mine.metric, stoppedEarly: result.early, ...compareToBaseline(mine.values, base.values, { higherIsBetter: higherIsBetter(mine.metric) }) }
       }
       const metrics = comboMetrics(result.reps)
-      await store.runs.recordCombo(runId, c.index, { status: result.status, simulated: result.simulated, cached: Boolean(cached), repetitions: result.reps, metrics, comparison, error: result.error })
+      await store.runs.recordCombo(runId, c.index, { status: result.status, simulated: result.simulated, cached: Boolean(cached), repetitions: result.reps, metrics, comparison, error: result.error, ...(result.kernels ? { kernels: result.kernels } : {}) })
       done++
       onEvent({ type: 'combo.measured', runId, index: c.index, comboHash: c.comboHash, cached: Boolean(cached), simulated: result.simulated, metrics, repetitions: result.reps.length, stoppedEarly: result.early, error: result.error })
       onEvent({ type: 'progress', runId, done, total: combos.length })

@@ -35,6 +35,26 @@ export interface RunSummary {
   gate: { method: string; status: string; passed: boolean; reasons: string[] } | null
   pareto: ParetoPoint[]
   sensitivity: Record<string, DimensionSensitivity>
+  /**
+   * Runs that opted into Tier 3 registry kernels: each kernel the backend selected or excluded,
+   * with the combinations that used it and the reason (e.g. "proposed: not approved yet").
+   */
+  registryKernels?: { id: string; name: string; kernelFamily: string; selection: 'selected' | 'excluded'; usedBy: number[]; why: string }[]
+}
+
+/** Per registry kernel over the combinations: selected wins over excluded, usedBy lists the combinations. */
+export function registryKernelSummary(combos: readonly RunCombo[]): NonNullable<RunSummary['registryKernels']> | undefined {
+  if (!combos.some((c) => c.kernels)) return undefined
+  const out = new Map<string, NonNullable<RunSummary['registryKernels']>[number]>()
+  for (const c of combos) {
+    for (const k of c.kernels ?? []) {
+      const seen = out.get(k.id)
+      const entry = !seen || (seen.selection === 'excluded' && k.selection === 'selected') ? { id: k.id, name: k.name, kernelFamily: k.kernelFamily, selection: k.selection, usedBy: seen?.usedBy ?? [], why: k.why } : seen
+      if (k.used) entry.usedBy.push(c.index)
+      out.set(k.id, entry)
+    }
+  }
+  return [...out.values()]
 }
 
 /** Non-dominated combos: none other has throughput ≥ and latency ≤ with one strictly better. */
@@ -139,5 +159,7 @@ export function summarizeRun(run: Run, combos: readonly RunCombo[], opts: RunOpt
     pareto: paretoFrontier(measured),
     sensitivity: dimensionSensitivity(measured, metric, base?.combo),
   }
+  const registryKernels = registryKernelSummary(combos)
+  if (registryKernels) summary.registryKernels = registryKernels
   return { summary, gates, rejections }
 }
