@@ -23,6 +23,7 @@ export const RUN_REQUEST_FLAGS = [
   { name: 'max-combos', type: 'integer', description: 'Refuse runs with more combinations', min: 1, max: 5000 },
   { name: 'prompt-tokens', type: 'integer', description: 'Workload prompt tokens', min: 1 },
   { name: 'gen-tokens', type: 'integer', description: 'Workload generated tokens', min: 2 },
+  { name: 'registry-kernels', type: 'boolean', description: 'Tier 3: the backend (gpu-kernels) also measures the approved registry kernel of each family it runs, next to its tuned kernel (no result cache)' },
 ] as const
 
 /** The one positional id a subcommand needs, or a usage error naming it. */
@@ -33,7 +34,7 @@ export function requireId(positionals: readonly string[], name: string): string 
 
 export interface RunRequestFlags {
   engine?: string; backend?: string; gguf?: string; mode?: string; reps?: number; warmups?: number
-  restrict?: string; maxCombos?: number; promptTokens?: number; genTokens?: number
+  restrict?: string; maxCombos?: number; promptTokens?: number; genTokens?: number; registryKernels?: boolean
 }
 
 const parseJson = (text: string, what: string): Record<string, unknown> => {
@@ -77,6 +78,7 @@ export async function buildRunRequest(file: string | undefined, f: RunRequestFla
   if (f.reps !== undefined) body.repetitions = f.reps
   if (f.warmups !== undefined) body.warmups = f.warmups
   if (f.maxCombos !== undefined) body.maxCombos = f.maxCombos
+  if (f.registryKernels) body.registryKernels = true
   if (f.promptTokens !== undefined || f.genTokens !== undefined) {
     body.workload = { batch: 1, ...(body.workload as object ?? {}), ...(f.promptTokens !== undefined ? { promptTokens: f.promptTokens } : {}), ...(f.genTokens !== undefined ? { generatedTokens: f.genTokens } : {}) }
   }

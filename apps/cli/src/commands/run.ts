@@ -108,5 +108,7 @@ function runSummary(run: any): string {
   rows.push(['simulated', s.simulated ?? ''])
   if (proxy) rows.push(['proxy', 'yes'])
   if (s.cacheScope === 'shared') rows.push(['cache', 'shared across tenants (operator opt-in): cached results may come from other tenants\' runs'])
+  for (const k of s.registryKernels ?? []) rows.push(['registry kernel', `${k.name} (${k.id}) ${k.selection}${k.usedBy.length ? `, used by combos ${k.usedBy.join(', ')}` : ''}: ${k.why}`])
+  for (const n of run.registryNotes ?? []) rows.push(['note', n])
   return keyValues(rows)
 }

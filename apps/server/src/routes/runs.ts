@@ -1,5 +1,6 @@
 /** Tier 1 run endpoints: create, list, detail, combos, SSE events, cancel, apply, delete. */
-import { RunModeSchema, RunStatusSchema } from '@kerneltune/core'
+import { RunModeSchema, RunStatusSchema, type Run } from '@kerneltune/core'
+import { usageNotes } from '@kerneltune/kernel-lab'
 import { applyRun, createRun, proxyLabel, RunRequestSchema, type ProxyLabel, type RunEvent } from '@kerneltune/tuner'
 import { streamSSE } from 'hono/streaming'
 import { z } from 'zod'
@@ -34,6 +35,18 @@ const ApplyBody = z.union([
 
 const TERMINAL = ['succeeded', 'failed', 'cancelled']
 
+/**
+ * A run that measured Tier 3 registry kernels says, when read, which of them have been deprecated
+ * since (they are out of future selection; its numbers stay what was measured).
+ */
+async function withRegistryNotes(run: Run, deps: AppDeps): Promise<Run & { registryNotes?: string[] }> {
+  if (!(run.target as { options?: { registryKernels?: boolean } }).options?.registryKernels) return run
+  const ids = new Set((await deps.store.runs.combos(run.id)).flatMap((c) => (c.kernels ?? []).filter((k) => k.selection === 'selected').map((k) => k.id)))
+  if (ids.size === 0) return run
+  const notes = usageNotes([...ids], await deps.store.registry.list(run.tenant))
+  return notes.length ? { ...run, registryNotes: notes } : run
+}
+
 export const runRoutes: Route[] = [
   route({ method: 'post', path: '/runs', summary: 'Create a Tier 1 run and queue it', role: 'operator', body: RunRequestSchema, status: 202 }, async ({ auth, body, deps }) => {
     const run = await createRun(deps.store, body, { catalog: deps.catalog, registry: deps.registry, tenant: auth.tenant })
@@ -45,8 +58,8 @@ export const runRoutes: Route[] = [
     const { items, total } = await deps.store.runs.list(auth.tenant, filters)
     return { items: view === 'brief' ? items.map(brief) : items, total, limit: query.limit, offset: query.offset }
   }),
-  route({ method: 'get', path: '/runs/:id', summary: 'Run detail and summary', role: 'viewer', params: IdParams }, async ({ auth, params, deps }) =>
-    deps.store.runs.require(auth.tenant, params.id)),
+  route({ method: 'get', path: '/runs/:id', summary: 'Run detail and summary (with registryNotes when a registry kernel it measured is deprecated now)', role: 'viewer', params: IdParams }, async ({ auth, params, deps }) =>
+    withRegistryNotes(await deps.store.runs.require(auth.tenant, params.id), deps)),
   route({ method: 'get', path: '/runs/:id/combos', summary: 'Enumerated combinations with per-combination metrics (each labelled with the proxy that measured it, if any)', role: 'viewer', params: IdParams }, async ({ auth, params, deps }) => {
     const run = await deps.store.runs.require(auth.tenant, params.id)
     // Every number says how it was measured: the summary's label, or (still running) the backend's declaration.
