@@ -36,7 +36,7 @@ export function renderAccuracy({ header, models, shipped, coverage }: ReportInpu
     `Targets (issue 18): decode ≤ ${pct(TARGETS.decodeMape)}: ${ok(o.decode <= TARGETS.decodeMape)} over rows (${pct(o.decode)}), ${ok(shipped.chipMean.decode <= TARGETS.decodeMape)} over chips (${pct(shipped.chipMean.decode)}); ` +
       `prefill ≤ ${pct(TARGETS.prefillMape)}: ${ok(o.prefill <= TARGETS.prefillMape)} over rows (${pct(o.prefill)}), ${ok(shipped.chipMean.prefill <= TARGETS.prefillMape)} over chips (${pct(shipped.chipMean.prefill)}).`,
     '',
-    `90% prediction interval of the shipped model (split-conformal on held-out log residuals, per phase; each chip's interval from the other chips' residuals). Target: coverage 85–95% with median relative width (high − low) ÷ predicted under 50%.`,
+    `90% prediction interval of the shipped model (split-conformal on held-out log residuals per phase, each divided by its workload regime's mean residual: phase × batch > 1 × MoE × build age; each chip's interval from the other chips' residuals and scales). Target: coverage 85–95% with median relative width (high − low) ÷ predicted under 50%.`,
     '',
     '| phase | coverage | median relative width | rows | target |',
     '|---|---|---|---|---|',

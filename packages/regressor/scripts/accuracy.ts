@@ -7,7 +7,7 @@
  * coverage is measured the same way (each chip's interval from the other chips' residuals).
  */
 import { leaveOneGroupOut } from '../src/evaluate.ts'
-import { heldOutCoverage, type HeldOutRow } from '../src/intervals.ts'
+import { heldOutCoverage, intervalRegime, type HeldOutRow } from '../src/intervals.ts'
 import { hardwareClass } from '../src/physics-terms.ts'
 import { mapeOf, prepare, type TrainOptions, type TrainingSample } from '../src/learned.ts'
 
@@ -68,7 +68,7 @@ export function pickWinner(models: readonly ModelScores[]): ModelScores {
 /** The held-out rows of a model's predictions, for interval calibration and coverage. */
 export function heldOutRows(samples: readonly TrainingSample[], predictions: readonly number[]): HeldOutRow[] {
   const rows = prepare(samples)
-  return samples.map((s, i) => ({ group: s.group ?? '', cls: hardwareClass(rows[i]!.query), phase: rows[i]!.query.phase, measured: s.measuredTps, predicted: predictions[i]!, bound: rows[i]!.bound }))
+  return samples.map((s, i) => ({ group: s.group ?? '', cls: hardwareClass(rows[i]!.query), regime: intervalRegime(rows[i]!.query), phase: rows[i]!.query.phase, measured: s.measuredTps, predicted: predictions[i]!, bound: rows[i]!.bound }))
 }
 
 export function coverageOf(samples: readonly TrainingSample[], predictions: readonly number[]) {

@@ -51,14 +51,18 @@ export interface DataSet {
 
 const spec = (p: HardwarePreset) => ({ memBwGbs: p.memBwGbs, tflops: p.fp16Tflops, unifiedMemory: p.unifiedMemory ?? false, vendor: (['nvidia', 'amd', 'apple', 'intel'].includes(p.vendor) ? p.vendor : 'other') as ThroughputQueryInput['vendor'] })
 
-/** Mixture-of-experts repos of the llama.cpp benches: parameters read per token (model cards). */
-const REPO_MODELS: Record<string, { quant: string; activeParamsB?: number }> = {
-  'ggml-org/GLM-4.7-Flash-GGUF': { quant: 'Q8_0', activeParamsB: 3 }, // "30B.A3B" in llama.cpp's model name
-  'ggml-org/Qwen2.5-Coder-7B-Q8_0-GGUF': { quant: 'Q8_0' },
-  'ggml-org/Qwen3-Coder-30B-A3B-Instruct-Q8_0-GGUF': { quant: 'Q8_0', activeParamsB: 3.3 }, // Qwen3 model card: 3.3B activated
-  'ggml-org/gemma-3-4b-it-qat-GGUF': { quant: 'Q4_0' },
-  'ggml-org/gpt-oss-120b-GGUF': { quant: 'MXFP4', activeParamsB: 5.1 }, // OpenAI gpt-oss model card
-  'ggml-org/gpt-oss-20b-GGUF': { quant: 'MXFP4', activeParamsB: 3.6 },
+/**
+ * Models of the llama.cpp benches: format, parameters read per token (model cards) and layer count
+ * (num_hidden_layers of each model's config.json, as recalled; not re-checked offline), which sets
+ * the per-layer overhead where the size proxy is far off (gpt-oss-120b: 36 layers, proxy 74).
+ */
+const REPO_MODELS: Record<string, { quant: string; activeParamsB?: number; layers: number }> = {
+  'ggml-org/GLM-4.7-Flash-GGUF': { quant: 'Q8_0', activeParamsB: 3, layers: 47 }, // "30B.A3B" in llama.cpp's model name
+  'ggml-org/Qwen2.5-Coder-7B-Q8_0-GGUF': { quant: 'Q8_0', layers: 28 },
+  'ggml-org/Qwen3-Coder-30B-A3B-Instruct-Q8_0-GGUF': { quant: 'Q8_0', activeParamsB: 3.3, layers: 48 }, // Qwen3 model card: 3.3B activated
+  'ggml-org/gemma-3-4b-it-qat-GGUF': { quant: 'Q4_0', layers: 34 },
+  'ggml-org/gpt-oss-120b-GGUF': { quant: 'MXFP4', activeParamsB: 5.1, layers: 36 }, // OpenAI gpt-oss model card
+  'ggml-org/gpt-oss-20b-GGUF': { quant: 'MXFP4', activeParamsB: 3.6, layers: 24 },
 }
 
 /**
@@ -138,7 +142,7 @@ function llamaBench(dir: string, out: DataSet): void {
     const d = Number(row.depth_tokens)
     const prefill = row.test === 'pp'
     const query: ThroughputQueryInput = {
-      paramsB: Number.parseFloat(row.params!), activeParamsB: m.activeParamsB, quant: m.quant, ...spec(hw), batch: 1,
+      paramsB: Number.parseFloat(row.params!), activeParamsB: m.activeParamsB, quant: m.quant, ...spec(hw), batch: 1, layers: m.layers,
       phase: prefill ? 'prefill' : 'decode', promptTokens: prefill ? n : 512, contextTokens: prefill ? d : d + Math.round(n / 2),
     }
     out.samples.push({ query, measuredTps: Number(row.tokens_per_s), group: hw.id, id: `${file}:${i + 1}` })
@@ -160,8 +164,9 @@ function batchedBench(dir: string, out: DataSet, params: Map<string, number>): v
     const p = params.get(row.model_hf_repo!)
     if (!hw) return exclude(r, 'no hardware preset')
     if (!m || !p) return exclude(r, 'unknown model repo')
-    // Every sequence of llama-batched-bench carries the same tokens, so MoE routing is shared.
-    const base = { paramsB: p, activeParamsB: m.activeParamsB, quant: m.quant, ...spec(hw), batch: Number(row.B), ubatch: Number(row.n_ubatch) || 512, identicalSequences: true }
+    // Every sequence of llama-batched-bench carries the same tokens, so MoE routing could be shared;
+    // the physics model's 'moe' term learns how much of the distinct-routing expert traffic is paid.
+    const base = { paramsB: p, activeParamsB: m.activeParamsB, quant: m.quant, ...spec(hw), layers: m.layers, batch: Number(row.B), ubatch: Number(row.n_ubatch) || 512, identicalSequences: true }
     const pp = Number(row.PP)
     const tg = Number(row.TG)
     const id = `${file}:${i + 1}`

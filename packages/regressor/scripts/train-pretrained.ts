@@ -26,7 +26,7 @@ import { CANDIDATES, FOREST, coverageOf, evaluateModel, heldOutRows, pickWinner 
 import { renderAccuracy } from './accuracy-report.ts'
 import { CPU_SPECS, loadThroughputData } from './data-rows.ts'
 
-export const SCRIPT_VERSION = '2.0.0'
+export const SCRIPT_VERSION = '2.1.0'
 const SEED = 42
 const HERE = dirname(fileURLToPath(import.meta.url))
 const args = process.argv.slice(2)
@@ -87,8 +87,8 @@ const model = fitted.with({
       'single-device rows only (multi-GPU rows use layer split); OOM rows dropped',
       `CPU-only rows (Apple CPU clusters): ${Object.entries(CPU_SPECS).map(([k, v]) => `${k}: ${v.note}`).join('; ')}`,
       'MoE active parameters from the model cards: gpt-oss-20b 3.6B, gpt-oss-120b 5.1B, Qwen3-Coder-30B-A3B 3.3B, GLM-4.7-Flash 3B',
-      'llama-batched-bench: every sequence carries the same tokens, so MoE decode reads only the active experts (identicalSequences); n_ubatch from the file; llama-bench: n_ubatch 512 (its default)',
-      'layer counts: a proxy, 32 × ∛(params / 7B); KV bytes and attention FLOPs per context token: LLaMA-3-8B figures scaled with √(active params / 8B)',
+      'llama-batched-bench: every sequence carries the same tokens (identicalSequences); how much of the distinct-routing expert traffic MoE decode still pays is a learned share (the moe term); n_ubatch from the file; llama-bench: n_ubatch 512 (its default)',
+      'layer counts: from the model configs for the llama.cpp benches models, else a proxy, 32 × ∛(params / 7B); KV bytes and attention FLOPs per context token: LLaMA-3-8B figures scaled with √(active params / 8B)',
     ],
     mapeIsLeaveOneHardwareOut: true,
     leaveOneHardwareOut: Object.fromEntries(models.map((m) => [m.options.kind ?? 'linear', strip(m)])),

@@ -29,8 +29,8 @@ export { crossValidate, leaveOneGroupOut, permutationImportance, seededRandom, s
 export { PhysicsStateSchema, fitPhysics, physicsBreakdown, predictPhysics, type PhysicsOptions, type PhysicsRow, type PhysicsState } from './physics.ts'
 export { PHYSICS_TERMS, effectKeys, hardwareClass, layersOf, stepTerms, type PhysicsTerm, type StepTerms } from './physics-terms.ts'
 export {
-  INTERVAL_LEVEL, IntervalStateSchema, conformalQuantiles, heldOutCoverage, intervalFor, intervalState,
-  type CoverageReport, type HeldOutRow, type IntervalState, type PredictionInterval,
+  INTERVAL_LEVEL, IntervalScaleSchema, IntervalStateSchema, SCALE_SHRINK, conformalQuantiles, heldOutCoverage, intervalFor, intervalRegime, intervalScale, intervalState, scaleOf,
+  type CoverageReport, type HeldOutRow, type IntervalScale, type IntervalState, type PredictionInterval,
 } from './intervals.ts'
 export { DEFAULT_FOREST, type ForestOptions, type RidgeState } from './estimators.ts'
 export { pretrainedInfo, pretrainedModel } from './pretrained.ts'

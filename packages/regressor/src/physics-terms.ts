@@ -11,7 +11,7 @@ import type { QuantName } from '@kerneltune/core'
 import { bytesPerWeight } from '@kerneltune/roofline'
 import { meanContext, moeWeightCoverage, type ThroughputQuery } from './query.ts'
 
-export const PHYSICS_TERMS = ['mem', 'kv', 'compute', 'dequant', 'attn', 'layer', 'step'] as const
+export const PHYSICS_TERMS = ['mem', 'moe', 'kv', 'compute', 'dequant', 'attn', 'layer', 'step'] as const
 export type PhysicsTerm = (typeof PHYSICS_TERMS)[number]
 
 /** Unit costs of the overhead terms: 10 µs per layer and 100 µs per step at multiplier 1. */
@@ -46,6 +46,8 @@ export function hardwareClass(q: ThroughputQuery): string {
 
 /** The effect keys that adjust a term's multiplier for this query (unseen keys weigh nothing). */
 export function effectKeys(q: ThroughputQuery, term: PhysicsTerm): string[] {
+  // One share for every device: only two chips have batched MoE rows, too few to split it by class.
+  if (term === 'moe') return []
   const cls = hardwareClass(q)
   const keys = cls === 'cpu' ? ['class:cpu', `cpu-vendor:${q.vendor}`] : [`vendor:${q.vendor}`, `class:${cls}`]
   if (term === 'mem' || term === 'dequant' || term === 'compute') keys.push(`quant:${q.quant}`)
@@ -78,10 +80,16 @@ export function stepTerms(q: ThroughputQuery): StepTerms {
   const perUbatch = prefill ? Math.min(q.identicalSequences ? q.promptTokens : tokens, ubatch) : q.batch
   const coverage = !prefill && q.identicalSequences ? 1 : moeWeightCoverage({ ...q, batch: perUbatch })
   const weights = active * coverage
+  // Decode of a batch on a mixture-of-experts model: the expert bytes that distinct routing would
+  // read beyond the active ones, as their own term. With identical sequences the routing could be
+  // shared, but llama.cpp's expert kernels do not always exploit it; the multiplier learns how much
+  // of the extra is paid (a share of 0 is shared routing, 1 is distinct).
+  const extra = !prefill && q.identicalSequences ? active * (moeWeightCoverage(q) - 1) : 0
   const scale = Math.sqrt(active / 8e9)
   const ctx = meanContext(q)
   const t = {
     mem: (weights * bytesPerWeight(q.quant as QuantName) * ubatches) / bw,
+    moe: (extra * bytesPerWeight(q.quant as QuantName)) / bw,
     kv: prefill ? 0 : (q.batch * ctx * 131072 * scale) / bw,
     compute: (2 * active * tokens) / flops,
     dequant: PLAIN.has(q.quant) ? 0 : (weights * ubatches) / flops,
@@ -92,13 +100,21 @@ export function stepTerms(q: ThroughputQuery): StepTerms {
   return { tokens, phi: PHYSICS_TERMS.map((k) => t[k]) }
 }
 
-/** Parameter name of a term's base multiplier, and of one of its effects, per phase. */
-export const baseName = (phase: string, term: PhysicsTerm) => `${phase}.${term}`
-export const effectName = (phase: string, term: PhysicsTerm, key: string) => `${phase}.${term}|${key}`
+/**
+ * Terms whose multipliers both phases share ("any.mem"): streaming the weights is the same hardware
+ * work in decode and prefill. Fitted per phase, prefill's weight-bytes multiplier absorbed its
+ * compute inefficiency on dense models (where the two terms are proportional) and then made MoE
+ * prefill, whose weight bytes are far larger than its active FLOPs, 5–8× too slow.
+ */
+export const SHARED_TERMS: ReadonlySet<PhysicsTerm> = new Set<PhysicsTerm>(['mem'])
+const phaseOf = (phase: string, term: PhysicsTerm) => (SHARED_TERMS.has(term) ? 'any' : phase)
+/** Parameter name of a term's base multiplier, and of one of its effects, per phase (or "any"). */
+export const baseName = (phase: string, term: PhysicsTerm) => `${phaseOf(phase, term)}.${term}`
+export const effectName = (phase: string, term: PhysicsTerm, key: string) => `${phaseOf(phase, term)}.${term}|${key}`
 
 /**
  * Prior multipliers (1 ÷ efficiency) the fit shrinks towards where the data says nothing (e.g.
  * the per-layer cost of models far smaller than any measured): 70% of bandwidth for weights, 50%
  * for KV and compute, one FLOP-equivalent per dequantized weight, 10 µs per layer, 100 µs per step.
  */
-export const PRIOR: Record<PhysicsTerm, number> = { mem: 1 / 0.7, kv: 2, compute: 2, dequant: 1, attn: 2, layer: 1, step: 1 }
+export const PRIOR: Record<PhysicsTerm, number> = { mem: 1 / 0.7, moe: 1 / 0.7, kv: 2, compute: 2, dequant: 1, attn: 2, layer: 1, step: 1 }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import {
-  LearnedModel, PHYSICS_TERMS, calibrate, conformalQuantiles, physicsBreakdown, type PhysicsState, fitPhysics, hardwareClass, heldOutCoverage, parseQuery, predictPhysics,
+  LearnedModel, PHYSICS_TERMS, calibrate, conformalQuantiles, physicsBreakdown, type PhysicsState, fitPhysics, hardwareClass, heldOutCoverage, intervalFor, intervalState, parseQuery, scaleOf, predictPhysics,
   pretrainedInfo, pretrainedModel, queryBound, seededRandom, stepTerms, type HeldOutRow, type TrainingSample,
 } from './index.ts'
 
@@ -60,13 +60,37 @@ describe('conformal intervals', () => {
     const rand = seededRandom(3)
     const rows: HeldOutRow[] = Array.from({ length: 2000 }, (_, i) => {
       const noise = Math.exp(0.2 * (rand() + rand() + rand() - 1.5))
-      return { group: `g${i % 20}`, cls: 'x', phase: i % 2 ? 'decode' : 'prefill', predicted: 100, measured: 100 * noise, bound: 1e9 }
+      const phase = i % 2 ? 'decode' : 'prefill'
+      return { group: `g${i % 20}`, cls: 'x', regime: phase, phase, predicted: 100, measured: 100 * noise, bound: 1e9 }
     })
     const c = heldOutCoverage(rows, 0.9)
     expect(c.all.coverage).toBeGreaterThan(0.86)
     expect(c.all.coverage).toBeLessThan(0.94)
     expect(c.all.medianRelativeWidth).toBeGreaterThan(0.2)
     expect(c.all.medianRelativeWidth).toBeLessThan(0.4)
+  })
+
+  it('should widen the interval of a noisy regime and narrow that of a quiet one (normalised scores)', () => {
+    const rand = seededRandom(5)
+    // Two regimes of one phase, the second with 4× the spread: one pooled quantile would over-cover
+    // the quiet rows and under-cover the noisy ones.
+    const rows: HeldOutRow[] = Array.from({ length: 4000 }, (_, i) => {
+      const noisy = i % 4 === 0
+      const noise = Math.exp((noisy ? 0.4 : 0.1) * (rand() + rand() + rand() - 1.5))
+      return { group: `g${i % 20}`, cls: 'x', regime: noisy ? 'decode|batch' : 'decode|single', phase: 'decode', predicted: 100, measured: 100 * noise, bound: 1e9 }
+    })
+    const c = heldOutCoverage(rows, 0.9)
+    const state = intervalState(rows, 0.9)
+    expect(scaleOf(state.scale, 'decode|batch', 'decode') / scaleOf(state.scale, 'decode|single', 'decode')).toBeGreaterThan(2.5)
+    for (const regime of ['decode|batch', 'decode|single']) {
+      const idx = rows.flatMap((r, i) => (r.regime === regime ? [i] : []))
+      const iv = (r: HeldOutRow) => intervalFor(r.predicted, r.bound, state.decode, 0.9, scaleOf(state.scale, r.regime, 'decode'))
+      const inside = idx.filter((i) => rows[i]!.measured >= iv(rows[i]!).low && rows[i]!.measured <= iv(rows[i]!).high).length / idx.length
+      expect(inside).toBeGreaterThan(0.84)
+      expect(inside).toBeLessThan(0.96)
+    }
+    expect(c.decode.coverage).toBeGreaterThan(0.86)
+    expect(c.decode.coverage).toBeLessThan(0.94)
   })
 })
 
