@@ -124,7 +124,27 @@ async function readVersion(baseUrl: string): Promise<{ version?: string; alias?:
   return {}
 }
 
-export async function runServingSession(o: SessionOptions): Promise<SessionResult> {
+/** A server ready for load: launched here (and stopped by stop()) or one that was already running. */
+export interface OpenServer {
+  readonly server: ServerInfo
+  readonly launched?: LaunchedServer
+  /** The model's vocabulary where the server says it (synthetic token ids must exist in it). */
+  readonly vocab?: number
+  readonly notes: readonly string[]
+  /** False once a launched server has exited; a running endpoint is taken to be alive. */
+  alive(): boolean
+  stop(): Promise<void>
+}
+
+export interface OpenOptions {
+  readonly target: ServerTarget
+  readonly combo?: Combo
+  readonly readyTimeoutMs?: number
+  readonly onProgress?: (message: string) => void
+}
+
+/** Gets the server of a target for one combination: translate and launch it, or check that a running endpoint can stand for it. */
+export async function openServer(o: OpenOptions): Promise<OpenServer> {
   const combo = o.combo ?? {}
   const notes: string[] = []
   let launched: LaunchedServer | undefined
@@ -168,9 +188,12 @@ export async function runServingSession(o: SessionOptions): Promise<SessionResul
     baseUrl = launched.baseUrl
     argv = launched.argv
   }
+  let exited = false
+  void launched?.exited.then(() => (exited = true))
   try {
     const v = await readVersion(baseUrl)
     if (!v.version) notes.push('the server did not report a version (no /props build_info, no /v1/models owned_by)')
+    const vocab = await readVocab(baseUrl)
     const server: ServerInfo = {
       argv,
       ...(launched ? { pid: launched.pid } : {}),
@@ -179,11 +202,41 @@ export async function runServingSession(o: SessionOptions): Promise<SessionResul
       launched: launched !== undefined,
       ...(v.alias ? { modelAlias: v.alias } : {}),
     }
+    return {
+      server,
+      ...(launched ? { launched } : {}),
+      ...(vocab === undefined ? {} : { vocab }),
+      notes,
+      alive: () => !exited,
+      stop: async () => void (await launched?.stop()),
+    }
+  } catch (e) {
+    await launched?.stop()
+    throw e
+  }
+}
+
+export interface LoadServerOptions {
+  readonly load: SessionOptions['load']
+  readonly levels?: readonly LoadLevel[]
+  readonly runs?: number
+  /**
+   * Loads this server has already had. Each load's prompts come from a fresh seed, counted from
+   * here: the same prompts again would hit llama-server's prompt cache. Default 0.
+   */
+  readonly loadsBefore?: number
+  readonly signal?: AbortSignal
+  readonly onProgress?: (message: string) => void
+}
+
+/** Puts the load on an open server, every level `runs` times, and cross-checks each run against the server's own counters. */
+export async function loadServer(s: OpenServer, o: LoadServerOptions): Promise<LevelResult[]> {
+  const baseUrl = s.server.baseUrl
+  try {
     // Synthetic token ids must exist in the model's vocabulary: a small model may have only a few hundred.
     let load = o.load
-    if (load.workload.kind === 'synthetic' && load.workload.tokenIdRange === undefined) {
-      const vocab = await readVocab(baseUrl)
-      if (vocab !== undefined && vocab < 1000) load = { ...load, workload: { ...load.workload, tokenIdRange: [Math.min(10, vocab - 1), vocab] } }
+    if (load.workload.kind === 'synthetic' && load.workload.tokenIdRange === undefined && s.vocab !== undefined && s.vocab < 1000) {
+      load = { ...load, workload: { ...load.workload, tokenIdRange: [Math.min(10, s.vocab - 1), s.vocab] } }
     }
     const levels: LevelResult[] = []
     const runs = Math.max(1, o.runs ?? 1)
@@ -194,22 +247,31 @@ export async function runServingSession(o: SessionOptions): Promise<SessionResul
         o.onProgress?.(`load ${level.rate === undefined ? `concurrency ${level.concurrency ?? 1}` : `rate ${level.rate}/s`}, run ${run + 1}/${runs}`)
         // Counters are read after the warm-ups, so the server's totals cover the measured requests only.
         const afterWarmup = async () => void (before = await readMetrics(baseUrl))
-        // A fresh seed per load: the same prompts again would hit llama-server's prompt cache.
-        const seed = (load.seed ?? 1) + 7919 * levels.length
+        const seed = (load.seed ?? 1) + 7919 * ((o.loadsBefore ?? 0) + levels.length)
         const r = await runLoad({ ...load, ...level, seed, baseUrl, afterWarmup, ...(o.signal ? { signal: o.signal } : {}), ...(levels.length > 0 ? { warmups: 0 } : {}) })
         const after = await readMetrics(baseUrl)
         levels.push({ ...r, run, crossCheck: crossCheck(r.records, before, after) })
       }
     }
-    return { server, device: o.device ?? cpuDevice(), levels, notes }
+    return levels
   } catch (e) {
     // A server that dies under load is a failed combination: say so with its own error lines.
+    const launched = s.launched
     if (launched && !(isKerneltuneError(e) && e.code === 'CANCELLED')) {
       const lines = errorLines(launched.output(), 8)
       throw new KerneltuneError('MEASUREMENT_FAILED', `${e instanceof Error ? e.message : String(e)}; server output: ${lines.join(' | ') || 'none'}`, { cause: e, details: { argv: launched.argv, errorLines: lines } })
     }
     throw e
+  }
+}
+
+/** Open, load, stop: one server for one combination. */
+export async function runServingSession(o: SessionOptions): Promise<SessionResult> {
+  const s = await openServer(o)
+  try {
+    const levels = await loadServer(s, o)
+    return { server: s.server, device: o.device ?? cpuDevice(), levels, notes: [...s.notes] }
   } finally {
-    await launched?.stop()
+    await s.stop()
   }
 }
