@@ -14,5 +14,5 @@
  */
 export { gpuKernelsBackend, findDeno, type GpuKernelsBackend, type GpuKernelsBackendOptions } from './adapters/gpu-kernels-backend.node.ts'
 export { llamacppRunBackend, llamacppRunEngine, LLAMACPP_BACKEND, type LlamacppRunBackendOptions } from './adapters/llamacpp-backend.node.ts'
-export { repetitionOf, SERVER_BACKEND, serverBackend, type ServerBackendOptions } from './adapters/server-backend.node.ts'
+export { repetitionOf, SERVER_BACKEND, serverBackend, type ServerBackend, type ServerBackendOptions } from './adapters/server-backend.node.ts'
 export { LLAMA_SERVER_BACKEND, llamaServerRunBackend, type LlamaServerRunBackendOptions } from './adapters/llama-server-backend.node.ts'

@@ -2,6 +2,8 @@ import { createRequire } from 'node:module'
 import { dirname, join } from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
 import { CONTRACT_VERSIONS, type EnginePlugin } from '@kerneltune/core'
+import { processAlive } from '@kerneltune/serving/node'
+import { runInterleavedSweep } from '@kerneltune/engines-llamacpp'
 import { describe, expect, it } from 'vitest'
 import { serverBackend } from './server-backend.node.ts'
 
@@ -47,5 +49,45 @@ describe('serverBackend', () => {
     expect(r.notes!.some((n) => /concurrency 3, 12 requests per repetition/.test(n))).toBe(true)
     // 12 requests of exactly 6 generated tokens each.
     expect(r.notes!.some((n) => n.startsWith('output tokens: 72 '))).toBe(true)
+  }, 60_000)
+
+  it('should keep one server per arm across the rounds of an interleaved sweep and leave none running', async () => {
+    const backend = serverBackend({ target: { kind: 'engine', engine: fakeEngine, binary: NODE, model: 'none' }, load: { workload, requests: 2 }, level: { concurrency: 2 }, keepServers: true })
+    const pids = new Set<number>()
+    const measure = backend.measure
+    const spied = { ...backend, measure: async (r: Parameters<typeof measure>[0]) => (backend.poolStats()!.pids.forEach((p) => pids.add(p)), measure(r)) }
+    const r = await runInterleavedSweep({ backend: spied, candidates: [{ combo: { delay: '1' } }, { combo: { delay: '2' } }], aaCombo: { delay: '0' }, rounds: 3, warmups: 1, engine: fakeEngine, withoutDefaults: (c) => c })
+    backend.poolStats()!.pids.forEach((p) => pids.add(p))
+    expect(r.rounds).toBe(3)
+    expect(r.combos.every((c) => !c.error && c.reps.length === 3)).toBe(true)
+    // Four arms (defaults, A/A on its own key, two candidates), three rounds each: four launches, not twelve.
+    expect(backend.poolStats()).toMatchObject({ launches: 4, relaunches: 0, evictions: 0, running: 4 })
+    expect(pids.size).toBe(4)
+    await backend.close()
+    expect(backend.poolStats()!.running).toBe(0)
+    for (const pid of pids) expect(processAlive(pid)).toBe(false)
+    await expect(backend.measure({ combo: {}, repetitions: 1, warmups: 0 })).rejects.toThrow(/closed/)
+  }, 60_000)
+
+  it('should bound the kept servers (least recently used stopped) and relaunch a dead one once', async () => {
+    const backend = serverBackend({ target: { kind: 'engine', engine: fakeEngine, binary: NODE, model: 'none' }, load: { workload, requests: 1 }, keepServers: { max: 2 } })
+    try {
+      for (const delay of ['0', '1', '0', '2']) await backend.measure({ combo: { delay }, repetitions: 1, warmups: 0 })
+      // 0, 1 launched; 0 reused; 2 evicts 1 (least recently used).
+      expect(backend.poolStats()).toMatchObject({ launches: 3, evictions: 1, running: 2 })
+      const [first] = backend.poolStats()!.pids
+      process.kill(-first!, 'SIGKILL')
+      await new Promise((r) => setTimeout(r, 300))
+      const again = await backend.measure({ combo: { delay: '0' }, repetitions: 1, warmups: 0 })
+      expect(again.notes!.some((n) => /exited since its last measurement and was relaunched/.test(n))).toBe(true)
+      expect(backend.poolStats()).toMatchObject({ relaunches: 1, running: 2 })
+      const [second] = backend.poolStats()!.pids.filter((p) => p !== first)
+      for (const pid of backend.poolStats()!.pids) if (pid !== second) process.kill(-pid, 'SIGKILL')
+      await new Promise((r) => setTimeout(r, 300))
+      await expect(backend.measure({ combo: { delay: '0' }, repetitions: 1, warmups: 0 })).rejects.toThrow(/again after a relaunch/)
+    } finally {
+      await backend.close()
+    }
+    expect(backend.poolStats()!.running).toBe(0)
   }, 60_000)
 })

@@ -1,6 +1,7 @@
 /**
  * A measurement backend that measures a combination as a server under load: translate, launch,
- * warm up, put the load on it `repetitions` times, stop. Each repetition is one load run; its
+ * warm up, put the load on it `repetitions` times, stop (or, with
+ * keepServers, keep it running for the combination's next measurement). Each repetition is one load run; its
  * figures map to the shared repetition metrics as:
  *   decodeTps = throughputTps = output tokens per second of the whole load (all streams together),
  *   prefillTps = mean over requests of prompt tokens / TTFT, ttftMs = mean TTFT,
@@ -16,7 +17,7 @@
 import { existsSync } from 'node:fs'
 import type { MeasurementBackend, MeasurementRequest, MeasurementResult, RepetitionMetrics } from '@kerneltune/core'
 import type { LoadResult } from '@kerneltune/serving'
-import { runServingSession, type LoadLevel, type ServerTarget, type SessionOptions, type SessionResult } from '@kerneltune/serving/node'
+import { createServerPool, runServingSession, type LoadLevel, type PoolStats, type ServerTarget, type SessionOptions, type SessionResult } from '@kerneltune/serving/node'
 
 export const SERVER_BACKEND = 'server'
 
@@ -37,6 +38,21 @@ export interface ServerBackendOptions {
   readonly requestsPerStream?: number
   /** Receives every session, for callers that want the full serving metrics. */
   readonly onSession?: (session: SessionResult, request: MeasurementRequest) => void
+  /**
+   * Keep each combination's server running between measure() calls (one server per combination,
+   * launched on its first measurement; `max` bounds how many are up, least recently used stopped
+   * first). For designs that revisit combinations, such as the interleaved sweep: a repetition is
+   * then warm-up + load on a running server instead of a launch. Call close() when done. Default
+   * false: a server per measure() call.
+   */
+  readonly keepServers?: boolean | { readonly max?: number }
+}
+
+export interface ServerBackend extends MeasurementBackend {
+  /** Stops every server kept running (keepServers); a no-op otherwise. The backend can not measure afterwards when it kept servers. */
+  close(): Promise<void>
+  /** Launch counts of the kept servers (keepServers), else undefined. */
+  poolStats(): PoolStats | undefined
 }
 
 const finite = (x: number) => Number.isFinite(x)
@@ -65,7 +81,7 @@ export function repetitionOf(r: LoadResult): RepetitionMetrics {
   }
 }
 
-export function serverBackend(o: ServerBackendOptions): MeasurementBackend {
+export function serverBackend(o: ServerBackendOptions): ServerBackend {
   const loadFor = (request: MeasurementRequest): { level: LoadLevel; load: SessionOptions['load'] } => {
     const w = request.workload
     if (!w || o.useRequestWorkload === false) return { level: o.level ?? { concurrency: 1 }, load: o.load }
@@ -75,6 +91,10 @@ export function serverBackend(o: ServerBackendOptions): MeasurementBackend {
       load: { ...o.load, workload: { kind: 'synthetic', promptTokens: w.promptTokens, outputTokens: w.generatedTokens }, requests: Math.max(o.load.requests, concurrency * (o.requestsPerStream ?? 4)) },
     }
   }
+  const keep = o.keepServers === undefined || o.keepServers === false ? undefined : o.keepServers === true ? {} : o.keepServers
+  const pool = keep
+    ? createServerPool({ target: o.target, ...(keep.max === undefined ? {} : { max: keep.max }), ...(o.readyTimeoutMs === undefined ? {} : { readyTimeoutMs: o.readyTimeoutMs }), ...(o.device === undefined ? {} : { device: o.device }) })
+    : undefined
   return {
     name: o.name ?? SERVER_BACKEND,
     kind: 'measurement-backend',
@@ -89,17 +109,22 @@ export function serverBackend(o: ServerBackendOptions): MeasurementBackend {
       const { level, load } = loadFor(request)
       const warmRequests = Math.max(1, request.warmups) * Math.max(1, level.concurrency ?? 1)
       let done = 0
-      const session = await runServingSession({
-        target: o.target,
-        combo: request.combo,
+      const common = {
         load: { ...load, warmups: warmRequests },
         levels: [level],
         runs: request.repetitions,
-        ...(o.readyTimeoutMs === undefined ? {} : { readyTimeoutMs: o.readyTimeoutMs }),
-        ...(o.device === undefined ? {} : { device: o.device }),
         ...(request.signal ? { signal: request.signal } : {}),
-        onProgress: (msg) => msg.startsWith('load') && request.onProgress?.(done++, request.repetitions),
-      })
+        onProgress: (msg: string) => void (msg.startsWith('load') && request.onProgress?.(done++, request.repetitions)),
+      }
+      const session = pool
+        ? await pool.session(request.combo, common)
+        : await runServingSession({
+            ...common,
+            target: o.target,
+            combo: request.combo,
+            ...(o.readyTimeoutMs === undefined ? {} : { readyTimeoutMs: o.readyTimeoutMs }),
+            ...(o.device === undefined ? {} : { device: o.device }),
+          })
       o.onSession?.(session, request)
       const failed = session.levels.filter((l) => l.metrics.requests.completed === 0)
       if (failed.length) {
@@ -122,5 +147,7 @@ export function serverBackend(o: ServerBackendOptions): MeasurementBackend {
         ],
       }
     },
+    close: async () => pool?.close(),
+    poolStats: () => pool?.stats(),
   }
 }
