@@ -75,6 +75,29 @@ describe('runInterleavedSweep', () => {
     // A round takes 5 s: rounds 1-2 always run, a third would end at 15 s > 12 s.
     expect(r.rounds).toBe(2)
   })
+
+  it('should estimate a round by the last one, not the first that paid for once-per-arm launches', async () => {
+    let t = 0
+    const launched = new Set<string>()
+    const backend = driftingBackend(truth)
+    // The first visit of an arm costs 4 s more (its server's launch); every visit costs 1 s.
+    const timed: MeasurementBackend = {
+      ...backend,
+      measure: async (req) => {
+        const key = JSON.stringify(req.combo)
+        if (!launched.has(key)) (launched.add(key), (t += 4000))
+        t += 1000
+        return backend.measure(req)
+      },
+    }
+    const r = await runInterleavedSweep({ backend: timed, candidates, rounds: 10, timeBudgetMs: 40_000, now: () => t, warmups: 0, aaCombo: { cont_batching: 'on' } })
+    // Round 1: 5 arms x 5 s = 25 s; later rounds 5 s each. Rounds 2 and 3 end at 30 s and 35 s,
+    // a 4th at 40 s (not over), a 5th at 45 s: four rounds. The mean round so far (15 s after two)
+    // would have stopped after two, with a quarter of the budget unused.
+    expect(r.rounds).toBe(4)
+    expect(launched.size).toBe(5)
+    expect(t).toBeLessThanOrEqual(40_000)
+  })
 })
 
 describe('pairedComparison', () => {

@@ -46,12 +46,24 @@ export interface InterleavedSweepOptions extends AnalyzeOptions {
   readonly rounds?: number
   /** Rounds before the time budget may end the sweep. Default 2 (the paired test's minimum). */
   readonly minRounds?: number
-  /** No new round starts once the elapsed time plus one round's estimate would exceed it. */
+  /**
+   * No new round starts once the elapsed time plus one round's estimate would exceed it. The
+   * estimate is the last round's duration: the first round also pays for whatever a backend does
+   * once per arm (a kept server's launch), which later rounds do not repeat.
+   */
   readonly timeBudgetMs?: number
   /** Warm-ups before each measurement (a launch per arm visit needs them). Default 1. */
   readonly warmups?: number
   /** Include the A/A arm. Default true. */
   readonly aaCheck?: boolean
+  /**
+   * The combination the A/A arm asks the backend for; default the baseline. A backend that keeps a
+   * server per combination (serverBackend's keepServers) would give the A/A arm the baseline's own
+   * server, so the check would miss the server-to-server variance every candidate has: pass a
+   * combination that runs the same settings under another key (llama-server: the baseline with
+   * cont_batching=on, a default its translator writes no flag for).
+   */
+  readonly aaCombo?: Combo
   readonly seed?: number
   readonly signal?: AbortSignal
   readonly onProgress?: (p: InterleavedProgress) => void
@@ -137,7 +149,7 @@ export async function runInterleavedSweep(o: InterleavedSweepOptions): Promise<I
   type Arm = { id: string; combo: Combo; hash: string; reps: (RepetitionMetrics | undefined)[]; error?: string }
   const arms: Arm[] = [
     { id: 'baseline', combo: baselineCombo, hash: sweepComboHash(baselineCombo), reps: [] },
-    ...(o.aaCheck === false ? [] : [{ id: 'aa', combo: baselineCombo, hash: `aa:${sweepComboHash(baselineCombo)}`, reps: [] }]),
+    ...(o.aaCheck === false ? [] : [{ id: 'aa', combo: o.aaCombo ?? baselineCombo, hash: `aa:${sweepComboHash(baselineCombo)}`, reps: [] }]),
     ...candidates.map((c) => ({ id: c.hash ?? sweepComboHash(c.combo), combo: c.combo, hash: c.hash ?? sweepComboHash(c.combo), reps: [] })),
   ]
   const random = seeded(seed)
@@ -146,9 +158,11 @@ export async function runInterleavedSweep(o: InterleavedSweepOptions): Promise<I
   let device = ''
   let simulated = o.backend.simulated
   let rounds = 0
+  let lastRoundMs = 0
   for (let round = 0; round < maxRounds; round++) {
-    const elapsed = now() - started
-    if (o.timeBudgetMs !== undefined && round >= minRounds && elapsed + elapsed / round > o.timeBudgetMs) break
+    const roundStart = now()
+    const elapsed = roundStart - started
+    if (o.timeBudgetMs !== undefined && round >= minRounds && elapsed + lastRoundMs > o.timeBudgetMs) break
     const live = arms.filter((a) => !a.error)
     // Fisher–Yates on this round's arms.
     const shuffled = [...live]
@@ -175,6 +189,7 @@ export async function runInterleavedSweep(o: InterleavedSweepOptions): Promise<I
       }
     }
     rounds = round + 1
+    lastRoundMs = now() - roundStart
   }
 
   const dense = (a: Arm) => a.reps.filter((r): r is RepetitionMetrics => r !== undefined)
