@@ -13,7 +13,9 @@ import { defineCommand } from '../cli/command.ts'
 import { fmt, progressBar, table, type Progress } from '../cli/output.ts'
 import { EXIT } from '../cli/run.ts'
 import { runWebGpuJob } from '../webgpu-runner.ts'
+import { registryCandidates, type CellRegistry } from './autotune/registry.ts'
 import { selectCommand } from './autotune/select.ts'
+import { REGISTRY_FLAGS, registryTarget } from './registry-target.ts'
 
 const QUICK = { batchSizes: [1, 4], hiddenSizes: [256, 512], bits: [4, 8], warmup: 2, iterations: 5 }
 
@@ -51,6 +53,8 @@ export const autotuneCommand = defineCommand({
     { name: 'warmup', type: 'integer', description: 'Warm-up runs per config (default 5).', min: 0 },
     { name: 'intermediate-multiplier', type: 'integer', description: 'Output features = multiplier × hidden, as upstream.', min: 1, default: 4 },
     { name: 'output', alias: 'o', type: 'string', description: 'Where to write the tuned config JSON.', valueName: 'FILE' },
+    { name: 'registry-kernels', type: 'boolean', description: 'Also measure the approved registry kernel of each cell\'s kernel family (in the sandbox, verified at the cell\'s problem) against the cell\'s best config; proposed and deprecated ones are listed as excluded. The registry is the embedded store (--db, --as) or a server (--server --token).' },
+    ...REGISTRY_FLAGS,
   ],
   subcommands: [selectCommand],
   examples: [
@@ -59,7 +63,7 @@ export const autotuneCommand = defineCommand({
     'kerneltune autotune select --config autotune.json --batch 6 --hidden 4096 --bits 2,4',
   ],
   jsonOutput:
-    '{ ok, output, device_name, seconds, timing: "timestamp"|"wall", cells: [{ bits, batch, hidden, tried, failed, best: { config_id, kernel_name, latency_ms, throughput_gbps, kernel: { kind, format, params, max_abs_error, gflops, samples } } | null }], skipped: [{ config_id, bits, batch, hidden, error }], statistics }',
+    '{ ok, output, device_name, seconds, timing: "timestamp"|"wall", cells: [{ bits, batch, hidden, tried, failed, best: { config_id, kernel_name, latency_ms, throughput_gbps, kernel: { kind, format, params, max_abs_error, gflops, samples } } | null, registry?: { family, selected: { id, name, verified, latency_ms, median_ms, faster_than_best, error? } | null, excluded: [{ id, name, status, why }] } }], skipped: [{ config_id, bits, batch, hidden, error }], statistics }',
   async run(ctx) {
     const f = ctx.flags
     const quick = f.quick === true
@@ -96,8 +100,16 @@ export const autotuneCommand = defineCommand({
     const output = resolve(ctx.io.cwd, f.output ?? deviceConfigFileName(done.device_name))
     writeFileSync(output, JSON.stringify(done.config, null, 2) + '\n')
     const tuned = done.cells.filter((c) => c.best).length
+    let registry: (CellRegistry | null)[] = []
+    if (f.registryKernels) {
+      const target = await registryTarget(f, ctx.io.env)
+      let entries
+      try { entries = await target.list() } finally { await target.close() }
+      registry = await registryCandidates(done.cells, entries, { warmup: job.warmup, iterations: job.iterations, intermediateMultiplier: job.intermediateMultiplier ?? 4 })
+    }
+    const cells = done.cells.map((c, i) => (registry[i] ? { ...c, registry: registry[i] } : c))
     if (ctx.json) {
-      ctx.printJson({ ok: tuned > 0, output, device_name: done.device_name, seconds: done.seconds, timing, cells: done.cells, skipped, statistics: done.statistics })
+      ctx.printJson({ ok: tuned > 0, output, device_name: done.device_name, seconds: done.seconds, timing, cells, skipped, statistics: done.statistics })
     } else {
       const rows = done.cells.map((c) => [
         c.bits.join(','), c.batch, c.hidden,
@@ -106,6 +118,10 @@ export const autotuneCommand = defineCommand({
         c.best ? fmt(c.best.latency_ms, 3) : '', c.best ? fmt(c.best.throughput_gbps, 2) : '', c.tried, c.failed,
       ])
       ctx.io.stdout(table(rows, ['bits', 'batch', 'hidden', 'best config', 'kernel', 'mean ms', 'GB/s', 'tried', 'skipped']))
+      for (const [i, r] of registry.entries()) {
+        const c = done.cells[i]!
+        if (r) ctx.io.stdout(`registry ${r.family} bits ${c.bits.join(',')} batch ${c.batch} hidden ${c.hidden}: ${r.selected ? `${r.selected.name} (${r.selected.id}) ${r.selected.verified ? `${fmt(r.selected.latency_ms!, 3)} ms mean in the sandbox (wall), ${r.selected.faster_than_best ? 'faster' : 'not faster'} than the best config` : `not correct here: ${r.selected.error}`}` : 'no approved kernel'}${r.excluded.length ? `; excluded: ${r.excluded.map((e) => `${e.name} (${e.why})`).join(', ')}` : ''}\n`)
+      }
       ctx.io.stdout(`\n${tuned}/${done.cells.length} cells tuned on ${done.device_name} in ${fmt(done.seconds, 1)} s (${timing} timing, every timed config verified against the CPU reference); ${skipped.length} configs skipped.\nwrote ${output}\n`)
     }
     if (tuned === 0) return EXIT.FAILURE

@@ -73,4 +73,26 @@ describe.skipIf(requireOrSkip(Boolean(findDenoBinary()), 'Deno: no deno binary (
     const text = await runMain(['run', 'show', one.run.id, ...db], dir)
     expect(text.out).toContain('deprecated since')
   }, 400_000)
+
+  it('should let autotune measure the approved kernel of a cell\'s family next to its best config, and never a deprecated one', async () => {
+    const g = await json(['generate', '--provider', 'template', '--kernel', 'gemv', '--format', 'q4_0', '--count', '2', '--n', '64', '--k', '256', '--iterations', '2', '--as', 'alice'])
+    const [first, second] = (g.doc.candidates as { registryId: string }[]).map((c) => c.registryId)
+    expect((await json(['registry', 'approve', first!, '--reason', 'reviewed', '--as', 'bob'])).doc.status).toBe('approved')
+    type Cell = { best: { latency_ms: number; kernel: { kind: string; format: string } }; registry?: { family: string; selected: { id: string; verified: boolean; latency_ms: number; faster_than_best: boolean } | null; excluded: { id: string; why: string }[] } }
+    const autotune = async () => {
+      const r = await json(['autotune', '--batch-sizes', '1', '--hidden', '256', '--bits', '4', '--variants', 'guide', '--warmup', '1', '--iterations', '3', '--output', 'at.json', '--registry-kernels'])
+      expect(r.code).toBe(0)
+      return r.doc.cells as Cell[]
+    }
+    const [cell] = await autotune()
+    expect(cell!.best.kernel).toMatchObject({ kind: 'gemv', format: 'q4_0' })
+    expect(cell!.registry).toMatchObject({ family: 'gemv/q4_0', selected: { id: first, verified: true }, excluded: [{ id: second, why: 'proposed: not approved yet' }] })
+    expect(cell!.registry!.selected!.latency_ms).toBeGreaterThan(0)
+    expect(cell!.registry!.selected!.faster_than_best).toBe(cell!.registry!.selected!.latency_ms < cell!.best.latency_ms)
+
+    await json(['registry', 'deprecate', first!, '--reason', 'superseded', '--as', 'bob'])
+    const [after] = await autotune()
+    expect(after!.registry!.selected).toBeNull()
+    expect(after!.registry!.excluded.find((e) => e.id === first)?.why).toBe('deprecated: removed from selection')
+  }, 300_000)
 })
