@@ -6,7 +6,11 @@
  *
  *   KERNELTUNE_TEST_REDIS_URL=$(bash tooling/scripts/start-test-redis.sh) \
  *   KERNELTUNE_TEST_PG_URL=$(bash tooling/scripts/start-test-postgres.sh) \
- *   tsx --conditions=@kerneltune/source bench/distributed-queue.bench.ts [--reps 3] [--fixed-ms 50]
+ *   tsx --conditions=@kerneltune/source bench/distributed-queue.bench.ts [--reps 3] [--fixed-ms 50] [--poll-ms N]
+ *
+ * The dispatcher learns of finished jobs from BullMQ's queue events; its store poll is only a
+ * fallback (2 s by default, as `serve --redis` runs it). --poll-ms sets that poll, to compare with
+ * polling alone at a short interval.
  *
  * The workers run in this one process (each with its own Redis connections, as on separate
  * machines), so "4 workers" is four concurrent BullMQ consumers on this machine, not four
@@ -36,6 +40,7 @@ const arg = (name: string, dflt: string) => {
 }
 const REPS = Number(arg('reps', '3'))
 const FIXED_MS = Number(arg('fixed-ms', '50'))
+const POLL_MS = process.argv.includes('--poll-ms') ? Number(arg('poll-ms', '')) : undefined
 const REDIS = process.env.KERNELTUNE_TEST_REDIS_URL
 if (!REDIS) {
   console.error('skipped: KERNELTUNE_TEST_REDIS_URL is unset (bash tooling/scripts/start-test-redis.sh prints one)')
@@ -52,7 +57,7 @@ async function sweep(workers: number, delayMs: number, restrict: Record<string, 
   const registry = defaultRegistry({ analytical: { delayMs } })
   const running = await Promise.all(Array.from({ length: workers }, (_, i) => startWorker({ redisUrl: REDIS!, store, registry, prefix, device: `bench worker ${i}` })))
   let queue!: RedisJobQueue
-  const app = createApp({ store, registry, queueFactory: (d) => (queue = createRedisQueue(d, { redisUrl: REDIS!, prefix, pollMs: 20 })) })
+  const app = createApp({ store, registry, queueFactory: (d) => (queue = createRedisQueue(d, { redisUrl: REDIS!, prefix, ...(POLL_MS !== undefined ? { pollMs: POLL_MS } : {}) })) })
   try {
     const run = await createRun(store, { model: MODEL, hardware: HARDWARE, engine: 'vllm', backend: 'analytical', repetitions: 2, warmups: 0, workload: { batch: 16, contextLength: 8192 }, restrict, maxCombos: 5000, earlyStop: false, useCache: false }, { catalog: buildCatalog(registry), registry, tenant: 'bench' })
     const t0 = performance.now()
@@ -92,7 +97,7 @@ const result = {
   what: 'Combinations through BullMQ on a local redis-server, dispatched by the server queue and measured by in-process workers; each figure is the median of `repetitions` sweeps (all values listed).',
   measuredOn: { cpu: cpus()[0]?.model, cores: cpus().length, loadAverage1m: loadavg()[0], store: process.env.KERNELTUNE_TEST_PG_URL ? 'postgresql' : 'sqlite', node: process.version },
   repetitions: REPS,
-  dispatcherPollMs: 20,
+  dispatcher: { progress: 'BullMQ queue events (completed, failed) wake it', fallbackPollMs: POLL_MS ?? 'default (2000)' },
   instant: overhead,
   fixedTime: { perRepetitionMs: FIXED_MS, repetitionsPerCombination: 2, results: scaling },
   date: new Date().toISOString(),
