@@ -81,7 +81,7 @@ function fitOneFactor(splits: readonly { work: number; overhead: number }[], tim
 
 const geoMean = (xs: readonly number[]) => Math.exp(xs.reduce((s, x) => s + Math.log(x), 0) / xs.length)
 
-export const CorrectionsSchema = z.record(z.string(), z.number().positive())
+export const CorrectionsSchema: z.ZodRecord<z.ZodString, z.ZodNumber> = z.record(z.string(), z.number().positive())
 
 /** A model with per-hardware corrections; queries on other hardware pass through unchanged. */
 export class CalibratedModel {

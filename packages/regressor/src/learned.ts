@@ -10,8 +10,8 @@ import type { TunerFeatures } from '@kerneltune/features'
 import { DEFAULT_FOREST, fitForest, fitRidge, forestFromJSON, forestToJSON, predictRidge, type ForestOptions, type RidgeState } from './estimators.ts'
 import { QUERY_FEATURE_NAMES, engineer, parseQuery, queryBound, queryFromFeatures, type ThroughputQuery, type ThroughputQueryInput } from './query.ts'
 import { PhysicsStateSchema, fitPhysics, predictPhysics, type PhysicsOptions, type PhysicsState } from './physics.ts'
-import { PHYSICS_TERMS, stepTerms } from './physics-terms.ts'
-import { IntervalStateSchema, intervalFor, intervalRegime, scaleOf, type PredictionInterval } from './intervals.ts'
+import { PHYSICS_TERMS, hardwareClass, stepTerms } from './physics-terms.ts'
+import { IntervalStateSchema, intervalFor, type PredictionInterval } from './intervals.ts'
 
 export const MODEL_FORMAT = 'kerneltune.throughput-model' as const
 export const MODEL_VERSION = 1 as const
@@ -37,9 +37,31 @@ export interface TrainOptions {
   name?: string
 }
 
-const RidgeSchema = z.object({ lambda: z.number(), mean: z.array(z.number()), std: z.array(z.number()), coef: z.array(z.number()), intercept: z.number() })
+const RidgeSchema: z.ZodObject<{
+  lambda: z.ZodNumber; mean: z.ZodArray<z.ZodNumber>; std: z.ZodArray<z.ZodNumber>; coef: z.ZodArray<z.ZodNumber>; intercept: z.ZodNumber
+}> = z.object({ lambda: z.number(), mean: z.array(z.number()), std: z.array(z.number()), coef: z.array(z.number()), intercept: z.number() })
 
-export const LearnedModelSchema = z.object({
+// The zod type is spelled out (not inferred) so JSR can publish the package without slow types.
+export const LearnedModelSchema: z.ZodObject<{
+  format: z.ZodLiteral<typeof MODEL_FORMAT>
+  version: z.ZodLiteral<typeof MODEL_VERSION>
+  kind: z.ZodEnum<{ [K in (typeof MODEL_KINDS)[number]]: K }>
+  name: z.ZodString
+  target: z.ZodEnum<{ 'log-efficiency': 'log-efficiency'; 'physics-time': 'physics-time' }>
+  featureNames: z.ZodArray<z.ZodString>
+  ridge: z.ZodOptional<typeof RidgeSchema>
+  physics: z.ZodOptional<typeof PhysicsStateSchema>
+  interval: z.ZodOptional<typeof IntervalStateSchema>
+  forest: z.ZodOptional<z.ZodObject<{
+    options: z.ZodObject<{ nEstimators: z.ZodNumber; maxDepth: z.ZodNumber; minNumSamples: z.ZodNumber; maxFeatures: z.ZodNumber; seed: z.ZodNumber }>
+    model: z.ZodRecord<z.ZodString, z.ZodUnknown>
+  }>>
+  mape: z.ZodNumber
+  trainMape: z.ZodNumber
+  sampleCount: z.ZodNumber
+  importance: z.ZodArray<z.ZodTuple<[z.ZodString, z.ZodNumber], null>>
+  meta: z.ZodDefault<z.ZodRecord<z.ZodString, z.ZodUnknown>>
+}> = z.object({
   format: z.literal(MODEL_FORMAT),
   version: z.literal(MODEL_VERSION),
   kind: z.enum(MODEL_KINDS),
@@ -145,7 +167,7 @@ export class LearnedModel {
     const iv = this.json.interval
     return {
       kind: 'prediction', predictedTps: Math.min(raw, bound), rooflineTps: bound, capped, rawTps: raw,
-      ...(iv ? { interval: intervalFor(Math.min(raw, bound), bound, iv[q.phase], iv.level, scaleOf(iv.scale, intervalRegime(q), q.phase)) } : {}),
+      ...(iv ? { interval: intervalFor(Math.min(raw, bound), bound, iv.byClass?.[hardwareClass(q)]?.[q.phase] ?? iv[q.phase], iv.level) } : {}),
       confidence: Math.max(1 - this.json.mape, 0.5) * (capped ? 0.9 : 1),
       topFeatures: [...this.json.importance].sort((a, b) => b[1] - a[1]).slice(0, 5).map(([n, v]) => [n, v] as const),
       model: this.json.name,

@@ -12,7 +12,14 @@ import { KerneltuneError } from '@kerneltune/core'
 import { PHYSICS_TERMS, PRIOR, baseName, effectKeys, effectName, stepTerms, type PhysicsTerm } from './physics-terms.ts'
 import type { ThroughputQuery } from './query.ts'
 
-export const PhysicsStateSchema = z.object({
+// The zod type is spelled out (not inferred) so JSR can publish the package without slow types.
+export const PhysicsStateSchema: z.ZodObject<{
+  params: z.ZodRecord<z.ZodString, z.ZodNumber>
+  lambda: z.ZodNumber
+  priorPrecision: z.ZodNumber
+  groupBalance: z.ZodNumber
+  iterations: z.ZodNumber
+}> = z.object({
   /** Log multipliers by name ("decode.mem", "decode.mem|class:cpu", ...). */
   params: z.record(z.string(), z.number()),
   lambda: z.number().nonnegative(),

@@ -15,7 +15,25 @@ import { bytesPerWeight, decodeBound, prefillBound } from '@kerneltune/roofline'
 
 export const VENDOR_NAMES = ['nvidia', 'amd', 'apple', 'intel', 'other'] as const
 
-export const ThroughputQuerySchema = z.object({
+// The zod type is spelled out (not inferred) so JSR can publish the package without slow types.
+export const ThroughputQuerySchema: z.ZodObject<{
+  paramsB: z.ZodNumber
+  activeParamsB: z.ZodOptional<z.ZodNumber>
+  quant: z.ZodPipe<z.ZodString, z.ZodTransform<QuantName, string>>
+  memBwGbs: z.ZodNumber
+  tflops: z.ZodNumber
+  unifiedMemory: z.ZodDefault<z.ZodBoolean>
+  vendor: z.ZodDefault<z.ZodEnum<{ [V in (typeof VENDOR_NAMES)[number]]: V }>>
+  batch: z.ZodDefault<z.ZodNumber>
+  phase: z.ZodDefault<z.ZodEnum<{ decode: 'decode'; prefill: 'prefill' }>>
+  promptTokens: z.ZodDefault<z.ZodNumber>
+  contextTokens: z.ZodDefault<z.ZodNumber>
+  layers: z.ZodOptional<z.ZodNumber>
+  device: z.ZodOptional<z.ZodEnum<{ gpu: 'gpu'; cpu: 'cpu' }>>
+  ubatch: z.ZodOptional<z.ZodNumber>
+  identicalSequences: z.ZodOptional<z.ZodBoolean>
+  engineEra: z.ZodOptional<z.ZodEnum<{ legacy: 'legacy'; current: 'current' }>>
+}> = z.object({
   /** Total parameters, billions. */
   paramsB: z.number().positive(),
   /** Parameters read per token (mixture-of-experts), billions; default paramsB. */
@@ -122,7 +140,7 @@ export function kvToWeightBytes(q: ThroughputQuery): number {
 }
 
 /** The engineered feature vector (QUERY_FEATURE_NAMES). */
-export function engineer(q: ThroughputQuery, bound = queryBound(q).boundTps): number[] {
+export function engineer(q: ThroughputQuery, bound: number = queryBound(q).boundTps): number[] {
   const active = q.activeParamsB ?? q.paramsB
   const prefill = q.phase === 'prefill'
   return [
