@@ -10,29 +10,36 @@ import { z } from 'zod'
 export const INTERVAL_LEVEL = 0.9 as const
 
 export const IntervalQuantilesSchema: z.ZodObject<{ low: z.ZodNumber; high: z.ZodNumber; count: z.ZodNumber }> = z.object({ low: z.number(), high: z.number(), count: z.number().int().nonnegative() })
-// The zod type is spelled out (not inferred) so JSR can publish the package without slow types.
+/**
+ * Normalised nonconformity: each residual is divided by the typical error of its workload regime
+ * (`intervalRegime`) before the quantiles are taken, so a regime that held-out chips get badly wrong
+ * (batched MoE decode on a current build) gets a wide interval and a well-covered one (batch-1 dense
+ * decode on an old build) a narrow one, at the same overall coverage.
+ */
+// The zod types are spelled out (not inferred) so JSR can publish the package without slow types.
+export const IntervalScaleSchema: z.ZodObject<{
+  cells: z.ZodRecord<z.ZodString, z.ZodNumber>; decode: z.ZodNumber; prefill: z.ZodNumber; shrink: z.ZodNumber
+}> = z.object({
+  /** Mean |log residual| per regime, shrunk towards its phase's mean by `shrink` pseudo-rows. */
+  cells: z.record(z.string(), z.number().positive()),
+  /** Mean |log residual| per phase, for a regime the held-out rows never had. */
+  decode: z.number().positive(),
+  prefill: z.number().positive(),
+  shrink: z.number().nonnegative(),
+})
 export const IntervalStateSchema: z.ZodObject<{
-  level: z.ZodNumber
-  method: z.ZodString
-  decode: typeof IntervalQuantilesSchema
-  prefill: typeof IntervalQuantilesSchema
-  byClass: z.ZodOptional<z.ZodRecord<z.ZodString, z.ZodObject<{
-    decode: z.ZodOptional<typeof IntervalQuantilesSchema>
-    prefill: z.ZodOptional<typeof IntervalQuantilesSchema>
-  }>>>
+  level: z.ZodNumber; method: z.ZodString; decode: typeof IntervalQuantilesSchema; prefill: typeof IntervalQuantilesSchema
+  scale: z.ZodOptional<typeof IntervalScaleSchema>
 }> = z.object({
   level: z.number().gt(0).lt(1),
   method: z.string(),
-  /** Log-ratio quantiles (log measured ÷ predicted) per phase. */
+  /** Quantiles per phase of log(measured ÷ predicted), divided by the regime's scale when `scale` is present. */
   decode: IntervalQuantilesSchema,
   prefill: IntervalQuantilesSchema,
-  /**
-   * Per hardware class (Mondrian conformal), where the class has enough chips to say how far off
-   * an unseen member is; other classes use the pooled quantiles above.
-   */
-  byClass: z.record(z.string(), z.object({ decode: IntervalQuantilesSchema.optional(), prefill: IntervalQuantilesSchema.optional() })).optional(),
+  scale: IntervalScaleSchema.optional(),
 })
 export type IntervalState = z.output<typeof IntervalStateSchema>
+export type IntervalScale = z.output<typeof IntervalScaleSchema>
 
 export interface PredictionInterval {
   low: number
@@ -55,23 +62,55 @@ export function conformalQuantiles(residuals: readonly number[], level: number =
   return { low: s[lo]!, high: s[hi]!, count: n }
 }
 
-/** The interval of one prediction; the upper end never exceeds the roofline bound. */
-export function intervalFor(predictedTps: number, boundTps: number, q: { low: number; high: number }, level: number): PredictionInterval {
-  return { low: predictedTps * Math.exp(q.low), high: Math.min(predictedTps * Math.exp(q.high), boundTps), level }
+/**
+ * The interval of one prediction (quantiles times the regime's scale, 1 when unscaled); the upper
+ * end never exceeds the roofline bound.
+ */
+export function intervalFor(predictedTps: number, boundTps: number, q: { low: number; high: number }, level: number, scale = 1): PredictionInterval {
+  return { low: predictedTps * Math.exp(q.low * scale), high: Math.min(predictedTps * Math.exp(q.high * scale), boundTps), level }
 }
 
 /**
- * A class gets its own quantiles with at least this many chips and rows (per phase). With fewer
- * chips its members' held-out errors say little about the next one (with 3, Apple GPUs got M1/M3
- * quantiles that covered 47% of M2 Ultra rows), so small classes use the pooled quantiles.
+ * Pseudo-rows that pull a regime's scale towards its phase's mean (fixed before any coverage was
+ * measured, not tuned): a regime seen in a handful of rows keeps most of the phase's scale.
  */
-export const MIN_CLASS_CHIPS = 7
-export const MIN_CLASS_ROWS = 20
+export const SCALE_SHRINK = 20
+
+/** The workload regime of a query, the cell of the normalised interval: phase, batch, MoE, build age. */
+export function intervalRegime(q: { phase: string; batch: number; paramsB: number; activeParamsB?: number | undefined; engineEra?: string | undefined }): string {
+  const moe = (q.activeParamsB ?? q.paramsB) < q.paramsB
+  return `${q.phase}|${q.batch > 1 ? 'batch' : 'single'}|${moe ? 'moe' : 'dense'}|${q.engineEra ?? 'current'}`
+}
+
+/** The regime scales of a set of held-out rows (mean |log residual| per regime, shrunk). */
+export function intervalScale(rows: readonly HeldOutRow[], shrink: number = SCALE_SHRINK): IntervalScale {
+  const sum = (pick: readonly HeldOutRow[]) => pick.reduce((a, r) => a + Math.abs(Math.log(r.measured / r.predicted)), 0)
+  const phaseMean = (phase: string) => {
+    const pick = rows.filter((r) => r.phase === phase)
+    return pick.length ? Math.max(sum(pick) / pick.length, 1e-6) : 1
+  }
+  const decode = phaseMean('decode')
+  const prefill = phaseMean('prefill')
+  const cells: Record<string, number> = {}
+  for (const regime of new Set(rows.map((r) => r.regime))) {
+    const pick = rows.filter((r) => r.regime === regime)
+    const m = pick[0]!.phase === 'prefill' ? prefill : decode
+    cells[regime] = Math.max((sum(pick) + shrink * m) / (pick.length + shrink), 1e-6)
+  }
+  return { cells, decode, prefill, shrink }
+}
+
+/** The scale of one query's residual under a state (1 for a state without scales). */
+export function scaleOf(scale: IntervalScale | undefined, regime: string, phase: 'decode' | 'prefill'): number {
+  return scale ? (scale.cells[regime] ?? scale[phase]) : 1
+}
 
 export interface HeldOutRow {
   group: string
-  /** Hardware class (physics-terms.ts `hardwareClass`), for class-conditional intervals. */
+  /** Hardware class (physics-terms.ts `hardwareClass`), reported per class. */
   cls: string
+  /** Workload regime (`intervalRegime`), the cell of the normalised interval. */
+  regime: string
   phase: 'decode' | 'prefill'
   measured: number
   predicted: number
@@ -93,30 +132,22 @@ const median = (xs: number[]) => {
 }
 
 /**
- * Coverage of the conformal interval on unseen hardware: for each chip, the quantiles are taken
- * from the held-out residuals of the other chips (same phase), then applied to its rows.
+ * Coverage of the conformal interval on unseen hardware: for each chip, the regime scales and the
+ * quantiles are taken from the held-out residuals of the other chips only, then applied to its rows.
  */
 export function heldOutCoverage(rows: readonly HeldOutRow[], level: number = INTERVAL_LEVEL): { all: CoverageReport; decode: CoverageReport; prefill: CoverageReport; byGroup: Record<string, CoverageReport> } {
-  const resid = rows.map((r) => Math.log(r.measured / r.predicted))
   const inside: boolean[] = []
   const width: number[] = []
-  const cache = new Map<string, { low: number; high: number }>()
-  rows.forEach((r, i) => {
-    const key = `${r.group}|${r.phase}`
-    let q = cache.get(key)
-    if (!q) {
-      // The same rule as the shipped state: the class's own quantiles when the other chips of its
-      // class are enough, else the pooled ones, always without the chip's own rows.
-      const others = rows.flatMap((o, j) => (o.group !== r.group && o.phase === r.phase ? [j] : []))
-      const same = others.filter((j) => rows[j]!.cls === r.cls)
-      const useClass = new Set(same.map((j) => rows[j]!.group)).size >= MIN_CLASS_CHIPS && same.length >= MIN_CLASS_ROWS
-      q = conformalQuantiles((useClass ? same : others).map((j) => resid[j]!), level)
-      cache.set(key, q)
-    }
-    const iv = intervalFor(r.predicted, r.bound, q, level)
-    inside[i] = r.measured >= iv.low && r.measured <= iv.high
-    width[i] = (iv.high - iv.low) / r.predicted
-  })
+  for (const group of new Set(rows.map((r) => r.group))) {
+    const others = rows.filter((o) => o.group !== group)
+    const state = intervalState(others, level)
+    rows.forEach((r, i) => {
+      if (r.group !== group) return
+      const iv = intervalFor(r.predicted, r.bound, state[r.phase], level, scaleOf(state.scale, r.regime, r.phase))
+      inside[i] = r.measured >= iv.low && r.measured <= iv.high
+      width[i] = (iv.high - iv.low) / r.predicted
+    })
+  }
   const report = (pick: (r: HeldOutRow) => boolean): CoverageReport => {
     const idx = rows.flatMap((r, i) => (pick(r) ? [i] : []))
     return { level, coverage: idx.filter((i) => inside[i]).length / Math.max(idx.length, 1), medianRelativeWidth: median(idx.map((i) => width[i]!)), rows: idx.length }
@@ -126,18 +157,13 @@ export function heldOutCoverage(rows: readonly HeldOutRow[], level: number = INT
   return { all: report(() => true), decode: report((r) => r.phase === 'decode'), prefill: report((r) => r.phase === 'prefill'), byGroup }
 }
 
-/** The interval state shipped with a model: quantiles of all held-out residuals, per phase. */
+/** The interval state shipped with a model: regime scales and normalised quantiles of all held-out residuals. */
 export function intervalState(rows: readonly HeldOutRow[], level: number = INTERVAL_LEVEL): IntervalState {
-  const q = (pick: HeldOutRow[]) => conformalQuantiles(pick.map((r) => Math.log(r.measured / r.predicted)), level)
-  const byClass: NonNullable<IntervalState['byClass']> = {}
-  for (const cls of new Set(rows.map((r) => r.cls))) {
-    for (const phase of ['decode', 'prefill'] as const) {
-      const pick = rows.filter((r) => r.cls === cls && r.phase === phase)
-      if (new Set(pick.map((r) => r.group)).size >= MIN_CLASS_CHIPS && pick.length >= MIN_CLASS_ROWS) (byClass[cls] ??= {})[phase] = q(pick)
-    }
-  }
+  const scale = intervalScale(rows)
+  const q = (phase: 'decode' | 'prefill') =>
+    conformalQuantiles(rows.filter((r) => r.phase === phase).map((r) => Math.log(r.measured / r.predicted) / scaleOf(scale, r.regime, phase)), level)
   return {
-    level, method: 'split-conformal on leave-one-hardware-out log residuals (log measured ÷ predicted), per phase, per hardware class where it has 7+ chips',
-    decode: q(rows.filter((r) => r.phase === 'decode')), prefill: q(rows.filter((r) => r.phase === 'prefill')), byClass,
+    level, method: `split-conformal on leave-one-hardware-out log residuals (log measured ÷ predicted) per phase, each divided by its workload regime's mean |residual| (phase, batch, MoE, build age; shrunk to the phase mean with ${scale.shrink} pseudo-rows)`,
+    decode: q('decode'), prefill: q('prefill'), scale,
   }
 }

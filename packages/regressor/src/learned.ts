@@ -10,8 +10,8 @@ import type { TunerFeatures } from '@kerneltune/features'
 import { DEFAULT_FOREST, fitForest, fitRidge, forestFromJSON, forestToJSON, predictRidge, type ForestOptions, type RidgeState } from './estimators.ts'
 import { QUERY_FEATURE_NAMES, engineer, parseQuery, queryBound, queryFromFeatures, type ThroughputQuery, type ThroughputQueryInput } from './query.ts'
 import { PhysicsStateSchema, fitPhysics, predictPhysics, type PhysicsOptions, type PhysicsState } from './physics.ts'
-import { PHYSICS_TERMS, hardwareClass, stepTerms } from './physics-terms.ts'
-import { IntervalStateSchema, intervalFor, type PredictionInterval } from './intervals.ts'
+import { PHYSICS_TERMS, stepTerms } from './physics-terms.ts'
+import { IntervalStateSchema, intervalFor, intervalRegime, scaleOf, type PredictionInterval } from './intervals.ts'
 
 export const MODEL_FORMAT = 'kerneltune.throughput-model' as const
 export const MODEL_VERSION = 1 as const
@@ -167,7 +167,7 @@ export class LearnedModel {
     const iv = this.json.interval
     return {
       kind: 'prediction', predictedTps: Math.min(raw, bound), rooflineTps: bound, capped, rawTps: raw,
-      ...(iv ? { interval: intervalFor(Math.min(raw, bound), bound, iv.byClass?.[hardwareClass(q)]?.[q.phase] ?? iv[q.phase], iv.level) } : {}),
+      ...(iv ? { interval: intervalFor(Math.min(raw, bound), bound, iv[q.phase], iv.level, scaleOf(iv.scale, intervalRegime(q), q.phase)) } : {}),
       confidence: Math.max(1 - this.json.mape, 0.5) * (capped ? 0.9 : 1),
       topFeatures: [...this.json.importance].sort((a, b) => b[1] - a[1]).slice(0, 5).map(([n, v]) => [n, v] as const),
       model: this.json.name,
