@@ -77,15 +77,17 @@ describe.each(drivers)('store on %s', (name, url) => {
     const run = await store.runs.create({ tenant: 't1', mode: 'exhaustive', target, snapshot, qualityGate: 'pareto', backend: 'b', repetitions: 3, combos })
     await store.runs.setStatus(run.id, 'running')
     const metrics = { throughputTps: 100, latencyP50Ms: 10, latencyP95Ms: 12, latencyP99Ms: 13 }
-    await store.runs.recordCombo(run.id, 0, { status: 'measured', simulated: false, cached: false, repetitions: [{ latencyMs: 10 }], metrics, comparison: null, error: null })
+    const kernels = [{ id: 'k1', name: 'gemv.thread-per-row.f16', kernelFamily: 'gemv/f16', selection: 'selected' as const, used: true, why: 'approved; used for qkv' }]
+    await store.runs.recordCombo(run.id, 0, { status: 'measured', simulated: false, cached: false, repetitions: [{ latencyMs: 10 }], metrics, comparison: null, error: null, kernels })
     expect((await store.runs.require('t1', run.id)).progress).toEqual({ done: 1, total: 2 })
     await store.runs.recordCombo(run.id, 1, { status: 'failed', simulated: false, cached: true, repetitions: [], metrics: null, comparison: { p: 0.01 }, error: 'boom' })
     await store.runs.finish(run.id, 'succeeded', { winner: 0 }, new Map([[0, { passed: true, reasons: ['ok'] }]]))
     const done = await store.runs.require('t1', run.id)
     expect(done).toMatchObject({ status: 'succeeded', summary: { winner: 0 }, progress: { done: 2, total: 2 } })
     const [c0, c1] = await store.runs.combos(run.id)
-    expect(c0).toMatchObject({ status: 'measured', metrics, gate: { passed: true, reasons: ['ok'] }, simulated: false })
+    expect(c0).toMatchObject({ status: 'measured', metrics, gate: { passed: true, reasons: ['ok'] }, simulated: false, kernels })
     expect(c1).toMatchObject({ status: 'failed', cached: true, comparison: { p: 0.01 }, error: 'boom', gate: null })
+    expect(c1!.kernels).toBeUndefined()
   })
 
   it.skipIf(skip)('should refuse a second result for the same (run, combination)', async () => {
