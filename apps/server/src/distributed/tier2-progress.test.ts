@@ -2,7 +2,8 @@
  * The distributed queue's Tier 2 and progress guarantees on a real Redis (BullMQ) and PostgreSQL:
  * a tune session whose trials run on worker processes survives a worker SIGKILL and a server
  * SIGKILL + restart (resumed as without Redis, every trial recorded once), and a client following a
- * run's SSE stream gets each combination's progress while remote workers measure it.
+ * run's (or a session's) SSE stream gets each combination's (trial's) progress while remote
+ * workers measure it.
  */
 import { randomUUID } from 'node:crypto'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -10,7 +11,7 @@ import { Queue } from 'bullmq'
 import { requireOrSkip } from '@kerneltune/tooling/test-skip'
 import { buildCatalog } from '@kerneltune/catalog'
 import { openStore, type Store } from '@kerneltune/store'
-import { createRun } from '@kerneltune/tuner'
+import { createRun, startTune } from '@kerneltune/tuner'
 import { createApp } from '../app.ts'
 import { defaultRegistry } from '../compose.node.ts'
 import { inProcess } from '../in-process.ts'
@@ -22,8 +23,8 @@ import { children, expectExactlyOnce, kill, PG, REDIS, RUN, spawnFixture, until 
 const missing = requireOrSkip(Boolean(REDIS), 'Redis: KERNELTUNE_TEST_REDIS_URL is unset (bash tooling/scripts/start-test-redis.sh starts one and prints it)', { runtimes: ['node'] })
   || requireOrSkip(Boolean(PG), 'PostgreSQL: KERNELTUNE_TEST_PG_URL is unset (bash tooling/scripts/start-test-postgres.sh starts one and prints it)', { runtimes: ['node'] })
 
-/** Reads an SSE body into its events until `run.finished` (or the stream ends). */
-async function readEvents(body: ReadableStream<Uint8Array>): Promise<{ event: string; data: Record<string, unknown> }[]> {
+/** Reads an SSE body into its events until the `last` event (or the stream ends). */
+async function readEvents(body: ReadableStream<Uint8Array>, last = 'run.finished'): Promise<{ event: string; data: Record<string, unknown> }[]> {
   const out: { event: string; data: Record<string, unknown> }[] = []
   const reader = body.getReader()
   const text = new TextDecoder()
@@ -38,7 +39,7 @@ async function readEvents(body: ReadableStream<Uint8Array>): Promise<{ event: st
       const event = /^event: (.*)$/m.exec(block)?.[1] ?? 'message'
       const data = block.split('\n').filter((l) => l.startsWith('data: ')).map((l) => l.slice(6)).join('\n')
       out.push({ event, data: data ? (JSON.parse(data) as Record<string, unknown>) : {} })
-      if (event === 'run.finished') {
+      if (event === last) {
         await reader.cancel()
         return out
       }
@@ -134,6 +135,36 @@ describe.skipIf(missing)('distributed Tier 2 and progress (BullMQ on Redis, Post
       expect(got.at(-1)).toMatchObject({ event: 'run.finished', data: { status: 'succeeded' } })
       // Prometheus counts the remote measurements as it counts local ones.
       expect(await app.metrics.registry.metrics()).toMatch(new RegExp(`kerneltune_l1_combo_evaluations_total ${combos.length}\\b`))
+    } finally {
+      await app.shutdown()
+      await queue.close()
+      for (const w of workers) await w.close()
+    }
+  }, 60_000)
+
+  it('should stream every trial of a tune session over SSE while its q-batches run on remote workers', async () => {
+    const prefix = `kt-test-${randomUUID().slice(0, 8)}`
+    const registry = defaultRegistry({ analytical: { delayMs: 20 } })
+    const workers = await Promise.all([0, 1].map(() => startWorker({ redisUrl: REDIS!, store, registry, prefix, device: 'sse test device' })))
+    let queue!: RedisJobQueue
+    const app = createApp({ store, registry, queueFactory: (d) => (queue = createRedisQueue(d, { redisUrl: REDIS!, prefix, tuneBatch: 4 })) })
+    try {
+      const run = await createRun(store, { ...RUN, restrict: { ...RUN.restrict, cuda_graph: ['per-shape'] } }, { catalog: app.deps.catalog, registry, tenant: 'acme' })
+      app.queue.enqueue('run', run.id)
+      await app.queue.idle()
+      const session = await startTune(store, { runId: run.id, budget: { trials: 8 }, strategy: 'bo', keep: ['matmul_path', 'fusion_strategy', 'activation_dtype'], repetitions: 2 }, { catalog: app.deps.catalog, registry, tenant: 'acme' })
+      const res = await app.app.request(`/api/v1/kernels/tune/${session.id}/events`, {}, inProcess({ role: 'viewer', tenant: 'acme', tokenId: 'test' }))
+      expect(res.status).toBe(200)
+      const events = readEvents(res.body!, 'tune.finished')
+      app.queue.enqueue('tune', session.id)
+      const got = await events
+      const trials = await store.tune.trials(session.id)
+      expect(trials).toHaveLength(8)
+      // One event per stored trial, in order, with the value the remote worker measured.
+      expect(got.filter((e) => e.event === 'trial').map((e) => [e.data.index, e.data.value])).toEqual(trials.map((t) => [t.index, t.value]))
+      expect(trials.every((t) => workers.some((w) => w.id === (t.metrics as { worker?: string }).worker))).toBe(true)
+      expect(got.at(-1)).toMatchObject({ event: 'tune.finished', data: { status: 'completed' } })
+      expect(await app.metrics.registry.metrics()).toMatch(/kerneltune_l1_tune_trials_total\{outcome="ok"\} 8\b/)
     } finally {
       await app.shutdown()
       await queue.close()
