@@ -4,7 +4,7 @@
  * dispatches. The verdict is never the module's: the caller compares the returned output with
  * the CPU reference it computed itself (`checkKernelOutput`), with the tuned kernels' tolerance.
  */
-import { compareWithReference, makeProblemData, PROBLEM_SEED, referenceWithBounds, toGpuLayout, weightBytes, type MatmulProblem } from '@kerneltune/gpu-kernels'
+import { compareWithReference, makeProblemData, PROBLEM_SEED, referenceWithBounds, toGpuLayout, weightBytes, type MatmulProblem, type ReferenceResult } from '@kerneltune/gpu-kernels'
 import { z } from 'zod'
 
 /**
@@ -82,10 +82,17 @@ export default async function (ctx) {
 `
 }
 
-export const KernelRunResultSchema = z.object({ output: z.array(z.number().nullable()), samplesMs: z.array(z.number()) })
+export const KernelRunResultSchema: z.ZodObject<{ output: z.ZodArray<z.ZodNullable<z.ZodNumber>>; samplesMs: z.ZodArray<z.ZodNumber> }> = z.object({ output: z.array(z.number().nullable()), samplesMs: z.array(z.number()) })
 
 /** The inputs a kernel candidate gets: the problem and timing as JSON, the data as files. */
-export function kernelInputs(problem: MatmulProblem, timing: { warmup: number; iterations: number }) {
+export interface KernelInputs {
+  input: { warmup: number; iterations: number; m: number; n: number; k: number; hasScales: boolean }
+  files: { 'x.bin': Uint8Array; 'scales.bin'?: Uint8Array | undefined; 'quants.bin': Uint8Array }
+  reference: () => ReferenceResult
+}
+
+/** Builds a candidate's {@link KernelInputs} for one problem. */
+export function kernelInputs(problem: MatmulProblem, timing: { warmup: number; iterations: number }): KernelInputs {
   const data = makeProblemData(problem, PROBLEM_SEED)
   const gpu = toGpuLayout(problem.format, data.weights, problem.n, problem.k)
   const bytes = (a: ArrayBufferView) => new Uint8Array(a.buffer, a.byteOffset, a.byteLength)

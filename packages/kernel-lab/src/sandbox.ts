@@ -14,7 +14,12 @@ import { z } from 'zod'
 export const SANDBOX_OUTCOMES = ['ok', 'threw', 'denied', 'timeout', 'memory', 'crashed', 'invalid-module'] as const
 export type SandboxOutcome = (typeof SANDBOX_OUTCOMES)[number]
 
-export const SandboxLimitsSchema = z.object({
+// The zod types are spelled out (not inferred) so JSR can publish the package without slow types.
+export const SandboxLimitsSchema: z.ZodObject<{
+  timeoutMs: z.ZodDefault<z.ZodNumber>
+  memoryMb: z.ZodDefault<z.ZodNumber>
+  webgpu: z.ZodDefault<z.ZodBoolean>
+}> = z.object({
   /** Wall-clock limit of the whole subprocess, start-up included. */
   timeoutMs: z.number().int().min(100).max(600_000).default(20_000),
   /** V8 heap cap (--max-old-space-size) and, 4x that, the data-segment cap (prlimit --data) for native allocations. */
@@ -44,7 +49,15 @@ export interface SandboxReport {
 }
 
 /** What the harness writes to its result file. */
-export const HarnessResultSchema = z.union([
+export const HarnessResultSchema: z.ZodUnion<readonly [
+  z.ZodObject<{ ok: z.ZodLiteral<true>; result: z.ZodUnknown; wallMs: z.ZodNumber }>,
+  z.ZodObject<{
+    ok: z.ZodLiteral<false>
+    stage: z.ZodEnum<{ load: 'load'; run: 'run' }>
+    error: z.ZodObject<{ name: z.ZodString; message: z.ZodString }>
+    wallMs: z.ZodNumber
+  }>,
+]> = z.union([
   z.object({ ok: z.literal(true), result: z.unknown(), wallMs: z.number() }),
   z.object({ ok: z.literal(false), stage: z.enum(['load', 'run']), error: z.object({ name: z.string(), message: z.string() }), wallMs: z.number() }),
 ])
