@@ -42,7 +42,7 @@ export async function runServerOrInterleaved(ctx: CommandContext<any>, i: Server
   let r: InterleavedSweepResult | SweepResult
   if (server) {
     r = await executeServerSweep(ctx.io, {
-      modelPath: i.modelPath, plan, design, concurrency: f.concurrency ?? 4, requests: f.requests ?? 8, promptTokens, outputTokens,
+      modelPath: i.modelPath, modelBytes: i.modelBytes, plan, design, concurrency: f.concurrency ?? 4, requests: f.requests ?? 8, promptTokens, outputTokens,
       rounds, ...(f.timeBudget === undefined ? {} : { timeBudgetMs: f.timeBudget * 1000 }), warmups: f.warmup ?? 1, seed: f.seed ?? 1, gate, metric, epsilon, margin,
     })
   } else {

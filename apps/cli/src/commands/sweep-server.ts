@@ -4,10 +4,17 @@
  * with the interleaved design: every arm once per round in a seeded random order, the defaults
  * twice (A/A), compared to the defaults paired by round. See @kerneltune/engines-llamacpp's
  * runInterleavedSweep and @kerneltune/backends' serverBackend.
+ *
+ * Each arm's llama-server is launched once and kept running across the rounds (a repetition is
+ * warm-up + load on it); servers are stopped when the sweep ends, fails or is cancelled. Only one
+ * is ever under load. How many stay up is bounded by memory (keptServers): beyond it the least
+ * recently used is stopped and relaunched on its next visit, which with a random order per round
+ * means most visits relaunch — the sweep then says so.
  */
+import { freemem } from 'node:os'
 import { createCatalog } from '@kerneltune/catalog'
-import type { Combo, HardwareSpec, MeasurementBackend } from '@kerneltune/core'
-import { serverBackend } from '@kerneltune/backends/node'
+import type { Combo, HardwareSpec } from '@kerneltune/core'
+import { serverBackend, type ServerBackend } from '@kerneltune/backends/node'
 import {
   llamacppServerEngine,
   runInterleavedSweep,
@@ -55,10 +62,23 @@ export interface ServerSweepOptions {
   readonly metric: SweepMetric
   readonly epsilon: number
   readonly margin: number
+  /** The model file's size, for the bound on kept servers. */
+  readonly modelBytes: number
 }
 
-export function llamaServerBackend(io: Io, o: Pick<ServerSweepOptions, 'modelPath' | 'concurrency' | 'requests' | 'promptTokens' | 'outputTokens'>): MeasurementBackend {
+/**
+ * Servers the interleaved design keeps up at once: one per arm where memory allows. A llama-server
+ * is counted as the model's size (CPU builds may repack weights into their own memory rather than
+ * share the mapped file) plus 256 MiB of KV cache and buffers, against half the free memory.
+ */
+export function keptServers(arms: number, modelBytes: number, free = freemem()): number {
+  const perServer = modelBytes + 256 * 2 ** 20
+  return Math.max(1, Math.min(arms, Math.floor((free / 2) / perServer)))
+}
+
+export function llamaServerBackend(io: Io, o: Pick<ServerSweepOptions, 'modelPath' | 'concurrency' | 'requests' | 'promptTokens' | 'outputTokens'>, keep?: number): ServerBackend {
   return serverBackend({
+    ...(keep === undefined ? {} : { keepServers: { max: keep } }),
     target: serverTarget(io, { gguf: o.modelPath }),
     load: { workload: { kind: 'synthetic', promptTokens: o.promptTokens, outputTokens: o.outputTokens }, requests: o.requests },
     level: { concurrency: o.concurrency },
@@ -69,27 +89,38 @@ export function llamaServerBackend(io: Io, o: Pick<ServerSweepOptions, 'modelPat
 const label = (c: Combo) => Object.entries(withoutServingDefaults(c)).map(([k, v]) => `${k}=${v}`).join(' ') || '(defaults)'
 
 export async function executeServerSweep(io: Io, o: ServerSweepOptions): Promise<InterleavedSweepResult | SweepResult> {
-  const backend = llamaServerBackend(io, o)
-  const common = { backend, candidates: o.plan.candidates, model: o.modelPath, gate: o.gate, metric: o.metric, epsilon: o.epsilon, margin: o.margin, warmups: o.warmups }
-  if (o.design === 'sequential') {
-    const bar = progressBar(io, 'sweep (server, sequential)', o.plan.candidates.length + 1)
-    const r = await runSweep({ ...common, onProgress: (p) => bar.update(p.index + (p.done ? 1 : 0), `${label(p.combo)} (${p.reps} reps)`) })
-    bar.done()
-    return r
-  }
   const arms = o.plan.candidates.length + 2
-  const bar = progressBar(io, 'sweep (server, interleaved)', o.rounds * arms)
-  const r = await runInterleavedSweep({
-    ...common,
-    engine: llamacppServerEngine(),
-    withoutDefaults: withoutServingDefaults,
-    rounds: o.rounds,
-    seed: o.seed,
-    ...(o.timeBudgetMs === undefined ? {} : { timeBudgetMs: o.timeBudgetMs }),
-    onProgress: (p) => bar.update((p.round - 1) * arms + p.step - 1, `round ${p.round}: ${p.arm === 'baseline' || p.arm === 'aa' ? p.arm : label(p.combo)}`),
-  })
-  bar.done()
-  return r
+  // Sequential never returns to a combination: keeping the current one's server spans its chunks of repetitions.
+  const keep = o.design === 'sequential' ? 1 : keptServers(arms, o.modelBytes)
+  const backend = llamaServerBackend(io, o, keep)
+  const common = { backend, candidates: o.plan.candidates, model: o.modelPath, gate: o.gate, metric: o.metric, epsilon: o.epsilon, margin: o.margin, warmups: o.warmups }
+  try {
+    if (o.design === 'sequential') {
+      const bar = progressBar(io, 'sweep (server, sequential)', o.plan.candidates.length + 1)
+      const r = await runSweep({ ...common, onProgress: (p) => bar.update(p.index + (p.done ? 1 : 0), `${label(p.combo)} (${p.reps} reps)`) })
+      bar.done()
+      return r
+    }
+    if (keep < arms) io.stderr(`memory holds ${keep} of the ${arms} arms' servers at once: the others are stopped and relaunched as the rounds visit them (slower, and launch-to-launch variance enters the comparison)\n`)
+    const bar = progressBar(io, 'sweep (server, interleaved)', o.rounds * arms)
+    const r = await runInterleavedSweep({
+      ...common,
+      engine: llamacppServerEngine(),
+      withoutDefaults: withoutServingDefaults,
+      // The defaults under a key of their own (cont_batching=on writes no flag): the A/A arm gets its own server, as every candidate does.
+      aaCombo: { cont_batching: 'on' },
+      rounds: o.rounds,
+      seed: o.seed,
+      ...(o.timeBudgetMs === undefined ? {} : { timeBudgetMs: o.timeBudgetMs }),
+      onProgress: (p) => bar.update((p.round - 1) * arms + p.step - 1, `round ${p.round}: ${p.arm === 'baseline' || p.arm === 'aa' ? p.arm : label(p.combo)}`),
+    })
+    bar.done()
+    const stats = backend.poolStats()
+    return stats ? { ...r, notes: [...r.notes, `llama-server launches: ${stats.launches} for ${arms} arms over ${r.rounds} rounds (${stats.relaunches} after a server died, ${stats.evictions} stopped to stay within ${keep} kept servers)`] } : r
+  } finally {
+    // Every kept server stops here, whether the sweep finished, failed or was cancelled.
+    await backend.close()
+  }
 }
 
 const pct = (x: number | undefined) => (x === undefined || !Number.isFinite(x) ? '-' : `${x >= 0 ? '+' : ''}${fmt(x * 100, 1)}%`)

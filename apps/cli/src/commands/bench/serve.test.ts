@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs'
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { LLAMACPP_VERSION } from '@kerneltune/engines-llamacpp'
@@ -11,6 +11,20 @@ import { runMain } from '../../cli/testing.ts'
 const dir = mkdtempSync(join(tmpdir(), 'kt-bench-serve-'))
 afterAll(() => rmSync(dir, { recursive: true, force: true }))
 const run = (...argv: string[]) => runMain(argv, dir)
+
+/** Pids of processes whose command line names this model file (Linux /proc). */
+function serversOn(model: string): number[] {
+  return readdirSync('/proc')
+    .filter((d) => /^\d+$/.test(d))
+    .filter((d) => {
+      try {
+        return readFileSync(`/proc/${d}/cmdline`, 'utf8').split('\0').includes(model)
+      } catch {
+        return false
+      }
+    })
+    .map(Number)
+}
 
 describe('kerneltune bench serve', () => {
   it('should measure a running server and print the vLLM-style figures, the server and its own rates', async () => {
@@ -82,5 +96,8 @@ describe.skipIf(skip)('kerneltune bench serve and sweep --backend server on llam
     expect(j.order).toHaveLength(2)
     expect(j.aa.resamples).toBeGreaterThan(0)
     expect(j.recommendedArgv[0]).toBe('llama-server')
+    // One server per arm (defaults, A/A, the candidate) for both rounds, and none left running.
+    expect(j.notes).toContain('llama-server launches: 3 for 3 arms over 2 rounds (0 after a server died, 0 stopped to stay within 3 kept servers)')
+    expect(serversOn(join(dir, 'tiny.gguf'))).toEqual([])
   }, 300_000)
 })
