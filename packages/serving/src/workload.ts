@@ -17,9 +17,25 @@ export interface RequestSpec {
   readonly outputTokens: number
 }
 
-const Length = z.union([z.number().int().min(1), z.tuple([z.number().int().min(1), z.number().int().min(1)])])
+const Length: z.ZodUnion<readonly [z.ZodNumber, z.ZodTuple<[z.ZodNumber, z.ZodNumber], null>]> = z.union([z.number().int().min(1), z.tuple([z.number().int().min(1), z.number().int().min(1)])])
 
-export const WorkloadSpecSchema = z.union([
+// The zod type is spelled out (not inferred) so JSR can publish the package without slow types.
+export const WorkloadSpecSchema: z.ZodUnion<readonly [
+  z.ZodObject<{
+    kind: z.ZodLiteral<'synthetic'>
+    promptTokens: typeof Length
+    outputTokens: typeof Length
+    tokenIdRange: z.ZodOptional<z.ZodTuple<[z.ZodNumber, z.ZodNumber], null>>
+  }, z.core.$strict>,
+  z.ZodObject<{
+    kind: z.ZodLiteral<'dataset'>
+    entries: z.ZodArray<z.ZodObject<{
+      prompt: z.ZodUnion<readonly [z.ZodString, z.ZodArray<z.ZodNumber>]>
+      outputTokens: z.ZodOptional<z.ZodNumber>
+    }>>
+    outputTokens: z.ZodNumber
+  }, z.core.$strict>,
+]> = z.union([
   z.object({
     kind: z.literal('synthetic'),
     /** A fixed length, or [lo, hi] drawn uniformly per request. */

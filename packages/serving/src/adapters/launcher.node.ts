@@ -80,7 +80,7 @@ export function errorLines(lines: readonly string[], max = 12): string[] {
   return (hits.length ? hits : lines).slice(-max)
 }
 
-const alive = (pid: number) => {
+const alive = (pid: number): boolean => {
   try {
     process.kill(pid, 0)
     return true
