@@ -62,12 +62,16 @@ export async function registryEntriesFor(store: Store, run: Run, opts: RunOption
   return opts.registryKernels ? store.registry.list(run.tenant) : undefined
 }
 
-/** One record per registry kernel over a combination's measurement chunks: used if any chunk used it. */
+/**
+ * One record per registry kernel over a combination's measurement chunks: a chunk that selected it
+ * outranks one that excluded it, and it counts as used if any chunk used it.
+ */
 function mergeKernelUses(into: RegistryKernelUse[], more: readonly RegistryKernelUse[]): void {
   for (const u of more) {
     const i = into.findIndex((x) => x.id === u.id)
-    if (i < 0) into.push({ ...u })
-    else if (u.used || into[i]!.selection === 'selected') into[i] = { ...u, used: u.used || into[i]!.used }
+    const had = into[i]
+    if (!had) into.push({ ...u })
+    else if (u.selection === 'selected' || had.selection === 'excluded') into[i] = { ...u, used: u.used || had.used }
   }
 }
 
