@@ -10,7 +10,31 @@ import { z } from 'zod'
 export const TARGET_METRICS = ['throughputTps', 'latencyMs'] as const
 export type TargetMetric = (typeof TARGET_METRICS)[number]
 
-export const RunRequestSchema = z.object({
+// The zod types are spelled out (not inferred) so JSR can publish the package without slow types.
+export const RunRequestSchema: z.ZodObject<{
+  model: typeof ModelSpecSchema
+  hardware: typeof HardwareSpecSchema
+  engine: z.ZodString
+  engineVersion: z.ZodOptional<z.ZodString>
+  workload: z.ZodDefault<typeof WorkloadSchema>
+  mode: z.ZodDefault<typeof RunModeSchema>
+  qualityGate: z.ZodDefault<typeof QualityGateMethodSchema>
+  backend: z.ZodDefault<z.ZodString>
+  modelPath: z.ZodOptional<z.ZodString>
+  repetitions: z.ZodDefault<z.ZodNumber>
+  warmups: z.ZodDefault<z.ZodNumber>
+  metric: z.ZodDefault<z.ZodEnum<{ [M in TargetMetric]: M }>>
+  restrict: z.ZodOptional<z.ZodRecord<z.ZodString, z.ZodArray<z.ZodString>>>
+  maxCombos: z.ZodDefault<z.ZodNumber>
+  baseline: z.ZodOptional<typeof ComboSchema>
+  noiseFloor: z.ZodDefault<z.ZodNumber>
+  earlyStop: z.ZodDefault<z.ZodBoolean>
+  margin: z.ZodOptional<z.ZodNumber>
+  epsilon: z.ZodOptional<z.ZodNumber>
+  useCache: z.ZodDefault<z.ZodBoolean>
+  requireDevice: z.ZodOptional<z.ZodString>
+  registryKernels: z.ZodDefault<z.ZodBoolean>
+}, z.core.$strict> = z.object({
   model: ModelSpecSchema,
   hardware: HardwareSpecSchema,
   engine: z.string().min(1).max(100),
@@ -55,7 +79,15 @@ export const RunRequestSchema = z.object({
 export type RunRequest = z.output<typeof RunRequestSchema>
 export type RunRequestInput = z.input<typeof RunRequestSchema>
 
-export const TuneRequestSchema = z.object({
+export const TuneRequestSchema: z.ZodObject<{
+  runId: z.ZodString
+  budget: typeof TuneBudgetSchema
+  strategy: z.ZodDefault<z.ZodString>
+  seed: z.ZodDefault<z.ZodNumber>
+  insensitiveBelow: z.ZodDefault<z.ZodNumber>
+  repetitions: z.ZodOptional<z.ZodNumber>
+  keep: z.ZodOptional<z.ZodArray<z.ZodString>>
+}, z.core.$strict> = z.object({
   runId: z.string().min(1).max(100),
   budget: TuneBudgetSchema,
   /** A search-strategy plugin name: bo (Bayesian optimisation, default), tpe, random, tuner-random. */

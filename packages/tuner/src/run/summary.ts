@@ -105,7 +105,11 @@ export function unmeasuredDimensions(combos: readonly { combo: Combo }[], exerci
   return [...dims].filter((d) => !exercises.includes(d)).sort()
 }
 
-export function summarizeRun(run: Run, combos: readonly RunCombo[], opts: RunOptions, extra: SummaryExtra) {
+export function summarizeRun(run: Run, combos: readonly RunCombo[], opts: RunOptions, extra: SummaryExtra): {
+  summary: RunSummary
+  gates: Map<number, { passed: boolean; reasons: string[] }>
+  rejections: string[]
+} {
   const measured = combos.filter((c) => c.status === 'measured' && c.repetitions.length > 0)
   const base = measured.find((c) => c.isBaseline)
   const metric = measured[0] ? samplesOf(measured[0].repetitions, opts.metric).metric : opts.metric
