@@ -32,7 +32,7 @@ export function cacheKey(k: CacheKeyParts): string {
     .join('|')
 }
 
-export function cacheRepo(db: SqlDriver, clock: () => number = Date.now) {
+export function cacheRepo(db: SqlDriver, clock: () => number = Date.now): CacheRepo {
   return {
     async get<T>(key: CacheKeyParts): Promise<T | undefined> {
       const rows = await db.query<{ value: string; expires_at: number }>('SELECT value, expires_at FROM result_cache WHERE cache_key = ?', [cacheKey(key)])
@@ -78,4 +78,16 @@ export function cacheRepo(db: SqlDriver, clock: () => number = Date.now) {
     },
   }
 }
-export type CacheRepo = ReturnType<typeof cacheRepo>
+/** What cacheRepo() returns; spelled out so that JSR can publish the package without slow types. */
+export interface CacheRepo {
+  get<T>(key: CacheKeyParts): Promise<T | undefined>
+  put(key: CacheKeyParts, value: unknown, ttlMs?: number): Promise<void>
+  /** Drops entries of other catalog versions, or of other versions of one engine. */
+  invalidateStale(current: { catalogVersion: string; engines?: Record<string, string> }): Promise<number>
+  /**
+   * Admin flush of one tenant's entries (all of them, or one engine's). Only `allTenants`
+   * (the superadmin's flush) reaches other tenants' entries and the shared ones.
+   */
+  flush(filter: { tenant: string; engine?: string } | { allTenants: true; engine?: string }): Promise<number>
+  purgeExpired(): Promise<number>
+}

@@ -35,7 +35,7 @@ const toDeployment = (r: Record<string, unknown>): Deployment => ({
   createdAt: String(r.created_at), updatedAt: String(r.updated_at),
 })
 
-export function deploymentsRepo(db: SqlDriver) {
+export function deploymentsRepo(db: SqlDriver): DeploymentsRepo {
   const repo = {
     async create(input: { tenant: string; name: string; engine: string; engineVersion: string; id?: string }): Promise<Deployment> {
       const id = input.id ?? newId()
@@ -92,4 +92,22 @@ export function deploymentsRepo(db: SqlDriver) {
   }
   return repo
 }
-export type DeploymentsRepo = ReturnType<typeof deploymentsRepo>
+/** What deploymentsRepo() returns; spelled out so that JSR can publish the package without slow types. */
+export interface DeploymentsRepo {
+  create(input: { tenant: string; name: string; engine: string; engineVersion: string; id?: string }): Promise<Deployment>
+  get(tenant: string | null, id: string): Promise<Deployment | undefined>
+  require(tenant: string | null, id: string): Promise<Deployment>
+  /** Deployments updated (applied to, or calibrated) since `since`, newest first. */
+  recent(tenant: string | null, since: string, limit?: number): Promise<Deployment[]>
+  applyCombo(tenant: string | null, id: string, combo: Combo, runId: string | null): Promise<Deployment>
+  recordCalibration(tenant: string | null, id: string, predictedTps: number, measuredTps: number): Promise<void>
+  /** Drift from the latest calibration run: relative error of measured against predicted. */
+  drift(tenant: string | null, id: string): Promise<{
+    deploymentId: string
+    predictedTps: number | null
+    measuredTps: number | null
+    relative: number | null
+    band: DriftBand
+    at: string | null
+  }>
+}

@@ -28,7 +28,7 @@ export interface NewRegistryEntry {
   readonly actor: string
 }
 
-export function registryRepo(db: SqlDriver) {
+export function registryRepo(db: SqlDriver): RegistryRepo {
   async function transition(tenant: string | null, id: string, action: 'approve' | 'deprecate', actor: string, reason: string | null, allowSelf = false): Promise<RegistryEntry> {
     const entry = await get(tenant, id)
     if (!entry) throw notFound('registry entry', id)
@@ -98,4 +98,13 @@ export function registryRepo(db: SqlDriver) {
     },
   }
 }
-export type RegistryRepo = ReturnType<typeof registryRepo>
+/** What registryRepo() returns; spelled out so that JSR can publish the package without slow types. */
+export interface RegistryRepo {
+  get: (tenant: string | null, id: string) => Promise<RegistryEntry | undefined>
+  submit(input: NewRegistryEntry): Promise<RegistryEntry>
+  approve: (tenant: string | null, id: string, actor: string, reason?: string | null, options?: { allowSelf?: boolean }) => Promise<RegistryEntry>
+  deprecate: (tenant: string | null, id: string, actor: string, reason?: string | null) => Promise<RegistryEntry>
+  list(tenant: string | null, status?: RegistryEntry['status']): Promise<RegistryEntry[]>
+  events(entryId: string): Promise<RegistryEvent[]>
+  countByStatus(): Promise<Record<string, number>>
+}

@@ -80,7 +80,7 @@ async function putSnapshot(tx: SqlExecutor, s: SnapshotInput): Promise<void> {
   }
 }
 
-export function runsRepo(db: SqlDriver) {
+export function runsRepo(db: SqlDriver): RunsRepo {
   return {
     async snapshot(hash: string): Promise<{ hash: string; version: string; content: unknown } | undefined> {
       const rows = await db.query('SELECT * FROM kernel_catalog_snapshots WHERE hash = ?', [hash])
@@ -207,4 +207,25 @@ export function runsRepo(db: SqlDriver) {
     },
   }
 }
-export type RunsRepo = ReturnType<typeof runsRepo>
+/** What runsRepo() returns; spelled out so that JSR can publish the package without slow types. */
+export interface RunsRepo {
+  snapshot(hash: string): Promise<{ hash: string; version: string; content: unknown } | undefined>
+  /** Creates a run, binds it to its catalog snapshot and enumerates its combinations: all or nothing. */
+  create(input: NewRun): Promise<Run>
+  get(tenant: string | null, id: string, includeDeleted?: boolean): Promise<Run | undefined>
+  require(tenant: string | null, id: string): Promise<Run>
+  list(tenant: string | null, filter?: RunFilter): Promise<{ items: Run[]; total: number }>
+  combos(runId: string): Promise<RunCombo[]>
+  setStatus(id: string, status: RunStatus, error?: string | null): Promise<void>
+  /** Stores one combination's result and advances the run's progress in the same transaction. */
+  recordCombo(runId: string, index: number, result: ComboResult): Promise<void>
+  /**
+   * recordCombo for distributed workers: stores the result only while the combination is still
+   * pending, in one transaction, and says whether it did. A job retried after a worker vanished
+   * (or delivered twice) can then never store a second result for the same (run, combination).
+   */
+  recordComboOnce(runId: string, index: number, result: ComboResult): Promise<boolean>
+  /** Writes the gate verdicts and the summary, and sets the final status, together. */
+  finish(runId: string, status: RunStatus, summary: unknown, gates: ReadonlyMap<number, { passed: boolean; reasons: string[] }>, error?: string | null): Promise<void>
+  softDelete(tenant: string | null, id: string): Promise<void>
+}

@@ -26,7 +26,7 @@ const toInfo = (r: Record<string, unknown>): TokenInfo => ({
   createdAt: String(r.created_at), revokedAt: (r.revoked_at as string | null) ?? null,
 })
 
-export function tokensRepo(db: SqlDriver) {
+export function tokensRepo(db: SqlDriver): TokensRepo {
   return {
     /** Stores a token (generated unless given) and returns it with its record. */
     async create(role: Role, tenant: string, label: string | null = null, token = generateToken()): Promise<{ token: string; info: TokenInfo }> {
@@ -53,4 +53,12 @@ export function tokensRepo(db: SqlDriver) {
     },
   }
 }
-export type TokensRepo = ReturnType<typeof tokensRepo>
+/** What tokensRepo() returns; spelled out so that JSR can publish the package without slow types. */
+export interface TokensRepo {
+  /** Stores a token (generated unless given) and returns it with its record. */
+  create(role: Role, tenant: string, label?: string | null, token?: string): Promise<{ token: string; info: TokenInfo }>
+  verify(token: string): Promise<TokenInfo | undefined>
+  count(): Promise<number>
+  list(): Promise<TokenInfo[]>
+  revoke(id: string): Promise<boolean>
+}

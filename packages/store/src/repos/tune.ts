@@ -52,7 +52,7 @@ export interface TrialRecord {
   readonly metrics?: Record<string, unknown> | null
 }
 
-export function tuneRepo(db: SqlDriver) {
+export function tuneRepo(db: SqlDriver): TuneRepo {
   return {
     async create(input: NewTuneSession): Promise<TuneSession> {
       const id = newId()
@@ -122,4 +122,18 @@ export function tuneRepo(db: SqlDriver) {
     },
   }
 }
-export type TuneRepo = ReturnType<typeof tuneRepo>
+/** What tuneRepo() returns; spelled out so that JSR can publish the package without slow types. */
+export interface TuneRepo {
+  create(input: NewTuneSession): Promise<TuneSession>
+  get(tenant: string | null, id: string): Promise<TuneSession | undefined>
+  require(tenant: string | null, id: string): Promise<TuneSession>
+  list(tenant: string | null, limit?: number, offset?: number): Promise<TuneSession[]>
+  trials(sessionId: string): Promise<TuneTrial[]>
+  /**
+   * Records a trial together with the optimizer state that has seen it, the running best and the
+   * elapsed time, in one transaction. A trial index is stored at most once (primary key), so a
+   * resumed session can never record the same trial twice.
+   */
+  recordTrial(sessionId: string, trial: TrialRecord, state: { optimizerState: unknown; best: TuneSession['best']; elapsedMs: number }): Promise<void>
+  setStatus(id: string, status: TuneStatus, error?: string | null, optimizerState?: unknown): Promise<void>
+}
