@@ -8,7 +8,7 @@
  * shapes may be wrong at these, and is then excluded. Where it is correct and its median is below
  * the tuned kernel's, its samples replace the tuned kernel's for that GEMV (it is "used").
  */
-import type { MeasurementRequest, RegistryKernelUse } from '@kerneltune/core'
+import { KerneltuneError, type MeasurementRequest, type RegistryKernelUse } from '@kerneltune/core'
 import { selectKernel } from '@kerneltune/kernel-lab'
 import { verifyInSandbox, type VerifyOptions } from '@kerneltune/kernel-lab/node'
 import type { GpuKernelsPlan } from '../gpu-kernels-mapping.ts'
@@ -40,7 +40,7 @@ export async function withRegistryKernels(plan: GpuKernelsPlan, tuned: WorkerRes
   const usedFor: string[] = []
   const compared: string[] = []
   for (const g of plan.gemvs) {
-    if (request.signal?.aborted) break
+    if (request.signal?.aborted) throw new KerneltuneError('CANCELLED', 'the measurement was cancelled')
     const problem = { format: plan.format, m: g.m, n: g.n, k: g.k }
     const v = await verifyInSandbox(selected.source, problem, { timing: { warmup: Math.max(1, request.warmups), iterations: reps.length }, ...options })
     if (!v.verified || !v.timings) {
