@@ -5,7 +5,8 @@ import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { startScopeRegistry } from './release-registry.mjs'
-import { checkManifest } from './release-steps.mjs'
+import { BIN } from './lib.mjs'
+import { checkManifest, jsrFailure } from './release-steps.mjs'
 
 /** A tarball laid out as npm packs one (everything under package/). */
 function tarball(manifest, files) {
@@ -68,5 +69,31 @@ describe('scope registry', () => {
     } finally {
       await registry.close()
     }
+  })
+})
+
+describe('JSR dry run failures', () => {
+  it('should list every slow type a real deno publish --dry-run reports, with its location', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'release-steps-jsr-'))
+    writeFileSync(join(dir, 'jsr.json'), JSON.stringify({ name: '@kerneltune/x', exports: { '.': './mod.ts' } }))
+    // Two inferred exports (slow types) and one explicit one (not reported).
+    writeFileSync(join(dir, 'mod.ts'), 'export const a = [1].map((n) => n)\nexport function b() { return 1 }\nexport const c: number = 1\n')
+    let text = ''
+    try {
+      execFileSync(join(BIN, 'deno'), ['publish', '--dry-run', '--allow-dirty', '--no-check', '--set-version', '1.0.0'], { cwd: dir, stdio: 'pipe', env: { ...process.env, DENO_NO_UPDATE_CHECK: '1' } })
+    } catch (e) {
+      text = `${e.stdout}${e.stderr}`
+    }
+    expect(text).not.toBe('')
+    const lines = jsrFailure(text).split('\n')
+    expect(lines.filter((l) => /^ {2}missing-explicit-(return-)?type: .*mod\.ts:\d+:\d+$/.test(l))).toHaveLength(2)
+    expect(lines.some((l) => l.includes('mod.ts:1:'))).toBe(true)
+    expect(lines.some((l) => l.includes('mod.ts:2:'))).toBe(true)
+    expect(lines.at(-1)).toContain('slow types')
+  })
+
+  it('should fall back to the last lines for other failures', () => {
+    const text = Array.from({ length: 20 }, (_, i) => `line ${i}`).join('\n')
+    expect(jsrFailure(text).split('\n')).toEqual(Array.from({ length: 15 }, (_, i) => `line ${i + 5}`))
   })
 })
