@@ -31,3 +31,27 @@ describe('GET /runs?view=brief', () => {
     await t.store.close()
   })
 })
+
+describe('GET /runs?since=&until=', () => {
+  it('filters by creation time on the server, validated, within the caller\'s tenant', async () => {
+    const t = await testApp()
+    const a = await (await t.call('POST', '/api/v1/kernels/runs', { body: SMALL_RUN })).json() as { id: string; createdAt: string }
+    await new Promise((r) => setTimeout(r, 5))
+    const b = await (await t.call('POST', '/api/v1/kernels/runs', { body: SMALL_RUN })).json() as { id: string; createdAt: string }
+    const ids = async (q: string) => ((await (await t.call('GET', `/api/v1/kernels/runs?${q}`)).json()) as { items: Array<{ id: string }> }).items.map((r) => r.id)
+    expect(await ids(`view=brief&since=${encodeURIComponent(b.createdAt)}`)).toEqual([b.id])
+    expect(await ids(`until=${encodeURIComponent(b.createdAt)}`)).toEqual([a.id])
+    // A date is its UTC midnight; an offset is normalised to UTC before the comparison.
+    const day = a.createdAt.slice(0, 10)
+    const next = new Date(Date.parse(day) + 86_400_000).toISOString().slice(0, 10)
+    expect((await ids(`since=${day}&until=${next}`)).sort()).toEqual([a.id, b.id].sort())
+    expect(await ids(`until=${day}T00:00:00%2B00:00`)).toEqual([])
+    const theirs = await (await t.call('GET', `/api/v1/kernels/runs?view=brief&since=${day}`, { token: t.others.viewer })).json() as { total: number }
+    expect(theirs.total).toBe(0)
+    for (const bad of ['since=yesterday', 'until=2026-13-01', `since=${next}&until=${day}`]) {
+      expect((await t.call('GET', `/api/v1/kernels/runs?${bad}`)).status, bad).toBe(400)
+    }
+    await t.queue.shutdown()
+    await t.store.close()
+  })
+})

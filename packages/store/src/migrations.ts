@@ -87,6 +87,17 @@ export const MIGRATIONS: readonly Migration[] = [
     name: 'registry kernels a combination selected or excluded (Tier 3 kernels in runs)',
     statements: [`ALTER TABLE kernel_run_combos ADD COLUMN kernels ${JSON_TEXT}`],
   },
+  {
+    version: 5,
+    name: 'run lists served from one index: tenant, live rows, newest first (count and page without reading rows)',
+    // The lists filter on tenant and deleted_at and order by (created_at, id): with all four in one
+    // index the page is an index walk and COUNT(*) never reads the wide rows (target, summary).
+    // It covers everything the old (tenant, created_at) index served, so that one goes.
+    statements: [
+      'CREATE INDEX kernel_runs_tenant_live_created ON kernel_runs (tenant, deleted_at, created_at, id)',
+      'DROP INDEX kernel_runs_tenant_created',
+    ],
+  },
 ]
 
 /** Applies every pending migration, in order; returns the versions it applied. */

@@ -56,9 +56,9 @@ describe.each(drivers)('store on %s', (name, url) => {
   })
 
   it.skipIf(skip)('should migrate once and report the schema version', async () => {
-    expect(await store.schemaVersion()).toBe(4)
+    expect(await store.schemaVersion()).toBe(5)
     const again = await openStore(url()!)
-    expect(await again.schemaVersion()).toBe(4)
+    expect(await again.schemaVersion()).toBe(5)
     await again.close()
   })
 
@@ -128,6 +128,34 @@ describe.each(drivers)('store on %s', (name, url) => {
     expect((await store.runs.list('t1')).total).toBe(all.total - 1)
     expect(await store.runs.get('t1', page.items[0]!.id, true)).toBeDefined()
     await expect(store.runs.softDelete('t2', all.items[1]!.id)).rejects.toMatchObject({ code: 'NOT_FOUND' })
+  })
+
+  it.skipIf(skip)('should list the brief form with the same rows and totals, filtered by creation time, from the list index', async () => {
+    const a = await store.runs.create({ tenant: 't3', mode: 'quick', target, snapshot, qualityGate: 'manual', backend: 'b', repetitions: 1, combos })
+    // created_at is the wall clock (ms): step past a's millisecond.
+    await new Promise((r) => setTimeout(r, 5))
+    const b = await store.runs.create({ tenant: 't3', mode: 'quick', target, snapshot, qualityGate: 'manual', backend: 'b', repetitions: 1, combos })
+    await store.runs.finish(b.id, 'succeeded', { winner: { value: 12.5, improvement: 0.25 }, other: 'x'.repeat(500) }, new Map())
+    await store.runs.create({ tenant: 't4', mode: 'quick', target, snapshot, qualityGate: 'manual', backend: 'b', repetitions: 1, combos })
+    const full = await store.runs.list('t3')
+    const brief = await store.runs.listBrief('t3')
+    expect(brief.total).toBe(full.total)
+    expect(brief.items.map((r) => r.id)).toEqual([b.id, a.id])
+    expect(brief.items[0]).toEqual({
+      id: b.id, status: 'succeeded', mode: 'quick', backend: 'b', qualityGate: 'manual', progress: { done: 0, total: 2 }, error: null,
+      createdAt: full.items[0]!.createdAt, updatedAt: full.items[0]!.updatedAt,
+      target: { engine: 'vllm', engineVersion: '0.11.0', model: {}, hardware: { name: 'H100 SXM' } },
+      winner: { value: 12.5, improvement: 0.25 },
+    })
+    expect(brief.items[1]!.winner).toBeNull()
+    const cut = b.createdAt
+    expect((await store.runs.listBrief('t3', { since: cut })).items.map((r) => r.id)).toEqual([b.id])
+    expect((await store.runs.list('t3', { until: cut })).items.map((r) => r.id)).toEqual([a.id])
+    expect((await store.runs.listBrief('t3', { since: cut, until: cut })).total).toBe(0)
+    if (name === 'sqlite') {
+      const plan = await store.driver.query('EXPLAIN QUERY PLAN SELECT COUNT(*) FROM kernel_runs WHERE tenant = ? AND deleted_at IS NULL', ['t3'])
+      expect(plan.map((r) => String(r.detail)).join(' ')).toContain('COVERING INDEX kernel_runs_tenant_live_created')
+    }
   })
 
   it.skipIf(skip)('should record trials with optimizer state atomically, exactly once per index', async () => {

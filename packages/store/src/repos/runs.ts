@@ -25,8 +25,30 @@ export interface RunFilter {
   readonly mode?: Run['mode']
   readonly engine?: string
   readonly includeDeleted?: boolean
+  /** ISO-8601 bounds on created_at: since inclusive, until exclusive. */
+  readonly since?: string
+  readonly until?: string
   readonly limit?: number
   readonly offset?: number
+}
+
+/**
+ * A run as a list shows it: ids, status, the target's names, progress and the winner's value,
+ * without the summary and the full specs (a full row is several KB of JSON to read and parse).
+ */
+export interface RunBrief {
+  readonly id: string
+  readonly status: RunStatus
+  readonly mode: Run['mode']
+  readonly backend: string
+  readonly qualityGate: Run['qualityGate']
+  readonly progress: { done: number; total: number }
+  readonly error: string | null
+  readonly createdAt: string
+  readonly updatedAt: string
+  /** A name the run's target does not carry is left out, as the full row would. */
+  readonly target: { engine: string; engineVersion?: string; model: { name?: string }; hardware: { name?: string } }
+  readonly winner: { value: number | null; improvement: number | null } | null
 }
 
 export type ComboResult = Pick<RunCombo, 'status' | 'simulated' | 'cached' | 'repetitions' | 'metrics' | 'comparison' | 'error' | 'kernels'>
@@ -52,6 +74,47 @@ function toRun(r: Row): Run {
   }
 }
 
+const num = (v: unknown): number | null => (v === null || v === undefined ? null : Number(v))
+
+function toBrief(r: Row): RunBrief {
+  return {
+    id: String(r.id),
+    status: r.status as RunStatus,
+    mode: r.mode as Run['mode'],
+    backend: String(r.backend),
+    qualityGate: r.quality_gate as Run['qualityGate'],
+    progress: { done: Number(r.progress_done), total: Number(r.progress_total) },
+    error: (r.error as string | null) ?? null,
+    createdAt: String(r.created_at),
+    updatedAt: String(r.updated_at),
+    target: {
+      engine: String(r.engine),
+      ...(r.engine_version != null ? { engineVersion: String(r.engine_version) } : {}),
+      model: r.model_name != null ? { name: String(r.model_name) } : {},
+      hardware: r.hardware_name != null ? { name: String(r.hardware_name) } : {},
+    },
+    winner: r.has_winner ? { value: num(r.winner_value), improvement: num(r.winner_improvement) } : null,
+  }
+}
+
+/**
+ * The brief columns, pulled out of the JSON in the database (SQLite's json_extract, PostgreSQL's
+ * #>>) so that only a few short values per row cross into JavaScript.
+ */
+function briefColumns(dialect: SqlDriver['dialect']): string {
+  const at = (col: string, path: string[]) =>
+    dialect === 'postgres' ? `(${col}::jsonb #>> '{${path.join(',')}}')` : `json_extract(${col}, '$.${path.join('.')}')`
+  return [
+    'id', 'status', 'mode', 'backend', 'quality_gate', 'progress_done', 'progress_total', 'error', 'created_at', 'updated_at', 'engine',
+    `${at('target', ['engineVersion'])} AS engine_version`,
+    `${at('target', ['model', 'name'])} AS model_name`,
+    `${at('target', ['hardware', 'name'])} AS hardware_name`,
+    `(CASE WHEN ${dialect === 'postgres' ? "(summary::jsonb -> 'winner') IS NOT NULL AND summary::jsonb -> 'winner' <> 'null'::jsonb" : "json_type(summary, '$.winner') IN ('object')"} THEN 1 ELSE 0 END) AS has_winner`,
+    `${at('summary', ['winner', 'value'])} AS winner_value`,
+    `${at('summary', ['winner', 'improvement'])} AS winner_improvement`,
+  ].join(', ')
+}
+
 function toCombo(r: Row): RunCombo {
   return {
     runId: String(r.run_id),
@@ -69,6 +132,20 @@ function toCombo(r: Row): RunCombo {
     error: (r.error as string | null) ?? null,
     ...(r.kernels ? { kernels: fromJson(r.kernels) } : {}),
   }
+}
+
+/** The WHERE clause both list forms share; tenant and deleted_at lead, as in the list index. */
+function listWhere(tenant: string | null, filter: RunFilter): { clause: string; params: (string | number)[] } {
+  const where: string[] = []
+  const params: (string | number)[] = []
+  if (tenant !== null) (where.push('tenant = ?'), params.push(tenant))
+  if (!filter.includeDeleted) where.push('deleted_at IS NULL')
+  if (filter.status) (where.push('status = ?'), params.push(filter.status))
+  if (filter.mode) (where.push('mode = ?'), params.push(filter.mode))
+  if (filter.engine) (where.push('engine = ?'), params.push(filter.engine))
+  if (filter.since) (where.push('created_at >= ?'), params.push(filter.since))
+  if (filter.until) (where.push('created_at < ?'), params.push(filter.until))
+  return { clause: where.length ? `WHERE ${where.join(' AND ')}` : '', params }
 }
 
 async function putSnapshot(tx: SqlExecutor, s: SnapshotInput): Promise<void> {
@@ -127,19 +204,21 @@ export function runsRepo(db: SqlDriver): RunsRepo {
     },
 
     async list(tenant: string | null, filter: RunFilter = {}): Promise<{ items: Run[]; total: number }> {
-      const where: string[] = []
-      const params: (string | number)[] = []
-      if (tenant !== null) (where.push('tenant = ?'), params.push(tenant))
-      if (filter.status) (where.push('status = ?'), params.push(filter.status))
-      if (filter.mode) (where.push('mode = ?'), params.push(filter.mode))
-      if (filter.engine) (where.push('engine = ?'), params.push(filter.engine))
-      if (!filter.includeDeleted) where.push('deleted_at IS NULL')
-      const clause = where.length ? `WHERE ${where.join(' AND ')}` : ''
+      const { clause, params } = listWhere(tenant, filter)
       const total = await db.query<{ n: number }>(`SELECT COUNT(*) AS n FROM kernel_runs ${clause}`, params)
       const rows = await db.query(`SELECT * FROM kernel_runs ${clause} ORDER BY created_at DESC, id DESC LIMIT ? OFFSET ?`, [
         ...params, filter.limit ?? 50, filter.offset ?? 0,
       ])
       return { items: rows.map(toRun), total: Number(total[0]?.n ?? 0) }
+    },
+
+    async listBrief(tenant: string | null, filter: RunFilter = {}): Promise<{ items: RunBrief[]; total: number }> {
+      const { clause, params } = listWhere(tenant, filter)
+      const total = await db.query<{ n: number }>(`SELECT COUNT(*) AS n FROM kernel_runs ${clause}`, params)
+      const rows = await db.query(`SELECT ${briefColumns(db.dialect)} FROM kernel_runs ${clause} ORDER BY created_at DESC, id DESC LIMIT ? OFFSET ?`, [
+        ...params, filter.limit ?? 50, filter.offset ?? 0,
+      ])
+      return { items: rows.map(toBrief), total: Number(total[0]?.n ?? 0) }
     },
 
     async combos(runId: string): Promise<RunCombo[]> {
@@ -215,6 +294,8 @@ export interface RunsRepo {
   get(tenant: string | null, id: string, includeDeleted?: boolean): Promise<Run | undefined>
   require(tenant: string | null, id: string): Promise<Run>
   list(tenant: string | null, filter?: RunFilter): Promise<{ items: Run[]; total: number }>
+  /** The same rows and total as list(), in the brief form a list page shows. */
+  listBrief(tenant: string | null, filter?: RunFilter): Promise<{ items: RunBrief[]; total: number }>
   combos(runId: string): Promise<RunCombo[]>
   setStatus(id: string, status: RunStatus, error?: string | null): Promise<void>
   /** Stores one combination's result and advances the run's progress in the same transaction. */
