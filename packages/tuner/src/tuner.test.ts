@@ -36,6 +36,21 @@ describe('tier 1 runs', () => {
     expect(events.filter((e) => e.type === 'combo.measured')).toHaveLength(combos.length)
   })
 
+  it('should let timers and I/O run between combinations (so SSE progress reaches clients while a simulated run computes)', async () => {
+    const { store, registry, catalog } = await setup()
+    const run = await createRun(store, request, { catalog, registry, tenant: 't1' })
+    // A timer armed at each progress event stands for a pending socket write: it can only fire
+    // if the loop gives the event loop a turn before the run ends.
+    const log: string[] = []
+    const done = await executeRun(run.id, { store, registry, onEvent: (e) => {
+      if (e.type === 'progress') setTimeout(() => log.push(`timer after ${e.done}`), 0)
+      if (e.type === 'run.finished') log.push('finished')
+    } })
+    expect(done.progress.total).toBeGreaterThan(2)
+    const finished = log.indexOf('finished')
+    expect(log.slice(0, finished)).toEqual(Array.from({ length: done.progress.total }, (_, i) => `timer after ${i + 1}`))
+  })
+
   it('should answer a second identical run from the cache, and not after a flush', async () => {
     const { store, registry, catalog } = await setup()
     const a = await createRun(store, request, { catalog, registry, tenant: 't1' })

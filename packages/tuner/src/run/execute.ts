@@ -14,6 +14,9 @@ import { comboMetrics, higherIsBetter, samplesOf } from './metrics.ts'
 import { runOptions, type RunOptions } from './create.ts'
 import { summarizeRun } from './summary.ts'
 
+/** Waits one turn of the event loop (setTimeout is the one such call every runtime has). */
+const yieldToEventLoop = (): Promise<void> => new Promise((resolve) => setTimeout(resolve, 0))
+
 /** Counters the server turns into Prometheus metrics; all optional. */
 export interface RunObserver {
   cacheHit?(): void
@@ -179,6 +182,10 @@ export async function executeRun(runId: string, deps: ExecuteRunDeps): Promise<R
       done++
       onEvent({ type: 'combo.measured', runId, index: c.index, comboHash: c.comboHash, cached: Boolean(cached), simulated: result.simulated, metrics, repetitions: result.reps.length, stoppedEarly: result.early, error: result.error })
       onEvent({ type: 'progress', runId, done, total: combos.length })
+      // A simulated backend computes synchronously and the embedded store answers at once, so
+      // without this the loop never leaves the microtask queue: no SSE write, no other request
+      // and no timer would run until the whole run ended. A macrotask turn lets them through.
+      await yieldToEventLoop()
     }
     combos = await store.runs.combos(runId)
     const { summary, gates, rejections } = summarizeRun(run, combos, opts, { devices: [...devices], durationMs: Date.now() - started, stoppedEarly, ...described })
