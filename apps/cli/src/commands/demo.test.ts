@@ -22,6 +22,7 @@ describe('kerneltune demo', () => {
     const r = await run('demo', ...small, '--out-dir', 'models', '--json')
     expect(r.code).toBe(0)
     const j = JSON.parse(r.out)
+    expect(j).toMatchObject({ dashboard: { running: false, url: 'http://127.0.0.1:8080/', start: 'kerneltune serve' } })
     expect(j).toMatchObject({ ok: true, measured: true, model: { reused: false, quant: 'Q8_0' }, prediction: { kind: 'prediction', predictor: 'pretrained-physics' } })
     // The regressor's prediction, capped by the roofline bound and saying whether it was.
     for (const phase of ['decode', 'prefill'] as const) {
@@ -53,7 +54,7 @@ describe('kerneltune demo', () => {
     // --out-dir keeps the model and the next run reuses it.
     const again = await run('demo', ...small, '--out-dir', 'models')
     expect(again.code).toBe(0)
-    expect(again.out).toMatch(/PREDICTION \(pretrained regressor[\s\S]*roofline bound[\s\S]*MEASUREMENT[\s\S]*SWEEP[\s\S]*Recommended command line\nllama-server -m [\s\S]*== 6\. SERVING/)
+    expect(again.out).toMatch(/PREDICTION \(pretrained regressor[\s\S]*roofline bound[\s\S]*MEASUREMENT[\s\S]*SWEEP[\s\S]*Recommended command line\nllama-server -m [\s\S]*== 6\. SERVING[\s\S]*== Dashboard \(not running[^\n]*\nstart it with `kerneltune serve`[^\n]*http:\/\/127\.0\.0\.1:8080\//)
     expect(again.out).toMatch(/Model \(reused/)
     expect(readdirSync(join(dir, 'models'))).toHaveLength(1)
   }, 180_000)

@@ -32,6 +32,11 @@ const cpuVendor = (model: string) => (/intel/i.test(model) ? 'intel' : /amd|epyc
 /** A GPU preset's vendor as the regressor names it. */
 const VENDORS = ['nvidia', 'amd', 'apple', 'intel']
 
+
+/** Where `kerneltune serve` (default --host 127.0.0.1, --port 8080) shows the dashboard. */
+const DASHBOARD_URL = 'http://127.0.0.1:8080/'
+const DASHBOARD_HINT = `start it with \`kerneltune serve\` (or \`kerneltune serve --port N\`), then open ${DASHBOARD_URL} and paste the superadmin token that serve prints on its first start (or set KERNELTUNE_ADMIN_TOKEN before starting it; a link ending in #token=<token> signs in directly)`
+
 export const demoCommand = defineCommand({
   name: 'demo',
   summary: 'The whole job on this machine: synthesize a small model, predict, measure, sweep llama.cpp settings, recommend a command line.',
@@ -51,7 +56,7 @@ export const demoCommand = defineCommand({
   ],
   examples: ['kerneltune demo', 'kerneltune demo --json', 'kerneltune demo --keep --params 30M --quant Q4_0'],
   jsonOutput:
-    '{ ok, measured: true, hardware: { detected, spec }, model: { path, reused, params, shape, bytes, quant }, prediction: { kind: "prediction", predictor, decodeTps, prefillTps, decode: Phase, prefill: Phase, memBwGbs, tflops, unifiedMemory, vendor }, Phase = { predictedTps, rooflineTps, capped, rawTps, confidence, binding, explanation, interval: { low, high, level } }, measurement: { combo: {}, device, reps, warmups, promptTokens, genTokens, decodeTps, prefillTps, ttftMs }, sweep: { …kerneltune sweep --json }, recommendedArgv, serving: { …bench serve --json } | { skipped }, seconds: { total, detect, synth, sweep, serve } }',
+    '{ ok, measured: true, dashboard: { running: false, url, start }, hardware: { detected, spec }, model: { path, reused, params, shape, bytes, quant }, prediction: { kind: "prediction", predictor, decodeTps, prefillTps, decode: Phase, prefill: Phase, memBwGbs, tflops, unifiedMemory, vendor }, Phase = { predictedTps, rooflineTps, capped, rawTps, confidence, binding, explanation, interval: { low, high, level } }, measurement: { combo: {}, device, reps, warmups, promptTokens, genTokens, decodeTps, prefillTps, ttftMs }, sweep: { …kerneltune sweep --json }, recommendedArgv, serving: { …bench serve --json } | { skipped }, seconds: { total, detect, synth, sweep, serve } }',
   async run(ctx) {
     const f = ctx.flags
     const t0 = Date.now()
@@ -160,7 +165,7 @@ export const demoCommand = defineCommand({
       const seconds = { total: (Date.now() - t0) / 1000, detect: tDetect, synth: tSynth, sweep: tSweep, serve: tServe }
       const modelInfo = { path, reused, params: synth.paramCount, shape: synth.shape, bytes: synth.layout.totalBytes, quant }
       if (ctx.json) {
-        ctx.printJson({ ok: true, measured: true, hardware: { detected, spec }, model: modelInfo, prediction, measurement, sweep: { ...sweep, winner: sweep.winner ?? null, space: plan.space, pruned: plan.pruned, catalog: plan.catalog }, recommendedArgv: sweep.recommendedArgv, serving: 'skipped' in served ? { skipped: served.skipped } : { ...sessionJson(served.session), ...(served.buildSeconds ? { buildSeconds: served.buildSeconds } : {}) }, seconds })
+        ctx.printJson({ ok: true, measured: true, dashboard: { running: false, url: DASHBOARD_URL, start: 'kerneltune serve' }, hardware: { detected, spec }, model: modelInfo, prediction, measurement, sweep: { ...sweep, winner: sweep.winner ?? null, space: plan.space, pruned: plan.pruned, catalog: plan.catalog }, recommendedArgv: sweep.recommendedArgv, serving: 'skipped' in served ? { skipped: served.skipped } : { ...sessionJson(served.session), ...(served.buildSeconds ? { buildSeconds: served.buildSeconds } : {}) }, seconds })
         return
       }
       const s = synth.shape
@@ -205,6 +210,7 @@ export const demoCommand = defineCommand({
         io.stdout(`in-process (one stream, node-llama-cpp): ${fmt(sweep.winner?.stats.decodeTps?.trimmedMean ?? b.decodeTps?.trimmedMean ?? NaN)} tok/s decode; as a server: ${fmt(1000 / (one?.metrics.tpotMs.mean ?? NaN))} tok/s per stream at 1 request in flight (1000 / TPOT), ${fmt(four?.metrics.outputTokensPerSecond ?? NaN)} output tok/s in total at 4\n`)
       }
       if (!keepDir) io.stdout('(the model was temporary and is removed now; pass --keep or --out-dir DIR to keep it)\n')
+      io.stdout(`\n== Dashboard (not running: the demo starts no server and leaves none behind)\n${DASHBOARD_HINT}\n`)
       io.stdout(`\ndone in ${fmt(seconds.total, 1)} s (detect ${fmt(tDetect, 1)}, model ${fmt(tSynth, 1)}, sweep ${fmt(tSweep, 1)}, serve ${fmt(tServe, 1)}). Next: kerneltune sweep --gguf ${keepDir ? path : 'FILE'} (standard mode), kerneltune measure --help\n`)
     } finally {
       if (!keepDir) rmSync(dir, { recursive: true, force: true })
