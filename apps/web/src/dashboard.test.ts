@@ -5,7 +5,7 @@
 import { requireOrSkip } from '@kerneltune/tooling/test-skip'
 import type { Browser, Page } from 'playwright-core'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
-import { ARTIFACTS, CHROMIUM, hasChromium, keepScreenshot, launch, open, startServer, tinyRun, waitFor, type Server } from './harness.ts'
+import { ARTIFACTS, CHROMIUM, H100, hasChromium, keepScreenshot, launch, MODEL, open, startServer, tinyRun, waitFor, type Server } from './harness.ts'
 
 interface Run { id: string; status: string; summary: { winner: { index: number; combo: Record<string, string> }; pareto: Array<{ index: number }> } | null }
 
@@ -39,16 +39,29 @@ describe.skipIf(requireOrSkip(hasChromium, `chromium at ${CHROMIUM} (apt-get ins
     page = await open(browser, server)
     await page.getByTestId('preview-legal').waitFor()
     expect(Number(await page.getByTestId('preview-legal').textContent())).toBeGreaterThan(1)
+    // The server runs one run at a time: an exhaustive run (about 200 combinations, a second or
+    // more) started first keeps the page's run queued until its stream is open, so whether the page
+    // sees steps of the run as it runs does not depend on how fast this machine loads the page.
+    const ahead = await server.api<{ id: string }>('/runs', { method: 'POST', body: { engine: 'vllm', hardware: H100, model: MODEL, mode: 'exhaustive' } })
     await page.locator('#start').click()
     await page.waitForURL(/tab=run&run=/)
     quickRun = new URL(page.url()).searchParams.get('run')!
     await page.getByTestId('run-status').getByText('succeeded').waitFor({ timeout: 60_000 })
-    const run = await server.api<Run & { progress: { total: number } }>(`/runs/${quickRun}`)
+    const run = await server.api<Run & { progress: { total: number }; updatedAt: string }>(`/runs/${quickRun}`)
     await expect.poll(() => page!.getByTestId('run-progress-text').textContent()).toBe(`${run.progress.total} of ${run.progress.total}`)
-    // The page learnt of the end from the stream (the run held the server's event loop while it
-    // ran, so the state event may already say so; then run.finished follows it on the stream).
+    // The page learnt of the end from the stream (run.finished follows the state event on it).
     expect(await page.locator('#run-progress').getAttribute('data-sse')).toMatch(/\bstate\b.*\brun\.finished\b/)
+    // The run yields between combinations, so the stream carried progress while it ran: at least
+    // one step short of the total reached the page.
+    const streamed = (await page.locator('#run-progress').getAttribute('data-streamed'))!.split(' ').filter(Boolean).map((x) => x.split('/').map(Number))
+    expect(streamed.some(([done, total]) => done! < total!), `streamed steps: ${JSON.stringify(streamed)}`).toBe(true)
+    // ...and it arrived before the run ended (a run holding the event loop would deliver its steps
+    // only after its last write, finish included). Same machine, same clock.
+    const partialAt = Number(await page.locator('#run-progress').getAttribute('data-partial-at'))
+    expect(partialAt).toBeLessThan(Date.parse(run.updatedAt))
     expect(await page.getByTestId('best').textContent()).toMatch(/tokens\/s/)
+    // Out of the lists the later scenarios count.
+    await server.api(`/runs/${ahead.id}`, { method: 'DELETE' })
   })
 
   it('run detail: one Pareto point per measured combination, the frontier highlighted, points clickable', async () => {
@@ -103,6 +116,13 @@ describe.skipIf(requireOrSkip(hasChromium, `chromium at ${CHROMIUM} (apt-get ins
     await page.getByTestId('history-total').getByText('7 runs').waitFor()
     expect(await page.locator('tr[data-run-id]').count()).toBe(7)
     expect(new URL(page.url()).searchParams.get('engine')).toBe('tgi')
+    // The day is a server-side filter: the total (counted by the server) follows it.
+    await page.getByLabel('Day (UTC)').fill('2020-01-01')
+    await page.getByTestId('history-total').getByText('0 runs').waitFor()
+    expect(await page.locator('tr[data-run-id]').count()).toBe(0)
+    await page.getByLabel('Day (UTC)').fill(new Date().toISOString().slice(0, 10))
+    await page.getByTestId('history-total').getByText('7 runs').waitFor()
+    expect(new URL(page.url()).searchParams.get('date')).toBe(new Date().toISOString().slice(0, 10))
   })
 
   it('URL state survives a reload and back/forward', async () => {

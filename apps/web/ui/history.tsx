@@ -12,6 +12,13 @@ export interface RunRow {
 }
 
 const PAGE = 20
+
+/** A day (YYYY-MM-DD, read as UTC like the Created column) as the server's since/until bounds. */
+function dayRange(day: string): { since?: string; until?: string } {
+  const start = Date.parse(`${day}T00:00:00Z`)
+  if (!day || Number.isNaN(start)) return {}
+  return { since: day, until: new Date(start + 86_400_000).toISOString().slice(0, 10) }
+}
 const STATUSES = ['queued', 'running', 'succeeded', 'failed', 'cancelled']
 
 export function History() {
@@ -19,14 +26,13 @@ export function History() {
   const f = { engine: url.get('engine') ?? '', status: url.get('status') ?? '', mode: url.get('mode') ?? '', date: url.get('date') ?? '' }
   const page = Math.max(0, Number(url.get('page') ?? 0) || 0)
   const runs = useQuery({
-    queryKey: ['runs', f.engine, f.status, f.mode, page],
-    queryFn: () => api<{ items: RunRow[]; total: number }>('/runs' + qs({ engine: f.engine, status: f.status, mode: f.mode, limit: PAGE, offset: page * PAGE, view: 'brief' })),
+    queryKey: ['runs', f.engine, f.status, f.mode, f.date, page],
+    queryFn: () => api<{ items: RunRow[]; total: number }>('/runs' + qs({ engine: f.engine, status: f.status, mode: f.mode, ...dayRange(f.date), limit: PAGE, offset: page * PAGE, view: 'brief' })),
     placeholderData: keepPreviousData,
   })
   useFirstScreen(runs.isFetched)
   const pages = Math.max(1, Math.ceil((runs.data?.total ?? 0) / PAGE))
-  // The API has no date filter: the day narrows the page that the other filters fetched.
-  const items = (runs.data?.items ?? []).filter((r) => !f.date || r.createdAt.startsWith(f.date))
+  const items = runs.data?.items ?? []
   const filter = (key: string, label: string, options: readonly string[]) => (
     <div><label htmlFor={`f-${key}`}>{label}</label>
       <select id={`f-${key}`} value={f[key as keyof typeof f]} onChange={(e) => setUrl({ [key]: e.target.value || undefined, page: undefined })}>
@@ -40,7 +46,7 @@ export function History() {
         {filter('engine', 'Engine', ENGINES)}
         {filter('status', 'Status', STATUSES)}
         {filter('mode', 'Mode', MODES)}
-        <div><label htmlFor="f-date">Day (on this page)</label><input id="f-date" type="date" value={f.date} onChange={(e) => setUrl({ date: e.target.value || undefined })} /></div>
+        <div><label htmlFor="f-date">Day (UTC)</label><input id="f-date" type="date" value={f.date} onChange={(e) => setUrl({ date: e.target.value || undefined, page: undefined })} /></div>
       </div>
       {runs.error && <p className="error" role="alert">{runs.error.message}</p>}
       <p data-testid="history-total">{runs.data ? `${runs.data.total} runs` : 'Loading…'}</p>

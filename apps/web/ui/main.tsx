@@ -1,15 +1,18 @@
 /** The dashboard shell: sign-in, the five tabs, and the page the URL names. */
 import { QueryClient, QueryClientProvider } from '@tanstack/react-query'
-import { StrictMode, useState, type FormEvent } from 'react'
+import { lazy, StrictMode, Suspense, useState, type FormEvent } from 'react'
 import { createRoot } from 'react-dom/client'
 import { adoptFragmentToken, token } from './api.ts'
 import { History } from './history.tsx'
-import { Registry } from './registry.tsx'
-import { RunDetail } from './run-detail.tsx'
 import { Runner } from './runner.tsx'
 import './style.css'
-import { Tune } from './tune.tsx'
 import { TABS, tabOf, useUrl, type Tab } from './url-state.ts'
+
+// The two pages a visit starts on (Runner, Run History) are in the first bundle; the others load
+// with their tab, so the landing page parses less script before its first screen.
+const RunDetail = lazy(() => import('./run-detail.tsx').then((m) => ({ default: m.RunDetail })))
+const Tune = lazy(() => import('./tune.tsx').then((m) => ({ default: m.Tune })))
+const Registry = lazy(() => import('./registry.tsx').then((m) => ({ default: m.Registry })))
 
 const LABELS: Record<Tab, string> = { runner: 'Runner', history: 'Run History', run: 'Run detail', tune: 'Tune session', registry: 'Registry' }
 
@@ -55,9 +58,11 @@ function App() {
       <main id="page" role="tabpanel" aria-labelledby={`tab-${tab}`}>
         {tab === 'runner' && <Runner />}
         {tab === 'history' && <History />}
-        {tab === 'run' && <RunDetail />}
-        {tab === 'tune' && <Tune />}
-        {tab === 'registry' && <Registry />}
+        <Suspense fallback={<p>Loading…</p>}>
+          {tab === 'run' && <RunDetail />}
+          {tab === 'tune' && <Tune />}
+          {tab === 'registry' && <Registry />}
+        </Suspense>
       </main>
     </>
   )

@@ -25,7 +25,7 @@ export function RunDetail() {
   const [url, setUrl] = useUrl()
   const id = url.get('run') ?? ''
   const client = useQueryClient()
-  const [live, setLive] = useState<{ done: number; total: number; best: number | null; seen: string[] }>({ done: 0, total: 0, best: null, seen: [] })
+  const [live, setLive] = useState<{ done: number; total: number; best: number | null; seen: string[]; streamed: string[]; partialAt: number | null }>({ done: 0, total: 0, best: null, seen: [], streamed: [], partialAt: null })
   const [selected, setSelected] = useState<number | null>(null)
   const [target, setTarget] = useState(url.get('deployment') ?? '')
   const run = useQuery({ queryKey: ['run', id], queryFn: () => api<Run>(`/runs/${id}`), enabled: !!id })
@@ -35,13 +35,18 @@ export function RunDetail() {
 
   useEffect(() => {
     if (!id) return
-    setLive({ done: 0, total: 0, best: null, seen: [] })
+    setLive({ done: 0, total: 0, best: null, seen: [], streamed: [], partialAt: null })
     return streamEvents(`/runs/${id}/events`, (type, data) => {
       const e = data as { done?: number; total?: number; progress?: { done: number; total: number }; metrics?: { throughputTps?: number } | null }
       // Which event types arrived: the page (and its tests) can tell a streamed finish from a fetched one.
       setLive((s) => (s.seen.includes(type) ? s : { ...s, seen: [...s.seen, type] }))
       if (type === 'state' && e.progress) setLive((s) => ({ ...s, ...e.progress }))
-      if (type === 'progress') setLive((s) => ({ ...s, done: e.done ?? s.done, total: e.total ?? s.total }))
+      // Each streamed progress step is kept ("done/total"): a step short of the total is proof the
+      // page followed the run while it ran, not only its end.
+      if (type === 'progress') setLive((s) => ({ ...s, done: e.done ?? s.done, total: e.total ?? s.total, streamed: [...s.streamed, `${e.done}/${e.total}`].slice(-50),
+        // When (epoch ms) the first step short of the total arrived: compared with the run's end, it
+        // tells steps that arrived while the run ran from a backlog flushed at its end.
+        partialAt: s.partialAt ?? ((e.done ?? 0) < (e.total ?? 0) ? Date.now() : null) }))
       if (type === 'combo.measured' && e.metrics?.throughputTps !== undefined) setLive((s) => ({ ...s, best: Math.max(s.best ?? 0, e.metrics!.throughputTps!) }))
       if (type === 'run.finished') void client.invalidateQueries({ queryKey: ['run', id] })
     })
@@ -70,7 +75,7 @@ export function RunDetail() {
       <h2>Run {id.slice(0, 8)}</h2>
       <p>Status: <strong data-testid="run-status">{r?.status ?? '…'}</strong> · {r?.target.engine} {r?.target.engineVersion} · {r?.mode} · backend {r?.backend}</p>
       <label htmlFor="run-progress">Combinations measured: <span data-testid="run-progress-text">{progress.done} of {progress.total}</span></label>
-      <progress id="run-progress" data-sse={live.seen.join(' ')} max={progress.total || 1} value={progress.done} />
+      <progress id="run-progress" data-sse={live.seen.join(' ')} data-streamed={live.streamed.join(' ')} data-partial-at={live.partialAt ?? undefined} max={progress.total || 1} value={progress.done} />
       <p>Best so far: <span data-testid="best">{live.best !== null ? `${n(live.best, 1)} tokens/s` : winner ? `${n(winner.value, 1)} tokens/s (the winner)` : '—'}</span></p>
       {r?.error && <p className="error">{r.error}</p>}
       {winner && (
