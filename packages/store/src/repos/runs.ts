@@ -77,6 +77,10 @@ function toRun(r: Row): Run {
 const num = (v: unknown): number | null => (v === null || v === undefined ? null : Number(v))
 
 function toBrief(r: Row): RunBrief {
+  // SQLite hands the JSON values over as two arrays (one parse of each document in the database);
+  // PostgreSQL as columns of their own.
+  const [engineVersion, modelName, hardwareName] = r.t !== undefined ? (JSON.parse(String(r.t)) as unknown[]) : [r.engine_version, r.model_name, r.hardware_name]
+  const [winnerValue, winnerImprovement] = r.w !== undefined ? (r.w === null ? [null, null] : (JSON.parse(String(r.w)) as unknown[])) : [r.winner_value, r.winner_improvement]
   return {
     id: String(r.id),
     status: r.status as RunStatus,
@@ -89,30 +93,31 @@ function toBrief(r: Row): RunBrief {
     updatedAt: String(r.updated_at),
     target: {
       engine: String(r.engine),
-      ...(r.engine_version != null ? { engineVersion: String(r.engine_version) } : {}),
-      model: r.model_name != null ? { name: String(r.model_name) } : {},
-      hardware: r.hardware_name != null ? { name: String(r.hardware_name) } : {},
+      ...(engineVersion != null ? { engineVersion: String(engineVersion) } : {}),
+      model: modelName != null ? { name: String(modelName) } : {},
+      hardware: hardwareName != null ? { name: String(hardwareName) } : {},
     },
-    winner: r.has_winner ? { value: num(r.winner_value), improvement: num(r.winner_improvement) } : null,
+    // A summary's winner always carries its value (a number), so no value means no winner.
+    winner: winnerValue != null ? { value: Number(winnerValue), improvement: num(winnerImprovement) } : null,
   }
 }
 
 /**
- * The brief columns, pulled out of the JSON in the database (SQLite's json_extract, PostgreSQL's
- * #>>) so that only a few short values per row cross into JavaScript.
+ * The brief columns, pulled out of the JSON in the database so that only a few short values per
+ * row cross into JavaScript: SQLite's json_extract with several paths parses each document once
+ * and returns an array; PostgreSQL's #>> reads the parsed jsonb.
  */
 function briefColumns(dialect: SqlDriver['dialect']): string {
-  const at = (col: string, path: string[]) =>
-    dialect === 'postgres' ? `(${col}::jsonb #>> '{${path.join(',')}}')` : `json_extract(${col}, '$.${path.join('.')}')`
-  return [
-    'id', 'status', 'mode', 'backend', 'quality_gate', 'progress_done', 'progress_total', 'error', 'created_at', 'updated_at', 'engine',
-    `${at('target', ['engineVersion'])} AS engine_version`,
-    `${at('target', ['model', 'name'])} AS model_name`,
-    `${at('target', ['hardware', 'name'])} AS hardware_name`,
-    `(CASE WHEN ${dialect === 'postgres' ? "(summary::jsonb -> 'winner') IS NOT NULL AND summary::jsonb -> 'winner' <> 'null'::jsonb" : "json_type(summary, '$.winner') IN ('object')"} THEN 1 ELSE 0 END) AS has_winner`,
-    `${at('summary', ['winner', 'value'])} AS winner_value`,
-    `${at('summary', ['winner', 'improvement'])} AS winner_improvement`,
-  ].join(', ')
+  const cols = ['id', 'status', 'mode', 'backend', 'quality_gate', 'progress_done', 'progress_total', 'error', 'created_at', 'updated_at', 'engine']
+  if (dialect === 'sqlite') {
+    return [...cols,
+      "json_extract(target, '$.engineVersion', '$.model.name', '$.hardware.name') AS t",
+      "json_extract(summary, '$.winner.value', '$.winner.improvement') AS w"].join(', ')
+  }
+  const at = (col: string, path: string) => `(${col}::jsonb #>> '{${path}}')`
+  return [...cols,
+    `${at('target', 'engineVersion')} AS engine_version`, `${at('target', 'model,name')} AS model_name`, `${at('target', 'hardware,name')} AS hardware_name`,
+    `${at('summary', 'winner,value')} AS winner_value`, `${at('summary', 'winner,improvement')} AS winner_improvement`].join(', ')
 }
 
 function toCombo(r: Row): RunCombo {
