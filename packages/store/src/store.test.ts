@@ -152,6 +152,8 @@ describe.each(drivers)('store on %s', (name, url) => {
     expect((await store.runs.listBrief('t3', { since: cut })).items.map((r) => r.id)).toEqual([b.id])
     expect((await store.runs.list('t3', { until: cut })).items.map((r) => r.id)).toEqual([a.id])
     expect((await store.runs.listBrief('t3', { since: cut, until: cut })).total).toBe(0)
+    expect(await store.runs.listBrief('t3', { offset: 5 })).toEqual({ items: [], total: 2 })
+    expect((await store.runs.listBrief('t3', { limit: 1, offset: 1 })).total).toBe(2)
     if (name === 'sqlite') {
       const plan = await store.driver.query('EXPLAIN QUERY PLAN SELECT COUNT(*) FROM kernel_runs WHERE tenant = ? AND deleted_at IS NULL', ['t3'])
       expect(plan.map((r) => String(r.detail)).join(' ')).toContain('COVERING INDEX kernel_runs_tenant_live_created')

@@ -219,11 +219,13 @@ export function runsRepo(db: SqlDriver): RunsRepo {
 
     async listBrief(tenant: string | null, filter: RunFilter = {}): Promise<{ items: RunBrief[]; total: number }> {
       const { clause, params } = listWhere(tenant, filter)
-      const total = await db.query<{ n: number }>(`SELECT COUNT(*) AS n FROM kernel_runs ${clause}`, params)
-      const rows = await db.query(`SELECT ${briefColumns(db.dialect)} FROM kernel_runs ${clause} ORDER BY created_at DESC, id DESC LIMIT ? OFFSET ?`, [
-        ...params, filter.limit ?? 50, filter.offset ?? 0,
+      // The count rides along as an uncorrelated subquery (evaluated once, on the index): one round
+      // trip per page instead of two. A page past the end has no row to carry it, so it asks apart.
+      const rows = await db.query(`SELECT (SELECT COUNT(*) FROM kernel_runs ${clause}) AS total, ${briefColumns(db.dialect)} FROM kernel_runs ${clause} ORDER BY created_at DESC, id DESC LIMIT ? OFFSET ?`, [
+        ...params, ...params, filter.limit ?? 50, filter.offset ?? 0,
       ])
-      return { items: rows.map(toBrief), total: Number(total[0]?.n ?? 0) }
+      const total = rows.length ? Number(rows[0]!.total) : Number((await db.query<{ n: number }>(`SELECT COUNT(*) AS n FROM kernel_runs ${clause}`, params))[0]?.n ?? 0)
+      return { items: rows.map(toBrief), total }
     },
 
     async combos(runId: string): Promise<RunCombo[]> {
