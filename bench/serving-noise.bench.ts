@@ -81,7 +81,7 @@ function write() {
     const ts = trials.filter((x) => x.design === d)
     const decided = ts.reduce((a, x) => a + x.decided, 0)
     const total = ts.reduce((a, x) => a + x.candidates, 0)
-    return { trials: ts.length, decisionRate: decided / total, decided, comparisons: total, falseWinners: ts.filter((x) => x.falseWinner).length, meanSeconds: ts.reduce((a, x) => a + x.seconds, 0) / ts.length, meanMeasurements: ts.reduce((a, x) => a + x.measurements, 0) / ts.length, meanLaunches: ts.reduce((a, x) => a + x.launches, 0) / ts.length, meanSecondsPerMeasurement: ts.reduce((a, x) => a + x.secondsPerMeasurement, 0) / ts.length, meanBaselineCv: ts.reduce((a, x) => a + x.baselineCv, 0) / ts.length, overBudget: ts.filter((x) => x.overBudget).length }
+    return { trials: ts.length, decisionRate: decided / total, decided, comparisons: total, falseWinners: ts.filter((x) => x.falseWinner).length, aaSignificant: ts.filter((x) => x.aaVerdict === 'better' || x.aaVerdict === 'worse').length, meanSeconds: ts.reduce((a, x) => a + x.seconds, 0) / ts.length, meanMeasurements: ts.reduce((a, x) => a + x.measurements, 0) / ts.length, meanLaunches: ts.reduce((a, x) => a + x.launches, 0) / ts.length, meanSecondsPerMeasurement: ts.reduce((a, x) => a + x.secondsPerMeasurement, 0) / ts.length, meanBaselineCv: ts.reduce((a, x) => a + x.baselineCv, 0) / ts.length, overBudget: ts.filter((x) => x.overBudget).length }
   }
   const result = {
     measured: true,
@@ -90,7 +90,7 @@ function write() {
     model: 'synthetic llama 15M Q8_0 (random weights)',
     load: `closed loop, concurrency 4, ${REQUESTS} requests of 16 prompt + ${OUTPUT} output tokens per measurement (after 4 warm-up requests); servers kept running between a combination\'s measurements (sequential: the current one; interleaved: one per arm for the whole sweep)`,
     fairness: 'interleaved gets the wall-clock seconds the sequential design used in the same trial, launches included; it always runs 2 rounds (the paired minimum), so a trial where that alone overran is counted in overBudget',
-    decision: 'a candidate is decided when its comparison with the defaults is significant (p < 0.05) either way: better or worse; sequential: Welch/Yuen on trimmed means, interleaved: paired t-test on per-round log ratios. A false winner is an A/A arm (the defaults against themselves) called better.',
+    decision: 'a candidate is decided when its comparison with the defaults is significant (p < 0.05) either way: better or worse; sequential: Welch/Yuen on trimmed means, interleaved: paired t-test on per-round log ratios. A false winner is an A/A arm (the defaults against themselves) called better; aaSignificant counts A/A arms called better or worse (a false decision either way).',
     metric: 'decodeTps = output tokens/s of the whole load',
     candidates: candidates.map((c) => label(c.combo)),
     sequentialMaxReps: MAX_REPS,
@@ -147,4 +147,4 @@ for (let t = 0; t < TRIALS; t++) {
   console.error(`trial ${t + 1} interleaved: ${inter.seconds.toFixed(0)} s, ${inter.rounds} rounds, ${inter.verdict}; A/A ${inter.aa.comparison?.verdict} (sign-flip false-winner rate ${inter.aa.falseWinnerRate?.toFixed(3)})`)
 }
 rmSync(dir, { recursive: true, force: true })
-console.table(Object.entries(write().summary).map(([design, s]) => ({ design, trials: s.trials, 'decision rate': `${s.decided}/${s.comparisons}`, 'false winners': `${s.falseWinners}/${s.trials}`, 'mean s': s.meanSeconds.toFixed(0), 'mean measurements': s.meanMeasurements.toFixed(1), 'mean launches': s.meanLaunches.toFixed(1), 's/measurement': s.meanSecondsPerMeasurement.toFixed(2), 'baseline CV': s.meanBaselineCv.toFixed(3), 'over budget': s.overBudget })))
+console.table(Object.entries(write().summary).map(([design, s]) => ({ design, trials: s.trials, 'decision rate': `${s.decided}/${s.comparisons}`, 'false winners': `${s.falseWinners}/${s.trials}`, 'A/A significant': `${s.aaSignificant}/${s.trials}`, 'mean s': s.meanSeconds.toFixed(0), 'mean measurements': s.meanMeasurements.toFixed(1), 'mean launches': s.meanLaunches.toFixed(1), 's/measurement': s.meanSecondsPerMeasurement.toFixed(2), 'baseline CV': s.meanBaselineCv.toFixed(3), 'over budget': s.overBudget })))
