@@ -9,6 +9,8 @@ export interface Migration {
   readonly version: number
   readonly name: string
   readonly statements: readonly string[]
+  /** Statements whose SQL differs by dialect (JSON access), run after `statements`. */
+  readonly byDialect?: { readonly sqlite: readonly string[]; readonly postgres: readonly string[] }
 }
 
 const JSON_TEXT = 'TEXT'
@@ -98,6 +100,27 @@ export const MIGRATIONS: readonly Migration[] = [
       'DROP INDEX kernel_runs_tenant_created',
     ],
   },
+  {
+    version: 6,
+    name: 'run list columns: engine version, model and hardware names, the winner\'s value and improvement',
+    // What a list row shows, kept beside the JSON it comes from (written by create and finish), so
+    // that a list page reads short columns and parses no JSON document.
+    statements: [
+      'ALTER TABLE kernel_runs ADD COLUMN engine_version TEXT',
+      'ALTER TABLE kernel_runs ADD COLUMN model_name TEXT',
+      'ALTER TABLE kernel_runs ADD COLUMN hardware_name TEXT',
+      'ALTER TABLE kernel_runs ADD COLUMN winner_value DOUBLE PRECISION',
+      'ALTER TABLE kernel_runs ADD COLUMN winner_improvement DOUBLE PRECISION',
+    ],
+    byDialect: {
+      sqlite: [`UPDATE kernel_runs SET engine_version = json_extract(target, '$.engineVersion'), model_name = json_extract(target, '$.model.name'),
+        hardware_name = json_extract(target, '$.hardware.name'), winner_value = json_extract(summary, '$.winner.value'),
+        winner_improvement = json_extract(summary, '$.winner.improvement')`],
+      postgres: [`UPDATE kernel_runs SET engine_version = target::jsonb #>> '{engineVersion}', model_name = target::jsonb #>> '{model,name}',
+        hardware_name = target::jsonb #>> '{hardware,name}', winner_value = (summary::jsonb #>> '{winner,value}')::double precision,
+        winner_improvement = (summary::jsonb #>> '{winner,improvement}')::double precision`],
+    },
+  },
 ]
 
 /** Applies every pending migration, in order; returns the versions it applied. */
@@ -115,6 +138,7 @@ export async function migrate(driver: SqlDriver, migrations: readonly Migration[
         // rolls back instead of running the statements twice.
         await tx.run('INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)', [m.version, m.name, new Date().toISOString()])
         for (const sql of m.statements) await tx.run(sql)
+        for (const sql of m.byDialect?.[driver.dialect] ?? []) await tx.run(sql)
       })
       applied.push(m.version)
     } catch (err) {

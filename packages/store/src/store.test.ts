@@ -56,9 +56,9 @@ describe.each(drivers)('store on %s', (name, url) => {
   })
 
   it.skipIf(skip)('should migrate once and report the schema version', async () => {
-    expect(await store.schemaVersion()).toBe(5)
+    expect(await store.schemaVersion()).toBe(6)
     const again = await openStore(url()!)
-    expect(await again.schemaVersion()).toBe(5)
+    expect(await again.schemaVersion()).toBe(6)
     await again.close()
   })
 
@@ -255,4 +255,27 @@ describe('driftBand', () => {
   it.each([[0.01, 'none'], [0.05, 'minor'], [-0.1, 'minor'], [0.15, 'minor'], [0.151, 'significant'], [null, 'unknown']] as const)(
     'should put %s in %s', (r, band) => expect(driftBand(r)).toBe(band),
   )
+})
+
+describe('migration 6', () => {
+  it('should fill the list columns of runs stored before it from their target and summary', async () => {
+    const driver = await createLibsqlDriver(`file:${join(dir, 'v5.db')}`)
+    await migrate(driver, MIGRATIONS.filter((m) => m.version <= 5))
+    await driver.run("INSERT INTO kernel_catalog_snapshots (hash, version, content, created_at) VALUES ('s', '1', '{}', '2026-01-01T00:00:00.000Z')")
+    const row = (id: string, summary: string | null) => driver.run(
+      `INSERT INTO kernel_runs (id, tenant, status, mode, target, engine, snapshot_hash, catalog_version, quality_gate, backend, repetitions,
+        progress_done, progress_total, summary, error, created_at, updated_at, deleted_at)
+       VALUES (?, 't', 'succeeded', 'quick', ?, 'vllm', 's', '1', 'manual', 'b', 1, 1, 1, ?, NULL, ?, ?, NULL)`,
+      [id, JSON.stringify({ ...target, model: { ...target.model, name: 'm7' } }), summary, `2026-01-0${id === 'a' ? 1 : 2}T00:00:00.000Z`, '2026-01-03T00:00:00.000Z'])
+    await row('a', null)
+    await row('b', JSON.stringify({ winner: { value: 41.5, improvement: null, combo: {} } }))
+    await driver.close()
+    const store = await openStore(join(dir, 'v5.db'))
+    const { items } = await store.runs.listBrief('t')
+    expect(items.map((r) => [r.id, r.target, r.winner])).toEqual([
+      ['b', { engine: 'vllm', engineVersion: '0.11.0', model: { name: 'm7' }, hardware: { name: 'H100 SXM' } }, { value: 41.5, improvement: null }],
+      ['a', { engine: 'vllm', engineVersion: '0.11.0', model: { name: 'm7' }, hardware: { name: 'H100 SXM' } }, null],
+    ])
+    await store.close()
+  })
 })

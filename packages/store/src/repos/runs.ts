@@ -77,10 +77,6 @@ function toRun(r: Row): Run {
 const num = (v: unknown): number | null => (v === null || v === undefined ? null : Number(v))
 
 function toBrief(r: Row): RunBrief {
-  // SQLite hands the JSON values over as two arrays (one parse of each document in the database);
-  // PostgreSQL as columns of their own.
-  const [engineVersion, modelName, hardwareName] = r.t !== undefined ? (JSON.parse(String(r.t)) as unknown[]) : [r.engine_version, r.model_name, r.hardware_name]
-  const [winnerValue, winnerImprovement] = r.w !== undefined ? (r.w === null ? [null, null] : (JSON.parse(String(r.w)) as unknown[])) : [r.winner_value, r.winner_improvement]
   return {
     id: String(r.id),
     status: r.status as RunStatus,
@@ -93,32 +89,17 @@ function toBrief(r: Row): RunBrief {
     updatedAt: String(r.updated_at),
     target: {
       engine: String(r.engine),
-      ...(engineVersion != null ? { engineVersion: String(engineVersion) } : {}),
-      model: modelName != null ? { name: String(modelName) } : {},
-      hardware: hardwareName != null ? { name: String(hardwareName) } : {},
+      ...(r.engine_version != null ? { engineVersion: String(r.engine_version) } : {}),
+      model: r.model_name != null ? { name: String(r.model_name) } : {},
+      hardware: r.hardware_name != null ? { name: String(r.hardware_name) } : {},
     },
     // A summary's winner always carries its value (a number), so no value means no winner.
-    winner: winnerValue != null ? { value: Number(winnerValue), improvement: num(winnerImprovement) } : null,
+    winner: r.winner_value != null ? { value: Number(r.winner_value), improvement: num(r.winner_improvement) } : null,
   }
 }
 
-/**
- * The brief columns, pulled out of the JSON in the database so that only a few short values per
- * row cross into JavaScript: SQLite's json_extract with several paths parses each document once
- * and returns an array; PostgreSQL's #>> reads the parsed jsonb.
- */
-function briefColumns(dialect: SqlDriver['dialect']): string {
-  const cols = ['id', 'status', 'mode', 'backend', 'quality_gate', 'progress_done', 'progress_total', 'error', 'created_at', 'updated_at', 'engine']
-  if (dialect === 'sqlite') {
-    return [...cols,
-      "json_extract(target, '$.engineVersion', '$.model.name', '$.hardware.name') AS t",
-      "json_extract(summary, '$.winner.value', '$.winner.improvement') AS w"].join(', ')
-  }
-  const at = (col: string, path: string) => `(${col}::jsonb #>> '{${path}}')`
-  return [...cols,
-    `${at('target', 'engineVersion')} AS engine_version`, `${at('target', 'model,name')} AS model_name`, `${at('target', 'hardware,name')} AS hardware_name`,
-    `${at('summary', 'winner,value')} AS winner_value`, `${at('summary', 'winner,improvement')} AS winner_improvement`].join(', ')
-}
+/** What a list row shows: short columns (migration 6 keeps them beside the JSON), no document parsed. */
+const BRIEF_COLUMNS = 'id, status, mode, backend, quality_gate, progress_done, progress_total, error, created_at, updated_at, engine, engine_version, model_name, hardware_name, winner_value, winner_improvement'
 
 function toCombo(r: Row): RunCombo {
   return {
@@ -177,10 +158,11 @@ export function runsRepo(db: SqlDriver): RunsRepo {
       await db.transaction(async (tx) => {
         await putSnapshot(tx, input.snapshot)
         await tx.run(
-          `INSERT INTO kernel_runs (id, tenant, status, mode, target, engine, snapshot_hash, catalog_version, quality_gate,
+          `INSERT INTO kernel_runs (id, tenant, status, mode, target, engine, engine_version, model_name, hardware_name, snapshot_hash, catalog_version, quality_gate,
             backend, repetitions, progress_done, progress_total, summary, error, created_at, updated_at, deleted_at)
-           VALUES (?, ?, 'queued', ?, ?, ?, ?, ?, ?, ?, ?, 0, ?, NULL, NULL, ?, ?, NULL)`,
-          [id, input.tenant, input.mode, JSON.stringify(input.target), input.target.engine, input.snapshot.hash,
+           VALUES (?, ?, 'queued', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0, ?, NULL, NULL, ?, ?, NULL)`,
+          [id, input.tenant, input.mode, JSON.stringify(input.target), input.target.engine, input.target.engineVersion ?? null,
+            (input.target.model as { name?: string }).name ?? null, (input.target.hardware as { name?: string }).name ?? null, input.snapshot.hash,
             input.snapshot.version, input.qualityGate, input.backend, input.repetitions, input.combos.length, t, t],
         )
         let idx = 0
@@ -221,7 +203,7 @@ export function runsRepo(db: SqlDriver): RunsRepo {
       const { clause, params } = listWhere(tenant, filter)
       // The count rides along as an uncorrelated subquery (evaluated once, on the index): one round
       // trip per page instead of two. A page past the end has no row to carry it, so it asks apart.
-      const rows = await db.query(`SELECT (SELECT COUNT(*) FROM kernel_runs ${clause}) AS total, ${briefColumns(db.dialect)} FROM kernel_runs ${clause} ORDER BY created_at DESC, id DESC LIMIT ? OFFSET ?`, [
+      const rows = await db.query(`SELECT (SELECT COUNT(*) FROM kernel_runs ${clause}) AS total, ${BRIEF_COLUMNS} FROM kernel_runs ${clause} ORDER BY created_at DESC, id DESC LIMIT ? OFFSET ?`, [
         ...params, ...params, filter.limit ?? 50, filter.offset ?? 0,
       ])
       const total = rows.length ? Number(rows[0]!.total) : Number((await db.query<{ n: number }>(`SELECT COUNT(*) AS n FROM kernel_runs ${clause}`, params))[0]?.n ?? 0)
@@ -281,8 +263,10 @@ export function runsRepo(db: SqlDriver): RunsRepo {
         for (const [idx, gate] of gates) {
           await tx.run('UPDATE kernel_run_combos SET gate = ? WHERE run_id = ? AND idx = ?', [JSON.stringify(gate), runId, idx])
         }
-        await tx.run('UPDATE kernel_runs SET status = ?, summary = ?, error = ?, updated_at = ? WHERE id = ?', [
-          status, toJson(summary), error, now(), runId,
+        const winner = (summary as { winner?: { value?: unknown; improvement?: unknown } | null } | null)?.winner
+        const finite = (v: unknown) => (typeof v === 'number' && Number.isFinite(v) ? v : null)
+        await tx.run('UPDATE kernel_runs SET status = ?, summary = ?, error = ?, winner_value = ?, winner_improvement = ?, updated_at = ? WHERE id = ?', [
+          status, toJson(summary), error, finite(winner?.value), finite(winner?.improvement), now(), runId,
         ])
       })
     },
