@@ -3,10 +3,10 @@
  * the landing page (Runner) and of Run History, read from the page's own mark (the value it
  * reports to POST /metrics/client), over N fresh browser contexts each (Debian chromium, headless);
  * (2) the bundle size (raw and gzip); (3) GET /runs?limit=20 against /healthz on the same server,
- * 32 concurrent connections, the same duration each, in this one run. Writes
+ * 32 concurrent connections, the same duration each, alternating over --rounds rounds in this one run. Writes
  * bench/results/dashboard.json.
  *
- *   tsx --conditions=@kerneltune/source bench/dashboard.bench.ts [--loads 20] [--seconds 5]
+ *   tsx --conditions=@kerneltune/source bench/dashboard.bench.ts [--loads 20] [--seconds 5] [--rounds 3]
  *
  * The server, chromium and the load generator share this machine's cores, so the rates are a
  * floor for a server alone; the ratio list/healthz is what the target compares.
@@ -23,6 +23,7 @@ const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..')
 const arg = (name: string, d: number) => { const i = process.argv.indexOf(`--${name}`); return i > 0 ? Number(process.argv[i + 1]) : d }
 const LOADS = arg('loads', 20)
 const SECONDS = arg('seconds', 5)
+const ROUNDS = arg('rounds', 3)
 const RUNS = 1000
 
 const pct = (xs: number[], p: number) => { const s = [...xs].sort((a, b) => a - b); return s[Math.min(s.length - 1, Math.ceil(p * s.length) - 1)]! }
@@ -79,9 +80,19 @@ try {
   // The landing page loads index-*.js and the CSS; the chart chunk (Plot, d3) loads on the first chart.
   const perFile = files.map((f) => ({ file: f, rawBytes: statSync(join(assets, f)).size, gzipBytes: gzipSync(readFileSync(join(assets, f))).length }))
   const bundle = { files: perFile, rawBytes: perFile.reduce((s, f) => s + f.rawBytes, 0), gzipBytes: perFile.reduce((s, f) => s + f.gzipBytes, 0) }
-  const healthz = await rate(`${server.url}/healthz`, false)
-  // The pages read the brief view; the full rows are measured too, for the record.
-  const list = await rate(`${server.url}/api/v1/kernels/runs?limit=20&view=brief`, true)
+  // /healthz and the list alternate over ROUNDS rounds: on a shared machine the load drifts over
+  // seconds, and one back-to-back pair can be skewed either way. Each round's ratio is kept; the
+  // median round decides the target.
+  const rounds: Array<{ healthz: Awaited<ReturnType<typeof rate>>; runsListBrief: Awaited<ReturnType<typeof rate>>; ratio: number }> = []
+  for (let r = 0; r < ROUNDS; r++) {
+    const healthz = await rate(`${server.url}/healthz`, false)
+    // The pages read the brief view.
+    const runsListBrief = await rate(`${server.url}/api/v1/kernels/runs?limit=20&view=brief`, true)
+    rounds.push({ healthz, runsListBrief, ratio: runsListBrief.reqPerS / healthz.reqPerS })
+  }
+  const median = [...rounds].sort((a, b) => a.ratio - b.ratio)[Math.floor(rounds.length / 2)]!
+  const { healthz, runsListBrief: list } = median
+  // The full rows are measured too, once, for the record.
   const listFull = await rate(`${server.url}/api/v1/kernels/runs?limit=20`, true)
   const summarize = (xs: number[]) => ({ n: xs.length, p50: pct(xs, 0.5), p95: pct(xs, 0.95), max: Math.max(...xs) })
   const result = {
@@ -91,7 +102,7 @@ try {
     ttfsSeconds: { runner: summarize(ttfs.runner!), history: summarize(ttfs.history!) },
     ttfsTarget: { p95Below: 1, holds: pct(ttfs.runner!, 0.95) < 1 && pct(ttfs.history!, 0.95) < 1 },
     bundle,
-    throughput: { seconds: SECONDS, connections: 32, healthz, runsListBrief: list, runsListFull: listFull, ratio: list.reqPerS / healthz.reqPerS, target: 'ratio >= 1/3', holds: list.reqPerS / healthz.reqPerS >= 1 / 3 },
+    throughput: { seconds: SECONDS, connections: 32, rounds, median: 'the round with the median ratio', healthz, runsListBrief: list, runsListFull: listFull, ratio: median.ratio, target: 'ratio >= 1/3 (median round)', holds: median.ratio >= 1 / 3 },
     at: new Date().toISOString(),
   }
   writeFileSync(join(ROOT, 'bench/results/dashboard.json'), JSON.stringify(result, null, 2) + '\n')
