@@ -20,7 +20,7 @@ export { WEIGHT_FORMATS, KERNEL_KINDS, DEFAULT_LIMITS } from './types.ts'
 export { kernelParameters, isValidConfig, enumerateConfigs, defaultConfig, dispatchSize, workgroupShape, sharedBytes, configKey } from './params.ts'
 export { generateWgsl } from './codegen.ts'
 // The building blocks of the kernels, for generators of structural variants (@kerneltune/kernel-lab).
-export { bindings, weightReader } from './wgsl-common.ts'
+export { bindings, blockDotWgsl, weightReader } from './wgsl-common.ts'
 export { referenceMatmul, referenceWithBounds, compareWithReference, makeProblemData, checkProblem, seededRandom } from './reference.ts'
 export type { ReferenceResult } from './reference.ts'
 export { BLOCK, blockBytes, weightBytes, quantizeRow, dequantizeRow, toGpuLayout, toF16Bits, fromF16Bits } from './formats.ts'

@@ -87,3 +87,21 @@ fn off1(g: u32) -> u32 { return 8u * g + 4u; }
 fn wscale(blk: u32) -> f32 { return 1.0; }
 `
 }
+
+/**
+ * WGSL statements that add one 32-weight block's dot product to `acc`: block `wrow + b` of the
+ * weights against the activations starting at `xb` (a WGSL expression), read as vec4s by `xload`.
+ * The tuned GEMV and kernel-lab's template variants share it, so they reduce a block alike.
+ */
+export function blockDotWgsl(xload: (offset: string) => string, xb: string, indent = ''): string {
+  return [
+    'let blk = wrow + b;',
+    `let xb = ${xb};`,
+    'var s = 0.0;',
+    'for (var g = 0u; g < 4u; g++) {',
+    '  let w = wgroup(blk, g);',
+    `  s += dot(${xload('xb + off0(g)')}, w[0]) + dot(${xload('xb + off1(g)')}, w[1]);`,
+    '}',
+    'acc += s * wscale(blk);',
+  ].map((l) => indent + l).join('\n')
+}

@@ -4,7 +4,7 @@
  * row stride over its blocks, `unroll` consecutive blocks per step, and finish with a tree
  * reduction in workgroup memory.
  */
-import { bindings, weightReader } from './wgsl-common.ts'
+import { bindings, blockDotWgsl, weightReader } from './wgsl-common.ts'
 import type { GeneratedWgsl, MatmulConfig, WeightFormat } from './types.ts'
 
 export function generateGemv(format: WeightFormat, config: MatmulConfig): GeneratedWgsl {
@@ -21,14 +21,7 @@ export function generateGemv(format: WeightFormat, config: MatmulConfig): Genera
   for (let u = 0; u < unroll; u++) {
     steps.push(`      {
         let b = b0 + ${u}u;
-        let blk = wrow + b;
-        let xb = xrow + b * 32u;
-        var s = 0.0;
-        for (var g = 0u; g < 4u; g++) {
-          let w = wgroup(blk, g);
-          s += dot(${xload('xb + off0(g)')}, w[0]) + dot(${xload('xb + off1(g)')}, w[1]);
-        }
-        acc += s * wscale(blk);
+${blockDotWgsl(xload, 'xrow + b * 32u', '        ')}
       }`)
   }
   const code = `${bindings(format, vec ? 'vec4<f32>' : 'f32')}

@@ -5,7 +5,7 @@
  * the computation itself and says what it changed. They reuse the package's weight readers, so a
  * variant reads every weight format exactly as the tuned kernels do.
  */
-import { bindings, weightReader, type DeviceLimits, type MatmulProblem } from '@kerneltune/gpu-kernels'
+import { bindings, blockDotWgsl, weightReader, type DeviceLimits, type MatmulProblem } from '@kerneltune/gpu-kernels'
 
 export interface TemplateVariant {
   /** Stable id, e.g. gemv.register-tile-4. */
@@ -20,6 +20,8 @@ export interface TemplateVariant {
 }
 
 const xv = (o: string) => `vec4<f32>(x[${o}], x[${o} + 1u], x[${o} + 2u], x[${o} + 3u])`
+// The same read from the activation row staged in workgroup memory.
+const xsv = (o: string) => `vec4<f32>(xs[${o}], xs[${o} + 1u], xs[${o} + 2u], xs[${o} + 3u])`
 
 // One thread per output: no workgroup memory, no barriers, no reduction. Wins when the reduction
 // dominates (short rows) and loses parallelism when n is small.
@@ -36,14 +38,7 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(workgroup_id) wi
   let xrow = row * params.k;
   var acc = 0.0;
   for (var b = 0u; b < params.nb; b++) {
-    let blk = wrow + b;
-    let xb = xrow + b * 32u;
-    var s = 0.0;
-    for (var g = 0u; g < 4u; g++) {
-      let w = wgroup(blk, g);
-      s += dot(${xv('xb + off0(g)')}, w[0]) + dot(${xv('xb + off1(g)')}, w[1]);
-    }
-    acc += s * wscale(blk);
+${blockDotWgsl(xv, 'xrow + b * 32u', '    ')}
   }
   y[row * params.n + j] = acc;
 }
@@ -129,16 +124,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) 
   if (j < params.n) {
     let wrow = j * params.nb;
     for (var b = t; b < params.nb; b += PER_ROW) {
-      let blk = wrow + b;
-      let xb = b * 32u;
-      var s = 0.0;
-      for (var g = 0u; g < 4u; g++) {
-        let w = wgroup(blk, g);
-        let o0 = xb + off0(g);
-        let o1 = xb + off1(g);
-        s += dot(vec4<f32>(xs[o0], xs[o0 + 1u], xs[o0 + 2u], xs[o0 + 3u]), w[0]) + dot(vec4<f32>(xs[o1], xs[o1 + 1u], xs[o1 + 2u], xs[o1 + 3u]), w[1]);
-      }
-      acc += s * wscale(blk);
+${blockDotWgsl(xsv, 'b * 32u', '      ')}
     }
   }
   red[lid] = acc;
