@@ -21,4 +21,9 @@ describe('selectKernel', () => {
       'registry kernel zz is no longer in the registry',
     ])
   })
+  it('should say how a result saw the kernel when told', () => {
+    expect(usageNotes(['d'], [entry('d', 'deprecated', 1)], 'measured (but not used) by this result')).toEqual([
+      'registry kernel k-d (d) measured (but not used) by this result has been deprecated since; it will not be selected again',
+    ])
+  })
 })

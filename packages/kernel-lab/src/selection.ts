@@ -27,12 +27,12 @@ export function selectKernel(entries: readonly RegistryEntry[], kernelFamily: st
   return { selected: approved[0] ?? null, excluded }
 }
 
-/** One note per used kernel that is deprecated now, for the results that used it. */
-export function usageNotes(usedIds: readonly string[], entries: readonly RegistryEntry[]): string[] {
+/** One note per kernel that is deprecated now, for the results that used (or, with `how`, only measured) it. */
+export function usageNotes(usedIds: readonly string[], entries: readonly RegistryEntry[], how = 'used by this result'): string[] {
   const byId = new Map(entries.map((e) => [e.id, e]))
   return usedIds.flatMap((id) => {
     const e = byId.get(id)
     if (!e) return [`registry kernel ${id} is no longer in the registry`]
-    return e.status === 'deprecated' ? [`registry kernel ${e.name} (${id}) used by this result has been deprecated since; it will not be selected again`] : []
+    return e.status === 'deprecated' ? [`registry kernel ${e.name} (${id}) ${how} has been deprecated since; it will not be selected again`] : []
   })
 }

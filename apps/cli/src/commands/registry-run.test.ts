@@ -69,7 +69,10 @@ describe.skipIf(requireOrSkip(Boolean(findDenoBinary()), 'Deno: no deno binary (
     expect(two.run.summary.registryKernels?.find((k) => k.id === first)).toMatchObject({ selection: 'excluded', usedBy: [], why: 'deprecated: removed from selection' })
 
     const old = (await json(['run', 'show', one.run.id])).doc as Shown
-    expect(old.run.registryNotes).toEqual([expect.stringContaining(`(${first}) used by this result has been deprecated since`)])
+    // "used" when it beat the tuned kernel on some GEMV of the run, "measured (but not used)" otherwise.
+    const usedAnywhere = one.combos.some((c) => c.kernels?.some((k) => k.id === first && k.used))
+    const how = usedAnywhere ? 'used by this result' : 'measured (but not used) by this result'
+    expect(old.run.registryNotes).toEqual([expect.stringContaining(`(${first}) ${how} has been deprecated since`)])
     const text = await runMain(['run', 'show', one.run.id, ...db], dir)
     expect(text.out).toContain('deprecated since')
   }, 400_000)

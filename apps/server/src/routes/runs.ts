@@ -39,9 +39,13 @@ const TERMINAL = ['succeeded', 'failed', 'cancelled']
  */
 async function withRegistryNotes(run: Run, deps: AppDeps): Promise<Run & { registryNotes?: string[] }> {
   if (!(run.target as { options?: { registryKernels?: boolean } }).options?.registryKernels) return run
-  const ids = new Set((await deps.store.runs.combos(run.id)).flatMap((c) => (c.kernels ?? []).filter((k) => k.selection === 'selected').map((k) => k.id)))
-  if (ids.size === 0) return run
-  const notes = usageNotes([...ids], await deps.store.registry.list(run.tenant))
+  const selected = (await deps.store.runs.combos(run.id)).flatMap((c) => (c.kernels ?? []).filter((k) => k.selection === 'selected'))
+  if (selected.length === 0) return run
+  // A kernel that was measured but slower than the tuned one never produced a number of this run.
+  const used = new Set(selected.filter((k) => k.used).map((k) => k.id))
+  const measuredOnly = new Set(selected.map((k) => k.id).filter((id) => !used.has(id)))
+  const entries = await deps.store.registry.list(run.tenant)
+  const notes = [...usageNotes([...used], entries), ...usageNotes([...measuredOnly], entries, 'measured (but not used) by this result')]
   return notes.length ? { ...run, registryNotes: notes } : run
 }
 
