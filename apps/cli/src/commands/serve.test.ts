@@ -4,6 +4,7 @@ import { join, resolve } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { MeasurementBackend } from '@kerneltune/core'
 import { defaultRegistry, serve, type RunningServer } from '@kerneltune/server/node'
+import { runMain } from '../cli/testing.ts'
 import { cli, SMALL_RUN, tempDir } from './run-test-helpers.ts'
 
 // run, tune and token against a server (started in process on 127.0.0.1, port 0) with --server
@@ -121,6 +122,31 @@ describe('run, tune and token against a server', () => {
     const cancel = await remote('tune', 'cancel', id)
     expect(cancel.code).toBe(0)
   }, 30_000)
+
+  it('should list, approve (four eyes), show the audit of and deprecate a registry kernel over the server', async () => {
+    const mint = async (role: string) => (await cli(t.dir, ['token', 'create', '--role', role, '--tenant', 'default', '--server', url, '--token', ADMIN, '--json'])).json.token as string
+    const [submitter, approver] = [await mint('admin'), await mint('approver')]
+    const res = await fetch(`${url}/api/v1/kernels/registry`, {
+      method: 'POST', headers: { authorization: `Bearer ${submitter}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ name: 'hand-gemv', kernelFamily: 'gemv/q4_0', provider: 'human', source: 'export default () => 0' }),
+    })
+    expect(res.status).toBe(201)
+    const { id } = (await res.json()) as { id: string }
+    const as = async (token: string, ...argv: string[]) => {
+      const r = await runMain(['registry', ...argv, '--server', url, '--token', token, '--json'], t.dir)
+      return { ...r, json: r.code === 0 ? JSON.parse(r.out) : undefined }
+    }
+    const listed = await as(approver, 'list', '--status', 'proposed')
+    expect([listed.code, listed.err]).toEqual([0, ''])
+    expect(listed.json.items.map((e: { id: string }) => e.id)).toContain(id)
+    const own = await as(submitter, 'approve', id, '--reason', 'mine')
+    expect(own.code).not.toBe(0)
+    expect((await as(approver, 'approve', id, '--reason', 'read it')).json.status).toBe('approved')
+    expect((await as(approver, 'deprecate', id, '--reason', 'superseded')).json.status).toBe('deprecated')
+    const shown = await as(approver, 'show', id)
+    expect(shown.json.entry.status).toBe('deprecated')
+    expect(shown.json.audit.map((a: { action: string; reason: string | null }) => [a.action, a.reason])).toEqual([['submit', null], ['approve', 'read it'], ['deprecate', 'superseded']])
+  })
 
   it('should answer unknown ids with exit 2, a bad token with exit 1, and bad flags with exit 2', async () => {
     for (const argv of [['run', 'show', 'nope'], ['run', 'apply', 'nope'], ['tune', 'status', 'nope']]) {
