@@ -11,14 +11,13 @@ import { selectKernel, type Selection } from '@kerneltune/kernel-lab'
 import { verifyInSandbox } from '@kerneltune/kernel-lab/node'
 import type { WeightFormat } from '@kerneltune/gpu-kernels'
 import type { CellSummary } from '@kerneltune/metal-marlin-autotune/webgpu'
+import { mean } from '@kerneltune/stats'
 
 export interface CellRegistry {
   family: string
   selected: null | { id: string; name: string; verified: boolean; latency_ms: number | null; median_ms: number | null; faster_than_best: boolean; error?: string }
   excluded: Selection['excluded']
 }
-
-const mean = (xs: readonly number[]) => xs.reduce((a, b) => a + b, 0) / xs.length
 
 export async function registryCandidates(cells: readonly CellSummary[], entries: readonly RegistryEntry[], o: { warmup: number; iterations: number; intermediateMultiplier: number }): Promise<(CellRegistry | null)[]> {
   const out: (CellRegistry | null)[] = []
