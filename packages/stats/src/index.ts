@@ -39,6 +39,7 @@ export {
 export { differenceInterval, welchTTest, yuenTTest, type Interval, type TTestResult } from './t-tests.ts'
 export { confidenceInterval, trimmedConfidenceInterval } from './interval.ts'
 export { cohensD, effectLabel, type EffectLabel } from './effect-size.ts'
+export { blockedComparison, type BlockedAnalysis, type BlockedOptions, type BlockedTreatmentComparison } from './blocked.ts'
 export { compareToBaseline, type CompareOptions, type Comparison, type Verdict } from './compare.ts'
 export { shouldStopEarly, type EarlyStopCandidate, type EarlyStopDecision, type EarlyStopOptions } from './early-stop.ts'
 export { evaluateGate } from './gates/index.ts'
