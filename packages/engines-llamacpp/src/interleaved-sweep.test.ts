@@ -1,4 +1,4 @@
-import type { Combo, MeasurementBackend } from '@kerneltune/core'
+import { mulberry32, type Combo, type MeasurementBackend } from '@kerneltune/core'
 import { describe, expect, it } from 'vitest'
 import { runInterleavedSweep } from './interleaved-sweep.ts'
 import { pairedComparison } from './paired.ts'
@@ -97,6 +97,58 @@ describe('runInterleavedSweep', () => {
     expect(r.rounds).toBe(4)
     expect(launched.size).toBe(5)
     expect(t).toBeLessThanOrEqual(40_000)
+  })
+})
+
+describe('runInterleavedSweep statistics', () => {
+  /**
+   * Many short sweeps on a simulated machine with known truth: each round the load takes a new
+   * level (a factor between 0.5 and 1.5, shared by the round's arms), and every measurement has
+   * 8% log-normal noise of its own. threads=1 is truly 15% faster; every other arm equals the
+   * defaults. Seeded, so the counts are deterministic.
+   */
+  async function simulate(sweeps: number, rounds: number) {
+    const next = mulberry32(20261125)
+    const normal = () => Math.sqrt(-2 * Math.log(1 - next())) * Math.cos(2 * Math.PI * next())
+    let load = 1
+    let calls = 0
+    const backend: MeasurementBackend = {
+      name: 'noisy', kind: 'measurement-backend', apiVersion: 1, simulated: true,
+      async measure(req) {
+        if (calls++ % 5 === 0) load = 0.5 + next()
+        const v = (req.combo.threads === '1' ? 115 : 100) * load * Math.exp(0.08 * normal())
+        return { backend: 'noisy', simulated: true, device: 'test', repetitions: [{ latencyMs: 1000 / v, decodeTps: v, throughputTps: v, ttftMs: 10, prefillTps: 1000 }] }
+      },
+    }
+    let blocked = 0
+    let paired = 0
+    let aaWins = 0
+    let nullDecisions = 0
+    for (let s = 0; s < sweeps; s++) {
+      const r = await runInterleavedSweep({ backend, candidates, rounds, seed: s, warmups: 0, aaCombo: { cont_batching: 'on' }, aaResamples: 0 })
+      const gain = r.combos.find((c) => c.combo.threads === '1')!
+      if (gain.paired.decodeTps!.verdict === 'better') blocked++
+      const pairs = gain.reps.map((x, i) => [x.decodeTps!, r.baseline.reps[i]!.decodeTps!] as const)
+      if (pairedComparison(pairs, true)!.verdict === 'better') paired++
+      if (r.aa.declaredWinner) aaWins++
+      nullDecisions += r.combos.filter((c) => c.combo.threads !== '1' && c.paired.decodeTps!.verdict !== 'indistinguishable').length
+    }
+    return { blocked, paired, aaWins, nullDecisions }
+  }
+
+  it('should decide a real gain in 3 rounds far more often than a per-arm paired test, and crown the A/A arm about as often as alpha/2', async () => {
+    const sweeps = 300
+    const r = await simulate(sweeps, 3)
+    // Log effect 0.140 against a per-difference sd of 0.113 over 3 rounds: t has noncentrality 2.14;
+    // scipy's noncentral t gives power 0.469 with 8 degrees of freedom (5 arms) and 0.240 with 2
+    // (one arm's own ratios). Binomial sd over 300 sweeps ≈ 0.029 and 0.025: allow 3.5 sd.
+    expect(Math.abs(r.blocked / sweeps - 0.469)).toBeLessThan(0.1)
+    expect(Math.abs(r.paired / sweeps - 0.24)).toBeLessThan(0.09)
+    expect(r.blocked).toBeGreaterThan(1.4 * r.paired)
+    // The A/A arm is called better in about 2.5% of sweeps (one side of a 5% test); the two null
+    // candidates (threads=2, flash_attn=off) are decided either way in about 5% of comparisons.
+    expect(r.aaWins / sweeps).toBeLessThan(0.06)
+    expect(r.nullDecisions / (2 * sweeps)).toBeLessThan(0.09)
   })
 })
 

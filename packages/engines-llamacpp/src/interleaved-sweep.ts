@@ -3,11 +3,13 @@
  * candidate in turn (so that a burst of load, or slow drift, lands on whichever combination was
  * being measured), every round measures every arm once in a fresh random order: the defaults, a
  * second copy of the defaults (the A/A arm), and each candidate. Load and drift then hit every arm
- * alike, and the comparison is paired by round (see paired.ts), which cancels them.
+ * alike, and the comparison is made within rounds, which cancels them: the rounds are the blocks
+ * of a randomized block design, and the noise of one measurement is estimated from the residuals
+ * of every arm at once (paired.ts), so a few rounds already support a decision.
  *
  * The A/A arm is the baseline against itself: if the decision rule would crown it, the rule is
- * being fooled by noise. Its paired comparison is reported, and so is the rule's false-winner
- * rate estimated by sign-flip resampling of the A/A pairs.
+ * being fooled by noise. Its comparison is reported, and so is the rule's false-winner rate
+ * estimated by sign-flip resampling (swapping the two copies of the defaults within rounds).
  *
  * @example
  * ```ts
@@ -18,7 +20,7 @@
 import { KerneltuneError, isKerneltuneError, type Combo, type EnginePlugin, type MeasurementBackend, type RepetitionMetrics } from '@kerneltune/core'
 import { metricDirection } from '@kerneltune/stats'
 import { llamacppEngine } from './engine.ts'
-import { pairedComparison, type PairedComparison } from './paired.ts'
+import { blockedComparisons, type PairedComparison } from './paired.ts'
 import { analyzeSweep, SWEEP_GATE_DEFAULTS, SWEEP_METRICS, type AnalyzeOptions, type MeasuredCombo, type SweepAnalysis, type SweepComboStats, type SweepMetric } from './sweep-analysis.ts'
 import { withoutDefaults } from './sweep-space.ts'
 import { sweepComboHash } from './sweep.ts'
@@ -65,6 +67,8 @@ export interface InterleavedSweepOptions extends AnalyzeOptions {
    */
   readonly aaCombo?: Combo
   readonly seed?: number
+  /** Sign-flip resamples behind the A/A false-winner rate; default 2000 (0: not estimated). */
+  readonly aaResamples?: number
   readonly signal?: AbortSignal
   readonly onProgress?: (p: InterleavedProgress) => void
   /** Clock, for tests; default performance.now. */
@@ -112,16 +116,6 @@ function seeded(seed: number): () => number {
 }
 
 const valueOf = (r: RepetitionMetrics | undefined, m: SweepMetric) => (r && typeof r[m] === 'number' && Number.isFinite(r[m]) ? (r[m] as number) : undefined)
-
-function pairsOf(arm: readonly (RepetitionMetrics | undefined)[], base: readonly (RepetitionMetrics | undefined)[], m: SweepMetric): [number, number][] {
-  const out: [number, number][] = []
-  for (let r = 0; r < Math.min(arm.length, base.length); r++) {
-    const a = valueOf(arm[r], m)
-    const b = valueOf(base[r], m)
-    if (a !== undefined && b !== undefined) out.push([a, b])
-  }
-  return out
-}
 
 const pct = (x: number) => `${x >= 0 ? '+' : ''}${(x * 100).toFixed(1)}%`
 
@@ -198,14 +192,17 @@ export async function runInterleavedSweep(o: InterleavedSweepOptions): Promise<I
   const cands = arms.filter((a) => a.id !== 'baseline' && a.id !== 'aa')
   const measured: MeasuredCombo[] = cands.map((a) => ({ combo: a.combo, hash: a.hash, reps: dense(a), ...(a.error ? { error: a.error } : {}) }))
   const analysis = analyzeSweep({ combo: base.combo, hash: base.hash, reps: dense(base) }, measured, o)
-  const pairedOf = (a: Arm) => {
-    const out: Partial<Record<SweepMetric, PairedComparison>> = {}
-    for (const m of SWEEP_METRICS) {
-      const c = pairedComparison(pairsOf(a.reps, base.reps, m), metricDirection(m) === 'higher', alpha)
-      if (c) out[m] = c
-    }
+  // Every metric's comparisons come from one blocked analysis over all arms (paired.ts): the
+  // rounds are blocks, and the error variance is pooled over every arm that was measured in them.
+  const tableOf = (list: readonly Arm[], m: SweepMetric) => Array.from({ length: rounds }, (_, r) => list.map((a) => valueOf(a.reps[r], m)))
+  const compared = (list: readonly Arm[]) => {
+    const out = list.map((): Partial<Record<SweepMetric, PairedComparison>> => ({}))
+    for (const m of SWEEP_METRICS) blockedComparisons(tableOf(list, m), metricDirection(m) === 'higher', alpha).forEach((c, i) => c && (out[i]![m] = c))
     return out
   }
+  const armOrder = [base, ...(aaArm ? [aaArm] : []), ...cands]
+  const allPaired = compared(armOrder)
+  const pairedOf = (a: Arm) => allPaired[armOrder.indexOf(a)]!
   // The decision rule, the same for candidates and the A/A arm: paired-better on the metric, and
   // (regression gate) no other metric worse by more than epsilon on the paired estimate.
   const decides = (paired: Partial<Record<SweepMetric, PairedComparison>>, gatePassed: boolean | undefined) => {
@@ -220,20 +217,23 @@ export async function runInterleavedSweep(o: InterleavedSweepOptions): Promise<I
   let aa: AaCheck = { declaredWinner: false, resamples: 0 }
   if (aaArm) {
     const aaPaired = pairedOf(aaArm)
-    const pairs = pairsOf(aaArm.reps, base.reps, metric)
+    // Sign-flip resampling of the A/A null: in a random half of the rounds the baseline and the
+    // A/A arm swap places, and the same blocked analysis judges the A/A arm again.
+    const table = tableOf(armOrder, metric)
+    const pairs = table.filter((row) => row[0] !== undefined && row[1] !== undefined).length
     const higher = metricDirection(metric) === 'higher'
-    const flips = 2000
+    const flips = o.aaResamples ?? 2000
     let wins = 0
     const rnd = seeded(seed ^ 0x5bd1e995)
-    for (let b = 0; b < flips && pairs.length >= 2; b++) {
-      const flipped = pairs.map(([x, y]) => (rnd() < 0.5 ? [x, y] : [y, x]) as [number, number])
-      if (pairedComparison(flipped, higher, alpha)?.verdict === 'better') wins++
+    for (let b = 0; b < flips && pairs >= 2; b++) {
+      const flipped = table.map((row) => (rnd() < 0.5 ? row : [row[1], row[0], ...row.slice(2)]))
+      if (blockedComparisons(flipped, higher, alpha)[1]?.verdict === 'better') wins++
     }
     aa = {
       ...(aaPaired[metric] ? { comparison: aaPaired[metric] } : {}),
       declaredWinner: decides(aaPaired, true),
-      ...(pairs.length >= 2 ? { falseWinnerRate: wins / flips } : {}),
-      resamples: pairs.length >= 2 ? flips : 0,
+      ...(pairs >= 2 && flips > 0 ? { falseWinnerRate: wins / flips } : {}),
+      resamples: pairs >= 2 ? flips : 0,
     }
   }
 
@@ -248,7 +248,7 @@ export async function runInterleavedSweep(o: InterleavedSweepOptions): Promise<I
   let verdict: string
   if (top) {
     const p = top.paired[metric]!
-    verdict = `${metric} ${pct(p.improvement)} against the default settings, paired over ${p.n} interleaved rounds (95% interval ${pct(p.interval.low)} to ${pct(p.interval.high)}, p=${p.pValue.toPrecision(2)})`
+    verdict = `${metric} ${pct(p.improvement)} against the default settings, over ${p.n} interleaved rounds, compared within each round (${p.df} degrees of freedom; 95% interval ${pct(p.interval.low)} to ${pct(p.interval.high)}, p=${p.pValue.toPrecision(2)})`
   } else {
     const best = [...combos].filter((c) => c.paired[metric]).sort((a, b) => b.paired[metric]!.improvement - a.paired[metric]!.improvement)[0]
     verdict = best

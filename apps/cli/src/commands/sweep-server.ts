@@ -144,9 +144,9 @@ export function renderInterleaved(r: InterleavedSweepResult): string {
     })
   const b = r.baseline.stats
   let out = `device: ${r.device}\n`
-  out += `design: interleaved, ${r.rounds} rounds (every arm once per round, seeded random order ${r.settings.seed}), ${fmt(r.seconds, 0)} s\n`
+  out += `design: interleaved, ${r.rounds} rounds (every arm once per round, seeded random order ${r.settings.seed}; compared within rounds, noise pooled over the arms), ${fmt(r.seconds, 0)} s\n`
   out += `baseline (llama-server defaults): ${fmt(b.decodeTps?.trimmedMean ?? NaN)} output tok/s under load, TTFT ${fmt(b.ttftMs?.trimmedMean ?? NaN)} ms (trimmed means of ${r.baseline.reps.length} rounds)\n\n`
-  out += table(rows, ['combination', 'rounds', 'out tok/s', `paired ${m}`, '95% interval', 'p', 'verdict', 'TTFT ms'])
+  out += table(rows, ['combination', 'rounds', 'out tok/s', `${m} vs defaults`, '95% interval', 'p', 'verdict', 'TTFT ms'])
   const aa = r.aa
   out += `\nA/A check (the defaults against themselves): ${aa.comparison ? `${pct(aa.comparison.improvement)}, p=${aa.comparison.pValue.toPrecision(2)}, ${aa.comparison.verdict}` : 'not enough rounds'}${aa.falseWinnerRate === undefined ? '' : `; false-winner rate of the rule at this noise (sign-flip resampling): ${fmt(aa.falseWinnerRate * 100, 1)}%`}\n`
   out += `${r.winner ? `winner: ${label(r.winner.combo)}: ${r.verdict}` : `no winner: ${r.verdict}`}\n`
