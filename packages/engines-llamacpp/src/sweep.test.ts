@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest'
 import { CONTRACT_VERSIONS, type Combo, type MeasurementBackend, type MeasurementRequest, type RepetitionMetrics } from '@kerneltune/core'
 import { analyzeSweep } from './sweep-analysis.ts'
 import { sweepExtension, sweepSpace, threadValues, withoutDefaults } from './sweep-space.ts'
+import { llamacppServerEngine, withoutServingDefaults } from './server-settings.ts'
 import { runSweep, sweepComboHash } from './sweep.ts'
 
 /**
@@ -47,6 +48,16 @@ describe('runSweep', () => {
     expect(r.gate.method).toBe('regression')
     expect(r.baseline.reps).toHaveLength(5)
     expect(r.combos.find((c) => c.combo.threads === '2')!.comparison.decodeTps!.verdict).toBe('worse')
+  })
+
+  it('should give a server-settings winner its command line through the engine it is given', async () => {
+    // parallel is llama-server's own setting: the plain llama.cpp translator has no such dimension.
+    const { backend } = scripted((c) => (c.parallel === '1' ? 200 : 100))
+    const candidates: { combo: Combo }[] = [{ combo: { parallel: '1' } }, { combo: { parallel: 'auto', cont_batching: 'on' } }]
+    const r = await runSweep({ backend, candidates, model: 'm.gguf', engine: llamacppServerEngine(), withoutDefaults: withoutServingDefaults })
+    expect(r.combos).toHaveLength(1) // the second candidate is the defaults spelled out
+    expect(r.recommendedArgv).toEqual(['llama-server', '-m', 'm.gguf', '--parallel', '1'])
+    await expect(runSweep({ backend, candidates, model: 'm.gguf' })).rejects.toThrow(/could not translate the measured combo/)
   })
 
   it('should stop a combo early once its ranking is settled, and measure all reps without early stopping', async () => {

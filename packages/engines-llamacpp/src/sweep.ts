@@ -13,7 +13,7 @@
  * console.log(r.winner?.llamaServerArgv.join(' ') ?? r.verdict)
  * ```
  */
-import { KerneltuneError, isKerneltuneError, type Combo, type MeasurementBackend, type RepetitionMetrics } from '@kerneltune/core'
+import { KerneltuneError, isKerneltuneError, type Combo, type EnginePlugin, type MeasurementBackend, type RepetitionMetrics } from '@kerneltune/core'
 import { shouldStopEarly } from '@kerneltune/stats'
 import { llamacppEngine } from './engine.ts'
 import { analyzeSweep, type AnalyzeOptions, type MeasuredCombo, type SweepAnalysis, type SweepComboStats, type SweepMetric } from './sweep-analysis.ts'
@@ -49,6 +49,10 @@ export interface SweepOptions extends AnalyzeOptions {
   readonly earlyStop?: boolean
   /** Interval width, relative to the value, below which a combo's estimate is tight; default 0.05. */
   readonly noiseFloor?: number
+  /** Translates the winner into a command line; default the llama.cpp translator (llamacppServerEngine for server settings). */
+  readonly engine?: EnginePlugin
+  /** Removes default values so equal combos compare equal; default llama.cpp's withoutDefaults. */
+  readonly withoutDefaults?: (combo: Combo) => Combo
   readonly signal?: AbortSignal
   readonly onProgress?: (p: SweepProgress) => void
 }
@@ -86,10 +90,11 @@ export async function runSweep(options: SweepOptions): Promise<SweepResult> {
   const noiseFloor = options.noiseFloor ?? 0.05
   if (!(maxReps >= 2)) throw new KerneltuneError('INVALID_INPUT', `maxReps must be at least 2 (the comparison needs 2 samples), got ${maxReps}`)
   const baselineCombo = options.baseline ?? {}
+  const strip = options.withoutDefaults ?? withoutDefaults
   // Combos that run the same as the defaults, or as each other, are measured once.
-  const seen = new Set<string>([sweepComboHash(withoutDefaults(baselineCombo))])
+  const seen = new Set<string>([sweepComboHash(strip(baselineCombo))])
   const candidates = options.candidates.filter((c) => {
-    const key = sweepComboHash(withoutDefaults(c.combo))
+    const key = sweepComboHash(strip(c.combo))
     if (seen.has(key)) return false
     seen.add(key)
     return true
@@ -152,13 +157,13 @@ export async function runSweep(options: SweepOptions): Promise<SweepResult> {
   }
 
   const analysis = analyzeSweep(baseline, measured, options)
-  const engine = llamacppEngine()
+  const engine = options.engine ?? llamacppEngine()
   const argvOf = async (combo: Combo): Promise<string[]> => {
     const t = await engine.translate(combo, options.model === undefined ? {} : { model: options.model })
-    if (!t.ok) throw new KerneltuneError('INTERNAL', `llama.cpp could not translate the measured combo ${JSON.stringify(combo)}: ${t.reason}`)
+    if (!t.ok) throw new KerneltuneError('INTERNAL', `${engine.name} could not translate the measured combo ${JSON.stringify(combo)}: ${t.reason}`)
     return [...t.argv]
   }
-  const winner = analysis.winner ? { ...analysis.winner, llamaServerArgv: await argvOf(withoutDefaults(analysis.winner.combo)) } : undefined
+  const winner = analysis.winner ? { ...analysis.winner, llamaServerArgv: await argvOf(strip(analysis.winner.combo)) } : undefined
   const { winner: _analysisWinner, ...rest } = analysis
   return {
     ...rest,
@@ -168,7 +173,7 @@ export async function runSweep(options: SweepOptions): Promise<SweepResult> {
     backend: backend.name,
     settings: { warmups, minReps, maxReps, earlyStop, noiseFloor },
     ...(winner ? { winner } : {}),
-    recommendedArgv: winner ? winner.llamaServerArgv : await argvOf(withoutDefaults(baselineCombo)),
+    recommendedArgv: winner ? winner.llamaServerArgv : await argvOf(strip(baselineCombo)),
     notes: [...notes],
   }
 }

@@ -93,7 +93,8 @@ export async function executeServerSweep(io: Io, o: ServerSweepOptions): Promise
   // Sequential never returns to a combination: keeping the current one's server spans its chunks of repetitions.
   const keep = o.design === 'sequential' ? 1 : keptServers(arms, o.modelBytes)
   const backend = llamaServerBackend(io, o, keep)
-  const common = { backend, candidates: o.plan.candidates, model: o.modelPath, gate: o.gate, metric: o.metric, epsilon: o.epsilon, margin: o.margin, warmups: o.warmups }
+  // The server settings (parallel, cont_batching) need the serving translator for the winner's command line.
+  const common = { backend, candidates: o.plan.candidates, model: o.modelPath, gate: o.gate, metric: o.metric, epsilon: o.epsilon, margin: o.margin, warmups: o.warmups, engine: llamacppServerEngine(), withoutDefaults: withoutServingDefaults }
   try {
     if (o.design === 'sequential') {
       const bar = progressBar(io, 'sweep (server, sequential)', o.plan.candidates.length + 1)
@@ -105,8 +106,9 @@ export async function executeServerSweep(io: Io, o: ServerSweepOptions): Promise
     const bar = progressBar(io, 'sweep (server, interleaved)', o.rounds * arms)
     const r = await runInterleavedSweep({
       ...common,
-      engine: llamacppServerEngine(),
-      withoutDefaults: withoutServingDefaults,
+      // Every arm's server stays up between visits, so later visits need no warm-up; servers the
+      // memory bound stops are relaunched on their next visit, which then needs one.
+      revisitWarmups: keep >= arms ? 0 : o.warmups,
       // The defaults under a key of their own (cont_batching=on writes no flag): the A/A arm gets its own server, as every candidate does.
       aaCombo: { cont_batching: 'on' },
       rounds: o.rounds,
