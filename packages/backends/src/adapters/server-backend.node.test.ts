@@ -51,6 +51,21 @@ describe('serverBackend', () => {
     expect(r.notes!.some((n) => n.startsWith('output tokens: 72 '))).toBe(true)
   }, 60_000)
 
+  it('should send one wave of warm-up requests per warm-up, and none for warmups 0 on a kept server', async () => {
+    const sessions: { baseUrl: string }[] = []
+    const backend = serverBackend({ target: { kind: 'engine', engine: fakeEngine, binary: NODE, model: 'none' }, load: { workload, requests: 3 }, level: { concurrency: 2 }, keepServers: true, onSession: (s) => sessions.push({ baseUrl: s.server.baseUrl }) })
+    try {
+      const predicted = async () => Number(/llamacpp:tokens_predicted_total (\d+)/.exec(await (await fetch(`${sessions[0]!.baseUrl}/metrics`)).text())![1])
+      await backend.measure({ combo: {}, repetitions: 1, warmups: 1 })
+      // 2 warm-up requests (one per stream) + 3 measured, 4 tokens each.
+      expect(await predicted()).toBe(5 * 4)
+      await backend.measure({ combo: {}, repetitions: 1, warmups: 0 })
+      expect(await predicted()).toBe(8 * 4)
+    } finally {
+      await backend.close()
+    }
+  }, 60_000)
+
   it('should keep one server per arm across the rounds of an interleaved sweep and leave none running', async () => {
     const backend = serverBackend({ target: { kind: 'engine', engine: fakeEngine, binary: NODE, model: 'none' }, load: { workload, requests: 2 }, level: { concurrency: 2 }, keepServers: true })
     const pids = new Set<number>()

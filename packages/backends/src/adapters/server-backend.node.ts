@@ -107,7 +107,9 @@ export function serverBackend(o: ServerBackendOptions): ServerBackend {
     },
     async measure(request: MeasurementRequest): Promise<MeasurementResult> {
       const { level, load } = loadFor(request)
-      const warmRequests = Math.max(1, request.warmups) * Math.max(1, level.concurrency ?? 1)
+      // A warm-up is one wave of requests (one per concurrent stream); 0 means none, for a kept
+      // server that is already warm (an interleaved sweep's later visits).
+      const warmRequests = Math.max(0, request.warmups) * Math.max(1, level.concurrency ?? 1)
       let done = 0
       const common = {
         load: { ...load, warmups: warmRequests },
