@@ -3,9 +3,9 @@
  * candidate in turn (so that a burst of load, or slow drift, lands on whichever combination was
  * being measured), every round measures every arm once in a fresh random order: the defaults, a
  * second copy of the defaults (the A/A arm), and each candidate. Load and drift then hit every arm
- * alike, and the comparison is made within rounds, which cancels them: the rounds are the blocks
- * of a randomized block design, and the noise of one measurement is estimated from the residuals
- * of every arm at once (paired.ts), so a few rounds already support a decision.
+ * alike, and each arm is compared with the defaults of the same rounds, which cancels them
+ * (paired.ts: by default a paired t-test on the arm's log ratios; optionally a blocked analysis
+ * that pools the noise over the arms).
  *
  * The A/A arm is the baseline against itself: if the decision rule would crown it, the rule is
  * being fooled by noise. Its comparison is reported, and so is the rule's false-winner rate
@@ -20,7 +20,7 @@
 import { KerneltuneError, isKerneltuneError, type Combo, type EnginePlugin, type MeasurementBackend, type RepetitionMetrics } from '@kerneltune/core'
 import { metricDirection } from '@kerneltune/stats'
 import { llamacppEngine } from './engine.ts'
-import { blockedComparisons, type PairedComparison } from './paired.ts'
+import { compareRounds, type PairedComparison, type RoundsTest } from './paired.ts'
 import { analyzeSweep, SWEEP_GATE_DEFAULTS, SWEEP_METRICS, type AnalyzeOptions, type MeasuredCombo, type SweepAnalysis, type SweepComboStats, type SweepMetric } from './sweep-analysis.ts'
 import { withoutDefaults } from './sweep-space.ts'
 import { sweepComboHash } from './sweep.ts'
@@ -54,8 +54,15 @@ export interface InterleavedSweepOptions extends AnalyzeOptions {
    * once per arm (a kept server's launch), which later rounds do not repeat.
    */
   readonly timeBudgetMs?: number
-  /** Warm-ups before each measurement (a launch per arm visit needs them). Default 1. */
+  /** Warm-ups before an arm's first measurement (a launch per arm visit needs them). Default 1. */
   readonly warmups?: number
+  /**
+   * Warm-ups before an arm's later measurements. Default `warmups`. With a backend that keeps each
+   * arm's server running, 0 spends the budget on rounds instead: every visit then has the same
+   * shape for every arm, so whatever a first request after idling costs is the same for all arms
+   * and cancels in the within-round comparison.
+   */
+  readonly revisitWarmups?: number
   /** Include the A/A arm. Default true. */
   readonly aaCheck?: boolean
   /**
@@ -67,6 +74,12 @@ export interface InterleavedSweepOptions extends AnalyzeOptions {
    */
   readonly aaCombo?: Combo
   readonly seed?: number
+  /**
+   * The test of an arm against the defaults (paired.ts): 'paired' (default) on the arm's own log
+   * ratios, valid whatever the arms' noise; 'blocked' pools the noise over the arms (more degrees
+   * of freedom in few rounds), valid only when every arm is about as noisy as the defaults.
+   */
+  readonly test?: RoundsTest
   /** Sign-flip resamples behind the A/A false-winner rate; default 2000 (0: not estimated). */
   readonly aaResamples?: number
   readonly signal?: AbortSignal
@@ -82,6 +95,8 @@ export interface AaCheck {
   /** Share of sign-flip resamples of the A/A pairs that the rule calls better (its false-winner rate at this noise). */
   readonly falseWinnerRate?: number
   readonly resamples: number
+  /** The A/A arm's measurements, one per round (as the baseline's), so its data can be re-analysed. */
+  readonly reps: readonly RepetitionMetrics[]
 }
 
 export type InterleavedComboStats = SweepComboStats & { readonly paired: Partial<Record<SweepMetric, PairedComparison>> }
@@ -100,7 +115,7 @@ export interface InterleavedSweepResult extends Omit<SweepAnalysis, 'winner' | '
   readonly winner?: InterleavedComboStats & { readonly llamaServerArgv: readonly string[] }
   readonly recommendedArgv: readonly string[]
   readonly seconds: number
-  readonly settings: { readonly rounds: number; readonly minRounds: number; readonly warmups: number; readonly seed: number; readonly timeBudgetMs?: number }
+  readonly settings: { readonly rounds: number; readonly minRounds: number; readonly warmups: number; readonly revisitWarmups: number; readonly test: RoundsTest; readonly seed: number; readonly timeBudgetMs?: number }
   readonly notes: readonly string[]
 }
 
@@ -129,6 +144,8 @@ export async function runInterleavedSweep(o: InterleavedSweepOptions): Promise<I
   const maxRounds = o.rounds ?? 5
   const minRounds = Math.min(maxRounds, Math.max(2, o.minRounds ?? 2))
   const warmups = o.warmups ?? 1
+  const revisitWarmups = o.revisitWarmups ?? warmups
+  const test = o.test ?? 'paired'
   const seed = o.seed ?? 1
   const strip = o.withoutDefaults ?? withoutDefaults
   if (!(maxRounds >= 2)) throw new KerneltuneError('INVALID_INPUT', `rounds must be at least 2 (a paired comparison needs 2 rounds), got ${maxRounds}`)
@@ -169,7 +186,7 @@ export async function runInterleavedSweep(o: InterleavedSweepOptions): Promise<I
       if (o.signal?.aborted) throw new KerneltuneError('CANCELLED', 'the sweep was cancelled')
       o.onProgress?.({ round: round + 1, rounds: maxRounds, step: step + 1, steps: shuffled.length, arm: arm.id, combo: arm.combo })
       try {
-        const r = await o.backend.measure({ combo: arm.combo, repetitions: 1, warmups, ...(o.signal ? { signal: o.signal } : {}) })
+        const r = await o.backend.measure({ combo: arm.combo, repetitions: 1, warmups: round === 0 ? warmups : revisitWarmups, ...(o.signal ? { signal: o.signal } : {}) })
         device = r.device
         simulated ||= r.simulated
         for (const n of r.notes ?? []) if (!/^(server argv|TTFT|TPOT|output tokens|prompt tokens):? /.test(n)) notes.add(n)
@@ -192,12 +209,11 @@ export async function runInterleavedSweep(o: InterleavedSweepOptions): Promise<I
   const cands = arms.filter((a) => a.id !== 'baseline' && a.id !== 'aa')
   const measured: MeasuredCombo[] = cands.map((a) => ({ combo: a.combo, hash: a.hash, reps: dense(a), ...(a.error ? { error: a.error } : {}) }))
   const analysis = analyzeSweep({ combo: base.combo, hash: base.hash, reps: dense(base) }, measured, o)
-  // Every metric's comparisons come from one blocked analysis over all arms (paired.ts): the
-  // rounds are blocks, and the error variance is pooled over every arm that was measured in them.
+  // Every arm against the defaults of the same rounds, per metric (paired.ts).
   const tableOf = (list: readonly Arm[], m: SweepMetric) => Array.from({ length: rounds }, (_, r) => list.map((a) => valueOf(a.reps[r], m)))
   const compared = (list: readonly Arm[]) => {
     const out = list.map((): Partial<Record<SweepMetric, PairedComparison>> => ({}))
-    for (const m of SWEEP_METRICS) blockedComparisons(tableOf(list, m), metricDirection(m) === 'higher', alpha).forEach((c, i) => c && (out[i]![m] = c))
+    for (const m of SWEEP_METRICS) compareRounds(tableOf(list, m), metricDirection(m) === 'higher', alpha, test).forEach((c, i) => c && (out[i]![m] = c))
     return out
   }
   const armOrder = [base, ...(aaArm ? [aaArm] : []), ...cands]
@@ -214,11 +230,11 @@ export async function runInterleavedSweep(o: InterleavedSweepOptions): Promise<I
   const combos: InterleavedComboStats[] = analysis.combos.map((c, i) => ({ ...c, paired: pairedOf(cands[i]!) }))
   const winners = combos.filter((c) => !c.error && decides(c.paired, c.gate?.passed)).sort((a, b) => b.paired[metric]!.improvement - a.paired[metric]!.improvement)
 
-  let aa: AaCheck = { declaredWinner: false, resamples: 0 }
+  let aa: AaCheck = { declaredWinner: false, resamples: 0, reps: [] }
   if (aaArm) {
     const aaPaired = pairedOf(aaArm)
     // Sign-flip resampling of the A/A null: in a random half of the rounds the baseline and the
-    // A/A arm swap places, and the same blocked analysis judges the A/A arm again.
+    // A/A arm swap places, and the same test judges the A/A arm again.
     const table = tableOf(armOrder, metric)
     const pairs = table.filter((row) => row[0] !== undefined && row[1] !== undefined).length
     const higher = metricDirection(metric) === 'higher'
@@ -227,13 +243,14 @@ export async function runInterleavedSweep(o: InterleavedSweepOptions): Promise<I
     const rnd = seeded(seed ^ 0x5bd1e995)
     for (let b = 0; b < flips && pairs >= 2; b++) {
       const flipped = table.map((row) => (rnd() < 0.5 ? row : [row[1], row[0], ...row.slice(2)]))
-      if (blockedComparisons(flipped, higher, alpha)[1]?.verdict === 'better') wins++
+      if (compareRounds(flipped, higher, alpha, test)[1]?.verdict === 'better') wins++
     }
     aa = {
       ...(aaPaired[metric] ? { comparison: aaPaired[metric] } : {}),
       declaredWinner: decides(aaPaired, true),
       ...(pairs >= 2 && flips > 0 ? { falseWinnerRate: wins / flips } : {}),
       resamples: pairs >= 2 ? flips : 0,
+      reps: dense(aaArm),
     }
   }
 
@@ -248,7 +265,7 @@ export async function runInterleavedSweep(o: InterleavedSweepOptions): Promise<I
   let verdict: string
   if (top) {
     const p = top.paired[metric]!
-    verdict = `${metric} ${pct(p.improvement)} against the default settings, over ${p.n} interleaved rounds, compared within each round (${p.df} degrees of freedom; 95% interval ${pct(p.interval.low)} to ${pct(p.interval.high)}, p=${p.pValue.toPrecision(2)})`
+    verdict = `${metric} ${pct(p.improvement)} against the default settings, over ${p.n} interleaved rounds, compared within each round (${p.test}, ${p.df} degrees of freedom; 95% interval ${pct(p.interval.low)} to ${pct(p.interval.high)}, p=${p.pValue.toPrecision(2)})`
   } else {
     const best = [...combos].filter((c) => c.paired[metric]).sort((a, b) => b.paired[metric]!.improvement - a.paired[metric]!.improvement)[0]
     verdict = best
@@ -272,7 +289,7 @@ export async function runInterleavedSweep(o: InterleavedSweepOptions): Promise<I
     verdict,
     recommendedArgv: winner ? winner.llamaServerArgv : await argvOf(baselineCombo),
     seconds: (now() - started) / 1000,
-    settings: { rounds: maxRounds, minRounds, warmups, seed, ...(o.timeBudgetMs === undefined ? {} : { timeBudgetMs: o.timeBudgetMs }) },
+    settings: { rounds: maxRounds, minRounds, warmups, revisitWarmups, test, seed, ...(o.timeBudgetMs === undefined ? {} : { timeBudgetMs: o.timeBudgetMs }) },
     notes: [...notes],
   }
 }

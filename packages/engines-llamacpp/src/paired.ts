@@ -3,14 +3,17 @@
  * time, so a ratio arm_r / baseline_r cancels whatever load the machine had in that round; the
  * estimate is the geometric mean ratio (a mean of log ratios).
  *
- * Two tests on those log ratios:
- * - `blockedComparisons` (what the sweep uses): the rounds are the blocks of a randomized complete
- *   block design, every arm a treatment, and one error variance is estimated from the residuals of
- *   all arms together ((rounds − 1)(arms − 1) degrees of freedom; @kerneltune/stats
- *   blockedComparison). With 5 arms, 3 rounds give 8 degrees of freedom where one arm's own log
- *   ratios give 2, so the same time budget reaches decisions the per-arm test cannot.
- * - `pairedComparison`: a one-sample t-test on one arm's own log ratios (rounds − 1 degrees of
- *   freedom). It assumes nothing about the other arms' noise; kept for callers with a single arm.
+ * Two tests on those log ratios (`compareRounds` picks one):
+ * - `pairedComparison` (the sweep's default): a one-sample t-test on one arm's own log ratios
+ *   (rounds − 1 degrees of freedom). It assumes nothing about the other arms' noise, which matters
+ *   on a loaded CPU: there llama-server with 2 threads collapses whenever a thread is descheduled
+ *   at a barrier, and with 1 thread it does not, so the arms' noise differs several-fold.
+ * - `blockedComparisons`: the rounds are the blocks of a randomized complete block design, every
+ *   arm a treatment, and one error variance is estimated from the residuals of all arms together
+ *   ((rounds − 1)(arms − 1) degrees of freedom; @kerneltune/stats blockedComparison). With 5 arms,
+ *   3 rounds give 8 degrees of freedom where one arm's own ratios give 2 — but only if every arm
+ *   carries the same noise; where the defaults are noisier than the pool, it calls differences
+ *   between two copies of the defaults significant more often than alpha.
  */
 import { blockedComparison, studentTQuantile, studentTTwoSided } from '@kerneltune/stats'
 
@@ -75,4 +78,17 @@ export function blockedComparisons(table: readonly (readonly (number | undefined
   if (rounds < 2 || complete.length === 0) return Array.from({ length: arms }, () => undefined)
   const r = blockedComparison(logs, { alpha })
   return r.comparisons.map((c) => (c ? verdictOf(higherIsBetter ? 1 : -1, c.difference, c.standardError, c.df, alpha, 'blocked', c.blocks) : undefined))
+}
+
+export type RoundsTest = 'paired' | 'blocked'
+
+/** Every arm (column) against the baseline (column 0) with the chosen test; see the module comment. */
+export function compareRounds(table: readonly (readonly (number | undefined)[])[], higherIsBetter: boolean, alpha = 0.05, test: RoundsTest = 'paired'): (PairedComparison | undefined)[] {
+  if (test === 'blocked') return blockedComparisons(table, higherIsBetter, alpha)
+  const arms = table.reduce((m, row) => Math.max(m, row.length), 0)
+  return Array.from({ length: arms }, (_, j) => {
+    if (j === 0) return undefined
+    const pairs = table.filter((row) => positive(row[j]) && positive(row[0])).map((row) => [row[j]!, row[0]!] as const)
+    return pairedComparison(pairs, higherIsBetter, alpha)
+  })
 }
