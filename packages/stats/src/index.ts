@@ -36,7 +36,8 @@ export {
   studentTQuantile,
   studentTTwoSided,
 } from './distributions.ts'
-export { differenceInterval, welchTTest, yuenTTest, type Interval, type TTestResult } from './t-tests.ts'
+export { signFlipDistribution, signFlipPValue, signFlipTest, type SignFlipOptions, type SignFlipResult } from './sign-flip.ts'
+export { differenceInterval, trimmedMeanTest, welchTTest, yuenTTest, type Interval, type TTestResult } from './t-tests.ts'
 export { confidenceInterval, trimmedConfidenceInterval } from './interval.ts'
 export { cohensD, effectLabel, type EffectLabel } from './effect-size.ts'
 export { blockedComparison, type BlockedAnalysis, type BlockedOptions, type BlockedTreatmentComparison } from './blocked.ts'

@@ -1,0 +1,61 @@
+import { describe, expect, it } from 'vitest'
+import { mulberry32 } from '@kerneltune/core'
+import { trimmedMean } from './descriptive.ts'
+import { signFlipDistribution, signFlipPValue, signFlipTest } from './sign-flip.ts'
+
+const sum = (d: readonly number[]) => d.reduce((a, b) => a + b, 0)
+
+describe('signFlipTest', () => {
+  it('should enumerate every sign pattern: [1, 2, 3] under the sum has |sums| 6,4,2,0,0,2,4,6', () => {
+    const r = signFlipTest([1, 2, 3], sum)
+    expect(r).toEqual({ statistic: 6, pValue: 2 / 8, patterns: 8, exact: true })
+    // The same values with other signs: |sum| = 0 is matched or exceeded by all 8 patterns.
+    expect(signFlipTest([1, 2, -3], sum).pValue).toBe(1)
+    expect(signFlipTest([-1, 2, 3], sum).pValue).toBe(4 / 8)
+  })
+
+  it('should give 2/2^n when every difference has the same sign, and count ties as extreme', () => {
+    const d = [0.12, 0.2, 0.15, 0.09, 0.3, 0.11, 0.18, 0.14]
+    expect(signFlipTest(d, sum).pValue).toBe(2 / 256)
+    expect(signFlipTest(d.map((x) => -x), sum).pValue).toBe(2 / 256)
+    // The 20% trimmed mean cuts the smallest |d| (0.09) whatever its sign, so flipping it ties:
+    // 4 of the 256 patterns are as extreme.
+    expect(signFlipTest(d, (x) => trimmedMean(x, 0.2)).pValue).toBe(4 / 256)
+    // Five differences can never reach 0.05: the smallest p is 2/32.
+    expect(signFlipTest([1, 1, 1, 1, 1], sum).pValue).toBe(2 / 32)
+  })
+
+  it('should approach the exact p-value with random patterns, reproducibly from the seed', () => {
+    const next = mulberry32(3)
+    const d = Array.from({ length: 16 }, () => next() - 0.35)
+    const exact = signFlipTest(d, sum, { maxExact: 16 })
+    const sampled = signFlipTest(d, sum, { maxExact: 10, resamples: 20000, seed: 9 })
+    expect(exact.exact).toBe(true)
+    expect(sampled.exact).toBe(false)
+    expect(Math.abs(sampled.pValue - exact.pValue)).toBeLessThan(0.01)
+    expect(signFlipTest(d, sum, { maxExact: 10, resamples: 20000, seed: 9 }).pValue).toBe(sampled.pValue)
+  })
+
+  it('should reject a true null no more often than alpha, even under heavy-tailed noise', () => {
+    const next = mulberry32(20261125)
+    // Symmetric noise with wild values: a normal, times 6 one time in ten.
+    const noise = () => Math.sqrt(-2 * Math.log(1 - next())) * Math.cos(2 * Math.PI * next()) * (next() < 0.1 ? 6 : 1)
+    let rejected = 0
+    const trials = 1000
+    for (let s = 0; s < trials; s++) {
+      const d = Array.from({ length: 10 }, noise)
+      if (signFlipTest(d, (x) => trimmedMean(x, 0.2)).pValue < 0.05) rejected++
+    }
+    // Exact test: the rate is at most 0.05 (discreteness makes it a little less); binomial sd 0.007.
+    expect(rejected / trials).toBeLessThan(0.05 + 3 * 0.007)
+  })
+
+  it('should reuse one distribution for every re-signing of the same values', () => {
+    const d = [0.5, -0.2, 0.9, 0.1, -0.4, 0.7]
+    const dist = signFlipDistribution(d, sum)
+    expect(signFlipPValue(sum(d), dist)).toBe(signFlipTest(d, sum).pValue)
+    const flipped = d.map((x, i) => (i % 2 ? -x : x))
+    expect(signFlipPValue(sum(flipped), dist)).toBe(signFlipTest(flipped, sum).pValue)
+    expect(() => signFlipDistribution([], sum)).toThrow()
+  })
+})
