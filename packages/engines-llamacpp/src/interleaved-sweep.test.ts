@@ -1,7 +1,7 @@
 import { mulberry32, type Combo, type MeasurementBackend } from '@kerneltune/core'
 import { describe, expect, it } from 'vitest'
 import { runInterleavedSweep } from './interleaved-sweep.ts'
-import { pairedComparison } from './paired.ts'
+import { minRoundsToDecide, pairedComparison } from './paired.ts'
 import { llamacppServerEngine, withoutServingDefaults } from './server-settings.ts'
 
 /**
@@ -47,7 +47,7 @@ describe('runInterleavedSweep', () => {
   })
 
   it('should find a 10% gain that drift of up to 40% hides from unpaired statistics, without crowning the A/A arm', async () => {
-    const r = await runInterleavedSweep({ backend: driftingBackend(truth), candidates, rounds: 6, seed: 1, warmups: 0 })
+    const r = await runInterleavedSweep({ backend: driftingBackend(truth), candidates, rounds: 8, seed: 1, warmups: 0 })
     expect(r.winner?.combo).toEqual({ threads: '1' })
     expect(r.winner!.paired.decodeTps!.improvement).toBeGreaterThan(0.07)
     expect(r.winner!.paired.decodeTps!.improvement).toBeLessThan(0.13)
@@ -65,6 +65,16 @@ describe('runInterleavedSweep', () => {
     expect(failed.error).toMatch(/exited \(code 1\)/)
     expect(backend.calls.filter((c) => c.flash_attn === 'off').length).toBe(1)
     await expect(runInterleavedSweep({ backend: driftingBackend(truth, (c) => (Object.keys(c).length === 0 ? 'no' : undefined)), candidates, rounds: 2, warmups: 0 })).rejects.toThrow(/default settings could not be measured/)
+  })
+
+  it('should say when too few rounds were measured for the sign-flip test to decide anything', async () => {
+    expect(minRoundsToDecide(0.05)).toBe(7)
+    expect(minRoundsToDecide(0.01)).toBe(9)
+    const r = await runInterleavedSweep({ backend: driftingBackend(truth), candidates, rounds: 4, seed: 1, warmups: 0 })
+    expect(r.winner).toBeUndefined()
+    expect(r.verdict).toMatch(/with 4 rounds no comparison can reach p < 0.05 \(the sign-flip test needs 7\)/)
+    const paired = await runInterleavedSweep({ backend: driftingBackend(truth), candidates, rounds: 4, seed: 1, warmups: 0, test: 'paired' })
+    expect(paired.verdict).not.toMatch(/sign-flip/)
   })
 
   it('should start no round that the time budget cannot hold, after the minimum rounds', async () => {
@@ -105,10 +115,10 @@ describe('runInterleavedSweep statistics', () => {
    * Many short sweeps on a simulated machine with known truth: each round the load takes a new
    * level (a factor between 0.5 and 1.5, shared by the round's arms), and every measurement has
    * log-normal noise of its own: `sd` for the defaults (and the A/A arm), `candidateSd` for the
-   * candidates. threads=1 is truly 15% faster; every other arm equals the defaults. Seeded, so the
-   * counts are deterministic.
+   * candidates; with probability `wild` a measurement is 3x slower on top. threads=1 is truly 15%
+   * faster; every other arm equals the defaults. Seeded, so the counts are deterministic.
    */
-  async function simulate(o: { sweeps: number; rounds: number; test: 'paired' | 'blocked'; sd: number; candidateSd: number }) {
+  async function simulate(o: { sweeps: number; rounds: number; test: 'paired' | 'blocked' | 'sign-flip'; sd: number; candidateSd: number; wild?: number }) {
     const next = mulberry32(20261125)
     const normal = () => Math.sqrt(-2 * Math.log(1 - next())) * Math.cos(2 * Math.PI * next())
     let load = 1
@@ -118,7 +128,8 @@ describe('runInterleavedSweep statistics', () => {
       async measure(req) {
         if (calls++ % 5 === 0) load = 0.5 + next()
         const defaults = Object.keys(req.combo).length === 0 || req.combo.cont_batching === 'on'
-        const v = (req.combo.threads === '1' ? 115 : 100) * load * Math.exp((defaults ? o.sd : o.candidateSd) * normal())
+        // With probability `wild` a measurement reads 3x slower (a descheduled server).
+        const v = (req.combo.threads === '1' ? 115 : 100) * load * Math.exp((defaults ? o.sd : o.candidateSd) * normal()) / (next() < (o.wild ?? 0) ? 3 : 1)
         return { backend: 'noisy', simulated: true, device: 'test', repetitions: [{ latencyMs: 1000 / v, decodeTps: v, throughputTps: v, ttftMs: 10, prefillTps: 1000 }] }
       },
     }
@@ -151,6 +162,20 @@ describe('runInterleavedSweep statistics', () => {
     // candidates (threads=2, flash_attn=off) are decided either way in about 5% of comparisons.
     expect(r.aaWins / sweeps).toBeLessThan(0.06)
     expect(r.nullDecisions / (2 * sweeps)).toBeLessThan(0.09)
+  })
+
+  it('should, with the sign-flip test, find a gain through wild measurements that hide it from the t-test, and crown the A/A arm at most alpha/2 of the time', async () => {
+    const sweeps = 200
+    const o = { sweeps, rounds: 12, sd: 0.08, candidateSd: 0.08, wild: 0.1 }
+    const signFlip = await simulate({ ...o, test: 'sign-flip' })
+    const paired = await simulate({ ...o, test: 'paired' })
+    // One measurement in ten 3x slower puts a log ratio ±1.1 away now and then: the t-test's
+    // variance balloons, the 20% trimmed mean drops those rounds.
+    expect(signFlip.found).toBeGreaterThan(1.5 * paired.found)
+    expect(signFlip.found / sweeps).toBeGreaterThan(0.4) // 0.52 with this seed
+    // Exact test: the A/A arm is called better in at most 2.5% of sweeps (binomial sd 1.1%).
+    expect(signFlip.aaWins / sweeps).toBeLessThan(0.025 + 3 * 0.011)
+    expect(signFlip.nullDecisions / (2 * sweeps)).toBeLessThan(0.05 + 3 * 0.011)
   })
 
   it('should keep the A/A arm at alpha with the paired test when the defaults are noisier than the candidates, where the blocked test is fooled', async () => {

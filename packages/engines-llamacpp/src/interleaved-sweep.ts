@@ -4,8 +4,8 @@
  * being measured), every round measures every arm once in a fresh random order: the defaults, a
  * second copy of the defaults (the A/A arm), and each candidate. Load and drift then hit every arm
  * alike, and each arm is compared with the defaults of the same rounds, which cancels them
- * (paired.ts: by default a paired t-test on the arm's log ratios; optionally a blocked analysis
- * that pools the noise over the arms).
+ * (paired.ts: by default the 20% trimmed mean of the arm's log ratios with an exact sign-flip
+ * p-value; a paired t-test, or a blocked analysis that pools the noise over the arms, on request).
  *
  * The A/A arm is the baseline against itself: if the decision rule would crown it, the rule is
  * being fooled by noise. Its comparison is reported, and so is the rule's false-winner rate
@@ -20,7 +20,7 @@
 import { KerneltuneError, isKerneltuneError, type Combo, type EnginePlugin, type MeasurementBackend, type RepetitionMetrics } from '@kerneltune/core'
 import { metricDirection } from '@kerneltune/stats'
 import { llamacppEngine } from './engine.ts'
-import { compareRounds, type PairedComparison, type RoundsTest } from './paired.ts'
+import { compareRounds, minRoundsToDecide, type PairedComparison, type RoundsTest } from './paired.ts'
 import { analyzeSweep, SWEEP_GATE_DEFAULTS, SWEEP_METRICS, type AnalyzeOptions, type MeasuredCombo, type SweepAnalysis, type SweepComboStats, type SweepMetric } from './sweep-analysis.ts'
 import { withoutDefaults } from './sweep-space.ts'
 import { sweepComboHash } from './sweep.ts'
@@ -75,9 +75,10 @@ export interface InterleavedSweepOptions extends AnalyzeOptions {
   readonly aaCombo?: Combo
   readonly seed?: number
   /**
-   * The test of an arm against the defaults (paired.ts): 'paired' (default) on the arm's own log
-   * ratios, valid whatever the arms' noise; 'blocked' pools the noise over the arms (more degrees
-   * of freedom in few rounds), valid only when every arm is about as noisy as the defaults.
+   * The test of an arm against the defaults (paired.ts): 'sign-flip' (default), the 20% trimmed
+   * mean of the arm's own log ratios with an exact randomization p-value; 'paired', a t-test on
+   * their mean; 'blocked', the noise pooled over the arms (more degrees of freedom in few rounds,
+   * valid only when every arm is about as noisy as the defaults).
    */
   readonly test?: RoundsTest
   /** Sign-flip resamples behind the A/A false-winner rate; default 2000 (0: not estimated). */
@@ -145,7 +146,7 @@ export async function runInterleavedSweep(o: InterleavedSweepOptions): Promise<I
   const minRounds = Math.min(maxRounds, Math.max(2, o.minRounds ?? 2))
   const warmups = o.warmups ?? 1
   const revisitWarmups = o.revisitWarmups ?? warmups
-  const test = o.test ?? 'paired'
+  const test = o.test ?? 'sign-flip'
   const seed = o.seed ?? 1
   const strip = o.withoutDefaults ?? withoutDefaults
   if (!(maxRounds >= 2)) throw new KerneltuneError('INVALID_INPUT', `rounds must be at least 2 (a paired comparison needs 2 rounds), got ${maxRounds}`)
@@ -241,8 +242,10 @@ export async function runInterleavedSweep(o: InterleavedSweepOptions): Promise<I
     const flips = o.aaResamples ?? 2000
     let wins = 0
     const rnd = seeded(seed ^ 0x5bd1e995)
+    // Only the blocked test needs the other arms (its pooled noise); the others judge the A/A pairs alone.
+    const judged = test === 'blocked' ? table : table.map((row) => row.slice(0, 2))
     for (let b = 0; b < flips && pairs >= 2; b++) {
-      const flipped = table.map((row) => (rnd() < 0.5 ? row : [row[1], row[0], ...row.slice(2)]))
+      const flipped = judged.map((row) => (rnd() < 0.5 ? row : [row[1], row[0], ...row.slice(2)]))
       if (compareRounds(flipped, higher, alpha, test)[1]?.verdict === 'better') wins++
     }
     aa = {
@@ -265,13 +268,14 @@ export async function runInterleavedSweep(o: InterleavedSweepOptions): Promise<I
   let verdict: string
   if (top) {
     const p = top.paired[metric]!
-    verdict = `${metric} ${pct(p.improvement)} against the default settings, over ${p.n} interleaved rounds, compared within each round (${p.test}, ${p.df} degrees of freedom; 95% interval ${pct(p.interval.low)} to ${pct(p.interval.high)}, p=${p.pValue.toPrecision(2)})`
+    verdict = `${metric} ${pct(p.improvement)} against the default settings, over ${p.n} interleaved rounds, compared within each round (${p.test}${p.trim ? `, ${p.trim * 100}% trimmed` : ''}, ${p.df} degrees of freedom; 95% interval ${pct(p.interval.low)} to ${pct(p.interval.high)}, p=${p.pValue.toPrecision(2)})`
   } else {
     const best = [...combos].filter((c) => c.paired[metric]).sort((a, b) => b.paired[metric]!.improvement - a.paired[metric]!.improvement)[0]
     verdict = best
       ? `no combination is significantly better than the default settings on ${metric} in paired rounds (best: ${pct(best.paired[metric]!.improvement)}, p=${best.paired[metric]!.pValue.toPrecision(2)}); keep the defaults`
       : 'no combination could be measured'
   }
+  if (test === 'sign-flip' && rounds < minRoundsToDecide(alpha)) verdict += `; with ${rounds} rounds no comparison can reach p < ${alpha} (the sign-flip test needs ${minRoundsToDecide(alpha)}): run more rounds (a larger time budget, or shorter measurements)`
   if (aa.declaredWinner) verdict += `; WARNING: the A/A check named the defaults better than themselves (${pct(aa.comparison!.improvement)}), so this machine is too noisy for ${rounds} rounds: measure more rounds or on a quieter machine`
   const { winner: _w, combos: _c, ...rest } = analysis
   return {

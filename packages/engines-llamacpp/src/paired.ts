@@ -1,44 +1,66 @@
 /**
  * The comparisons an interleaved sweep makes. In round r every arm was measured close together in
  * time, so a ratio arm_r / baseline_r cancels whatever load the machine had in that round; the
- * estimate is the geometric mean ratio (a mean of log ratios).
+ * estimate is a location of the log ratios (their mean, or their 20% trimmed mean).
  *
- * Two tests on those log ratios (`compareRounds` picks one):
- * - `pairedComparison` (the sweep's default): a one-sample t-test on one arm's own log ratios
- *   (rounds − 1 degrees of freedom). It assumes nothing about the other arms' noise, which matters
- *   on a loaded CPU: there llama-server with 2 threads collapses whenever a thread is descheduled
- *   at a barrier, and with 1 thread it does not, so the arms' noise differs several-fold.
- * - `blockedComparisons`: the rounds are the blocks of a randomized complete block design, every
- *   arm a treatment, and one error variance is estimated from the residuals of all arms together
+ * Three tests (`compareRounds` picks one):
+ * - `'sign-flip'` (the sweep's default): the 20% trimmed mean of one arm's log ratios, its p-value
+ *   from the sign-flip randomization test (@kerneltune/stats signFlipTest): exact whatever the
+ *   noise looks like, as long as an arm with no effect is as likely to read faster as slower in a
+ *   round — which the random order within rounds provides. A loaded machine's measurements have
+ *   wild values (a round where a server was descheduled reads several times slower); one of them
+ *   inflates a t-test's variance enough to hide a 40% effect, and the trimmed mean ignores it. The
+ *   interval is the Tukey–McLaughlin interval of the trimmed mean (approximate; the verdict follows
+ *   the exact p-value). With 5 rounds or fewer no p-value can reach 0.05.
+ * - `'paired'`: a one-sample t-test on the mean of the arm's log ratios (rounds − 1 degrees of
+ *   freedom); exact under normal noise only.
+ * - `'blocked'`: the rounds are the blocks of a randomized complete block design, every arm a
+ *   treatment, and one error variance is estimated from the residuals of all arms together
  *   ((rounds − 1)(arms − 1) degrees of freedom; @kerneltune/stats blockedComparison). With 5 arms,
  *   3 rounds give 8 degrees of freedom where one arm's own ratios give 2 — but only if every arm
- *   carries the same noise; where the defaults are noisier than the pool, it calls differences
- *   between two copies of the defaults significant more often than alpha.
+ *   carries the same noise. On a loaded CPU they do not: llama-server with 2 threads collapses
+ *   whenever a thread is descheduled at a barrier and with 1 thread it does not, and a pool of calm
+ *   arms then understates the defaults' noise and crowns the A/A arm.
  */
-import { blockedComparison, studentTQuantile, studentTTwoSided } from '@kerneltune/stats'
+import { blockedComparison, signFlipDistribution, signFlipPValue, studentTQuantile, trimmedMean, trimmedMeanTest } from '@kerneltune/stats'
+
+export type RoundsTest = 'sign-flip' | 'paired' | 'blocked'
 
 export interface PairedComparison {
   /** Rounds where both the arm and the baseline were measured. */
   readonly n: number
-  /** Geometric mean of candidate / baseline, minus 1, signed so that positive is better. */
+  /** Candidate / baseline (geometric mean, or its trimmed version), minus 1, signed so that positive is better. */
   readonly improvement: number
   /** 95% (1 - alpha) interval of the improvement. */
   readonly interval: { readonly low: number; readonly high: number }
   readonly t: number
-  /** Degrees of freedom of the test (n − 1 paired; (rounds − 1)(arms − 1) blocked). */
+  /** Degrees of freedom of the t statistic and interval (h − 1 for a trimmed mean of h kept rounds). */
   readonly df: number
   readonly pValue: number
   readonly verdict: 'better' | 'worse' | 'indistinguishable'
-  /** 'blocked': the error variance pooled over every arm of the rounds; 'paired': this arm's log ratios alone. */
-  readonly test: 'blocked' | 'paired'
+  readonly test: RoundsTest
+  /** Share of rounds trimmed from each end of the log ratios; 0 for the mean-based tests. */
+  readonly trim: number
+}
+
+/** The sign-flip test's trim: 20% from each end, the usual robust choice (Wilcox). */
+export const SIGN_FLIP_TRIM = 0.2
+
+/**
+ * The fewest rounds in which the sign-flip test can reach p < alpha at all: its smallest p-value
+ * with n rounds is 2·2^g / 2^n (every ratio on one side, and the g trimmed smallest ones free to
+ * take either sign), g = floor(0.2 n). 7 for alpha = 0.05.
+ */
+export function minRoundsToDecide(alpha = 0.05): number {
+  for (let n = 2; n < 64; n++) if (2 ** (Math.floor(SIGN_FLIP_TRIM * n + 1e-9) + 1 - n) < alpha) return n
+  return 64
 }
 
 const positive = (x: number | undefined): x is number => x !== undefined && x > 0 && Number.isFinite(x)
 
-function verdictOf(sign: number, mean: number, se: number, df: number, alpha: number, test: PairedComparison['test'], n: number): PairedComparison {
-  const m = sign * mean
+function comparisonOf(sign: number, est: number, se: number, df: number, pValue: number, alpha: number, test: RoundsTest, n: number, trim: number): PairedComparison {
+  const m = sign * est
   const t = se === 0 ? (m === 0 ? 0 : Math.sign(m) * Infinity) : m / se
-  const pValue = Number.isFinite(t) ? studentTTwoSided(t, df) : 0
   const q = studentTQuantile(1 - alpha / 2, df)
   const significant = pValue < alpha && m !== 0
   return {
@@ -50,17 +72,38 @@ function verdictOf(sign: number, mean: number, se: number, df: number, alpha: nu
     pValue,
     verdict: !significant ? 'indistinguishable' : m > 0 ? 'better' : 'worse',
     test,
+    trim,
   }
 }
 
-/** Pairs are (candidate, baseline) values of one round; rounds where either is missing are left out by the caller. */
-export function pairedComparison(pairs: readonly (readonly [number, number])[], higherIsBetter: boolean, alpha = 0.05): PairedComparison | undefined {
+// The sign-flip null distribution depends only on |log ratios|: the A/A check re-signs the same
+// values thousands of times, so the last few distributions are kept.
+const distributions = new Map<string, ReturnType<typeof signFlipDistribution>>()
+function distributionOf(d: readonly number[]) {
+  const key = d.map(Math.abs).sort((a, b) => a - b).join(',')
+  let dist = distributions.get(key)
+  if (!dist) {
+    dist = signFlipDistribution(d, (x) => trimmedMean(x, SIGN_FLIP_TRIM))
+    if (distributions.size >= 16) distributions.delete(distributions.keys().next().value!)
+    distributions.set(key, dist)
+  }
+  return dist
+}
+
+/**
+ * Pairs are (candidate, baseline) values of one round; rounds where either is missing are left out
+ * by the caller. `test` is 'paired' (t-test on the mean log ratio, the default here) or 'sign-flip'.
+ */
+export function pairedComparison(pairs: readonly (readonly [number, number])[], higherIsBetter: boolean, alpha = 0.05, test: 'paired' | 'sign-flip' = 'paired'): PairedComparison | undefined {
   const d = pairs.filter(([a, b]) => positive(a) && positive(b)).map(([a, b]) => Math.log(a / b))
-  const n = d.length
-  if (n < 2) return undefined
-  const mean = d.reduce((x, y) => x + y, 0) / n
-  const sd = Math.sqrt(d.reduce((x, y) => x + (y - mean) ** 2, 0) / (n - 1))
-  return verdictOf(higherIsBetter ? 1 : -1, mean, sd / Math.sqrt(n), n - 1, alpha, 'paired', n)
+  if (d.length < 2) return undefined
+  const sign = higherIsBetter ? 1 : -1
+  if (test === 'paired') {
+    const r = trimmedMeanTest(d, 0)
+    return comparisonOf(sign, r.difference, r.standardError, r.df, r.pValue, alpha, 'paired', d.length, 0)
+  }
+  const r = trimmedMeanTest(d, SIGN_FLIP_TRIM)
+  return comparisonOf(sign, r.difference, r.standardError, r.df, signFlipPValue(r.difference, distributionOf(d)), alpha, 'sign-flip', d.length, SIGN_FLIP_TRIM)
 }
 
 /**
@@ -77,18 +120,16 @@ export function blockedComparisons(table: readonly (readonly (number | undefined
   const complete = Array.from({ length: arms }, (_, j) => j).filter((j) => j > 0 && rounds > 0 && logs.every((row) => row[0] === undefined || row[j] !== undefined))
   if (rounds < 2 || complete.length === 0) return Array.from({ length: arms }, () => undefined)
   const r = blockedComparison(logs, { alpha })
-  return r.comparisons.map((c) => (c ? verdictOf(higherIsBetter ? 1 : -1, c.difference, c.standardError, c.df, alpha, 'blocked', c.blocks) : undefined))
+  return r.comparisons.map((c) => (c ? comparisonOf(higherIsBetter ? 1 : -1, c.difference, c.standardError, c.df, c.pValue, alpha, 'blocked', c.blocks, 0) : undefined))
 }
 
-export type RoundsTest = 'paired' | 'blocked'
-
 /** Every arm (column) against the baseline (column 0) with the chosen test; see the module comment. */
-export function compareRounds(table: readonly (readonly (number | undefined)[])[], higherIsBetter: boolean, alpha = 0.05, test: RoundsTest = 'paired'): (PairedComparison | undefined)[] {
+export function compareRounds(table: readonly (readonly (number | undefined)[])[], higherIsBetter: boolean, alpha = 0.05, test: RoundsTest = 'sign-flip'): (PairedComparison | undefined)[] {
   if (test === 'blocked') return blockedComparisons(table, higherIsBetter, alpha)
   const arms = table.reduce((m, row) => Math.max(m, row.length), 0)
   return Array.from({ length: arms }, (_, j) => {
     if (j === 0) return undefined
     const pairs = table.filter((row) => positive(row[j]) && positive(row[0])).map((row) => [row[j]!, row[0]!] as const)
-    return pairedComparison(pairs, higherIsBetter, alpha)
+    return pairedComparison(pairs, higherIsBetter, alpha, test)
   })
 }
