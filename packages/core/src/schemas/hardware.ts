@@ -17,6 +17,7 @@ export const HardwareSpecSchema: z.ZodObject<{
   memoryGb: z.ZodOptional<z.ZodNumber>
   computeCapability: z.ZodOptional<z.ZodString>
   architecture: z.ZodOptional<z.ZodString>
+  tdpWatts: z.ZodOptional<z.ZodNumber>
   unifiedMemory: z.ZodDefault<z.ZodBoolean>
   sources: z.ZodDefault<z.ZodArray<z.ZodString>>
 }> = z.object({
@@ -35,6 +36,11 @@ export const HardwareSpecSchema: z.ZodObject<{
   /** NVIDIA compute capability such as "9.0"; AMD gfx target such as "gfx942". */
   computeCapability: z.string().optional(),
   architecture: z.string().optional(),
+  /**
+   * Board power (TDP/TGP) in W, where the vendor publishes one: a power-capped card sustains less
+   * than its datasheet tensor rate (the throughput regressor's prefill uses it).
+   */
+  tdpWatts: z.number().positive().max(10_000).optional(),
   unifiedMemory: z.boolean().default(false),
   /** Where each number came from (URLs or document names). */
   sources: z.array(z.string()).default([]),
