@@ -49,20 +49,49 @@ export interface DataSet {
   files: FileReport[]
 }
 
-const spec = (p: HardwarePreset) => ({ memBwGbs: p.memBwGbs, tflops: p.fp16Tflops, unifiedMemory: p.unifiedMemory ?? false, vendor: (['nvidia', 'amd', 'apple', 'intel'].includes(p.vendor) ? p.vendor : 'other') as ThroughputQueryInput['vendor'] })
+const spec = (p: HardwarePreset) => ({ ...(p.tdpWatts ? { tdpWatts: p.tdpWatts } : {}), memBwGbs: p.memBwGbs, tflops: p.fp16Tflops, unifiedMemory: p.unifiedMemory ?? false, vendor: (['nvidia', 'amd', 'apple', 'intel'].includes(p.vendor) ? p.vendor : 'other') as ThroughputQueryInput['vendor'] })
+
+/** Attention shapes of a model, as query fields: KV bytes and attention FLOPs per context token, sliding windows. */
+interface Shapes { layers: number; kvBytesPerToken: number; attnFlopsPerToken: number; slidingWindow?: { tokens: number; share: number } }
 
 /**
- * Models of the llama.cpp benches: format, parameters read per token (model cards) and layer count
- * (num_hidden_layers of each model's config.json, as recalled; not re-checked offline), which sets
- * the per-layer overhead where the size proxy is far off (gpt-oss-120b: 36 layers, proxy 74).
+ * From a model config: layers, query heads × head size (attention width), KV heads × head size, and
+ * the layers with a sliding window. KV bytes per context token = 2 (K, V) × KV width × layers × 2
+ * bytes (F16 cache); attention FLOPs per token per context token = 4 × attention width × layers.
  */
-const REPO_MODELS: Record<string, { quant: string; activeParamsB?: number; layers: number }> = {
-  'ggml-org/GLM-4.7-Flash-GGUF': { quant: 'Q8_0', activeParamsB: 3, layers: 47 }, // "30B.A3B" in llama.cpp's model name
-  'ggml-org/Qwen2.5-Coder-7B-Q8_0-GGUF': { quant: 'Q8_0', layers: 28 },
-  'ggml-org/Qwen3-Coder-30B-A3B-Instruct-Q8_0-GGUF': { quant: 'Q8_0', activeParamsB: 3.3, layers: 48 }, // Qwen3 model card: 3.3B activated
-  'ggml-org/gemma-3-4b-it-qat-GGUF': { quant: 'Q4_0', layers: 34 },
-  'ggml-org/gpt-oss-120b-GGUF': { quant: 'MXFP4', activeParamsB: 5.1, layers: 36 }, // OpenAI gpt-oss model card
-  'ggml-org/gpt-oss-20b-GGUF': { quant: 'MXFP4', activeParamsB: 3.6, layers: 24 },
+function shapes(layers: number, attnWidth: number, kvWidth: number, window?: { tokens: number; layers: number }): Shapes {
+  return {
+    layers, kvBytesPerToken: 2 * kvWidth * layers * 2, attnFlopsPerToken: 4 * attnWidth * layers,
+    ...(window ? { slidingWindow: { tokens: window.tokens, share: window.layers / layers } } : {}),
+  }
+}
+
+/**
+ * LLaMA families of the XiongjieDai tables (LLaMA and LLaMA 2 papers, LLaMA 3 model card): layers,
+ * hidden size, KV heads × 128. LLaMA 1 and LLaMA 2 7B/13B have no grouped-query attention, so their
+ * KV cache per token is 4–6× what a LLaMA-3-anchored proxy says; LLaMA 2 70B and LLaMA 3 have 8 KV heads.
+ */
+const LLAMA_SHAPES: Record<string, Shapes> = {
+  'LLaMA|7': shapes(32, 4096, 4096), 'LLaMA|13': shapes(40, 5120, 5120), 'LLaMA|30': shapes(60, 6656, 6656), 'LLaMA|65': shapes(80, 8192, 8192),
+  'LLaMA 2|7': shapes(32, 4096, 4096), 'LLaMA 2|13': shapes(40, 5120, 5120), 'LLaMA 2|70': shapes(80, 8192, 1024),
+  'LLaMA 3|8': shapes(32, 4096, 1024), 'LLaMA 3|70': shapes(80, 8192, 1024),
+}
+
+/**
+ * Models of the llama.cpp benches: format, parameters read per token (model cards) and shapes from
+ * each model's config.json (as recalled; not re-checked offline): layers (the per-layer overhead;
+ * gpt-oss-120b has 36 where the size proxy says 74), attention and KV widths, sliding windows
+ * (gemma-3: 5 of every 6 layers see 1024 tokens; gpt-oss: every other layer sees 128).
+ * GLM-4.7-Flash is taken as DeepSeek-style multi-head latent attention as llama.cpp runs it (20
+ * heads over a 512 + 64 latent cached per layer: K width 576, V width 512, so 20 × 544 per head pair).
+ */
+const REPO_MODELS: Record<string, { quant: string; activeParamsB?: number } & Shapes> = {
+  'ggml-org/GLM-4.7-Flash-GGUF': { quant: 'Q8_0', activeParamsB: 3, ...shapes(47, 20 * 544, 288) }, // "30B.A3B" in llama.cpp's model name
+  'ggml-org/Qwen2.5-Coder-7B-Q8_0-GGUF': { quant: 'Q8_0', ...shapes(28, 28 * 128, 4 * 128) },
+  'ggml-org/Qwen3-Coder-30B-A3B-Instruct-Q8_0-GGUF': { quant: 'Q8_0', activeParamsB: 3.3, ...shapes(48, 32 * 128, 4 * 128) }, // Qwen3 model card: 3.3B activated
+  'ggml-org/gemma-3-4b-it-qat-GGUF': { quant: 'Q4_0', ...shapes(34, 8 * 256, 4 * 256, { tokens: 1024, layers: 29 }) },
+  'ggml-org/gpt-oss-120b-GGUF': { quant: 'MXFP4', activeParamsB: 5.1, ...shapes(36, 64 * 64, 8 * 64, { tokens: 128, layers: 18 }) }, // OpenAI gpt-oss model card
+  'ggml-org/gpt-oss-20b-GGUF': { quant: 'MXFP4', activeParamsB: 3.6, ...shapes(24, 64 * 64, 8 * 64, { tokens: 128, layers: 12 }) },
 }
 
 /**
@@ -79,6 +108,8 @@ export const CPU_SPECS: Record<string, { memBwGbs: number; tflops: number; note:
   'm3-max': { memBwGbs: 200, tflops: 1.56, note: 'M3 Max (40-core GPU) CPU: 12 P-cores × 4.05 GHz × 32; 400/2 GB/s' },
 }
 
+const shapesOf = (m: Shapes): Shapes => ({ layers: m.layers, kvBytesPerToken: m.kvBytesPerToken, attnFlopsPerToken: m.attnFlopsPerToken, ...(m.slidingWindow ? { slidingWindow: m.slidingWindow } : {}) })
+
 function report(file: string, rows: number): FileReport {
   return { file, rows, used: 0, samples: 0, excluded: {}, usedRows: [] }
 }
@@ -91,13 +122,30 @@ const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.len
  * prompt and tg as decode at context 64 (assumptions, recorded in the asset). Their three runs are
  * reduced to the median, because single pp runs are outliers (PROVENANCE caveat).
  */
-function xiongjie(dir: string, out: DataSet): void {
+/**
+ * Rows the data's PROVENANCE (§A1 caveats) names as anomalous: "Some pp values look anomalous, e.g.
+ * A100 SXM and L40S F16 (pp512 about 600 on A100 SXM)", i.e. the LLaMA 3 F16 prefill rows of those two
+ * labels (their prefill rate rises with the prompt length and sits below the same chip's Q4_K_M rate,
+ * where every other chip is the other way round). A rule fixed by the data's collector, not by a
+ * model's error; the training script also scores the model with them kept.
+ */
+export const PROVENANCE_FLAGGED = 'flagged anomalous in PROVENANCE.md §A1 (LLaMA 3 F16 pp on A100 SXM and L40S)'
+const flagged = (row: Record<string, string>) =>
+  row.model_family === 'LLaMA 3' && row.quant === 'F16' && row.test === 'pp' && ['A100 SXM 80GB', 'L40S 48GB'].includes(row.hw_base!)
+
+export interface LoadOptions {
+  /** Keep the rows PROVENANCE flags as anomalous (default false: they are excluded and counted). */
+  keepFlagged?: boolean
+}
+
+function xiongjie(dir: string, out: DataSet, opts: LoadOptions): void {
   const file = 'xiongjiedai_gpu_benchmarks_llamacpp.csv'
   const rows = parseCsv(readFileSync(join(dir, file), 'utf8'))
   const r = report(file, rows.length)
   const groups = new Map<string, { idx: number[]; tps: number[]; row: Record<string, string> }>()
   rows.forEach((row, i) => {
     if (row.status !== 'ok' || !row.tokens_per_s) return exclude(r, 'OOM or no value')
+    if (!opts.keepFlagged && flagged(row)) return exclude(r, PROVENANCE_FLAGGED)
     if (row.cpu_only === '1' && !CPU_SPECS[findHardwarePreset(row.hw_base!)?.id ?? '']) return exclude(r, 'CPU-only run without CPU specifications')
     if (row.n_devices !== '1') return exclude(r, 'multi-GPU (layer split)')
     const llama3 = row.model_family === 'LLaMA 3'
@@ -115,8 +163,9 @@ function xiongjie(dir: string, out: DataSet): void {
     const n = row.n_tokens ? Number(row.n_tokens) : undefined
     const prefill = row.test === 'pp'
     const cpu = row.cpu_only === '1' ? CPU_SPECS[hw.id]! : undefined
+    const arch = LLAMA_SHAPES[`${row.model_family}|${row.model_params_B}`]
     const query: ThroughputQueryInput = {
-      paramsB: Number(row.model_params_B), quant: row.quant!, ...spec(hw), batch: 1, phase: prefill ? 'prefill' : 'decode', engineEra: 'legacy',
+      paramsB: Number(row.model_params_B), quant: row.quant!, ...spec(hw), batch: 1, phase: prefill ? 'prefill' : 'decode', engineEra: row.model_family === 'LLaMA 3' ? 'legacy' : 'legacy-2023', ...(arch ? shapesOf(arch) : {}),
       promptTokens: prefill ? (n ?? 512) : 512, contextTokens: prefill ? 0 : n ? Math.round(n / 2) : 64,
       ...(cpu ? { device: 'cpu' as const, memBwGbs: cpu.memBwGbs, tflops: cpu.tflops, unifiedMemory: true } : {}),
     }
@@ -142,7 +191,7 @@ function llamaBench(dir: string, out: DataSet): void {
     const d = Number(row.depth_tokens)
     const prefill = row.test === 'pp'
     const query: ThroughputQueryInput = {
-      paramsB: Number.parseFloat(row.params!), activeParamsB: m.activeParamsB, quant: m.quant, ...spec(hw), batch: 1, layers: m.layers,
+      paramsB: Number.parseFloat(row.params!), activeParamsB: m.activeParamsB, quant: m.quant, ...spec(hw), batch: 1, ...shapesOf(m),
       phase: prefill ? 'prefill' : 'decode', promptTokens: prefill ? n : 512, contextTokens: prefill ? d : d + Math.round(n / 2),
     }
     out.samples.push({ query, measuredTps: Number(row.tokens_per_s), group: hw.id, id: `${file}:${i + 1}` })
@@ -166,7 +215,7 @@ function batchedBench(dir: string, out: DataSet, params: Map<string, number>): v
     if (!m || !p) return exclude(r, 'unknown model repo')
     // Every sequence of llama-batched-bench carries the same tokens, so MoE routing could be shared;
     // the physics model's 'moe' term learns how much of the distinct-routing expert traffic is paid.
-    const base = { paramsB: p, activeParamsB: m.activeParamsB, quant: m.quant, ...spec(hw), layers: m.layers, batch: Number(row.B), ubatch: Number(row.n_ubatch) || 512, identicalSequences: true }
+    const base = { paramsB: p, activeParamsB: m.activeParamsB, quant: m.quant, ...spec(hw), ...shapesOf(m), batch: Number(row.B), ubatch: Number(row.n_ubatch) || 512, identicalSequences: true }
     const pp = Number(row.PP)
     const tg = Number(row.TG)
     const id = `${file}:${i + 1}`
@@ -200,9 +249,9 @@ function argonne(dir: string, out: DataSet): void {
 }
 
 /** Every sample of the folder, in file order (deterministic). */
-export function loadThroughputData(dir: string): DataSet {
+export function loadThroughputData(dir: string, opts: LoadOptions = {}): DataSet {
   const out: DataSet = { samples: [], files: [] }
-  xiongjie(dir, out)
+  xiongjie(dir, out, opts)
   const params = new Map<string, number>()
   for (const row of parseCsv(readFileSync(join(dir, 'llamacpp_benches_llama_bench.csv'), 'utf8'))) params.set(row.model_hf_repo!, Number.parseFloat(row.params!))
   llamaBench(dir, out)

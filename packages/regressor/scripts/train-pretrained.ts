@@ -24,9 +24,9 @@ import { intervalState } from '../src/intervals.ts'
 import { LearnedModel, type TrainingSample } from '../src/learned.ts'
 import { CANDIDATES, FOREST, coverageOf, evaluateModel, heldOutRows, pickWinner } from './accuracy.ts'
 import { renderAccuracy } from './accuracy-report.ts'
-import { CPU_SPECS, loadThroughputData } from './data-rows.ts'
+import { CPU_SPECS, PROVENANCE_FLAGGED, loadThroughputData } from './data-rows.ts'
 
-export const SCRIPT_VERSION = '2.1.0'
+export const SCRIPT_VERSION = '2.2.0'
 const SEED = 42
 const HERE = dirname(fileURLToPath(import.meta.url))
 const args = process.argv.slice(2)
@@ -48,6 +48,12 @@ const models = [...CANDIDATES, ...(WITH_FOREST ? [FOREST] : [])].map((c) => {
   return m
 })
 const shipped = pickWinner(models)
+// The same candidate scored with the rows PROVENANCE flags as anomalous kept in (training and
+// evaluation alike), so the effect of the exclusion is on record next to the shipped figures.
+const flaggedKept = loadThroughputData(DATA, { keepFlagged: true }).samples
+const withFlagged = evaluateModel(flaggedKept, `${shipped.label}, flagged rows kept`, shipped.options)
+const withFlaggedCoverage = coverageOf(flaggedKept, withFlagged.predictions)
+console.error(`with the flagged rows: decode ${(withFlagged.overall.decode * 100).toFixed(1)}% / ${(withFlagged.chipMean.decode * 100).toFixed(1)}%, prefill ${(withFlagged.overall.prefill * 100).toFixed(1)}% / ${(withFlagged.chipMean.prefill * 100).toFixed(1)}%`)
 const coverage = coverageOf(samples, shipped.predictions)
 const interval = intervalState(heldOutRows(samples, shipped.predictions))
 
@@ -71,7 +77,7 @@ const model = fitted.with({
   interval,
   meta: {
     description: fitted.kind === 'physics'
-      ? 'Physics model: time per step = Σ multiplier × (weight bytes ÷ bandwidth, KV bytes ÷ bandwidth, FLOPs ÷ FLOP rate, dequantized weights ÷ FLOP rate, attention FLOPs, per-layer and per-step overheads), multipliers learned per hardware class, vendor and weight format on public llama.cpp measurements; a prediction of llama.cpp-class throughput, clamped by the roofline bound.'
+      ? 'Physics model: time per step = Σ multiplier × (weight bytes ÷ bandwidth, KV bytes ÷ bandwidth, FLOPs ÷ FLOP rate, FLOPs × energy ÷ board power, dequantized weights ÷ FLOP rate, legacy CUDA F16 weight copies and attention scores ÷ bandwidth, activation traffic ÷ bandwidth, attention FLOPs, per-layer and per-step overheads), multipliers learned per hardware class, vendor, weight format and build age per backend on public llama.cpp measurements; a prediction of llama.cpp-class throughput, clamped by the roofline bound.'
       : 'Ridge regression on log(measured / roofline bound), trained on public llama.cpp measurements; predicts llama.cpp-class throughput.',
     script: 'packages/regressor/scripts/train-pretrained.ts',
     scriptVersion: SCRIPT_VERSION,
@@ -83,22 +89,26 @@ const model = fitted.with({
     assumptions: [
       'XiongjieDai LLaMA 1/2 tables: pp taken as a 512-token prompt, tg as decode at context 64; the median of the three runs is used',
       'XiongjieDai LLaMA 3 "tg N": decode at mean context N/2; "pp N": a prompt of N tokens; Q4_K_M counted as Q4_K',
-      'XiongjieDai rows are 2023–May 2024 llama.cpp builds (engineEra "legacy"); the llama.cpp benches are 2025–2026 builds ("current", the default for predictions)',
+      'XiongjieDai LLaMA 1/2 tables are Aug–Dec 2023 builds run through ./main (engineEra "legacy-2023"), the LLaMA 3 tables May 2024 llama-bench builds ("legacy"); the llama.cpp benches are 2025–2026 builds ("current", the default for predictions); build-age effects are per backend (CUDA, Metal, CPU)',
+      `excluded by a rule fixed before scoring: the rows ${PROVENANCE_FLAGGED}; the shipped candidate is also scored with them kept (meta.withFlaggedRows)`,
+      'board power (tdpWatts) from the hardware presets (vendor data sheets); Apple publishes none, so Apple and CPU rows have no energy term',
       'single-device rows only (multi-GPU rows use layer split); OOM rows dropped',
       `CPU-only rows (Apple CPU clusters): ${Object.entries(CPU_SPECS).map(([k, v]) => `${k}: ${v.note}`).join('; ')}`,
       'MoE active parameters from the model cards: gpt-oss-20b 3.6B, gpt-oss-120b 5.1B, Qwen3-Coder-30B-A3B 3.3B, GLM-4.7-Flash 3B',
       'llama-batched-bench: every sequence carries the same tokens (identicalSequences); how much of the distinct-routing expert traffic MoE decode still pays is a learned share (the moe term); n_ubatch from the file; llama-bench: n_ubatch 512 (its default)',
-      'layer counts: from the model configs for the llama.cpp benches models, else a proxy, 32 × ∛(params / 7B); KV bytes and attention FLOPs per context token: LLaMA-3-8B figures scaled with √(active params / 8B)',
+      'model shapes (layers, KV bytes and attention FLOPs per context token, sliding windows): LLaMA 1/2/3 from their papers and model card; the llama.cpp benches models from their config.json as recalled (not re-checked offline; GLM-4.7-Flash taken as multi-head latent attention, 20 heads over a 576/512-wide latent); otherwise a proxy: layers 32 × ∛(params / 7B), LLaMA-3-8B KV and attention figures scaled with √(active params / 8B)',
     ],
     mapeIsLeaveOneHardwareOut: true,
     leaveOneHardwareOut: Object.fromEntries(models.map((m) => [m.options.kind ?? 'linear', strip(m)])),
     intervalCoverage: coverage,
+    exclusionRule: { rule: PROVENANCE_FLAGGED, excludedRows: samples.length === flaggedKept.length ? 0 : flaggedKept.length - samples.length },
+    withFlaggedRows: { samples: flaggedKept.length, ...strip(withFlagged), intervalCoverage: { decode: withFlaggedCoverage.decode, prefill: withFlaggedCoverage.prefill, all: withFlaggedCoverage.all } },
   },
 })
 
 const header = `Generated by \`packages/regressor/scripts/train-pretrained.ts\` v${SCRIPT_VERSION} (seed ${SEED}) from ${samples.length} samples ` +
   `(${data.files.filter((f) => f.used).map((f) => `${f.file}: ${f.used} of ${f.rows} rows`).join('; ')}).`
-const report = renderAccuracy({ header, models, shipped, coverage })
+const report = renderAccuracy({ header, models, shipped, coverage, withFlagged: { scores: withFlagged, coverage: withFlaggedCoverage, samples: flaggedKept.length } })
 const assets = join(HERE, '../assets')
 mkdirSync(assets, { recursive: true })
 writeFileSync(join(assets, 'pretrained.json'), JSON.stringify(model.toJSON()) + '\n')

@@ -18,7 +18,8 @@
  */
 export { HEURISTIC_IMPORTANCE, heuristicModel, heuristicWeights, type HeuristicModel } from './heuristic.ts'
 export {
-  QUERY_FEATURE_NAMES, ThroughputQuerySchema, VENDOR_NAMES, engineer, featuresFromQuery, meanContext, moeWeightCoverage, parseQuery, queryBound, queryFromFeatures,
+  CPU_INT8_SPEEDUP, QUERY_FEATURE_NAMES, ThroughputQuerySchema, VENDOR_NAMES, attendedContext, attnFlopsPerToken, engineer, featuresFromQuery, kvBytesPerToken, matmulFlops, meanContext,
+  moeWeightCoverage, parseQuery, queryBound, queryFromFeatures,
   type QueryBound, type ThroughputQuery, type ThroughputQueryInput,
 } from './query.ts'
 export {
@@ -27,7 +28,7 @@ export {
 } from './learned.ts'
 export { crossValidate, leaveOneGroupOut, permutationImportance, seededRandom, shuffled, trainEvaluated, type CvResult } from './evaluate.ts'
 export { PhysicsStateSchema, fitPhysics, physicsBreakdown, predictPhysics, type PhysicsOptions, type PhysicsRow, type PhysicsState } from './physics.ts'
-export { PHYSICS_TERMS, effectKeys, hardwareClass, layersOf, stepTerms, type PhysicsTerm, type StepTerms } from './physics-terms.ts'
+export { PHYSICS_TERMS, backendOf, baseName, effectKeys, hardwareClass, isLegacy, layersOf, stepTerms, type PhysicsTerm, type StepTerms } from './physics-terms.ts'
 export {
   INTERVAL_LEVEL, IntervalScaleSchema, IntervalStateSchema, SCALE_SHRINK, conformalQuantiles, heldOutCoverage, intervalFor, intervalRegime, intervalScale, intervalState, scaleOf,
   type CoverageReport, type HeldOutRow, type IntervalScale, type IntervalState, type PredictionInterval,

@@ -79,7 +79,8 @@ export const SCALE_SHRINK = 20
 /** The workload regime of a query, the cell of the normalised interval: phase, batch, MoE, build age. */
 export function intervalRegime(q: { phase: string; batch: number; paramsB: number; activeParamsB?: number | undefined; engineEra?: string | undefined }): string {
   const moe = (q.activeParamsB ?? q.paramsB) < q.paramsB
-  return `${q.phase}|${q.batch > 1 ? 'batch' : 'single'}|${moe ? 'moe' : 'dense'}|${q.engineEra ?? 'current'}`
+  const era = q.engineEra === 'legacy-2023' ? 'legacy' : (q.engineEra ?? 'current')
+  return `${q.phase}|${q.batch > 1 ? 'batch' : 'single'}|${moe ? 'moe' : 'dense'}|${era}`
 }
 
 /** The regime scales of a set of held-out rows (mean |log residual| per regime, shrunk). */

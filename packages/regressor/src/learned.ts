@@ -9,8 +9,8 @@ import { KerneltuneError, parseWith, type Prediction } from '@kerneltune/core'
 import type { TunerFeatures } from '@kerneltune/features'
 import { DEFAULT_FOREST, fitForest, fitRidge, forestFromJSON, forestToJSON, predictRidge, type ForestOptions, type RidgeState } from './estimators.ts'
 import { QUERY_FEATURE_NAMES, engineer, parseQuery, queryBound, queryFromFeatures, type ThroughputQuery, type ThroughputQueryInput } from './query.ts'
-import { PhysicsStateSchema, fitPhysics, predictPhysics, type PhysicsOptions, type PhysicsState } from './physics.ts'
-import { PHYSICS_TERMS, stepTerms } from './physics-terms.ts'
+import { PhysicsStateSchema, fitPhysics, physicsBreakdown, predictPhysics, type PhysicsOptions, type PhysicsState } from './physics.ts'
+import { PHYSICS_TERMS } from './physics-terms.ts'
 import { IntervalStateSchema, intervalFor, intervalRegime, scaleOf, type PredictionInterval } from './intervals.ts'
 
 export const MODEL_FORMAT = 'kerneltune.throughput-model' as const
@@ -192,11 +192,9 @@ export class LearnedModel {
 function termShares(state: PhysicsState, rows: readonly PreparedRow[]): [string, number][] {
   const sums = PHYSICS_TERMS.map(() => 0)
   for (const r of rows) {
-    const { phi } = stepTerms(r.query)
-    const contrib = PHYSICS_TERMS.map((t, k) => {
-      const m = Object.entries(state.params).filter(([n]) => n === `${r.query.phase}.${t}`).reduce((s, [, v]) => s + v, 0)
-      return phi[k]! * Math.exp(m)
-    })
+    // The row's own multipliers (base and effects; "any." for the terms both phases share).
+    const { seconds } = physicsBreakdown(state, r.query)
+    const contrib = PHYSICS_TERMS.map((t) => seconds[t])
     const total = contrib.reduce((a, b) => a + b, 0) || 1
     contrib.forEach((c, k) => (sums[k]! += c / total / rows.length))
   }

@@ -1,22 +1,49 @@
 /**
  * The physics of one llama.cpp step, as time terms. A step reads the (active, MoE-covered) weights
- * once per micro-batch, reads the KV cache, does 2 FLOPs per active parameter per token plus the
- * attention FLOPs, dequantizes each weight it reads, and pays a fixed cost per layer (kernel
- * launches, synchronisation) and per step (sampling, graph build). Each term is the time at 100%
+ * once per micro-batch, reads the KV cache, does 2 FLOPs per active parameter per token (at the
+ * datasheet rate, and within the board's power where it is known) plus the attention FLOPs,
+ * dequantizes each weight it reads (legacy CUDA prefill: into an F16 copy), streams the activations
+ * (and, without flash attention, the attention scores) through memory, and pays a fixed cost per
+ * layer (kernel launches, synchronisation) and per step (sampling, graph build). Each term is the time at 100%
  * of the specification (bytes ÷ bandwidth, FLOPs ÷ FLOP rate) or a unit time for the overheads; the
  * model learns one positive multiplier per term (1 ÷ efficiency), adjusted per hardware class,
  * vendor and weight format, so a prediction is a sum of physically meaningful times.
  */
 import type { QuantName } from '@kerneltune/core'
 import { bytesPerWeight } from '@kerneltune/roofline'
-import { meanContext, moeWeightCoverage, type ThroughputQuery } from './query.ts'
+import { attendedContext, attnFlopsPerToken, kvBytesPerToken, moeWeightCoverage, type ThroughputQuery } from './query.ts'
 
-export const PHYSICS_TERMS = ['mem', 'moe', 'kv', 'compute', 'dequant', 'attn', 'layer', 'step'] as const
+export const PHYSICS_TERMS = ['mem', 'moe', 'kv', 'compute', 'energy', 'dequant', 'dqcopy', 'attn', 'score', 'act', 'layer', 'step'] as const
 export type PhysicsTerm = (typeof PHYSICS_TERMS)[number]
 
 /** Unit costs of the overhead terms: 10 µs per layer and 100 µs per step at multiplier 1. */
 const LAYER_UNIT_S = 1e-5
 const STEP_UNIT_S = 1e-4
+/**
+ * Activation traffic per token per layer per element of the hidden width: the norms, RoPE, the
+ * activation functions, the F32 → F16 conversions of each matrix product's input and its output
+ * stream the activations through memory about 30 times (4-byte values); the multiplier learns the rest.
+ */
+const ACT_BYTES = 128
+/**
+ * Legacy CUDA/ROCm prefill of a quantized model (llama.cpp before mid-2024 used cuBLAS for batches
+ * over 32): each micro-batch dequantizes the weights into an F16 buffer (2 bytes written) that the
+ * GEMM reads back (2 bytes), a bandwidth cost. Metal dequantizes tiles inside its matrix kernel and
+ * current CUDA builds run integer MMQ kernels, so neither writes that copy.
+ */
+const DQ_COPY_BYTES = 4
+/**
+ * Attention without flash attention (legacy builds): the KQ scores are written and read back as F32
+ * about four times (product, softmax, KQV), 16 bytes per score; one score per query head, i.e. per
+ * 4 × head size (128) attention FLOPs, so 16 ÷ 512 bytes per attention FLOP.
+ */
+const SCORE_BYTES_PER_FLOP = 16 / 512
+/**
+ * Energy per FLOP of prefill's matrix products at multiplier 1 (1 pJ): a card capped at its board
+ * power cannot sustain its datasheet tensor rate, so its prefill also takes FLOPs × J/FLOP ÷ watts
+ * (the two times add, like a roofline's two limits). Only where the board power is known.
+ */
+const JOULES_PER_FLOP = 1e-12
 /** llama.cpp's default micro-batch: prefill reads the weights once per 512 tokens. */
 const DEFAULT_UBATCH = 512
 /** Formats read as plain floats (no dequantization term). */
@@ -50,10 +77,27 @@ export function effectKeys(q: ThroughputQuery, term: PhysicsTerm): string[] {
   if (term === 'moe') return []
   const cls = hardwareClass(q)
   const keys = cls === 'cpu' ? ['class:cpu', `cpu-vendor:${q.vendor}`] : [`vendor:${q.vendor}`, `class:${cls}`]
-  if (term === 'mem' || term === 'dequant' || term === 'compute') keys.push(`quant:${q.quant}`)
-  if (q.engineEra === 'legacy') keys.push('era:legacy')
+  // A weight format changes how its bytes stream and dequantize, and decode's matrix-vector kernels;
+  // not the rate of prefill's matrix products, whose format effects were each learned from one
+  // current-build chip (Q8_0 and MXFP4 exist only there) and carried its kernels to the other.
+  if (term === 'mem' || term === 'dequant' || (term === 'compute' && q.phase === 'decode')) keys.push(`quant:${q.quant}`)
+  // Build age, per backend (CUDA, Metal and CPU kernels changed differently) and keyed on the current
+  // builds: a backend whose current build was never measured keeps its measured efficiency.
+  const backend = backendOf(q)
+  if (!isLegacy(q)) keys.push(`era:current:${backend}`)
+  // The 2023 tables (./main, before 2024's prefill kernels): an effect of their own on prefill.
+  if (q.engineEra === 'legacy-2023' && q.phase === 'prefill') keys.push(`era:2023:${backend}`)
   return keys
 }
+
+/** The llama.cpp backend a query runs on: its kernels, and how they changed between builds. */
+export function backendOf(q: ThroughputQuery): string {
+  if (q.device === 'cpu') return 'cpu'
+  return q.vendor === 'apple' ? 'metal' : q.vendor === 'nvidia' ? 'cuda' : q.vendor === 'amd' ? 'rocm' : q.vendor
+}
+
+/** A build before mid-2024 (no flash attention, cuBLAS prefill of quantized weights on CUDA). */
+export const isLegacy = (q: ThroughputQuery): boolean => q.engineEra === 'legacy' || q.engineEra === 'legacy-2023'
 
 export interface StepTerms {
   /** Tokens produced (decode) or consumed (prefill) by one step. */
@@ -63,9 +107,9 @@ export interface StepTerms {
 }
 
 /**
- * The step's terms. KV bytes per context token and attention FLOPs per context token are proxies
- * anchored on LLaMA-3-8B (128 KiB and 4·d·layers = 0.5 MFLOP), scaled with √(active parameters):
- * the query has no head shapes, and the fitted multipliers absorb the proxy's scale.
+ * The step's terms. KV bytes and attention FLOPs per context token are the model's when the query
+ * states them, else proxies anchored on LLaMA-3-8B (128 KiB and 4·d·layers = 0.5 MFLOP) scaled with
+ * √(active parameters); sliding-window layers attend to at most their window (`attendedContext`).
  */
 export function stepTerms(q: ThroughputQuery): StepTerms {
   const active = (q.activeParamsB ?? q.paramsB) * 1e9
@@ -85,15 +129,21 @@ export function stepTerms(q: ThroughputQuery): StepTerms {
   // shared, but llama.cpp's expert kernels do not always exploit it; the multiplier learns how much
   // of the extra is paid (a share of 0 is shared routing, 1 is distinct).
   const extra = !prefill && q.identicalSequences ? active * (moeWeightCoverage(q) - 1) : 0
-  const scale = Math.sqrt(active / 8e9)
-  const ctx = meanContext(q)
+  const ctx = attendedContext(q)
+  const legacy = isLegacy(q)
+  const dqCopy = prefill && legacy && q.device !== 'cpu' && (q.vendor === 'nvidia' || q.vendor === 'amd') && !PLAIN.has(q.quant)
   const t = {
     mem: (weights * bytesPerWeight(q.quant as QuantName) * ubatches) / bw,
     moe: (extra * bytesPerWeight(q.quant as QuantName)) / bw,
-    kv: prefill ? 0 : (q.batch * ctx * 131072 * scale) / bw,
+    kv: prefill ? 0 : (q.batch * ctx * kvBytesPerToken(q)) / bw,
     compute: (2 * active * tokens) / flops,
+    energy: prefill && q.tdpWatts ? (2 * active * tokens * JOULES_PER_FLOP) / q.tdpWatts : 0,
     dequant: PLAIN.has(q.quant) ? 0 : (weights * ubatches) / flops,
-    attn: (tokens * ctx * 524288 * scale) / flops,
+    dqcopy: dqCopy ? (weights * ubatches * DQ_COPY_BYTES) / bw : 0,
+    attn: (tokens * ctx * attnFlopsPerToken(q)) / flops,
+    score: legacy ? (tokens * ctx * attnFlopsPerToken(q) * SCORE_BYTES_PER_FLOP) / bw : 0,
+    // Hidden width from the active parameters (≈ 12 × layers × width² for a transformer).
+    act: (tokens * layersOf(q) * Math.sqrt(active / (12 * layersOf(q))) * ACT_BYTES) / bw,
     layer: layersOf(q) * ubatches * LAYER_UNIT_S,
     step: ubatches * STEP_UNIT_S,
   }
@@ -106,15 +156,23 @@ export function stepTerms(q: ThroughputQuery): StepTerms {
  * compute inefficiency on dense models (where the two terms are proportional) and then made MoE
  * prefill, whose weight bytes are far larger than its active FLOPs, 5–8× too slow.
  */
-export const SHARED_TERMS: ReadonlySet<PhysicsTerm> = new Set<PhysicsTerm>(['mem'])
+export const SHARED_TERMS: ReadonlySet<PhysicsTerm> = new Set<PhysicsTerm>(['mem', 'act', 'score'])
 const phaseOf = (phase: string, term: PhysicsTerm) => (SHARED_TERMS.has(term) ? 'any' : phase)
+/**
+ * The per-layer and per-step costs of a GPU are kernel launches and host synchronisation; a CPU has
+ * neither, so its overheads get bases of their own ("decode.layer@cpu"). No training row identifies
+ * them (the CPU rows are 7–70B models, where overheads vanish), so they keep the prior: borrowing
+ * the GPU's (about 130 µs per layer in legacy builds) made tiny models on a CPU 30–45% too slow.
+ */
+const OVERHEAD_TERMS: ReadonlySet<PhysicsTerm> = new Set<PhysicsTerm>(['layer', 'step'])
+const suffix = (q: Pick<ThroughputQuery, 'device'>, term: PhysicsTerm) => (q.device === 'cpu' && OVERHEAD_TERMS.has(term) ? '@cpu' : '')
 /** Parameter name of a term's base multiplier, and of one of its effects, per phase (or "any"). */
-export const baseName = (phase: string, term: PhysicsTerm) => `${phaseOf(phase, term)}.${term}`
-export const effectName = (phase: string, term: PhysicsTerm, key: string) => `${phaseOf(phase, term)}.${term}|${key}`
+export const baseName = (q: Pick<ThroughputQuery, 'phase' | 'device'>, term: PhysicsTerm): string => `${phaseOf(q.phase, term)}.${term}${suffix(q, term)}`
+export const effectName = (q: Pick<ThroughputQuery, 'phase' | 'device'>, term: PhysicsTerm, key: string): string => `${baseName(q, term)}|${key}`
 
 /**
  * Prior multipliers (1 ÷ efficiency) the fit shrinks towards where the data says nothing (e.g.
  * the per-layer cost of models far smaller than any measured): 70% of bandwidth for weights, 50%
  * for KV and compute, one FLOP-equivalent per dequantized weight, 10 µs per layer, 100 µs per step.
  */
-export const PRIOR: Record<PhysicsTerm, number> = { mem: 1 / 0.7, moe: 1 / 0.7, kv: 2, compute: 2, dequant: 1, attn: 2, layer: 1, step: 1 }
+export const PRIOR: Record<PhysicsTerm, number> = { mem: 1 / 0.7, moe: 1 / 0.7, kv: 2, compute: 2, energy: 1, dequant: 1, dqcopy: 1 / 0.7, attn: 2, score: 1 / 0.7, act: 1, layer: 1, step: 1 }

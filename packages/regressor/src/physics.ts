@@ -56,7 +56,7 @@ function compile(q: ThroughputQuery, index: (name: string) => number | undefined
   const parts: Compiled['parts'] = []
   PHYSICS_TERMS.forEach((term, k) => {
     if (!(phi[k]! > 0)) return
-    const names = [baseName(q.phase, term), ...effectKeys(q, term).map((key) => effectName(q.phase, term, key))]
+    const names = [baseName(q, term), ...effectKeys(q, term).map((key) => effectName(q, term, key))]
     const idx = names.map(index).filter((i): i is number => i !== undefined)
     parts.push({ phi: phi[k]!, idx })
   })
@@ -79,7 +79,7 @@ export function physicsBreakdown(state: PhysicsState, q: ThroughputQuery): { tok
   const { tokens, phi } = stepTerms(q)
   const seconds = {} as Record<PhysicsTerm, number>
   PHYSICS_TERMS.forEach((term, k) => {
-    const names = [baseName(q.phase, term), ...effectKeys(q, term).map((key) => effectName(q.phase, term, key))]
+    const names = [baseName(q, term), ...effectKeys(q, term).map((key) => effectName(q, term, key))]
     seconds[term] = phi[k]! * Math.exp(names.reduce((s, n) => s + (state.params[n] ?? 0), 0))
   })
   return { tokens, seconds }
@@ -102,7 +102,7 @@ export function fitPhysics(rows: readonly PhysicsRow[], opts: PhysicsOptions = {
       names.push(n)
       pos.set(n, i)
       const base = !n.includes('|')
-      prior.push(base ? Math.log(PRIOR[n.split('.')[1] as keyof typeof PRIOR]) : 0)
+      prior.push(base ? Math.log(PRIOR[n.split('.')[1]!.split('@')[0] as keyof typeof PRIOR]) : 0)
       precision.push(base ? priorPrecision : lambda)
     }
     return i

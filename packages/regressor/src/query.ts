@@ -32,7 +32,11 @@ export const ThroughputQuerySchema: z.ZodObject<{
   device: z.ZodOptional<z.ZodEnum<{ gpu: 'gpu'; cpu: 'cpu' }>>
   ubatch: z.ZodOptional<z.ZodNumber>
   identicalSequences: z.ZodOptional<z.ZodBoolean>
-  engineEra: z.ZodOptional<z.ZodEnum<{ legacy: 'legacy'; current: 'current' }>>
+  engineEra: z.ZodOptional<z.ZodEnum<{ 'legacy-2023': 'legacy-2023'; legacy: 'legacy'; current: 'current' }>>
+  kvBytesPerToken: z.ZodOptional<z.ZodNumber>
+  attnFlopsPerToken: z.ZodOptional<z.ZodNumber>
+  slidingWindow: z.ZodOptional<z.ZodObject<{ tokens: z.ZodNumber; share: z.ZodNumber }>>
+  tdpWatts: z.ZodOptional<z.ZodNumber>
 }> = z.object({
   /** Total parameters, billions. */
   paramsB: z.number().positive(),
@@ -70,10 +74,25 @@ export const ThroughputQuerySchema: z.ZodObject<{
    */
   identicalSequences: z.boolean().optional(),
   /**
-   * Age of the llama.cpp build measured: 'legacy' for 2023–mid-2024 builds (no CUDA graphs, older
-   * kernels, higher per-layer costs), 'current' (default) for late-2025 builds like today's.
+   * Age of the llama.cpp build measured: 'legacy-2023' for 2023 builds (./main, before the
+   * 2024 kernel work), 'legacy' for builds up to mid-2024 (no CUDA graphs, no flash attention, cuBLAS
+   * prefill of quantized weights), 'current' (default) for late-2025 builds like today's.
    */
-  engineEra: z.enum(['legacy', 'current']).optional(),
+  engineEra: z.enum(['legacy-2023', 'legacy', 'current']).optional(),
+  /**
+   * KV-cache bytes per context token over all layers (2 × KV heads × head size × layers × 2 bytes
+   * for an F16 cache), when the model's shapes are known; default a proxy scaled from LLaMA-3-8B.
+   */
+  kvBytesPerToken: z.number().positive().optional(),
+  /** Attention FLOPs per token per context token over all layers (4 × query heads × head size × layers); default a proxy. */
+  attnFlopsPerToken: z.number().positive().optional(),
+  /**
+   * Sliding-window attention (gemma-3, gpt-oss): the share of the KV bytes and attention FLOPs that
+   * sit in layers attending to at most `tokens` past tokens, whatever the context.
+   */
+  slidingWindow: z.object({ tokens: z.number().int().positive(), share: z.number().min(0).max(1) }).optional(),
+  /** Board power (W): sustained tensor throughput of a power-capped card is below its datasheet peak. */
+  tdpWatts: z.number().positive().optional(),
 })
 export type ThroughputQuery = z.output<typeof ThroughputQuerySchema>
 export type ThroughputQueryInput = z.input<typeof ThroughputQuerySchema>
@@ -88,14 +107,32 @@ export interface QueryBound {
   explanation: string
 }
 
+/** Formats llama.cpp reads as plain floats; every other format is quantized. */
+const PLAIN_FORMATS = new Set(['F16', 'BF16', 'F32'])
+
+/**
+ * On a CPU, llama.cpp can multiply quantized weights with int8 dot-product instructions (AVX-VNNI,
+ * AVX512-VNNI, ARM SDOT): four int8 multiply-adds per 32-bit lane where an FP32 FMA does one, so
+ * the roofline bound of a quantized model on a CPU (whose `tflops` is its FP32 FMA rate) allows 4×
+ * that rate. Only the bound: whether a build's kernels reach it varies (the 2023 Apple CPU rows
+ * prefilled Q4_0 no faster per FLOP than F16; on this repo's x86 machine one thread prefilled a 240M
+ * Q4_0 model at 0.28 T ops/s, above its 0.17 TFLOPS FP32 figure, so an FP32 bound was no bound).
+ */
+export const CPU_INT8_SPEEDUP = 4
+
+/** The peak rate (FLOP/s) of a query's matrix products, for its bound: `tflops`, × CPU_INT8_SPEEDUP for quantized weights on a CPU. */
+export function matmulFlops(q: Pick<ThroughputQuery, 'tflops' | 'device' | 'quant'>): number {
+  return q.tflops * 1e12 * (q.device === 'cpu' && !PLAIN_FORMATS.has(q.quant) ? CPU_INT8_SPEEDUP : 1)
+}
+
 /**
  * The roofline bound of a query, from `@kerneltune/roofline`: weights read once per step at the
- * format's exact bytes per weight, 2 FLOPs per active parameter per token. Only size and format are
+ * format's exact bytes per weight, 2 FLOPs per active parameter per token (at `matmulFlops`). Only size and format are
  * used (no KV term), so the bound means the same thing whether or not the caller knows the shapes.
  */
 export function queryBound(q: ThroughputQuery): QueryBound {
   const model = { paramsB: q.activeParamsB ?? q.paramsB, quant: q.quant as QuantName }
-  const hw = { memBwGbs: q.memBwGbs, fp16Tflops: q.tflops }
+  const hw = { memBwGbs: q.memBwGbs, fp16Tflops: matmulFlops(q) / 1e12 }
   const b = q.phase === 'prefill'
     ? prefillBound(model, hw, { batch: q.batch, contextLength: q.promptTokens })
     : decodeBound(model, hw, { batch: q.batch, contextLength: 0 })
@@ -134,9 +171,28 @@ export function moeWeightCoverage(q: ThroughputQuery): number {
  */
 export function kvToWeightBytes(q: ThroughputQuery): number {
   const active = q.activeParamsB ?? q.paramsB
-  const kvPerToken = 131072 * Math.sqrt(active / 8)
   const weights = active * 1e9 * bytesPerWeight(q.quant as QuantName) * moeWeightCoverage(q)
-  return (q.batch * meanContext(q) * kvPerToken) / weights
+  return (q.batch * attendedContext(q) * kvBytesPerToken(q)) / weights
+}
+
+/** KV bytes per context token: the query's, else LLaMA-3-8B's 128 KiB scaled with √(active parameters ÷ 8B). */
+export function kvBytesPerToken(q: ThroughputQuery): number {
+  return q.kvBytesPerToken ?? 131072 * Math.sqrt((q.activeParamsB ?? q.paramsB) / 8)
+}
+
+/** Attention FLOPs per token per context token: the query's, else LLaMA-3-8B's 4 × 4096 × 32 scaled like the KV bytes. */
+export function attnFlopsPerToken(q: ThroughputQuery): number {
+  return q.attnFlopsPerToken ?? 524288 * Math.sqrt((q.activeParamsB ?? q.paramsB) / 8)
+}
+
+/**
+ * The mean context a token attends to once sliding windows are counted: the share of the
+ * attention in windowed layers sees at most the window, the rest the whole mean context.
+ */
+export function attendedContext(q: ThroughputQuery): number {
+  const ctx = meanContext(q)
+  const w = q.slidingWindow
+  return w ? (1 - w.share) * ctx + w.share * Math.min(ctx, w.tokens) : ctx
 }
 
 /** The engineered feature vector (QUERY_FEATURE_NAMES). */
