@@ -4,13 +4,14 @@
  * fitted only on what was measured. MAPE before and after is reported on held-out points
  * (leave-one-out: each point is predicted by a correction fitted on the others), so the
  * improvement is not measured on the points that produced it. The corrected prediction is still
- * clamped by the roofline bound.
+ * clamped by the roofline bound. The physics model gets multipliers on its work time (per weight
+ * format) and on its overhead time instead of one factor (calibrate-physics.ts).
  */
 import { z } from 'zod'
 import { KerneltuneError, parseWith } from '@kerneltune/core'
 import { parseQuery, queryBound, type ThroughputQuery, type ThroughputQueryInput } from './query.ts'
 import type { IntervalPrediction, LearnedModel } from './learned.ts'
-import { physicsBreakdown, type PhysicsState } from './physics.ts'
+import { CALIBRATION_PRIOR_SDS, fitMultipliers, fitOneFactor, physicsSplit, workOf, type Multipliers } from './calibrate-physics.ts'
 
 export interface LocalMeasurement {
   query: ThroughputQueryInput
@@ -26,6 +27,10 @@ export interface CalibrationResult {
   factor: number
   /** Physics model only: the multiplier of the per-layer and per-step overhead times. */
   overheadFactor?: number
+  /** Physics model only: `factor` per weight format, where the measurements held 2+ points of 2+ formats. */
+  formatFactors?: Record<string, number>
+  /** Every correction the calibrated model carries (CalibratedModel's `corrections`), keyed as stored. */
+  corrections: Record<string, number>
   count: number
   /** MAPE of the uncalibrated model on the measurements. */
   mapeBefore: number
@@ -39,46 +44,8 @@ export interface CalibrationResult {
 export const hardwareKey = (q: Pick<ThroughputQuery, 'memBwGbs' | 'tflops'>): string => `${q.memBwGbs}GB/s|${q.tflops}TFLOPS`
 /** The key of a physics model's overhead correction, next to the hardware's main factor. */
 const overheadKey = (key: string) => `${key}|overhead`
-const OVERHEAD_TERMS = new Set(['layer', 'step'])
-
-/** A physics prediction split in work time (bytes and FLOPs) and fixed overhead time, per step. */
-function physicsSplit(model: LearnedModel, q: ThroughputQuery): { tokens: number; work: number; overhead: number } {
-  const { tokens, seconds } = physicsBreakdown(model.json.physics as PhysicsState, q)
-  let work = 0
-  let overhead = 0
-  for (const [term, t] of Object.entries(seconds)) OVERHEAD_TERMS.has(term) ? (overhead += t) : (work += t)
-  return { tokens, work, overhead }
-}
-
-/**
- * Two positive multipliers (on the work time and on the overhead time) that minimise the
- * squared relative time error: a small model is mostly overhead and a large one mostly bytes, so
- * three sizes pin both down where one factor would average them. Falls back to a single factor on
- * the work time when the fit puts the overhead multiplier at zero or below.
- */
-function fitTwoTerms(splits: readonly { work: number; overhead: number }[], times: readonly number[]): { a: number; b: number } {
-  let s11 = 0, s12 = 0, s22 = 0, r1 = 0, r2 = 0
-  splits.forEach((p, i) => {
-    const x1 = p.work / times[i]!
-    const x2 = p.overhead / times[i]!
-    s11 += x1 * x1; s12 += x1 * x2; s22 += x2 * x2; r1 += x1; r2 += x2
-  })
-  const det = s11 * s22 - s12 * s12
-  if (det > 1e-12 * s11 * s22) {
-    const a = (r1 * s22 - r2 * s12) / det
-    const b = (s11 * r2 - s12 * r1) / det
-    if (a > 0 && b > 0) return { a, b }
-  }
-  return fitOneFactor(splits, times)
-}
-
-/** One multiplier on the whole time (keeps the overhead's share): the least-squares relative scale. */
-function fitOneFactor(splits: readonly { work: number; overhead: number }[], times: readonly number[]): { a: number; b: number } {
-  const all = splits.map((p, i) => (p.work + p.overhead) / times[i]!)
-  const k = all.reduce((x, y) => x + y, 0) / all.reduce((x, y) => x + y * y, 0)
-  return { a: k, b: k }
-}
-
+/** The key of a physics model's work factor for one weight format. */
+const formatKey = (key: string, quant: string) => `${key}|quant:${quant}`
 const geoMean = (xs: readonly number[]) => Math.exp(xs.reduce((s, x) => s + Math.log(x), 0) / xs.length)
 
 export const CorrectionsSchema: z.ZodRecord<z.ZodString, z.ZodNumber> = z.record(z.string(), z.number().positive())
@@ -103,7 +70,7 @@ export class CalibratedModel {
     let raw = p.rawTps * factor
     if (over !== undefined && this.base.kind === 'physics') {
       const s = physicsSplit(this.base, q)
-      raw = s.tokens / (s.work / factor + s.overhead * over)
+      raw = s.tokens / (s.work / (this.corrections[formatKey(key, q.quant)] ?? factor) + s.overhead * over)
     }
     const bound = queryBound(q).boundTps
     const predictedTps = Math.min(raw, bound)
@@ -141,7 +108,7 @@ export function calibrate(model: LearnedModel, measurements: readonly LocalMeasu
   const key = hardwareKey(qs[0]!)
   return {
     result: {
-      hardwareKey: key, factor, count: measurements.length, mapeBefore, mapeAfter,
+      hardwareKey: key, factor, corrections: { [key]: factor }, count: measurements.length, mapeBefore, mapeAfter,
       improvementPct: Math.max(((mapeBefore - mapeAfter) / mapeBefore) * 100, 0),
       points: measurements.map((m, i) => ({ measuredTps: m.measuredTps, before: before[i]!, after: after[i]! })),
     },
@@ -149,35 +116,41 @@ export function calibrate(model: LearnedModel, measurements: readonly LocalMeasu
   }
 }
 
-/** The physics model's calibration: work and overhead multipliers, reported like `calibrate`. */
+/** The physics model's calibration: work (per format) and overhead multipliers, reported like `calibrate`. */
 function calibratePhysics(model: LearnedModel, measurements: readonly LocalMeasurement[], qs: readonly ThroughputQuery[]): { result: CalibrationResult; model: CalibratedModel } {
   const splits = qs.map((q) => physicsSplit(model, q))
   const times = measurements.map((m, i) => splits[i]!.tokens / m.measuredTps)
   const bounds = qs.map((q) => queryBound(q).boundTps)
-  const predictWith = (i: number, f: { a: number; b: number }) => Math.min(splits[i]!.tokens / (splits[i]!.work * f.a + splits[i]!.overhead * f.b), bounds[i]!)
+  const predictWith = (i: number, f: Multipliers) => Math.min(splits[i]!.tokens / (splits[i]!.work * workOf(f, splits[i]!.format) + splits[i]!.overhead * f.overhead), bounds[i]!)
   const before = qs.map((q) => model.predict(q).predictedTps)
   const mape = (p: number[]) => p.reduce((s, x, i) => s + Math.abs(x - measurements[i]!.measuredTps) / measurements[i]!.measuredTps, 0) / p.length
-  // Leave-one-out: each point predicted by the multipliers fitted on the others only. Two
-  // multipliers can chase the noise of a few points, so one factor on the whole time is kept
-  // instead when its leave-one-out error is lower (chosen on the measurements alone).
-  const loo = (fitter: typeof fitTwoTerms) => qs.map((_, i) => {
+  // Leave-one-out: each point predicted by the multipliers fitted on the others only. Several
+  // multipliers can chase the noise of a few points, so the fit kept is the one (one factor on the
+  // whole time, or the multipliers under each prior width) whose leave-one-out error is lowest:
+  // chosen on the measurements alone, first in this order on a tie.
+  const fits: { fit: (s: typeof splits, t: number[]) => Multipliers }[] = [
+    { fit: (s, t) => fitOneFactor(s, t) },
+    ...CALIBRATION_PRIOR_SDS.map((sd) => ({ fit: (s: typeof splits, t: number[]) => fitMultipliers(s, t, sd) })),
+  ]
+  const loo = (fitter: (s: typeof splits, t: number[]) => Multipliers) => qs.map((_, i) => {
     const keep = (_: unknown, j: number) => j !== i
     return predictWith(i, fitter(splits.filter(keep), times.filter(keep)))
   })
-  const two = loo(fitTwoTerms)
-  const one = loo(fitOneFactor)
-  const useTwo = mape(two) <= mape(one)
-  const after = useTwo ? two : one
-  const fit = (useTwo ? fitTwoTerms : fitOneFactor)(splits, times)
+  const scored = fits.map((f) => ({ ...f, after: loo(f.fit) }))
+  const best = scored.reduce((a, b) => (mape(b.after) < mape(a.after) ? b : a))
+  const after = best.after
+  const fit = best.fit(splits, times)
   const key = hardwareKey(qs[0]!)
   const mapeBefore = mape(before)
   const mapeAfter = mape(after)
+  const formatFactors = Object.fromEntries(Object.entries(fit.byFormat).map(([f, w]) => [f, 1 / w]))
+  const corrections = { [key]: 1 / fit.work, [overheadKey(key)]: fit.overhead, ...Object.fromEntries(Object.entries(formatFactors).map(([f, v]) => [formatKey(key, f), v])) }
   return {
     result: {
-      hardwareKey: key, factor: 1 / fit.a, overheadFactor: fit.b, count: measurements.length, mapeBefore, mapeAfter,
-      improvementPct: Math.max(((mapeBefore - mapeAfter) / mapeBefore) * 100, 0),
+      hardwareKey: key, factor: 1 / fit.work, overheadFactor: fit.overhead, ...(Object.keys(formatFactors).length ? { formatFactors } : {}), corrections,
+      count: measurements.length, mapeBefore, mapeAfter, improvementPct: Math.max(((mapeBefore - mapeAfter) / mapeBefore) * 100, 0),
       points: measurements.map((m, i) => ({ measuredTps: m.measuredTps, before: before[i]!, after: after[i]! })),
     },
-    model: new CalibratedModel(model, { [key]: 1 / fit.a, [overheadKey(key)]: fit.b }),
+    model: new CalibratedModel(model, corrections),
   }
 }

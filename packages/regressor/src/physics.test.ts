@@ -120,19 +120,24 @@ describe('calibrate on the physics model', () => {
     const base = pretrainedModel()
     const hw = { quant: 'Q8_0', memBwGbs: 14, tflops: 0.33, unifiedMemory: true, vendor: 'intel' as const, device: 'cpu' as const, contextTokens: 144 }
     const sizes = [[0.015, 8], [0.03, 10], [0.06, 12], [0.12, 19], [0.24, 14]] as const
-    // A machine whose bytes and FLOPs take 1.3× and whose overheads take 0.4× the model's times.
+    // A machine whose bytes and FLOPs take 1.3× and whose overheads take 10× the model's times (a CPU's
+    // overheads keep their prior in the pretrained model, so a machine may well differ there).
     const machine = ([paramsB, layers]: readonly [number, number]) => {
       const q = parseQuery({ ...hw, paramsB, layers })
       const { tokens, seconds } = physicsBreakdown(base.json.physics as PhysicsState, q)
-      const t = Object.entries(seconds).reduce((s, [k, v]) => s + v * (k === 'layer' || k === 'step' ? 0.4 : 1.3), 0)
+      const t = Object.entries(seconds).reduce((s, [k, v]) => s + v * (k === 'layer' || k === 'step' ? 10 : 1.3), 0)
       return { query: { ...hw, paramsB, layers }, measuredTps: Math.min(tokens / t, queryBound(q).boundTps) }
     }
     const { result, model } = calibrate(base, [sizes[0], sizes[2], sizes[4]].map(machine))
-    expect(result.overheadFactor).toBeCloseTo(0.4, 2)
-    expect(1 / result.factor).toBeCloseTo(1.3, 2)
+    // Both multipliers move towards the machine's, short of it by the prior's pull (three points).
+    expect(result.overheadFactor).toBeGreaterThan(5)
+    expect(result.overheadFactor).toBeLessThan(10.5)
+    expect(1 / result.factor).toBeGreaterThan(1.2)
+    expect(1 / result.factor).toBeLessThan(1.4)
+    expect(result.mapeAfter).toBeLessThan(result.mapeBefore / 3)
     for (const s of [sizes[1], sizes[3]]) {
       const m = machine(s)
-      expect(Math.abs(model.predict(m.query).predictedTps / m.measuredTps - 1)).toBeLessThan(0.01)
+      expect(Math.abs(model.predict(m.query).predictedTps / m.measuredTps - 1)).toBeLessThan(0.05)
     }
   })
 })

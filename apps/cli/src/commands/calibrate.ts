@@ -62,8 +62,11 @@ export const calibrateCommand = defineCommand({
       const { result } = calibrate(base, rs.map((r) => ({ query: r.query, measuredTps: r.measuredTps })))
       return { ...result, hardware: [...new Set(rs.flatMap((r) => (r.hardware ? [r.hardware] : [])))], lines: rs.map((r) => r.line) }
     })
-    // A physics base also gets its overhead multiplier, under "<hardwareKey>|overhead" (issue 18).
-    const corrections = { ...kept, ...Object.fromEntries(results.flatMap((r) => [[r.hardwareKey, r.factor], ...(r.overheadFactor === undefined ? [] : [[`${r.hardwareKey}|overhead`, r.overheadFactor]])])) }
+    // A physics base also gets its overhead multiplier ("<hardwareKey>|overhead") and a work factor per
+    // weight format ("<hardwareKey>|quant:<format>"), all in the result's corrections (issue 18).
+    // A measured hardware's earlier corrections go entirely (its per-format ones too), not just those re-fitted.
+    const measured = (k: string) => groups.has(k.split('|').slice(0, 2).join('|'))
+    const corrections = { ...Object.fromEntries(Object.entries(kept).filter(([k]) => !measured(k))), ...Object.fromEntries(results.flatMap((r) => Object.entries(r.corrections))) }
     const file = parseWith(CalibratedFileSchema, {
       format: 'kerneltune.calibrated-model', version: 1, base: base.toJSON(), corrections,
       calibration: { measurements: f.measurements, baseModel: f.modelFile ?? 'pretrained', results },

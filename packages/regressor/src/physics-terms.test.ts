@@ -1,0 +1,99 @@
+import { describe, expect, it } from 'vitest'
+import { PHYSICS_TERMS, baseName, calibrate, effectKeys, parseQuery, physicsBreakdown, pretrainedModel, queryBound, stepTerms, type PhysicsState, type ThroughputQueryInput } from './index.ts'
+import { fitMultipliers, type Split } from './calibrate-physics.ts'
+
+const term = (q: ThroughputQueryInput, name: (typeof PHYSICS_TERMS)[number]) => stepTerms(parseQuery(q)).phi[PHYSICS_TERMS.indexOf(name)]!
+const gpu = { paramsB: 8, quant: 'Q4_0', memBwGbs: 1008, tflops: 330, vendor: 'nvidia' as const }
+
+describe('physics terms', () => {
+  it('should let sliding-window layers attend to at most their window', () => {
+    const shapes = { kvBytesPerToken: 65536, attnFlopsPerToken: 262144 }
+    const at = (slidingWindow?: { tokens: number; share: number }) => ({ ...gpu, ...shapes, phase: 'decode' as const, contextTokens: 32768, ...(slidingWindow ? { slidingWindow } : {}) })
+    expect(term(at(), 'kv')).toBeCloseTo((32768 * 65536) / 1008e9, 12)
+    // Every layer windowed at 128 tokens: the KV read is that of a 128-token context.
+    expect(term(at({ tokens: 128, share: 1 }), 'kv')).toBeCloseTo((128 * 65536) / 1008e9, 12)
+    // Half the layers windowed: half the full read plus half the window's.
+    expect(term(at({ tokens: 128, share: 0.5 }), 'attn')).toBeCloseTo(((0.5 * 32768 + 0.5 * 128) * 262144) / 330e12, 12)
+  })
+
+  it('should charge the F16 weight copy and the attention scores to legacy builds only', () => {
+    const prefill = { ...gpu, phase: 'prefill' as const, promptTokens: 512 }
+    expect(term({ ...prefill, engineEra: 'legacy' }, 'dqcopy')).toBeGreaterThan(0)
+    expect(term({ ...prefill, engineEra: 'legacy' }, 'score')).toBeGreaterThan(0)
+    expect(term(prefill, 'dqcopy')).toBe(0) // current builds: integer MMQ kernels, flash attention
+    expect(term(prefill, 'score')).toBe(0)
+    expect(term({ ...prefill, engineEra: 'legacy', quant: 'F16' }, 'dqcopy')).toBe(0) // nothing to dequantize
+    expect(term({ ...prefill, engineEra: 'legacy', vendor: 'apple', unifiedMemory: true }, 'dqcopy')).toBe(0) // Metal dequantizes in its kernel
+  })
+
+  it('should add the power-limited compute time of prefill only where the board power is known', () => {
+    const prefill = { ...gpu, phase: 'prefill' as const, promptTokens: 512 }
+    expect(term(prefill, 'energy')).toBe(0)
+    expect(term({ ...prefill, tdpWatts: 450 }, 'energy')).toBeCloseTo((2 * 8e9 * 512 * 1e-12) / 450, 12)
+    expect(term({ ...gpu, tdpWatts: 450 }, 'energy')).toBe(0) // decode is not compute-bound
+  })
+
+  it('should give a CPU its own overhead multipliers and build-age effects per backend', () => {
+    const cpu = parseQuery({ ...gpu, memBwGbs: 40, tflops: 0.3, vendor: 'intel', device: 'cpu' })
+    const g = parseQuery(gpu)
+    expect(baseName(cpu, 'layer')).toBe('decode.layer@cpu')
+    expect(baseName(g, 'layer')).toBe('decode.layer')
+    expect(baseName(cpu, 'mem')).toBe('any.mem') // streaming weights is shared by both phases and devices
+    expect(effectKeys(g, 'mem')).toContain('era:current:cuda')
+    expect(effectKeys(parseQuery({ ...gpu, engineEra: 'legacy' }), 'mem')).not.toContain('era:current:cuda')
+    const apple2023 = { ...gpu, vendor: 'apple' as const, engineEra: 'legacy-2023' as const }
+    expect(effectKeys(parseQuery({ ...apple2023, phase: 'prefill' }), 'compute')).toContain('era:2023:metal')
+    expect(effectKeys(parseQuery(apple2023), 'compute')).not.toContain('era:2023:metal')
+    // Prefill's matrix-product rate carries no weight-format effect; decode's does.
+    expect(effectKeys(parseQuery({ ...gpu, phase: 'prefill' }), 'compute').some((k) => k.startsWith('quant:'))).toBe(false)
+    expect(effectKeys(g, 'compute')).toContain('quant:Q4_0')
+  })
+
+  it('should bound a quantized model on a CPU by its int8 dot-product rate, 4x the FP32 figure', () => {
+    const q = { paramsB: 0.24, memBwGbs: 40, tflops: 0.166, phase: 'prefill' as const, promptTokens: 512, device: 'cpu' as const }
+    const int8 = queryBound(parseQuery({ ...q, quant: 'Q4_0' }))
+    const f16 = queryBound(parseQuery({ ...q, quant: 'F16' }))
+    expect(int8.binding).toBe('compute')
+    expect(int8.boundTps / f16.boundTps).toBeCloseTo(4, 6)
+  })
+})
+
+describe('physics calibration per weight format', () => {
+  it('should recover a format whose kernels run twice as fast, shrunk towards the shared factor', () => {
+    const splits: Split[] = []
+    const times: number[] = []
+    for (const format of ['Q8_0', 'Q4_0']) {
+      for (const [work, overhead] of [[1, 0.5], [2, 0.5], [4, 0.5]] as const) {
+        splits.push({ tokens: 1, work, overhead, format })
+        times.push((format === 'Q4_0' ? 0.5 : 1) * work + overhead)
+      }
+    }
+    const wide = fitMultipliers(splits, times, 100)
+    expect(wide.byFormat.Q4_0! / wide.byFormat.Q8_0!).toBeCloseTo(0.5, 2)
+    expect(wide.overhead).toBeCloseTo(1, 2)
+    const narrow = fitMultipliers(splits, times, 0.5)
+    expect(narrow.byFormat.Q4_0! / narrow.byFormat.Q8_0!).toBeGreaterThan(0.5) // the prior pulls them together
+    // One format measured: no offsets, its factor is the shared one.
+    expect(fitMultipliers(splits.slice(0, 3), times.slice(0, 3)).byFormat).toEqual({})
+  })
+
+  it('should store the per-format factors as corrections the calibrated model applies', () => {
+    // A CPU on which Q4_0's work takes half the time the pretrained model says and Q8_0's as it says.
+    const model = pretrainedModel()
+    const hw = { memBwGbs: 40, tflops: 0.166, unifiedMemory: true, vendor: 'intel' as const, device: 'cpu' as const, phase: 'prefill' as const, promptTokens: 256 }
+    const machine = (quant: string, paramsB: number, layers: number) => {
+      const query = { ...hw, quant, paramsB, layers }
+      const { tokens, seconds } = physicsBreakdown(model.json.physics as PhysicsState, parseQuery(query))
+      const t = Object.entries(seconds).reduce((s, [k, v]) => s + v * (k === 'layer' || k === 'step' ? 1 : quant === 'Q4_0' ? 0.5 : 1), 0)
+      return { query, measuredTps: tokens / t }
+    }
+    const sizes = [[0.015, 8], [0.06, 12], [0.24, 14]] as const
+    const { result, model: calibrated } = calibrate(model, ['Q8_0', 'Q4_0'].flatMap((quant) => sizes.map(([p, l]) => machine(quant, p, l))))
+    expect(result.formatFactors!.Q4_0! / result.formatFactors!.Q8_0!).toBeGreaterThan(1.6)
+    expect(result.corrections[`${result.hardwareKey}|quant:Q4_0`]).toBe(result.formatFactors!.Q4_0)
+    for (const quant of ['Q8_0', 'Q4_0']) {
+      const held = machine(quant, 0.03, 10) // a size no fit saw
+      expect(Math.abs(calibrated.predict(held.query).predictedTps / held.measuredTps - 1)).toBeLessThan(0.1)
+    }
+  })
+})
