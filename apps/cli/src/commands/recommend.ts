@@ -43,6 +43,8 @@ export const recommendCommand = defineCommand({
     const q: ThroughputQuery = parseQuery({
       paramsB: m.model.paramsB, activeParamsB: m.model.activeParamsB, quant: m.model.quant, memBwGbs: hw.hardware.memBwGbs, tflops: hw.hardware.fp16Tflops,
       unifiedMemory: hw.hardware.unifiedMemory ?? false, vendor: VENDORS.includes(hw.hardware.vendor ?? '') ? hw.hardware.vendor : 'other',
+      // Board power, where the preset has it: the physics model's power-limited prefill (issue 18).
+      ...(hw.hardware.tdpWatts ? { tdpWatts: hw.hardware.tdpWatts } : {}),
       batch: w.batch, phase: prefill ? 'prefill' : 'decode', promptTokens: w.promptTokens, contextTokens: context,
     })
     const workload = prefill ? w : { ...w, contextLength: context }

@@ -62,10 +62,10 @@ export function queryFromRow(row: unknown): ThroughputQuery {
   if (r.hardware !== undefined) {
     const p = findHardwarePreset(String(r.hardware))
     if (!p) throw usageError(`unknown hardware "${String(r.hardware)}" (see kerneltune hardware list)`)
-    Object.assign(q, { memBwGbs: p.memBwGbs, tflops: p.fp16Tflops, unifiedMemory: p.unifiedMemory ?? false, vendor: VENDORS.includes(p.vendor) ? p.vendor : 'other' })
+    Object.assign(q, { memBwGbs: p.memBwGbs, tflops: p.fp16Tflops, unifiedMemory: p.unifiedMemory ?? false, vendor: VENDORS.includes(p.vendor) ? p.vendor : 'other', ...(p.tdpWatts ? { tdpWatts: p.tdpWatts } : {}) })
   }
   if (r.hardware !== undefined && findHardwarePreset(String(r.hardware))?.kind === 'cpu') q.device = 'cpu'
-  for (const k of ['paramsB', 'activeParamsB', 'quant', 'batch', 'phase', 'promptTokens', 'contextTokens', 'memBwGbs', 'tflops', 'unifiedMemory', 'vendor', 'layers', 'device', 'ubatch']) {
+  for (const k of ['paramsB', 'activeParamsB', 'quant', 'batch', 'phase', 'promptTokens', 'contextTokens', 'memBwGbs', 'tflops', 'unifiedMemory', 'vendor', 'layers', 'device', 'ubatch', 'tdpWatts']) {
     if (r[k] !== undefined) q[k] = r[k]
   }
   if (r.context !== undefined && r.contextTokens === undefined) q.contextTokens = r.context
