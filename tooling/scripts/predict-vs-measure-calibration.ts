@@ -18,12 +18,27 @@ export function cpuVendor(model: string): 'intel' | 'amd' | 'apple' | 'other' {
 }
 
 /**
- * This machine as the regressor sees it: the probed copy bandwidth, the FLOP rate estimated from
- * cores × clock × SIMD width, and unified memory (the CPU reads the weights straight from system
+ * This machine as the regressor sees it: the probed copy bandwidth (one thread), the FLOP rate
+ * estimated from cores × clock × SIMD width scaled to the threads llama.cpp is given (a 1-thread
+ * run has one core's FLOPs), and unified memory (the CPU reads the weights straight from system
  * RAM, as `specFromDetected` says, like the Apple and GB10 rows of the training data).
  */
-export function hardwareQuery(spec: { memBwGbs: number; fp16Tflops: number; unifiedMemory?: boolean }, cpuModel: string) {
-  return { memBwGbs: spec.memBwGbs, tflops: spec.fp16Tflops, unifiedMemory: spec.unifiedMemory ?? true, vendor: cpuVendor(cpuModel), device: 'cpu' } as const
+export function hardwareQuery(spec: { memBwGbs: number; fp16Tflops: number; unifiedMemory?: boolean }, cpuModel: string, threads?: { used: number; cores: number }) {
+  const share = threads ? Math.min(threads.used / threads.cores, 1) : 1
+  return { memBwGbs: spec.memBwGbs, tflops: spec.fp16Tflops * share, unifiedMemory: spec.unifiedMemory ?? true, vendor: cpuVendor(cpuModel), device: 'cpu' } as const
+}
+
+/**
+ * The shapes of a synthetic llama the regressor's query can carry: layers (per-layer overhead), KV
+ * bytes per context token (F16 cache: 2 × KV heads × head size × layers × 2 bytes) and attention
+ * FLOPs per context token (4 × heads × head size × layers), in place of proxies scaled from LLaMA-3-8B.
+ */
+export function shapeQuery(shape: { layers: number; heads: number; kvHeads: number; headDim: number }) {
+  return {
+    layers: shape.layers,
+    kvBytesPerToken: 2 * shape.kvHeads * shape.headDim * shape.layers * 2,
+    attnFlopsPerToken: 4 * shape.heads * shape.headDim * shape.layers,
+  }
 }
 
 export interface PhasePoint {
@@ -68,6 +83,7 @@ export function calibrateAndScore(model: LearnedModel, points: ReportPoint[]) {
     calibrationLeaveOneOutAfter: fits[phase].result.mapeAfter,
     factor: fits[phase].result.factor,
     overheadFactor: fits[phase].result.overheadFactor,
+    formatFactors: fits[phase].result.formatFactors,
     insideInterval: inside(phase),
     cappedBefore: points.filter((p) => p.predicted[phase].capped).length,
     cappedAfter: points.filter((p) => p.calibrated![phase].capped).length,

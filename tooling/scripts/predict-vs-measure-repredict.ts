@@ -6,7 +6,7 @@
  */
 import { synthLlama, type SynthQuant } from '../../packages/gguf/src/index.ts'
 import { parseQuery, pretrainedInfo, pretrainedModel, queryBound, type ThroughputQueryInput } from '../../packages/regressor/src/index.ts'
-import { PHASES, calibrateAndScore, slim, type Phase } from './predict-vs-measure-calibration.ts'
+import { PHASES, calibrateAndScore, shapeQuery, slim, type Phase } from './predict-vs-measure-calibration.ts'
 import type { ReportPoint } from './predict-vs-measure-table.ts'
 
 const parse = (s: string) => Number(s.slice(0, -1)) * (s.endsWith('M') ? 1e6 : s.endsWith('B') ? 1e9 : 1)
@@ -24,9 +24,9 @@ export function repredict<T extends Saved>(saved: T) {
   const predictor = pretrainedModel()
   const hw = { ...saved.hardware.query, device: 'cpu' as const }
   const points = saved.points.map((p) => {
-    // The layer count of the synthetic model, from the same shape rule that wrote it (nothing is generated).
-    const layers = synthLlama({ params: parse(p.size), quant: p.quant as SynthQuant, seed: 1, vocabSize: 2048 }).shape.layers
-    const query = Object.fromEntries(PHASES.map((ph) => [ph, { ...p.query[ph], ...hw, layers }])) as Record<Phase, ThroughputQueryInput>
+    // The shapes of the synthetic model (layers, KV and attention widths), from the same shape rule that wrote it (nothing is generated).
+    const shape = shapeQuery(synthLlama({ params: parse(p.size), quant: p.quant as SynthQuant, seed: 1, vocabSize: 2048 }).shape)
+    const query = Object.fromEntries(PHASES.map((ph) => [ph, { ...p.query[ph], ...hw, ...shape }])) as Record<Phase, ThroughputQueryInput>
     return {
       ...p, query,
       predicted: { decode: slim(predictor.predict(query.decode)), prefill: slim(predictor.predict(query.prefill)) },
@@ -47,6 +47,7 @@ export function repredict<T extends Saved>(saved: T) {
       method: '@kerneltune/regressor calibrate, one fit per phase',
       factors: { decode: errors.decode.factor, prefill: errors.prefill.factor },
       overheadFactors: { decode: errors.decode.overheadFactor, prefill: errors.prefill.overheadFactor },
+      formatFactors: { decode: errors.decode.formatFactors, prefill: errors.prefill.formatFactors },
     },
     hardware: { ...saved.hardware, query: hw },
     points,

@@ -29,6 +29,8 @@ export interface PhaseErrors {
   factor: number
   /** Physics model: the multiplier of the per-layer and per-step overhead times. */
   overheadFactor?: number | undefined
+  /** Physics model: the work factor per weight format, where calibration fitted one. */
+  formatFactors?: Record<string, number> | undefined
   /** Points whose measurement fell inside the uncalibrated prediction's 90% interval. */
   insideInterval?: number
   cappedBefore: number
@@ -60,7 +62,7 @@ export function renderTable(points: readonly ReportPoint[], errors: Record<Phase
   const rows = points.map((p) => `| ${p.size} ${p.quant} | ${f(p.params / 1e6, 1)}M | ${f(p.bytes / 1e6, 1)} | ${p.calibration ? 'calibration' : '**held out**'} | ${PHASES.flatMap((ph) => cells(p, ph)).join(' | ')} |`)
   const summary = PHASES.map((ph) => {
     const e = errors[ph]
-    return `| ${ph} tok/s | **${pct(e.heldOutBefore)}** | **${pct(e.heldOutAfter)}** | ${e.allBefore === undefined ? '–' : pct(e.allBefore)} | ${pct(e.calibrationBefore)} | ${pct(e.calibrationLeaveOneOutAfter)} | ×${f(e.factor, 3)}${e.overheadFactor === undefined ? '' : `, overheads ×${f(e.overheadFactor, 3)}`} | ${e.insideInterval === undefined ? '–' : `${e.insideInterval} of ${points.length}`} | ${e.cappedBefore} / ${e.cappedAfter} of ${points.length} |`
+    return `| ${ph} tok/s | **${pct(e.heldOutBefore)}** | **${pct(e.heldOutAfter)}** | ${e.allBefore === undefined ? '–' : pct(e.allBefore)} | ${pct(e.calibrationBefore)} | ${pct(e.calibrationLeaveOneOutAfter)} | ${e.formatFactors ? Object.entries(e.formatFactors).map(([q, v]) => `${q} ×${f(v, 3)}`).join(', ') : `×${f(e.factor, 3)}`}${e.overheadFactor === undefined ? '' : `, overheads ×${f(e.overheadFactor, 3)}`} | ${e.insideInterval === undefined ? '–' : `${e.insideInterval} of ${points.length}`} | ${e.cappedBefore} / ${e.cappedAfter} of ${points.length} |`
   })
   return [
     `| model | params | MB | role | ${head.join(' | ')} |`.replace(/predicted \(error\)/g, 'predicted [90% interval] (error)'),

@@ -5,7 +5,10 @@
  * through node-llama-cpp, calibrates the predictor on some sizes and reports the error before and
  * after calibration on the sizes it did not calibrate on.
  *
- *   pnpm exec tsx --conditions=@kerneltune/source tooling/scripts/predict-vs-measure.ts [--doc] [--threads N] [--reps N]
+ *   pnpm exec tsx --conditions=@kerneltune/source tooling/scripts/predict-vs-measure.ts [--doc] [--threads N] [--reps N] [--prompt N] [--gen N]
+ *
+ * Timing-sensitive: on the shared machine run it under `flock /tmp/kerneltune-measure.lock` when the
+ * load is low; the result records the load average before and after.
  *
  * Writes bench/results/llamacpp-predict-vs-measure.json and prints a markdown table; with --doc
  * it also writes docs/prediction-vs-measurement.md; --render-only rewrites the doc from the saved
@@ -13,7 +16,7 @@
  * predictions with the current pretrained model (after a model change).
  */
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { loadavg, tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { parseArgs } from 'node:util'
@@ -23,7 +26,7 @@ import { detectHardware, fromGguf, specFromDetected } from '../../packages/featu
 import { pretrainedModel, queryBound, parseQuery, pretrainedInfo, type ThroughputQueryInput } from '../../packages/regressor/src/index.ts'
 import { summarizeRepetitions } from '../../packages/engines-llamacpp/src/index.ts'
 import { llamacppBackend } from '../../packages/engines-llamacpp/src/node.ts'
-import { calibrateAndScore, hardwareQuery, slim, type Phase } from './predict-vs-measure-calibration.ts'
+import { calibrateAndScore, hardwareQuery, shapeQuery, slim, type Phase } from './predict-vs-measure-calibration.ts'
 import { renderTable, type ReportPoint } from './predict-vs-measure-table.ts'
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..')
@@ -33,7 +36,11 @@ const { values: args } = parseArgs({
     'render-only': { type: 'boolean', default: false },
     repredict: { type: 'boolean', default: false },
     threads: { type: 'string', default: '1' },
-    reps: { type: 'string', default: '5' },
+    reps: { type: 'string', default: '7' },
+    // Long enough that a repetition of the smallest model is not mostly timer and scheduling noise
+    // (at 128/32 tokens a 15M model's decode lasted about 30 ms and its 95% interval was ±20%).
+    prompt: { type: 'string', default: '256' },
+    gen: { type: 'string', default: '128' },
     sizes: { type: 'string', default: '15M,30M,60M,120M,240M' },
     quants: { type: 'string', default: 'Q8_0,Q4_0' },
     calibrate: { type: 'string', default: '15M,60M,240M' },
@@ -43,8 +50,8 @@ const SIZES = args.sizes!.split(',')
 const QUANTS = args.quants!.split(',') as SynthQuant[]
 const CALIBRATE = new Set(args.calibrate!.split(','))
 const REPS = Number(args.reps)
-const PROMPT = 128
-const GEN = 32
+const PROMPT = Number(args.prompt)
+const GEN = Number(args.gen)
 const parse = (s: string) => Number(s.slice(0, -1)) * (s.endsWith('M') ? 1e6 : s.endsWith('B') ? 1e9 : 1)
 
 const RESULT = join(ROOT, 'bench', 'results', 'llamacpp-predict-vs-measure.json')
@@ -72,9 +79,11 @@ if (args['render-only']) {
 }
 
 const started = new Date()
+// The load average before and after (1, 5, 15 minutes): the machine is shared, and the figures say how busy it was.
+const loadBefore = loadavg()
 const detected = await detectHardware()
 const spec = specFromDetected(detected)
-const hw = hardwareQuery(spec, detected.cpu.model)
+const hw = hardwareQuery(spec, detected.cpu.model, { used: Number(args.threads), cores: detected.cpu.cores })
 console.error(`hardware: ${spec.name}; ${spec.sources.join('; ')}`)
 const predictor = pretrainedModel()
 const dir = mkdtempSync(join(tmpdir(), 'kt-pvm-'))
@@ -88,7 +97,7 @@ try {
       const { model } = await fromGguf(path)
       // Decode is predicted at the middle of the generated run (the prompt is already in the KV
       // cache), prefill for the whole prompt at once, both at batch 1 as llama.cpp runs them here.
-      const base = { paramsB: model.paramsB, quant: model.quant, ...hw, batch: 1, layers: synth.shape.layers }
+      const base = { paramsB: model.paramsB, quant: model.quant, ...hw, batch: 1, ...shapeQuery(synth.shape) }
       const query: Record<Phase, ThroughputQueryInput> = {
         decode: { ...base, phase: 'decode', contextTokens: PROMPT + GEN / 2 },
         prefill: { ...base, phase: 'prefill', promptTokens: PROMPT },
@@ -126,10 +135,16 @@ const result = {
   date: started.toISOString(),
   command: 'pnpm exec tsx --conditions=@kerneltune/source tooling/scripts/predict-vs-measure.ts --doc',
   predictor: { name: predictor.name, kind: 'pretrained', modelKind: predictor.kind, description: info.description, scriptVersion: info.scriptVersion, trainedOn: info.hardware, sampleCount: info.sampleCount },
-  calibration: { method: '@kerneltune/regressor calibrate, one fit per phase', factors: { decode: errors.decode.factor, prefill: errors.prefill.factor }, calibratedOn: [...CALIBRATE] },
+  calibration: {
+    method: '@kerneltune/regressor calibrate, one fit per phase', calibratedOn: [...CALIBRATE],
+    factors: { decode: errors.decode.factor, prefill: errors.prefill.factor },
+    overheadFactors: { decode: errors.decode.overheadFactor, prefill: errors.prefill.overheadFactor },
+    formatFactors: { decode: errors.decode.formatFactors, prefill: errors.prefill.formatFactors },
+  },
   hardware: { detected, spec, query: hw },
   device: points[0]?.device,
   workload: { promptTokens: PROMPT, genTokens: GEN, combo: { threads: args.threads }, reps: REPS, warmups: 1 },
+  load: { before: loadBefore, after: loadavg() },
   points,
   errors,
 }
