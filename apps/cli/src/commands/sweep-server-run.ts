@@ -30,7 +30,8 @@ export async function runServerOrInterleaved(ctx: CommandContext<any>, i: Server
   const design: 'interleaved' | 'sequential' = f.design ?? (server ? 'interleaved' : 'sequential')
   const plan = server ? planServingSweep(i.mode, i.hardware, i.cores, i.override) : planSweep(i.mode, i.hardware, i.cores, i.override)
   const d = SWEEP_DEFAULTS[i.mode]
-  const rounds: number = f.rounds ?? (i.mode === 'quick' ? 4 : 6)
+  // The sign-flip test needs 7 rounds to reach p < 0.05 at all (minRoundsToDecide).
+  const rounds: number = f.rounds ?? (i.mode === 'quick' ? 8 : 12)
   const gate = (f.gate ?? SWEEP_GATE_DEFAULTS.gate) as GateMethod
   const metric = (f.metric ?? 'decodeTps') as SweepMetric
   const epsilon: number = f.epsilon ?? SWEEP_GATE_DEFAULTS.epsilon
@@ -43,14 +44,14 @@ export async function runServerOrInterleaved(ctx: CommandContext<any>, i: Server
   if (server) {
     r = await executeServerSweep(ctx.io, {
       modelPath: i.modelPath, modelBytes: i.modelBytes, plan, design, concurrency: f.concurrency ?? 4, requests: f.requests ?? 8, promptTokens, outputTokens,
-      rounds, ...(f.timeBudget === undefined ? {} : { timeBudgetMs: f.timeBudget * 1000 }), warmups: f.warmup ?? 1, seed: f.seed ?? 1, gate, metric, epsilon, margin,
+      rounds, ...(f.timeBudget === undefined ? {} : { timeBudgetMs: f.timeBudget * 1000 }), warmups: f.warmup ?? 1, seed: f.seed ?? 1, test: f.test ?? 'sign-flip', gate, metric, epsilon, margin,
     })
   } else {
     const backend = llamacppBackend({ modelPath: i.modelPath, gpu: f.gpu === 'off' || f.gpu === undefined ? false : f.gpu, promptTokens, genTokens: outputTokens })
     const arms = plan.candidates.length + 2
     const bar = progressBar(ctx.io, 'sweep (interleaved)', rounds * arms)
     r = await runInterleavedSweep({
-      backend, candidates: plan.candidates, model: i.modelPath, gate, metric, epsilon, margin, warmups: f.warmup ?? 1, rounds, seed: f.seed ?? 1,
+      backend, candidates: plan.candidates, model: i.modelPath, gate, metric, epsilon, margin, warmups: f.warmup ?? 1, rounds, seed: f.seed ?? 1, test: f.test ?? 'sign-flip',
       ...(f.timeBudget === undefined ? {} : { timeBudgetMs: f.timeBudget * 1000 }),
       onProgress: (p) => bar.update((p.round - 1) * arms + p.step - 1, `round ${p.round}`),
     })

@@ -23,6 +23,7 @@ import {
   servingSweepSpace,
   withoutServingDefaults,
   type InterleavedSweepResult,
+  type RoundsTest,
   type SweepMetric,
   type SweepResult,
 } from '@kerneltune/engines-llamacpp'
@@ -58,6 +59,7 @@ export interface ServerSweepOptions {
   readonly timeBudgetMs?: number
   readonly warmups: number
   readonly seed: number
+  readonly test?: RoundsTest
   readonly gate: GateMethod
   readonly metric: SweepMetric
   readonly epsilon: number
@@ -113,6 +115,7 @@ export async function executeServerSweep(io: Io, o: ServerSweepOptions): Promise
       aaCombo: { cont_batching: 'on' },
       rounds: o.rounds,
       seed: o.seed,
+      ...(o.test ? { test: o.test } : {}),
       ...(o.timeBudgetMs === undefined ? {} : { timeBudgetMs: o.timeBudgetMs }),
       onProgress: (p) => bar.update((p.round - 1) * arms + p.step - 1, `round ${p.round}: ${p.arm === 'baseline' || p.arm === 'aa' ? p.arm : label(p.combo)}`),
     })
@@ -123,6 +126,12 @@ export async function executeServerSweep(io: Io, o: ServerSweepOptions): Promise
     // Every kept server stops here, whether the sweep finished, failed or was cancelled.
     await backend.close()
   }
+}
+
+const TEST_LABEL: Record<RoundsTest, string> = {
+  'sign-flip': '20% trimmed mean of the log ratios, exact sign-flip p-value',
+  paired: 't-test on the mean log ratio',
+  blocked: 'blocked test, noise pooled over the arms',
 }
 
 const pct = (x: number | undefined) => (x === undefined || !Number.isFinite(x) ? '-' : `${x >= 0 ? '+' : ''}${fmt(x * 100, 1)}%`)
@@ -146,7 +155,7 @@ export function renderInterleaved(r: InterleavedSweepResult): string {
     })
   const b = r.baseline.stats
   let out = `device: ${r.device}\n`
-  out += `design: interleaved, ${r.rounds} rounds (every arm once per round, seeded random order ${r.settings.seed}; compared within rounds, noise pooled over the arms), ${fmt(r.seconds, 0)} s\n`
+  out += `design: interleaved, ${r.rounds} rounds (every arm once per round, seeded random order ${r.settings.seed}; each arm against the defaults of the same rounds, ${TEST_LABEL[r.settings.test]}), ${fmt(r.seconds, 0)} s\n`
   out += `baseline (llama-server defaults): ${fmt(b.decodeTps?.trimmedMean ?? NaN)} output tok/s under load, TTFT ${fmt(b.ttftMs?.trimmedMean ?? NaN)} ms (trimmed means of ${r.baseline.reps.length} rounds)\n\n`
   out += table(rows, ['combination', 'rounds', 'out tok/s', `${m} vs defaults`, '95% interval', 'p', 'verdict', 'TTFT ms'])
   const aa = r.aa

@@ -168,11 +168,12 @@ export const sweepCommand = defineCommand({
     { name: 'gpu', type: 'string', description: 'llama.cpp build: off (CPU), auto, cuda, vulkan.', choices: ['off', 'auto', 'cuda', 'vulkan'], default: 'off' },
     { name: 'backend', type: 'string', description: 'node-llama-cpp: llama.cpp in-process, one request at a time. server: a real llama-server per combination under concurrent streaming load (adds slots and continuous batching to the space).', choices: ['node-llama-cpp', 'server'], default: 'node-llama-cpp' },
     { name: 'design', type: 'string', description: 'sequential: the defaults first, then each combination. interleaved: every combination once per round in a random order, paired against the defaults by round, with an A/A check (default with --backend server).', choices: ['sequential', 'interleaved'] },
-    { name: 'rounds', type: 'integer', description: 'Interleaved: rounds at most (quick 4, standard 6).', min: 2, max: 1000 },
+    { name: 'rounds', type: 'integer', description: 'Interleaved: rounds at most (quick 8, standard 12; the sign-flip test needs 7 to decide).', min: 2, max: 1000 },
     { name: 'time-budget', type: 'number', description: 'Interleaved: start no round that would end after this many seconds (at least 2 rounds run).', min: 1 },
     { name: 'concurrency', type: 'integer', description: 'Server: requests in flight (closed loop).', default: 4, min: 1, max: 1024 },
     { name: 'requests', type: 'integer', description: 'Server: measured requests per repetition.', default: 8, min: 1, max: 100000 },
     { name: 'seed', type: 'integer', description: 'Interleaved: seed of the round orders.', default: 1, min: 0 },
+    { name: 'test', type: 'string', description: 'Interleaved: how a combination is compared with the defaults of the same rounds. sign-flip: the 20% trimmed mean of its log ratios with an exact randomization p-value (robust to wild measurements; needs 7 rounds to decide). paired: a t-test on their mean. blocked: the noise pooled over every combination (more power in few rounds, but it assumes every combination is as noisy as the defaults, which a loaded CPU breaks).', choices: ['sign-flip', 'paired', 'blocked'], default: 'sign-flip' },
   ],
   examples: [
     'kerneltune model synth --params 15M --quant Q8_0 --vocab-size 2048 --out /tmp/m.gguf && kerneltune sweep --engine llamacpp --gguf /tmp/m.gguf --quick',
