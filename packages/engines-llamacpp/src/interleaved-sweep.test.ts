@@ -77,16 +77,26 @@ describe('runInterleavedSweep', () => {
     expect(paired.verdict).not.toMatch(/sign-flip/)
   })
 
-  it('should start no round that the time budget cannot hold, after the minimum rounds', async () => {
+  it('should start no measurement the time budget cannot hold after the minimum rounds, and use the part of the last round it reached', async () => {
     let t = 0
     const backend = driftingBackend(truth)
     const timed: MeasurementBackend = { ...backend, measure: async (req) => ((t += 1000), backend.measure(req)) }
     const r = await runInterleavedSweep({ backend: timed, candidates, rounds: 10, timeBudgetMs: 12_000, now: () => t, warmups: 0 })
-    // A round takes 5 s: rounds 1-2 always run, a third would end at 15 s > 12 s.
-    expect(r.rounds).toBe(2)
+    // A measurement takes 1 s, a round 5 s: rounds 1-2 always run (10 s), then two measurements
+    // of round 3 fit (11 s, 12 s) and a third would end at 13 s.
+    expect(t).toBe(12_000)
+    expect([r.rounds, r.partialRound, r.order.map((x) => x.length)]).toEqual([3, true, [5, 5, 2]])
+    // The arms round 3 reached have a third measurement; the others have two.
+    const third = new Set(r.order[2])
+    for (const c of r.combos) expect(c.reps.length).toBe(third.has(c.hash) ? 3 : 2)
+    expect(r.baseline.reps.length).toBe(third.has('baseline') ? 3 : 2)
+    // A budget that ends exactly with a round starts no other.
+    t = 0
+    const whole = await runInterleavedSweep({ backend: timed, candidates, rounds: 10, timeBudgetMs: 10_000, now: () => t, warmups: 0 })
+    expect([whole.rounds, whole.partialRound, whole.order.length, t]).toEqual([2, false, 2, 10_000])
   })
 
-  it('should estimate a round by the last one, not the first that paid for once-per-arm launches', async () => {
+  it('should estimate a measurement by the arm\'s last one, not its first that paid for a launch', async () => {
     let t = 0
     const launched = new Set<string>()
     const backend = driftingBackend(truth)
@@ -101,9 +111,9 @@ describe('runInterleavedSweep', () => {
       },
     }
     const r = await runInterleavedSweep({ backend: timed, candidates, rounds: 10, timeBudgetMs: 40_000, now: () => t, warmups: 0, aaCombo: { cont_batching: 'on' } })
-    // Round 1: 5 arms x 5 s = 25 s; later rounds 5 s each. Rounds 2 and 3 end at 30 s and 35 s,
-    // a 4th at 40 s (not over), a 5th at 45 s: four rounds. The mean round so far (15 s after two)
-    // would have stopped after two, with a quarter of the budget unused.
+    // Round 1: 5 arms x 5 s = 25 s; later measurements 1 s each. Rounds 2-4 end at 30, 35 and 40 s;
+    // the 5th's first measurement would end at 41 s: four rounds. Estimating by the first visit
+    // (5 s) would have stopped after two, with a quarter of the budget unused.
     expect(r.rounds).toBe(4)
     expect(launched.size).toBe(5)
     expect(t).toBeLessThanOrEqual(40_000)

@@ -49,9 +49,11 @@ export interface InterleavedSweepOptions extends AnalyzeOptions {
   /** Rounds before the time budget may end the sweep. Default 2 (the paired test's minimum). */
   readonly minRounds?: number
   /**
-   * No new round starts once the elapsed time plus one round's estimate would exceed it. The
-   * estimate is the last round's duration: the first round also pays for whatever a backend does
-   * once per arm (a kept server's launch), which later rounds do not repeat.
+   * After `minRounds` rounds, no measurement starts once the elapsed time plus that arm's last
+   * measurement would exceed it, so the sweep overruns by at most one measurement's misestimate
+   * (a whole round's would be the price of stopping only between rounds). The round it stops in is
+   * used as far as it got: its order was random, so which arms it reached says nothing about their
+   * values, and every arm measured beside the defaults in it adds a pair.
    */
   readonly timeBudgetMs?: number
   /** Warm-ups before an arm's first measurement (a launch per arm visit needs them). Default 1. */
@@ -109,6 +111,8 @@ export interface InterleavedSweepResult extends Omit<SweepAnalysis, 'winner' | '
   readonly device: string
   readonly backend: string
   readonly rounds: number
+  /** True when the time budget ended the last round part-way (its arms measured beside the defaults still count). */
+  readonly partialRound: boolean
   /** The arms in the order measured, per round. */
   readonly order: readonly (readonly string[])[]
   readonly combos: readonly InterleavedComboStats[]
@@ -170,11 +174,10 @@ export async function runInterleavedSweep(o: InterleavedSweepOptions): Promise<I
   let device = ''
   let simulated = o.backend.simulated
   let rounds = 0
-  let lastRoundMs = 0
-  for (let round = 0; round < maxRounds; round++) {
-    const roundStart = now()
-    const elapsed = roundStart - started
-    if (o.timeBudgetMs !== undefined && round >= minRounds && elapsed + lastRoundMs > o.timeBudgetMs) break
+  let partial = false
+  // Each arm's last measurement, ms: its estimate for the budget (the first also paid a launch).
+  const lastVisitMs = new Map<string, number>()
+  for (let round = 0; round < maxRounds && !partial; round++) {
     const live = arms.filter((a) => !a.error)
     // Fisher–Yates on this round's arms.
     const shuffled = [...live]
@@ -185,6 +188,13 @@ export async function runInterleavedSweep(o: InterleavedSweepOptions): Promise<I
     order.push(shuffled.map((a) => a.id))
     for (const [step, arm] of shuffled.entries()) {
       if (o.signal?.aborted) throw new KerneltuneError('CANCELLED', 'the sweep was cancelled')
+      if (o.timeBudgetMs !== undefined && round >= minRounds && now() - started + (lastVisitMs.get(arm.id) ?? 0) > o.timeBudgetMs) {
+        partial = step > 0
+        if (partial) order[round] = order[round]!.slice(0, step)
+        else order.pop()
+        break
+      }
+      const visitStart = now()
       o.onProgress?.({ round: round + 1, rounds: maxRounds, step: step + 1, steps: shuffled.length, arm: arm.id, combo: arm.combo })
       try {
         const r = await o.backend.measure({ combo: arm.combo, repetitions: 1, warmups: round === 0 ? warmups : revisitWarmups, ...(o.signal ? { signal: o.signal } : {}) })
@@ -192,6 +202,7 @@ export async function runInterleavedSweep(o: InterleavedSweepOptions): Promise<I
         simulated ||= r.simulated
         for (const n of r.notes ?? []) if (!/^(server argv|TTFT|TPOT|output tokens|prompt tokens):? /.test(n)) notes.add(n)
         arm.reps[round] = r.repetitions[0]
+        lastVisitMs.set(arm.id, now() - visitStart)
       } catch (e) {
         if (isKerneltuneError(e) && e.code === 'CANCELLED') throw e
         const message = e instanceof Error ? e.message : String(e)
@@ -200,8 +211,9 @@ export async function runInterleavedSweep(o: InterleavedSweepOptions): Promise<I
         arm.error = message
       }
     }
-    rounds = round + 1
-    lastRoundMs = now() - roundStart
+    if (order.length > round) rounds = round + 1
+    // The budget stopped the sweep at the start of this round (nothing measured in it): end here.
+    if (o.timeBudgetMs !== undefined && order.length <= round) break
   }
 
   const dense = (a: Arm) => a.reps.filter((r): r is RepetitionMetrics => r !== undefined)
@@ -286,6 +298,7 @@ export async function runInterleavedSweep(o: InterleavedSweepOptions): Promise<I
     device,
     backend: o.backend.name,
     rounds,
+    partialRound: partial,
     order,
     combos,
     aa,
