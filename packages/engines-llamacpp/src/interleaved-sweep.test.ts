@@ -1,4 +1,4 @@
-import { mulberry32, type Combo, type MeasurementBackend } from '@kerneltune/core'
+import { KerneltuneError, mulberry32, type Combo, type MeasurementBackend } from '@kerneltune/core'
 import { describe, expect, it } from 'vitest'
 import { runInterleavedSweep } from './interleaved-sweep.ts'
 import { minRoundsToDecide, pairedComparison } from './paired.ts'
@@ -94,6 +94,30 @@ describe('runInterleavedSweep', () => {
     t = 0
     const whole = await runInterleavedSweep({ backend: timed, candidates, rounds: 10, timeBudgetMs: 10_000, now: () => t, warmups: 0 })
     expect([whole.rounds, whole.partialRound, whole.order.length, t]).toEqual([2, false, 2, 10_000])
+  })
+
+  it('should cancel a measurement still running when the budget runs out, and drop it', async () => {
+    const backend = driftingBackend(truth)
+    let slowAborted = false
+    let visits = 0
+    // Visits are instant until the 13th, which would hang until cancelled (a burst of load).
+    const hanging: MeasurementBackend = {
+      ...backend,
+      measure: (req) => {
+        if (++visits !== 13) return backend.measure(req)
+        return new Promise((_, reject) => req.signal!.addEventListener('abort', () => ((slowAborted = true), reject(new KerneltuneError('CANCELLED', 'the load was cancelled'))), { once: true }))
+      },
+    }
+    // 2 s leaves the first 12 instant visits ample time on a loaded machine; the 13th then waits for the deadline.
+    const r = await runInterleavedSweep({ backend: hanging, candidates, rounds: 100, timeBudgetMs: 2000, warmups: 0 })
+    expect(slowAborted).toBe(true)
+    expect(visits).toBe(13)
+    // Rounds 1-2 (10 visits) and 2 visits of round 3 were kept; the cancelled one is not in the order.
+    expect([r.rounds, r.partialRound, r.order.map((x) => x.length)]).toEqual([3, true, [5, 5, 2]])
+    // A cancellation by the caller is still a cancellation.
+    const ctl = new AbortController()
+    ctl.abort()
+    await expect(runInterleavedSweep({ backend, candidates, rounds: 3, signal: ctl.signal, warmups: 0 })).rejects.toThrow(/cancelled/)
   })
 
   it('should estimate a measurement by the arm\'s last one, not its first that paid for a launch', async () => {

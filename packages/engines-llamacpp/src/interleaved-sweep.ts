@@ -50,10 +50,11 @@ export interface InterleavedSweepOptions extends AnalyzeOptions {
   readonly minRounds?: number
   /**
    * After `minRounds` rounds, no measurement starts once the elapsed time plus that arm's last
-   * measurement would exceed it, so the sweep overruns by at most one measurement's misestimate
-   * (a whole round's would be the price of stopping only between rounds). The round it stops in is
-   * used as far as it got: its order was random, so which arms it reached says nothing about their
-   * values, and every arm measured beside the defaults in it adds a pair.
+   * measurement would exceed it, and one still running when the budget runs out is cancelled
+   * (through its signal) and dropped, so the sweep ends within the budget plus the backend's
+   * cancellation latency. The round it stops in is used as far as it got: its order was random,
+   * so which arms it reached says nothing about their values, and every arm measured beside the
+   * defaults in it adds a pair.
    */
   readonly timeBudgetMs?: number
   /** Warm-ups before an arm's first measurement (a launch per arm visit needs them). Default 1. */
@@ -175,9 +176,11 @@ export async function runInterleavedSweep(o: InterleavedSweepOptions): Promise<I
   let simulated = o.backend.simulated
   let rounds = 0
   let partial = false
+  /** True when the budget's deadline cancelled a measurement in flight. */
+  let cutOff = false
   // Each arm's last measurement, ms: its estimate for the budget (the first also paid a launch).
   const lastVisitMs = new Map<string, number>()
-  for (let round = 0; round < maxRounds && !partial; round++) {
+  for (let round = 0; round < maxRounds && !partial && !cutOff; round++) {
     const live = arms.filter((a) => !a.error)
     // Fisher–Yates on this round's arms.
     const shuffled = [...live]
@@ -196,21 +199,35 @@ export async function runInterleavedSweep(o: InterleavedSweepOptions): Promise<I
       }
       const visitStart = now()
       o.onProgress?.({ round: round + 1, rounds: maxRounds, step: step + 1, steps: shuffled.length, arm: arm.id, combo: arm.combo })
+      // After the minimum rounds the budget is a deadline: a measurement still running when it
+      // passes is cancelled and dropped, so a sudden slowdown cannot carry the sweep past it.
+      const deadline = o.timeBudgetMs !== undefined && round >= minRounds ? new AbortController() : undefined
+      const timer = deadline ? setTimeout(() => deadline.abort(), Math.max(0, o.timeBudgetMs! - (now() - started))) : undefined
+      const signal = deadline ? (o.signal ? AbortSignal.any([o.signal, deadline.signal]) : deadline.signal) : o.signal
       try {
-        const r = await o.backend.measure({ combo: arm.combo, repetitions: 1, warmups: round === 0 ? warmups : revisitWarmups, ...(o.signal ? { signal: o.signal } : {}) })
+        const r = await o.backend.measure({ combo: arm.combo, repetitions: 1, warmups: round === 0 ? warmups : revisitWarmups, ...(signal ? { signal } : {}) })
         device = r.device
         simulated ||= r.simulated
         for (const n of r.notes ?? []) if (!/^(server argv|TTFT|TPOT|output tokens|prompt tokens):? /.test(n)) notes.add(n)
         arm.reps[round] = r.repetitions[0]
         lastVisitMs.set(arm.id, now() - visitStart)
       } catch (e) {
+        if (deadline?.signal.aborted && !o.signal?.aborted) {
+          partial = step > 0
+          order[round] = order[round]!.slice(0, step)
+          cutOff = true
+          break
+        }
         if (isKerneltuneError(e) && e.code === 'CANCELLED') throw e
         const message = e instanceof Error ? e.message : String(e)
         if (arm.id === 'baseline' || arm.id === 'aa') throw new KerneltuneError('MEASUREMENT_FAILED', `the default settings could not be measured: ${message}`, { cause: e })
         // A combination that fails (to start, or under load) is a result: it drops out of later rounds.
         arm.error = message
+      } finally {
+        clearTimeout(timer)
       }
     }
+    if (cutOff && order[round]!.length === 0) order.pop()
     if (order.length > round) rounds = round + 1
     // The budget stopped the sweep at the start of this round (nothing measured in it): end here.
     if (o.timeBudgetMs !== undefined && order.length <= round) break
