@@ -28,7 +28,7 @@ export {
 } from './learned.ts'
 export { crossValidate, leaveOneGroupOut, permutationImportance, seededRandom, shuffled, trainEvaluated, type CvResult } from './evaluate.ts'
 export { PhysicsStateSchema, fitPhysics, physicsBreakdown, predictPhysics, type PhysicsOptions, type PhysicsRow, type PhysicsState } from './physics.ts'
-export { PHYSICS_TERMS, backendOf, baseName, effectKeys, hardwareClass, isLegacy, layersOf, stepTerms, type PhysicsTerm, type StepTerms } from './physics-terms.ts'
+export { PHYSICS_TERMS, backendOf, baseName, effectKeys, hardwareClass, isLegacy, kernelFlops, layersOf, stepTerms, type PhysicsTerm, type StepTerms } from './physics-terms.ts'
 export {
   INTERVAL_LEVEL, IntervalScaleSchema, IntervalStateSchema, SCALE_SHRINK, conformalQuantiles, heldOutCoverage, intervalFor, intervalRegime, intervalScale, intervalState, scaleOf,
   type CoverageReport, type HeldOutRow, type IntervalScale, type IntervalState, type PredictionInterval,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { PHYSICS_TERMS, baseName, calibrate, effectKeys, parseQuery, physicsBreakdown, pretrainedModel, queryBound, stepTerms, type PhysicsState, type ThroughputQueryInput } from './index.ts'
+import { PHYSICS_TERMS, baseName, calibrate, effectKeys, kernelFlops, parseQuery, physicsBreakdown, pretrainedModel, queryBound, stepTerms, type PhysicsState, type ThroughputQueryInput } from './index.ts'
 import { fitMultipliers, type Split } from './calibrate-physics.ts'
 
 const term = (q: ThroughputQueryInput, name: (typeof PHYSICS_TERMS)[number]) => stepTerms(parseQuery(q)).phi[PHYSICS_TERMS.indexOf(name)]!
@@ -47,6 +47,19 @@ describe('physics terms', () => {
     // Prefill's matrix-product rate carries no weight-format effect; decode's does.
     expect(effectKeys(parseQuery({ ...gpu, phase: 'prefill' }), 'compute').some((k) => k.startsWith('quant:'))).toBe(false)
     expect(effectKeys(g, 'compute')).toContain('quant:Q4_0')
+  })
+
+  it("should multiply at the rate of a CPU's instructions in decode: int8 dot products, ARM FP16 FMAs", () => {
+    const cpu = { paramsB: 0.24, memBwGbs: 40, tflops: 0.166, device: 'cpu' as const }
+    const rate = (q: ThroughputQueryInput) => kernelFlops(parseQuery(q)) / 0.166e12
+    expect(rate({ ...cpu, quant: 'Q8_0', vendor: 'amd' })).toBeCloseTo(4, 9) // VNNI / SDOT: 4 int8 multiply-adds per lane
+    expect(rate({ ...cpu, quant: 'F16', vendor: 'amd' })).toBeCloseTo(1, 9) // x86: F16C converts, FP32 FMAs
+    expect(rate({ ...cpu, quant: 'F16', vendor: 'apple' })).toBeCloseTo(2, 9) // ARM: native FP16 FMAs
+    expect(rate({ ...cpu, quant: 'Q4_0', phase: 'prefill' })).toBeCloseTo(1, 9) // prefill keeps the FP32 rate
+    expect(kernelFlops(parseQuery(gpu))).toBe(330e12)
+    // A CPU's format effects are not a GPU's.
+    expect(effectKeys(parseQuery({ ...cpu, quant: 'Q4_0' }), 'compute')).toContain('cpu-quant:Q4_0')
+    expect(effectKeys(parseQuery({ ...cpu, quant: 'Q4_0' }), 'compute')).not.toContain('quant:Q4_0')
   })
 
   it('should bound a quantized model on a CPU by its int8 dot-product rate, 4x the FP32 figure', () => {

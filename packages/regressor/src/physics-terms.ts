@@ -11,7 +11,7 @@
  */
 import type { QuantName } from '@kerneltune/core'
 import { bytesPerWeight } from '@kerneltune/roofline'
-import { attendedContext, attnFlopsPerToken, kvBytesPerToken, moeWeightCoverage, type ThroughputQuery } from './query.ts'
+import { attendedContext, attnFlopsPerToken, kvBytesPerToken, matmulFlops, moeWeightCoverage, type ThroughputQuery } from './query.ts'
 
 export const PHYSICS_TERMS = ['mem', 'moe', 'kv', 'compute', 'energy', 'dequant', 'dqcopy', 'attn', 'score', 'act', 'layer', 'step'] as const
 export type PhysicsTerm = (typeof PHYSICS_TERMS)[number]
@@ -80,7 +80,8 @@ export function effectKeys(q: ThroughputQuery, term: PhysicsTerm): string[] {
   // A weight format changes how its bytes stream and dequantize, and decode's matrix-vector kernels;
   // not the rate of prefill's matrix products, whose format effects were each learned from one
   // current-build chip (Q8_0 and MXFP4 exist only there) and carried its kernels to the other.
-  if (term === 'mem' || term === 'dequant' || (term === 'compute' && q.phase === 'decode')) keys.push(`quant:${q.quant}`)
+  // A CPU's format effects are its own: its SIMD dot products share no code with a GPU's kernels.
+  if (term === 'mem' || term === 'dequant' || (term === 'compute' && q.phase === 'decode')) keys.push(cls === 'cpu' ? `cpu-quant:${q.quant}` : `quant:${q.quant}`)
   // Build age, per backend (CUDA, Metal and CPU kernels changed differently) and keyed on the current
   // builds: a backend whose current build was never measured keeps its measured efficiency.
   const backend = backendOf(q)
@@ -98,6 +99,27 @@ export function backendOf(q: ThroughputQuery): string {
 
 /** A build before mid-2024 (no flash attention, cuBLAS prefill of quantized weights on CUDA). */
 export const isLegacy = (q: ThroughputQuery): boolean => q.engineEra === 'legacy' || q.engineEra === 'legacy-2023'
+
+/** ARM's FP16 FMA (8 lanes per 128-bit register) against its FP32 FMA (4 lanes). */
+const ARM_FP16_SPEEDUP = 2
+
+/**
+ * The rate (FLOP/s) of the instructions llama.cpp's kernels multiply a query's weights with. A GPU:
+ * its `tflops`. A CPU's `tflops` is its FP32 FMA rate; its decode multiplies quantized weights as
+ * int8 dot products against 8-bit activations (`matmulFlops`: AVX-VNNI / AVX512-VNNI, ARM SDOT, four
+ * multiply-adds per 32-bit lane), F16 weights with FP16 FMAs on ARM (the Apple CPUs: ggml's F16 dot
+ * product is native there) and F16, BF16 and F32 as FP32 on x86 (F16C converts, FP32 FMAs multiply).
+ * A CPU's prefill keeps the FP32 rate: every CPU prefill row of the data is a 2023 build, which
+ * dequantized the weights to F32 for a BLAS SGEMM (Accelerate on macOS); a current build's int8
+ * matrix kernels are measured by no row, and at the int8 rate they would inherit the GPUs' prefill
+ * efficiency (tensor cores at about 75%), far from what per-block float scaling lets a CPU reach.
+ */
+export function kernelFlops(q: ThroughputQuery): number {
+  const fp32 = q.tflops * 1e12
+  if (q.device !== 'cpu' || q.phase === 'prefill') return fp32
+  if (!PLAIN.has(q.quant)) return matmulFlops(q)
+  return q.vendor === 'apple' && q.quant === 'F16' ? fp32 * ARM_FP16_SPEEDUP : fp32
+}
 
 export interface StepTerms {
   /** Tokens produced (decode) or consumed (prefill) by one step. */
@@ -136,7 +158,7 @@ export function stepTerms(q: ThroughputQuery): StepTerms {
     mem: (weights * bytesPerWeight(q.quant as QuantName) * ubatches) / bw,
     moe: (extra * bytesPerWeight(q.quant as QuantName)) / bw,
     kv: prefill ? 0 : (q.batch * ctx * kvBytesPerToken(q)) / bw,
-    compute: (2 * active * tokens) / flops,
+    compute: (2 * active * tokens) / kernelFlops(q),
     energy: prefill && q.tdpWatts ? (2 * active * tokens * JOULES_PER_FLOP) / q.tdpWatts : 0,
     dequant: PLAIN.has(q.quant) ? 0 : (weights * ubatches) / flops,
     dqcopy: dqCopy ? (weights * ubatches * DQ_COPY_BYTES) / bw : 0,

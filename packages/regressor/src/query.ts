@@ -114,9 +114,10 @@ const PLAIN_FORMATS = new Set(['F16', 'BF16', 'F32'])
  * On a CPU, llama.cpp can multiply quantized weights with int8 dot-product instructions (AVX-VNNI,
  * AVX512-VNNI, ARM SDOT): four int8 multiply-adds per 32-bit lane where an FP32 FMA does one, so
  * the roofline bound of a quantized model on a CPU (whose `tflops` is its FP32 FMA rate) allows 4×
- * that rate. Only the bound: whether a build's kernels reach it varies (the 2023 Apple CPU rows
- * prefilled Q4_0 no faster per FLOP than F16; on this repo's x86 machine one thread prefilled a 240M
- * Q4_0 model at 0.28 T ops/s, above its 0.17 TFLOPS FP32 figure, so an FP32 bound was no bound).
+ * that rate. The physics model's decode terms use the same rate (`kernelFlops`); its prefill terms
+ * keep the FP32 rate, since the 2023 Apple CPU rows prefilled Q4_0 no faster per FLOP than F16 (BLAS
+ * on dequantized weights), while on this repo's x86 machine one thread prefilled a 240M Q4_0 model
+ * at 0.28 T ops/s, above its 0.17 TFLOPS FP32 figure, so an FP32 bound was no bound.
  */
 export const CPU_INT8_SPEEDUP = 4
 
