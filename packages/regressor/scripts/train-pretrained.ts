@@ -26,7 +26,7 @@ import { CANDIDATES, FOREST, coverageOf, evaluateModel, heldOutRows, pickWinner 
 import { renderAccuracy } from './accuracy-report.ts'
 import { CPU_SPECS, PROVENANCE_FLAGGED, loadThroughputData } from './data-rows.ts'
 
-export const SCRIPT_VERSION = '2.2.0'
+export const SCRIPT_VERSION = '2.3.0'
 const SEED = 42
 const HERE = dirname(fileURLToPath(import.meta.url))
 const args = process.argv.slice(2)
@@ -94,6 +94,7 @@ const model = fitted.with({
       'board power (tdpWatts) from the hardware presets (vendor data sheets); Apple publishes none, so Apple and CPU rows have no energy term',
       'single-device rows only (multi-GPU rows use layer split); OOM rows dropped',
       `CPU-only rows (Apple CPU clusters): ${Object.entries(CPU_SPECS).map(([k, v]) => `${k}: ${v.note}`).join('; ')}`,
+      'CPU kernel rates (kernelFlops): decode multiplies quantized weights at the int8 dot-product rate (4x FP32: AVX-VNNI / AVX512-VNNI, ARM SDOT) and F16 at 2x FP32 on ARM (FP16 FMAs), 1x on x86; prefill at the FP32 rate (the 2023 rows ran BLAS on dequantized weights); a CPU\'s weight-format effects are its own (cpu-quant), not the GPUs\'',
       'MoE active parameters from the model cards: gpt-oss-20b 3.6B, gpt-oss-120b 5.1B, Qwen3-Coder-30B-A3B 3.3B, GLM-4.7-Flash 3B',
       'llama-batched-bench: every sequence carries the same tokens (identicalSequences); how much of the distinct-routing expert traffic MoE decode still pays is a learned share (the moe term); n_ubatch from the file; llama-bench: n_ubatch 512 (its default)',
       'model shapes (layers, KV bytes and attention FLOPs per context token, sliding windows): LLaMA 1/2/3 from their papers and model card; the llama.cpp benches models from their config.json as recalled (not re-checked offline; GLM-4.7-Flash taken as multi-head latent attention, 20 heads over a 576/512-wide latent); otherwise a proxy: layers 32 × ∛(params / 7B), LLaMA-3-8B KV and attention figures scaled with √(active params / 8B)',
