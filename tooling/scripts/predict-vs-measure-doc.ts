@@ -43,7 +43,11 @@ so its per-layer and per-step costs have their own multipliers, which no trainin
 which therefore keep their physical prior (10 µs per layer, 100 µs per step). It is given this
 machine's probed copy bandwidth (${q.memBwGbs.toFixed(1)} GB/s, one thread), the FLOP rate of the cores llama.cpp was
 given (${q.tflops.toFixed(3)} TFLOPS), the device kind (CPU) and each model's shapes (layers, KV bytes and
-attention FLOPs per context token).
+attention FLOPs per context token). Its decode multiplies quantized weights at a CPU's int8
+dot-product rate (4× that FP32 figure: AVX-VNNI / AVX512-VNNI or ARM SDOT instructions), its prefill at
+the FP32 rate: the only CPU prefill rows it learned from (2023 builds) ran BLAS on dequantized weights,
+so nothing it saw measures a current build's int8 matrix kernels, and those differ by format (see the
+Q4_0 and Q8_0 prefill errors below).
 
 **Before calibration** it is off by ${pct(e.decode.allBefore)} (decode) and ${pct(e.prefill.allBefore)} (prefill)
 on average over the ${n} models (held-out sizes: ${pct(e.decode.heldOutBefore)} and ${pct(e.prefill.heldOutBefore)}),
