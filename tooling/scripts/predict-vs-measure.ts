@@ -7,8 +7,8 @@
  *
  *   pnpm exec tsx --conditions=@kerneltune/source tooling/scripts/predict-vs-measure.ts [--doc] [--threads N] [--reps N] [--prompt N] [--gen N]
  *
- * Timing-sensitive: on the shared machine run it under `flock /tmp/kerneltune-measure.lock` when the
- * load is low; the result records the load average before and after.
+ * Timing-sensitive: run it on a quiet machine (nothing else measuring, low load); the result
+ * records the load average before and after.
  *
  * Writes bench/results/llamacpp-predict-vs-measure.json and prints a markdown table; with --doc
  * it also writes docs/prediction-vs-measurement.md; --render-only rewrites the doc from the saved
