@@ -22,7 +22,7 @@
  *   whenever a thread is descheduled at a barrier and with 1 thread it does not, and a pool of calm
  *   arms then understates the defaults' noise and crowns the A/A arm.
  */
-import { blockedComparison, signFlipDistribution, signFlipPValue, studentTQuantile, trimmedMean, trimmedMeanTest } from '@kerneltune/stats'
+import { blockedComparison, signFlipPValue, signFlipTrimmedMeanDistribution, studentTQuantile, trimmedMeanTest } from '@kerneltune/stats'
 
 export type RoundsTest = 'sign-flip' | 'paired' | 'blocked'
 
@@ -79,13 +79,13 @@ function comparisonOf(sign: number, est: number, se: number, df: number, pValue:
 // The sign-flip null distribution depends only on |log ratios|: the A/A check re-signs the same
 // values thousands of times, so the last few distributions are kept. The key rounds to 12 digits:
 // log(b/a) is not always bit-for-bit −log(a/b), and a miss costs up to 20,000 trimmed means.
-const distributions = new Map<string, ReturnType<typeof signFlipDistribution>>()
+const distributions = new Map<string, ReturnType<typeof signFlipTrimmedMeanDistribution>>()
 function distributionOf(d: readonly number[]) {
   const key = d.map((x) => Math.abs(x).toPrecision(12)).sort().join(',')
   let dist = distributions.get(key)
   if (!dist) {
     // 10,000 random patterns beyond 14 rounds: a p-value near 0.05 then has a standard error of 0.002.
-    dist = signFlipDistribution(d, (x) => trimmedMean(x, SIGN_FLIP_TRIM), { resamples: 10_000 })
+    dist = signFlipTrimmedMeanDistribution(d, SIGN_FLIP_TRIM, { resamples: 10_000 })
     if (distributions.size >= 16) distributions.delete(distributions.keys().next().value!)
     distributions.set(key, dist)
   }

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { mulberry32 } from '@kerneltune/core'
 import { trimmedMean } from './descriptive.ts'
-import { signFlipDistribution, signFlipPValue, signFlipTest } from './sign-flip.ts'
+import { signFlipDistribution, signFlipPValue, signFlipTest, signFlipTrimmedMeanDistribution } from './sign-flip.ts'
 
 const sum = (d: readonly number[]) => d.reduce((a, b) => a + b, 0)
 
@@ -57,5 +57,26 @@ describe('signFlipTest', () => {
     const flipped = d.map((x, i) => (i % 2 ? -x : x))
     expect(signFlipPValue(sum(flipped), dist)).toBe(signFlipTest(flipped, sum).pValue)
     expect(() => signFlipDistribution([], sum)).toThrow()
+  })
+
+  it('should compute the trimmed-mean distribution without sorting, to the same values as the generic one', () => {
+    const next = mulberry32(11)
+    for (const n of [1, 2, 5, 9, 13, 20, 33]) {
+      const d = Array.from({ length: n }, () => (next() - 0.4) * (next() < 0.1 ? 10 : 1))
+      if (n > 3) d[1] = -d[0]! // a tie in |d|
+      for (const opts of [{}, { maxExact: 8, resamples: 3000, seed: 4 }]) {
+        const fast = signFlipTrimmedMeanDistribution(d, 0.2, opts)
+        const slow = signFlipDistribution(d, (x) => trimmedMean(x, 0.2), opts)
+        expect(fast.exact).toBe(slow.exact)
+        expect(fast.values.length).toBe(slow.values.length)
+        if (slow.exact) fast.values.forEach((v, i) => expect(Math.abs(v - slow.values[i]!)).toBeLessThan(1e-12))
+      }
+    }
+    // The random patterns differ in order of use, not in law: compare the p-values they give.
+    const d = Array.from({ length: 30 }, (_, i) => Math.sin(i) + 0.3)
+    const t = trimmedMean(d, 0.2)
+    const pFast = signFlipPValue(t, signFlipTrimmedMeanDistribution(d, 0.2, { resamples: 20000 }))
+    const pSlow = signFlipPValue(t, signFlipDistribution(d, (x) => trimmedMean(x, 0.2), { resamples: 20000 }))
+    expect(Math.abs(pFast - pSlow)).toBeLessThan(0.01)
   })
 })
