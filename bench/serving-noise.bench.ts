@@ -1,100 +1,144 @@
 /**
- * The noisy-machine comparison of the two sweep designs, on a real llama-server under concurrent
+ * The noisy-machine comparison of the two sweep designs, on real llama-servers under concurrent
  * load (a synthetic 15M Q8_0 llama; random weights, real timings):
- *   sequential  — today's runSweep: the defaults first, then each candidate in turn, with early
+ *   sequential  — runSweep: the defaults first, then each candidate in turn, with early
  *                 termination; compared unpaired (trimmed means, Welch/Yuen) against the defaults.
- *   interleaved — runInterleavedSweep: every arm once per round in a seeded random order, paired
- *                 per round, given the same wall-clock budget the sequential run just used.
- * Both designs see the same candidates plus an A/A arm (the defaults measured as if a candidate,
- * on a server of its own): a design that crowns the A/A arm has produced a false winner. Trials
- * alternate the designs so the machine's load (other jobs on this shared 2-core box) falls on
- * both alike.
- * Servers: both designs keep a combination's llama-server running between its measurements
- * (serverBackend keepServers). Sequential never returns to a combination, so it keeps one (its
- * early-termination chunks of a candidate share it); interleaved keeps one per arm for the whole
- * sweep, so a repetition is warm-up + load, not a launch. Launch counts are in the results.
- * The interleaved budget includes its launches (all in round 1, whose length also inflates the
- * per-round estimate that stops it).
- * Writes bench/results/serving-noise.json. Needs llama-server (tooling/scripts/build-llama-server.sh).
+ *   interleaved — runInterleavedSweep: every arm once per round in a seeded random order, compared
+ *                 with the defaults of the same rounds (the 20% trimmed mean of the log ratios, an
+ *                 exact sign-flip p-value), given the wall-clock seconds the sequential run just
+ *                 used, launches included. The same measurements are also judged by a t-test on
+ *                 the mean log ratio and by the blocked test (noise pooled over the arms).
+ * Both see the same candidates (the quick serving space's one-setting changes: threads 1, one
+ * server slot, flash attention off) plus an A/A arm (the defaults measured as if a candidate, on a
+ * server of its own): a design that crowns the A/A arm has produced a false winner.
  *
- *   pnpm bench serving-noise            (TRIALS=6 by default; results are rewritten after every trial)
- *   MAX_REPS=10 RESULT=serving-noise-long pnpm bench serving-noise    (a larger budget for both)
+ * The noise: with NOISE=bursts (default) each design run has a noisy neighbour
+ * (bench/support/noise-maker.mjs: 0 to NOISE_MAX spinning threads, the level redrawn after
+ * exponential dwell times of mean NOISE_MEAN_MS), seeded by the trial, so both designs of a trial
+ * face the same schedule of load from their start; whatever else runs on the machine comes on top.
+ * NOISE=none leaves only the machine's own load. Trials alternate the designs.
+ *
+ * The truth: a decision is only as good as its direction. After the trials, a reference run of
+ * REFERENCE_ROUNDS interleaved rounds under the same noise estimates each candidate's effect; a
+ * decision that the reference confirms with the same sign agrees, one with the opposite sign
+ * contradicts it, and the rest are unconfirmed.
+ *
+ * Servers: both designs keep a combination's llama-server running between its measurements
+ * (sequential: the current one; interleaved: one per arm for the whole sweep).
+ * Writes bench/results/$RESULT.json after every trial. Needs llama-server
+ * (tooling/scripts/build-llama-server.sh).
+ *
+ *   pnpm bench serving-noise     (TRIALS=6, MAX_REPS=5, NOISE=bursts, NOISE_MAX=2, NOISE_MEAN_MS=3000, REFERENCE_ROUNDS=100)
  */
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
-import { cpus, tmpdir } from 'node:os'
+import { cpus, loadavg, tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import type { Combo, MeasurementBackend } from '../packages/core/src/index.ts'
-import { LLAMACPP_VERSION, llamacppServerEngine, runInterleavedSweep, runSweep } from '../packages/engines-llamacpp/src/index.ts'
+import { LLAMACPP_VERSION, compareRounds, llamacppServerEngine, runInterleavedSweep, runSweep, withoutServingDefaults, type InterleavedSweepResult } from '../packages/engines-llamacpp/src/index.ts'
 import { synthLlama } from '../packages/gguf/src/index.ts'
 import { writeGgufFile } from '../packages/gguf/src/node.ts'
 import { requireLlamaServer } from '../packages/serving/src/node.ts'
 import { serverBackend, type ServerBackend } from '../packages/backends/src/node.ts'
+import { startNoise, type NoiseReport } from './support/noise.ts'
+import { summarizeDesign, type Trial, type Verdict } from './support/serving-noise-summary.ts'
 
 const HERE = dirname(fileURLToPath(import.meta.url))
-const TRIALS = Number(process.env.TRIALS ?? 6)
-// One measurement: REQUESTS requests of 16 prompt + OUTPUT output tokens, 4 at a time. With no
-// launch per measurement, a measurement is this load alone; 4 x 8 tokens (~0.1 s here) was
-// mostly noise, 16 x 32 is about a second.
-const REQUESTS = Number(process.env.REQUESTS ?? 16)
-const OUTPUT = Number(process.env.OUTPUT ?? 32)
-// The sequential design's repetitions at most (runSweep's default 5): its time is the budget both
-// designs get, so a larger value gives both more time. RESULT names the results file.
-const MAX_REPS = Number(process.env.MAX_REPS ?? 5)
+const env = (name: string, fallback: number) => Number(process.env[name] ?? fallback)
+const TRIALS = env('TRIALS', 6)
+// One measurement: REQUESTS requests of 16 prompt + OUTPUT output tokens, 4 at a time. The
+// interleaved design measures VISIT_REQUESTS per visit instead (default one wave, 4): it spends the
+// same budget on more, shorter visits, so a round is short next to the load's changes and its
+// arms see the same load; the sequential design's repetitions are back to back, so shortening
+// them would only shrink the budget both designs get.
+const REQUESTS = env('REQUESTS', 16)
+const VISIT_REQUESTS = env('VISIT_REQUESTS', 4)
+const OUTPUT = env('OUTPUT', 32)
+// The sequential design's repetitions at most (runSweep's default 5): its time is both budgets.
+const MAX_REPS = env('MAX_REPS', 5)
+const NOISE = process.env.NOISE ?? 'bursts'
+const NOISE_MAX = env('NOISE_MAX', 2)
+const NOISE_MEAN_MS = env('NOISE_MEAN_MS', 3000)
+const REFERENCE_ROUNDS = env('REFERENCE_ROUNDS', 100)
 const RESULT = process.env.RESULT ?? 'serving-noise'
+if (!['bursts', 'none'].includes(NOISE)) throw new Error(`NOISE must be bursts or none, got ${NOISE}`)
+
 const binary = requireLlamaServer(LLAMACPP_VERSION).path
 const dir = mkdtempSync(join(tmpdir(), 'serving-noise-'))
 const model = join(dir, 'm15.gguf')
 await writeGgufFile(model, synthLlama({ params: 15e6, quant: 'Q8_0', seed: 1 }).file)
 
 // The A/A arm: a combo the sweep treats as a candidate (batch_size 4096 is a legal value) that the
-// backend measures as the defaults. Whatever the statistics make of it is a false difference.
+// backend measures as the defaults, under a key of its own (cont_batching=on adds no flag), so the
+// kept-servers pool gives it its own server as a candidate has. Any difference it shows is false.
 const AA: Combo = { batch_size: '4096' }
 const isAa = (c: Combo) => c.batch_size === '4096'
-// What the A/A arm launches: the defaults (cont_batching=on adds no flag) under a key of its own, so
-// the kept-servers pool gives it its own server, as a candidate has, in both designs.
 const AA_RUN: Combo = { cont_batching: 'on' }
-function backendFor(max: number): ServerBackend & { measure: MeasurementBackend['measure'] } {
+const candidates: { combo: Combo }[] = [{ combo: { threads: '1' } }, { combo: { parallel: '1' } }, { combo: { flash_attn: 'off' } }]
+const label = (c: Combo) => Object.entries(c).map(([k, v]) => `${k}=${v}`).join(' ') || 'defaults'
+
+function backendFor(max: number, requests: number): ServerBackend {
   const real = serverBackend({
     target: { kind: 'engine', engine: llamacppServerEngine({ binary }), binary, model, extraArgs: ['--metrics'] },
-    load: { workload: { kind: 'synthetic', promptTokens: 16, outputTokens: OUTPUT }, requests: REQUESTS },
+    load: { workload: { kind: 'synthetic', promptTokens: 16, outputTokens: OUTPUT }, requests },
     level: { concurrency: 4 },
     useRequestWorkload: false,
     keepServers: { max },
   })
   return { ...real, measure: (r) => real.measure({ ...r, combo: isAa(r.combo) ? AA_RUN : r.combo }) }
 }
-const candidates: { combo: Combo }[] = [{ combo: { threads: '1' } }, { combo: { flash_attn: 'off' } }, { combo: { cache_type_v: 'q8_0' } }]
-
-interface Trial { design: 'sequential' | 'interleaved'; seconds: number; launches: number; secondsPerMeasurement: number; baselineCv: number; overBudget: boolean; decided: number; candidates: number; falseWinner: boolean; aaVerdict: string; winner: string | null; measurements: number; perCombo: Record<string, { verdict: string; improvement: number; p: number }> }
-const trials: Trial[] = []
+/** Counts measure() calls and the repetitions they returned. */
+function counting(b: MeasurementBackend) {
+  const count = { calls: 0, reps: 0 }
+  return { count, backend: { ...b, measure: async (r: Parameters<MeasurementBackend['measure']>[0]) => (count.calls++, count.reps += r.repetitions, b.measure(r)) } as MeasurementBackend }
+}
 /** Coefficient of variation of the baseline's decode rate: the noise a single measurement carries. */
 const cv = (reps: readonly { decodeTps?: number }[]) => {
   const x = reps.map((r) => r.decodeTps).filter((v): v is number => v !== undefined)
   const m = x.reduce((a, b) => a + b, 0) / x.length
   return Math.sqrt(x.reduce((a, b) => a + (b - m) ** 2, 0) / (x.length - 1)) / m
 }
-const label = (c: Combo) => Object.entries(c).map(([k, v]) => `${k}=${v}`).join(' ') || 'defaults'
+const noiseFor = (seed: number) => (NOISE === 'bursts' ? startNoise({ seed, max: NOISE_MAX, meanMs: NOISE_MEAN_MS }) : undefined)
+const undecided = new Set(['indistinguishable', 'n/a', 'failed'])
+const interleavedVerdicts = (r: InterleavedSweepResult): Record<string, Verdict> =>
+  Object.fromEntries(r.combos.map((c) => {
+    const p = c.paired.decodeTps
+    return [label(c.combo), { verdict: c.error ? 'failed' : (p?.verdict ?? 'n/a'), improvement: p?.improvement ?? Number.NaN, p: p?.pValue ?? Number.NaN, df: p?.df ?? Number.NaN }]
+  }))
 
-function write() {
-  const sum = (d: Trial['design']) => {
-    const ts = trials.filter((x) => x.design === d)
-    const decided = ts.reduce((a, x) => a + x.decided, 0)
-    const total = ts.reduce((a, x) => a + x.candidates, 0)
-    return { trials: ts.length, decisionRate: decided / total, decided, comparisons: total, falseWinners: ts.filter((x) => x.falseWinner).length, aaSignificant: ts.filter((x) => x.aaVerdict === 'better' || x.aaVerdict === 'worse').length, meanSeconds: ts.reduce((a, x) => a + x.seconds, 0) / ts.length, meanMeasurements: ts.reduce((a, x) => a + x.measurements, 0) / ts.length, meanLaunches: ts.reduce((a, x) => a + x.launches, 0) / ts.length, meanSecondsPerMeasurement: ts.reduce((a, x) => a + x.secondsPerMeasurement, 0) / ts.length, meanBaselineCv: ts.reduce((a, x) => a + x.baselineCv, 0) / ts.length, overBudget: ts.filter((x) => x.overBudget).length }
+/**
+ * The same interleaved measurements judged by another test (a t-test on the mean log ratio, or the
+ * blocked test that pools the noise over the arms), to show what each would decide on this
+ * machine's data; the sweep itself uses the sign-flip test of the trimmed mean.
+ */
+function reanalysed(r: InterleavedSweepResult, test: 'paired' | 'blocked'): { perCombo: Record<string, Verdict>; aa: Verdict } {
+  const arms = [r.baseline.reps, r.aa.reps, ...r.combos.map((c) => c.reps)]
+  const table = Array.from({ length: r.rounds }, (_, i) => arms.map((reps) => reps[i]?.decodeTps))
+  const out = compareRounds(table, true, 0.05, test)
+  const v = (i: number): Verdict => {
+    const c = out[i]
+    return { verdict: c?.verdict ?? 'n/a', improvement: c?.improvement ?? Number.NaN, p: c?.pValue ?? Number.NaN, df: c?.df ?? Number.NaN }
   }
+  return { perCombo: Object.fromEntries(r.combos.map((c, i) => [label(c.combo), c.error ? { ...v(i + 2), verdict: 'failed' } : v(i + 2)])), aa: v(1) }
+}
+
+const trials: Trial[] = []
+let reference: { rounds: number; seconds: number; noise?: NoiseReport; perCombo: Record<string, Verdict>; aa: Verdict } | undefined
+function write() {
   const result = {
     measured: true,
-    device: `CPU: ${cpus()[0]?.model.trim()} (${cpus().length} logical cores), shared with other jobs`,
+    device: `CPU: ${cpus()[0]?.model.trim()} (${cpus().length} logical cores)`,
     server: `llama-server ${LLAMACPP_VERSION} (${binary})`,
     model: 'synthetic llama 15M Q8_0 (random weights)',
-    load: `closed loop, concurrency 4, ${REQUESTS} requests of 16 prompt + ${OUTPUT} output tokens per measurement (after 4 warm-up requests); servers kept running between a combination\'s measurements (sequential: the current one; interleaved: one per arm for the whole sweep)`,
-    fairness: 'interleaved gets the wall-clock seconds the sequential design used in the same trial, launches included; it always runs 2 rounds (the paired minimum), so a trial where that alone overran is counted in overBudget',
-    decision: 'a candidate is decided when its comparison with the defaults is significant (p < 0.05) either way: better or worse; sequential: Welch/Yuen on trimmed means, interleaved: paired t-test on per-round log ratios. A false winner is an A/A arm (the defaults against themselves) called better; aaSignificant counts A/A arms called better or worse (a false decision either way).',
+    load: `closed loop, concurrency 4, requests of 16 prompt + ${OUTPUT} output tokens: ${REQUESTS} per sequential repetition (4 warm-up requests before a combination's first), ${VISIT_REQUESTS} per interleaved visit (4 warm-up requests on an arm's first visit only); servers kept running between a combination's measurements`,
+    noise: NOISE === 'bursts' ? `a noisy neighbour per design run: 0 to ${NOISE_MAX} spinning threads, redrawn after exponential dwell times of mean ${NOISE_MEAN_MS} ms, seeded by the trial (both designs of a trial get the same schedule); the machine's own load on top` : "none added: the machine's own load only",
+    fairness: 'interleaved gets the wall-clock seconds the sequential design used in the same trial, launches included; after its first 2 rounds it starts no measurement that the arm\'s last one says would end past the budget (the round it stops in counts as far as it got); overBudget counts trials where it still ran past, by the seconds in overBySeconds',
+    decision: 'a candidate is decided when its comparison with the defaults is significant (p < 0.05), better or worse; sequential: Yuen/Welch on trimmed means, unpaired; interleaved: the sweep\'s default, the 20% trimmed mean of each arm\'s per-round log ratios with the exact sign-flip p-value; interleaved-paired / interleaved-blocked: the same measurements judged by a t-test on the mean log ratio / by the blocked test (rounds as blocks, error variance pooled over the arms); winner not recomputed. A false winner is an A/A arm called better; aaSignificant counts A/A arms called better or worse. agreeing/contradicting: decisions with the same/opposite sign as a significant reference effect.',
     metric: 'decodeTps = output tokens/s of the whole load',
     candidates: candidates.map((c) => label(c.combo)),
     sequentialMaxReps: MAX_REPS,
-    summary: { sequential: sum('sequential'), interleaved: sum('interleaved') },
+    summary: Object.fromEntries((['sequential', 'interleaved', 'interleaved-paired', 'interleaved-blocked'] as const).map((d) => [d, summarizeDesign(trials, d, label(AA), reference?.perCombo)])),
+    reference: reference ?? null,
     trials,
     at: new Date().toISOString(),
   }
@@ -104,47 +148,68 @@ function write() {
 }
 
 for (let t = 0; t < TRIALS; t++) {
+  const load = loadavg()[0]!
+  let noise = noiseFor(1000 + t)
   const t0 = performance.now()
-  let calls = 0
-  const seqBackend = backendFor(1)
-  const counted = (b: ServerBackend): MeasurementBackend => ({ ...b, measure: (r) => (calls++, b.measure(r)) })
-  const seq = await runSweep({ backend: counted(seqBackend), candidates: [...candidates, { combo: AA }], model, metric: 'decodeTps', maxReps: MAX_REPS }).finally(() => seqBackend.close())
+  const seqBackend = backendFor(1, REQUESTS)
+  const seqCount = counting(seqBackend)
+  const seq = await runSweep({ backend: seqCount.backend, candidates: [...candidates, { combo: AA }], model, engine: llamacppServerEngine(), withoutDefaults: withoutServingDefaults, metric: 'decodeTps', maxReps: MAX_REPS }).finally(() => seqBackend.close())
   const seqSeconds = (performance.now() - t0) / 1000
-  const perSeq: Trial['perCombo'] = {}
+  const seqNoise = await noise?.stop()
+  const perSeq: Record<string, Verdict> = {}
   for (const c of seq.combos) {
     const cmp = c.comparison.decodeTps
-    perSeq[label(c.combo)] = { verdict: c.error ? 'failed' : (cmp?.verdict ?? 'n/a'), improvement: cmp?.improvement ?? Number.NaN, p: cmp?.welch.pValue ?? Number.NaN }
+    perSeq[label(c.combo)] = { verdict: c.error ? 'failed' : (cmp?.verdict ?? 'n/a'), improvement: cmp?.improvement ?? Number.NaN, p: cmp?.welch.pValue ?? Number.NaN, df: cmp?.welch.df ?? Number.NaN }
   }
   const seqAa = perSeq[label(AA)]!
   trials.push({
-    design: 'sequential', seconds: seqSeconds, measurements: calls, launches: seqBackend.poolStats()!.launches, secondsPerMeasurement: seqSeconds / calls, baselineCv: cv(seq.baseline.reps), overBudget: false,
-    decided: candidates.filter((c) => !['indistinguishable', 'n/a', 'failed'].includes(perSeq[label(c.combo)]!.verdict)).length,
-    candidates: candidates.length,
-    falseWinner: seq.winner !== undefined && isAa(seq.winner.combo) || seqAa.verdict === 'better',
+    design: 'sequential', trial: t + 1, loadAverage: load, seconds: seqSeconds, calls: seqCount.count.calls, repetitions: seqCount.count.reps, launches: seqBackend.poolStats()!.launches,
+    baselineCv: cv(seq.baseline.reps), overBudget: false, ...(seqNoise ? { noise: seqNoise } : {}),
+    decided: candidates.filter((c) => !undecided.has(perSeq[label(c.combo)]!.verdict)).length, candidates: candidates.length,
+    falseWinner: (seq.winner !== undefined && isAa(seq.winner.combo)) || seqAa.verdict === 'better',
     aaVerdict: seqAa.verdict, winner: seq.winner ? label(seq.winner.combo) : null, perCombo: perSeq,
   })
-  console.error(`trial ${t + 1} sequential: ${seqSeconds.toFixed(0)} s, ${calls} measurements, ${seq.verdict}`)
+  console.error(`trial ${t + 1} sequential: ${seqSeconds.toFixed(0)} s, ${seqCount.count.reps} repetitions, ${seq.verdict}`)
 
+  noise = noiseFor(1000 + t)
   const t1 = performance.now()
-  calls = 0
-  const intBackend = backendFor(candidates.length + 2)
-  const inter = await runInterleavedSweep({ backend: counted(intBackend), candidates, model, engine: llamacppServerEngine(), aaCombo: AA_RUN, rounds: 50, timeBudgetMs: seqSeconds * 1000, seed: 100 + t, metric: 'decodeTps' }).finally(() => intBackend.close())
-  // Counted like the sequential run's seconds: from the start to the last server stopped.
+  const intBackend = backendFor(candidates.length + 2, VISIT_REQUESTS)
+  const intCount = counting(intBackend)
+  const inter = await runInterleavedSweep({ backend: intCount.backend, candidates, model, engine: llamacppServerEngine(), aaCombo: AA_RUN, rounds: 10_000, timeBudgetMs: seqSeconds * 1000, seed: 100 + t, metric: 'decodeTps', revisitWarmups: 0 }).finally(() => intBackend.close())
   const intSeconds = (performance.now() - t1) / 1000
-  const perInt: Trial['perCombo'] = {}
-  for (const c of inter.combos) {
-    const p = c.paired.decodeTps
-    perInt[label(c.combo)] = { verdict: c.error ? 'failed' : (p?.verdict ?? 'n/a'), improvement: p?.improvement ?? Number.NaN, p: p?.pValue ?? Number.NaN }
-  }
+  const intNoise = await noise?.stop()
+  const perInt = interleavedVerdicts(inter)
   trials.push({
-    design: 'interleaved', seconds: intSeconds, measurements: calls, launches: intBackend.poolStats()!.launches, secondsPerMeasurement: intSeconds / calls, baselineCv: cv(inter.baseline.reps), overBudget: intSeconds > seqSeconds,
-    decided: candidates.filter((c) => !['indistinguishable', 'n/a', 'failed'].includes(perInt[label(c.combo)]!.verdict)).length,
-    candidates: candidates.length,
+    design: 'interleaved', trial: t + 1, loadAverage: loadavg()[0]!, seconds: intSeconds, calls: intCount.count.calls, repetitions: intCount.count.reps, launches: intBackend.poolStats()!.launches,
+    baselineCv: cv(inter.baseline.reps), overBudget: intSeconds > seqSeconds, overBySeconds: Math.max(0, intSeconds - seqSeconds), rounds: inter.rounds, ...(intNoise ? { noise: intNoise } : {}),
+    decided: candidates.filter((c) => !undecided.has(perInt[label(c.combo)]!.verdict)).length, candidates: candidates.length,
     falseWinner: inter.aa.declaredWinner || inter.aa.comparison?.verdict === 'better',
     aaVerdict: inter.aa.comparison?.verdict ?? 'n/a', winner: inter.winner ? label(inter.winner.combo) : null, perCombo: perInt,
   })
+  const measured = trials[trials.length - 1]!
+  for (const test of ['paired', 'blocked'] as const) {
+    const again = reanalysed(inter, test)
+    trials.push({
+      ...measured, design: `interleaved-${test}`,
+      decided: candidates.filter((c) => !undecided.has(again.perCombo[label(c.combo)]!.verdict)).length,
+      falseWinner: again.aa.verdict === 'better', aaVerdict: again.aa.verdict, winner: null, perCombo: again.perCombo,
+    })
+  }
   write()
-  console.error(`trial ${t + 1} interleaved: ${inter.seconds.toFixed(0)} s, ${inter.rounds} rounds, ${inter.verdict}; A/A ${inter.aa.comparison?.verdict} (sign-flip false-winner rate ${inter.aa.falseWinnerRate?.toFixed(3)})`)
+  console.error(`trial ${t + 1} interleaved: ${intSeconds.toFixed(0)} s, ${inter.rounds} rounds, ${inter.verdict}; A/A ${inter.aa.comparison?.verdict}`)
+}
+
+if (REFERENCE_ROUNDS >= 2) {
+  const noise = noiseFor(999)
+  const b = backendFor(candidates.length + 2, VISIT_REQUESTS)
+  const r = await runInterleavedSweep({ backend: b, candidates, model, engine: llamacppServerEngine(), aaCombo: AA_RUN, rounds: REFERENCE_ROUNDS, seed: 999, metric: 'decodeTps', revisitWarmups: 0 }).finally(() => b.close())
+  const c = r.aa.comparison
+  reference = {
+    rounds: r.rounds, seconds: r.seconds, ...(noise ? { noise: await noise.stop() } : {}), perCombo: interleavedVerdicts(r),
+    aa: { verdict: c?.verdict ?? 'n/a', improvement: c?.improvement ?? Number.NaN, p: c?.pValue ?? Number.NaN, df: c?.df ?? Number.NaN },
+  }
+  console.error(`reference (${r.rounds} rounds, ${r.seconds.toFixed(0)} s): ${Object.entries(reference.perCombo).map(([k, v]) => `${k} ${(v.improvement * 100).toFixed(1)}% p=${v.p.toPrecision(2)}`).join('; ')}`)
 }
 rmSync(dir, { recursive: true, force: true })
-console.table(Object.entries(write().summary).map(([design, s]) => ({ design, trials: s.trials, 'decision rate': `${s.decided}/${s.comparisons}`, 'false winners': `${s.falseWinners}/${s.trials}`, 'A/A significant': `${s.aaSignificant}/${s.trials}`, 'mean s': s.meanSeconds.toFixed(0), 'mean measurements': s.meanMeasurements.toFixed(1), 'mean launches': s.meanLaunches.toFixed(1), 's/measurement': s.meanSecondsPerMeasurement.toFixed(2), 'baseline CV': s.meanBaselineCv.toFixed(3), 'over budget': s.overBudget })))
+const { summary } = write()
+console.table(Object.entries(summary).map(([design, s]) => ({ design, trials: s.trials, decisions: `${s.decided}/${s.comparisons}`, agreeing: s.agreeing, contradicting: s.contradicting, 'false winners': `${s.falseWinners}/${s.trials}`, 'A/A significant': `${s.aaSignificant}/${s.trials}`, 'mean s': s.meanSeconds.toFixed(0), 'mean reps': s.meanRepetitions.toFixed(1), 'baseline CV': s.meanBaselineCv.toFixed(3), 'over budget': s.overBudget })))

@@ -1,0 +1,82 @@
+/**
+ * The per-design summary of bench/serving-noise.bench.ts: how often each design decided, how
+ * often it crowned the A/A arm, and how many of its decisions a long reference run confirms.
+ */
+import type { NoiseReport } from './noise.ts'
+
+export interface Verdict {
+  readonly verdict: string
+  readonly improvement: number
+  readonly p: number
+  readonly df: number
+}
+
+export interface Trial {
+  /** interleaved-paired / -blocked: the interleaved trial's measurements judged by another test. */
+  readonly design: 'sequential' | 'interleaved' | 'interleaved-paired' | 'interleaved-blocked'
+  readonly trial: number
+  readonly loadAverage: number
+  readonly seconds: number
+  /** measure() calls, and the repetitions they returned (a call may return several). */
+  readonly calls: number
+  readonly repetitions: number
+  readonly launches: number
+  readonly baselineCv: number
+  readonly overBudget: boolean
+  readonly overBySeconds?: number
+  readonly rounds?: number
+  readonly noise?: NoiseReport
+  readonly decided: number
+  readonly candidates: number
+  readonly falseWinner: boolean
+  readonly aaVerdict: string
+  readonly winner: string | null
+  readonly perCombo: Record<string, Verdict>
+}
+
+const significant = (v: string) => v === 'better' || v === 'worse'
+const mean = (xs: number[]) => (xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : Number.NaN)
+
+/**
+ * A decision agrees with the reference when the reference found the same candidate significant
+ * with the same sign; it contradicts it when the reference found the opposite sign; otherwise it
+ * is unconfirmed (the reference did not decide, or there is no reference yet).
+ */
+export function classify(decision: Verdict, ref: Verdict | undefined): 'agreeing' | 'contradicting' | 'unconfirmed' {
+  if (!ref || !significant(ref.verdict)) return 'unconfirmed'
+  return Math.sign(decision.improvement) === Math.sign(ref.improvement) ? 'agreeing' : 'contradicting'
+}
+
+export function summarizeDesign(trials: readonly Trial[], design: Trial['design'], aaLabel: string, reference?: Record<string, Verdict>) {
+  const ts = trials.filter((x) => x.design === design)
+  let agreeing = 0
+  let contradicting = 0
+  let unconfirmed = 0
+  for (const t of ts) {
+    for (const [combo, v] of Object.entries(t.perCombo)) {
+      // The sequential design lists its A/A arm among the combos; it is counted as a false winner, not here.
+      if (!significant(v.verdict) || combo === aaLabel) continue
+      const c = classify(v, reference?.[combo])
+      if (c === 'agreeing') agreeing++
+      else if (c === 'contradicting') contradicting++
+      else unconfirmed++
+    }
+  }
+  return {
+    trials: ts.length,
+    decided: ts.reduce((a, x) => a + x.decided, 0),
+    comparisons: ts.reduce((a, x) => a + x.candidates, 0),
+    agreeing,
+    contradicting,
+    unconfirmed,
+    falseWinners: ts.filter((x) => x.falseWinner).length,
+    aaSignificant: ts.filter((x) => significant(x.aaVerdict)).length,
+    meanSeconds: mean(ts.map((x) => x.seconds)),
+    meanRepetitions: mean(ts.map((x) => x.repetitions)),
+    meanLaunches: mean(ts.map((x) => x.launches)),
+    meanBaselineCv: mean(ts.map((x) => x.baselineCv)),
+    meanNoiseLevel: mean(ts.flatMap((x) => (x.noise ? [x.noise.meanLevel] : []))),
+    overBudget: ts.filter((x) => x.overBudget).length,
+    maxOverBySeconds: Math.max(0, ...ts.map((x) => x.overBySeconds ?? 0)),
+  }
+}
