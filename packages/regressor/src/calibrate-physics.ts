@@ -6,7 +6,7 @@
  * the generic dot products: on this repo's machine Q4_0 prefilled twice as fast as Q8_0), which one
  * shared factor can only average.
  */
-import { CholeskyDecomposition, Matrix } from 'ml-matrix'
+import { dampedStep, type DampedState } from './damped-step.ts'
 import type { LearnedModel } from './learned.ts'
 import { physicsBreakdown, type PhysicsState } from './physics.ts'
 import type { ThroughputQuery } from './query.ts'
@@ -76,8 +76,7 @@ export function fitMultipliers(splits: readonly Split[], times: readonly number[
     const { w, o } = parts(th, s)
     return acc + Math.log((w + o) / times[i]!) ** 2
   }, 0) + tau * th.reduce((a, x) => a + x * x, 0)
-  let current = loss(theta)
-  let damping = 1e-3
+  const state: DampedState = { current: loss(theta), damping: 1e-3 }
   for (let it = 0; it < 200; it++) {
     const g = Float64Array.from(theta, (x) => tau * x)
     const H = Array.from({ length: P }, (_, j) => Array.from({ length: P }, (_, l) => (j === l ? tau : 0)))
@@ -93,17 +92,9 @@ export function fitMultipliers(splits: readonly Split[], times: readonly number[
         for (let l = 0; l < P; l++) H[j]![l]! += d[j]! * d[l]!
       }
     })
-    for (let j = 0; j < P; j++) H[j]![j]! *= 1 + damping
-    const step = new CholeskyDecomposition(new Matrix(H)).solve(Matrix.columnVector(Array.from(g, (x) => -x))).getColumn(0)
-    const next = Float64Array.from(theta, (x, j) => x + step[j]!)
-    const value = loss(next)
-    if (value < current) {
-      const gain = current - value
-      theta.set(next)
-      current = value
-      damping = Math.max(damping / 3, 1e-9)
-      if (gain < 1e-12) break
-    } else if ((damping *= 10) > 1e8) break
+    for (let j = 0; j < P; j++) H[j]![j]! *= 1 + state.damping
+    const gain = dampedStep(theta, H, g, loss, state)
+    if (gain === undefined || (gain > 0 && gain < 1e-12)) break
   }
   const byFormat: Record<string, number> = {}
   offsets.forEach((f, k) => (byFormat[f] = Math.exp(theta[0]! + theta[2 + k]!)))

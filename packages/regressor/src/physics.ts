@@ -7,8 +7,8 @@
  * term the data cannot see, like the per-layer cost of tiny models, keeps a physical value).
  */
 import { z } from 'zod'
-import { CholeskyDecomposition, Matrix } from 'ml-matrix'
 import { KerneltuneError } from '@kerneltune/core'
+import { dampedStep, type DampedState } from './damped-step.ts'
 import { PHYSICS_TERMS, PRIOR, baseName, effectKeys, effectName, stepTerms, type PhysicsTerm } from './physics-terms.ts'
 import type { ThroughputQuery } from './query.ts'
 
@@ -124,8 +124,7 @@ export function fitPhysics(rows: readonly PhysicsRow[], opts: PhysicsOptions = {
     for (let j = 0; j < P; j++) s += precision[j]! * (th[j]! - prior[j]!) ** 2
     return s
   }
-  let current = objective(theta)
-  let damping = 1e-3
+  const state: DampedState = { current: objective(theta), damping: 1e-3 }
   let iterations = 0
   for (let it = 0; it < (opts.maxIterations ?? 200); it++) {
     iterations = it + 1
@@ -144,23 +143,11 @@ export function fitPhysics(rows: readonly PhysicsRow[], opts: PhysicsOptions = {
     })
     for (let j = 0; j < P; j++) {
       g[j]! += precision[j]! * (theta[j]! - prior[j]!)
-      A[j * P + j] = A[j * P + j]! * (1 + damping) + precision[j]! + 1e-12
+      A[j * P + j] = A[j * P + j]! * (1 + state.damping) + precision[j]! + 1e-12
       for (let l = 0; l < j; l++) A[j * P + l] = A[l * P + j]! // the upper triangle was accumulated
     }
-    const M = new Matrix(Array.from({ length: P }, (_, j) => Array.from(A.subarray(j * P, (j + 1) * P))))
-    const step = new CholeskyDecomposition(M).solve(Matrix.columnVector(Array.from(g, (x) => -x))).getColumn(0)
-    const next = Float64Array.from(theta, (v, j) => v + step[j]!)
-    const value = objective(next)
-    if (value < current) {
-      const gain = current - value
-      theta.set(next)
-      current = value
-      damping = Math.max(damping / 3, 1e-9)
-      if (gain < 1e-10 * (1 + current)) break
-    } else {
-      damping *= 10
-      if (damping > 1e8) break
-    }
+    const gain = dampedStep(theta, Array.from({ length: P }, (_, j) => Array.from(A.subarray(j * P, (j + 1) * P))), g, objective, state)
+    if (gain === undefined || (gain > 0 && gain < 1e-10 * (1 + state.current))) break
   }
   const params: Record<string, number> = {}
   names.forEach((n, j) => (params[n] = theta[j]!))
