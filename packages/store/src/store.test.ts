@@ -190,6 +190,19 @@ describe.each(drivers)('store on %s', (name, url) => {
     await expect(store.registry.approve('t2', e2.id, 'x')).rejects.toMatchObject({ code: 'NOT_FOUND' })
   })
 
+  it.skipIf(skip)('should read an entry\'s log in the order it was written, even within one millisecond', async () => {
+    // Submit, approve and deprecate back to back: most land in the same millisecond, and the log's
+    // event ids are random, so only strictly increasing times keep the order.
+    for (let i = 0; i < 10; i++) {
+      const e = await store.registry.submit({ tenant: 't3', name: `k${i}`, kernelFamily: 'gemv', provider: 'template', source: '', actor: 'alice' })
+      await store.registry.approve('t3', e.id, 'bob')
+      await store.registry.deprecate('t3', e.id, 'carol', 'superseded')
+      const log = await store.registry.events(e.id)
+      expect(log.map((x) => x.action)).toEqual(['submit', 'approve', 'deprecate'])
+      expect(new Set(log.map((x) => x.createdAt)).size).toBe(3)
+    }
+  })
+
   it.skipIf(skip)('should expire, invalidate and flush cache entries', async () => {
     const key = { tenant: 't1', catalogVersion: '1', engine: 'vllm', engineVersion: '0.11', modelHash: 'm', hardwareFingerprint: 'h', workloadFingerprint: 'w', comboHash: 'c' }
     await store.cache.put(key, { tps: 10 }, 1000)

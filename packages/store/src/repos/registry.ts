@@ -48,9 +48,15 @@ export function registryRepo(db: SqlDriver): RegistryRepo {
       throw new KerneltuneError('CONFLICT', `registry entry ${id} is already deprecated`)
     }
     await db.transaction(async (tx) => {
-      await tx.run('UPDATE l1_kernel_registry SET status = ?, updated_at = ? WHERE id = ?', [to, now(), id])
+      // The log is read in created_at order and event ids are random: an event in the same
+      // millisecond as the one before it (a submit and a deprecate in quick succession) is stamped
+      // 1 ms after it, so the log never reads out of order.
+      const last = (await tx.query<{ last: string | null }>('SELECT MAX(created_at) AS last FROM l1_kernel_registry_approvals WHERE entry_id = ?', [id]))[0]?.last
+      const t = now()
+      const at = last && t <= String(last) ? new Date(Date.parse(String(last)) + 1).toISOString() : t
+      await tx.run('UPDATE l1_kernel_registry SET status = ?, updated_at = ? WHERE id = ?', [to, at, id])
       await tx.run('INSERT INTO l1_kernel_registry_approvals (id, entry_id, action, actor, reason, created_at) VALUES (?, ?, ?, ?, ?, ?)', [
-        newId(), id, action, actor, reason, now(),
+        newId(), id, action, actor, reason, at,
       ])
     })
     return (await get(tenant, id))!
