@@ -9,6 +9,7 @@ import { driftBand } from './repos/deployments.ts'
 import { tokensRepo } from './repos/tokens.ts'
 import { MIGRATIONS, migrate } from './migrations.ts'
 import { createLibsqlDriver } from './adapters/libsql.ts'
+import { createPostgresDriver } from './adapters/postgres.ts'
 
 const PG_URL = process.env.KERNELTUNE_TEST_PG_URL
 const dir = mkdtempSync(join(tmpdir(), 'kerneltune-store-'))
@@ -30,9 +31,31 @@ const combos = [
   { combo: { attention_backend: 'flashinfer' }, comboHash: 'h1', isBaseline: false },
 ]
 
+/**
+ * This suite drops every table it knows before it starts, so on the shared test cluster it works in
+ * a database of its own: other packages' suites (the server's distributed tests, the CLI's worker
+ * test) run at the same time against the database KERNELTUNE_TEST_PG_URL names, and a fresh-clone
+ * CI run once had their tables dropped under them.
+ */
+async function ownDatabase(url: string): Promise<string> {
+  const own = new URL(url)
+  const name = `${own.pathname.slice(1) || 'kerneltune_test'}_store`.replace(/[^a-z0-9_]/gi, '_')
+  const admin = await createPostgresDriver(url)
+  try {
+    if ((await admin.query('SELECT 1 FROM pg_database WHERE datname = ?', [name])).length === 0) await admin.run(`CREATE DATABASE ${name}`)
+  } catch (e) {
+    if (!/already exists/.test(String(e))) throw e
+  } finally {
+    await admin.close()
+  }
+  own.pathname = `/${name}`
+  return own.toString()
+}
+let pgOwnUrl: string | undefined
+
 const drivers: [string, () => string | undefined][] = [
   ['sqlite', () => join(dir, 'test.db')],
-  ['postgres', () => PG_URL],
+  ['postgres', () => pgOwnUrl],
 ]
 
 describe.each(drivers)('store on %s', (name, url) => {
@@ -44,6 +67,7 @@ describe.each(drivers)('store on %s', (name, url) => {
   beforeAll(async () => {
     if (skip) return
     if (name === 'postgres') {
+      pgOwnUrl = await ownDatabase(PG_URL!)
       // A throwaway database: start from an empty schema every run.
       const fresh = await openStore(url()!)
       for (const t of TABLES) await fresh.driver.run(`DROP TABLE IF EXISTS ${t} CASCADE`)
