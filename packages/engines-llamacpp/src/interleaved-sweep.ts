@@ -175,12 +175,12 @@ export async function runInterleavedSweep(o: InterleavedSweepOptions): Promise<I
   let device = ''
   let simulated = o.backend.simulated
   let rounds = 0
+  /** Set when the budget ended the sweep; partial when it did so after the round's first measurement. */
+  let stopped = false
   let partial = false
-  /** True when the budget's deadline cancelled a measurement in flight. */
-  let cutOff = false
   // Each arm's last measurement, ms: its estimate for the budget (the first also paid a launch).
   const lastVisitMs = new Map<string, number>()
-  for (let round = 0; round < maxRounds && !partial && !cutOff; round++) {
+  for (let round = 0; round < maxRounds && !stopped; round++) {
     const live = arms.filter((a) => !a.error)
     // Fisher–Yates on this round's arms.
     const shuffled = [...live]
@@ -189,12 +189,17 @@ export async function runInterleavedSweep(o: InterleavedSweepOptions): Promise<I
       ;[shuffled[i], shuffled[j]] = [shuffled[j]!, shuffled[i]!]
     }
     order.push(shuffled.map((a) => a.id))
+    // The budget ends the sweep before this round's step: the round keeps the arms it reached.
+    const stopAt = (step: number) => {
+      stopped = true
+      partial = step > 0
+      if (partial) order[round] = order[round]!.slice(0, step)
+      else order.pop()
+    }
     for (const [step, arm] of shuffled.entries()) {
       if (o.signal?.aborted) throw new KerneltuneError('CANCELLED', 'the sweep was cancelled')
       if (o.timeBudgetMs !== undefined && round >= minRounds && now() - started + (lastVisitMs.get(arm.id) ?? 0) > o.timeBudgetMs) {
-        partial = step > 0
-        if (partial) order[round] = order[round]!.slice(0, step)
-        else order.pop()
+        stopAt(step)
         break
       }
       const visitStart = now()
@@ -213,9 +218,7 @@ export async function runInterleavedSweep(o: InterleavedSweepOptions): Promise<I
         lastVisitMs.set(arm.id, now() - visitStart)
       } catch (e) {
         if (deadline?.signal.aborted && !o.signal?.aborted) {
-          partial = step > 0
-          order[round] = order[round]!.slice(0, step)
-          cutOff = true
+          stopAt(step)
           break
         }
         if (isKerneltuneError(e) && e.code === 'CANCELLED') throw e
@@ -227,10 +230,7 @@ export async function runInterleavedSweep(o: InterleavedSweepOptions): Promise<I
         clearTimeout(timer)
       }
     }
-    if (cutOff && order[round]!.length === 0) order.pop()
     if (order.length > round) rounds = round + 1
-    // The budget stopped the sweep at the start of this round (nothing measured in it): end here.
-    if (o.timeBudgetMs !== undefined && order.length <= round) break
   }
 
   const dense = (a: Arm) => a.reps.filter((r): r is RepetitionMetrics => r !== undefined)

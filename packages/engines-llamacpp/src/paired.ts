@@ -5,13 +5,13 @@
  *
  * Three tests (`compareRounds` picks one):
  * - `'sign-flip'` (the sweep's default): the 20% trimmed mean of one arm's log ratios, its p-value
- *   from the sign-flip randomization test (@kerneltune/stats signFlipTest): exact whatever the
+ *   from the sign-flip randomization test (@kerneltune/stats, sign-flip.ts): exact whatever the
  *   noise looks like, as long as an arm with no effect is as likely to read faster as slower in a
  *   round — which the random order within rounds provides. A loaded machine's measurements have
  *   wild values (a round where a server was descheduled reads several times slower); one of them
  *   inflates a t-test's variance enough to hide a 40% effect, and the trimmed mean ignores it. The
  *   interval is the Tukey–McLaughlin interval of the trimmed mean (approximate; the verdict follows
- *   the exact p-value). With 5 rounds or fewer no p-value can reach 0.05.
+ *   the exact p-value). With fewer than 7 rounds no p-value can reach 0.05 (minRoundsToDecide).
  * - `'paired'`: a one-sample t-test on the mean of the arm's log ratios (rounds − 1 degrees of
  *   freedom); exact under normal noise only.
  * - `'blocked'`: the rounds are the blocks of a randomized complete block design, every arm a
@@ -78,7 +78,7 @@ function comparisonOf(sign: number, est: number, se: number, df: number, pValue:
 
 // The sign-flip null distribution depends only on |log ratios|: the A/A check re-signs the same
 // values thousands of times, so the last few distributions are kept. The key rounds to 12 digits:
-// log(b/a) is not always bit-for-bit −log(a/b), and a miss costs up to 20,000 trimmed means.
+// log(b/a) is not always bit-for-bit −log(a/b), and a miss recomputes up to 16,384 patterns.
 const distributions = new Map<string, ReturnType<typeof signFlipTrimmedMeanDistribution>>()
 function distributionOf(d: readonly number[]) {
   const key = d.map((x) => Math.abs(x).toPrecision(12)).sort().join(',')

@@ -27,14 +27,22 @@ export function confidenceInterval(xs: readonly number[], level = 0.95): Interva
  */
 export function trimmedConfidenceInterval(xs: readonly number[], proportion = 0.1, level = 0.95): Interval {
   checkLevel(level)
+  const { center, standardError, df } = trimmedMeanSpread(xs, proportion)
+  const halfWidth = studentTQuantile((1 + level) / 2, df) * standardError
+  return { center, low: center - halfWidth, high: center + halfWidth, halfWidth, level }
+}
+
+/**
+ * The trimmed mean with its Tukey–McLaughlin standard error s_w / ((1 − 2g/n)√n) and h − 1 degrees
+ * of freedom, shared by the interval above and `trimmedMeanTest`. The realised trim fraction g/n
+ * is used, so the formula matches the values actually cut.
+ */
+export function trimmedMeanSpread(xs: readonly number[], proportion: number): { center: number; standardError: number; df: number } {
   checkSamples(xs, 2)
   const n = xs.length
   const g = trimCount(n, proportion)
   const h = n - 2 * g
-  if (h < 2) throw kerneltuneError('INSUFFICIENT_DATA', `trimmed interval needs 2 values left after trimming, got ${h}`)
-  const center = trimmedMean(xs, proportion)
-  const sw = Math.sqrt(winsorizedVariance(xs, proportion))
-  // Use the realised trim fraction g/n so that the formula matches the values actually cut.
-  const halfWidth = (studentTQuantile((1 + level) / 2, h - 1) * sw) / ((1 - (2 * g) / n) * Math.sqrt(n))
-  return { center, low: center - halfWidth, high: center + halfWidth, halfWidth, level }
+  if (h < 2) throw kerneltuneError('INSUFFICIENT_DATA', `trimmed mean needs 2 values left after trimming, got ${h}`)
+  const standardError = Math.sqrt(winsorizedVariance(xs, proportion)) / ((1 - (2 * g) / n) * Math.sqrt(n))
+  return { center: trimmedMean(xs, proportion), standardError, df: h - 1 }
 }

@@ -38,6 +38,24 @@ export interface SignFlipResult {
 }
 
 /**
+ * The sign patterns a distribution goes through: all 2^n up to `maxExact` values, else `resamples`
+ * seeded random ones. `fill(p, negative)` writes pattern p (1: that value takes the minus sign).
+ */
+function signPatterns(n: number, options: SignFlipOptions) {
+  const maxExact = options.maxExact ?? 14
+  if (!(maxExact >= 1 && maxExact <= 24)) throw kerneltuneError('INVALID_INPUT', `maxExact must be between 1 and 24, got ${maxExact}`)
+  const exact = n <= maxExact
+  const next = mulberry32(options.seed ?? 1)
+  return {
+    exact,
+    count: exact ? 2 ** n : (options.resamples ?? 20000),
+    fill(p: number, negative: Uint8Array) {
+      for (let i = 0; i < n; i++) negative[i] = exact ? (p >>> i) & 1 : next() < 0.5 ? 1 : 0
+    },
+  }
+}
+
+/**
  * The null distribution of |statistic|: its value for every sign pattern (or a random sample of
  * them) of the absolute differences, sorted ascending. It depends only on |x|, so one
  * distribution serves every re-signing of the same values.
@@ -45,16 +63,14 @@ export interface SignFlipResult {
 export function signFlipDistribution(xs: readonly number[], statistic: (d: readonly number[]) => number, options: SignFlipOptions = {}): { values: Float64Array; exact: boolean } {
   checkSamples(xs, 1)
   const n = xs.length
-  const maxExact = options.maxExact ?? 14
-  if (!(maxExact >= 1 && maxExact <= 24)) throw kerneltuneError('INVALID_INPUT', `maxExact must be between 1 and 24, got ${maxExact}`)
+  const { exact, count, fill } = signPatterns(n, options)
   const abs = xs.map(Math.abs)
+  const negative = new Uint8Array(n)
   const d = new Array<number>(n)
-  const exact = n <= maxExact
-  const count = exact ? 2 ** n : (options.resamples ?? 20000)
   const values = new Float64Array(count)
-  const next = mulberry32(options.seed ?? 1)
   for (let p = 0; p < count; p++) {
-    for (let i = 0; i < n; i++) d[i] = (exact ? (p >>> i) & 1 : next() < 0.5 ? 1 : 0) ? -abs[i]! : abs[i]!
+    fill(p, negative)
+    for (let i = 0; i < n; i++) d[i] = negative[i] ? -abs[i]! : abs[i]!
     values[p] = Math.abs(statistic(d))
   }
   values.sort()
@@ -75,17 +91,14 @@ export function signFlipTrimmedMeanDistribution(xs: readonly number[], proportio
   const g = trimCount(n, proportion)
   const kept = n - 2 * g
   if (kept < 1) throw kerneltuneError('INSUFFICIENT_DATA', `${kept} value(s) left after trimming ${n}`)
-  const maxExact = options.maxExact ?? 14
-  if (!(maxExact >= 1 && maxExact <= 24)) throw kerneltuneError('INVALID_INPUT', `maxExact must be between 1 and 24, got ${maxExact}`)
+  const { exact, count, fill } = signPatterns(n, options)
   const abs = xs.map(Math.abs).sort((a, b) => b - a)
-  const exact = n <= maxExact
-  const count = exact ? 2 ** n : (options.resamples ?? 20000)
   const values = new Float64Array(count)
   const negative = new Uint8Array(n)
-  const next = mulberry32(options.seed ?? 1)
   for (let p = 0; p < count; p++) {
+    fill(p, negative)
     let nNeg = 0
-    for (let i = 0; i < n; i++) nNeg += negative[i] = exact ? (p >>> i) & 1 : next() < 0.5 ? 1 : 0
+    for (let i = 0; i < n; i++) nNeg += negative[i]!
     const nPos = n - nNeg
     // Dropped: the min(g, nNeg) most negative and min(g, nPos) most positive values, plus, from the
     // side with fewer than g, the values nearest zero on the other side.

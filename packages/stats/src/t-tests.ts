@@ -6,6 +6,7 @@
 import { kerneltuneError } from '@kerneltune/core'
 import { checkSamples, mean, trimCount, trimmedMean, variance, winsorizedVariance } from './descriptive.ts'
 import { studentTQuantile, studentTTwoSided } from './distributions.ts'
+import { trimmedMeanSpread } from './interval.ts'
 
 export interface TTestResult {
   /** The t statistic of a − b. */
@@ -71,14 +72,7 @@ export function yuenTTest(a: readonly number[], b: readonly number[], proportion
  * trimmed (n < 1/proportion) it is the one-sample t-test.
  */
 export function trimmedMeanTest(xs: readonly number[], proportion = 0.2): TTestResult {
-  checkSamples(xs, 2)
-  const n = xs.length
-  const g = trimCount(n, proportion)
-  const h = n - 2 * g
-  if (h < 2) throw kerneltuneError('INSUFFICIENT_DATA', `${h} value(s) left after trimming; the trimmed-mean test needs 2`)
-  const difference = trimmedMean(xs, proportion)
-  const standardError = Math.sqrt(winsorizedVariance(xs, proportion)) / ((1 - (2 * g) / n) * Math.sqrt(n))
-  const df = h - 1
+  const { center: difference, standardError, df } = trimmedMeanSpread(xs, proportion)
   if (standardError === 0) return { t: difference === 0 ? 0 : difference > 0 ? Infinity : -Infinity, df, pValue: difference === 0 ? 1 : 0, difference, standardError }
   const t = difference / standardError
   return { t, df, pValue: studentTTwoSided(t, df), difference, standardError }
