@@ -15,7 +15,7 @@ import { existsSync, mkdirSync, writeFileSync } from 'node:fs'
 import os from 'node:os'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { CANDIDATES, FOREST, TARGETS, coverageOf, evaluateModel, pickWinner } from '../packages/regressor/scripts/accuracy.ts'
+import { CANDIDATES, FOREST, TARGETS, coverageOf, evaluateModel, pickWinner, supportSplit } from '../packages/regressor/scripts/accuracy.ts'
 import { loadThroughputData } from '../packages/regressor/scripts/data-rows.ts'
 
 const HERE = dirname(fileURLToPath(import.meta.url))
@@ -34,6 +34,7 @@ const models = [...CANDIDATES, ...(process.argv.includes('--forest') ? [FOREST] 
 })
 const best = pickWinner(models)
 const cov = coverageOf(samples, best.predictions)
+const support = supportSplit(samples, best.predictions)
 const kept = evaluateModel(flaggedKept, `${best.label}, flagged rows kept`, best.options)
 const keptCov = coverageOf(flaggedKept, kept.predictions)
 const inRange = (c: { coverage: number; medianRelativeWidth: number }) => c.coverage >= TARGETS.coverageLow && c.coverage <= TARGETS.coverageHigh && c.medianRelativeWidth < TARGETS.maxMedianRelativeWidth
@@ -47,6 +48,8 @@ const result = {
   winner: best.label,
   withFlaggedRows: { samples: flaggedKept.length, overall: kept.overall, chipMean: kept.chipMean, interval: { decode: keptCov.decode, prefill: keptCov.prefill } },
   interval: { level: 0.9, decode: cov.decode, prefill: cov.prefill, all: cov.all, byHardware: cov.byGroup },
+  // Rows whose backend and build another chip shares vs the rows of a chip that is the only one of its kind.
+  bySupport: support,
   targets: {
     ...TARGETS,
     decodeRows: best.overall.decode <= TARGETS.decodeMape,
@@ -55,6 +58,10 @@ const result = {
     prefillChips: best.chipMean.prefill <= TARGETS.prefillMape,
     intervalDecode: inRange(cov.decode),
     intervalPrefill: inRange(cov.prefill),
+    sharedBackendBuild: {
+      decode: support.shared.decode.mapeRows <= TARGETS.decodeMape, prefill: support.shared.prefill.mapeRows <= TARGETS.prefillMape,
+      intervalDecode: inRange(support.shared.decode.interval), intervalPrefill: inRange(support.shared.prefill.interval),
+    },
   },
 }
 mkdirSync(join(HERE, 'results'), { recursive: true })

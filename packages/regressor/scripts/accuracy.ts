@@ -7,8 +7,8 @@
  * coverage is measured the same way (each chip's interval from the other chips' residuals).
  */
 import { leaveOneGroupOut } from '../src/evaluate.ts'
-import { heldOutCoverage, intervalRegime, type HeldOutRow } from '../src/intervals.ts'
-import { hardwareClass } from '../src/physics-terms.ts'
+import { coverageOfRows, heldOutCoverage, heldOutIntervals, intervalRegime, type CoverageReport, type HeldOutRow } from '../src/intervals.ts'
+import { backendOf, hardwareClass } from '../src/physics-terms.ts'
 import { mapeOf, prepare, type TrainOptions, type TrainingSample } from '../src/learned.ts'
 
 export interface PhaseScores { decode: number; prefill: number; all: number; decodeRows: number; prefillRows: number }
@@ -73,6 +73,46 @@ export function heldOutRows(samples: readonly TrainingSample[], predictions: rea
 
 export function coverageOf(samples: readonly TrainingSample[], predictions: readonly number[]) {
   return heldOutCoverage(heldOutRows(samples, predictions))
+}
+
+/** Scores of one subset of held-out rows, per phase: MAPE over rows and over chips, interval coverage. */
+export interface SubsetScores {
+  chips: string[]
+  decode: { mapeRows: number; mapeChips: number; interval: CoverageReport; chipCoverage: number }
+  prefill: { mapeRows: number; mapeChips: number; interval: CoverageReport; chipCoverage: number }
+}
+
+/**
+ * The held-out scores split by whether the data measures a row's backend and build on another chip
+ * too. A held-out GB10 leaves no current-build CUDA row in training and a held-out M2 Ultra no
+ * current-build Metal row, so their current-build rows ask the model to extrapolate to kernels it never
+ * saw; every other row has a sibling chip of the same backend and build among the training chips.
+ */
+export function supportSplit(samples: readonly TrainingSample[], predictions: readonly number[]): { kinds: Record<string, string[]>; shared: SubsetScores; alone: SubsetScores } {
+  const rows = prepare(samples)
+  const kind = (i: number) => `${backendOf(rows[i]!.query)} ${rows[i]!.query.engineEra ?? 'current'}`
+  const kinds: Record<string, string[]> = {}
+  samples.forEach((s, i) => {
+    const list = (kinds[kind(i)] ??= [])
+    if (!list.includes(s.group ?? '')) list.push(s.group ?? '')
+  })
+  const iv = heldOutIntervals(heldOutRows(samples, predictions))
+  const ape = (i: number) => Math.abs(predictions[i]! - samples[i]!.measuredTps) / samples[i]!.measuredTps
+  const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / Math.max(xs.length, 1)
+  const subset = (alone: boolean): SubsetScores => {
+    const idx = samples.map((_, i) => i).filter((i) => (kinds[kind(i)]!.length === 1) === alone)
+    const phase = (p: string) => {
+      const ii = idx.filter((i) => rows[i]!.query.phase === p)
+      const chips = [...new Set(ii.map((i) => samples[i]!.group ?? ''))]
+      const of = (g: string) => ii.filter((i) => (samples[i]!.group ?? '') === g)
+      return {
+        mapeRows: mean(ii.map(ape)), mapeChips: mean(chips.map((g) => mean(of(g).map(ape)))),
+        interval: coverageOfRows(ii, iv), chipCoverage: mean(chips.map((g) => coverageOfRows(of(g), iv).coverage)),
+      }
+    }
+    return { chips: [...new Set(idx.map((i) => samples[i]!.group ?? ''))], decode: phase('decode'), prefill: phase('prefill') }
+  }
+  return { kinds, shared: subset(false), alone: subset(true) }
 }
 
 export const TARGETS = { decodeMape: 0.12, prefillMape: 0.2, coverageLow: 0.85, coverageHigh: 0.95, maxMedianRelativeWidth: 0.5 } as const

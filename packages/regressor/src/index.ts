@@ -30,7 +30,7 @@ export { crossValidate, leaveOneGroupOut, permutationImportance, seededRandom, s
 export { PhysicsStateSchema, fitPhysics, physicsBreakdown, predictPhysics, type PhysicsOptions, type PhysicsRow, type PhysicsState } from './physics.ts'
 export { PHYSICS_TERMS, backendOf, baseName, effectKeys, hardwareClass, isLegacy, kernelFlops, layersOf, stepTerms, type PhysicsTerm, type StepTerms } from './physics-terms.ts'
 export {
-  INTERVAL_LEVEL, IntervalScaleSchema, IntervalStateSchema, SCALE_SHRINK, conformalQuantiles, heldOutCoverage, intervalFor, intervalRegime, intervalScale, intervalState, scaleOf,
+  INTERVAL_LEVEL, IntervalScaleSchema, IntervalStateSchema, SCALE_SHRINK, conformalQuantiles, coverageOfRows, heldOutCoverage, heldOutIntervals, intervalFor, intervalRegime, intervalScale, intervalState, scaleOf,
   type CoverageReport, type HeldOutRow, type IntervalScale, type IntervalState, type PredictionInterval,
 } from './intervals.ts'
 export { DEFAULT_FOREST, type ForestOptions, type RidgeState } from './estimators.ts'

@@ -133,15 +133,15 @@ const median = (xs: number[]) => {
 }
 
 /**
- * Coverage of the conformal interval on unseen hardware: for each chip, the regime scales and the
+ * The interval each held-out row gets on unseen hardware: for each chip, the regime scales and the
  * quantiles are taken from the held-out residuals of the other chips only, then applied to its rows.
+ * Per row: whether the measurement fell inside, and the width (high − low) ÷ predicted.
  */
-export function heldOutCoverage(rows: readonly HeldOutRow[], level: number = INTERVAL_LEVEL): { all: CoverageReport; decode: CoverageReport; prefill: CoverageReport; byGroup: Record<string, CoverageReport> } {
+export function heldOutIntervals(rows: readonly HeldOutRow[], level: number = INTERVAL_LEVEL): { inside: boolean[]; width: number[] } {
   const inside: boolean[] = []
   const width: number[] = []
   for (const group of new Set(rows.map((r) => r.group))) {
-    const others = rows.filter((o) => o.group !== group)
-    const state = intervalState(others, level)
+    const state = intervalState(rows.filter((o) => o.group !== group), level)
     rows.forEach((r, i) => {
       if (r.group !== group) return
       const iv = intervalFor(r.predicted, r.bound, state[r.phase], level, scaleOf(state.scale, r.regime, r.phase))
@@ -149,10 +149,18 @@ export function heldOutCoverage(rows: readonly HeldOutRow[], level: number = INT
       width[i] = (iv.high - iv.low) / r.predicted
     })
   }
-  const report = (pick: (r: HeldOutRow) => boolean): CoverageReport => {
-    const idx = rows.flatMap((r, i) => (pick(r) ? [i] : []))
-    return { level, coverage: idx.filter((i) => inside[i]).length / Math.max(idx.length, 1), medianRelativeWidth: median(idx.map((i) => width[i]!)), rows: idx.length }
-  }
+  return { inside, width }
+}
+
+/** Coverage and median width of a subset of held-out rows (row indices) under `heldOutIntervals`. */
+export function coverageOfRows(idx: readonly number[], iv: { inside: readonly boolean[]; width: readonly number[] }, level: number = INTERVAL_LEVEL): CoverageReport {
+  return { level, coverage: idx.filter((i) => iv.inside[i]).length / Math.max(idx.length, 1), medianRelativeWidth: median(idx.map((i) => iv.width[i]!)), rows: idx.length }
+}
+
+/** Coverage of the conformal interval on unseen hardware (`heldOutIntervals`), overall, per phase and per chip. */
+export function heldOutCoverage(rows: readonly HeldOutRow[], level: number = INTERVAL_LEVEL): { all: CoverageReport; decode: CoverageReport; prefill: CoverageReport; byGroup: Record<string, CoverageReport> } {
+  const iv = heldOutIntervals(rows, level)
+  const report = (pick: (r: HeldOutRow) => boolean) => coverageOfRows(rows.flatMap((r, i) => (pick(r) ? [i] : [])), iv, level)
   const byGroup: Record<string, CoverageReport> = {}
   for (const g of new Set(rows.map((r) => r.group))) byGroup[g] = report((r) => r.group === g)
   return { all: report(() => true), decode: report((r) => r.phase === 'decode'), prefill: report((r) => r.phase === 'prefill'), byGroup }

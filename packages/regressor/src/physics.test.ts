@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import {
-  LearnedModel, PHYSICS_TERMS, calibrate, conformalQuantiles, physicsBreakdown, type PhysicsState, fitPhysics, hardwareClass, heldOutCoverage, intervalFor, intervalState, parseQuery, scaleOf, predictPhysics,
+  LearnedModel, PHYSICS_TERMS, calibrate, conformalQuantiles, coverageOfRows, heldOutIntervals, physicsBreakdown, type PhysicsState, fitPhysics, hardwareClass, heldOutCoverage, intervalFor, intervalState, parseQuery, scaleOf, predictPhysics,
   pretrainedInfo, pretrainedModel, queryBound, seededRandom, stepTerms, type HeldOutRow, type TrainingSample,
 } from './index.ts'
 
@@ -91,6 +91,25 @@ describe('conformal intervals', () => {
     }
     expect(c.decode.coverage).toBeGreaterThan(0.86)
     expect(c.decode.coverage).toBeLessThan(0.94)
+  })
+})
+
+describe('held-out intervals per row', () => {
+  it('should give each row its inside flag and width, and add up to the coverage report', () => {
+    const rand = seededRandom(11)
+    const rows: HeldOutRow[] = Array.from({ length: 600 }, (_, i) => ({
+      group: `g${i % 12}`, cls: 'x', regime: i % 2 ? 'prefill|single' : 'decode|single', phase: i % 2 ? 'prefill' : 'decode',
+      predicted: 100, measured: 100 * Math.exp(0.2 * (rand() - 0.5)) * (i % 12 === 0 ? 3 : 1), bound: 1e9,
+    }))
+    const iv = heldOutIntervals(rows, 0.9)
+    const c = heldOutCoverage(rows, 0.9)
+    expect(iv.inside).toHaveLength(rows.length)
+    expect(coverageOfRows(rows.map((_, i) => i), iv)).toEqual(c.all)
+    const g0 = rows.flatMap((r, i) => (r.group === 'g0' ? [i] : []))
+    expect(coverageOfRows(g0, iv)).toEqual(c.byGroup.g0)
+    // g0 is three times faster than predicted everywhere: an unseen outlier chip falls outside.
+    expect(c.byGroup.g0!.coverage).toBe(0)
+    expect(iv.width.every((w) => w > 0)).toBe(true)
   })
 })
 
