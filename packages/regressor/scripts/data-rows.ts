@@ -177,7 +177,18 @@ function xiongjie(dir: string, out: DataSet, opts: LoadOptions): void {
   out.files.push(r)
 }
 
-/** llama-bench on DGX Spark and M2 Ultra: pp2048 / tg32 at context depths 0–32768. */
+/**
+ * llama-bench on DGX Spark and M2 Ultra: pp2048 / tg32 at context depths 0–32768.
+ *
+ * The CSV does not record the micro-batch; it is taken as 2048 (one micro-batch per pp2048), not
+ * llama-bench's default 512, because of a bound the data itself gives: at 512, every micro-batch of
+ * gpt-oss-120b's prompt touches all 128 experts (top-4 routing: (1 − 4⁄128)^512 ≈ 1e−7 of them
+ * untouched), so pp2048 reads its 59.02 GiB four times, at least 0.93 s on GB10's 273 GB/s, at most
+ * 2,200 tok/s, and the 2026 row measured 2,444. The batched-bench rows (n_ubatch 2048) agree: 2,048
+ * prompt tokens in one micro-batch prefill at 2,480 tok/s on the same build, and on M2 Ultra, whose
+ * bandwidth binds nowhere, llama-bench's pp2048 of each MoE model is within 6% of them too.
+ */
+const LLAMA_BENCH_UBATCH = 2048
 function llamaBench(dir: string, out: DataSet): void {
   const file = 'llamacpp_benches_llama_bench.csv'
   const rows = parseCsv(readFileSync(join(dir, file), 'utf8'))
@@ -193,6 +204,7 @@ function llamaBench(dir: string, out: DataSet): void {
     const query: ThroughputQueryInput = {
       paramsB: Number.parseFloat(row.params!), activeParamsB: m.activeParamsB, quant: m.quant, ...spec(hw), batch: 1, ...shapesOf(m),
       phase: prefill ? 'prefill' : 'decode', promptTokens: prefill ? n : 512, contextTokens: prefill ? d : d + Math.round(n / 2),
+      ...(prefill ? { ubatch: LLAMA_BENCH_UBATCH } : {}),
     }
     out.samples.push({ query, measuredTps: Number(row.tokens_per_s), group: hw.id, id: `${file}:${i + 1}` })
     r.used++

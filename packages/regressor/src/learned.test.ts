@@ -3,6 +3,7 @@ import { skipUnless } from '@kerneltune/tooling/test-skip'
 import { existsSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import { loadThroughputData } from '../scripts/data-rows.ts'
+import { supportSplit } from '../scripts/accuracy.ts'
 import { calibrate, crossValidate, LearnedModel, leaveOneGroupOut, permutationImportance, pretrainedModel, QUERY_FEATURE_NAMES, trainEvaluated } from './index.ts'
 
 const DATA = fileURLToPath(new URL('../../../../shared/data/llm_throughput', import.meta.url))
@@ -55,6 +56,30 @@ describe.skipIf(skipUnless(existsSync(DATA), `data: ${DATA} is absent (learned m
     }
     const ranked = Object.entries(runs[0]!).sort((a, b) => b[1] - a[1]).map(([n]) => n)
     expect(ranked[0]).toBe('log2_roofline_tps')
+  })
+
+  it('should read llama-bench prefill with a 2048-token micro-batch, which the GB10 rows require', () => {
+    const pp = all.filter((s) => s.id!.startsWith('llamacpp_benches_llama_bench') && s.query.phase === 'prefill')
+    expect(pp.length).toBeGreaterThan(0)
+    expect(pp.every((s) => s.query.ubatch === 2048)).toBe(true)
+    // At 512, gpt-oss-120b's pp2048 would read all its expert bytes four times: above the measured rate.
+    const oss = pp.filter((s) => s.group === 'gb10' && s.query.paramsB > 100 && (s.query.contextTokens ?? 0) === 0)
+    const bytes = 59.02 * 2 ** 30
+    const fastest512 = 2048 / ((4 * bytes) / (273 * 1e9))
+    expect(Math.max(...oss.map((s) => s.measuredTps))).toBeGreaterThan(fastest512)
+  })
+
+  it('should split held-out rows by whether another chip shares their backend and build', () => {
+    const r = leaveOneGroupOut(all, { kind: 'linear' })
+    const split = supportSplit(all, r.predictions)
+    expect(split.kinds['cuda current']).toEqual(['gb10'])
+    expect(split.kinds['metal current']).toEqual(['m2-ultra'])
+    expect(split.alone.chips.sort()).toEqual(['gb10', 'm2-ultra'])
+    // M2 Ultra has legacy rows too, which the Apple chips share: it is on both sides.
+    expect(split.shared.chips).toContain('m2-ultra')
+    expect(split.shared.chips).not.toContain('gb10')
+    const rows = (s: typeof split.shared) => s.decode.interval.rows + s.prefill.interval.rows
+    expect(rows(split.shared) + rows(split.alone)).toBe(all.length)
   })
 
   it('should predict held-out hardware (leave-one-hardware-out) for every chip in the data', () => {
