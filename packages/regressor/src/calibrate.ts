@@ -77,7 +77,9 @@ export class CalibratedModel {
     // The interval keeps its relative shape around the corrected prediction. It still describes the
     // pretrained model's error on unseen hardware, so after calibration it is conservative.
     const interval = p.interval && { ...p.interval, low: (p.interval.low / p.predictedTps) * predictedTps, high: Math.min((p.interval.high / p.predictedTps) * predictedTps, bound) }
-    return { ...p, rawTps: raw, predictedTps, capped: raw > bound, model: `${p.model}+calibrated`, ...(interval ? { interval } : {}) }
+    // Measurements of this hardware now stand behind the prediction: it no longer extrapolates.
+    const { extrapolation: _measuredHere, ...rest } = p
+    return { ...rest, rawTps: raw, predictedTps, capped: raw > bound, model: `${p.model}+calibrated`, ...(interval ? { interval } : {}) }
   }
 }
 

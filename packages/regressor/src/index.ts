@@ -27,7 +27,7 @@ export {
   type IntervalPrediction, type LearnedKind, type LearnedModelJson, type PreparedRow, type TrainOptions, type TrainingSample,
 } from './learned.ts'
 export { crossValidate, leaveOneGroupOut, permutationImportance, seededRandom, shuffled, trainEvaluated, type CvResult } from './evaluate.ts'
-export { PhysicsStateSchema, fitPhysics, physicsBreakdown, predictPhysics, type PhysicsOptions, type PhysicsRow, type PhysicsState } from './physics.ts'
+export { PhysicsStateSchema, fitPhysics, physicsBreakdown, predictPhysics, unseenEffects, type PhysicsOptions, type PhysicsRow, type PhysicsState } from './physics.ts'
 export { PHYSICS_TERMS, backendOf, baseName, effectKeys, hardwareClass, isLegacy, kernelFlops, layersOf, stepTerms, type PhysicsTerm, type StepTerms } from './physics-terms.ts'
 export {
   INTERVAL_LEVEL, IntervalScaleSchema, IntervalStateSchema, SCALE_SHRINK, conformalQuantiles, coverageOfRows, heldOutCoverage, heldOutIntervals, intervalFor, intervalRegime, intervalScale, intervalState, scaleOf,

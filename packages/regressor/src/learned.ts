@@ -9,7 +9,7 @@ import { KerneltuneError, parseWith, type Prediction } from '@kerneltune/core'
 import type { TunerFeatures } from '@kerneltune/features'
 import { DEFAULT_FOREST, fitForest, fitRidge, forestFromJSON, forestToJSON, predictRidge, type ForestOptions, type RidgeState } from './estimators.ts'
 import { QUERY_FEATURE_NAMES, engineer, parseQuery, queryBound, queryFromFeatures, type ThroughputQuery, type ThroughputQueryInput } from './query.ts'
-import { PhysicsStateSchema, fitPhysics, physicsBreakdown, predictPhysics, type PhysicsOptions, type PhysicsState } from './physics.ts'
+import { PhysicsStateSchema, fitPhysics, physicsBreakdown, predictPhysics, unseenEffects, type PhysicsOptions, type PhysicsState } from './physics.ts'
 import { PHYSICS_TERMS } from './physics-terms.ts'
 import { IntervalStateSchema, intervalFor, intervalRegime, scaleOf, type PredictionInterval } from './intervals.ts'
 
@@ -91,8 +91,12 @@ export const LearnedModelSchema: z.ZodObject<{
 })
 export type LearnedModelJson = z.output<typeof LearnedModelSchema>
 
-/** A prediction with its prediction interval, when the model carries one. */
-export type IntervalPrediction = Prediction & { readonly interval?: PredictionInterval }
+/**
+ * A prediction with its prediction interval, when the model carries one, and (physics models) the
+ * effects it had to extrapolate over: keys such as `vendor:amd`, `class:amd-gpu`, `quant:IQ4_XS` or
+ * `era:current:rocm` that no training row had. Absent when the query is inside what the data covers.
+ */
+export type IntervalPrediction = Prediction & { readonly interval?: PredictionInterval; readonly extrapolation?: readonly string[] }
 
 export const mapeOf = (pred: readonly number[], truth: readonly number[]): number =>
   pred.reduce((s, p, i) => s + Math.abs(p - truth[i]!) / Math.max(truth[i]!, 1e-9), 0) / Math.max(pred.length, 1)
@@ -165,12 +169,14 @@ export class LearnedModel {
     const raw = this.json.kind === 'physics' ? predictPhysics(this.json.physics as PhysicsState, q) : bound * Math.exp(this.rawLog([engineer(q, bound)])[0]!)
     const capped = raw > bound
     const iv = this.json.interval
+    const unseen = this.json.kind === 'physics' ? unseenEffects(this.json.physics as PhysicsState, q) : []
     return {
       kind: 'prediction', predictedTps: Math.min(raw, bound), rooflineTps: bound, capped, rawTps: raw,
       ...(iv ? { interval: intervalFor(Math.min(raw, bound), bound, iv[q.phase], iv.level, scaleOf(iv.scale, intervalRegime(q), q.phase)) } : {}),
       confidence: Math.max(1 - this.json.mape, 0.5) * (capped ? 0.9 : 1),
       topFeatures: [...this.json.importance].sort((a, b) => b[1] - a[1]).slice(0, 5).map(([n, v]) => [n, v] as const),
       model: this.json.name,
+      ...(unseen.length ? { extrapolation: unseen } : {}),
     }
   }
 

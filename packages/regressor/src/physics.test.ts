@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import {
-  LearnedModel, PHYSICS_TERMS, calibrate, conformalQuantiles, coverageOfRows, heldOutIntervals, physicsBreakdown, type PhysicsState, fitPhysics, hardwareClass, heldOutCoverage, intervalFor, intervalState, parseQuery, scaleOf, predictPhysics,
+  LearnedModel, PHYSICS_TERMS, calibrate, conformalQuantiles, coverageOfRows, heldOutIntervals, physicsBreakdown, unseenEffects, type PhysicsState, fitPhysics, hardwareClass, heldOutCoverage, intervalFor, intervalState, parseQuery, scaleOf, predictPhysics,
   pretrainedInfo, pretrainedModel, queryBound, seededRandom, stepTerms, type HeldOutRow, type TrainingSample,
 } from './index.ts'
 
@@ -123,6 +123,19 @@ describe('pretrained physics model', () => {
     expect(p.interval!.high).toBeGreaterThan(p.predictedTps)
     expect(p.interval!.high).toBeLessThanOrEqual(p.rooflineTps)
     expect(info.intervalCoverage.decode.coverage).toBeGreaterThan(0.5)
+  })
+
+  it('should report the effects a query needs that no training row had (extrapolation), and drop them once calibrated', () => {
+    const m = pretrainedModel()
+    const amd = { paramsB: 8, quant: 'Q4_K', memBwGbs: 5300, tflops: 1307, vendor: 'amd' as const }
+    expect(m.predict(amd).extrapolation).toEqual(['vendor:amd', 'class:amd-gpu', 'era:current:rocm'])
+    expect(unseenEffects(m.json.physics as PhysicsState, parseQuery(amd))).toEqual(['vendor:amd', 'class:amd-gpu', 'era:current:rocm'])
+    // An RTX 4090 on a 2024 build, a format the data has: inside what the training rows cover.
+    expect(m.predict({ paramsB: 8, quant: 'Q4_K', memBwGbs: 1008, tflops: 330, vendor: 'nvidia', engineEra: 'legacy' }).extrapolation).toBeUndefined()
+    expect(m.predict({ paramsB: 8, quant: 'IQ4_XS', memBwGbs: 800, tflops: 27, vendor: 'apple', unifiedMemory: true }).extrapolation).toEqual(['quant:IQ4_XS'])
+    const mine = [0.03, 0.06, 0.12].map((paramsB, i) => ({ query: { ...amd, paramsB }, measuredTps: [900, 600, 300][i]! }))
+    const { model } = calibrate(m, mine)
+    expect(model.predict({ ...amd, paramsB: 0.09 }).extrapolation).toBeUndefined()
   })
 
   it('should predict a small model on a CPU below the roofline bound, slower with more layers', () => {

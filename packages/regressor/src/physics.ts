@@ -85,6 +85,21 @@ export function physicsBreakdown(state: PhysicsState, q: ThroughputQuery): { tok
   return { tokens, seconds }
 }
 
+/**
+ * The effect keys a query needs that the fitted state never learned (no training row had them):
+ * its vendor, hardware class, weight format or backend build. Such an effect weighs nothing, so the
+ * prediction falls back to what the other rows say: an extrapolation, which `predict` reports.
+ */
+export function unseenEffects(state: PhysicsState, q: ThroughputQuery): string[] {
+  const { phi } = stepTerms(q)
+  const out = new Set<string>()
+  PHYSICS_TERMS.forEach((term, k) => {
+    if (!(phi[k]! > 0)) return
+    for (const key of effectKeys(q, term)) if (state.params[effectName(q, term, key)] === undefined) out.add(key)
+  })
+  return [...out]
+}
+
 /** Fits the multipliers on measured rows (deterministic: fixed start, fixed iteration rule). */
 export function fitPhysics(rows: readonly PhysicsRow[], opts: PhysicsOptions = {}): PhysicsState {
   if (rows.length < 10) throw new KerneltuneError('INSUFFICIENT_DATA', `Insufficient training data: ${rows.length} samples (need >= 10)`)

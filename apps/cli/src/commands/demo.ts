@@ -56,7 +56,7 @@ export const demoCommand = defineCommand({
   ],
   examples: ['kerneltune demo', 'kerneltune demo --json', 'kerneltune demo --keep --params 30M --quant Q4_0'],
   jsonOutput:
-    '{ ok, measured: true, dashboard: { running: false, url, start }, hardware: { detected, spec }, model: { path, reused, params, shape, bytes, quant }, prediction: { kind: "prediction", predictor, decodeTps, prefillTps, decode: Phase, prefill: Phase, memBwGbs, tflops, unifiedMemory, vendor }, Phase = { predictedTps, rooflineTps, capped, rawTps, confidence, binding, explanation, interval: { low, high, level } }, measurement: { combo: {}, device, reps, warmups, promptTokens, genTokens, decodeTps, prefillTps, ttftMs }, sweep: { …kerneltune sweep --json }, recommendedArgv, serving: { …bench serve --json } | { skipped }, seconds: { total, detect, synth, sweep, serve } }',
+    '{ ok, measured: true, dashboard: { running: false, url, start }, hardware: { detected, spec }, model: { path, reused, params, shape, bytes, quant }, prediction: { kind: "prediction", predictor, decodeTps, prefillTps, decode: Phase, prefill: Phase, memBwGbs, tflops, unifiedMemory, vendor }, Phase = { predictedTps, rooflineTps, capped, rawTps, confidence, binding, explanation, interval: { low, high, level }, extrapolation?: string[] }, measurement: { combo: {}, device, reps, warmups, promptTokens, genTokens, decodeTps, prefillTps, ttftMs }, sweep: { …kerneltune sweep --json }, recommendedArgv, serving: { …bench serve --json } | { skipped }, seconds: { total, detect, synth, sweep, serve } }',
   async run(ctx) {
     const f = ctx.flags
     const t0 = Date.now()
@@ -109,7 +109,7 @@ export const demoCommand = defineCommand({
       const phase = (q: ThroughputQueryInput) => {
         const p = regressor.predict(q)
         const b = queryBound(parseQuery(q))
-        return { predictedTps: p.predictedTps, rooflineTps: p.rooflineTps, capped: p.capped, rawTps: p.rawTps, confidence: p.confidence, binding: b.binding, explanation: b.explanation, ...(p.interval ? { interval: p.interval } : {}) }
+        return { predictedTps: p.predictedTps, rooflineTps: p.rooflineTps, capped: p.capped, rawTps: p.rawTps, confidence: p.confidence, binding: b.binding, explanation: b.explanation, ...(p.interval ? { interval: p.interval } : {}), ...(p.extrapolation ? { extrapolation: p.extrapolation } : {}) }
       }
       const dec = phase({ ...base, phase: 'decode', contextTokens: d.promptTokens + Math.floor(d.genTokens / 2) })
       const pre = phase({ ...base, phase: 'prefill', promptTokens: d.promptTokens })
@@ -188,6 +188,8 @@ export const demoCommand = defineCommand({
         ['decode', `${fmt(dec.predictedTps)} tok/s${iv(dec)} (roofline bound ${fmt(dec.rooflineTps)}, ${dec.binding}-bound; ${capNote(dec)})`],
         ['prefill', `${fmt(pre.predictedTps)} tok/s for ${d.promptTokens} prompt tokens${iv(pre)} (roofline bound ${fmt(pre.rooflineTps)}, ${pre.binding}-bound; ${capNote(pre)})`],
       ]))
+      const unseen = [...new Set([...(dec.extrapolation ?? []), ...(pre.extrapolation ?? [])])]
+      if (unseen.length) io.stdout(`(extrapolates: no training row has ${unseen.join(', ')}; the 90% interval was measured on chips of kinds the data has, so read it as a guide, not a guarantee. Three measurements and \`kerneltune calibrate\` fix that: docs/prediction-vs-measurement.md.)\n`)
       if (dec.capped || pre.capped) io.stdout('(capped: the regressor\'s own output exceeded the roofline bound, so the bound is the prediction. Its calibrate corrects it from a few measurements: docs/prediction-vs-measurement.md.)\n')
       io.stdout(`\n== 4. MEASUREMENT of llama-server's defaults (llama.cpp in this process, ${measurement.reps} reps after 1 warm-up, ${d.promptTokens} prompt + ${d.genTokens} generated tokens)\n`)
       io.stdout(keyValues([

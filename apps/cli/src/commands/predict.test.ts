@@ -39,6 +39,17 @@ describe('kerneltune predict', () => {
     expect(h.interval).toBeUndefined()
   })
 
+  it('should say when a prediction extrapolates past what the training rows cover, and what was measured there', async () => {
+    const amd = JSON.parse((await run(['predict', '--model', 'llama-3-8b', '--hardware', 'mi300x', '--json'])).out)
+    expect(amd.extrapolation).toEqual(['vendor:amd', 'class:amd-gpu', 'era:current:rocm'])
+    const nv = JSON.parse((await run(['predict', '--model', 'llama-3-8b', '--hardware', 'rtx-4090', '--json'])).out)
+    expect(nv.extrapolation).toBeUndefined()
+    const text = (await run(['predict', '--model', 'llama-3-8b', '--hardware', 'mi300x'])).out
+    // The note quotes the held-out figures the pretrained asset records for such rows.
+    expect(text).toMatch(/extrapolates\s+vendor:amd, class:amd-gpu, era:current:rocm \(no training row has these.*gb10, m2-ultra\) were \d+% \(decode\) and \d+% \(prefill\) off/)
+    expect((await run(['predict', '--model', 'llama-3-8b', '--hardware', 'rtx-4090'])).out).not.toMatch(/extrapolates/)
+  })
+
   it('should give the trueno worked value 256.0 with --heuristic', async () => {
     const r = await run(['predict', '--params-b', '7', '--quant', 'Q4K', '--mem-bw-gbs', '1008', '--heuristic', '--json'])
     const j = JSON.parse(r.out)

@@ -31,7 +31,7 @@ export const predictCommand = defineCommand({
   summary: 'Predict throughput (tokens/s) of a model on hardware, clamped by the roofline bound.',
   description: 'A prediction, not a measurement. The pretrained model is a physics model (weight and KV bytes over bandwidth, compute, dequantization, per-layer and per-step overheads, efficiencies learned per hardware class, vendor and format) fitted on public llama.cpp measurements; every prediction carries a 90% interval whose coverage on unseen hardware was measured (see the regressor README for the leave-one-hardware-out accuracy and coverage). With --input FILE (JSON lines with keys paramsB, activeParamsB, quant, batch, phase, promptTokens, contextTokens or context, memBwGbs, tflops, layers, device, or hardware for a preset) one result is printed per line, in order.',
   flags: [...MODEL_FLAGS, ...HARDWARE_FLAGS, ...WORKLOAD_FLAGS, ...PREDICT_FLAGS, { name: 'input', type: 'string', valueName: 'FILE', description: 'JSON lines to predict in bulk (one result per line).' }],
-  jsonOutput: '{ "kind": "prediction", "predictedTps": number, "rooflineTps": number, "capped": boolean, "rawTps": number, "confidence": number, "interval": { "low": number, "high": number, "level": 0.9 } (absent for --heuristic and models saved without one), "topFeatures": [name, importance][], "model": string, "query": ThroughputQuery }. With --input: one such object per line plus "line", or { "line", "error": { code, message } } for a bad line.',
+  jsonOutput: '{ "kind": "prediction", "predictedTps": number, "rooflineTps": number, "capped": boolean, "rawTps": number, "confidence": number, "interval": { "low": number, "high": number, "level": 0.9 } (absent for --heuristic and models saved without one), "extrapolation": string[] (the vendor, hardware class, weight format or backend build no training row had, e.g. "vendor:amd", "era:current:rocm"; absent when the query is inside the data), "topFeatures": [name, importance][], "model": string, "query": ThroughputQuery }. With --input: one such object per line plus "line", or { "line", "error": { code, message } } for a bad line.',
   examples: [
     'kerneltune predict --model llama-3-8b --hardware rtx-4090 --batch 1',
     'kerneltune predict --params-b 70 --quant Q4_K --mem-bw-gbs 5300 --tflops 1300 --phase prefill --prompt-tokens 2048 --json',
@@ -59,7 +59,7 @@ export const predictCommand = defineCommand({
           out = { line: i + 1, error: e }
         }
         if (ctx.json) ctx.io.stdout(JSON.stringify(out) + '\n')
-        else ctx.io.stdout(out.error ? `${i + 1}: error: ${(out.error as { message: string }).message}\n` : `${i + 1}: prediction ${fmt(out.predictedTps as number)} tok/s${intervalText(out.interval as PredictionInterval | undefined)} (roofline ${fmt(out.rooflineTps as number)}${out.capped ? ', capped' : ''}, confidence ${fmt(out.confidence as number, 2)})\n`)
+        else ctx.io.stdout(out.error ? `${i + 1}: error: ${(out.error as { message: string }).message}\n` : `${i + 1}: prediction ${fmt(out.predictedTps as number)} tok/s${intervalText(out.interval as PredictionInterval | undefined)} (roofline ${fmt(out.rooflineTps as number)}${out.capped ? ', capped' : ''}, confidence ${fmt(out.confidence as number, 2)}${out.extrapolation ? `; extrapolates: ${(out.extrapolation as string[]).join(', ')}` : ''})\n`)
       }
       return
     }
@@ -84,7 +84,8 @@ export const predictCommand = defineCommand({
       ['hardware', `${hw.hardware.name}: ${fmt(hw.hardware.memBwGbs)} GB/s, ${fmt(hw.hardware.fp16Tflops)} TFLOPS (${hw.source})`],
       ['workload', `${q.phase}, batch ${q.batch}${q.phase === 'prefill' ? `, prompt ${q.promptTokens}` : `, context ${q.contextTokens}`}`],
       ['prediction', `${fmt(p.predictedTps)} tok/s${p.capped ? ` (capped from ${fmt(p.rawTps)})` : ''}`],
-      ...(p.interval ? [['90% interval', `${fmt(p.interval.low)} – ${fmt(p.interval.high)} tok/s (held-out coverage measured on unseen hardware)`] as [string, string]] : []),
+      ...(p.interval ? [['90% interval', `${fmt(p.interval.low)} – ${fmt(p.interval.high)} tok/s (${p.extrapolation ? 'its coverage was measured on unseen chips of kinds the data has; this query is not one, see below' : 'held-out coverage measured on unseen hardware'})`] as [string, string]] : []),
+      ...(p.extrapolation ? [['extrapolates', `${p.extrapolation.join(', ')}${predictor.extrapolationNote ? ` (${predictor.extrapolationNote})` : ' (no training row has these)'}`] as [string, string]] : []),
       ['roofline bound', `${fmt(p.rooflineTps)} tok/s`],
       ['confidence', fmt(p.confidence, 3)],
       ['top features', p.topFeatures.map(([n, v]) => `${n} ${fmt(v, 3)}`).join(', ')],

@@ -15,6 +15,24 @@ export interface Predictor {
   name: string
   /** A prediction, with its 90% interval when the model carries one (the pretrained model does). */
   predict(q: ThroughputQuery): IntervalPrediction
+  /**
+   * What the model's training measured on rows it had to extrapolate to (held-out rows whose backend
+   * and build no other chip shared), when its metadata records it: said next to a prediction that
+   * reports `extrapolation`.
+   */
+  extrapolationNote?: string
+}
+
+const SubsetSchema = z.object({ mapeRows: z.number(), interval: z.object({ coverage: z.number() }) })
+const BySupportSchema = z.object({ alone: z.object({ chips: z.array(z.string()), decode: SubsetSchema, prefill: SubsetSchema }) })
+
+/** The note from a model's `meta.bySupport` (training script 2.4.0 on), or undefined without one. */
+export function extrapolationNote(m: LearnedModel): string | undefined {
+  const r = BySupportSchema.safeParse((m.json.meta as { bySupport?: unknown } | undefined)?.bySupport)
+  if (!r.success) return undefined
+  const { chips, decode, prefill } = r.data.alone
+  const pct = (x: number) => `${(x * 100).toFixed(0)}%`
+  return `no training row has these, so the model falls back on what the other rows say; held out, the rows whose backend and build no other chip shared (${chips.join(', ')}) were ${pct(decode.mapeRows)} (decode) and ${pct(prefill.mapeRows)} (prefill) off on average, and the 90% interval covered ${pct(decode.interval.coverage)} and ${pct(prefill.interval.coverage)} of them`
 }
 
 export const CalibratedFileSchema = z.object({ format: z.literal('kerneltune.calibrated-model'), version: z.literal(1), base: z.unknown(), corrections: CorrectionsSchema, calibration: z.unknown().optional() })
@@ -37,7 +55,8 @@ export async function loadPredictor(io: Io, file: string | undefined, heuristic 
   }
   if (file === undefined) {
     const m = pretrainedModel()
-    return { name: `pretrained (${m.name})`, predict: (q) => m.predict(q) }
+    const note = extrapolationNote(m)
+    return { name: `pretrained (${m.name})`, predict: (q) => m.predict(q), ...(note ? { extrapolationNote: note } : {}) }
   }
   const json = await readJsonFile(io, file, 'model-file')
   if ((json as { format?: string })?.format === 'kerneltune.calibrated-model') {
@@ -46,7 +65,8 @@ export async function loadPredictor(io: Io, file: string | undefined, heuristic 
     return { name: `calibrated (${file})`, predict: (q) => m.predict(q) }
   }
   const m = LearnedModel.fromJSON(json)
-  return { name: `${m.name} (${file})`, predict: (q) => m.predict(q) }
+  const note = extrapolationNote(m)
+  return { name: `${m.name} (${file})`, predict: (q) => m.predict(q), ...(note ? { extrapolationNote: note } : {}) }
 }
 
 const VENDORS = ['nvidia', 'amd', 'apple', 'intel']
