@@ -5,7 +5,7 @@
  */
 import { generateWgsl } from './codegen.ts'
 import { toGpuLayout, weightBytes } from './formats.ts'
-import { createPipeline, makeBuffer, readBuffer, type GpuContext } from './gpu.ts'
+import { createPipeline, makeBuffer, onCloseGpu, readBuffer, type GpuContext } from './gpu.ts'
 import { dispatchSize, isValidConfig } from './params.ts'
 import { compareWithReference, makeProblemData, referenceWithBounds, type ReferenceResult } from './reference.ts'
 import { runOnce, timeDispatch, type Dispatch } from './timing.ts'
@@ -29,7 +29,15 @@ function problemKey(p: MatmulProblem): string {
 
 function problemState(gpu: GpuContext, problem: MatmulProblem): ProblemState {
   let perDevice = states.get(gpu.device)
-  if (!perDevice) states.set(gpu.device, (perDevice = new Map()))
+  if (!perDevice) {
+    const cache = (perDevice = new Map<string, ProblemState>())
+    states.set(gpu.device, cache)
+    // closeGpu destroys these buffers before the device, not the garbage collector after it.
+    onCloseGpu(gpu.device, () => {
+      for (const st of cache.values()) for (const b of Object.values(st.buffers)) b?.destroy()
+      cache.clear()
+    })
+  }
   const key = problemKey(problem)
   const hit = perDevice.get(key)
   if (hit) return hit

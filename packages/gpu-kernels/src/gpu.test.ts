@@ -6,7 +6,7 @@
 import { describe, it, expect, beforeAll } from 'vitest'
 import { requireOrSkip } from '@kerneltune/tooling/test-skip'
 import { benchmarkKernel, measureCopyBandwidth } from './bench.ts'
-import { openGpu, runtimeGpu, type GpuContext } from './gpu.ts'
+import { closeGpu, onCloseGpu, openGpu, runtimeGpu, type GpuContext } from './gpu.ts'
 import { defaultConfig, enumerateConfigs } from './params.ts'
 import { KERNEL_KINDS, WEIGHT_FORMATS, type MatmulProblem } from './types.ts'
 
@@ -17,6 +17,20 @@ describe('openGpu without an adapter', () => {
     await expect(openGpu(null)).rejects.toMatchObject({ code: 'DEVICE_UNAVAILABLE' })
     const noAdapter = { requestAdapter: async () => null } as unknown as GPU
     await expect(openGpu(noAdapter)).rejects.toMatchObject({ code: 'DEVICE_UNAVAILABLE' })
+  })
+})
+
+describe('closeGpu', () => {
+  it('should release what is cached on a device before destroying it, once', () => {
+    const order: string[] = []
+    const device = { destroy: () => void order.push('device') } as unknown as GPUDevice
+    const gpu = { device } as GpuContext
+    onCloseGpu(device, () => void order.push('buffers a'))
+    onCloseGpu(device, () => void order.push('buffers b'))
+    closeGpu(gpu)
+    expect(order).toEqual(['buffers a', 'buffers b', 'device'])
+    closeGpu(gpu) // the release steps ran already; only the (idempotent) destroy is repeated
+    expect(order).toEqual(['buffers a', 'buffers b', 'device', 'device'])
   })
 })
 

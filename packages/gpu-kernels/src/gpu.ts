@@ -72,6 +72,28 @@ export async function openGpu(gpu: GPU | null | undefined = runtimeGpu()): Promi
   }
 }
 
+/** What has to be released before a device is destroyed (buffers held in caches keyed by it). */
+const releasers = new WeakMap<GPUDevice, (() => void)[]>()
+
+/** Registers a release step for `device`, run by `closeGpu` before the device is destroyed. */
+export function onCloseGpu(device: GPUDevice, release: () => void): void {
+  const list = releasers.get(device)
+  if (list) list.push(release)
+  else releasers.set(device, [release])
+}
+
+/**
+ * Releases what is cached on the device (buffers first), then destroys it. Destroying the device alone
+ * left cached buffers to the garbage collector, which freed them later against a destroyed device: one
+ * Deno run under CI aborted with glibc heap corruption ("malloc_consolidate(): invalid chunk size")
+ * after the autotune test had destroyed its device and the next test file was running.
+ */
+export function closeGpu(gpu: GpuContext): void {
+  for (const release of releasers.get(gpu.device) ?? []) release()
+  releasers.delete(gpu.device)
+  gpu.device.destroy()
+}
+
 /** A human name for the device: the description, or vendor/architecture/device ids. */
 export function deviceName(gpu: GpuContext): string {
   const i = gpu.adapterInfo

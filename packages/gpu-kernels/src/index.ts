@@ -25,7 +25,7 @@ export { referenceMatmul, referenceWithBounds, compareWithReference, makeProblem
 export type { ReferenceResult } from './reference.ts'
 export { BLOCK, blockBytes, weightBytes, quantizeRow, dequantizeRow, toGpuLayout, toF16Bits, fromF16Bits } from './formats.ts'
 export type { GpuWeights } from './formats.ts'
-export { openGpu, runtimeGpu, deviceName } from './gpu.ts'
+export { openGpu, closeGpu, onCloseGpu, runtimeGpu, deviceName } from './gpu.ts'
 export type { GpuContext } from './gpu.ts'
 export { benchmarkKernel, measureCopyBandwidth, PROBLEM_SEED } from './bench.ts'
 export { gpuKernelProvider, gpuKernelProviders } from './provider.ts'

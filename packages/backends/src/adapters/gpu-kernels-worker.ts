@@ -10,7 +10,7 @@
  */
 import process from 'node:process'
 import { createInterface } from 'node:readline'
-import { benchmarkKernel, deviceName, isValidConfig, defaultConfig, openGpu, weightBytes, type GpuContext } from '@kerneltune/gpu-kernels'
+import { benchmarkKernel, closeGpu, deviceName, isValidConfig, defaultConfig, openGpu, weightBytes, type GpuContext } from '@kerneltune/gpu-kernels'
 import type { GpuKernelsPlan } from '../gpu-kernels-mapping.ts'
 
 export interface WorkerJob { id: number; plan: GpuKernelsPlan; repetitions: number; warmups: number }
@@ -67,5 +67,5 @@ if ((import.meta as { main?: boolean }).main) {
       }
     })
   })
-  rl.on('close', () => void chain.then(() => { gpu.device.destroy(); process.exit(0) }))
+  rl.on('close', () => void chain.then(() => { closeGpu(gpu); process.exit(0) }))
 }

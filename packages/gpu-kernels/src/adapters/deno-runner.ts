@@ -11,7 +11,7 @@
 import process from 'node:process'
 import { isKerneltuneError, KerneltuneError } from '@kerneltune/core'
 import { measureCopyBandwidth } from '../bench.ts'
-import { deviceName, openGpu, type GpuContext } from '../gpu.ts'
+import { closeGpu, deviceName, openGpu, type GpuContext } from '../gpu.ts'
 import { configKey, enumerateConfigs } from '../params.ts'
 import { benchmarkKernel } from '../bench.ts'
 import { tuneKernel, type TuneResult } from '../tune.ts'
@@ -108,7 +108,7 @@ export async function runJob(job: GpuKernelsJob, onProgress: (p: Progress) => vo
     }
     return { device: device(gpu), copy, timing, entries }
   } finally {
-    gpu.device.destroy()
+    closeGpu(gpu)
   }
 }
 

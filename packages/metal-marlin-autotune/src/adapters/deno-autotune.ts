@@ -6,7 +6,7 @@
  * `@progress {…}` lines and skip messages on stderr. Node has no WebGPU, so the CLI spawns Deno.
  */
 import { isKerneltuneError } from '@kerneltune/core'
-import { openGpu } from '@kerneltune/gpu-kernels'
+import { closeGpu, openGpu } from '@kerneltune/gpu-kernels'
 import { runAutotuneJob, type AutotuneEvent, type AutotuneJob } from './autotune-job.ts'
 
 export interface SkippedConfig {
@@ -49,7 +49,7 @@ export async function runJob(job: AutotuneJob, onProgress?: (p: JobProgress) => 
       else done = e
     })
   } finally {
-    gpu.device.destroy()
+    closeGpu(gpu)
   }
   const { event: _e, ...rest } = done!
   return { ...rest, timing, total, skipped }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { requireOrSkip } from '@kerneltune/tooling/test-skip'
-import { DEFAULT_LIMITS, isValidConfig, openGpu, runtimeGpu } from '@kerneltune/gpu-kernels'
+import { DEFAULT_LIMITS, closeGpu, isValidConfig, openGpu, runtimeGpu } from '@kerneltune/gpu-kernels'
 import { generateCompatConfigs, generateConfigs } from '../config-generation.ts'
 import { createKernelConfig, type KernelConfig } from '../kernel-config.ts'
 import { runAutotuneJob, type AutotuneEvent } from './autotune-job.ts'
@@ -69,7 +69,7 @@ describe.skipIf(requireOrSkip(Boolean(runtimeGpu()), 'WebGPU: this runtime has n
       const back = JSON.parse(JSON.stringify(done.config))
       expect(back.lookup_table['1']['256']['4'].kernel_variant).toBe('decode')
     } finally {
-      gpu.device.destroy()
+      closeGpu(gpu)
     }
   }, 120_000)
 })
