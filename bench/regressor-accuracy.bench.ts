@@ -15,7 +15,7 @@ import { existsSync, mkdirSync, writeFileSync } from 'node:fs'
 import os from 'node:os'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { CANDIDATES, FOREST, TARGETS, coverageOf, evaluateModel, pickWinner, supportSplit } from '../packages/regressor/scripts/accuracy.ts'
+import { CANDIDATES, FOREST, TARGETS, coverageOf, evaluateModel, intervalMeetsTarget as inRange, pickWinner, supportSplit } from '../packages/regressor/scripts/accuracy.ts'
 import { loadThroughputData } from '../packages/regressor/scripts/data-rows.ts'
 
 const HERE = dirname(fileURLToPath(import.meta.url))
@@ -37,7 +37,6 @@ const cov = coverageOf(samples, best.predictions)
 const support = supportSplit(samples, best.predictions)
 const kept = evaluateModel(flaggedKept, `${best.label}, flagged rows kept`, best.options)
 const keptCov = coverageOf(flaggedKept, kept.predictions)
-const inRange = (c: { coverage: number; medianRelativeWidth: number }) => c.coverage >= TARGETS.coverageLow && c.coverage <= TARGETS.coverageHigh && c.medianRelativeWidth < TARGETS.maxMedianRelativeWidth
 const result = {
   measured: true,
   what: 'leave-one-hardware-out accuracy on ../shared/data/llm_throughput (each chip predicted by a model trained without it); one deterministic run',

@@ -131,7 +131,7 @@ export function compareRounds(table: readonly (readonly (number | undefined)[])[
   const arms = table.reduce((m, row) => Math.max(m, row.length), 0)
   return Array.from({ length: arms }, (_, j) => {
     if (j === 0) return undefined
-    const pairs = table.filter((row) => positive(row[j]) && positive(row[0])).map((row) => [row[j]!, row[0]!] as const)
-    return pairedComparison(pairs, higherIsBetter, alpha, test)
+    // pairedComparison drops the rounds where either value is missing or not positive.
+    return pairedComparison(table.map((row) => [row[j] ?? Number.NaN, row[0] ?? Number.NaN] as const), higherIsBetter, alpha, test)
   })
 }

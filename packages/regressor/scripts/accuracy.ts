@@ -98,7 +98,6 @@ export function supportSplit(samples: readonly TrainingSample[], predictions: re
   })
   const iv = heldOutIntervals(heldOutRows(samples, predictions))
   const ape = (i: number) => Math.abs(predictions[i]! - samples[i]!.measuredTps) / samples[i]!.measuredTps
-  const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / Math.max(xs.length, 1)
   const subset = (alone: boolean): SubsetScores => {
     const idx = samples.map((_, i) => i).filter((i) => (kinds[kind(i)]!.length === 1) === alone)
     const phase = (p: string) => {
@@ -106,8 +105,8 @@ export function supportSplit(samples: readonly TrainingSample[], predictions: re
       const chips = [...new Set(ii.map((i) => samples[i]!.group ?? ''))]
       const of = (g: string) => ii.filter((i) => (samples[i]!.group ?? '') === g)
       return {
-        mapeRows: mean(ii.map(ape)), mapeChips: mean(chips.map((g) => mean(of(g).map(ape)))),
-        interval: coverageOfRows(ii, iv), chipCoverage: mean(chips.map((g) => coverageOfRows(of(g), iv).coverage)),
+        mapeRows: meanOf(ii.map(ape)), mapeChips: meanOf(chips.map((g) => meanOf(of(g).map(ape)))),
+        interval: coverageOfRows(ii, iv), chipCoverage: meanOf(chips.map((g) => coverageOfRows(of(g), iv).coverage)),
       }
     }
     return { chips: [...new Set(idx.map((i) => samples[i]!.group ?? ''))], decode: phase('decode'), prefill: phase('prefill') }
@@ -116,3 +115,7 @@ export function supportSplit(samples: readonly TrainingSample[], predictions: re
 }
 
 export const TARGETS = { decodeMape: 0.12, prefillMape: 0.2, coverageLow: 0.85, coverageHigh: 0.95, maxMedianRelativeWidth: 0.5 } as const
+
+/** Whether an interval meets issue 18's target: coverage within 85–95% and median relative width under 50%. */
+export const intervalMeetsTarget = (c: { coverage: number; medianRelativeWidth: number }): boolean =>
+  c.coverage >= TARGETS.coverageLow && c.coverage <= TARGETS.coverageHigh && c.medianRelativeWidth < TARGETS.maxMedianRelativeWidth

@@ -9,9 +9,8 @@
 import { dampedStep, type DampedState } from './damped-step.ts'
 import type { LearnedModel } from './learned.ts'
 import { physicsBreakdown, type PhysicsState } from './physics.ts'
+import { OVERHEAD_TERMS } from './physics-terms.ts'
 import type { ThroughputQuery } from './query.ts'
-
-const OVERHEAD_TERMS = new Set(['layer', 'step'])
 
 /**
  * Prior on the log of each multiplier, the format offsets included: a multiplier the measurements

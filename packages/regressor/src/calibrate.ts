@@ -130,16 +130,13 @@ function calibratePhysics(model: LearnedModel, measurements: readonly LocalMeasu
   // multipliers can chase the noise of a few points, so the fit kept is the one (one factor on the
   // whole time, or the multipliers under each prior width) whose leave-one-out error is lowest:
   // chosen on the measurements alone, first in this order on a tie.
-  const fits: { fit: (s: typeof splits, t: number[]) => Multipliers }[] = [
-    { fit: (s, t) => fitOneFactor(s, t) },
-    ...CALIBRATION_PRIOR_SDS.map((sd) => ({ fit: (s: typeof splits, t: number[]) => fitMultipliers(s, t, sd) })),
-  ]
-  const loo = (fitter: (s: typeof splits, t: number[]) => Multipliers) => qs.map((_, i) => {
+  type Fitter = (s: typeof splits, t: number[]) => Multipliers
+  const fits: Fitter[] = [fitOneFactor, ...CALIBRATION_PRIOR_SDS.map((sd): Fitter => (s, t) => fitMultipliers(s, t, sd))]
+  const loo = (fitter: Fitter) => qs.map((_, i) => {
     const keep = (_: unknown, j: number) => j !== i
     return predictWith(i, fitter(splits.filter(keep), times.filter(keep)))
   })
-  const scored = fits.map((f) => ({ ...f, after: loo(f.fit) }))
-  const best = scored.reduce((a, b) => (mape(b.after) < mape(a.after) ? b : a))
+  const best = fits.map((fit) => ({ fit, after: loo(fit) })).reduce((a, b) => (mape(b.after) < mape(a.after) ? b : a))
   const after = best.after
   const fit = best.fit(splits, times)
   const key = hardwareKey(qs[0]!)

@@ -11,7 +11,7 @@
  */
 import type { QuantName } from '@kerneltune/core'
 import { bytesPerWeight } from '@kerneltune/roofline'
-import { attendedContext, attnFlopsPerToken, kvBytesPerToken, matmulFlops, moeWeightCoverage, type ThroughputQuery } from './query.ts'
+import { PLAIN_FORMATS, attendedContext, attnFlopsPerToken, kvBytesPerToken, matmulFlops, moeWeightCoverage, type ThroughputQuery } from './query.ts'
 
 export const PHYSICS_TERMS = ['mem', 'moe', 'kv', 'compute', 'energy', 'dequant', 'dqcopy', 'attn', 'score', 'act', 'layer', 'step'] as const
 export type PhysicsTerm = (typeof PHYSICS_TERMS)[number]
@@ -46,8 +46,6 @@ const SCORE_BYTES_PER_FLOP = 16 / 512
 const JOULES_PER_FLOP = 1e-12
 /** llama.cpp's default micro-batch: prefill reads the weights once per 512 tokens. */
 const DEFAULT_UBATCH = 512
-/** Formats read as plain floats (no dequantization term). */
-const PLAIN = new Set(['F16', 'BF16', 'F32'])
 
 /**
  * Layer count: the query's, else a proxy anchored on LLaMA (7B has 32 layers, depth grows with
@@ -117,7 +115,7 @@ const ARM_FP16_SPEEDUP = 2
 export function kernelFlops(q: ThroughputQuery): number {
   const fp32 = q.tflops * 1e12
   if (q.device !== 'cpu' || q.phase === 'prefill') return fp32
-  if (!PLAIN.has(q.quant)) return matmulFlops(q)
+  if (!PLAIN_FORMATS.has(q.quant)) return matmulFlops(q)
   return q.vendor === 'apple' && q.quant === 'F16' ? fp32 * ARM_FP16_SPEEDUP : fp32
 }
 
@@ -153,14 +151,14 @@ export function stepTerms(q: ThroughputQuery): StepTerms {
   const extra = !prefill && q.identicalSequences ? active * (moeWeightCoverage(q) - 1) : 0
   const ctx = attendedContext(q)
   const legacy = isLegacy(q)
-  const dqCopy = prefill && legacy && q.device !== 'cpu' && (q.vendor === 'nvidia' || q.vendor === 'amd') && !PLAIN.has(q.quant)
+  const dqCopy = prefill && legacy && q.device !== 'cpu' && (q.vendor === 'nvidia' || q.vendor === 'amd') && !PLAIN_FORMATS.has(q.quant)
   const t = {
     mem: (weights * bytesPerWeight(q.quant as QuantName) * ubatches) / bw,
     moe: (extra * bytesPerWeight(q.quant as QuantName)) / bw,
     kv: prefill ? 0 : (q.batch * ctx * kvBytesPerToken(q)) / bw,
     compute: (2 * active * tokens) / kernelFlops(q),
     energy: prefill && q.tdpWatts ? (2 * active * tokens * JOULES_PER_FLOP) / q.tdpWatts : 0,
-    dequant: PLAIN.has(q.quant) ? 0 : (weights * ubatches) / flops,
+    dequant: PLAIN_FORMATS.has(q.quant) ? 0 : (weights * ubatches) / flops,
     dqcopy: dqCopy ? (weights * ubatches * DQ_COPY_BYTES) / bw : 0,
     attn: (tokens * ctx * attnFlopsPerToken(q)) / flops,
     score: legacy ? (tokens * ctx * attnFlopsPerToken(q) * SCORE_BYTES_PER_FLOP) / bw : 0,
@@ -186,7 +184,7 @@ const phaseOf = (phase: string, term: PhysicsTerm) => (SHARED_TERMS.has(term) ? 
  * them (the CPU rows are 7–70B models, where overheads vanish), so they keep the prior: borrowing
  * the GPU's (about 130 µs per layer in legacy builds) made tiny models on a CPU 30–45% too slow.
  */
-const OVERHEAD_TERMS: ReadonlySet<PhysicsTerm> = new Set<PhysicsTerm>(['layer', 'step'])
+export const OVERHEAD_TERMS: ReadonlySet<string> = new Set<PhysicsTerm>(['layer', 'step'])
 const suffix = (q: Pick<ThroughputQuery, 'device'>, term: PhysicsTerm) => (q.device === 'cpu' && OVERHEAD_TERMS.has(term) ? '@cpu' : '')
 /** Parameter name of a term's base multiplier, and of one of its effects, per phase (or "any"). */
 export const baseName = (q: Pick<ThroughputQuery, 'phase' | 'device'>, term: PhysicsTerm): string => `${phaseOf(q.phase, term)}.${term}${suffix(q, term)}`

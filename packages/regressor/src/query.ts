@@ -107,8 +107,8 @@ export interface QueryBound {
   explanation: string
 }
 
-/** Formats llama.cpp reads as plain floats; every other format is quantized. */
-const PLAIN_FORMATS = new Set(['F16', 'BF16', 'F32'])
+/** Formats llama.cpp reads as plain floats (no dequantization); every other format is quantized. */
+export const PLAIN_FORMATS: ReadonlySet<string> = new Set(['F16', 'BF16', 'F32'])
 
 /**
  * On a CPU, llama.cpp can multiply quantized weights with int8 dot-product instructions (AVX-VNNI,
