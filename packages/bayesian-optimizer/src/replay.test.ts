@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { skipUnless } from '@kerneltune/tooling/test-skip'
+import { requireOrSkip } from '@kerneltune/tooling/test-skip'
 import { existsSync, readFileSync, readdirSync } from 'node:fs'
 import { join } from 'node:path'
 import { parseReplayCsv, replaySearch } from './replay.ts'
@@ -65,7 +65,7 @@ describe('replaySearch', () => {
 const DATA = join(import.meta.dirname ?? '.', '..', '..', '..', '..', 'shared', 'data', 'autotuning')
 const files = existsSync(DATA) ? readdirSync(DATA).filter((f) => /^(gemm_|convolution_).*\.csv$/.test(f)) : []
 
-describe.skipIf(skipUnless(files.length > 0, `data: no gemm_/convolution_ CSVs in ${DATA} (replay on development spaces)`))(`replay on the measured development spaces (skipped: ${DATA} is absent)`, () => {
+describe.skipIf(requireOrSkip(files.length > 0, `data: no gemm_/convolution_ CSVs in ${DATA} (replay on development spaces)`))(`replay on the measured development spaces (skipped: ${DATA} is absent)`, () => {
   it('should parse every gemm and convolution CSV with the documented counts', () => {
     const counts = Object.fromEntries(files.map((f) => [f, parseReplayCsv(readFileSync(join(DATA, f), 'utf8')).rows.length]))
     for (const [f, n] of Object.entries(counts)) expect(n).toBe(f.includes('3060') ? 10000 : f.startsWith('gemm') ? 17956 : 4362)

@@ -1,7 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import { describe, expect, it } from 'vitest'
-import { skipUnless } from '@kerneltune/tooling/test-skip'
+import { requireOrSkip } from '@kerneltune/tooling/test-skip'
 import { CORE_DIMENSION_VALUES, type Refusal, type Translation } from '@kerneltune/core'
 import { coreCombos, productOf, testEngine } from '@kerneltune/engine-conformance'
 import { onnxEngine, ORT_RELEASES, ORT_VERSIONS, PROVIDER_FILE, SESSION_FILE } from './index.ts'
@@ -98,7 +98,7 @@ describe('onnxEngine', () => {
   })
 })
 
-describe.skipIf(skipUnless(HAVE, `reference: ${FILE} is absent (ONNX Runtime inventories)`))(`onnxEngine inventories against ${FILE}`, () => {
+describe.skipIf(requireOrSkip(HAVE, `reference: ${FILE} is absent (ONNX Runtime inventories)`))(`onnxEngine inventories against ${FILE}`, () => {
   it('should list only provider options the reference inventory knows, apart from sdpa_kernel', () => {
     const flags = HAVE ? JSON.parse(readFileSync(FILE, 'utf8')).flags : {}
     for (const version of ORT_VERSIONS) {

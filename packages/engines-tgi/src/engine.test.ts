@@ -1,7 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import { describe, expect, it } from 'vitest'
-import { skipUnless } from '@kerneltune/tooling/test-skip'
+import { requireOrSkip } from '@kerneltune/tooling/test-skip'
 import { CORE_DIMENSION_VALUES, type Refusal, type Translation } from '@kerneltune/core'
 import { coreCombos, inventoryFromJson, inventoryProblems, productOf, testEngine } from '@kerneltune/engine-conformance'
 import { TGI_INVENTORIES, TGI_VERSIONS, tgiEngine } from './index.ts'
@@ -90,7 +90,7 @@ describe('tgiEngine releases', () => {
   })
 })
 
-describe.skipIf(skipUnless(HAVE, `reference: ${FILE} is absent (TGI inventory)`))(`tgiEngine inventory against ${FILE}`, () => {
+describe.skipIf(requireOrSkip(HAVE, `reference: ${FILE} is absent (TGI inventory)`))(`tgiEngine inventory against ${FILE}`, () => {
   it('should list the same 54 launcher flags, and environment values the reference knows', () => {
     const ref = inventoryFromJson(HAVE ? JSON.parse(readFileSync(FILE, 'utf8')) : {})
     const ours = TGI_INVENTORIES['3.3.7']

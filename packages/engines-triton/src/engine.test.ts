@@ -1,7 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import { describe, expect, it } from 'vitest'
-import { skipUnless } from '@kerneltune/tooling/test-skip'
+import { requireOrSkip } from '@kerneltune/tooling/test-skip'
 import type { HardwareSpec, Translation } from '@kerneltune/core'
 import { argvProblems, coreCombos, inventoryFromJson, inventoryProblems, testEngine, type EngineInventory } from '@kerneltune/engine-conformance'
 import { TRITON_RELEASES, TRITON_VERSIONS, tritonEngine } from './index.ts'
@@ -145,7 +145,7 @@ describe('tritonEngine releases (TensorRT-LLM backend)', () => {
   })
 })
 
-describe.skipIf(skipUnless(HAVE, `reference: the inventories in ${DIR} are absent (Triton inventory)`))(`tritonEngine inventory against ${DIR}`, () => {
+describe.skipIf(requireOrSkip(HAVE, `reference: the inventories in ${DIR} are absent (Triton inventory)`))(`tritonEngine inventory against ${DIR}`, () => {
   it('should stay inside the reference inventories for both backends over the full product', () => {
     const reference = inventory()
     const problems: string[] = []

@@ -1,7 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import { describe, expect, it } from 'vitest'
-import { skipUnless } from '@kerneltune/tooling/test-skip'
+import { requireOrSkip } from '@kerneltune/tooling/test-skip'
 import type { HardwareSpec, Translation } from '@kerneltune/core'
 import { inventoryFromJson, inventoryProblems, testEngine } from '@kerneltune/engine-conformance'
 import { RUNTIME_FILE, TRTLLM_CATALOG, TRTLLM_INVENTORIES, trtllmEngine } from './index.ts'
@@ -95,7 +95,7 @@ describe('trtllmEngine', () => {
   })
 })
 
-describe.skipIf(skipUnless(HAVE, `reference: ${FILE} or ${TRITON} is absent (TensorRT-LLM inventory)`))(`trtllm inventory against ${FILE}`, () => {
+describe.skipIf(requireOrSkip(HAVE, `reference: ${FILE} or ${TRITON} is absent (TensorRT-LLM inventory)`))(`trtllm inventory against ${FILE}`, () => {
   it('should hold the reference build flags and tensorrtllm backend parameter names', () => {
     const ref = inventoryFromJson(HAVE ? JSON.parse(readFileSync(FILE, 'utf8')) : {})
     const ours = TRTLLM_INVENTORIES['1.0']

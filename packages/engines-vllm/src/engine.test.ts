@@ -2,7 +2,7 @@ import { execFileSync } from 'node:child_process'
 import { existsSync, readFileSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import { describe, expect, it } from 'vitest'
-import { skipUnless } from '@kerneltune/tooling/test-skip'
+import { requireOrSkip } from '@kerneltune/tooling/test-skip'
 import { CORE_DIMENSION_VALUES, formatCommandLine, type Translation } from '@kerneltune/core'
 import { inventoryProblems, testEngine } from '@kerneltune/engine-conformance'
 import { VLLM_VERSIONS, vllmEngine, vllmInventory } from './index.ts'
@@ -16,7 +16,7 @@ const HAVE = existsSync(FILE)
 // single 0.11.x-era snapshot) cross-checks that every flag and variable name they use exists.
 testEngine({ engine: () => vllmEngine() })
 
-describe.skipIf(skipUnless(HAVE, `reference: ${FILE} is absent (vLLM inventories)`))('vLLM inventories against vllm.json', () => {
+describe.skipIf(requireOrSkip(HAVE, `reference: ${FILE} is absent (vLLM inventories)`))('vLLM inventories against vllm.json', () => {
   it('should use only flag and variable names the reference inventory lists', () => {
     const json = HAVE ? JSON.parse(readFileSync(FILE, 'utf8')) as { flags: Record<string, unknown>; env: Record<string, unknown> } : { flags: {}, env: {} }
     for (const version of VLLM_VERSIONS) {

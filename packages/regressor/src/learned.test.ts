@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { skipUnless } from '@kerneltune/tooling/test-skip'
+import { requireOrSkip } from '@kerneltune/tooling/test-skip'
 import { existsSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import { loadThroughputData } from '../scripts/data-rows.ts'
@@ -8,7 +8,7 @@ import { calibrate, crossValidate, LearnedModel, leaveOneGroupOut, permutationIm
 
 const DATA = fileURLToPath(new URL('../../../../shared/data/llm_throughput', import.meta.url))
 
-describe.skipIf(skipUnless(existsSync(DATA), `data: ${DATA} is absent (learned models on the public measurements)`))('learned models on the public measurements', () => {
+describe.skipIf(requireOrSkip(existsSync(DATA), `data: ${DATA} is absent (learned models on the public measurements)`))('learned models on the public measurements', () => {
   const all = existsSync(DATA) ? loadThroughputData(DATA).samples : []
   // Every 8th row keeps the forest tests quick; the ridge uses everything.
   const small = all.filter((_, i) => i % 8 === 0)

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { skipUnless } from '@kerneltune/tooling/test-skip'
+import { requireOrSkip } from '@kerneltune/tooling/test-skip'
 import { existsSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { UNSUPPORTED_HARDWARE_LABELS, findHardwarePreset, normalizeHardwareLabel } from './presets.ts'
@@ -19,7 +19,7 @@ function labels(file: string, column: string): Set<string> {
   return new Set(lines.slice(1).map((l) => l.split(',')[col]!).filter(Boolean))
 }
 
-describe.skipIf(skipUnless(existsSync(DATA), `data: ${DATA} is absent (hardware label check)`))('hardware labels in shared/data/llm_throughput (skipped: data folder absent)', () => {
+describe.skipIf(requireOrSkip(existsSync(DATA), `data: ${DATA} is absent (hardware label check)`))('hardware labels in shared/data/llm_throughput (skipped: data folder absent)', () => {
   it('should map every label to a preset or list it as unsupported with a reason', () => {
     const unmapped: string[] = []
     for (const [file, column] of FILES) {
