@@ -7,6 +7,9 @@ import type { Browser, Page } from 'playwright-core'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { ARTIFACTS, CHROMIUM, H100, hasChromium, keepScreenshot, launch, MODEL, open, startServer, tinyRun, waitFor, type Server } from './harness.ts'
 
+/** Llama 3 8B's shape (32 layers, 8 KV heads of 128): the analytical backend then gives fp8 KV its ~0.2%. */
+const MODEL_SHAPED = { ...MODEL, hiddenDim: 4096, numLayers: 32, numHeads: 32, numKvHeads: 8, headDim: 128 }
+
 interface Run { id: string; status: string; summary: { winner: { index: number; combo: Record<string, string> }; pareto: Array<{ index: number }> } | null }
 
 describe.skipIf(requireOrSkip(hasChromium, `chromium at ${CHROMIUM} (apt-get install -y chromium)`))('the dashboard, functional', () => {
@@ -78,7 +81,7 @@ describe.skipIf(requireOrSkip(hasChromium, `chromium at ${CHROMIUM} (apt-get ins
     // Many analytical points coincide, so a pointer click may land on another circle: dispatch it on this one.
     await first.dispatchEvent('click')
     await expect.poll(() => page!.getByTestId('selected').textContent()).toMatch(new RegExp(`^Selected #${index}:`))
-    await page.screenshot({ path: `${ARTIFACTS}/run-detail.png`, fullPage: false })
+    await page.screenshot({ path: `${ARTIFACTS}/run-detail-quick.png`, fullPage: false })
   })
 
   it('applies the winner to a deployment and the Runner card shows it', async () => {
@@ -188,5 +191,55 @@ describe.skipIf(requireOrSkip(hasChromium, `chromium at ${CHROMIUM} (apt-get ins
     page = await open(browser, server, '?tab=history')
     await page.waitForFunction(() => document.documentElement.dataset.ttfs !== undefined)
     await expect.poll(count).toBe(before + 1)
+  })
+
+  it('an analytical run reads as a prediction: "simulated: nothing was run", no "Winner" for a gate-failing best, the plot says its spread is the model\'s', async () => {
+    // Issue 23 item 13's case: fp8 KV predicts ~0.2% more throughput, far below topk5's 5% margin.
+    const created = await server.api<{ id: string }>('/runs', { method: 'POST', body: {
+      engine: 'vllm', hardware: H100, model: MODEL_SHAPED, repetitions: 3, qualityGate: 'topk5',
+      restrict: { attention_backend: ['flash_attn_v2', 'flashinfer'], kv_layout: ['paged'], matmul_path: ['cublas', 'cutlass'], activation_dtype: ['bf16', 'fp8_e4m3'], fusion_strategy: ['none'], cuda_graph: ['per-shape'] },
+    } })
+    const run = await waitFor(async () => {
+      const r = await server.api<Run & { summary: { simulated: boolean; baseline: { index: number }; winner: { index: number; improvement: number } } | null }>(`/runs/${created.id}`)
+      return r.status === 'succeeded' ? r : undefined
+    })
+    const s = run.summary!
+    expect(s.simulated).toBe(true)
+    expect(s.winner.index).not.toBe(s.baseline.index)
+    expect(s.winner.improvement).toBeGreaterThan(0)
+    expect(s.winner.improvement).toBeLessThan(0.01)
+    page = await open(browser, server, `?tab=run&run=${created.id}`)
+    await page.getByTestId('provenance').getByText('simulated: nothing was run').waitFor()
+    expect(await page.getByTestId('provenance').textContent()).toMatch(/predictions by the roofline of H100 SXM \(simulated, nothing was run\), not measurements on H100 SXM/)
+    await expect.poll(() => page!.getByTestId('verdict').textContent()).toBe(`Best candidate #${s.winner.index} failed the gate — the defaults are kept`)
+    expect(await page.locator('main').textContent()).not.toMatch(/winner/i)
+    expect(await page.getByTestId('gain').textContent()).toMatch(/^\+0\.2% throughput over the baseline \(predicted\); no interval: a prediction has no spread\.$/)
+    expect(await page.getByRole('button', { name: 'Apply anyway (overrides the gate)' }).count()).toBe(1)
+    // Its command line is shown, marked as not applied; the table shows no statistics of predictions.
+    await page.getByTestId('command').getByText(/^vllm serve/).waitFor()
+    expect(await page.getByText('Its engine command line (not applied):').count()).toBe(1)
+    expect(await page.locator('tbody td', { hasText: 'n/a: predicted' }).count()).toBe(await page.locator('tbody tr[data-combo-index]').count())
+    expect(await page.getByText('Combinations predicted:').count()).toBe(1)
+    // The plot: its spread called the model's (no noise band: a prediction has none), y labels
+    // inside the figure, and an axis that does not stretch a 0.2% spread over its whole height.
+    const pareto = page.getByTestId('pareto')
+    await pareto.locator('circle[data-index]').first().waitFor()
+    const notes = await page.getByTestId('noise-note').allTextContents()
+    expect(notes).toHaveLength(2)
+    expect(notes[0]).toMatch(/^Throughput: the 0\.2\d% spread is the model's, not a measurement: nothing was run/)
+    expect(await pareto.locator('.noise-band-y, .noise-band-x').count()).toBe(0)
+    const clipped = await pareto.locator('svg').evaluate((svg) => {
+      const left = svg.getBoundingClientRect().left
+      return [...svg.querySelectorAll('g[aria-label="y-axis tick label"] text')].filter((t) => t.getBoundingClientRect().left < left - 0.5).map((t) => t.textContent)
+    })
+    expect(clipped).toEqual([])
+    const yLabels = (await pareto.locator('g[aria-label="y-axis tick label"] text').allTextContents()).map((t) => Number(t.replace(/,/g, '')))
+    expect(yLabels.length).toBeGreaterThan(1)
+    const span = Math.max(...yLabels) - Math.min(...yLabels)
+    expect(span / yLabels[0]!).toBeGreaterThanOrEqual(0.02)
+    await page.screenshot({ path: `${ARTIFACTS}/run-detail.png`, fullPage: true })
+    // Run History shows the hardware with the same warning.
+    await page.goto(`${server.url}/?tab=history`)
+    await page.locator(`tr[data-run-id="${created.id}"]`).getByTestId('provenance-badge').getByText('simulated: nothing was run').waitFor()
   })
 })
