@@ -230,7 +230,7 @@ describe.skipIf(requireOrSkip(hasChromium, `chromium at ${CHROMIUM} (apt-get ins
     expect(await pareto.locator('.noise-band-y, .noise-band-x').count()).toBe(0)
     const clipped = await pareto.locator('svg').evaluate((svg) => {
       const left = svg.getBoundingClientRect().left
-      return [...svg.querySelectorAll('g[aria-label="y-axis tick label"] text')].filter((t) => t.getBoundingClientRect().left < left - 0.5).map((t) => t.textContent)
+      return Array.from(svg.querySelectorAll('g[aria-label="y-axis tick label"] text')).filter((t) => t.getBoundingClientRect().left < left - 0.5).map((t) => t.textContent)
     })
     expect(clipped).toEqual([])
     const yLabels = (await pareto.locator('g[aria-label="y-axis tick label"] text').allTextContents()).map((t) => Number(t.replace(/,/g, '')))
@@ -241,5 +241,44 @@ describe.skipIf(requireOrSkip(hasChromium, `chromium at ${CHROMIUM} (apt-get ins
     // Run History shows the hardware with the same warning.
     await page.goto(`${server.url}/?tab=history`)
     await page.locator(`tr[data-run-id="${created.id}"]`).getByTestId('provenance-badge').getByText('simulated: nothing was run').waitFor()
+  })
+
+  it('a proxy run says what it measured on and stands in for, draws the baseline\'s noise band and calls its spread noise or not as the numbers say', async (ctx) => {
+    // The gpu-kernels backend times WGSL decode GEMVs on this machine's WebGPU device for the
+    // engine on H100: real measurements, so real noise. attention_backend is not exercised, so the
+    // two combinations run the same kernels and their spread is noise of this machine.
+    const created = await server.api<{ id: string }>('/runs', { method: 'POST', body: {
+      engine: 'vllm', hardware: H100, model: MODEL, backend: 'gpu-kernels', repetitions: 5, qualityGate: 'topk5',
+      restrict: { attention_backend: ['flash_attn_v2', 'flashinfer'], kv_layout: ['paged'], matmul_path: ['cublas'], activation_dtype: ['bf16'], fusion_strategy: ['none'], cuda_graph: ['per-shape'] },
+    } })
+    interface Noise { relHalfWidth: number; n: number }
+    const run = await waitFor(async () => {
+      const r = await server.api<{ status: string; error: string | null; summary: { proxy: { of: string; on: string } | null; devices: string[]; noise: { throughputTps: Noise; latencyMs: Noise } } | null }>(`/runs/${created.id}`)
+      return r.status === 'succeeded' || r.status === 'failed' ? r : undefined
+    }, 120_000)
+    // No WebGPU device here (no Deno, no Vulkan driver): nothing to test, and the reason is said.
+    if (run.status === 'failed' && !process.env.CI) return ctx.skip(`gpu-kernels could not measure here: ${run.error}`)
+    expect(run.status, run.error ?? '').toBe('succeeded')
+    const s = run.summary!
+    expect(s.proxy!.of).toBe('engine vllm 0.32.0 on H100 SXM')
+    page = await open(browser, server, `?tab=run&run=${created.id}`)
+    await page.getByTestId('provenance').getByText(`proxy: measured on ${s.devices.join('; ')}, standing in for engine vllm 0.32.0 on H100 SXM`).waitFor()
+    expect(await page.getByText('simulated: nothing was run').count()).toBe(0)
+    const pareto = page.getByTestId('pareto')
+    await pareto.locator('circle[data-index]').first().waitFor()
+    // Measured: a band of the baseline's 95% interval on both axes, inside the plotted range.
+    expect(s.noise.throughputTps.relHalfWidth).toBeGreaterThan(0)
+    expect(await pareto.locator('g.noise-band-y rect').count()).toBe(1)
+    expect(await pareto.locator('g.noise-band-x rect').count()).toBe(1)
+    // The note follows the numbers: inside the band if every candidate's throughput is.
+    const combos = await server.api<{ items: Array<{ isBaseline: boolean; metrics: { throughputTps: number } }> }>(`/runs/${created.id}/combos`)
+    const base = combos.items.find((c) => c.isBaseline)!.metrics.throughputTps
+    const half = base * s.noise.throughputTps.relHalfWidth
+    const inside = combos.items.every((c) => Math.abs(c.metrics.throughputTps - base) <= half)
+    const pct = `±${(s.noise.throughputTps.relHalfWidth * 100).toFixed(s.noise.throughputTps.relHalfWidth < 0.001 ? 3 : s.noise.throughputTps.relHalfWidth < 0.01 ? 2 : 1)}%`
+    const note = (await page.getByTestId('noise-note').allTextContents())[0]!
+    expect(note.startsWith(inside ? `Throughput: all candidates within measurement noise (${pct}, the baseline's 95% interval over 5 repetitions)` : 'Throughput: spread '), note).toBe(true)
+    if (!inside) expect(note).toContain(`beyond the measurement noise (${pct}`)
+    await page.screenshot({ path: `${ARTIFACTS}/run-detail-proxy.png`, fullPage: true })
   })
 })

@@ -21,9 +21,11 @@ export function ProvenanceBanner({ simulated, proxy, devices, hardware }: { simu
   }
   if (proxy) {
     // The summary's `on` is "<what ran> on <devices>"; the devices alone say where it was measured.
+    const where = devices.join('; ')
+    const ran = where && proxy.on.endsWith(` on ${where}`) ? proxy.on.slice(0, -` on ${where}`.length) : proxy.on
     return (
       <p className="banner proxy" role="note" data-testid="provenance">
-        <strong>proxy: measured on {devices.length ? devices.join('; ') : 'the server\'s machine'}, standing in for {proxy.of}</strong>. What ran: {proxy.on}; check a result on the target before relying on it.
+        <strong>proxy: measured on {devices.length ? devices.join('; ') : 'the server\'s machine'}, standing in for {proxy.of}</strong>. What ran: {ran}; check a result on the target before relying on it.
       </p>
     )
   }
