@@ -147,6 +147,8 @@ describe.skipIf(requireOrSkip(hasChromium, `chromium at ${CHROMIUM} (apt-get ins
     page = await open(browser, server)
     await page.getByTestId('preview-legal').waitFor()
     expect(await page.locator('#start').isEnabled()).toBe(true)
+    // The default backend predicts: the form says so before anything starts.
+    expect(await page.getByTestId('backend-note').textContent()).toBe('Backend analytical: simulated: nothing is run; the numbers are a roofline prediction for the hardware preset.')
     await page.getByLabel('Prompt tokens').fill('0')
     expect(await page.locator('#start').isDisabled()).toBe(true)
     expect(await page.locator('#start-reason').textContent()).toBe('Prompt tokens must be a whole number of at least 1')
