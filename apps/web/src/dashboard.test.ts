@@ -282,5 +282,7 @@ describe.skipIf(requireOrSkip(hasChromium, `chromium at ${CHROMIUM} (apt-get ins
     expect(note.startsWith(inside ? `Throughput: all candidates within measurement noise (${pct}, the baseline's 95% interval over 5 repetitions)` : 'Throughput: spread '), note).toBe(true)
     if (!inside) expect(note).toContain(`beyond the measurement noise (${pct}`)
     await page.screenshot({ path: `${ARTIFACTS}/run-detail-proxy.png`, fullPage: true })
+    await page.goto(`${server.url}/?tab=history`)
+    await page.locator(`tr[data-run-id="${created.id}"]`).getByTestId('provenance-badge').getByText('proxy: standing in for vllm 0.32.0 on H100 SXM').waitFor()
   })
 })
