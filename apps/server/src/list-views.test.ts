@@ -1,4 +1,7 @@
 import { describe, expect, it } from 'vitest'
+import { createRegistry, type MeasurementBackend } from '@kerneltune/core'
+import { analyticalBackend } from '@kerneltune/backends'
+import { measuredBy } from './routes/runs.ts'
 import { SMALL_RUN, testApp } from './test-helpers.ts'
 
 const waitDone = async (t: Awaited<ReturnType<typeof testApp>>, id: string) => {
@@ -25,6 +28,8 @@ describe('GET /runs?view=brief', () => {
     expect(brief.items[0]!.target.engine).toBe('vllm')
     expect(brief.items[0]!.target.model.name).toBe('tiny')
     expect(brief.items[0]!.winner).toHaveProperty('value')
+    // The analytical backend predicts: the row says so, as the run's summary does.
+    expect(brief.items[0]!.measuredBy).toEqual({ simulated: true, proxy: null })
     expect((await briefRes.text()).length * 3).toBeLessThan((await fullRes.text()).length)
     expect((await t.call('GET', '/api/v1/kernels/runs?view=tiny')).status).toBe(400)
     await t.queue.shutdown()
@@ -53,5 +58,17 @@ describe('GET /runs?since=&until=', () => {
     }
     await t.queue.shutdown()
     await t.store.close()
+  })
+})
+
+describe('measuredBy (what a list row says about how its numbers were made)', () => {
+  it('gives the backend\'s declaration: simulated, a proxy of the engine/device, or null when unknown', () => {
+    const proxy: MeasurementBackend = { name: 'wgsl', kind: 'measurement-backend', apiVersion: 1, simulated: false, proxy: { engine: true, device: true, runs: 'WGSL GEMVs' }, measure: async () => { throw new Error('not measured here') } }
+    const plain: MeasurementBackend = { ...proxy, name: 'engine', proxy: { engine: false, device: false } }
+    const registry = createRegistry([analyticalBackend(), proxy, plain])
+    expect(measuredBy(registry, 'analytical')).toEqual({ simulated: true, proxy: null })
+    expect(measuredBy(registry, 'wgsl')).toEqual({ simulated: false, proxy: { engine: true, device: true, runs: 'WGSL GEMVs' } })
+    expect(measuredBy(registry, 'engine')).toEqual({ simulated: false, proxy: null })
+    expect(measuredBy(registry, 'gone')).toBeNull()
   })
 })

@@ -2,6 +2,7 @@
 import { keepPreviousData, useQuery } from '@tanstack/react-query'
 import { api, qs } from './api.ts'
 import { ENGINES, MODES } from './presets.ts'
+import { ProvenanceBadge, type MeasuredBy } from './provenance.tsx'
 import { useFirstScreen } from './ttfs.ts'
 import { useUrl } from './url-state.ts'
 
@@ -9,6 +10,8 @@ export interface RunRow {
   id: string; status: string; mode: string; backend: string; createdAt: string
   target: { engine: string; engineVersion: string; model: { name?: string }; hardware: { name: string } }
   progress: { done: number; total: number }
+  /** The backend's declaration: a prediction (nothing ran on that hardware) or a proxy. */
+  measuredBy?: MeasuredBy | null
 }
 
 const PAGE = 20
@@ -58,7 +61,7 @@ export function History() {
             <tr key={r.id} data-run-id={r.id}>
               <td><a href={`?tab=run&run=${r.id}`} onClick={(e) => { e.preventDefault(); setUrl({ tab: 'run', run: r.id }) }}>{r.id.slice(0, 8)}</a></td>
               <td>{r.status}</td><td>{r.target.engine} {r.target.engineVersion}</td><td>{r.mode}</td>
-              <td>{r.target.model.name ?? ''}</td><td>{r.target.hardware.name}</td><td>{r.progress.done}/{r.progress.total}</td><td>{r.createdAt.replace('T', ' ').slice(0, 19)}</td>
+              <td>{r.target.model.name ?? ''}</td><td>{r.target.hardware.name} <ProvenanceBadge by={r.measuredBy} engine={`${r.target.engine} ${r.target.engineVersion}`} hardware={r.target.hardware.name} /></td><td>{r.progress.done}/{r.progress.total}</td><td>{r.createdAt.replace('T', ' ').slice(0, 19)}</td>
             </tr>
           ))}
         </tbody>

@@ -1,13 +1,23 @@
 /**
  * The Pareto plot (Observable Plot): throughput against p95 latency for every measured combination,
  * the frontier drawn in a second, highlighted mark. A click (or Enter on a focused point) selects it.
+ * The axes come from plot-axes.ts: they include the baseline's noise band (drawn), never stretch a
+ * spread inside it over the whole plot, and the caption says whether the spread is noise, a
+ * difference, or (simulated) the model's.
  */
-import { useEffect, useRef } from 'react'
+import { useEffect, useMemo, useRef } from 'react'
+import { formatTick, leftMarginFor, noiseNote, planAxis, type AxisNoise } from './plot-axes.ts'
 
 export interface Point { index: number; throughput: number; p95: number; frontier: boolean; label: string }
 
-export function ParetoPlot({ points, onSelect }: { points: Point[]; onSelect: (index: number) => void }) {
+export interface PlotNoise { throughput: AxisNoise | null; p95: AxisNoise | null }
+
+export function ParetoPlot({ points, noise, simulated, onSelect }: { points: Point[]; noise: PlotNoise; simulated: boolean; onSelect: (index: number) => void }) {
   const ref = useRef<HTMLDivElement>(null)
+  const plans = useMemo(() => ({
+    y: planAxis(points.map((p) => p.throughput), noise.throughput),
+    x: planAxis(points.map((p) => p.p95), noise.p95),
+  }), [points, noise])
   useEffect(() => {
     const el = ref.current
     if (!el) return
@@ -16,11 +26,19 @@ export function ParetoPlot({ points, onSelect }: { points: Point[]; onSelect: (i
     // Plot (with d3) loads on first use, so that the landing page's bundle stays small.
     void import('@observablehq/plot').then((Plot) => {
     if (cancelled) return
+    const { x, y } = plans
     const groups = [points.filter((p) => !p.frontier), points.filter((p) => p.frontier)]
+    const band = { fill: '#0b4f9c', fillOpacity: 0.12 }
     const svg = Plot.plot({
       width: 640, height: 360, grid: true, ariaLabel: 'Pareto plot: throughput against p95 latency',
-      x: { label: 'p95 latency (ms)' }, y: { label: 'throughput (tokens/s)' },
+      // Wide enough for the longest y label: Plot's default 40px clipped labels such as "208.15".
+      marginLeft: leftMarginFor(y.labels),
+      x: { label: 'p95 latency (ms)', domain: x.domain, ticks: x.ticks, tickFormat: (v: number) => formatTick(v, x.decimals) },
+      y: { label: 'throughput (tokens/s)', domain: y.domain, ticks: y.ticks, tickFormat: (v: number) => formatTick(v, y.decimals) },
       marks: [
+        // Bands without the other axis's channels span the whole frame.
+        ...(y.band ? [Plot.rect([{ y1: y.band[0], y2: y.band[1] }], { y1: 'y1', y2: 'y2', ...band, className: 'noise-band-y' })] : []),
+        ...(x.band ? [Plot.rect([{ x1: x.band[0], x2: x.band[1] }], { x1: 'x1', x2: 'x2', ...band, className: 'noise-band-x' })] : []),
         Plot.dot(groups[0], { x: 'p95', y: 'throughput', stroke: '#555', r: 4, title: 'label', className: 'combo-dots' }),
         Plot.line([...groups[1]!].sort((a, b) => a.p95 - b.p95), { x: 'p95', y: 'throughput', stroke: '#0b4f9c' }),
         Plot.dot(groups[1], { x: 'p95', y: 'throughput', fill: '#0b4f9c', r: 6, title: 'label', className: 'frontier-dots' }),
@@ -49,6 +67,16 @@ export function ParetoPlot({ points, onSelect }: { points: Point[]; onSelect: (i
     drawn = svg
     })
     return () => { cancelled = true; drawn?.remove() }
-  }, [points, onSelect])
-  return <figure><div ref={ref} data-testid="pareto" /><figcaption>{points.length} measured combinations; {points.filter((p) => p.frontier).length} on the frontier (filled).</figcaption></figure>
+  }, [points, plans, onSelect])
+  const notes = points.length ? [noiseNote('Throughput', plans.y, noise.throughput, simulated), noiseNote('p95 latency', plans.x, noise.p95, simulated)] : []
+  return (
+    <figure>
+      <div ref={ref} data-testid="pareto" />
+      <figcaption>
+        {points.length} {simulated ? 'predicted' : 'measured'} combinations; {points.filter((p) => p.frontier).length} on the frontier (filled).
+        {(plans.x.band || plans.y.band) && ' The shaded band is the baseline\'s measurement noise.'}
+        {notes.map((t) => <span key={t} className="noise-note" data-testid="noise-note"><br />{t}</span>)}
+      </figcaption>
+    </figure>
+  )
 }

@@ -1,6 +1,15 @@
 /** The choices the Runner form offers. Hardware figures are vendor datasheet numbers (dense FP16). */
 export const ENGINES = ['vllm', 'tgi', 'trtllm', 'trtllm-serve', 'triton', 'onnx', 'llamacpp'] as const
 export const BACKENDS = ['analytical', 'gpu-kernels', 'llamacpp'] as const
+/**
+ * What each backend's numbers are, said before a run starts (packages/backends: analytical.ts is
+ * `simulated: true`; gpu-kernels-backend.node.ts declares `proxy: { engine: true, device: true }`).
+ */
+export const BACKEND_NOTES: Record<(typeof BACKENDS)[number], string> = {
+  analytical: 'simulated: nothing is run; the numbers are a roofline prediction for the hardware preset.',
+  'gpu-kernels': 'proxy: times WGSL decode GEMV kernels on the server\'s WebGPU device, standing in for the engine on the hardware preset.',
+  llamacpp: 'measured: llama.cpp runs the run\'s GGUF model on the server.',
+}
 export const GATES = ['topk5', 'pareto', 'regression', 'manual'] as const
 export const MODES = ['quick', 'exhaustive'] as const
 

@@ -1,17 +1,27 @@
 /**
  * Run detail: live progress over SSE, the combinations table with the statistics against the
- * baseline, the Pareto plot, the winner's engine command line, and Apply to a deployment.
+ * baseline, the Pareto plot, the best combination with the gate's verdict on it and its engine
+ * command line, and Apply to a deployment. A simulated or proxy run says so at the top, and a best
+ * candidate the gate rejected is called that, not a winner (issue 23 item 13).
  */
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
 import { useCallback, useEffect, useMemo, useState } from 'react'
 import { api } from './api.ts'
-import { ParetoPlot, type Point } from './pareto.tsx'
+import { ParetoPlot, type PlotNoise, type Point } from './pareto.tsx'
+import { ProvenanceBanner, type ProxyLabel } from './provenance.tsx'
 import { streamEvents } from './sse.ts'
 import { useFirstScreen } from './ttfs.ts'
 import { useUrl } from './url-state.ts'
 
-interface Summary { winner?: { index: number; combo: Record<string, string>; value: number; improvement: number }; pareto?: Array<{ index: number }>; gate?: { status: string; reasons: string[] } }
-interface Run { id: string; status: string; mode: string; backend: string; progress: { done: number; total: number }; summary: Summary | null; error: string | null; target: { engine: string; engineVersion: string } }
+interface Noise { n: number; relHalfWidth: number }
+interface Summary {
+  metric?: string; simulated?: boolean; proxy?: ProxyLabel | null; devices?: string[]
+  baseline?: { index: number; value: number } | null
+  winner?: { index: number; combo: Record<string, string>; value: number; improvement: number | null } | null
+  pareto?: Array<{ index: number }>; gate?: { method: string; status: string; passed: boolean; reasons: string[] } | null
+  noise?: { throughputTps?: Noise; latencyMs: Noise } | null
+}
+interface Run { id: string; status: string; mode: string; backend: string; progress: { done: number; total: number }; summary: Summary | null; error: string | null; target: { engine: string; engineVersion: string; hardware: { name: string } } }
 interface Comparison { trimmedMean?: number; welch?: { pValue: number }; interval?: { low: number; high: number }; cohensD?: number; verdict?: string }
 interface Combo { index: number; combo: Record<string, string>; status: string; isBaseline: boolean; metrics: { throughputTps?: number; latencyP95Ms: number } | null; comparison: Comparison | null; gate: { passed: boolean; reasons: string[] } | null }
 interface Applied { translation: { ok: boolean; argv?: string[]; reason?: string }; deploymentId?: string | null }
@@ -21,11 +31,23 @@ const n = (v: number | undefined, d = 2) => (v === undefined || !Number.isFinite
 const short = (c: Record<string, string>) => Object.values(c).join(' · ')
 const shellQuote = (a: string) => (/^[\w@%+=:,./-]+$/.test(a) ? a : `'${a.replace(/'/g, `'\\''`)}'`)
 
+/**
+ * What became of the best combination: the baseline itself, a winner the gate passed, a candidate
+ * it failed or left to a person (the defaults are kept: applying it needs force), or none decided.
+ */
+type Verdict = 'baseline' | 'pass' | 'fail' | 'review' | 'ungated'
+function verdictOf(s: Summary, winnerGate: Combo['gate'] | undefined): Verdict {
+  if (s.baseline && s.winner && s.baseline.index === s.winner.index) return 'baseline'
+  if (s.gate?.method === 'manual') return 'review'
+  const g = winnerGate ?? (s.gate ? { passed: s.gate.passed } : null)
+  return g ? (g.passed ? 'pass' : 'fail') : 'ungated'
+}
+
 export function RunDetail() {
   const [url, setUrl] = useUrl()
   const id = url.get('run') ?? ''
   const client = useQueryClient()
-  const [live, setLive] = useState<{ done: number; total: number; best: number | null; seen: string[]; streamed: string[]; partialAt: number | null }>({ done: 0, total: 0, best: null, seen: [], streamed: [], partialAt: null })
+  const [live, setLive] = useState<{ done: number; total: number; best: number | null; seen: string[]; streamed: string[]; partialAt: number | null; simulated: boolean }>({ done: 0, total: 0, best: null, seen: [], streamed: [], partialAt: null, simulated: false })
   const [selected, setSelected] = useState<number | null>(null)
   const [target, setTarget] = useState(url.get('deployment') ?? '')
   const run = useQuery({ queryKey: ['run', id], queryFn: () => api<Run>(`/runs/${id}`), enabled: !!id })
@@ -35,9 +57,9 @@ export function RunDetail() {
 
   useEffect(() => {
     if (!id) return
-    setLive({ done: 0, total: 0, best: null, seen: [], streamed: [], partialAt: null })
+    setLive({ done: 0, total: 0, best: null, seen: [], streamed: [], partialAt: null, simulated: false })
     return streamEvents(`/runs/${id}/events`, (type, data) => {
-      const e = data as { done?: number; total?: number; progress?: { done: number; total: number }; metrics?: { throughputTps?: number } | null }
+      const e = data as { done?: number; total?: number; progress?: { done: number; total: number }; metrics?: { throughputTps?: number } | null; simulated?: boolean }
       // Which event types arrived: the page (and its tests) can tell a streamed finish from a fetched one.
       setLive((s) => (s.seen.includes(type) ? s : { ...s, seen: [...s.seen, type] }))
       if (type === 'state' && e.progress) setLive((s) => ({ ...s, ...e.progress }))
@@ -48,6 +70,8 @@ export function RunDetail() {
         // tells steps that arrived while the run ran from a backlog flushed at its end.
         partialAt: s.partialAt ?? ((e.done ?? 0) < (e.total ?? 0) ? Date.now() : null) }))
       if (type === 'combo.measured' && e.metrics?.throughputTps !== undefined) setLive((s) => ({ ...s, best: Math.max(s.best ?? 0, e.metrics!.throughputTps!) }))
+      // Before the summary exists, the streamed results say whether they are predictions.
+      if (type === 'combo.measured' && e.simulated) setLive((s) => (s.simulated ? s : { ...s, simulated: true }))
       if (type === 'run.finished') void client.invalidateQueries({ queryKey: ['run', id] })
     })
   }, [id, client])
@@ -57,10 +81,27 @@ export function RunDetail() {
     .filter((c) => c.metrics?.throughputTps !== undefined)
     .map((c) => ({ index: c.index, throughput: c.metrics!.throughputTps!, p95: c.metrics!.latencyP95Ms, frontier: frontier.has(c.index), label: `#${c.index} ${short(c.combo)}` })), [combos.data, frontier])
   const onSelect = useCallback((i: number) => setSelected(i), [])
+  // The baseline's noise, centred on its plotted values (throughput, p95 latency).
+  const noise: PlotNoise = useMemo(() => {
+    const s = run.data?.summary?.noise
+    const m = combos.data?.items.find((c) => c.isBaseline)?.metrics
+    return {
+      throughput: s?.throughputTps && m?.throughputTps !== undefined ? { centre: m.throughputTps, relHalfWidth: s.throughputTps.relHalfWidth, n: s.throughputTps.n } : null,
+      p95: s?.latencyMs && m ? { centre: m.latencyP95Ms, relHalfWidth: s.latencyMs.relHalfWidth, n: s.latencyMs.n } : null,
+    }
+  }, [run.data, combos.data])
 
-  const command = useQuery({ queryKey: ['command', id], queryFn: () => api<Applied>(`/runs/${id}/apply`, { method: 'POST', body: {} }), enabled: done && run.data?.status === 'succeeded' })
+  const summary = run.data?.summary ?? null
+  const winner = summary?.winner ?? null
+  const winnerCombo = combos.data?.items.find((c) => c.index === winner?.index)
+  const verdict = summary && winner && combos.data ? verdictOf(summary, winnerCombo?.gate ?? undefined) : null
+  // The gate rejected it or left it to a person: the server applies it only when told to override.
+  const force = verdict === 'fail' || verdict === 'review'
+  // Without a deployment, apply only translates; force lets it show the command line of a
+  // combination the gate rejected (marked "not applied") instead of a refusal.
+  const command = useQuery({ queryKey: ['command', id, force], queryFn: () => api<Applied>(`/runs/${id}/apply`, { method: 'POST', body: force ? { force: true } : {} }), enabled: done && run.data?.status === 'succeeded' && verdict !== null })
   const apply = useMutation({
-    mutationFn: () => api<Applied>(`/runs/${id}/apply`, { method: 'POST', body: { deploymentId: target.trim(), force: true } }),
+    mutationFn: () => api<Applied>(`/runs/${id}/apply`, { method: 'POST', body: { deploymentId: target.trim(), ...(force ? { force: true } : {}) } }),
     onSuccess: () => client.invalidateQueries({ queryKey: ['combo', target.trim()] }),
   })
 
@@ -68,43 +109,64 @@ export function RunDetail() {
   if (run.error) return <div><h2>Run detail</h2><p className="error" role="alert">{run.error.message}</p></div>
   const r = run.data
   const progress = done && r ? r.progress : live
-  const winner = r?.summary?.winner
+  const simulated = summary ? summary.simulated === true : live.simulated
+  const unit = summary?.metric === 'latencyMs' ? 'ms' : 'tokens/s'
   const sel = combos.data?.items.find((c) => c.index === selected)
+  const interval = winnerCombo?.comparison?.interval
+  const gain = winner?.improvement
   return (
     <div>
       <h2>Run {id.slice(0, 8)}</h2>
-      <p>Status: <strong data-testid="run-status">{r?.status ?? '…'}</strong> · {r?.target.engine} {r?.target.engineVersion} · {r?.mode} · backend {r?.backend}</p>
-      <label htmlFor="run-progress">Combinations measured: <span data-testid="run-progress-text">{progress.done} of {progress.total}</span></label>
+      <p>Status: <strong data-testid="run-status">{r?.status ?? '…'}</strong> · {r?.target.engine} {r?.target.engineVersion} · {r?.target.hardware.name} · {r?.mode} · backend {r?.backend}</p>
+      <ProvenanceBanner simulated={simulated} proxy={summary?.proxy ?? null} devices={summary?.devices ?? []} hardware={r?.target.hardware.name} />
+      <label htmlFor="run-progress">Combinations {simulated ? 'predicted' : 'measured'}: <span data-testid="run-progress-text">{progress.done} of {progress.total}</span></label>
       <progress id="run-progress" data-sse={live.seen.join(' ')} data-streamed={live.streamed.join(' ')} data-partial-at={live.partialAt ?? undefined} max={progress.total || 1} value={progress.done} />
-      <p>Best so far: <span data-testid="best">{live.best !== null ? `${n(live.best, 1)} tokens/s` : winner ? `${n(winner.value, 1)} tokens/s (the winner)` : '—'}</span></p>
+      <p>Best so far: <span data-testid="best">{live.best !== null ? `${n(live.best, 1)} tokens/s${simulated ? ' (predicted)' : ''}` : winner ? `${n(winner.value, 1)} ${unit} (${verdict === 'pass' ? 'the winner' : verdict === 'baseline' ? 'the baseline' : 'best candidate'}${simulated ? ', predicted' : ''})` : '—'}</span></p>
       {r?.error && <p className="error">{r.error}</p>}
-      {winner && (
-        <section className="card" aria-label="Winner">
-          <h3>Winner: #{winner.index} ({n(winner.improvement * 100, 1)}% over the baseline){r?.summary?.gate ? ` · gate ${r.summary.gate.status}` : ''}</h3>
-          <pre data-testid="command">{command.data?.translation.ok ? command.data.translation.argv!.map(shellQuote).join(' ') : command.data?.translation.reason ?? '…'}</pre>
+      {winner && verdict && (
+        <section className={`card verdict-${verdict}`} aria-label="Result" data-verdict={verdict}>
+          <h3 data-testid="verdict">{verdict === 'pass' ? `Winner: #${winner.index}`
+            : verdict === 'baseline' ? `The baseline #${winner.index} (the defaults) is best: no candidate beat it — the defaults are kept`
+            : verdict === 'fail' ? `Best candidate #${winner.index} failed the gate — the defaults are kept`
+            : verdict === 'review' ? `Best candidate #${winner.index} awaits review (manual gate) — the defaults are kept until you apply it`
+            : `Best candidate #${winner.index}: no quality gate decided on it`}</h3>
+          {verdict !== 'baseline' && gain !== null && gain !== undefined && (
+            <p data-testid="gain">{summary?.metric === 'latencyMs' ? `${n(gain * 100, 1)}% lower latency than` : `${gain >= 0 ? '+' : ''}${n(gain * 100, 1)}% throughput over`} the baseline{simulated ? ' (predicted)' : ''}
+              {/* A prediction repeated gives a zero-width "interval": not one worth showing. */}
+              {simulated ? '; no interval: a prediction has no spread' : interval && Number.isFinite(interval.low) && Number.isFinite(interval.high) ? `; 95% interval of the difference [${n(interval.low)}, ${n(interval.high)}] ${unit}` : ''}.</p>
+          )}
+          {summary?.gate && <p>Quality gate ({summary.gate.method}): {summary.gate.status}.</p>}
+          {(verdict === 'fail' || verdict === 'review') && winnerCombo?.gate && (
+            <ul className="reason" aria-label="Why">{winnerCombo.gate.reasons.map((x) => <li key={x}>{x}</li>)}</ul>
+          )}
+          <p className="hint">{verdict === 'pass' ? 'Its engine command line:' : 'Its engine command line (not applied):'}</p>
+          <pre data-testid="command">{command.data?.translation.ok ? command.data.translation.argv!.map(shellQuote).join(' ') : command.data?.translation.reason ?? command.error?.message ?? '…'}</pre>
           <form onSubmit={(e) => { e.preventDefault(); if (target.trim()) apply.mutate() }}>
             <label htmlFor="apply-deployment">Deployment to apply it to</label>
             <input id="apply-deployment" value={target} onChange={(e) => setTarget(e.target.value)} />
-            <button type="submit" disabled={!target.trim() || apply.isPending}>Apply</button>
+            <button type="submit" disabled={!target.trim() || apply.isPending}>{force ? 'Apply anyway (overrides the gate)' : 'Apply'}</button>
           </form>
           {apply.isSuccess && <p role="status" data-testid="applied">Applied to {target.trim()}.</p>}
           {apply.error && <p className="error" role="alert">{apply.error.message}</p>}
         </section>
       )}
-      {done && <ParetoPlot points={points} onSelect={onSelect} />}
+      {done && <ParetoPlot points={points} noise={noise} simulated={simulated} onSelect={onSelect} />}
       {sel && <p role="status" data-testid="selected">Selected #{sel.index}: {short(sel.combo)}</p>}
       {combos.data && (
         <table>
-          <caption>Combinations (statistics against the baseline; the interval is the 95% interval of the difference)</caption>
+          <caption>{simulated ? 'Combinations (predicted: no interval, p-value, effect size or tie, which need measurements)' : 'Combinations (statistics against the baseline; the interval is the 95% interval of the difference)'}</caption>
           <thead><tr><th scope="col">#</th><th scope="col">Combination</th><th scope="col">Status</th><th scope="col">Trimmed mean</th><th scope="col">95% interval</th><th scope="col">p-value</th><th scope="col">Cohen's d</th><th scope="col">Tie</th><th scope="col">Gate</th></tr></thead>
           <tbody>
             {combos.data.items.map((c) => (
               <tr key={c.index} data-combo-index={c.index} aria-selected={c.index === selected}>
-                <td>{c.index}{c.isBaseline ? ' (baseline)' : ''}</td><td>{short(c.combo)}</td><td>{c.status}</td>
+                <td>{c.index}{c.isBaseline ? ' (baseline)' : ''}</td><td>{short(c.combo)}</td><td>{simulated && c.status === 'measured' ? 'predicted' : c.status}</td>
                 <td>{n(c.comparison?.trimmedMean ?? c.metrics?.throughputTps, 1)}</td>
-                <td>{c.comparison?.interval ? `[${n(c.comparison.interval.low)}, ${n(c.comparison.interval.high)}]` : '—'}</td>
-                <td>{n(c.comparison?.welch?.pValue, 3)}</td><td>{n(c.comparison?.cohensD, 2)}</td>
-                <td>{c.comparison ? (c.comparison.verdict === 'indistinguishable' ? 'tie' : c.comparison.verdict) : '—'}</td>
+                {/* A prediction repeated has no spread: its "interval", p-value and "better" would read as a measured difference. */}
+                {simulated ? <td colSpan={4} className="hint">n/a: predicted</td> : <>
+                  <td>{c.comparison?.interval ? `[${n(c.comparison.interval.low)}, ${n(c.comparison.interval.high)}]` : '—'}</td>
+                  <td>{n(c.comparison?.welch?.pValue, 3)}</td><td>{n(c.comparison?.cohensD, 2)}</td>
+                  <td>{c.comparison ? (c.comparison.verdict === 'indistinguishable' ? 'tie' : c.comparison.verdict) : '—'}</td>
+                </>}
                 <td>{c.gate ? (c.gate.passed ? 'pass' : 'fail') : '—'}</td>
               </tr>
             ))}

@@ -6,7 +6,7 @@
 import { useMutation, useQuery } from '@tanstack/react-query'
 import { useState } from 'react'
 import { api, qs } from './api.ts'
-import { BACKENDS, ENGINES, GATES, HARDWARE, MODELS, MODES, type HardwareId, type ModelId } from './presets.ts'
+import { BACKEND_NOTES, BACKENDS, ENGINES, GATES, HARDWARE, MODELS, MODES, type HardwareId, type ModelId } from './presets.ts'
 import { useFirstScreen } from './ttfs.ts'
 import { useUrl } from './url-state.ts'
 
@@ -107,6 +107,7 @@ export function Runner() {
           {select('backend', 'Backend', backend, setBackend, BACKENDS)}
           {select('gate', 'Quality gate', gate, setGate, GATES)}
         </div>
+        <p className="hint" data-testid="backend-note">Backend {backend}: {BACKEND_NOTES[backend as keyof typeof BACKEND_NOTES] ?? 'a plugin; its runs say how they measured.'}</p>
         <section className="card" aria-label="Sweep preview" data-testid="preview">
           <h3>Sweep preview ({mode})</h3>
           {counts ? (

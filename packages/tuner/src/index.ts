@@ -27,7 +27,7 @@ export { modelHash, hardwareFingerprint, workloadFingerprint, deviceFingerprint,
 export { createRun, planCombos, runOptions, type CreateRunDeps, type RunOptions } from './run/create.ts'
 export { executeRun, type ExecuteRunDeps, type RunObserver } from './run/execute.ts'
 export { evaluateCombo, type EvaluateComboDeps, type EvaluateComboResult } from './run/evaluate.ts'
-export { summarizeRun, paretoFrontier, proxyLabel, unmeasuredDimensions, type RunSummary, type ParetoPoint, type ProxyLabel } from './run/summary.ts'
+export { summarizeRun, noiseOf, paretoFrontier, proxyLabel, unmeasuredDimensions, type RunSummary, type ParetoPoint, type ProxyLabel, type NoiseEstimate } from './run/summary.ts'
 export { comboMetrics, samplesOf } from './run/metrics.ts'
 export { applyRun, type ApplyResult } from './run/apply.ts'
 export { dimensionSensitivity, narrow, type DimensionSensitivity, type Narrowing } from './tune/narrow.ts'

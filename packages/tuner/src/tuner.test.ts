@@ -32,6 +32,8 @@ describe('tier 1 runs', () => {
     expect(s.winner?.combo.activation_dtype).toMatch(/^fp8/)
     expect(s.sensitivity.activation_dtype!.sensitive).toBe(true)
     expect(s.sensitivity.attention_backend!.sensitive).toBe(false)
+    // A prediction repeated: no spread, which the dashboard must not draw as a noise band.
+    expect(s.noise).toMatchObject({ latencyMs: { n: 3, halfWidth: 0, cv: 0 }, throughputTps: { n: 3, halfWidth: 0, cv: 0, level: 0.95 } })
     expect(events.at(-1)).toMatchObject({ type: 'run.finished', status: 'succeeded' })
     expect(events.filter((e) => e.type === 'combo.measured')).toHaveLength(combos.length)
   })

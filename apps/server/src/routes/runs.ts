@@ -1,5 +1,5 @@
 /** Tier 1 run endpoints: create, list, detail, combos, SSE events, cancel, apply, delete. */
-import { RunModeSchema, RunStatusSchema, type Run } from '@kerneltune/core'
+import { RunModeSchema, RunStatusSchema, type MeasurementProxy, type Registry, type Run } from '@kerneltune/core'
 import { usageNotes } from '@kerneltune/kernel-lab'
 import { applyRun, createRun, proxyLabel, RunRequestSchema, type ProxyLabel, type RunEvent } from '@kerneltune/tuner'
 import { streamSSE } from 'hono/streaming'
@@ -49,6 +49,16 @@ async function withRegistryNotes(run: Run, deps: AppDeps): Promise<Run & { regis
   return notes.length ? { ...run, registryNotes: notes } : run
 }
 
+/**
+ * What a run's backend declares about its numbers, for list rows (which carry no summary): a
+ * prediction (`simulated`) or a proxy of the engine/device. Null for a backend this server does
+ * not have, whose declaration it cannot know.
+ */
+export function measuredBy(registry: Registry, backend: string): { simulated: boolean; proxy: MeasurementProxy | null } | null {
+  const b = registry.find('measurement-backend', backend)
+  return b ? { simulated: b.simulated, proxy: b.proxy && (b.proxy.engine || b.proxy.device) ? b.proxy : null } : null
+}
+
 export const runRoutes: Route[] = [
   route({ method: 'post', path: '/runs', summary: 'Create a Tier 1 run and queue it', role: 'operator', body: RunRequestSchema, status: 202 }, async ({ auth, body, deps }) => {
     const run = await createRun(deps.store, body, { catalog: deps.catalog, registry: deps.registry, tenant: auth.tenant })
@@ -59,7 +69,12 @@ export const runRoutes: Route[] = [
     const { view, ...filters } = query
     // brief rows (what a list page shows, about 0.4 KB each) come straight from the store's slim
     // projection; the full rows stay the default for clients that read specs or summaries (CLI).
-    const { items, total } = view === 'brief' ? await deps.store.runs.listBrief(auth.tenant, filters) : await deps.store.runs.list(auth.tenant, filters)
+    if (view === 'brief') {
+      // A list that shows a run's hardware must also say when nothing ran on it (issue 23 item 13).
+      const { items, total } = await deps.store.runs.listBrief(auth.tenant, filters)
+      return { items: items.map((r) => ({ ...r, measuredBy: measuredBy(deps.registry, r.backend) })), total, limit: query.limit, offset: query.offset }
+    }
+    const { items, total } = await deps.store.runs.list(auth.tenant, filters)
     return { items, total, limit: query.limit, offset: query.offset }
   }),
   route({ method: 'get', path: '/runs/:id', summary: 'Run detail and summary (with registryNotes when a registry kernel it measured is deprecated now)', role: 'viewer', params: IdParams }, async ({ auth, params, deps }) =>

@@ -6,7 +6,7 @@
  * dimensions the backend does not exercise (`notMeasured`) and keeps them out of the winner.
  */
 import type { Combo, MeasurementProxy, Run, RunCombo } from '@kerneltune/core'
-import { evaluateGate, trimmedMean } from '@kerneltune/stats'
+import { confidenceInterval, evaluateGate, mean, standardDeviation, trimmedMean } from '@kerneltune/stats'
 import { dimensionSensitivity, type DimensionSensitivity } from '../tune/narrow.ts'
 import type { RunOptions } from './create.ts'
 import { gateSamples, higherIsBetter, samplesOf } from './metrics.ts'
@@ -15,6 +15,13 @@ export interface ParetoPoint { index: number; comboHash: string; combo: Combo; t
 
 /** A proxy measurement, in words: what it stands in for (`of`) and what actually ran (`on`). */
 export interface ProxyLabel { of: string; on: string; engine: boolean; device: boolean }
+
+/**
+ * How repeatable one metric of the baseline was over its repetitions: the 95% t-interval of its
+ * mean (`halfWidth`, and relative to the mean) and its coefficient of variation. A difference
+ * between combinations smaller than this is not one the run can tell from noise.
+ */
+export interface NoiseEstimate { n: number; mean: number; halfWidth: number; relHalfWidth: number; cv: number; level: number }
 
 export interface RunSummary {
   metric: string
@@ -33,6 +40,12 @@ export interface RunSummary {
   /** The best combination, by its measured dimensions only; `proxy` repeats how it was measured. */
   winner: { index: number; comboHash: string; combo: Combo; value: number; improvement: number | null; proxy: ProxyLabel | null; notMeasured: string[]; notToldApart: Record<string, string[]> } | null
   gate: { method: string; status: string; passed: boolean; reasons: string[] } | null
+  /**
+   * The baseline's repeatability per metric (throughput when every repetition has one, latency
+   * always); null without a baseline of at least 2 repetitions. The dashboard draws it as the
+   * noise band of its plot. A simulated run's is 0: its repetitions are one prediction repeated.
+   */
+  noise: { throughputTps?: NoiseEstimate; latencyMs: NoiseEstimate } | null
   pareto: ParetoPoint[]
   sensitivity: Record<string, DimensionSensitivity>
   /**
@@ -55,6 +68,24 @@ export function registryKernelSummary(combos: readonly RunCombo[]): NonNullable<
     }
   }
   return [...out.values()]
+}
+
+/** The 95% interval of the mean and the CV of one metric's repetitions; needs at least 2. */
+export function noiseOf(values: readonly number[]): NoiseEstimate {
+  const ci = confidenceInterval(values)
+  const m = mean(values)
+  // A zero mean has no relative spread; 0 rather than NaN, which JSON would turn into null.
+  const rel = (x: number) => (m === 0 ? 0 : x / Math.abs(m))
+  return { n: values.length, mean: m, halfWidth: ci.halfWidth, relHalfWidth: rel(ci.halfWidth), cv: rel(standardDeviation(values)), level: ci.level }
+}
+
+function baselineNoise(base: RunCombo | undefined): RunSummary['noise'] {
+  if (!base || base.repetitions.length < 2) return null
+  const tps = base.repetitions.map((r) => r.throughputTps)
+  return {
+    latencyMs: noiseOf(base.repetitions.map((r) => r.latencyMs)),
+    ...(tps.every((x) => x !== undefined) ? { throughputTps: noiseOf(tps as number[]) } : {}),
+  }
 }
 
 /** Non-dominated combos: none other has throughput ≥ and latency ≤ with one strictly better. */
@@ -160,6 +191,7 @@ export function summarizeRun(run: Run, combos: readonly RunCombo[], opts: RunOpt
       ? { index: best.index, comboHash: best.comboHash, combo: measuredOnly(best.combo), value: value(best), improvement: bv ? (sign * (value(best) - bv)) / Math.abs(bv) : null, proxy, notMeasured, notToldApart: notToldApart(measuredOnly(best.combo), extra.equivalentValues) }
       : null,
     gate,
+    noise: baselineNoise(base),
     pareto: paretoFrontier(measured),
     sensitivity: dimensionSensitivity(measured, metric, base?.combo),
   }
