@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest'
 import { skipUnless } from '@kerneltune/tooling/test-skip'
 import type { HardwareSpec, Translation } from '@kerneltune/core'
 import { argvProblems, coreCombos, inventoryFromJson, inventoryProblems, testEngine, type EngineInventory } from '@kerneltune/engine-conformance'
+import { vllmEngine } from '@kerneltune/engines-vllm'
 import { TRITON_RELEASES, TRITON_VERSIONS, tritonEngine } from './index.ts'
 
 // The inventories are read-only reference data outside the repository; tests skip without them.
@@ -56,7 +57,7 @@ function inventory(): EngineInventory {
 }
 
 // Both backends are checked against the plugin's own per-release inventory (the vllm backend's is
-// vLLM 0.11.2's, from engines-vllm); the reference inventories are walked below as a cross-check.
+// the default vLLM release's, from engines-vllm); the reference inventories are walked below as a cross-check.
 testEngine({ engine: () => tritonEngine({ backend: 'tensorrtllm' }) })
 testEngine({ engine: () => tritonEngine({ backend: 'vllm' }) })
 
@@ -86,9 +87,14 @@ describe('tritonEngine', () => {
   })
 
   it('should write model.json and the server environment with the vllm backend', () => {
-    const r = vl({ attention_backend: 'flashinfer', kv_layout: 'chunked', cuda_graph: 'off' })
-    expect(r).toMatchObject({ ok: true, env: { VLLM_ATTENTION_BACKEND: 'FLASHINFER' } })
-    expect(JSON.parse(file(r, 'model.json'))).toEqual({ model: 'm', enable_chunked_prefill: true, compilation_config: { cudagraph_mode: 'NONE' } })
+    const combo = { attention_backend: 'flashinfer', kv_layout: 'chunked', cuda_graph: 'off' }
+    const old = tritonEngine({ backend: 'vllm' }).translate(combo, { model: 'm', options: { vllmVersion: '0.11.2' } })
+    expect(old).toMatchObject({ ok: true, env: { VLLM_ATTENTION_BACKEND: 'FLASHINFER' } })
+    expect(JSON.parse(file(old, 'model.json'))).toEqual({ model: 'm', enable_chunked_prefill: true, compilation_config: { cudagraph_mode: 'NONE' } })
+    // The default vLLM release (the engine's, 0.32.0) takes the backend as an engine argument.
+    const r = vl(combo)
+    expect(r).toMatchObject({ ok: true, env: {} })
+    expect(JSON.parse(file(r, 'model.json'))).toEqual({ model: 'm', attention_backend: 'FLASHINFER', enable_chunked_prefill: true, compilation_config: { cudagraph_mode: 'NONE' } })
     expect(file(r, 'config.pbtxt')).toContain('backend: "vllm"')
     expect(vl({ kv_layout: 'contiguous' })).toMatchObject({ ok: false, dimension: 'kv_layout', reason: expect.stringContaining('vllm backend') })
   })
@@ -151,7 +157,8 @@ describe.skipIf(skipUnless(HAVE, `reference: the inventories in ${DIR} are absen
     const problems: string[] = []
     for (const backend of ['tensorrtllm', 'vllm'] as const) {
       for (const combo of coreCombos()) {
-        const r = tritonEngine({ backend }).translate(combo, { model: 'm' })
+        // vllm.json is a 0.11.x-era snapshot, so model.json is written for vLLM 0.11.2 here.
+        const r = tritonEngine({ backend }).translate(combo, { model: 'm', options: { vllmVersion: '0.11.2' } })
         if (r.ok) problems.push(...inventoryProblems(r, reference).map((p) => `${backend} ${JSON.stringify(combo)}: ${p}`))
       }
     }
@@ -165,10 +172,10 @@ describe.skipIf(skipUnless(HAVE, `reference: the inventories in ${DIR} are absen
 })
 
 describe('tritonEngine vllm backend releases', () => {
-  it('should write model.json for the vLLM release the context names, 0.11.2 by default', () => {
+  it("should write model.json for the vLLM release the context names, by default the vLLM engine's own default (issue 23 item 6: one default)", () => {
     const notes = (options: Record<string, unknown>) => (tritonEngine({ backend: 'vllm' }).translate({}, { options }) as Translation).notes.join(' ')
-    expect(notes({})).toContain('vLLM 0.11.2 engine arguments')
-    expect(notes({ vllmVersion: '0.32.0' })).toContain('vLLM 0.32.0 engine arguments')
+    expect(notes({})).toContain(`vLLM ${vllmEngine().defaultVersion} engine arguments`)
+    expect(notes({ vllmVersion: '0.11.2' })).toContain('vLLM 0.11.2 engine arguments')
     expect(() => tritonEngine({ backend: 'vllm' }).translate({}, { options: { vllmVersion: '0.9.0' } })).toThrow(/supported versions: 0\.32\.0/)
   })
 
@@ -178,6 +185,6 @@ describe('tritonEngine vllm backend releases', () => {
     expect(inventoryProblems(r, inventory)).toEqual([])
     const name = Object.keys(r.files).find((n) => n.endsWith('model.json'))!
     const bad = { ...r, files: { ...r.files, [name]: JSON.stringify({ model: 'm', enable_prefix_caching_v2: true }) } }
-    expect(inventoryProblems(bad, inventory)).toEqual([`${name}: enable_prefix_caching_v2 is not a vLLM 0.11.2 engine argument this inventory holds`])
+    expect(inventoryProblems(bad, inventory)).toEqual([`${name}: enable_prefix_caching_v2 is not a vLLM ${vllmEngine().defaultVersion} engine argument this inventory holds`])
   })
 })

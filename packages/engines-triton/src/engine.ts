@@ -89,7 +89,7 @@ export interface TritonEnginePlugin extends EnginePlugin {
  *
  * @example
  * ```ts
- * tritonEngine({ backend: 'vllm' }).translate({ attention_backend: 'flashinfer' }, { model: 'org/model' })
+ * tritonEngine({ backend: 'vllm' }).translate({ attention_backend: 'flashinfer' }, { model: 'org/model', options: { vllmVersion: '0.11.2' } })
  * // argv: ['tritonserver', '--model-repository=model_repository'], env: { VLLM_ATTENTION_BACKEND: 'FLASHINFER' },
  * // files: config.pbtxt and 1/model.json under model_repository/vllm_model
  * ```
