@@ -23,7 +23,9 @@ function inventory(): EngineInventory {
   const trtllm = inventoryFromJson(read('tensorrt_llm.json'))
   const vllmJson = read('vllm.json')
   const vllm = inventoryFromJson(vllmJson)
-  const fields = new Set(['backend', 'parameters', ...Object.keys(triton.flags).map((k) => k.split('.')[0]!)])
+  // triton.json lists the tuning fields of model_config.proto; ModelConfig's `input` and `output`
+  // (repeated ModelInput / ModelOutput, `output = 6` in the stored copy at 08365eae) carry the tensors.
+  const fields = new Set(['backend', 'parameters', 'input', 'output', ...Object.keys(triton.flags).map((k) => k.split('.')[0]!)])
   const paramKeys = new Set<string>(triton.tensorrtllm_backend_parameters.all_keys_in_template)
   const check = (t: Translation): string[] => {
     const problems: string[] = []
@@ -139,6 +141,48 @@ describe('tritonEngine releases (TensorRT-LLM backend)', () => {
   it('should refuse what trtllm-build refuses on the device (the CUTLASS fp8 GEMM on SM 100)', () => {
     const hardware = { name: 'B200', vendor: 'nvidia', kind: 'gpu', computeCapability: '10.0', sources: ['test'] } as HardwareSpec
     expect(tritonEngine().translate({ matmul_path: 'cutlass', activation_dtype: 'fp8_e4m3' }, { hardware })).toMatchObject({ ok: false, dimension: 'matmul_path', reason: expect.stringContaining('SM 100') })
+  })
+
+  // Issue 23 item 5: the tensorrtllm backend reads and writes these tensors by name and does not
+  // fill a config in, so a config without them serves nothing.
+  it("should declare the template's input and output tensors, with max_batch_size equal to the engine's (tensorrt_llm/config.pbtxt)", () => {
+    for (const version of TRITON_VERSIONS) {
+      const r = tritonEngine().translate({ activation_dtype: 'bf16' }, { model: 'ckpt', version }) as Translation
+      const c = config(r)
+      for (const t of TRITON_RELEASES[version].inputs) expect(c).toContain(`name: "${t.name}"`)
+      for (const t of TRITON_RELEASES[version].outputs) expect(c).toContain(`name: "${t.name}"`)
+      expect(c).toMatch(/input \[\n {2}\{\n {4}name: "input_ids"\n {4}data_type: TYPE_INT32\n {4}dims: \[ -1 \]\n {4}optional: true\n {4}allow_ragged_batch: true\n {2}\}/)
+      expect(c).toMatch(/name: "input_lengths"\n {4}data_type: TYPE_INT32\n {4}dims: \[ 1 \]\n {4}reshape: \{ shape: \[ \] \}\n {2}\}/)
+      expect(c).toMatch(/name: "generation_logits"\n {4}data_type: TYPE_FP32\n {4}dims: \[ -1, -1, -1 \]/)
+      expect(c).toMatch(/name: "prompt_embedding_table"\n {4}data_type: TYPE_BF16/)
+      expect(c).toMatch(/^max_batch_size: 64$/m)
+      expect(file(r, 'build-engine.sh')).toContain('--max_batch_size 64 --logits_dtype float32')
+      expect(inventoryProblems(r, TRITON_RELEASES[version].inventory)).toEqual([])
+    }
+    expect(TRITON_RELEASES['0.19'].inventory.evidence!.join(' ')).toMatch(/v0\.19\.0 template itself is not stored.*0c8de69a.*24 lines/)
+  })
+
+  it('should leave the model-dtype tensors out when the combination does not name the dtype, and take maxBatchSize for both the engine and the config', () => {
+    const r = tritonEngine().translate({}, { options: { maxBatchSize: 8 } }) as Translation
+    expect(config(r)).not.toContain('prompt_embedding_table')
+    expect(config(r)).toContain('name: "input_ids"')
+    expect(config(r)).toMatch(/^max_batch_size: 8$/m)
+    expect(file(r, 'build-engine.sh')).toContain('--max_batch_size 8')
+    expect(r.notes.join(' ')).toMatch(/prompt_embedding_table .* left out/)
+    expect(() => tritonEngine().translate({}, { options: { maxBatchSize: 0 } })).toThrow(/not a positive integer/)
+  })
+
+  it('should catch a config without tensors, a tensor of the wrong type, and a max_batch_size the engine was not built with', () => {
+    const r = trt({}) as Translation
+    const name = Object.keys(r.files).find((n) => n.endsWith('config.pbtxt'))!
+    const inventory = TRITON_RELEASES['1.0'].inventory
+    const bare = r.files[name]!.replace(/input \[[\s\S]*?\n\]\noutput \[[\s\S]*?\n\]\n/, '')
+    expect(inventoryProblems({ ...r, files: { ...r.files, [name]: bare } }, inventory)).toEqual(expect.arrayContaining([`${name}: no input tensors declared (the backend does not fill them in)`, `${name}: no output tensors declared (the backend does not fill them in)`]))
+    const wrong = r.files[name]!.replace('name: "input_lengths"\n    data_type: TYPE_INT32', 'name: "input_lengths"\n    data_type: TYPE_INT64').replace('max_batch_size: 64', 'max_batch_size: 128')
+    expect(inventoryProblems({ ...r, files: { ...r.files, [name]: wrong } }, inventory)).toEqual([
+      `${name}: input input_lengths is TYPE_INT64, the template has TYPE_INT32`,
+      `${name}: max_batch_size 128 differs from build-engine.sh --max_batch_size 64`,
+    ])
   })
 
   it('should catch a parameter or instance kind outside the inventory', () => {
