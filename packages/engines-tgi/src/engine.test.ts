@@ -49,7 +49,7 @@ describe('tgiEngine', () => {
     }
     expect(t({ attention_backend: 'paged_attention', kv_layout: 'paged' })).toMatchObject({ ok: true, env: { ATTENTION: 'paged', PREFILL_CHUNKING: '0' } })
     // Left to the launcher, ATTENTION may resolve to paged: the translation says so.
-    expect((t({ kv_layout: 'chunked' }) as Translation).notes.join(' ')).toMatch(/falls back to paged below sm_80/)
+    expect((t({ kv_layout: 'chunked' }) as Translation).notes.join(' ')).toMatch(/below sm_80 it falls back to paged/)
   })
 
   it('should reach CUTLASS only through fp8 and refuse Triton and Machete GEMMs', () => {

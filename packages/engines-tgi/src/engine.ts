@@ -54,7 +54,7 @@ function plan(v: Partial<Record<CoreDimensionId, string>>): Plan {
       }
       env.PREFILL_CHUNKING = '1'
       notes.push('--max-batch-prefill-tokens sets the prefill chunk budget.')
-      if (env.ATTENTION === undefined) notes.push(`Chunked prefill stays on only if the launcher picks ATTENTION=${CHUNKING_ATTENTION.join(' or ')} (it falls back to paged below sm_80 and for some head sizes; main.rs resolve_attention): set attention_backend to be sure (${MODEL_PY}).`)
+      if (env.ATTENTION === undefined) notes.push(`Chunked prefill stays on only if the launcher picks ATTENTION=${CHUNKING_ATTENTION.join(' or ')} (below sm_80 it falls back to paged for some head sizes and models; main.rs resolve_attention, VERSIONS.md §2): set attention_backend to be sure (${MODEL_PY}).`)
       notes.push(`TGI also turns chunking off when speculation is on (speculate != 0, e.g. --speculate; ${MODEL_PY}).`)
       break
   }
