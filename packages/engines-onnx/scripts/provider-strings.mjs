@@ -12,7 +12,16 @@ import { join } from 'node:path'
 const PACKAGES = { '0.2.1': '1.19.2', '0.4.9': '1.29.0' }
 const NAME = 'com.github.asus4.onnxruntime.linux-x64-gpu'
 const NAMES = {
-  cuda: ['enable_cuda_graph', 'sdpa_kernel', 'ORT_DISABLE_FLASH_ATTENTION', 'ORT_DISABLE_MEMORY_EFFICIENT_ATTENTION', 'ORT_DISABLE_TRT_FLASH_ATTENTION', 'ORT_DISABLE_FUSED_ATTENTION'],
+  cuda: [
+    'enable_cuda_graph', 'sdpa_kernel', 'ORT_DISABLE_FLASH_ATTENTION', 'ORT_DISABLE_MEMORY_EFFICIENT_ATTENTION', 'ORT_DISABLE_TRT_FLASH_ATTENTION',
+    'ORT_DISABLE_FUSED_ATTENTION', 'ORT_DISABLE_FUSED_CROSS_ATTENTION', 'ORT_DISABLE_DECODER_ATTENTION', 'ORT_ENABLE_FUSED_CAUSAL_ATTENTION',
+    'ORT_ENABLE_CUDNN_FLASH_ATTENTION', 'ORT_ENABLE_LEAN_ATTENTION',
+    // AttentionKernelOptions::Print's labels, one per sdpa_kernel bit this release's enum has
+    // (attention_kernel_options.cc), and its warning that the unfused MATH path stays on.
+    ' FLASH_ATTENTION=', ' EFFICIENT_ATTENTION=', ' TRT_FUSED_ATTENTION=', ' CUDNN_FLASH_ATTENTION=', ' TRT_FLASH_ATTENTION=',
+    ' TRT_CROSS_ATTENTION=', ' TRT_CAUSAL_ATTENTION=', ' LEAN_ATTENTION=', ' DECODER_ATTENTION=',
+    'Warning: Unfused kernel cannot be disabled right now. MATH=0 is ignored.',
+  ],
   tensorrt: ['trt_fp16_enable', 'trt_bf16_enable', 'trt_cuda_graph_enable', 'trt_op_types_to_exclude'],
 }
 const LIB = { cuda: 'libonnxruntime_providers_cuda.so', tensorrt: 'libonnxruntime_providers_tensorrt.so' }
@@ -29,7 +38,7 @@ try {
     execFileSync('tar', ['xzf', join(dir, tgz), '-C', out])
     for (const [ep, lib] of Object.entries(LIB)) {
       const bytes = readFileSync(join(out, 'package/Plugins/Linux/x64', lib))
-      const found = NAMES[ep].map((n) => `${holds(bytes, n) ? '+' : '-'}${n}`)
+      const found = NAMES[ep].map((n) => JSON.stringify(`${holds(bytes, n) ? '+' : '-'}${n}`))
       console.log(`ONNX Runtime ${ort} ${ep}: ${found.join(' ')}`)
     }
   }

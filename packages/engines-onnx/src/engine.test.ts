@@ -3,8 +3,8 @@ import { fileURLToPath } from 'node:url'
 import { describe, expect, it } from 'vitest'
 import { requireOrSkip } from '@kerneltune/tooling/test-skip'
 import { CORE_DIMENSION_VALUES, type Refusal, type Translation } from '@kerneltune/core'
-import { coreCombos, productOf, testEngine } from '@kerneltune/engine-conformance'
-import { onnxEngine, ORT_RELEASES, ORT_VERSIONS, PROVIDER_FILE, SESSION_FILE } from './index.ts'
+import { coreCombos, inventoryProblems, productOf, testEngine } from '@kerneltune/engine-conformance'
+import { onnxEngine, ORT_RELEASES, ORT_VERSIONS, PROVIDER_FILE, SDPA_KERNEL, SESSION_FILE } from './index.ts'
 
 // The reference inventory is read-only data outside the repository; its cross-check skips without it.
 const DIR = process.env.KERNELTUNE_ENGINE_INVENTORIES ?? fileURLToPath(new URL('../../../../shared/reference/engines/', import.meta.url))
@@ -43,15 +43,42 @@ describe('onnxEngine', () => {
     }
   })
 
-  it('should select CUDA EP attention kernels with the ORT_DISABLE_*_ATTENTION variables', () => {
-    expect(t({ attention_backend: 'flash_attn_v2' })).toMatchObject({ env: { ORT_DISABLE_MEMORY_EFFICIENT_ATTENTION: '1', ORT_DISABLE_TRT_FLASH_ATTENTION: '1' } })
-    expect((t({ attention_backend: 'flash_attn_v2' }) as Translation).env).not.toHaveProperty('ORT_DISABLE_FLASH_ATTENTION')
-    expect((t({ attention_backend: 'native' }) as Translation).env).toEqual({
-      ORT_DISABLE_FLASH_ATTENTION: '1', ORT_DISABLE_MEMORY_EFFICIENT_ATTENTION: '1', ORT_DISABLE_TRT_FLASH_ATTENTION: '1', ORT_DISABLE_FUSED_ATTENTION: '1',
-    })
+  it('should select CUDA EP attention kernels with the sdpa_kernel bit mask, which makes the ORT_DISABLE_* variables ignored (attention_kernel_options.cc L18-43 @ d6131154)', () => {
+    for (const version of ORT_VERSIONS) {
+      const flash = t({ attention_backend: 'flash_attn_v2' }, 'cuda', version) as Translation
+      // Only FlashAttention among the fused kernels: TensorRT fused attention (ORT_DISABLE_FUSED_ATTENTION)
+      // included, which the two variables set before left on while the note said it was off.
+      expect(files(flash).provider.provider_options).toEqual([{ sdpa_kernel: String(SDPA_KERNEL.flash) }])
+      expect(flash.env).toEqual({})
+      expect(flash.notes.join(' ')).toMatch(/TensorRT fused, .*TensorRT flash, TensorRT cross/)
+      expect(flash.notes.join(' ')).toMatch(/attention variables are ignored/)
+      const native = t({ attention_backend: 'native' }, 'cuda', version) as Translation
+      expect(files(native).provider.provider_options).toEqual([{ sdpa_kernel: String(SDPA_KERNEL.math) }])
+      expect(native.env).toEqual({})
+    }
     for (const a of ['flash_attn_v3', 'flashinfer', 'paged_attention', 'xformers']) expect(t({ attention_backend: a })).toMatchObject({ ok: false, dimension: 'attention_backend', value: a })
     expect(onnxEngine().controls).toContain('attention_backend')
     expect(onnxEngine({ provider: 'tensorrt' }).controls).not.toContain('attention_backend')
+  })
+
+  it('should turn every fused kernel off for native, TensorRT cross attention (1.19, 1.29) and decoder attention (1.29) included (attention_common.h)', () => {
+    const note = (version: string) => (t({ attention_backend: 'native' }, 'cuda', version) as Translation).notes.join(' ')
+    expect(note('1.19')).toMatch(/TensorRT cross, TensorRT causal\)/)
+    expect(note('1.29')).toMatch(/TensorRT cross, decoder masked \(FasterTransformer\)\)/)
+    // The variables each release reads, from its library: the cross-attention switch in both, the decoder one in 1.29 only.
+    expect(ORT_RELEASES['1.19'].attentionEnv).toContain('ORT_DISABLE_FUSED_CROSS_ATTENTION')
+    expect(ORT_RELEASES['1.29'].attentionEnv).toEqual(expect.arrayContaining(['ORT_DISABLE_FUSED_CROSS_ATTENTION', 'ORT_DISABLE_DECODER_ATTENTION']))
+    expect(ORT_RELEASES['1.19'].attentionEnv).not.toContain('ORT_DISABLE_DECODER_ATTENTION')
+    expect(ORT_RELEASES['1.19'].evidence.join(' ')).toMatch(/attention_common\.h.*L172 ORT_DISABLE_FUSED_CROSS_ATTENTION/)
+  })
+
+  it("should catch an sdpa_kernel mask outside the release's kernels", () => {
+    const r = t({ attention_backend: 'native' }) as Translation
+    const withMask = (mask: string) => ({ ...r, files: { ...r.files, [PROVIDER_FILE]: JSON.stringify({ providers: ['CUDAExecutionProvider'], provider_options: [{ sdpa_kernel: mask }] }) } })
+    expect(inventoryProblems(withMask('16'), onnxEngine().inventory('1.29')!)).toEqual([])
+    expect(inventoryProblems(withMask(String(SDPA_KERNEL.trtCausal)), onnxEngine().inventory('1.29')!)[0]).toMatch(/sdpa_kernel=128 is not a mask of the 1\.29\.0 kernels/)
+    expect(inventoryProblems(withMask(String(SDPA_KERNEL.decoder)), onnxEngine().inventory('1.19')!)[0]).toMatch(/sdpa_kernel=512 is not a mask of the 1\.19\.2 kernels/)
+    expect(inventoryProblems(withMask('0'), onnxEngine().inventory('1.19')!)).toHaveLength(1)
   })
 
   it('should enable bf16 on the TensorRT EP from 1.29, refuse it on 1.19 naming 1.29, and refuse fp8 everywhere (VERSIONS.md §0, ORT row)', () => {
@@ -99,6 +126,15 @@ describe('onnxEngine', () => {
 })
 
 describe.skipIf(requireOrSkip(HAVE, `reference: ${FILE} is absent (ONNX Runtime inventories)`))(`onnxEngine inventories against ${FILE}`, () => {
+  it('should name only attention variables the reference lists, and use its sdpa_kernel bit values', () => {
+    const ref = HAVE ? JSON.parse(readFileSync(FILE, 'utf8')) as { env: Record<string, unknown>; mapping_notes: { attention_env: string } } : { env: {}, mapping_notes: { attention_env: '' } }
+    for (const version of ORT_VERSIONS) expect(ORT_RELEASES[version].attentionEnv.filter((n) => !(n in ref.env))).toEqual([])
+    // "FLASH_ATTENTION 1, EFFICIENT_ATTENTION 2, ..." in the reference's note on attention_env.
+    const bits = Object.fromEntries([...ref.mapping_notes.attention_env.matchAll(/([A-Z_]+) (\d+)/g)].map((m) => [m[1]!, Number(m[2])]))
+    const names = { flash: 'FLASH_ATTENTION', efficient: 'EFFICIENT_ATTENTION', trtFused: 'TRT_FUSED_ATTENTION', cudnnFlash: 'CUDNN_FLASH_ATTENTION', math: 'MATH', trtFlash: 'TRT_FLASH_ATTENTION', trtCross: 'TRT_CROSS_ATTENTION', trtCausal: 'TRT_CAUSAL_ATTENTION' } as const
+    for (const [key, name] of Object.entries(names)) expect([name, SDPA_KERNEL[key as keyof typeof names]]).toEqual([name, bits[name]])
+  })
+
   it('should list only provider options the reference inventory knows, apart from sdpa_kernel', () => {
     const flags = HAVE ? JSON.parse(readFileSync(FILE, 'utf8')).flags : {}
     for (const version of ORT_VERSIONS) {

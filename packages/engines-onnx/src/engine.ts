@@ -1,10 +1,10 @@
 /**
  * The ONNX Runtime engine plugin. ONNX Runtime is a library, not a server: a translation has no
- * command line, only session options and execution-provider options to pass to InferenceSession,
- * plus the environment variables the CUDA EP's attention ops read.
+ * command line, only session options and execution-provider options to pass to InferenceSession
+ * (the CUDA EP's attention kernels included, through its sdpa_kernel option).
  */
 import { applyControls, checkCombo, CORE_DIMENSION_VALUES, KerneltuneError, refusal, resolveVersion, type Combo, type CoreDimensionId, type EngineInventory, type EnginePlugin, type TranslateContext, type TranslateResult } from '@kerneltune/core'
-import { ATTENTION_ENV, CUDA_GRAPH_OPTION, firstReleaseWith, OPTIMIZATION_LEVEL, ORT_RELEASES, ORT_VERSIONS, PROVIDERS, type OrtProvider, type OrtRelease, type OrtVersion } from './releases.ts'
+import { CUDA_GRAPH_OPTION, firstReleaseWith, OPTIMIZATION_LEVEL, ORT_RELEASES, ORT_VERSIONS, PROVIDERS, SDPA_KERNEL, type OrtProvider, type OrtRelease, type OrtVersion, type SdpaKernel } from './releases.ts'
 import { ortInventory } from './inventory.ts'
 
 export interface OnnxEngineOptions {
@@ -16,7 +16,7 @@ export const SESSION_FILE = 'session_options.json'
 export const PROVIDER_FILE = 'provider_options.json'
 
 type Plan =
-  | { ok: true; session: Record<string, string>; provider: Record<string, string>; env: Record<string, string>; notes: string[] }
+  | { ok: true; session: Record<string, string>; provider: Record<string, string>; notes: string[] }
   | { ok: false; dimension: CoreDimensionId; reason: string }
 
 const no = (dimension: CoreDimensionId, reason: string): Plan => ({ ok: false, dimension, reason })
@@ -24,39 +24,58 @@ const no = (dimension: CoreDimensionId, reason: string): Plan => ({ ok: false, d
 /**
  * The core dimensions each provider has a control for. The KV cache is the model's past/present
  * tensors and MatMul runs on cuBLAS (CUDA EP) or TensorRT tactics (TensorRT EP), neither
- * selectable, so those are left to the engine. The CUDA EP's attention ops read environment
- * variables that turn kernel families off; the TensorRT EP uses TensorRT's own fused attention.
+ * selectable, so those are left to the engine. The CUDA EP's attention ops take their kernels
+ * from the sdpa_kernel option; the TensorRT EP uses TensorRT's own fused attention.
  */
 export const ORT_CONTROLS: Readonly<Record<OrtProvider, readonly CoreDimensionId[]>> = {
   cuda: ['attention_backend', 'activation_dtype', 'fusion_strategy', 'cuda_graph'],
   tensorrt: ['activation_dtype', 'fusion_strategy', 'cuda_graph'],
 }
 
-function attention(value: string, env: Record<string, string>, notes: string[]): Plan | undefined {
+/** What each sdpa_kernel bit selects, for notes and refusals. */
+const KERNEL_NAMES: Readonly<Record<SdpaKernel, string>> = {
+  flash: 'FlashAttention',
+  efficient: 'memory-efficient (CUTLASS)',
+  trtFused: 'TensorRT fused',
+  cudnnFlash: 'cuDNN flash',
+  math: 'unfused',
+  trtFlash: 'TensorRT flash',
+  trtCross: 'TensorRT cross',
+  trtCausal: 'TensorRT causal',
+  decoder: 'decoder masked (FasterTransformer)',
+}
+
+/**
+ * Attention kernels go through the CUDA EP's `sdpa_kernel` bit mask, the exact selector: with it
+ * non-zero the ORT_DISABLE_* variables are not read at all (attention_kernel_options.cc), and a
+ * mask names the kernels that stay on instead of a list of ones to turn off, which a newer release
+ * can outgrow (1.19 has TensorRT cross attention and 1.29 adds decoder attention, both left on by
+ * the four variables this translator used to set).
+ */
+function attention(value: string, release: OrtRelease, provider: Record<string, string>, notes: string[]): Plan | undefined {
+  const off = (keep: SdpaKernel) => release.sdpaKernels.filter((k) => k !== keep && k !== 'math').map((k) => KERNEL_NAMES[k]).join(', ')
+  const ignored = 'With sdpa_kernel non-zero the ORT_DISABLE_*/ORT_ENABLE_* attention variables are ignored.'
   switch (value) {
     case 'flash_attn_v2':
-      // Leave only ORT's FlashAttention kernels on.
-      env[ATTENTION_ENV.memoryEfficient] = '1'
-      env[ATTENTION_ENV.trtFlash] = '1'
-      notes.push("flash_attn_v2 keeps only ONNX Runtime's FlashAttention kernels (memory-efficient and TensorRT fused attention off); they need sm_80+ and fp16/bf16 (1.29.0: \"FlashAttention requires sm>=80, fp16/bf16\"), elsewhere the op falls back or fails.")
+      provider.sdpa_kernel = String(SDPA_KERNEL.flash)
+      notes.push(`sdpa_kernel=${SDPA_KERNEL.flash} (FLASH_ATTENTION) keeps ONNX Runtime's FlashAttention kernels and turns the other fused kernels of ${release.checked} off (${off('flash')}); where FlashAttention cannot run (it needs sm_80+ and fp16/bf16) the op falls back to the unfused path, which the mask cannot turn off ("MATH=0 is ignored."), or fails if it has none. The mask also drops the packed-QKV minimum sequence length for FlashAttention from 513 to 0. ${ignored}`)
       return undefined
     case 'native':
-      for (const name of Object.values(ATTENTION_ENV)) env[name] = '1'
-      notes.push('native turns every fused attention kernel off, leaving the unfused path of ops that have one; an op without one fails (1.29.0: "PagedAttention requires FlashAttention").')
+      provider.sdpa_kernel = String(SDPA_KERNEL.math)
+      notes.push(`sdpa_kernel=${SDPA_KERNEL.math} (MATH) turns every fused attention kernel of ${release.checked} off (${off('math')}), leaving the unfused path of ops that have one; an op without one fails (1.29.0: "PagedAttention requires FlashAttention"). ${ignored}`)
       return undefined
     default:
-      return no('attention_backend', `the CUDA EP's attention kernels are FlashAttention, memory-efficient (CUTLASS) and TensorRT fused attention, switched with ${Object.values(ATTENTION_ENV).join(', ')}; none of them is ${value}`)
+      return no('attention_backend', `the CUDA EP's attention kernels in ${release.checked} are ${release.sdpaKernels.map((k) => KERNEL_NAMES[k]).join(', ')}, selected with the sdpa_kernel bit mask; none of them is ${value}`)
   }
 }
 
 function plan(v: Partial<Record<CoreDimensionId, string>>, ep: OrtProvider, release: OrtRelease): Plan {
   const session: Record<string, string> = {}
   const provider: Record<string, string> = {}
-  const env: Record<string, string> = {}
   const notes: string[] = []
 
   if (v.attention_backend !== undefined) {
-    const refused = attention(v.attention_backend, env, notes)
+    const refused = attention(v.attention_backend, release, provider, notes)
     if (refused) return refused
   }
   switch (v.activation_dtype) {
@@ -92,7 +111,7 @@ function plan(v: Partial<Record<CoreDimensionId, string>>, ep: OrtProvider, rele
     case 'dynamic':
       return no('cuda_graph', 'ONNX Runtime captures one CUDA graph per fixed input shape and binding address; dynamic-shape graphs cannot be expressed')
   }
-  return { ok: true, session, provider, env, notes }
+  return { ok: true, session, provider, notes }
 }
 
 /** The ONNX Runtime plugin; its translate answers synchronously. */
@@ -143,15 +162,14 @@ export function onnxEngine(options: OnnxEngineOptions = {}): OnnxEnginePlugin {
       const files: Record<string, string> = {}
       if (Object.keys(p.session).length > 0) files[SESSION_FILE] = JSON.stringify(p.session, null, 2) + '\n'
       files[PROVIDER_FILE] = JSON.stringify({ providers: [PROVIDERS[ep]], provider_options: [p.provider] }, null, 2) + '\n'
-      const envNote = Object.keys(p.env).length > 0 ? ['Set the environment variables in the process that creates the session, before it is created.'] : []
       return {
         ok: true,
         engine: name,
         version,
         argv: [],
-        env: p.env,
+        env: {},
         files,
-        notes: ['ONNX Runtime is a library: pass these options to InferenceSession (no command line).', ...controlled.notes, ...p.notes, ...envNote],
+        notes: ['ONNX Runtime is a library: pass these options to InferenceSession (no command line).', ...controlled.notes, ...p.notes],
       }
     },
   }

@@ -1,8 +1,8 @@
 /**
  * @module @kerneltune/engines-onnx
  * Translates a kerneltune catalog combination into ONNX Runtime session options
- * (graph_optimization_level), CUDA or TensorRT execution-provider options and the CUDA EP's
- * attention environment variables, or refuses with the dimension, the value and why. Releases
+ * (graph_optimization_level) and CUDA or TensorRT execution-provider options (the CUDA EP's
+ * attention kernels through its sdpa_kernel bit mask), or refuses with the dimension, the value and why. Releases
  * 1.29 and 1.19, each checked against the provider libraries of that release.
  *
  * @example
@@ -13,4 +13,4 @@
  * ```
  */
 export { onnxEngine, type OnnxEnginePlugin, ORT_CONTROLS, SESSION_FILE, PROVIDER_FILE, type OnnxEngineOptions } from './engine.ts'
-export { ORT_RELEASES, ORT_VERSIONS, PROVIDERS, type OrtProvider, type OrtRelease, type OrtVersion } from './releases.ts'
+export { ATTENTION_ENV, ORT_RELEASES, ORT_VERSIONS, PROVIDERS, SDPA_KERNEL, type OrtProvider, type OrtRelease, type OrtVersion, type SdpaKernel } from './releases.ts'

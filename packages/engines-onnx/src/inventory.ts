@@ -4,11 +4,18 @@
  * provider option key against that release's list (boolean options as "0"/"1").
  */
 import type { EngineInventory, Translation } from '@kerneltune/core'
-import { PROVIDERS, type OrtProvider, type OrtRelease } from './releases.ts'
+import { PROVIDERS, SDPA_KERNEL, type OrtProvider, type OrtRelease } from './releases.ts'
 
 const SESSION_FILE = 'session_options.json'
 const PROVIDER_FILE = 'provider_options.json'
 const BOOLEAN_OPTIONS = new Set(['enable_cuda_graph', 'trt_fp16_enable', 'trt_bf16_enable', 'trt_cuda_graph_enable'])
+
+/** A non-zero integer whose every bit is an AttentionBackend member of the release. */
+function sdpaMaskOk(value: string, release: OrtRelease): boolean {
+  if (!/^[1-9]\d*$/.test(value)) return false
+  const known = release.sdpaKernels.reduce((mask, k) => mask | SDPA_KERNEL[k], 0)
+  return (Number(value) & ~known) === 0
+}
 
 export function ortInventory(release: OrtRelease): EngineInventory {
   const byName = Object.fromEntries(Object.entries(PROVIDERS).map(([k, v]) => [v, k as OrtProvider]))
@@ -27,6 +34,7 @@ export function ortInventory(release: OrtRelease): EngineInventory {
       for (const [key, value] of Object.entries(options[i] ?? {})) {
         if (!release.providerOptions[ep].includes(key)) problems.push(`${provider} option ${key} is not in the ${release.checked} inventory`)
         else if (BOOLEAN_OPTIONS.has(key) && value !== '0' && value !== '1') problems.push(`${key}=${value} is not "0" or "1"`)
+        else if (key === 'sdpa_kernel' && !sdpaMaskOk(value, release)) problems.push(`sdpa_kernel=${value} is not a mask of the ${release.checked} kernels (${release.sdpaKernels.map((k) => `${k}=${SDPA_KERNEL[k]}`).join(', ')})`)
       }
     })
     return problems

@@ -25,17 +25,48 @@ export const CUDA_GRAPH_OPTION = { cuda: 'enable_cuda_graph', tensorrt: 'trt_cud
 
 /**
  * Environment variables the CUDA EP's attention contrib ops (Attention, MultiHeadAttention,
- * GroupQueryAttention) read to turn a kernel family off; `1` disables it. The 1.29.0 library's
- * error text names three of them ("Check ORT_DISABLE_FLASH_ATTENTION /
- * ORT_DISABLE_MEMORY_EFFICIENT_ATTENTION / ORT_DISABLE_DECODER_ATTENTION env vars") and uses the
- * 0/1 form ("disable XQA (ORT_ENABLE_XQA=0)").
+ * GroupQueryAttention) read, each "0"/"1": ORT_DISABLE_* turn a kernel family off, ORT_ENABLE_*
+ * turn one on that is off by default (onnxruntime/contrib_ops/cpu/bert/attention_common.h,
+ * namespace attention). They are read only while the `sdpa_kernel` provider option is 0
+ * (attention_kernel_options.cc `Initialize`: `if (value > 0) { ...bits... } else { ...variables... }`),
+ * so a translation selects kernels with `sdpa_kernel` and emits none of them; they are listed so
+ * that the inventory knows each release's names.
  */
 export const ATTENTION_ENV = {
   flash: 'ORT_DISABLE_FLASH_ATTENTION',
   memoryEfficient: 'ORT_DISABLE_MEMORY_EFFICIENT_ATTENTION',
   trtFlash: 'ORT_DISABLE_TRT_FLASH_ATTENTION',
-  fused: 'ORT_DISABLE_FUSED_ATTENTION',
+  trtFused: 'ORT_DISABLE_FUSED_ATTENTION',
+  trtCross: 'ORT_DISABLE_FUSED_CROSS_ATTENTION',
+  trtCausal: 'ORT_ENABLE_FUSED_CAUSAL_ATTENTION',
+  cudnnFlash: 'ORT_ENABLE_CUDNN_FLASH_ATTENTION',
+  decoder: 'ORT_DISABLE_DECODER_ATTENTION',
 } as const
+
+/**
+ * The bits of the CUDA EP's `sdpa_kernel` provider option: `enum class AttentionBackend` in
+ * attention_common.h. A non-zero value selects exactly the kernels whose bits it has; the unfused
+ * MATH path stays on whatever the mask says ("unfused kernel cannot be disabled right now";
+ * `Print` warns "MATH=0 is ignored."). Which members a release has is per release below.
+ */
+export const SDPA_KERNEL = {
+  flash: 1,
+  efficient: 2,
+  trtFused: 4,
+  cudnnFlash: 8,
+  math: 16,
+  trtFlash: 32,
+  trtCross: 64,
+  trtCausal: 128,
+  decoder: 512,
+} as const
+export type SdpaKernel = keyof typeof SDPA_KERNEL
+
+/** What a stored attention_common.h says, and where (the tags' own copies are not stored). */
+const COMMON_1_19 = 'onnxruntime/contrib_ops/cpu/bert/attention_common.h, stored copy at commit 01cd33b5 (the enum and variables the 1.19.2 library names; the v1.19.2 tag itself is not stored): L152-163 enum class AttentionBackend { FLASH_ATTENTION = 1, EFFICIENT_ATTENTION = 2, TRT_FUSED_ATTENTION = 4, CUDNN_FLASH_ATTENTION = 8, MATH = 16 ("unfused kernel cannot be disabled right now"), TRT_FLASH_ATTENTION = 32, TRT_CROSS_ATTENTION = 64, TRT_CAUSAL_ATTENTION = 128 }; L169 ORT_DISABLE_FUSED_ATTENTION, L172 ORT_DISABLE_FUSED_CROSS_ATTENTION, L176 ORT_ENABLE_FUSED_CAUSAL_ATTENTION, L179 ORT_ENABLE_CUDNN_FLASH_ATTENTION, L182 ORT_DISABLE_TRT_FLASH_ATTENTION, L185 ORT_DISABLE_MEMORY_EFFICIENT_ATTENTION, L188 ORT_DISABLE_FLASH_ATTENTION'
+const COMMON_1_29 = 'onnxruntime/contrib_ops/cpu/bert/attention_common.h, stored copy of the 1.2x era whose commit the index does not record (the v1.29.0 tag is not stored): enum class AttentionBackend { FLASH_ATTENTION = 1, EFFICIENT_ATTENTION = 2, TRT_FUSED_ATTENTION = 4, CUDNN_FLASH_ATTENTION = 8, MATH = 16, TRT_FLASH_ATTENTION = 32, TRT_CROSS_ATTENTION = 64, LEAN_ATTENTION = 256, DECODER_ATTENTION = 512 } (no TRT_CAUSAL_ATTENTION); kDisableFusedCrossAttention = "ORT_DISABLE_FUSED_CROSS_ATTENTION", kDisableDecoderAttention = "ORT_DISABLE_DECODER_ATTENTION" ("FasterTransformer\'s decoder masked multi-head attention. Default is 0 (enabled)")'
+const OPTIONS_CC = 'onnxruntime/contrib_ops/cuda/bert/attention_kernel_options.cc, stored copy at commit d6131154 (1.2x era): L18-29 `if (value > 0)` sets each kernel from its sdpa_kernel bit; L30-43 `else` reads the ORT_DISABLE_*/ORT_ENABLE_* variables, so they count only while sdpa_kernel is 0; `Print` warns "MATH=0 is ignored."'
+const LABELS = 'the library\'s AttentionKernelOptions::Print labels (one per sdpa_kernel member, scripts/provider-strings.mjs, run 2026-11-26)'
 
 const CUDA_OPTIONS = [
   'device_id', 'has_user_compute_stream', 'user_compute_stream', 'gpu_mem_limit', 'arena_extend_strategy',
@@ -64,8 +95,10 @@ export interface OrtRelease {
   /** The release whose binaries were read. */
   readonly checked: string
   readonly providerOptions: Readonly<Record<OrtProvider, readonly string[]>>
-  /** Attention environment variables the CUDA EP reads (value "1" turns a kernel family off). */
+  /** Attention environment variables the CUDA EP reads ("0"/"1"; ignored while sdpa_kernel is non-zero). */
   readonly attentionEnv: readonly string[]
+  /** The `sdpa_kernel` bits (AttentionBackend members) this release's CUDA EP has. */
+  readonly sdpaKernels: readonly SdpaKernel[]
   readonly optimizationLevels: readonly string[]
   readonly evidence: readonly string[]
 }
@@ -81,10 +114,16 @@ export const ORT_RELEASES: Readonly<Record<OrtVersion, OrtRelease>> = {
       cuda: CUDA_OPTIONS,
       tensorrt: [...TRT_OPTIONS_1_19, 'trt_external_data_bytestream', 'trt_external_data_bytestream_size', 'trt_op_types_to_exclude', 'trt_bf16_enable'],
     },
-    attentionEnv: Object.values(ATTENTION_ENV),
+    // ORT_ENABLE_FUSED_CAUSAL_ATTENTION is gone from the 1.29.0 library, as TRT_CAUSAL_ATTENTION is
+    // from its enum; LEAN_ATTENTION is compiled out (no Print label, no ORT_ENABLE_LEAN_ATTENTION).
+    attentionEnv: [ATTENTION_ENV.flash, ATTENTION_ENV.memoryEfficient, ATTENTION_ENV.trtFlash, ATTENTION_ENV.trtFused, ATTENTION_ENV.trtCross, ATTENTION_ENV.cudnnFlash, ATTENTION_ENV.decoder],
+    sdpaKernels: ['flash', 'efficient', 'trtFused', 'cudnnFlash', 'math', 'trtFlash', 'trtCross', 'decoder'],
     optimizationLevels: LEVELS,
     evidence: [
-      'npm com.github.asus4.onnxruntime.linux-x64-gpu@0.4.9 (README: "ONNX Runtime: 1.29.0"): strings of libonnxruntime_providers_cuda.so hold every CUDA option listed, ORT_DISABLE_FLASH_ATTENTION, ORT_DISABLE_MEMORY_EFFICIENT_ATTENTION, ORT_DISABLE_TRT_FLASH_ATTENTION, ORT_DISABLE_FUSED_ATTENTION',
+      'npm com.github.asus4.onnxruntime.linux-x64-gpu@0.4.9 (README: "ONNX Runtime: 1.29.0"): strings of libonnxruntime_providers_cuda.so hold every CUDA option listed (sdpa_kernel among them) and ORT_DISABLE_FLASH_ATTENTION, ORT_DISABLE_MEMORY_EFFICIENT_ATTENTION, ORT_DISABLE_TRT_FLASH_ATTENTION, ORT_DISABLE_FUSED_ATTENTION, ORT_DISABLE_FUSED_CROSS_ATTENTION, ORT_DISABLE_DECODER_ATTENTION, ORT_ENABLE_CUDNN_FLASH_ATTENTION, but not ORT_ENABLE_FUSED_CAUSAL_ATTENTION or ORT_ENABLE_LEAN_ATTENTION',
+      `same library, ${LABELS}: FLASH_ATTENTION, EFFICIENT_ATTENTION, TRT_FUSED_ATTENTION, CUDNN_FLASH_ATTENTION, TRT_FLASH_ATTENTION, TRT_CROSS_ATTENTION, DECODER_ATTENTION; no TRT_CAUSAL_ATTENTION or LEAN_ATTENTION`,
+      COMMON_1_29,
+      OPTIONS_CC,
       'same package, libonnxruntime_providers_tensorrt.so: trt_bf16_enable, trt_fp16_enable, trt_cuda_graph_enable and "[TensorRT EP] trt_bf16_enable is set, but platform doesn\'t support bf16."',
       HEADER,
     ],
@@ -93,10 +132,14 @@ export const ORT_RELEASES: Readonly<Record<OrtVersion, OrtRelease>> = {
     version: '1.19',
     checked: '1.19.2',
     providerOptions: { cuda: CUDA_OPTIONS, tensorrt: TRT_OPTIONS_1_19 },
-    attentionEnv: Object.values(ATTENTION_ENV),
+    attentionEnv: [ATTENTION_ENV.flash, ATTENTION_ENV.memoryEfficient, ATTENTION_ENV.trtFlash, ATTENTION_ENV.trtFused, ATTENTION_ENV.trtCross, ATTENTION_ENV.trtCausal, ATTENTION_ENV.cudnnFlash],
+    sdpaKernels: ['flash', 'efficient', 'trtFused', 'cudnnFlash', 'math', 'trtFlash', 'trtCross', 'trtCausal'],
     optimizationLevels: LEVELS,
     evidence: [
-      'npm com.github.asus4.onnxruntime.linux-x64-gpu@0.2.1 (README: "ONNX Runtime: 1.19.2"): strings of libonnxruntime_providers_cuda.so hold every CUDA option listed and the four ORT_DISABLE_*_ATTENTION variables',
+      'npm com.github.asus4.onnxruntime.linux-x64-gpu@0.2.1 (README: "ONNX Runtime: 1.19.2"): strings of libonnxruntime_providers_cuda.so hold every CUDA option listed (sdpa_kernel among them) and ORT_DISABLE_FLASH_ATTENTION, ORT_DISABLE_MEMORY_EFFICIENT_ATTENTION, ORT_DISABLE_TRT_FLASH_ATTENTION, ORT_DISABLE_FUSED_ATTENTION, ORT_DISABLE_FUSED_CROSS_ATTENTION, ORT_ENABLE_FUSED_CAUSAL_ATTENTION, ORT_ENABLE_CUDNN_FLASH_ATTENTION, but not ORT_DISABLE_DECODER_ATTENTION',
+      `same library, ${LABELS}: FLASH_ATTENTION, EFFICIENT_ATTENTION, TRT_FUSED_ATTENTION, CUDNN_FLASH_ATTENTION, TRT_FLASH_ATTENTION, TRT_CROSS_ATTENTION, TRT_CAUSAL_ATTENTION; no LEAN_ATTENTION or DECODER_ATTENTION: the members of the enum at 01cd33b5`,
+      COMMON_1_19,
+      OPTIONS_CC,
       'same package, libonnxruntime_providers_tensorrt.so: trt_fp16_enable and trt_cuda_graph_enable, but no trt_bf16_enable, trt_op_types_to_exclude or trt_external_data_bytestream',
       'trt_bf16_enable was added by PR #24743 / #24915 (merged 2025-05-31); the first release that has it lies between 1.19.2 and 1.29.0 and was not checked (1.23.0 is likely)',
       HEADER,

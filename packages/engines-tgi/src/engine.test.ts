@@ -38,6 +38,20 @@ describe('tgiEngine', () => {
     expect(t({ kv_layout: 'chunked' })).toMatchObject({ env: { PREFILL_CHUNKING: '1' } })
   })
 
+  it('should refuse chunked prefill with ATTENTION=paged, which model.py L82-87 (v3.3.7) turns off with a warning', () => {
+    const r = t({ attention_backend: 'paged_attention', kv_layout: 'chunked' }) as Refusal
+    expect(r).toMatchObject({ ok: false, dimension: 'kv_layout', value: 'chunked' })
+    expect(r.reason).toMatch(/unless ATTENTION is flashinfer or flashdecoding/)
+    expect(r.reason).toContain('Prefill chunking is only supported with `flashinfer` or `flashdecoding` attention types.')
+    expect(r.reason).toContain('model.py L73-87')
+    for (const a of ['flashinfer', 'flash_attn_v2']) {
+      expect(t({ attention_backend: a, kv_layout: 'chunked' })).toMatchObject({ ok: true, env: { PREFILL_CHUNKING: '1' } })
+    }
+    expect(t({ attention_backend: 'paged_attention', kv_layout: 'paged' })).toMatchObject({ ok: true, env: { ATTENTION: 'paged', PREFILL_CHUNKING: '0' } })
+    // Left to the launcher, ATTENTION may resolve to paged: the translation says so.
+    expect((t({ kv_layout: 'chunked' }) as Translation).notes.join(' ')).toMatch(/below sm_80 it falls back to paged/)
+  })
+
   it('should reach CUTLASS only through fp8 and refuse Triton and Machete GEMMs', () => {
     expect(t({ matmul_path: 'cutlass', activation_dtype: 'fp8_e4m3' })).toMatchObject({
       argv: ['text-generation-launcher', '--model-id', 'm', '--quantize', 'fp8'],

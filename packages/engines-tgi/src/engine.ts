@@ -1,6 +1,6 @@
 /** The TGI (text-generation-inference) engine plugin. */
 import { CORE_DIMENSION_VALUES, type Combo, type CoreDimensionId, type EngineInventory, type EnginePlugin, type TranslateContext, type TranslateResult } from '@kerneltune/core'
-import { ATTENTION, BLOCK_SIZE, DEFAULT_CUDA_GRAPHS, TGI_INVENTORIES, TGI_VERSIONS, type TgiVersion } from './releases.ts'
+import { ATTENTION, BLOCK_SIZE, CHUNKING_ATTENTION, CHUNKING_WARNING, DEFAULT_CUDA_GRAPHS, MODEL_PY, TGI_INVENTORIES, TGI_VERSIONS, type TgiVersion } from './releases.ts'
 import { applyControls, checkCombo, refusal, resolveVersion } from '@kerneltune/core'
 
 export interface TgiEngineOptions {
@@ -47,8 +47,15 @@ function plan(v: Partial<Record<CoreDimensionId, string>>): Plan {
       env.PREFILL_CHUNKING = '0'
       break
     case 'chunked':
+      // The server keeps chunking only with flashinfer or flashdecoding attention and without
+      // speculation; otherwise it logs a warning and serves unchunked (model.py L73-87 at v3.3.7).
+      if (env.ATTENTION !== undefined && !CHUNKING_ATTENTION.includes(env.ATTENTION)) {
+        return no('kv_layout', `TGI turns prefill chunking off unless ATTENTION is ${CHUNKING_ATTENTION.join(' or ')} ("${CHUNKING_WARNING}", ${MODEL_PY}), so ATTENTION=${env.ATTENTION} with PREFILL_CHUNKING=1 would prefill unchunked; use attention_backend flashinfer or flash_attn_v2 for chunked prefill, or kv_layout paged`)
+      }
       env.PREFILL_CHUNKING = '1'
       notes.push('--max-batch-prefill-tokens sets the prefill chunk budget.')
+      if (env.ATTENTION === undefined) notes.push(`Chunked prefill stays on only if the launcher picks ATTENTION=${CHUNKING_ATTENTION.join(' or ')} (below sm_80 it falls back to paged for some head sizes and models; main.rs resolve_attention, VERSIONS.md §2): set attention_backend to be sure (${MODEL_PY}).`)
+      notes.push(`TGI also turns chunking off when speculation is on (speculate != 0, e.g. --speculate; ${MODEL_PY}).`)
       break
   }
 

@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest'
 import { requireOrSkip } from '@kerneltune/tooling/test-skip'
 import type { HardwareSpec, Translation } from '@kerneltune/core'
 import { argvProblems, coreCombos, inventoryFromJson, inventoryProblems, testEngine, type EngineInventory } from '@kerneltune/engine-conformance'
+import { vllmEngine } from '@kerneltune/engines-vllm'
 import { TRITON_RELEASES, TRITON_VERSIONS, tritonEngine } from './index.ts'
 
 // The inventories are read-only reference data outside the repository; tests skip without them.
@@ -22,7 +23,9 @@ function inventory(): EngineInventory {
   const trtllm = inventoryFromJson(read('tensorrt_llm.json'))
   const vllmJson = read('vllm.json')
   const vllm = inventoryFromJson(vllmJson)
-  const fields = new Set(['backend', 'parameters', ...Object.keys(triton.flags).map((k) => k.split('.')[0]!)])
+  // triton.json lists the tuning fields of model_config.proto; ModelConfig's `input` and `output`
+  // (repeated ModelInput / ModelOutput, `output = 6` in the stored copy at 08365eae) carry the tensors.
+  const fields = new Set(['backend', 'parameters', 'input', 'output', ...Object.keys(triton.flags).map((k) => k.split('.')[0]!)])
   const paramKeys = new Set<string>(triton.tensorrtllm_backend_parameters.all_keys_in_template)
   const check = (t: Translation): string[] => {
     const problems: string[] = []
@@ -56,7 +59,7 @@ function inventory(): EngineInventory {
 }
 
 // Both backends are checked against the plugin's own per-release inventory (the vllm backend's is
-// vLLM 0.11.2's, from engines-vllm); the reference inventories are walked below as a cross-check.
+// the default vLLM release's, from engines-vllm); the reference inventories are walked below as a cross-check.
 testEngine({ engine: () => tritonEngine({ backend: 'tensorrtllm' }) })
 testEngine({ engine: () => tritonEngine({ backend: 'vllm' }) })
 
@@ -86,9 +89,14 @@ describe('tritonEngine', () => {
   })
 
   it('should write model.json and the server environment with the vllm backend', () => {
-    const r = vl({ attention_backend: 'flashinfer', kv_layout: 'chunked', cuda_graph: 'off' })
-    expect(r).toMatchObject({ ok: true, env: { VLLM_ATTENTION_BACKEND: 'FLASHINFER' } })
-    expect(JSON.parse(file(r, 'model.json'))).toEqual({ model: 'm', enable_chunked_prefill: true, compilation_config: { cudagraph_mode: 'NONE' } })
+    const combo = { attention_backend: 'flashinfer', kv_layout: 'chunked', cuda_graph: 'off' }
+    const old = tritonEngine({ backend: 'vllm' }).translate(combo, { model: 'm', options: { vllmVersion: '0.11.2' } })
+    expect(old).toMatchObject({ ok: true, env: { VLLM_ATTENTION_BACKEND: 'FLASHINFER' } })
+    expect(JSON.parse(file(old, 'model.json'))).toEqual({ model: 'm', enable_chunked_prefill: true, compilation_config: { cudagraph_mode: 'NONE' } })
+    // The default vLLM release (the engine's, 0.32.0) takes the backend as an engine argument.
+    const r = vl(combo)
+    expect(r).toMatchObject({ ok: true, env: {} })
+    expect(JSON.parse(file(r, 'model.json'))).toEqual({ model: 'm', attention_backend: 'FLASHINFER', enable_chunked_prefill: true, compilation_config: { cudagraph_mode: 'NONE' } })
     expect(file(r, 'config.pbtxt')).toContain('backend: "vllm"')
     expect(vl({ kv_layout: 'contiguous' })).toMatchObject({ ok: false, dimension: 'kv_layout', reason: expect.stringContaining('vllm backend') })
   })
@@ -135,6 +143,48 @@ describe('tritonEngine releases (TensorRT-LLM backend)', () => {
     expect(tritonEngine().translate({ matmul_path: 'cutlass', activation_dtype: 'fp8_e4m3' }, { hardware })).toMatchObject({ ok: false, dimension: 'matmul_path', reason: expect.stringContaining('SM 100') })
   })
 
+  // Issue 23 item 5: the tensorrtllm backend reads and writes these tensors by name and does not
+  // fill a config in, so a config without them serves nothing.
+  it("should declare the template's input and output tensors, with max_batch_size equal to the engine's (tensorrt_llm/config.pbtxt)", () => {
+    for (const version of TRITON_VERSIONS) {
+      const r = tritonEngine().translate({ activation_dtype: 'bf16' }, { model: 'ckpt', version }) as Translation
+      const c = config(r)
+      for (const t of TRITON_RELEASES[version].inputs) expect(c).toContain(`name: "${t.name}"`)
+      for (const t of TRITON_RELEASES[version].outputs) expect(c).toContain(`name: "${t.name}"`)
+      expect(c).toMatch(/input \[\n {2}\{\n {4}name: "input_ids"\n {4}data_type: TYPE_INT32\n {4}dims: \[ -1 \]\n {4}optional: true\n {4}allow_ragged_batch: true\n {2}\}/)
+      expect(c).toMatch(/name: "input_lengths"\n {4}data_type: TYPE_INT32\n {4}dims: \[ 1 \]\n {4}reshape: \{ shape: \[ \] \}\n {2}\}/)
+      expect(c).toMatch(/name: "generation_logits"\n {4}data_type: TYPE_FP32\n {4}dims: \[ -1, -1, -1 \]/)
+      expect(c).toMatch(/name: "prompt_embedding_table"\n {4}data_type: TYPE_BF16/)
+      expect(c).toMatch(/^max_batch_size: 64$/m)
+      expect(file(r, 'build-engine.sh')).toContain('--max_batch_size 64 --logits_dtype float32')
+      expect(inventoryProblems(r, TRITON_RELEASES[version].inventory)).toEqual([])
+    }
+    expect(TRITON_RELEASES['0.19'].inventory.evidence!.join(' ')).toMatch(/v0\.19\.0 template itself is not stored.*0c8de69a.*24 lines/)
+  })
+
+  it('should leave the model-dtype tensors out when the combination does not name the dtype, and take maxBatchSize for both the engine and the config', () => {
+    const r = tritonEngine().translate({}, { options: { maxBatchSize: 8 } }) as Translation
+    expect(config(r)).not.toContain('prompt_embedding_table')
+    expect(config(r)).toContain('name: "input_ids"')
+    expect(config(r)).toMatch(/^max_batch_size: 8$/m)
+    expect(file(r, 'build-engine.sh')).toContain('--max_batch_size 8')
+    expect(r.notes.join(' ')).toMatch(/prompt_embedding_table .* left out/)
+    expect(() => tritonEngine().translate({}, { options: { maxBatchSize: 0 } })).toThrow(/not a positive integer/)
+  })
+
+  it('should catch a config without tensors, a tensor of the wrong type, and a max_batch_size the engine was not built with', () => {
+    const r = trt({}) as Translation
+    const name = Object.keys(r.files).find((n) => n.endsWith('config.pbtxt'))!
+    const inventory = TRITON_RELEASES['1.0'].inventory
+    const bare = r.files[name]!.replace(/input \[[\s\S]*?\n\]\noutput \[[\s\S]*?\n\]\n/, '')
+    expect(inventoryProblems({ ...r, files: { ...r.files, [name]: bare } }, inventory)).toEqual(expect.arrayContaining([`${name}: no input tensors declared (the backend does not fill them in)`, `${name}: no output tensors declared (the backend does not fill them in)`]))
+    const wrong = r.files[name]!.replace('name: "input_lengths"\n    data_type: TYPE_INT32', 'name: "input_lengths"\n    data_type: TYPE_INT64').replace('max_batch_size: 64', 'max_batch_size: 128')
+    expect(inventoryProblems({ ...r, files: { ...r.files, [name]: wrong } }, inventory)).toEqual([
+      `${name}: input input_lengths is TYPE_INT64, the template has TYPE_INT32`,
+      `${name}: max_batch_size 128 differs from build-engine.sh --max_batch_size 64`,
+    ])
+  })
+
   it('should catch a parameter or instance kind outside the inventory', () => {
     const r = trt({}) as Translation
     const inventory = TRITON_RELEASES['1.0'].inventory
@@ -151,7 +201,8 @@ describe.skipIf(requireOrSkip(HAVE, `reference: the inventories in ${DIR} are ab
     const problems: string[] = []
     for (const backend of ['tensorrtllm', 'vllm'] as const) {
       for (const combo of coreCombos()) {
-        const r = tritonEngine({ backend }).translate(combo, { model: 'm' })
+        // vllm.json is a 0.11.x-era snapshot, so model.json is written for vLLM 0.11.2 here.
+        const r = tritonEngine({ backend }).translate(combo, { model: 'm', options: { vllmVersion: '0.11.2' } })
         if (r.ok) problems.push(...inventoryProblems(r, reference).map((p) => `${backend} ${JSON.stringify(combo)}: ${p}`))
       }
     }
@@ -165,10 +216,10 @@ describe.skipIf(requireOrSkip(HAVE, `reference: the inventories in ${DIR} are ab
 })
 
 describe('tritonEngine vllm backend releases', () => {
-  it('should write model.json for the vLLM release the context names, 0.11.2 by default', () => {
+  it("should write model.json for the vLLM release the context names, by default the vLLM engine's own default (issue 23 item 6: one default)", () => {
     const notes = (options: Record<string, unknown>) => (tritonEngine({ backend: 'vllm' }).translate({}, { options }) as Translation).notes.join(' ')
-    expect(notes({})).toContain('vLLM 0.11.2 engine arguments')
-    expect(notes({ vllmVersion: '0.32.0' })).toContain('vLLM 0.32.0 engine arguments')
+    expect(notes({})).toContain(`vLLM ${vllmEngine().defaultVersion} engine arguments`)
+    expect(notes({ vllmVersion: '0.11.2' })).toContain('vLLM 0.11.2 engine arguments')
     expect(() => tritonEngine({ backend: 'vllm' }).translate({}, { options: { vllmVersion: '0.9.0' } })).toThrow(/supported versions: 0\.32\.0/)
   })
 
@@ -178,6 +229,6 @@ describe('tritonEngine vllm backend releases', () => {
     expect(inventoryProblems(r, inventory)).toEqual([])
     const name = Object.keys(r.files).find((n) => n.endsWith('model.json'))!
     const bad = { ...r, files: { ...r.files, [name]: JSON.stringify({ model: 'm', enable_prefix_caching_v2: true }) } }
-    expect(inventoryProblems(bad, inventory)).toEqual([`${name}: enable_prefix_caching_v2 is not a vLLM 0.11.2 engine argument this inventory holds`])
+    expect(inventoryProblems(bad, inventory)).toEqual([`${name}: enable_prefix_caching_v2 is not a vLLM ${vllmEngine().defaultVersion} engine argument this inventory holds`])
   })
 })

@@ -7,7 +7,8 @@ import { checkCombo, CORE_DIMENSION_IDS, CORE_DIMENSION_VALUES, KerneltuneError,
 import { planTrtllm, smOf } from '@kerneltune/engines-trtllm'
 import { planVllm } from '@kerneltune/engines-vllm'
 import { BACKENDS, GPT_MODEL_TYPE, MODEL_DIR, REPOSITORY, TRITON_RELEASES, TRITON_VERSIONS, type TritonBackend, type TritonRelease, type TritonVersion } from './releases.ts'
-import { instanceGroup, parameters, shellQuote } from './pbtxt.ts'
+import { instanceGroup, parameters, shellQuote, tensors } from './pbtxt.ts'
+import { resolveTensors, type TensorTypes } from './tensors.ts'
 import { DEFAULT_VLLM_VERSION, vllmBackendInventory, vllmReleaseFor } from './vllm-backend.ts'
 
 export interface TritonEngineOptions {
@@ -28,6 +29,28 @@ function gpuDeviceIds(value: unknown): string {
   throw new KerneltuneError('INVALID_INPUT', `Triton gpuDeviceIds ${JSON.stringify(value)} is not a GPU id list: separate ids with "," and instance groups with ";" (e.g. "0,1" or "0,1;2,3")`, { plugin: 'triton' })
 }
 
+/**
+ * `context.options.maxBatchSize`: written both as trtllm-build --max_batch_size and as the model's
+ * max_batch_size, which the template's tensors need (their dims leave the batch dimension out).
+ * The template leaves it to `${triton_max_batch_size}`; 64 is this translator's default.
+ */
+export const DEFAULT_MAX_BATCH_SIZE = 64
+
+function maxBatchSize(value: unknown): number {
+  if (value === undefined) return DEFAULT_MAX_BATCH_SIZE
+  const n = typeof value === 'string' && /^\d+$/.test(value) ? Number(value) : value
+  if (typeof n === 'number' && Number.isInteger(n) && n >= 1) return n
+  throw new KerneltuneError('INVALID_INPUT', `Triton maxBatchSize ${JSON.stringify(value)} is not a positive integer`, { plugin: 'triton' })
+}
+
+/**
+ * The logits tensors get the dtype the engine is built with (build-engine.sh passes
+ * --logits_dtype float32, one of trtllm-build's two choices), and the model-dtype tensors the
+ * checkpoint's dtype when the combination names it.
+ */
+const LOGITS_BUILD: [string, string] = ['--logits_dtype', 'float32']
+const MODEL_TYPE: Readonly<Record<string, `TYPE_${string}`>> = { fp16: 'TYPE_FP16', bf16: 'TYPE_BF16' }
+
 type Done = { ok: true; env: Record<string, string>; files: Record<string, string>; notes: string[] }
 type Refused = { ok: false; dimension: string; reason: string }
 
@@ -42,18 +65,29 @@ function viaTrtllm(combo: Combo, release: TritonRelease, context: TranslateConte
   for (const [key, value] of Object.entries(plan.runtime)) params[key] = String(value)
   const gpus = context.options?.gpuDeviceIds
   if (gpus !== undefined) params.gpu_device_ids = gpuDeviceIds(gpus)
-  const build = ['trtllm-build', '--checkpoint_dir', context.model ?? 'CHECKPOINT_DIR', '--output_dir', ENGINE_DIR, ...plan.build.flat()]
+  const batch = maxBatchSize(context.options?.maxBatchSize)
+  const build = ['trtllm-build', '--checkpoint_dir', context.model ?? 'CHECKPOINT_DIR', '--output_dir', ENGINE_DIR, ...plan.build.flat(), '--max_batch_size', String(batch), ...LOGITS_BUILD]
+  const model = MODEL_TYPE[combo.activation_dtype ?? '']
+  const types: TensorTypes = { logits: 'TYPE_FP32', ...(model ? { model } : {}) }
+  const config = [
+    'backend: "tensorrtllm"',
+    `max_batch_size: ${batch}`,
+    tensors('input', resolveTensors(release.inputs, types)) + tensors('output', resolveTensors(release.outputs, types)),
+  ].join('\n')
   return {
     ok: true,
     env: {},
     files: {
       'build-engine.sh': `#!/bin/sh\n${build.map(shellQuote).join(' ')}\n`,
       // KIND_CPU as in the upstream template: the backend places the model on the GPUs itself.
-      [`${REPOSITORY}/${MODEL_DIR.tensorrtllm}/config.pbtxt`]: `backend: "tensorrtllm"\n${instanceGroup(release.instanceKind)}${parameters(params)}`,
+      [`${REPOSITORY}/${MODEL_DIR.tensorrtllm}/config.pbtxt`]: `${config}${instanceGroup(release.instanceKind)}${parameters(params)}`,
     },
     notes: [
       ...plan.notes,
-      'Run build-engine.sh first; set gpt_model_path to the absolute path of the built engine and max_batch_size to its --max_batch_size.',
+      'Run build-engine.sh first; set gpt_model_path to the absolute path of the built engine.',
+      `Inputs and outputs are the template's (${release.template}tensorrt_llm/config.pbtxt, ${release.tensorsReadAt}); max_batch_size ${batch} is the engine's --max_batch_size (context option maxBatchSize changes both), and the logits tensors are TYPE_FP32 as the engine is built with --logits_dtype float32.`,
+      ...(model ? [] : ['encoder_input_features and prompt_embedding_table (encoder-decoder and prompt-table models only) are left out: their data type is the checkpoint\'s, which the combination does not name; declare them with TYPE_FP16 or TYPE_BF16 if the model uses them.']),
+      'Streaming needs model_transaction_policy { decoupled: true } (the template\'s ${decoupled_mode}); it is not written.',
       gpus === undefined ? 'The instance group is KIND_CPU, as upstream: pick GPUs with context option gpuDeviceIds (gpu_device_ids, e.g. "0,1"), not with the instance kind.' : `gpu_device_ids ${String(gpus)}: one instance per ";"-separated group.`,
       `A full TensorRT-LLM repository also needs the preprocessing/postprocessing/ensemble models of ${release.template} (backend release ${release.version}); only the tensorrt_llm model is written here.`,
     ],
@@ -89,7 +123,7 @@ export interface TritonEnginePlugin extends EnginePlugin {
  *
  * @example
  * ```ts
- * tritonEngine({ backend: 'vllm' }).translate({ attention_backend: 'flashinfer' }, { model: 'org/model' })
+ * tritonEngine({ backend: 'vllm' }).translate({ attention_backend: 'flashinfer' }, { model: 'org/model', options: { vllmVersion: '0.11.2' } })
  * // argv: ['tritonserver', '--model-repository=model_repository'], env: { VLLM_ATTENTION_BACKEND: 'FLASHINFER' },
  * // files: config.pbtxt and 1/model.json under model_repository/vllm_model
  * ```

@@ -13,5 +13,6 @@
  * if (r.ok) for (const [file, text] of Object.entries(r.files)) console.log(`# ${file}\n${text}`)
  * ```
  */
-export { tritonEngine, type TritonEnginePlugin, ENGINE_DIR, MODEL_PLACEHOLDER, type TritonEngineOptions } from './engine.ts'
+export { tritonEngine, type TritonEnginePlugin, DEFAULT_MAX_BATCH_SIZE, ENGINE_DIR, MODEL_PLACEHOLDER, type TritonEngineOptions } from './engine.ts'
+export { TEMPLATE_INPUTS, TEMPLATE_OUTPUTS, type TemplateTensor } from './tensors.ts'
 export { BACKENDS, TRITON_RELEASES, TRITON_VERSIONS, type TritonBackend, type TritonRelease, type TritonVersion } from './releases.ts'

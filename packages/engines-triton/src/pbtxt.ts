@@ -15,3 +15,16 @@ export function instanceGroup(kind: 'KIND_CPU' | 'KIND_MODEL', count = 1): strin
 export function shellQuote(word: string): string {
   return /^[A-Za-z0-9_\/.,:=+@%-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`
 }
+
+/** An `input [...]` or `output [...]` block, written as the upstream template writes its tensors. */
+export function tensors(kind: 'input' | 'output', list: readonly { name: string; dataType: string; dims: readonly number[]; reshape?: boolean; optional?: boolean; allowRaggedBatch?: boolean }[]): string {
+  const entry = (t: (typeof list)[number]) => [
+    `    name: ${JSON.stringify(t.name)}`,
+    `    data_type: ${t.dataType}`,
+    `    dims: [ ${t.dims.join(', ')} ]`,
+    ...(t.reshape ? ['    reshape: { shape: [ ] }'] : []),
+    ...(t.optional ? ['    optional: true'] : []),
+    ...(t.allowRaggedBatch ? ['    allow_ragged_batch: true'] : []),
+  ].join('\n')
+  return `${kind} [\n${list.map((t) => `  {\n${entry(t)}\n  }`).join(',\n')}\n]\n`
+}

@@ -9,6 +9,7 @@
  */
 import type { EngineInventory, InventoryEntry, Translation } from '@kerneltune/core'
 import { TRTLLM_INVENTORIES } from '@kerneltune/engines-trtllm'
+import { TEMPLATE_INPUTS, TEMPLATE_OUTPUTS, type TemplateTensor } from './tensors.ts'
 
 /** Newest first; the first is the default. */
 export const TRITON_VERSIONS = ['1.0', '0.19'] as const
@@ -47,13 +48,22 @@ export interface TritonRelease {
   /** The trtllm-build release whose flags build-engine.sh uses. */
   readonly trtllmVersion: '1.0'
   readonly parameters: Readonly<Record<string, InventoryEntry>>
+  /** The template's input and output tensors (tensors.ts), with where they were read. */
+  readonly inputs: readonly TemplateTensor[]
+  readonly outputs: readonly TemplateTensor[]
+  /** Which copy of the template the tensors were read from, in a few words. */
+  readonly tensorsReadAt: string
   readonly inventory: EngineInventory
 }
 
 const SERVER_FLAGS: Record<string, InventoryEntry> = { '--model-repository': { type: 'str' } }
 
-/** model_config.proto top-level fields a translation writes (common @ 83adf7cf). */
-const CONFIG_FIELDS = new Set(['backend', 'instance_group', 'parameters', 'max_batch_size'])
+/**
+ * model_config.proto top-level fields a translation writes (common @ 83adf7cf; `input` and
+ * `output` are ModelConfig's `repeated ModelInput input` and `repeated ModelOutput output = 6`,
+ * read in the stored copy at 08365eae).
+ */
+const CONFIG_FIELDS = new Set(['backend', 'max_batch_size', 'input', 'output', 'instance_group', 'parameters'])
 const INSTANCE_KINDS = new Set(['KIND_CPU', 'KIND_MODEL'])
 
 function valueProblem(name: string, entry: InventoryEntry | undefined, value: string): string | undefined {
@@ -64,13 +74,39 @@ function valueProblem(name: string, entry: InventoryEntry | undefined, value: st
   return undefined
 }
 
+/** The tensors of an `input [...]` or `output [...]` block: name and data type. */
+function declared(text: string, kind: 'input' | 'output'): { name: string; dataType: string }[] {
+  const block = new RegExp(`^${kind} \\[\\n([\\s\\S]*?)^\\]`, 'm').exec(text)?.[1] ?? ''
+  return [...block.matchAll(/name: "([^"]+)"\n\s*data_type: (\w+)/g)].map((m) => ({ name: m[1]!, dataType: m[2]! }))
+}
+
+/** Declared tensors against the template's: every name known, data types as the template fixes them. */
+function tensorProblems(file: string, text: string, release: { inputs: readonly TemplateTensor[]; outputs: readonly TemplateTensor[] }): string[] {
+  const problems: string[] = []
+  for (const kind of ['input', 'output'] as const) {
+    const template = new Map((kind === 'input' ? release.inputs : release.outputs).map((x) => [x.name, x]))
+    const got = declared(text, kind)
+    if (got.length === 0) problems.push(`${file}: no ${kind} tensors declared (the backend does not fill them in)`)
+    for (const { name, dataType } of got) {
+      const t = template.get(name)
+      if (!t) problems.push(`${file}: ${kind} ${name} is not in the template`)
+      else if (t.dataType.startsWith('TYPE_') && t.dataType !== dataType) problems.push(`${file}: ${kind} ${name} is ${dataType}, the template has ${t.dataType}`)
+    }
+    for (const t of template.values()) if (!t.optional && kind === 'input' && !got.some((g) => g.name === t.name)) problems.push(`${file}: required input ${t.name} is missing`)
+  }
+  return problems
+}
+
 /**
- * The model repository check: config.pbtxt fields, instance kinds and tensorrtllm parameters
- * (names and values), and every flag of build-engine.sh against the trtllm-build inventory.
+ * The model repository check: config.pbtxt fields, instance kinds, input/output tensors against
+ * the template, tensorrtllm parameters (names and values), every flag of build-engine.sh against
+ * the trtllm-build inventory, and max_batch_size against the engine's --max_batch_size.
  */
-function repositoryProblems(t: Translation, parametersOf: Readonly<Record<string, InventoryEntry>>): string[] {
+function repositoryProblems(t: Translation, parametersOf: Readonly<Record<string, InventoryEntry>>, release: { inputs: readonly TemplateTensor[]; outputs: readonly TemplateTensor[] }): string[] {
   const problems: string[] = []
   const build = TRTLLM_INVENTORIES['1.0'].flags
+  const script = t.files['build-engine.sh']
+  const engineBatch = script ? /--max_batch_size (\d+)/.exec(script)?.[1] : undefined
   for (const [file, text] of Object.entries(t.files)) {
     if (file.endsWith('config.pbtxt')) {
       for (const m of text.matchAll(/^(\w+)\s*[:[{]/gm)) if (!CONFIG_FIELDS.has(m[1]!)) problems.push(`${file}: field ${m[1]} is not written by this translator's inventory`)
@@ -80,6 +116,10 @@ function repositoryProblems(t: Translation, parametersOf: Readonly<Record<string
           const p = valueProblem(`parameter ${m[1]}`, parametersOf[m[1]!], m[2]!)
           if (p) problems.push(`${file}: ${p}`)
         }
+        problems.push(...tensorProblems(file, text, release))
+        const batch = /^max_batch_size: (\d+)$/m.exec(text)?.[1]
+        if (batch === undefined || batch === '0') problems.push(`${file}: max_batch_size must be set: the template's dims leave the batch dimension out`)
+        else if (batch !== engineBatch) problems.push(`${file}: max_batch_size ${batch} differs from build-engine.sh --max_batch_size ${engineBatch ?? '(unset)'}`)
       }
     } else if (file === 'build-engine.sh') {
       const words = text.split('\n')[1]!.split(' ').map((w) => w.replace(/^'|'$/g, ''))
@@ -92,27 +132,34 @@ function repositoryProblems(t: Translation, parametersOf: Readonly<Record<string
   return problems
 }
 
-/** Both releases take the inflight_batcher_llm templates with the same parameters; they differ in where those live and in the evidence. */
-function release(version: TritonVersion, template: string, evidence: readonly string[]): TritonRelease {
+/**
+ * Both releases take the inflight_batcher_llm templates with the same parameters and the same
+ * tensor list (tensors.ts); they differ in where those live and in the evidence.
+ */
+function release(version: TritonVersion, template: string, tensorsReadAt: string, evidence: readonly string[]): TritonRelease {
+  const tensors = { inputs: TEMPLATE_INPUTS, outputs: TEMPLATE_OUTPUTS }
   return {
     version,
     template,
+    tensorsReadAt,
     instanceKind: 'KIND_CPU',
     trtllmVersion: '1.0',
     parameters: TRTLLM_PARAMETERS,
-    inventory: { flags: SERVER_FLAGS, env: {}, check: (t) => repositoryProblems(t, TRTLLM_PARAMETERS), evidence },
+    ...tensors,
+    inventory: { flags: SERVER_FLAGS, env: {}, check: (t) => repositoryProblems(t, TRTLLM_PARAMETERS, tensors), evidence },
   }
 }
 
 export const TRITON_RELEASES: Readonly<Record<TritonVersion, TritonRelease>> = {
-  '1.0': release('1.0', 'NVIDIA/TensorRT-LLM triton_backend/all_models/inflight_batcher_llm/', [
+  '1.0': release('1.0', 'NVIDIA/TensorRT-LLM triton_backend/all_models/inflight_batcher_llm/', 'read at TensorRT-LLM commits 2a9abd95 and 0c8de69a, identical there', [
     'tensorrtllm_backend tag v1.0.0 pins TensorRT-LLM ae8270b7 (git ls-tree); after v0.19.0 the templates live in NVIDIA/TensorRT-LLM triton_backend/all_models (removal commit 6a749f5, 2025-05-20; README: "the Triton backend source code and test have been moved")',
-    'the moved config.pbtxt (index copy @2a9abd95) was not re-read: the parameter names and KIND_CPU are carried over from v0.19.0, where the backend source was read',
+    'input and output tensors: NVIDIA/TensorRT-LLM triton_backend/all_models/inflight_batcher_llm/tensorrt_llm/config.pbtxt read at 2a9abd95 and at 0c8de69a (62 inputs, 21 outputs, the same in both; a copy at the pinned ae8270b7 could not be read), with KIND_CPU (instance_group after the output block) and the parameter names unchanged from v0.19.0',
     'build-engine.sh uses the trtllm-build 1.0 inventory (engines-trtllm)',
   ]),
-  '0.19': release('0.19', 'triton-inference-server/tensorrtllm_backend all_models/inflight_batcher_llm/', [
+  '0.19': release('0.19', 'triton-inference-server/tensorrtllm_backend all_models/inflight_batcher_llm/', "read in TensorRT-LLM's moved copy at 0c8de69a, the tag's own not being stored; its tensor block is 24 lines longer than v0.19.0's", [
     'triton-inference-server/tensorrtllm_backend tag v0.19.0 (c1e19638, git), the last tag with all_models/: all_models/inflight_batcher_llm/tensorrt_llm/config.pbtxt L580-584 `kind : KIND_CPU`, L599-601 gpt_model_type, L721-723 gpu_device_ids, L829-837 cuda_graph_mode and cuda_graph_cache_size',
     'inflight_batcher_llm/src/model_instance_state.cc L62-76, L213-232; src/model_state.cc L97-104',
+    'input and output tensors: the v0.19.0 template itself is not stored; read instead NVIDIA/TensorRT-LLM triton_backend/.../config.pbtxt at 0c8de69a, whose parameter section is the tag\'s shifted by 24 lines (gpt_model_type L623-625, gpu_device_ids L745-747, cuda_graph_mode/cuda_graph_cache_size L853-861 against the tag\'s L599-601, L721-723, L829-837) and whose 46 parameter keys are those of c2e65b88 (triton.json): the tag\'s tensor block is 24 lines shorter (some of the 83 tensors declared here, or some of their attributes, are newer than v0.19.0; the diff is not known)',
     'build-engine.sh uses the trtllm-build 1.0 inventory: the trtllm-build flags of the TensorRT-LLM that v0.19.0 pins (ca1041fa) were not read',
   ]),
 }

@@ -2,13 +2,13 @@
  * The vllm backend's side of a Triton translation. model.json is passed whole to vLLM as
  * `AsyncEngineArgs(**json)` (vllm_backend @ 8de0c148 src/model.py L217-227), so its keys are vLLM
  * EngineArgs names of the vLLM release inside the container. That release is
- * `context.options.vllmVersion`, default 0.11.2 (the release `planVllm` writes model.json for);
- * its inventory comes from @kerneltune/engines-vllm.
+ * `context.options.vllmVersion`, by default the vLLM engine's own default (VLLM_DEFAULT_VERSION,
+ * the one default of @kerneltune/engines-vllm); its inventory comes from the same package.
  */
 import { KerneltuneError, type EngineInventory, type Translation } from '@kerneltune/core'
-import { VLLM_VERSIONS, vllmInventory, vllmRelease, type VllmRelease } from '@kerneltune/engines-vllm'
+import { VLLM_DEFAULT_VERSION, VLLM_VERSIONS, vllmInventory, vllmRelease, type VllmRelease } from '@kerneltune/engines-vllm'
 
-export const DEFAULT_VLLM_VERSION = '0.11.2'
+export const DEFAULT_VLLM_VERSION: string = VLLM_DEFAULT_VERSION
 
 /** The vLLM release a vllm-backend translation targets; INVALID_INPUT listing the supported ones. */
 export function vllmReleaseFor(requested: unknown): VllmRelease {

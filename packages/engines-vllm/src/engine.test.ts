@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest'
 import { requireOrSkip } from '@kerneltune/tooling/test-skip'
 import { CORE_DIMENSION_VALUES, formatCommandLine, type Translation } from '@kerneltune/core'
 import { inventoryProblems, testEngine } from '@kerneltune/engine-conformance'
-import { VLLM_VERSIONS, vllmEngine, vllmInventory } from './index.ts'
+import { planVllm, VLLM_DEFAULT_VERSION, VLLM_RELEASES, VLLM_VERSIONS, vllmEngine, vllmInventory } from './index.ts'
 
 // The inventories are read-only reference data outside the repository; tests skip without them.
 const DIR = process.env.KERNELTUNE_ENGINE_INVENTORIES ?? fileURLToPath(new URL('../../../../shared/reference/engines/', import.meta.url))
@@ -100,9 +100,24 @@ describe('vllmEngine', () => {
     })
     expect(config({ cuda_graph: 'dynamic' })).toEqual({ cudagraph_mode: 'PIECEWISE' })
     expect(t({ fusion_strategy: 'none', cuda_graph: 'dynamic' })).toMatchObject({ ok: false, dimension: 'cuda_graph', value: 'dynamic' })
-    // The PassConfig rename of the v0.13 cycle; v0.32.0 lists only fuse_attn_quant of the four.
-    expect(config({ fusion_strategy: 'aggressive' }, '0.13.0').pass_config).toEqual({ fuse_norm_quant: true, fuse_act_quant: true, fuse_attn_quant: true, eliminate_noops: true })
+    // The PassConfig rename (PR #29646) is in v0.12.0 already; v0.32.0 lists only fuse_attn_quant of the four.
+    for (const v of ['0.12.0', '0.13.0']) expect(config({ fusion_strategy: 'aggressive' }, v).pass_config).toEqual({ fuse_norm_quant: true, fuse_act_quant: true, fuse_attn_quant: true, eliminate_noops: true })
     expect(config({ fusion_strategy: 'aggressive' }, '0.32.0').pass_config).toEqual({ fuse_attn_quant: true })
+  })
+
+  it('should write the renamed PassConfig keys for v0.12.0, whose vllm/config/vllm.py builds -O0..-O2 from them (PR #29646 left the old ones as deprecated aliases)', () => {
+    const passes = (vllmEngine().translate({ fusion_strategy: 'aggressive' }, { version: '0.12.0' }) as Translation).argv.at(-1)!
+    for (const old of ['enable_fusion', 'enable_attn_fusion', 'enable_noop']) expect(passes).not.toContain(old)
+    expect(vllmInventory('0.12.0').configKeys!['--compilation-config']).toContain('pass_config.eliminate_noops')
+    expect(VLLM_RELEASES['0.12.0'].evidence.join(' ')).toMatch(/v0\.12\.0\/api\/vllm\/config\/vllm.*eliminate_noops/)
+    expect(VLLM_RELEASES['0.12.0'].evidence.join(' ')).not.toMatch(/dated after it/)
+  })
+
+  it('should keep one default release, the engine\'s: planVllm takes the release from its caller', () => {
+    expect(vllmEngine().defaultVersion).toBe(VLLM_DEFAULT_VERSION)
+    expect(VLLM_DEFAULT_VERSION).toBe(VLLM_VERSIONS[0])
+    // A parameter with a default is not counted by Function.length: both parameters are required.
+    expect(planVllm.length).toBe(2)
   })
 
   it('should catch a v0.13 pass name emitted for v0.11.2 (the inventory check can fail)', () => {

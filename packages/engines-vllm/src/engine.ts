@@ -1,7 +1,7 @@
 /** The vLLM engine plugin: a factory returning a plain object that the core registry accepts. */
 import { CORE_DIMENSION_IDS, CORE_DIMENSION_VALUES, type Combo, type EnginePlugin, type TranslateContext, type TranslateResult } from '@kerneltune/core'
 import { argsToFlags, planVllm } from './plan.ts'
-import { VLLM_VERSIONS, vllmInventory, vllmRelease } from './releases.ts'
+import { VLLM_DEFAULT_VERSION, VLLM_VERSIONS, vllmInventory, vllmRelease } from './releases.ts'
 import { checkCombo, KerneltuneError, refusal } from '@kerneltune/core'
 
 export interface VllmEngineOptions {
@@ -44,7 +44,7 @@ export function vllmEngine(options: VllmEngineOptions = {}): VllmEnginePlugin {
   const command = options.command ?? ['vllm', 'serve']
   const name = 'vllm'
   const displayName = 'vLLM'
-  const defaultVersion = VLLM_VERSIONS[0]
+  const defaultVersion = VLLM_DEFAULT_VERSION
   return {
     name,
     kind: 'engine',

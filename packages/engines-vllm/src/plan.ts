@@ -4,7 +4,7 @@
  * for one release: what each release reads is in releases.ts.
  */
 import type { CoreDimensionId } from '@kerneltune/core'
-import { COMPILATION_MODE, releaseWithBackend, VLLM_RELEASES, type VllmRelease } from './releases.ts'
+import { COMPILATION_MODE, releaseWithBackend, type VllmRelease } from './releases.ts'
 
 /** The EngineArgs fields this translator sets. */
 export interface VllmEngineArgs {
@@ -33,10 +33,11 @@ const no = (dimension: CoreDimensionId, reason: string): VllmPlan => ({ ok: fals
 const BACKEND: Readonly<Record<string, string>> = { flash_attn_v2: 'FLASH_ATTN', flash_attn_v3: 'FLASH_ATTN', flashinfer: 'FLASHINFER', xformers: 'XFORMERS', native: 'FLEX_ATTENTION' }
 
 /**
- * Plans a combination whose keys and values are already known to be core ones, for `release`
- * (default v0.11.2, the release the Triton vLLM backend's model.json is written for).
+ * Plans a combination whose keys and values are already known to be core ones, for `release`.
+ * The release has no default here: callers pass the one they target, falling back to
+ * VLLM_DEFAULT_VERSION (releases.ts), the single default of the engine and of the Triton backend.
  */
-export function planVllm(v: Values, release: VllmRelease = VLLM_RELEASES['0.11.2']): VllmPlan {
+export function planVllm(v: Values, release: VllmRelease): VllmPlan {
   const args: VllmEngineArgs = {}
   const env: Record<string, string> = {}
   const notes: string[] = []

@@ -9,9 +9,15 @@
  */
 import type { EngineInventory, InventoryEntry } from '@kerneltune/core'
 
-/** Newest first; the first is the default. */
+/** Newest first. */
 export const VLLM_VERSIONS = ['0.32.0', '0.13.0', '0.12.0', '0.11.2'] as const
 export type VllmVersion = (typeof VLLM_VERSIONS)[number]
+
+/**
+ * The one default release: the engine's, and the one `planVllm` callers (the Triton vllm backend)
+ * fall back to. The newest release with evidence.
+ */
+export const VLLM_DEFAULT_VERSION: VllmVersion = VLLM_VERSIONS[0]
 
 export interface VllmRelease {
   readonly version: VllmVersion
@@ -56,12 +62,16 @@ export const VLLM_RELEASES: Readonly<Record<VllmVersion, VllmRelease>> = {
     // xformers backend"), so it is not offered.
     backends: ['FLASH_ATTN', 'FLASHINFER', 'FLEX_ATTENTION'],
     flashAttnVersionBy: 'env',
-    aggressivePasses: ['enable_fusion', 'enable_attn_fusion', 'enable_noop'],
+    // The PassConfig rename (PR #29646) is already in v0.12.0: its vllm/config/vllm.py builds the
+    // -O levels from the new names, and the old ones are only deprecated aliases that log a
+    // warning. VERSIONS.md §1.4 puts v0.12.0 with the old names; the release's own source does not.
+    aggressivePasses: ['fuse_norm_quant', 'fuse_act_quant', 'fuse_attn_quant', 'eliminate_noops'],
     evidence: [
       '§1.1: VLLM_ATTENTION_BACKEND is read; PR #26315 (--attention-backend) merged after v0.12.0',
       '§1.2: registry at v0.12.0 not verified; XFORMERS left out (release notes: "V0 deprecations including xformers backend")',
       '§1.3: cudagraph_mode, `mode`; -O0..-O3 new in v0.12.0 (not used)',
-      '§1.4: old PassConfig names up to v0.12.0 (rename PR #29646 is dated after it)',
+      'vllm/config/vllm.py at v0.12.0 (docs.vllm.ai/en/v0.12.0/api/vllm/config/vllm/, which prints that file at the tag; the page shows no line numbers): OPTIMIZATION_LEVEL_00..02 set pass_config "eliminate_noops", "fuse_norm_quant", "fuse_act_quant", "fuse_attn_quant" (and fuse_allreduce_rms, enable_sp, fuse_gemm_comms)',
+      'PR #29646 "[Core] Rename PassConfig flags as per RFC #27995": enable_fusion, enable_attn_fusion and enable_noop stay as deprecated aliases that log a warning, so the new names are the ones to write; this corrects VERSIONS.md §1.4, which dates the rename after v0.12.0',
     ],
   },
   '0.13.0': {
@@ -73,7 +83,7 @@ export const VLLM_RELEASES: Readonly<Record<VllmVersion, VllmRelease>> = {
     evidence: [
       '§0, §1.1: --attention-backend added and VLLM_ATTENTION_BACKEND deprecated in v0.13.0 (PR #26315); AttentionConfig.flash_attn_version: Literal[2, 3] (docs@v0.13.0 config/attention)',
       '§1.2: docs@v0.13.0 registry has FLASH_ATTN and no XFORMERS',
-      '§1.4: PassConfig renamed in the v0.13 cycle (PR #29646): fuse_norm_quant, fuse_act_quant, fuse_attn_quant, eliminate_noops; later releases forbid unknown keys',
+      '§1.4: PassConfig names fuse_norm_quant, fuse_act_quant, fuse_attn_quant, eliminate_noops (PR #29646, already in v0.12.0: see that release); later releases forbid unknown keys',
     ],
   },
   '0.32.0': {

@@ -2,12 +2,14 @@
  * The rows of VERSIONS.md §0 ("Changes that matter most to a translator") for vLLM and llama.cpp,
  * one test each, walked through the translators and their per-release inventories; then the
  * `kerneltune translate` command for a current and an old vLLM release, its printed line run
- * through sh.
+ * through sh; then the facts issue 23 found wrong, each against the upstream file and line.
  */
 import { execFileSync } from 'node:child_process'
 import { describe, expect, it } from 'vitest'
 import { CORE_DIMENSION_VALUES, type Combo, type Translation } from '@kerneltune/core'
-import { VLLM_VERSIONS, vllmEngine, vllmInventory } from '@kerneltune/engines-vllm'
+import { planVllm, VLLM_DEFAULT_VERSION, VLLM_RELEASES, VLLM_VERSIONS, vllmEngine, vllmInventory } from '@kerneltune/engines-vllm'
+import { ORT_RELEASES, ORT_VERSIONS, SDPA_KERNEL } from '@kerneltune/engines-onnx'
+import { TRITON_RELEASES, TRITON_VERSIONS } from '@kerneltune/engines-triton'
 import { LLAMACPP_BUILDS, LLAMACPP_VERSION, llamacppEngine, llamacppInventory } from '@kerneltune/engines-llamacpp'
 import type { Io } from '../cli/command.ts'
 import { main } from '../main.ts'
@@ -51,12 +53,14 @@ describe('VERSIONS.md §0, vLLM rows', () => {
     }
   })
 
-  it('PassConfig keys: old names up to v0.12.0, new names from v0.13.0, never both', () => {
+  // VERSIONS.md §1.4 dates the rename after v0.12.0; vllm/config/vllm.py at v0.12.0 already builds
+  // its -O levels from the new names (docs.vllm.ai/en/v0.12.0/api/vllm/config/vllm/, issue 23 item 2).
+  it('PassConfig keys: old names in v0.11.2, new names from v0.12.0 (vllm/config/vllm.py at v0.12.0), never both', () => {
     const old = ['enable_fusion', 'enable_attn_fusion', 'enable_noop', 'enable_sequence_parallelism', 'enable_async_tp', 'enable_fi_allreduce_fusion']
     const renamed = ['fuse_norm_quant', 'fuse_act_quant', 'fuse_attn_quant', 'eliminate_noops', 'enable_sp', 'fuse_gemm_comms', 'fuse_allreduce_rms']
     for (const v of VLLM_VERSIONS) {
       const passes = Object.keys(configOf(ok(vllm({ fusion_strategy: 'aggressive' }, v))).pass_config!)
-      const newer = v === '0.13.0' || v === '0.32.0'
+      const newer = v !== '0.11.2'
       expect(passes.length).toBeGreaterThan(0)
       for (const p of passes) expect(newer ? renamed : old).toContain(p)
     }
@@ -140,5 +144,70 @@ describe('kerneltune translate --engine vllm', () => {
     const r = await cli(['translate', '--engine', 'vllm', '--version', '0.20.0', '--combo', '{}'])
     expect(r.code).toBe(2)
     expect(r.err).toMatch(/supported versions: 0\.32\.0, 0\.13\.0, 0\.12\.0, 0\.11\.2/)
+  })
+})
+
+/** The printed translation as JSON. */
+const json = async (argv: string[]) => {
+  const r = await cli([...argv, '--json'])
+  return { code: r.code, result: JSON.parse(r.out) as Translation & { reason?: string; dimension?: string } }
+}
+const providerOptions = (t: Translation) => (JSON.parse(t.files['provider_options.json']!) as { provider_options: Record<string, string>[] }).provider_options[0]!
+
+describe('issue 23: translations checked against the engines\' source at the release', () => {
+  it('1. TGI 3.3.7 refuses chunked prefill with ATTENTION=paged (server/text_generation_server/models/model.py L82-87: chunking only with flashinfer or flashdecoding)', async () => {
+    const combo = (attention: string) => JSON.stringify({ attention_backend: attention, kv_layout: 'chunked' })
+    const human = await cli(['translate', '--engine', 'tgi', '--combo', combo('paged_attention')])
+    expect(human.code).toBe(3)
+    expect(human.err + human.out).toMatch(/kv_layout=chunked: TGI turns prefill chunking off unless ATTENTION is flashinfer or flashdecoding/)
+    expect(human.err + human.out).toContain('model.py L73-87')
+    for (const attention of ['flashinfer', 'flash_attn_v2']) expect((await json(['translate', '--engine', 'tgi', '--combo', combo(attention)])).result.env.PREFILL_CHUNKING).toBe('1')
+  })
+
+  it('2. vLLM 0.12.0 writes fuse_norm_quant, fuse_act_quant, fuse_attn_quant, eliminate_noops (vllm/config/vllm.py at v0.12.0; the old names are PR #29646\'s deprecated aliases)', async () => {
+    const { code, result } = await json(['translate', '--engine', 'vllm', '--version', '0.12.0', '--combo', '{"fusion_strategy":"aggressive"}'])
+    expect(code).toBe(0)
+    expect(configOf(result).pass_config).toEqual({ fuse_norm_quant: true, fuse_act_quant: true, fuse_attn_quant: true, eliminate_noops: true })
+    expect(VLLM_RELEASES['0.12.0'].evidence.join(' ')).toMatch(/docs\.vllm\.ai\/en\/v0\.12\.0\/api\/vllm\/config\/vllm/)
+  })
+
+  it('3. ONNX Runtime native turns every fused kernel off, cross attention (1.19, 1.29) and decoder attention (1.29) included (attention_common.h: ORT_DISABLE_FUSED_CROSS_ATTENTION, ORT_DISABLE_DECODER_ATTENTION)', async () => {
+    for (const version of ORT_VERSIONS) {
+      const { result } = await json(['translate', '--engine', 'onnx', '--version', version, '--combo', '{"attention_backend":"native"}'])
+      // MATH alone: no fused kernel bit of any release is set.
+      expect(providerOptions(result)).toEqual({ sdpa_kernel: String(SDPA_KERNEL.math) })
+      expect(result.env).toEqual({})
+      expect(ORT_RELEASES[version].attentionEnv).toContain('ORT_DISABLE_FUSED_CROSS_ATTENTION')
+    }
+    expect(ORT_RELEASES['1.29'].attentionEnv).toContain('ORT_DISABLE_DECODER_ATTENTION')
+    expect(ORT_RELEASES['1.19'].evidence.join(' ')).toMatch(/attention_common\.h.*L172 ORT_DISABLE_FUSED_CROSS_ATTENTION/)
+  })
+
+  it('4. ONNX Runtime flash_attn_v2 keeps FlashAttention only, TensorRT fused attention off too, through sdpa_kernel, which makes the variables ignored (attention_kernel_options.cc L18-43 @ d6131154)', async () => {
+    for (const version of ORT_VERSIONS) {
+      const { result } = await json(['translate', '--engine', 'onnx', '--version', version, '--combo', '{"attention_backend":"flash_attn_v2"}'])
+      const mask = Number(providerOptions(result).sdpa_kernel)
+      expect(mask & ~SDPA_KERNEL.math).toBe(SDPA_KERNEL.flash)
+      expect(mask & SDPA_KERNEL.trtFused).toBe(0)
+      expect(result.notes.join(' ')).toMatch(/TensorRT fused/)
+      expect(ORT_RELEASES[version].evidence.join(' ')).toMatch(/attention_kernel_options\.cc.*L18-29 `if \(value > 0\)`.*L30-43 `else` reads the ORT_DISABLE_/)
+    }
+  })
+
+  it('5. Triton with the tensorrtllm backend declares the template\'s input and output tensors (all_models/inflight_batcher_llm/tensorrt_llm/config.pbtxt)', async () => {
+    for (const version of TRITON_VERSIONS) {
+      const { result } = await json(['translate', '--engine', 'triton', '--version', version, '--combo', '{"kv_layout":"chunked"}'])
+      const config = result.files['model_repository/tensorrt_llm/config.pbtxt']!
+      for (const name of ['input_ids', 'input_lengths', 'request_output_len', 'output_ids', 'sequence_length']) expect(config).toContain(`name: "${name}"`)
+      expect(config.match(/^ {4}name: /gm)!.length).toBe(TRITON_RELEASES[version].inputs.length - 2 + TRITON_RELEASES[version].outputs.length)
+      expect(config).toMatch(/^max_batch_size: \d+$/m)
+    }
+  })
+
+  it('6. vLLM has one default release: the engine\'s, which the Triton vllm backend uses too; planVllm has none of its own', async () => {
+    expect(vllmEngine().defaultVersion).toBe(VLLM_DEFAULT_VERSION)
+    expect(planVllm.length).toBe(2)
+    const { result } = await json(['translate', '--engine', 'triton', '--backend', 'vllm', '--combo', '{}'])
+    expect(result.notes.join(' ')).toContain(`vLLM ${VLLM_DEFAULT_VERSION} engine arguments`)
   })
 })

@@ -38,10 +38,16 @@ describe('kerneltune translate', () => {
   })
 
   it('should print a ready-to-paste command with its environment and files under headings', async () => {
-    const r = await run(['translate', '--engine', 'triton', '--backend', 'vllm', '--combo', '{"attention_backend":"flashinfer"}'])
+    const r = await run(['translate', '--engine', 'triton', '--backend', 'vllm', '--vllm-version', '0.11.2', '--combo', '{"attention_backend":"flashinfer"}'])
     expect(r.code).toBe(0)
     expect(r.out).toContain('export VLLM_ATTENTION_BACKEND=FLASHINFER\ntritonserver \\\n  --model-repository=model_repository')
     expect(r.out).toContain('# file: model_repository/vllm_model/1/model.json')
+    // Without --vllm-version, model.json is for the vllm engine's default release, which takes the backend as an argument.
+    const current = await run(['translate', '--engine', 'triton', '--backend', 'vllm', '--combo', '{"attention_backend":"flashinfer"}', '--json'])
+    expect(current.code).toBe(0)
+    const files = (JSON.parse(current.out) as { env: Record<string, string>; files: Record<string, string> })
+    expect(files.env).toEqual({})
+    expect(JSON.parse(files.files['model_repository/vllm_model/1/model.json']!)).toMatchObject({ attention_backend: 'FLASHINFER' })
   })
 
   it('should read a combo file and pass the version, rejecting an unsupported one with exit 2', async () => {

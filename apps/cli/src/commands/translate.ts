@@ -76,6 +76,7 @@ error object for that line).`,
     { name: 'model', type: 'string', valueName: 'ID|PATH', description: 'Model id or path to put in the command (a placeholder otherwise).' },
     { name: 'backend', type: 'string', choices: ['tensorrtllm', 'vllm'], description: 'Triton only: the backend serving the model (default tensorrtllm).' },
     { name: 'provider', type: 'string', choices: ['cuda', 'tensorrt'], description: 'ONNX Runtime only: the execution provider (default cuda).' },
+    { name: 'vllm-version', type: 'string', valueName: 'V', description: "Triton with --backend vllm only: the vLLM release inside the container, whose engine arguments model.json holds (default: the vllm engine's default)." },
   ],
   examples: [
     `kerneltune translate --engine vllm --combo '{"attention_backend":"flashinfer","cuda_graph":"dynamic"}'`,
@@ -93,6 +94,7 @@ compact, with "line": N added; a bad line gives { ok: false, line, error: { code
     const options: Record<string, unknown> = {}
     if (flags.backend) options.backend = flags.backend
     if (flags.provider) options.provider = flags.provider
+    if (flags.vllmVersion) options.vllmVersion = flags.vllmVersion
     const context: TranslateContext = {
       ...(flags.version ? { version: flags.version } : {}),
       ...(flags.model ? { model: flags.model } : {}),
