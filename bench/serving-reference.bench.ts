@@ -130,5 +130,6 @@ writeFileSync(join(HERE, 'results', `${RESULT}.json`), JSON.stringify(result, nu
 
 const pct = (v: Verdict) => `${(v.improvement * 100).toFixed(1)}% p=${v.p.toPrecision(2)} (${v.verdict})`
 console.error(`before: ${before.uptime}\nafter:  ${after.uptime}`)
-console.table(Object.fromEntries([...Object.entries(perCombo), ['defaults (A/A)', aa]].map(([k, v]) => [k, { 'vs defaults': pct(v), blocks: `${v.blocks} vs ${v.baselineBlocks}`, 'block CV': cvs[k]!.toFixed(3) }])))
+const rows: [string, typeof aa][] = [...Object.entries(perCombo), ['defaults (A/A)', aa]]
+console.table(Object.fromEntries(rows.map(([k, v]) => [k, { 'vs defaults': pct(v), blocks: `${v.blocks} vs ${v.baselineBlocks}`, 'block CV': cvs[k]!.toFixed(3) }])))
 printJudged(judged)
