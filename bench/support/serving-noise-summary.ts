@@ -1,6 +1,10 @@
 /**
  * The per-design summary of bench/serving-noise.bench.ts: how often each design decided, how
- * often it crowned the A/A arm, and how many of its decisions a long reference run confirms.
+ * often it crowned the A/A arm, and how many of its decisions a reference confirms: the bench's
+ * own reference (a long interleaved run, the design under test judging itself) and, so that the
+ * design is not judged only by itself, one measured by another method (bench/
+ * serving-reference.bench.ts: long blocks of sequential repetitions on fresh servers; issue 23
+ * item 12).
  */
 import type { NoiseReport } from './noise.ts'
 
@@ -47,12 +51,19 @@ export function classify(decision: Verdict, ref: Verdict | undefined): 'agreeing
   return Math.sign(decision.improvement) === Math.sign(ref.improvement) ? 'agreeing' : 'contradicting'
 }
 
-export function summarizeDesign(trials: readonly Trial[], design: Trial['design'], aaLabel: string, reference?: Record<string, Verdict>) {
-  const ts = trials.filter((x) => x.design === design)
+export interface Agreement {
+  readonly agreeing: number
+  readonly contradicting: number
+  readonly unconfirmed: number
+}
+
+/** The decisions (significant verdicts) of one design's trials, each classified against a reference. */
+export function countAgreement(trials: readonly Trial[], design: Trial['design'], aaLabel: string, reference?: Record<string, Verdict>): Agreement {
   let agreeing = 0
   let contradicting = 0
   let unconfirmed = 0
-  for (const t of ts) {
+  for (const t of trials) {
+    if (t.design !== design) continue
     for (const [combo, v] of Object.entries(t.perCombo)) {
       // The sequential design lists its A/A arm among the combos; it is counted as a false winner, not here.
       if (!significant(v.verdict) || combo === aaLabel) continue
@@ -62,6 +73,22 @@ export function summarizeDesign(trials: readonly Trial[], design: Trial['design'
       else unconfirmed++
     }
   }
+  return { agreeing, contradicting, unconfirmed }
+}
+
+export const DESIGNS = ['sequential', 'interleaved', 'interleaved-paired', 'interleaved-blocked'] as const
+
+/**
+ * Every design's decisions against every reference given (a missing reference leaves them all
+ * unconfirmed): { design: { reference name: Agreement } }.
+ */
+export function judgeAgainst(trials: readonly Trial[], aaLabel: string, references: Record<string, Record<string, Verdict> | undefined>): Record<string, Record<string, Agreement>> {
+  return Object.fromEntries(DESIGNS.filter((d) => trials.some((t) => t.design === d)).map((d) => [d, Object.fromEntries(Object.entries(references).map(([name, ref]) => [name, countAgreement(trials, d, aaLabel, ref)]))]))
+}
+
+export function summarizeDesign(trials: readonly Trial[], design: Trial['design'], aaLabel: string, reference?: Record<string, Verdict>) {
+  const ts = trials.filter((x) => x.design === design)
+  const { agreeing, contradicting, unconfirmed } = countAgreement(trials, design, aaLabel, reference)
   return {
     trials: ts.length,
     decided: ts.reduce((a, x) => a + x.decided, 0),

@@ -41,6 +41,15 @@ describe('kerneltune demo', () => {
     expect(j.sweep.simulated).toBe(false)
     expect(j.recommendedArgv.slice(0, 3)).toEqual(['llama-server', '-m', j.model.path])
     expect(existsSync(j.model.path)).toBe(true)
+    // Its own wall time by phase, adding up to the total (issue 23 item 7); run by vitest, not by
+    // `npm run demo`, it counts from this process's start and has no install check.
+    expect(j.timing).toMatchObject({ from: 'process start', llamaServer: llamaServer ? 'cached' : 'skipped' })
+    expect(Object.keys(j.seconds)).toEqual(['total', 'startup', 'detect', 'synth', 'predict', 'measure', 'sweep', 'binary', 'serve', 'other'])
+    for (const v of Object.values(j.seconds)) expect(v).toBeGreaterThanOrEqual(0)
+    expect(j.seconds.measure).toBeGreaterThan(0)
+    expect(j.seconds.sweep).toBeGreaterThan(0)
+    const { total, ...phases } = j.seconds as Record<string, number>
+    expect(Object.values(phases).reduce((a, x) => a + x, 0)).toBeCloseTo(total!, 6)
     // The last step launches llama-server with the recommended command line under load (under
     // CI the binary must exist; elsewhere a missing one is skipped with the way to build it).
     if (llamaServer || process.env.CI === 'true') {
@@ -56,6 +65,7 @@ describe('kerneltune demo', () => {
     expect(again.code).toBe(0)
     expect(again.out).toMatch(/PREDICTION \(pretrained regressor[\s\S]*roofline bound[\s\S]*MEASUREMENT[\s\S]*SWEEP[\s\S]*Recommended command line\nllama-server -m [\s\S]*== 6\. SERVING[\s\S]*== Dashboard \(not running[^\n]*\nstart it with `kerneltune serve`[^\n]*http:\/\/127\.0\.0\.1:8080\//)
     expect(again.out).toMatch(/Model \(reused/)
+    expect(again.out).toMatch(/\nwall time [\d.]+ s from the start of this process: start-up [\d.]+, detect [\d.]+, model [\d.]+, prediction [\d.]+, measurement [\d.]+, sweep [\d.]+, llama-server binary [\d.]+ \((cached|skipped)\), serving [\d.]+, report and clean-up [\d.]+\n/)
     expect(readdirSync(join(dir, 'models'))).toHaveLength(1)
   }, 180_000)
 

@@ -20,6 +20,7 @@ import { fmt, keyValues, progressBar } from '../cli/output.ts'
 import { SWEEP_DEFAULTS, executeSweep, parseSpace, planSweep, renderSweep } from './sweep.ts'
 import { renderSession, sessionJson } from './bench/serve.ts'
 import { demoServe, type DemoServeResult } from './demo-serve.ts'
+import { demoOrigin, renderWallTime, wallSeconds } from './demo-timing.ts'
 
 const DEFAULT_PARAMS = '15M'
 const DEFAULT_QUANT: SynthQuant = 'Q8_0'
@@ -40,7 +41,7 @@ const DASHBOARD_HINT = `start it with \`kerneltune serve\` (or \`kerneltune serv
 export const demoCommand = defineCommand({
   name: 'demo',
   summary: 'The whole job on this machine: synthesize a small model, predict, measure, sweep llama.cpp settings, recommend a command line.',
-  description: `Detects this machine (CPU, cores, RAM; memory bandwidth from a short copy probe), writes a synthetic llama GGUF (${DEFAULT_PARAMS} parameters, ${DEFAULT_QUANT}, random weights: meaningless text, real speed), predicts its decode and prefill tokens/s on this machine with the pretrained regressor of @kerneltune/regressor (a physics model with a 90% interval, capped by the roofline bound), measures llama-server's default settings for real through node-llama-cpp, runs a quick sweep of llama.cpp settings against those defaults (trimmed means, Welch/Yuen, Cohen's d, early termination, a quality gate), and prints the recommended llama-server command line; last, it launches llama-server with that command line and measures it under concurrent streaming load (1 and 4 requests in flight), next to the in-process figures (building llama-server once, about 17 CPU-minutes, when no binary exists; --no-build skips instead). One to two minutes on a 2-core machine (70–100 s measured on the CI machine). The model goes to a temporary folder removed afterwards, unless --keep or --out-dir (both reuse a model already there).`,
+  description: `Detects this machine (CPU, cores, RAM; memory bandwidth from a short copy probe), writes a synthetic llama GGUF (${DEFAULT_PARAMS} parameters, ${DEFAULT_QUANT}, random weights: meaningless text, real speed), predicts its decode and prefill tokens/s on this machine with the pretrained regressor of @kerneltune/regressor (a physics model with a 90% interval, capped by the roofline bound), measures llama-server's default settings for real through node-llama-cpp, runs a quick sweep of llama.cpp settings against those defaults (trimmed means, Welch/Yuen, Cohen's d, early termination, a quality gate), and prints the recommended llama-server command line; last, it launches llama-server with that command line and measures it under concurrent streaming load (1 and 4 requests in flight), next to the in-process figures (building llama-server once, about 17 CPU-minutes, when no binary exists; --no-build skips instead). It prints its own wall time from the start of \`npm run demo\` (or of this process), by phase: 41 s for \`npm run demo\` on an idle 2-core machine with the workspace installed and llama-server already built (issue 23's report; the breakdown says where it goes). The model goes to a temporary folder removed afterwards, unless --keep or --out-dir (both reuse a model already there).`,
   flags: [
     { name: 'params', type: 'string', description: 'Size of the synthetic model.', default: DEFAULT_PARAMS, valueName: 'N' },
     { name: 'quant', type: 'string', description: 'Weight type of the synthetic model.', choices: ['F16', 'Q8_0', 'Q4_0'], default: DEFAULT_QUANT },
@@ -56,10 +57,12 @@ export const demoCommand = defineCommand({
   ],
   examples: ['kerneltune demo', 'kerneltune demo --json', 'kerneltune demo --keep --params 30M --quant Q4_0'],
   jsonOutput:
-    '{ ok, measured: true, dashboard: { running: false, url, start }, hardware: { detected, spec }, model: { path, reused, params, shape, bytes, quant }, prediction: { kind: "prediction", predictor, decodeTps, prefillTps, decode: Phase, prefill: Phase, memBwGbs, tflops, unifiedMemory, vendor }, Phase = { predictedTps, rooflineTps, capped, rawTps, confidence, binding, explanation, interval: { low, high, level }, extrapolation?: string[] }, measurement: { combo: {}, device, reps, warmups, promptTokens, genTokens, decodeTps, prefillTps, ttftMs }, sweep: { …kerneltune sweep --json }, recommendedArgv, serving: { …bench serve --json } | { skipped }, seconds: { total, detect, synth, sweep, serve } }',
+    '{ ok, measured: true, dashboard: { running: false, url, start }, hardware: { detected, spec }, model: { path, reused, params, shape, bytes, quant }, prediction: { kind: "prediction", predictor, decodeTps, prefillTps, decode: Phase, prefill: Phase, memBwGbs, tflops, unifiedMemory, vendor }, Phase = { predictedTps, rooflineTps, capped, rawTps, confidence, binding, explanation, interval: { low, high, level }, extrapolation?: string[] }, measurement: { combo: {}, device, reps, warmups, promptTokens, genTokens, decodeTps, prefillTps, ttftMs }, sweep: { …kerneltune sweep --json }, recommendedArgv, serving: { …bench serve --json } | { skipped }, seconds: { total, install?, startup, detect, synth, predict, measure, sweep, binary, serve, other }, timing: { from: "npm run demo" | "process start", startedAt, llamaServer: "cached" | "built" | "skipped" } }',
   async run(ctx) {
     const f = ctx.flags
     const t0 = Date.now()
+    // From the start of `npm run demo` (bootstrap.mjs says when) or of this process (issue 23 item 7).
+    const origin = demoOrigin(process.env, performance.timeOrigin)
     const io = ctx.io
     const step = (s: string) => io.stderr(`[demo] ${s}\n`)
 
@@ -85,6 +88,7 @@ export const demoCommand = defineCommand({
         bar.done('MB')
       } else step(`reusing ${path}`)
       const tSynth = (Date.now() - t1) / 1000
+      const tp = Date.now()
 
       const mode = 'quick' as const
       const maxReps = f.reps ?? SWEEP_DEFAULTS.quick.maxReps
@@ -126,9 +130,11 @@ export const demoCommand = defineCommand({
         vendor: base.vendor,
       }
 
+      const tPredict = (Date.now() - tp) / 1000
       step('measuring the defaults, then sweeping llama.cpp settings (quick mode)')
       const plan = planSweep(mode, spec, detected.cpu.threads, f.space ? parseSpace(f.space) : undefined)
       const t2 = Date.now()
+      let baselineDone = t2
       const sweep = await executeSweep(io, {
         modelPath: path,
         plan,
@@ -143,13 +149,18 @@ export const demoCommand = defineCommand({
         metric: 'decodeTps',
         epsilon: SWEEP_GATE_DEFAULTS.epsilon,
         margin: SWEEP_GATE_DEFAULTS.margin,
+        onProgress: (p) => void (p.phase === 'baseline' && p.done && (baselineDone = Date.now())),
       })
-      const tSweep = (Date.now() - t2) / 1000
+      const tMeasure = (baselineDone - t2) / 1000
+      const tSweep = (Date.now() - baselineDone) / 1000
       const t3 = Date.now()
       const served: DemoServeResult = f.noServe
-        ? { skipped: '--no-serve' }
+        ? { skipped: '--no-serve', binarySeconds: 0, built: false }
         : await demoServe(io, { modelPath: path, combo: sweep.winner ? withoutDefaults(sweep.winner.combo) : {}, promptTokens: d.promptTokens, outputTokens: d.genTokens, build: f.noBuild !== true })
-      const tServe = (Date.now() - t3) / 1000
+      const tServe = (Date.now() - t3) / 1000 - served.binarySeconds
+      const llamaServer = 'skipped' in served ? 'skipped' as const : served.built ? 'built' as const : 'cached' as const
+      const phases = { detect: tDetect, synth: tSynth, predict: tPredict, measure: tMeasure, sweep: tSweep, binary: served.binarySeconds, serve: tServe }
+      const timing = { from: origin.from, startedAt: new Date(origin.at).toISOString(), llamaServer }
       const b = sweep.baseline.stats
       const measurement = {
         combo: {},
@@ -162,10 +173,10 @@ export const demoCommand = defineCommand({
         prefillTps: b.prefillTps,
         ttftMs: b.ttftMs,
       }
-      const seconds = { total: (Date.now() - t0) / 1000, detect: tDetect, synth: tSynth, sweep: tSweep, serve: tServe }
       const modelInfo = { path, reused, params: synth.paramCount, shape: synth.shape, bytes: synth.layout.totalBytes, quant }
       if (ctx.json) {
-        ctx.printJson({ ok: true, measured: true, dashboard: { running: false, url: DASHBOARD_URL, start: 'kerneltune serve' }, hardware: { detected, spec }, model: modelInfo, prediction, measurement, sweep: { ...sweep, winner: sweep.winner ?? null, space: plan.space, pruned: plan.pruned, catalog: plan.catalog }, recommendedArgv: sweep.recommendedArgv, serving: 'skipped' in served ? { skipped: served.skipped } : { ...sessionJson(served.session), ...(served.buildSeconds ? { buildSeconds: served.buildSeconds } : {}) }, seconds })
+        const seconds = wallSeconds(origin, t0, phases, Date.now())
+        ctx.printJson({ ok: true, measured: true, dashboard: { running: false, url: DASHBOARD_URL, start: 'kerneltune serve' }, hardware: { detected, spec }, model: modelInfo, prediction, measurement, sweep: { ...sweep, winner: sweep.winner ?? null, space: plan.space, pruned: plan.pruned, catalog: plan.catalog }, recommendedArgv: sweep.recommendedArgv, serving: 'skipped' in served ? { skipped: served.skipped } : { ...sessionJson(served.session), ...(served.buildSeconds ? { buildSeconds: served.buildSeconds } : {}) }, seconds, timing })
         return
       }
       const s = synth.shape
@@ -213,7 +224,7 @@ export const demoCommand = defineCommand({
       }
       if (!keepDir) io.stdout('(the model was temporary and is removed now; pass --keep or --out-dir DIR to keep it)\n')
       io.stdout(`\n== Dashboard (not running: the demo starts no server and leaves none behind)\n${DASHBOARD_HINT}\n`)
-      io.stdout(`\ndone in ${fmt(seconds.total, 1)} s (detect ${fmt(tDetect, 1)}, model ${fmt(tSynth, 1)}, sweep ${fmt(tSweep, 1)}, serve ${fmt(tServe, 1)}). Next: kerneltune sweep --gguf ${keepDir ? path : 'FILE'} (standard mode), kerneltune measure --help\n`)
+      io.stdout(`\n${renderWallTime(origin, wallSeconds(origin, t0, phases, Date.now()), llamaServer)}\nNext: kerneltune sweep --gguf ${keepDir ? path : 'FILE'} (standard mode), kerneltune measure --help\n`)
     } finally {
       if (!keepDir) rmSync(dir, { recursive: true, force: true })
     }

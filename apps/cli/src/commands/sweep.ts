@@ -17,6 +17,7 @@ import {
   withoutDefaults,
   type SweepMetric,
   type SweepMode,
+  type SweepProgress,
   type SweepResult,
   type SweepSpace,
 } from '@kerneltune/engines-llamacpp'
@@ -71,6 +72,8 @@ export interface SweepRunOptions {
   readonly metric: SweepMetric
   readonly epsilon: number
   readonly margin: number
+  /** Told of every step after the progress bar (the demo times the defaults' measurement apart from the sweep). */
+  readonly onProgress?: (p: SweepProgress) => void
 }
 
 /** `--space` JSON: dimension → list of values (checked against the catalog by sweepSpace). */
@@ -108,7 +111,7 @@ export async function executeSweep(io: Io, o: SweepRunOptions): Promise<SweepRes
     metric: o.metric,
     epsilon: o.epsilon,
     margin: o.margin,
-    onProgress: (p) => bar.update(p.index + (p.done ? 1 : 0), `${label(p.combo)} (${p.reps} reps)`),
+    onProgress: (p) => (bar.update(p.index + (p.done ? 1 : 0), `${label(p.combo)} (${p.reps} reps)`), o.onProgress?.(p)),
   })
   bar.done()
   return result
