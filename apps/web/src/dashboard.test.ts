@@ -5,7 +5,7 @@
 import { requireOrSkip } from '@kerneltune/tooling/test-skip'
 import type { Browser, Page } from 'playwright-core'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
-import { ARTIFACTS, CHROMIUM, H100, hasChromium, keepScreenshot, launch, MODEL, open, startServer, tinyRun, waitFor, type Server } from './harness.ts'
+import { ARTIFACTS, CHROMIUM, cspViolations, H100, hasChromium, keepScreenshot, launch, MODEL, open, startServer, tinyRun, waitFor, type Server } from './harness.ts'
 
 interface Run { id: string; status: string; summary: { winner: { index: number; combo: Record<string, string> }; pareto: Array<{ index: number }> } | null }
 
@@ -24,8 +24,10 @@ describe.skipIf(requireOrSkip(hasChromium, `chromium at ${CHROMIUM} (apt-get ins
   })
   afterEach(async (ctx) => {
     if (ctx.task.result?.state === 'fail') await keepScreenshot(page, ctx.task.name)
+    const refused = page ? cspViolations.get(page) ?? [] : []
     await page?.close()
     page = undefined
+    expect(refused, 'the page needed something the server\'s Content-Security-Policy blocks').toEqual([])
   })
 
   it('the fragment token moves to sessionStorage and leaves the address bar', async () => {
