@@ -4,7 +4,7 @@
  * body. `mount` validates all three before the handler runs (a bad one is a 400 listing every
  * problem) and maps kerneltune errors to HTTP statuses.
  */
-import { formatIssues, isKerneltuneError, jsonTextDepth, KerneltuneError, type ErrorCode, type Role } from '@kerneltune/core'
+import { controlCharacterIn, formatIssues, isKerneltuneError, jsonTextDepth, KerneltuneError, type ErrorCode, type Role } from '@kerneltune/core'
 import type { Context, Hono } from 'hono'
 import { z } from 'zod'
 import type { AppDeps } from './deps.ts'
@@ -46,6 +46,21 @@ export function route<P extends z.ZodType, Q extends z.ZodType, B extends z.ZodT
   handler: (ctx: HandlerContext<z.output<P>, z.output<Q>, z.output<B>>) => Promise<Response | unknown>,
 ): Route {
   return { spec: spec as RouteSpec, handler: handler as Route['handler'] }
+}
+
+/**
+ * Refuses control characters in the named string fields of a schema from another package (a run
+ * request's model and hardware names, which lists show). Outer whitespace is let through there:
+ * model names come from GGUF metadata the client did not write.
+ */
+export function withPlainNames<S extends z.ZodType>(schema: S, paths: readonly (readonly string[])[]): S {
+  return schema.superRefine((value, ctx) => {
+    for (const path of paths) {
+      const v = path.reduce<unknown>((o, k) => (o !== null && typeof o === 'object' ? (o as Record<string, unknown>)[k] : undefined), value)
+      const bad = typeof v === 'string' ? controlCharacterIn(v) : undefined
+      if (bad) ctx.addIssue({ code: 'custom', message: bad, path: [...path] })
+    }
+  }) as S
 }
 
 /** A path id: what the store generates, and nothing that could be mistaken for a path. */

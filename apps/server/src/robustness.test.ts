@@ -121,6 +121,17 @@ describe('names and tenants over HTTP', () => {
     }
   })
 
+  it('should refuse control characters in a run request\'s model and hardware names, creating no run', async () => {
+    for (const body of [{ ...SMALL_RUN, model: { ...SMALL_RUN.model, name: 'tiny\u0000evil' } }, { ...SMALL_RUN, hardware: { ...SMALL_RUN.hardware, name: 'H100\u001b[2J' } }]) {
+      const res = await call(s, 'POST', '/runs', JSON.stringify(body))
+      expect(res.status).toBe(400)
+      expect(((await res.json()) as { error: { problems: string[] } }).error.problems.join()).toMatch(/body\.(model|hardware)\.name: must not contain control characters/)
+    }
+    expect((await s.store.runs.list(s.tenant, { limit: 10 })).items).toEqual([])
+    const ok = await call(s, 'POST', '/runs', JSON.stringify({ ...SMALL_RUN, model: { ...SMALL_RUN.model, name: 'tiny – 1.1B' } }))
+    expect(ok.status).toBe(202)
+  })
+
   it('should store a name with printable Unicode as sent, and list it in full', async () => {
     const res = await call(s, 'POST', '/registry', JSON.stringify(entry({ name: 'gemv q4 – Ünïcode 内核' })))
     expect(res.status).toBe(201)

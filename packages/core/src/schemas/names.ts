@@ -14,9 +14,15 @@ const CONTROL = /[\u0000-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u20
 
 const codePoint = (ch: string) => `U+${ch.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}`
 
-function checkName(value: string, ctx: z.core.$RefinementCtx<string>): void {
+/** Why `value` is no plain name (its first control character, as a message), or undefined. */
+export function controlCharacterIn(value: string): string | undefined {
   const bad = CONTROL.exec(value)
-  if (bad) ctx.addIssue({ code: 'custom', message: `must not contain control characters (found ${codePoint(bad[0])} at position ${bad.index}); send the name as plain printable text` })
+  return bad ? `must not contain control characters (found ${codePoint(bad[0])} at position ${bad.index}); send the name as plain printable text` : undefined
+}
+
+function checkName(value: string, ctx: z.core.$RefinementCtx<string>): void {
+  const bad = controlCharacterIn(value)
+  if (bad) ctx.addIssue({ code: 'custom', message: bad })
   if (value.trim() !== value) ctx.addIssue({ code: 'custom', message: 'must not start or end with whitespace; trim it' })
 }
 
