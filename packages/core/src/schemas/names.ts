@@ -9,7 +9,6 @@ import { z } from 'zod'
  */
 // C0, DEL and C1 (U+0000-U+001F, U+007F-U+009F), the line and paragraph separators, and the bidi
 // embedding/override/isolate controls (U+202A-U+202E, U+2066-U+2069).
-// eslint-disable-next-line no-control-regex
 const CONTROL = /[\u0000-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/u
 
 const codePoint = (ch: string) => `U+${ch.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}`
