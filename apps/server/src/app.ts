@@ -1,16 +1,17 @@
 /**
  * createApp: the Hono application. It runs unchanged on Node (@hono/node-server), Bun
  * (`Bun.serve({ fetch: app.fetch })`) and Deno (`Deno.serve(app.fetch)`), and in tests through
- * `app.request()`. Everything under /api/v1/kernels needs a bearer token; /metrics,
- * /openapi.json and /healthz do not.
+ * `app.request()`. Everything under /api/v1/kernels needs a bearer token; /metrics only when a
+ * metrics token is set; /openapi.json and /healthz never.
  */
 import { buildCatalog, type Catalog } from '@kerneltune/catalog'
-import { KerneltuneError, type Registry } from '@kerneltune/core'
+import { KerneltuneError, parseWith, TenantNameSchema, type Registry } from '@kerneltune/core'
 import { generateToken, type Store } from '@kerneltune/store'
 import { Hono, type Context } from 'hono'
 import { createBus, type EventBus } from './bus.ts'
 import { mountDashboard } from './dashboard.node.ts'
 import type { AppDeps } from './deps.ts'
+import { checkMetricsToken, requestContext } from './guard.ts'
 import { errorResponse, mount, type Auth } from './http.ts'
 import { inProcessAuth } from './in-process.ts'
 import { createMetrics, type ServerMetrics } from './metrics.ts'
@@ -50,6 +51,13 @@ export interface AppOptions {
    * the BullMQ one (distributed/redis-queue.ts), which has the same interface.
    */
   queueFactory?: (deps: QueueDeps) => JobQueue
+  /** Where unexpected errors (500s) are logged, with their request id (default console.error). */
+  log?: (line: string) => void
+  /**
+   * A bearer token /metrics then requires (default env KERNELTUNE_METRICS_TOKEN; none: open, as
+   * suits a loopback listener; node.ts refuses a non-loopback one without it).
+   */
+  metricsToken?: string
 }
 
 export interface App {
@@ -75,6 +83,8 @@ export function createApp(options: AppOptions): App {
   const ops = createOpsMetrics(metrics.registry, store, queue)
   const deps: AppDeps = { store, registry, catalog, queue, bus, metrics, ops }
   const app = new Hono()
+  const metricsToken = options.metricsToken ?? (options.env?.KERNELTUNE_METRICS_TOKEN || undefined)
+  app.use('*', requestContext(options.log ?? ((l) => console.error(l))))
 
   // Every answer, errors included, by matched route pattern (not the raw path, which carries ids).
   app.use('*', async (c, next) => {
@@ -84,7 +94,10 @@ export function createApp(options: AppOptions): App {
 
   app.get('/healthz', (c) => c.json({ ok: true }))
   app.get('/openapi.json', (c) => c.json(openApiDocument(API_BASE, ROUTES)))
-  app.get('/metrics', async (c) => c.text(await metrics.registry.metrics(), 200, { 'content-type': metrics.registry.contentType }))
+  app.get('/metrics', async (c) => {
+    checkMetricsToken(c, metricsToken)
+    return c.text(await metrics.registry.metrics(), 200, { 'content-type': metrics.registry.contentType })
+  })
 
   app.use(`${API_BASE}/*`, async (c, next) => {
     if (disabled(options.env)) {
@@ -121,9 +134,11 @@ export async function bootstrapAdmin(store: Store, env: Readonly<Record<string, 
   if (given !== undefined && given !== '' && (given.length < 16 || given.length > 512 || /\s/.test(given))) {
     throw new KerneltuneError('INVALID_INPUT', `KERNELTUNE_ADMIN_TOKEN must be 16 to 512 characters without spaces (it has ${given.length}${/\s/.test(given) ? ', with whitespace' : ''}); set a longer one, e.g. KERNELTUNE_ADMIN_TOKEN=$(openssl rand -hex 32), or unset it to have one generated`)
   }
+  // Checked on every start, like the token: a tenant the API would refuse (`..`) is refused here too.
+  const tenant = parseWith(TenantNameSchema, env.KERNELTUNE_ADMIN_TENANT ?? 'default', 'KERNELTUNE_ADMIN_TENANT')
   if ((await store.tokens.count()) > 0) return { created: false }
   const token = given && given.length > 0 ? given : generateToken()
-  await store.tokens.create('superadmin', env.KERNELTUNE_ADMIN_TENANT ?? 'default', 'bootstrap admin', token)
+  await store.tokens.create('superadmin', tenant, 'bootstrap admin', token)
   return given ? { created: true } : { created: true, generated: token }
 }
 

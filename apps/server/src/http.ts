@@ -4,10 +4,11 @@
  * body. `mount` validates all three before the handler runs (a bad one is a 400 listing every
  * problem) and maps kerneltune errors to HTTP statuses.
  */
-import { formatIssues, isKerneltuneError, KerneltuneError, type ErrorCode, type Role } from '@kerneltune/core'
+import { controlCharacterIn, formatIssues, isKerneltuneError, jsonTextDepth, KerneltuneError, type ErrorCode, type Role } from '@kerneltune/core'
 import type { Context, Hono } from 'hono'
 import { z } from 'zod'
 import type { AppDeps } from './deps.ts'
+import { reportUnexpected } from './guard.ts'
 
 export interface Auth { role: Role; tenant: string; tokenId: string }
 
@@ -47,6 +48,21 @@ export function route<P extends z.ZodType, Q extends z.ZodType, B extends z.ZodT
   return { spec: spec as RouteSpec, handler: handler as Route['handler'] }
 }
 
+/**
+ * Refuses control characters in the named string fields of a schema from another package (a run
+ * request's model and hardware names, which lists show). Outer whitespace is let through there:
+ * model names come from GGUF metadata the client did not write.
+ */
+export function withPlainNames<S extends z.ZodType>(schema: S, paths: readonly (readonly string[])[]): S {
+  return schema.superRefine((value, ctx) => {
+    for (const path of paths) {
+      const v = path.reduce<unknown>((o, k) => (o !== null && typeof o === 'object' ? (o as Record<string, unknown>)[k] : undefined), value)
+      const bad = typeof v === 'string' ? controlCharacterIn(v) : undefined
+      if (bad) ctx.addIssue({ code: 'custom', message: bad, path: [...path] })
+    }
+  }) as S
+}
+
 /** A path id: what the store generates, and nothing that could be mistaken for a path. */
 export const Id = z.string().min(1).max(100).regex(/^[A-Za-z0-9_-]+$/, 'ids are letters, digits, _ and -')
 export const IdParams = z.object({ id: Id }).strict()
@@ -78,12 +94,15 @@ const STATUS: Partial<Record<ErrorCode, number>> = {
 }
 
 export function errorResponse(c: Context, err: unknown): Response {
+  const status = isKerneltuneError(err) ? STATUS[err.code] ?? 500 : 500
+  // A 500 is a server bug or a broken dependency: it is logged with the request id the client
+  // gets back, so the two can be matched. Expected refusals (4xx) are the client's to read.
+  const requestId = status === 500 ? reportUnexpected(c, err) : undefined
   if (isKerneltuneError(err)) {
-    const status = STATUS[err.code] ?? 500
     const problems = (err.details as { errors?: string[] } | undefined)?.errors
-    return c.json({ error: { code: err.code, message: err.message, ...(problems ? { problems } : {}) } }, status as 400)
+    return c.json({ error: { code: err.code, message: err.message, ...(problems ? { problems } : {}), ...(requestId ? { requestId } : {}) } }, status as 400)
   }
-  return c.json({ error: { code: 'INTERNAL', message: 'internal error' } }, 500)
+  return c.json({ error: { code: 'INTERNAL', message: `internal error; the server logged it as request ${requestId}`, requestId } }, 500)
 }
 
 const invalid = (where: string, problems: string[]) =>
@@ -98,6 +117,13 @@ function check<S extends z.ZodType>(schema: S | undefined, value: unknown, where
 
 /** The largest request body read (2 MiB): above the largest valid body, a registry source of 1 MB. */
 export const DEFAULT_MAX_BODY_BYTES = 2 * 1024 * 1024
+
+/**
+ * The deepest nesting of objects/arrays a request body may have. The deepest valid body (a run
+ * request's restrict lists, a registry entry's metadata at its own limit of 16) is well under it;
+ * checked on the text, before JSON.parse or any recursive step sees the value.
+ */
+export const MAX_BODY_DEPTH = 64
 
 const tooLarge = (size: string, max: number) =>
   new KerneltuneError('PAYLOAD_TOO_LARGE', `the request body is ${size} bytes, over this server's limit of ${max} bytes; send a smaller body (a registry source is at most 1,000,000 characters)`)
@@ -129,6 +155,8 @@ async function readBody(c: Context, maxBytes: number): Promise<unknown> {
   for (const ch of chunks) (bytes.set(ch, at), at += ch.byteLength)
   const text = new TextDecoder().decode(bytes)
   if (text.trim() === '') return undefined
+  const depth = jsonTextDepth(text, MAX_BODY_DEPTH)
+  if (depth > MAX_BODY_DEPTH) throw invalid('body', [`(root): nested more than ${MAX_BODY_DEPTH} levels deep (objects and arrays); no valid request is`])
   try {
     return JSON.parse(text)
   } catch {

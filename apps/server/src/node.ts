@@ -12,12 +12,13 @@
  */
 import process from 'node:process'
 import { serve as honoServe } from '@hono/node-server'
-import type { Registry } from '@kerneltune/core'
+import { KerneltuneError, normaliseTenant, type Registry } from '@kerneltune/core'
 import type { Store } from '@kerneltune/store'
 import { bootstrapAdmin, createApp, recover, type App } from './app.ts'
 import { compose } from './compose.node.ts'
 import { createRedisQueue, type RedisJobQueue } from './distributed/redis-queue.ts'
 import { withHotCache } from './distributed/hot-cache.ts'
+import { checkMetricsExposure, legacyTenantNotes } from './guard.ts'
 import { connect, DEFAULT_PREFIX } from './distributed/names.ts'
 import type { QueueDeps } from './queue.ts'
 
@@ -39,6 +40,36 @@ export interface ServeOptions {
   redisUrl?: string
   /** Prefix of the BullMQ keys (default 'kerneltune'); workers must use the same. */
   redisPrefix?: string
+  /**
+   * Connection timeouts in milliseconds (issue 23 item 19): a client gets `headersTimeoutMs`
+   * (default 10 s) to send its request line and headers, `requestTimeoutMs` (default 60 s) for the
+   * whole request, body included, and an idle keep-alive connection is closed after
+   * `keepAliveTimeoutMs` (default 5 s). Responses (SSE streams) are not bounded by these.
+   */
+  headersTimeoutMs?: number
+  requestTimeoutMs?: number
+  keepAliveTimeoutMs?: number
+  /** Bearer token for /metrics (default env KERNELTUNE_METRICS_TOKEN). */
+  metricsToken?: string
+  /** Serve /metrics without a token on a non-loopback address (default env KERNELTUNE_METRICS_PUBLIC=true; otherwise refused). */
+  metricsPublic?: boolean
+}
+
+export const DEFAULT_TIMEOUTS = { headersTimeoutMs: 10_000, requestTimeoutMs: 60_000, keepAliveTimeoutMs: 5_000 } as const
+
+/** Node's http.Server options for the timeouts, refusing combinations Node would reject with a less clear message. */
+export function serverTimeouts(o: Pick<ServeOptions, 'headersTimeoutMs' | 'requestTimeoutMs' | 'keepAliveTimeoutMs'>): { headersTimeout: number; requestTimeout: number; keepAliveTimeout: number; connectionsCheckingInterval: number } {
+  const headersTimeout = o.headersTimeoutMs ?? DEFAULT_TIMEOUTS.headersTimeoutMs
+  const requestTimeout = o.requestTimeoutMs ?? DEFAULT_TIMEOUTS.requestTimeoutMs
+  const keepAliveTimeout = o.keepAliveTimeoutMs ?? DEFAULT_TIMEOUTS.keepAliveTimeoutMs
+  for (const [name, v] of [['headers timeout', headersTimeout], ['request timeout', requestTimeout], ['keep-alive timeout', keepAliveTimeout]] as const) {
+    if (!Number.isInteger(v) || v < 100 || v > 3_600_000) throw new KerneltuneError('INVALID_INPUT', `the ${name} must be 100 ms to 1 hour (it is ${v} ms)`)
+  }
+  if (headersTimeout > requestTimeout) throw new KerneltuneError('INVALID_INPUT', `the headers timeout (${headersTimeout} ms) must not exceed the request timeout (${requestTimeout} ms): the request includes its headers`)
+  // Node enforces the headers and request timeouts on a sweep over open connections every
+  // connectionsCheckingInterval ms (default 30 s), so a slow client could outlast a timeout by up to
+  // that much; sweeping at a quarter of the headers timeout (at most 1 s) keeps the bound tight.
+  return { headersTimeout, requestTimeout, keepAliveTimeout, connectionsCheckingInterval: Math.min(1000, Math.max(50, Math.floor(headersTimeout / 4))) }
 }
 
 export interface RunningServer {
@@ -52,6 +83,11 @@ export interface RunningServer {
 export async function serve(options: ServeOptions = {}): Promise<RunningServer> {
   const env = options.env ?? process.env
   const log = options.log ?? ((l: string) => void process.stderr.write(l + '\n'))
+  // Checked before anything opens, so a refused start leaves nothing behind.
+  const hostname = options.hostname ?? '127.0.0.1'
+  const timeouts = serverTimeouts(options)
+  const metricsToken = options.metricsToken ?? (env.KERNELTUNE_METRICS_TOKEN || undefined)
+  checkMetricsExposure(hostname, metricsToken, options.metricsPublic ?? /^(true|1|yes|on)$/i.test(env.KERNELTUNE_METRICS_PUBLIC ?? ''))
   const composed = await compose({ ...(options.store ? { store: options.store } : {}), ...(options.databaseUrl ? { databaseUrl: options.databaseUrl } : {}), ...(options.registry ? { registry: options.registry } : {}), env })
   const store = composed.store
   const boot = await bootstrapAdmin(store, env).catch(async (e: unknown) => {
@@ -60,17 +96,19 @@ export async function serve(options: ServeOptions = {}): Promise<RunningServer> 
   })
   if (boot.generated) log(`kerneltune: created the superadmin token (shown once, store it now): ${boot.generated}`)
   else if (boot.created) log('kerneltune: created the superadmin token from KERNELTUNE_ADMIN_TOKEN')
+  for (const note of legacyTenantNotes((await store.tokens.list()).map((t) => t.tenant), normaliseTenant)) log(note)
   let redisQueue: RedisJobQueue | undefined
   // With Redis, the routes (admin cache flush included) see the hot cache in front of the store's.
   const hotRedis = options.redisUrl ? connect(options.redisUrl) : undefined
   const appStore = hotRedis ? withHotCache(store, hotRedis, options.redisPrefix ?? DEFAULT_PREFIX) : store
-  const app = createApp({ store: appStore, registry: composed.registry, catalog: composed.catalog, env, ...(options.redisUrl ? { queueFactory: (d: QueueDeps) => (redisQueue = createRedisQueue(d, { redisUrl: options.redisUrl!, ...(options.redisPrefix ? { prefix: options.redisPrefix } : {}) })) } : {}) })
+  const app = createApp({ store: appStore, registry: composed.registry, catalog: composed.catalog, env, log, ...(metricsToken ? { metricsToken } : {}), ...(options.redisUrl ? { queueFactory: (d: QueueDeps) => (redisQueue = createRedisQueue(d, { redisUrl: options.redisUrl!, ...(options.redisPrefix ? { prefix: options.redisPrefix } : {}) })) } : {}) })
   const recovered = await recover(app)
   if (recovered.runs || recovered.sessions) log(`kerneltune: re-queued ${recovered.runs} interrupted run(s); paused ${recovered.sessions} interrupted tune session(s) (resume them with POST /tune/{id}/resume)`)
-  const hostname = options.hostname ?? '127.0.0.1'
   const server = await new Promise<ReturnType<typeof honoServe>>((resolve) => {
-    const s = honoServe({ fetch: app.app.fetch, port: options.port ?? 8080, hostname }, () => resolve(s))
+    const s = honoServe({ fetch: app.app.fetch, port: options.port ?? 8080, hostname, serverOptions: timeouts }, () => resolve(s))
   })
+  // Also as properties: older Node releases read keepAliveTimeout only from the server object.
+  Object.assign(server, { headersTimeout: timeouts.headersTimeout, requestTimeout: timeouts.requestTimeout, keepAliveTimeout: timeouts.keepAliveTimeout })
   const address = server.address()
   const port = typeof address === 'object' && address ? address.port : options.port ?? 8080
   const url = `http://${hostname.includes(':') ? `[${hostname}]` : hostname}:${port}`

@@ -11,6 +11,7 @@
 import process from 'node:process'
 import { bootstrapAdmin, createApp, recover } from './app.ts'
 import { compose } from './compose.node.ts'
+import { checkMetricsExposure } from './guard.ts'
 
 type Fetch = (req: Request) => Response | Promise<Response>
 interface BunLike { serve(o: { port: number; hostname: string; fetch: Fetch }): { port: number; stop(): void } }
@@ -20,6 +21,8 @@ interface DenoLike { serve(o: { port: number; hostname: string; onListen?: (a: {
 export async function serveWeb(env: Readonly<Record<string, string | undefined>> = process.env): Promise<{ url: string; runtime: 'bun' | 'deno'; close(): Promise<void> }> {
   const g = globalThis as { Bun?: BunLike; Deno?: DenoLike }
   if (!g.Bun && !g.Deno) throw new Error('serve-web.ts runs on Bun or Deno; on Node use @kerneltune/server/node (kerneltune serve)')
+  // The same rule as the Node entry: /metrics open on a non-loopback HOST only when said so.
+  checkMetricsExposure(env.HOST ?? '127.0.0.1', env.KERNELTUNE_METRICS_TOKEN || undefined, /^(true|1|yes|on)$/i.test(env.KERNELTUNE_METRICS_PUBLIC ?? ''))
   const { store, registry, catalog } = await compose({ env })
   const boot = await bootstrapAdmin(store, env)
   if (boot.generated) process.stderr.write(`kerneltune: created the superadmin token (shown once, store it now): ${boot.generated}\n`)

@@ -5,7 +5,7 @@
 import { requireOrSkip } from '@kerneltune/tooling/test-skip'
 import type { Browser, Page } from 'playwright-core'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
-import { ARTIFACTS, CHROMIUM, H100, hasChromium, keepScreenshot, launch, MODEL, open, startServer, tinyRun, waitFor, type Server } from './harness.ts'
+import { ARTIFACTS, CHROMIUM, cspViolations, H100, hasChromium, keepScreenshot, launch, MODEL, open, startServer, tinyRun, waitFor, type Server } from './harness.ts'
 
 /** Llama 3 8B's shape (32 layers, 8 KV heads of 128): the analytical backend then gives fp8 KV its ~0.2%. */
 const MODEL_SHAPED = { ...MODEL, hiddenDim: 4096, numLayers: 32, numHeads: 32, numKvHeads: 8, headDim: 128 }
@@ -27,8 +27,10 @@ describe.skipIf(requireOrSkip(hasChromium, `chromium at ${CHROMIUM} (apt-get ins
   })
   afterEach(async (ctx) => {
     if (ctx.task.result?.state === 'fail') await keepScreenshot(page, ctx.task.name)
+    const refused = page ? cspViolations.get(page) ?? [] : []
     await page?.close()
     page = undefined
+    expect(refused, 'the page needed something the server\'s Content-Security-Policy blocks').toEqual([])
   })
 
   it('the fragment token moves to sessionStorage and leaves the address bar', async () => {

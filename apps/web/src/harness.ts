@@ -62,12 +62,21 @@ export function launch(): Promise<Browser> {
   })
 }
 
+/**
+ * Per page, what the browser refused under the server's Content-Security-Policy (issue 23 item
+ * 19): the suite fails a page that needed something the policy blocks.
+ */
+export const cspViolations: WeakMap<Page, string[]> = new WeakMap()
+
 /** A signed-in page: the token arrives in the fragment, as an operator's link would carry it. */
 export async function open(browser: Browser, server: Server, query = ''): Promise<Page> {
   // A context of its own per page (axe-core needs one), closed with the page.
   const context = await browser.newContext()
   const page = await context.newPage()
   page.once('close', () => void context.close().catch(() => undefined))
+  const refused: string[] = []
+  cspViolations.set(page, refused)
+  page.on('console', (m) => { if (/Content Security Policy/i.test(m.text())) refused.push(m.text()) })
   await page.goto(`${server.url}/${query}#token=${TOKEN}`)
   return page
 }

@@ -167,6 +167,15 @@ describe('kerneltune serve', () => {
     expect(r.err).toMatch(/KERNELTUNE_ADMIN_TOKEN must be 16 to 512 characters/)
   })
 
+  it('should exit 2 before opening anything on a non-loopback --host without a metrics token, and on timeouts that contradict (issue 23 item 19)', async () => {
+    const open = await cli(t.dir, ['serve', '--port', '0', '--host', '0.0.0.0', '--db', join(t.dir, 'open.db')], { KERNELTUNE_ADMIN_TOKEN: ADMIN })
+    expect(open.code).toBe(2)
+    expect(open.err).toMatch(/refusing to listen on 0\.0\.0\.0 with \/metrics open.*--metrics-token or KERNELTUNE_METRICS_TOKEN.*--metrics-public/)
+    const timeouts = await cli(t.dir, ['serve', '--port', '0', '--headers-timeout', '5', '--request-timeout', '1', '--db', join(t.dir, 'open.db')], { KERNELTUNE_ADMIN_TOKEN: ADMIN })
+    expect(timeouts.code).toBe(2)
+    expect(timeouts.err).toMatch(/headers timeout \(5000 ms\) must not exceed the request timeout \(1000 ms\)/)
+  })
+
   it('should serve on an ephemeral port, print { url } with --json, answer /healthz and stop on SIGTERM', async () => {
     const root = resolve(import.meta.dirname, '../../../..')
     const child = spawn(join(root, 'node_modules/.bin/tsx'), ['--conditions=@kerneltune/source', join(root, 'apps/cli/src/main.ts'), 'serve', '--port', '0', '--db', join(t.dir, 'serve.db'), '--json'], {

@@ -1,21 +1,25 @@
 /** Registry, catalog preview, deployments, tokens and cache endpoints. */
-import { HardwareSpecSchema, KerneltuneError, RegistryStatusSchema, RoleSchema, type Combo } from '@kerneltune/core'
+import { boundedJsonRecord, HardwareSpecSchema, KerneltuneError, nameSchema, RegistryStatusSchema, RoleSchema, TenantNameSchema, type Combo } from '@kerneltune/core'
 import { ENUMERATION_MODES } from '@kerneltune/catalog'
 import { z } from 'zod'
 import { Id, IdParams, requireTenant, route, type Route } from '../http.ts'
 
-const TenantName = z.string().min(1).max(100).regex(/^[A-Za-z0-9_.-]+$/, 'tenants are letters, digits, _, . and -')
+// Tenants are normalised (ACME is acme) and names refused with control characters or outer
+// whitespace: the rules live in core (schemas/names.ts) so that every name field shares them.
+const TenantName = TenantNameSchema
+const Name = nameSchema(200)
+const ShortName = nameSchema(100)
 
-const FlushBody = z.union([z.object({ engine: z.string().min(1).max(100).optional(), tenant: TenantName.optional(), allTenants: z.literal(true).optional() }).strict(), z.undefined()])
+const FlushBody = z.union([z.object({ engine: ShortName.optional(), tenant: TenantName.optional(), allTenants: z.literal(true).optional() }).strict(), z.undefined()])
 
 const ReasonBody = z.union([z.object({ reason: z.string().min(1).max(2000).optional() }).strict(), z.undefined()])
 
 const SubmitBody = z.object({
-  name: z.string().min(1).max(200),
-  kernelFamily: z.string().min(1).max(200),
-  provider: z.string().min(1).max(200),
+  name: Name,
+  kernelFamily: Name,
+  provider: Name,
   source: z.string().max(1_000_000),
-  metadata: z.record(z.string(), z.unknown()).optional(),
+  metadata: boundedJsonRecord({ maxDepth: 16, maxBytes: 64 * 1024 }).optional(),
 }).strict()
 
 /** The hardware spec travels as JSON in the query string (GET has no body). */
@@ -55,7 +59,7 @@ export const otherRoutes: Route[] = [
     // Counts and rules in full; the combo lists are capped so that a preview stays small.
     return { ...p, legal: p.legal.slice(0, 200), pruned: p.pruned.slice(0, 200), refused: p.refused.slice(0, 200) }
   }),
-  route({ method: 'post', path: '/deployments', summary: 'Register a deployment', role: 'operator', body: z.object({ name: z.string().min(1).max(200), engine: z.string().min(1).max(100), engineVersion: z.string().min(1).max(100) }).strict(), status: 201 }, async ({ auth, body, deps }) =>
+  route({ method: 'post', path: '/deployments', summary: 'Register a deployment', role: 'operator', body: z.object({ name: Name, engine: ShortName, engineVersion: ShortName }).strict(), status: 201 }, async ({ auth, body, deps }) =>
     deps.store.deployments.create({ tenant: auth.tenant, ...body })),
   route({ method: 'get', path: '/deployments-recent', summary: 'Deployments with L1 activity in the last N days (default 30)', role: 'viewer', query: z.object({ days: z.coerce.number().int().min(1).max(365).default(30) }).strict() }, async ({ auth, query, deps }) =>
     ({ items: await deps.store.deployments.recent(auth.tenant, new Date(Date.now() - query.days * 86_400_000).toISOString()) })),
@@ -69,7 +73,7 @@ export const otherRoutes: Route[] = [
     const d = await deps.store.deployments.require(auth.tenant, params.id)
     return { valid: true, deploymentId: d.id, engine: d.engine, engineVersion: d.engineVersion }
   }),
-  route({ method: 'post', path: '/tokens', summary: 'Mint an API token for the caller\'s tenant (admin), or for any tenant, creating it (superadmin); the token is shown once', role: 'admin', body: z.object({ role: RoleSchema, tenant: TenantName.optional(), label: z.string().min(1).max(200).optional() }).strict(), status: 201 }, async ({ auth, body, deps }) => {
+  route({ method: 'post', path: '/tokens', summary: 'Mint an API token for the caller\'s tenant (admin), or for any tenant, creating it (superadmin); the token is shown once', role: 'admin', body: z.object({ role: RoleSchema, tenant: TenantName.optional(), label: Name.optional() }).strict(), status: 201 }, async ({ auth, body, deps }) => {
     const tenant = requireTenant(auth, body.tenant ?? auth.tenant, 'minting a token')
     if (body.role === 'superadmin' && auth.role !== 'superadmin') throw new KerneltuneError('FORBIDDEN', 'only the superadmin token (KERNELTUNE_ADMIN_TOKEN) may mint superadmin tokens; mint an admin token for a tenant instead')
     const { token, info } = await deps.store.tokens.create(body.role, tenant, body.label ?? null)

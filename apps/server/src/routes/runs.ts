@@ -5,7 +5,7 @@ import { applyRun, createRun, proxyLabel, RunRequestSchema, type ProxyLabel, typ
 import { streamSSE } from 'hono/streaming'
 import { z } from 'zod'
 import type { AppDeps } from '../deps.ts'
-import { IdParams, route, type Route } from '../http.ts'
+import { IdParams, route, withPlainNames, type Route } from '../http.ts'
 
 const IsoInstant = z.union([z.iso.datetime({ offset: true }), z.iso.date()]).transform((v) => new Date(v).toISOString())
 
@@ -60,7 +60,7 @@ export function measuredBy(registry: Registry, backend: string): { simulated: bo
 }
 
 export const runRoutes: Route[] = [
-  route({ method: 'post', path: '/runs', summary: 'Create a Tier 1 run and queue it', role: 'operator', body: RunRequestSchema, status: 202 }, async ({ auth, body, deps }) => {
+  route({ method: 'post', path: '/runs', summary: 'Create a Tier 1 run and queue it', role: 'operator', body: withPlainNames(RunRequestSchema, [['model', 'name'], ['model', 'architecture'], ['hardware', 'name']]), status: 202 }, async ({ auth, body, deps }) => {
     const run = await createRun(deps.store, body, { catalog: deps.catalog, registry: deps.registry, tenant: auth.tenant })
     deps.queue.enqueue('run', run.id)
     return run
