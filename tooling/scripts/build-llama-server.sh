@@ -23,7 +23,26 @@ bundle="$pkg_dir/llama/gitRelease.bundle"
 nlc_version="$(node -p "require('$pkg_dir/package.json').version")"
 llama_tag="$(node -p "require('$pkg_dir/llama/llama.cpp.info.json').tag")"
 commit="$(git bundle list-heads "$bundle" | awk '$2=="HEAD"{print $1}' | head -n1)"
-key="${llama_tag}-${commit:0:12}"
+# GGML_NATIVE=ON compiles for this processor's instruction set, so a binary is only valid on a
+# processor with the same features: the key carries a hash of them (a build from an AMD EPYC
+# would die with SIGILL on an older Xeon, and the machines this project runs on change kind).
+# (The same hash as cpuSignature in packages/serving/src/adapters/llama-server-binary.node.ts.)
+cpu_flags="$(awk -F: '/^(flags|Features)[ \t]*:/ { print $2; exit }' /proc/cpuinfo 2>/dev/null | tr -s ' \t' '\n\n' | grep -v '^$' | LC_ALL=C sort -u | tr '\n' ' ' || true)"
+cpu_sig="$(printf '%s' "$(uname -m) $cpu_flags" | sha256sum | cut -c1-8)"
+key="${llama_tag}-${commit:0:12}-${cpu_sig}"
+# ggml's AMX path (chosen by -march=native on Xeons with AMX) crashes this llama.cpp version with
+# SIGSEGV in ggml_backend_amx_mul_mat on the first multiply of our synthetic models (seen on
+# 2026-11-26 on a Xeon with amx_int8/amx_tile/amx_bf16). GCC lets an explicit -mno-amx-* win
+# over -march=native whatever the order, so AMX is compiled out and AVX-512 serves instead;
+# BUILD-INFO.json records it.
+extra_flags=""
+amx_note="none on this processor"
+case " $cpu_flags " in
+  *" amx_int8 "*|*" amx_tile "*)
+    extra_flags="-mno-amx-tile -mno-amx-int8 -mno-amx-bf16"
+    amx_note="compiled out (-mno-amx-*): ggml_backend_amx_mul_mat crashed this version"
+    ;;
+esac
 
 cache_root="${KERNELTUNE_CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/kerneltune}"
 dest="$cache_root/llama-server/$key"
@@ -56,7 +75,8 @@ start=$(date +%s)
 git clone -q "$bundle" "$work/src" >&2
 cmake -S "$work/src" -B "$work/build" -DCMAKE_BUILD_TYPE=Release -DLLAMA_CURL=OFF \
   -DLLAMA_BUILD_TESTS=OFF -DLLAMA_BUILD_EXAMPLES=OFF -DLLAMA_BUILD_SERVER=ON \
-  -DGGML_NATIVE=ON -DBUILD_SHARED_LIBS=OFF >"$work/cmake-configure.log" 2>&1 || {
+  -DGGML_NATIVE=ON -DBUILD_SHARED_LIBS=OFF -DCMAKE_C_FLAGS="$extra_flags" -DCMAKE_CXX_FLAGS="$extra_flags" \
+  >"$work/cmake-configure.log" 2>&1 || {
   tail -n 40 "$work/cmake-configure.log" >&2; exit 1; }
 cmake --build "$work/build" -j "$jobs" --target llama-server >"$work/cmake-build.log" 2>&1 || {
   tail -n 60 "$work/cmake-build.log" >&2; exit 1; }
@@ -68,7 +88,7 @@ find "$work/build/bin" -maxdepth 1 -name '*.so*' -exec cp {} "$work/out/bin/" \;
 seconds=$(( $(date +%s) - start ))
 version_line="$("$work/out/bin/llama-server" --version 2>&1 | head -n 2 | tr '\n' ' ' || true)"
 cat >"$work/out/BUILD-INFO.json" <<EOF
-{"llamaCppTag":"$llama_tag","commit":"$commit","nodeLlamaCppVersion":"$nlc_version","builtAt":"$(date -u +%Y-%m-%dT%H:%M:%SZ)","buildSeconds":$seconds,"jobs":$jobs,"version":"${version_line//\"/\'}"}
+{"llamaCppTag":"$llama_tag","commit":"$commit","nodeLlamaCppVersion":"$nlc_version","builtAt":"$(date -u +%Y-%m-%dT%H:%M:%SZ)","buildSeconds":$seconds,"jobs":$jobs,"cpuSignature":"$cpu_sig","amx":"$amx_note","version":"${version_line//\"/\'}"}
 EOF
 rm -rf "$dest.old"
 [ -d "$dest" ] && mv "$dest" "$dest.old"
