@@ -20,10 +20,11 @@ import { createQueue, type JobQueue, type QueueDeps } from './queue.ts'
 import { clientMetricRoutes } from './routes/client-metrics.ts'
 import { otherRoutes } from './routes/other.ts'
 import { runRoutes } from './routes/runs.ts'
+import { tokenRoutes } from './routes/tokens.ts'
 import { tuneRoutes } from './routes/tune.ts'
 
 export const API_BASE = '/api/v1/kernels'
-export const ROUTES = [...runRoutes, ...tuneRoutes, ...otherRoutes, ...clientMetricRoutes]
+export const ROUTES = [...runRoutes, ...tuneRoutes, ...otherRoutes, ...tokenRoutes, ...clientMetricRoutes]
 
 export interface AppOptions {
   store: Store
@@ -100,7 +101,7 @@ export function createApp(options: AppOptions): App {
     const m = /^Bearer\s+(\S+)$/i.exec(header)
     if (!m) throw new KerneltuneError('UNAUTHORIZED', 'send an API token as "Authorization: Bearer TOKEN" (admins mint them with kerneltune token create)')
     const info = m[1]!.length >= 16 && m[1]!.length <= 512 ? await store.tokens.verify(m[1]!) : undefined
-    if (!info) throw new KerneltuneError('UNAUTHORIZED', 'unknown or revoked API token')
+    if (!info) throw new KerneltuneError('UNAUTHORIZED', 'unknown, revoked or expired API token; ask an admin for a new one (kerneltune token create)')
     return { role: info.role, tenant: info.tenant, tokenId: info.id }
   }
   mount(app, API_BASE, ROUTES, deps, authenticate, options.maxBodyBytes ? { maxBodyBytes: options.maxBodyBytes } : {})
