@@ -14,6 +14,7 @@ import type { AppDeps } from './deps.ts'
 import { errorResponse, mount, type Auth } from './http.ts'
 import { inProcessAuth } from './in-process.ts'
 import { createMetrics, type ServerMetrics } from './metrics.ts'
+import { noModelPaths, type ModelPaths } from './model-paths.ts'
 import { createOpsMetrics } from './ops-metrics.ts'
 import { openApiDocument } from './openapi.ts'
 import { createQueue, type JobQueue, type QueueDeps } from './queue.ts'
@@ -51,6 +52,8 @@ export interface AppOptions {
    * the BullMQ one (distributed/redis-queue.ts), which has the same interface.
    */
   queueFactory?: (deps: QueueDeps) => JobQueue
+  /** The directories whose GGUFs network requests may name (model-paths.node.ts); default none. */
+  modelPaths?: ModelPaths
 }
 
 export interface App {
@@ -74,7 +77,7 @@ export function createApp(options: AppOptions): App {
   const queueDeps: QueueDeps = { store, registry, catalog, bus, metrics, cacheScope, ...(options.concurrency ? { concurrency: options.concurrency } : {}), ...(options.autostart === false ? { autostart: false } : {}) }
   const queue = options.queueFactory ? options.queueFactory(queueDeps) : createQueue(queueDeps)
   const ops = createOpsMetrics(metrics.registry, store, queue)
-  const deps: AppDeps = { store, registry, catalog, queue, bus, metrics, ops }
+  const deps: AppDeps = { store, registry, catalog, queue, bus, metrics, ops, modelPaths: options.modelPaths ?? noModelPaths }
   const app = new Hono()
 
   // Every answer, errors included, by matched route pattern (not the raw path, which carries ids).

@@ -16,11 +16,13 @@ import type { Registry } from '@kerneltune/core'
 import type { Store } from '@kerneltune/store'
 import { bootstrapAdmin, createApp, recover, type App } from './app.ts'
 import { compose } from './compose.node.ts'
+import { modelDirectories } from './model-paths.node.ts'
 import { createRedisQueue, type RedisJobQueue } from './distributed/redis-queue.ts'
 import { withHotCache } from './distributed/hot-cache.ts'
 import { connect, DEFAULT_PREFIX } from './distributed/names.ts'
 import type { QueueDeps } from './queue.ts'
 
+export { modelDirectories } from './model-paths.node.ts'
 export { startWorker, type RunningWorker, type WorkerOptions } from './distributed/worker.ts'
 export { backendPlugins, compose, defaultDatabaseUrl, defaultRegistry, enginePlugins, ENGINE_NAMES, openStoreAt, type BackendOptions, type ComposeOptions, type Composition, type EngineName } from './compose.node.ts'
 
@@ -39,6 +41,11 @@ export interface ServeOptions {
   redisUrl?: string
   /** Prefix of the BullMQ keys (default 'kerneltune'); workers must use the same. */
   redisPrefix?: string
+  /**
+   * Directories whose GGUF files requests may name as modelPath (`serve --model-dir`). Default
+   * none: a request that names a model file is refused (403), since the path is read on this machine.
+   */
+  modelDirs?: readonly string[]
 }
 
 export interface RunningServer {
@@ -52,6 +59,8 @@ export interface RunningServer {
 export async function serve(options: ServeOptions = {}): Promise<RunningServer> {
   const env = options.env ?? process.env
   const log = options.log ?? ((l: string) => void process.stderr.write(l + '\n'))
+  // Checked before the store opens: a mistyped --model-dir stops the start, naming the directory.
+  const modelPaths = await modelDirectories(options.modelDirs ?? [])
   const composed = await compose({ ...(options.store ? { store: options.store } : {}), ...(options.databaseUrl ? { databaseUrl: options.databaseUrl } : {}), ...(options.registry ? { registry: options.registry } : {}), env })
   const store = composed.store
   const boot = await bootstrapAdmin(store, env).catch(async (e: unknown) => {
@@ -64,7 +73,7 @@ export async function serve(options: ServeOptions = {}): Promise<RunningServer> 
   // With Redis, the routes (admin cache flush included) see the hot cache in front of the store's.
   const hotRedis = options.redisUrl ? connect(options.redisUrl) : undefined
   const appStore = hotRedis ? withHotCache(store, hotRedis, options.redisPrefix ?? DEFAULT_PREFIX) : store
-  const app = createApp({ store: appStore, registry: composed.registry, catalog: composed.catalog, env, ...(options.redisUrl ? { queueFactory: (d: QueueDeps) => (redisQueue = createRedisQueue(d, { redisUrl: options.redisUrl!, ...(options.redisPrefix ? { prefix: options.redisPrefix } : {}) })) } : {}) })
+  const app = createApp({ store: appStore, registry: composed.registry, catalog: composed.catalog, env, modelPaths, ...(options.redisUrl ? { queueFactory: (d: QueueDeps) => (redisQueue = createRedisQueue(d, { redisUrl: options.redisUrl!, ...(options.redisPrefix ? { prefix: options.redisPrefix } : {}) })) } : {}) })
   const recovered = await recover(app)
   if (recovered.runs || recovered.sessions) log(`kerneltune: re-queued ${recovered.runs} interrupted run(s); paused ${recovered.sessions} interrupted tune session(s) (resume them with POST /tune/{id}/resume)`)
   const hostname = options.hostname ?? '127.0.0.1'

@@ -1,4 +1,5 @@
-/** kerneltune serve [--port P] [--db PATH] [--redis URL [--prefix P]]: the HTTP API on 127.0.0.1 until interrupted. */
+/** kerneltune serve [--port P] [--db PATH] [--redis URL [--prefix P]] [--model-dir DIR ...]: the HTTP API on 127.0.0.1 until interrupted. */
+import { resolve } from 'node:path'
 import process from 'node:process'
 import { serve } from '@kerneltune/server/node'
 import { defineCommand } from '../cli/command.ts'
@@ -9,13 +10,13 @@ export const isSharedStoreUrl = (url: string | undefined): boolean => /^postgres
 export const serveCommand = defineCommand({
   name: 'serve',
   summary: 'Serve the kernels API, /metrics and /openapi.json',
-  flags: [{ name: 'port', type: 'integer', description: 'Port', default: 8080, min: 0, max: 65535 }, { name: 'db', type: 'string', description: 'SQLite path or postgres:// URL', valueName: 'PATH' }, { name: 'host', type: 'string', description: 'Address to listen on', default: '127.0.0.1' }, { name: 'redis', type: 'string', description: 'Dispatch runs as BullMQ jobs on this Redis to `kerneltune worker` processes (use a postgres:// --db they share)', valueName: 'URL' }, { name: 'prefix', type: 'string', description: 'BullMQ key prefix with --redis (workers take the same --prefix)', default: 'kerneltune' }] as const,
+  flags: [{ name: 'port', type: 'integer', description: 'Port', default: 8080, min: 0, max: 65535 }, { name: 'db', type: 'string', description: 'SQLite path or postgres:// URL', valueName: 'PATH' }, { name: 'host', type: 'string', description: 'Address to listen on', default: '127.0.0.1' }, { name: 'redis', type: 'string', description: 'Dispatch runs as BullMQ jobs on this Redis to `kerneltune worker` processes (use a postgres:// --db they share)', valueName: 'URL' }, { name: 'prefix', type: 'string', description: 'BullMQ key prefix with --redis (workers take the same --prefix)', default: 'kerneltune' }, { name: 'model-dir', type: 'list', description: 'Let runs name GGUF files (modelPath) under this directory; repeatable. Default none: a run naming a model file is refused', valueName: 'DIR' }] as const,
   jsonOutput: '{ url } once listening',
   async run(ctx) {
     const f = ctx.flags
     const db = f.db ?? ctx.io.env.KERNELTUNE_DATABASE_URL
     if (f.redis && !isSharedStoreUrl(db)) ctx.io.stderr(`kerneltune: --redis with a store that is not PostgreSQL (${db ?? 'the default SQLite file'}): workers on other machines cannot open it; give the server and every worker the same postgres:// --db\n`)
-    const s = await serve({ port: f.port, hostname: f.host, ...(f.db ? { databaseUrl: f.db } : {}), ...(f.redis ? { redisUrl: f.redis, redisPrefix: f.prefix ?? 'kerneltune' } : {}), env: ctx.io.env, log: (l) => ctx.io.stderr(l + '\n') })
+    const s = await serve({ port: f.port, hostname: f.host, ...(f.db ? { databaseUrl: f.db } : {}), ...(f.redis ? { redisUrl: f.redis, redisPrefix: f.prefix ?? 'kerneltune' } : {}), ...(f.modelDir?.length ? { modelDirs: f.modelDir.map((d) => resolve(ctx.io.cwd, d)) } : {}), env: ctx.io.env, log: (l) => ctx.io.stderr(l + '\n') })
     if (ctx.json) ctx.printJson({ url: s.url })
     else ctx.io.stderr(`kerneltune serving on ${s.url}\n`)
     await new Promise<void>((resolve) => {
