@@ -44,7 +44,7 @@ export const tokenCommand = defineCommand({
       examples: ['kerneltune token create --role operator --expires 30d', 'kerneltune token create --role admin --tenant acme --token $KERNELTUNE_ADMIN_TOKEN'],
       async run(ctx) {
         const f = ctx.flags
-        const body = { role: f.role, ...(f.tenant ? { tenant: f.tenant } : {}), ...(f.label ? { label: f.label } : {}), ...(f['acts-for'] ? { actsFor: f['acts-for'] } : {}), ...expiryBody(f.expires) }
+        const body = { role: f.role, ...(f.tenant ? { tenant: f.tenant } : {}), ...(f.label ? { label: f.label } : {}), ...(f.actsFor ? { actsFor: f.actsFor } : {}), ...expiryBody(f.expires) }
         await withClient(f, ctx.io.env, async (c) => {
           const t = await c.call('POST', '/tokens', body)
           if (ctx.json) ctx.printJson(t)
@@ -60,7 +60,7 @@ export const tokenCommand = defineCommand({
       async run(ctx) {
         const f = ctx.flags
         await withClient(f, ctx.io.env, async (c) => {
-          const r = await c.call('GET', `/tokens${f['all-tenants'] ? '?allTenants=true' : tenantQuery(f.tenant)}`)
+          const r = await c.call('GET', `/tokens${f.allTenants ? '?allTenants=true' : tenantQuery(f.tenant)}`)
           if (ctx.json) return ctx.printJson(r)
           ctx.io.stdout(table(r.items.map((x: any) => [x.id, x.role, x.tenant, x.label ?? '', x.status, x.expiresAt ?? 'never', x.lastUsedAt ?? '', x.mintedBy ?? 'unknown']), ['id', 'role', 'tenant', 'label', 'status', 'expires', 'last used', 'minted by']))
         })
