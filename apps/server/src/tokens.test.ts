@@ -66,7 +66,9 @@ describe('token list, revoke and audit (issue 23 item 17)', () => {
     expect((await list(t, t.tokens.admin)).items.find((x: any) => x.id === short.id).status).toBe('expired')
     const month = await json(await mint(t, t.tokens.admin, { role: 'viewer', expiresIn: '30d' }))
     expect(Date.parse(month.expiresAt) - Date.parse(month.createdAt)).toBeCloseTo(30 * 86_400_000, -4)
-    for (const body of [{ role: 'viewer', expiresAt: '2020-01-01T00:00:00Z' }, { role: 'viewer', expiresIn: '1d', expiresAt: '2099-01-01T00:00:00Z' }, { role: 'viewer', expiresIn: '30 days' }, { role: 'viewer', expiresIn: '9999999w' }]) {
+    const dated = await mint(t, t.tokens.admin, { role: 'viewer', expiresAt: '2030-01-01T00:00:00+02:00' })
+    expect([dated.status, (await json(dated)).expiresAt]).toEqual([201, '2029-12-31T22:00:00.000Z'])
+    for (const body of [{ role: 'viewer', expiresAt: '2020-01-01T00:00:00Z' }, { role: 'viewer', expiresIn: '1d', expiresAt: '2099-01-01T00:00:00Z' }, { role: 'viewer', expiresIn: '30 days' }, { role: 'viewer', expiresIn: '9999999w' }, { role: 'viewer', expiresAt: '2099-01-01T00:00:00Z' }]) {
       const res = await mint(t, t.tokens.admin, body)
       expect([res.status, (await json(res)).error.code], JSON.stringify(body)).toEqual([400, 'INVALID_INPUT'])
     }

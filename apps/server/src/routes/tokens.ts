@@ -57,7 +57,7 @@ export const tokenRoutes: Route[] = [
     if (body.expiresIn !== undefined || body.expiresAt !== undefined) {
       const at = body.expiresIn !== undefined ? Date.now() + body.expiresIn : Date.parse(body.expiresAt!)
       if (at <= Date.now()) throw new KerneltuneError('INVALID_INPUT', `invalid body: expiresAt ${body.expiresAt} is not in the future`, { details: { errors: ['body.expiresAt: must be in the future'] } })
-      if (at - Date.now() > MAX_LIFETIME_MS) throw new KerneltuneError('INVALID_INPUT', 'invalid body: a token may live at most 3650 days; leave the expiry out for a token that never expires', { details: { errors: ['body.expiresIn: at most 3650 days'] } })
+      if (at - Date.now() > MAX_LIFETIME_MS) throw new KerneltuneError('INVALID_INPUT', 'invalid body: a token may live at most 3650 days; leave the expiry out for a token that never expires', { details: { errors: [`body.${body.expiresIn !== undefined ? 'expiresIn' : 'expiresAt'}: at most 3650 days from now`] } })
       expiresAt = new Date(at).toISOString()
     }
     const { token, info } = await deps.store.tokens.create(body.role, tenant, body.label ?? null, undefined, { mintedBy: auth.tokenId, actsFor: body.actsFor ?? null, expiresAt })
