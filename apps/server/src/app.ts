@@ -15,16 +15,18 @@ import { checkMetricsToken, requestContext } from './guard.ts'
 import { errorResponse, mount, type Auth } from './http.ts'
 import { inProcessAuth } from './in-process.ts'
 import { createMetrics, type ServerMetrics } from './metrics.ts'
+import { noModelPaths, type ModelPaths } from './model-paths.ts'
 import { createOpsMetrics } from './ops-metrics.ts'
 import { openApiDocument } from './openapi.ts'
 import { createQueue, type JobQueue, type QueueDeps } from './queue.ts'
 import { clientMetricRoutes } from './routes/client-metrics.ts'
 import { otherRoutes } from './routes/other.ts'
 import { runRoutes } from './routes/runs.ts'
+import { tokenRoutes } from './routes/tokens.ts'
 import { tuneRoutes } from './routes/tune.ts'
 
 export const API_BASE = '/api/v1/kernels'
-export const ROUTES = [...runRoutes, ...tuneRoutes, ...otherRoutes, ...clientMetricRoutes]
+export const ROUTES = [...runRoutes, ...tuneRoutes, ...otherRoutes, ...tokenRoutes, ...clientMetricRoutes]
 
 export interface AppOptions {
   store: Store
@@ -58,6 +60,8 @@ export interface AppOptions {
    * suits a loopback listener; node.ts refuses a non-loopback one without it).
    */
   metricsToken?: string
+  /** The directories whose GGUFs network requests may name (model-paths.node.ts); default none. */
+  modelPaths?: ModelPaths
 }
 
 export interface App {
@@ -81,7 +85,7 @@ export function createApp(options: AppOptions): App {
   const queueDeps: QueueDeps = { store, registry, catalog, bus, metrics, cacheScope, ...(options.concurrency ? { concurrency: options.concurrency } : {}), ...(options.autostart === false ? { autostart: false } : {}) }
   const queue = options.queueFactory ? options.queueFactory(queueDeps) : createQueue(queueDeps)
   const ops = createOpsMetrics(metrics.registry, store, queue)
-  const deps: AppDeps = { store, registry, catalog, queue, bus, metrics, ops }
+  const deps: AppDeps = { store, registry, catalog, queue, bus, metrics, ops, modelPaths: options.modelPaths ?? noModelPaths }
   const app = new Hono()
   const metricsToken = options.metricsToken ?? (options.env?.KERNELTUNE_METRICS_TOKEN || undefined)
   app.use('*', requestContext(options.log ?? ((l) => console.error(l))))
@@ -113,7 +117,7 @@ export function createApp(options: AppOptions): App {
     const m = /^Bearer\s+(\S+)$/i.exec(header)
     if (!m) throw new KerneltuneError('UNAUTHORIZED', 'send an API token as "Authorization: Bearer TOKEN" (admins mint them with kerneltune token create)')
     const info = m[1]!.length >= 16 && m[1]!.length <= 512 ? await store.tokens.verify(m[1]!) : undefined
-    if (!info) throw new KerneltuneError('UNAUTHORIZED', 'unknown or revoked API token')
+    if (!info) throw new KerneltuneError('UNAUTHORIZED', 'unknown, revoked or expired API token; ask an admin for a new one (kerneltune token create)')
     return { role: info.role, tenant: info.tenant, tokenId: info.id }
   }
   mount(app, API_BASE, ROUTES, deps, authenticate, options.maxBodyBytes ? { maxBodyBytes: options.maxBodyBytes } : {})

@@ -5,6 +5,7 @@ import type { Store } from '@kerneltune/store'
 import type { EventBus } from './bus.ts'
 import type { ServerMetrics } from './metrics.ts'
 import type { OpsMetrics } from './ops-metrics.ts'
+import type { ModelPaths } from './model-paths.ts'
 import type { JobQueue } from './queue.ts'
 
 export interface AppDeps {
@@ -16,4 +17,6 @@ export interface AppDeps {
   metrics: ServerMetrics
   /** Operations metrics (HTTP requests, browser-reported timings). */
   ops: OpsMetrics
+  /** The model files a network request may name (none unless the operator allows directories). */
+  modelPaths: ModelPaths
 }

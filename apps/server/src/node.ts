@@ -16,12 +16,14 @@ import { KerneltuneError, normaliseTenant, type Registry } from '@kerneltune/cor
 import type { Store } from '@kerneltune/store'
 import { bootstrapAdmin, createApp, recover, type App } from './app.ts'
 import { compose } from './compose.node.ts'
+import { modelDirectories } from './model-paths.node.ts'
 import { createRedisQueue, type RedisJobQueue } from './distributed/redis-queue.ts'
 import { withHotCache } from './distributed/hot-cache.ts'
 import { checkMetricsExposure, legacyTenantNotes } from './guard.ts'
 import { connect, DEFAULT_PREFIX } from './distributed/names.ts'
 import type { QueueDeps } from './queue.ts'
 
+export { modelDirectories } from './model-paths.node.ts'
 export { startWorker, type RunningWorker, type WorkerOptions } from './distributed/worker.ts'
 export { backendPlugins, compose, defaultDatabaseUrl, defaultRegistry, enginePlugins, ENGINE_NAMES, openStoreAt, type BackendOptions, type ComposeOptions, type Composition, type EngineName } from './compose.node.ts'
 
@@ -53,6 +55,11 @@ export interface ServeOptions {
   metricsToken?: string
   /** Serve /metrics without a token on a non-loopback address (default env KERNELTUNE_METRICS_PUBLIC=true; otherwise refused). */
   metricsPublic?: boolean
+  /**
+   * Directories whose GGUF files requests may name as modelPath (`serve --model-dir`). Default
+   * none: a request that names a model file is refused (403), since the path is read on this machine.
+   */
+  modelDirs?: readonly string[]
 }
 
 export const DEFAULT_TIMEOUTS = { headersTimeoutMs: 10_000, requestTimeoutMs: 60_000, keepAliveTimeoutMs: 5_000 } as const
@@ -88,6 +95,8 @@ export async function serve(options: ServeOptions = {}): Promise<RunningServer> 
   const timeouts = serverTimeouts(options)
   const metricsToken = options.metricsToken ?? (env.KERNELTUNE_METRICS_TOKEN || undefined)
   checkMetricsExposure(hostname, metricsToken, options.metricsPublic ?? /^(true|1|yes|on)$/i.test(env.KERNELTUNE_METRICS_PUBLIC ?? ''))
+  // Checked before the store opens: a mistyped --model-dir stops the start, naming the directory.
+  const modelPaths = await modelDirectories(options.modelDirs ?? [])
   const composed = await compose({ ...(options.store ? { store: options.store } : {}), ...(options.databaseUrl ? { databaseUrl: options.databaseUrl } : {}), ...(options.registry ? { registry: options.registry } : {}), env })
   const store = composed.store
   const boot = await bootstrapAdmin(store, env).catch(async (e: unknown) => {
@@ -101,7 +110,7 @@ export async function serve(options: ServeOptions = {}): Promise<RunningServer> 
   // With Redis, the routes (admin cache flush included) see the hot cache in front of the store's.
   const hotRedis = options.redisUrl ? connect(options.redisUrl) : undefined
   const appStore = hotRedis ? withHotCache(store, hotRedis, options.redisPrefix ?? DEFAULT_PREFIX) : store
-  const app = createApp({ store: appStore, registry: composed.registry, catalog: composed.catalog, env, log, ...(metricsToken ? { metricsToken } : {}), ...(options.redisUrl ? { queueFactory: (d: QueueDeps) => (redisQueue = createRedisQueue(d, { redisUrl: options.redisUrl!, ...(options.redisPrefix ? { prefix: options.redisPrefix } : {}) })) } : {}) })
+  const app = createApp({ store: appStore, registry: composed.registry, catalog: composed.catalog, env, log, modelPaths, ...(metricsToken ? { metricsToken } : {}), ...(options.redisUrl ? { queueFactory: (d: QueueDeps) => (redisQueue = createRedisQueue(d, { redisUrl: options.redisUrl!, ...(options.redisPrefix ? { prefix: options.redisPrefix } : {}) })) } : {}) })
   const recovered = await recover(app)
   if (recovered.runs || recovered.sessions) log(`kerneltune: re-queued ${recovered.runs} interrupted run(s); paused ${recovered.sessions} interrupted tune session(s) (resume them with POST /tune/{id}/resume)`)
   const server = await new Promise<ReturnType<typeof honoServe>>((resolve) => {

@@ -6,8 +6,9 @@
 import type { Catalog } from '@kerneltune/catalog'
 import type { Registry } from '@kerneltune/core'
 import type { Store } from '@kerneltune/store'
-import { executeRun, runTune, type RunTuneDeps } from '@kerneltune/tuner'
+import { executeRun, runModelPath, runOptions, runTune, type RunTuneDeps } from '@kerneltune/tuner'
 import type { EventBus } from './bus.ts'
+import { requireLocalDevice, type DeviceRequest } from './device.ts'
 import type { ServerMetrics } from './metrics.ts'
 
 export interface Job { kind: 'run' | 'tune'; id: string; controller: AbortController }
@@ -28,6 +29,12 @@ export interface JobQueue {
   idle(): Promise<void>
   /** Pauses running jobs and drops queued ones. */
   shutdown(): Promise<void>
+  /**
+   * Refuses a run this queue cannot measure, before it is created: the in-process queue measures
+   * on this machine only, so a requireDevice naming another device is refused. Absent: anything
+   * goes (the Redis queue routes such a run to workers on its device).
+   */
+  admit?(request: DeviceRequest): Promise<void>
 }
 
 export interface QueueDeps {
@@ -61,6 +68,19 @@ export function createQueue(deps: QueueDeps): JobQueue {
   const exec = async (job: Job): Promise<void> => {
     const signal = job.controller.signal
     if (job.kind === 'run') {
+      // A run queued before (by a server with --redis, or before a restart) that requires another
+      // device fails here, with the reason, instead of being measured on the wrong one.
+      const queued = await store.runs.require(null, job.id)
+      const requireDevice = runOptions(queued).requireDevice
+      if (requireDevice && (queued.status === 'queued' || queued.status === 'running')) {
+        const refused = await requireLocalDevice(registry, { backend: queued.backend, modelPath: runModelPath(queued), requireDevice }).then(() => undefined, (e: unknown) => (e instanceof Error ? e.message : String(e)))
+        if (refused) {
+          await store.runs.finish(job.id, 'failed', queued.summary, new Map(), refused)
+          bus.publish(job.id, { type: 'run.finished', runId: job.id, status: 'failed', summary: queued.summary, error: refused })
+          metrics.runs.inc({ mode: queued.mode, status: 'failed' })
+          return
+        }
+      }
       const started = Date.now()
       const run = await executeRun(job.id, {
         store, registry, signal, cacheScope: deps.cacheScope ?? 'tenant',
@@ -99,6 +119,7 @@ export function createQueue(deps: QueueDeps): JobQueue {
   }
 
   return {
+    admit: (request) => requireLocalDevice(registry, request),
     enqueue(kind, id) {
       if (running.has(id) || waiting.some((j) => j.id === id)) return
       waiting.push({ kind, id, controller: new AbortController() })

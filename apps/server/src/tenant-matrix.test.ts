@@ -9,7 +9,7 @@ import { HARDWARE, ROLES, SMALL_RUN, testApp } from './test-helpers.ts'
  * A route missing from REQUESTS fails the test, so a new route cannot escape the matrix.
  */
 type T = Awaited<ReturnType<typeof testApp>>
-interface Fixtures { run: string; tune: string; registry: string; deployment: string }
+interface Fixtures { run: string; tune: string; registry: string; deployment: string; token: string }
 interface Req { id?: keyof Fixtures; query?: Record<string, string>; body?: (fx: Fixtures) => unknown }
 
 const OWN = 'acme'
@@ -44,6 +44,9 @@ const REQUESTS: Record<string, Req> = {
   'GET /deployments/:id/drift': { id: 'deployment' },
   'POST /deployments/:id/validate': { id: 'deployment' },
   'POST /tokens': { body: () => ({ role: 'viewer', tenant: OWN }) },
+  'GET /tokens': {},
+  'GET /tokens/audit': {},
+  'DELETE /tokens/:id': { id: 'token' },
   'POST /cache/flush': { body: () => ({ tenant: OWN }) },
   'POST /metrics/client': { body: () => ({ metric: 'landing_ttfs_seconds', value: 1 }) },
 }
@@ -57,7 +60,8 @@ async function fixtures(t: T): Promise<Fixtures> {
   await t.queue.idle()
   const registry = (await t.store.registry.submit({ tenant: OWN, name: 'fx', kernelFamily: 'gemv', provider: 'human', source: '', actor: 'test' })).id
   const deployment = (await t.store.deployments.create({ tenant: OWN, name: 'fx', engine: 'vllm', engineVersion: '0.6.0' })).id
-  return { run, tune, registry, deployment }
+  const token = (await t.store.tokens.create('viewer', OWN, 'fx')).info.id
+  return { run, tune, registry, deployment, token }
 }
 
 const key = (method: string, path: string) => `${method.toUpperCase()} ${path}`

@@ -4,7 +4,7 @@ import { openStore } from '@kerneltune/store'
 import { analyticalBackend } from '@kerneltune/backends'
 import { searchStrategies } from '@kerneltune/tuner'
 import { vllmEngine } from '@kerneltune/engines-vllm'
-import { createApp } from './app.ts'
+import { createApp, type AppOptions } from './app.ts'
 
 export const MODEL = { name: 'tiny', paramsB: 1.1, hiddenDim: 2048, numLayers: 22, numHeads: 32, numKvHeads: 4, intermediateDim: 5632, quant: 'F16' }
 export const HARDWARE = { name: 'NVIDIA H100 SXM', vendor: 'nvidia', memBwGbs: 3350, fp16Tflops: 989, computeCapability: '9.0' }
@@ -15,7 +15,7 @@ export const SMALL_RUN = {
 
 export const ROLES = RoleSchema.options
 
-export async function testApp(env: Record<string, string> = {}, options: { maxBodyBytes?: number } = {}) {
+export async function testApp(env: Record<string, string> = {}, options: Pick<AppOptions, 'maxBodyBytes' | 'modelPaths'> = {}) {
   const store = await openStore(':memory:')
   const registry = createRegistry([vllmEngine(), analyticalBackend(), ...searchStrategies()])
   const built = createApp({ store, registry, env, ...options })
@@ -39,8 +39,10 @@ export async function testApp(env: Record<string, string> = {}, options: { maxBo
 
 /** Every row of every table, to check that a request changed nothing. */
 export async function dumpStore(store: Awaited<ReturnType<typeof openStore>>): Promise<string> {
-  const tables = ['kernel_catalog_snapshots', 'kernel_runs', 'kernel_run_combos', 'kernel_tune_sessions', 'kernel_tune_trials', 'l1_kernel_registry', 'l1_kernel_registry_approvals', 'result_cache', 'api_tokens', 'deployments', 'calibration_runs']
+  const tables = ['kernel_catalog_snapshots', 'kernel_runs', 'kernel_run_combos', 'kernel_tune_sessions', 'kernel_tune_trials', 'l1_kernel_registry', 'l1_kernel_registry_approvals', 'result_cache', 'api_tokens', 'api_token_events', 'deployments', 'calibration_runs']
   const out: Record<string, unknown> = {}
   for (const t of tables) out[t] = await store.driver.query(`SELECT * FROM ${t} ORDER BY 1`)
+  // Authenticating notes a token's last use (at most once a minute): a record of the request, not a change it made.
+  out.api_tokens = (out.api_tokens as Record<string, unknown>[]).map(({ last_used_at: _, ...r }) => r)
   return JSON.stringify(out)
 }

@@ -19,5 +19,5 @@ export type { NewRun, RunFilter, RunBrief, ComboResult, SnapshotInput, RunsRepo 
 export type { NewTuneSession, TrialRecord, TuneRepo } from './repos/tune.ts'
 export type { NewRegistryEntry, RegistryRepo } from './repos/registry.ts'
 export { cacheKey, DEFAULT_CACHE_TTL_MS, SHARED_CACHE_TENANT, type CacheKeyParts, type CacheRepo } from './repos/cache.ts'
-export { generateToken, type TokenInfo, type TokensRepo } from './repos/tokens.ts'
+export { generateToken, STORE_MINTER, type MintOptions, type TokenEvent, type TokenInfo, type TokensRepo } from './repos/tokens.ts'
 export { driftBand, type Deployment, type DriftBand, type DeploymentsRepo } from './repos/deployments.ts'

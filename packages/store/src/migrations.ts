@@ -121,6 +121,25 @@ export const MIGRATIONS: readonly Migration[] = [
         winner_improvement = (summary::jsonb #>> '{winner,improvement}')::double precision`],
     },
   },
+  {
+    version: 7,
+    name: 'api tokens: who minted each, whom it acts for, expiry, last use; the token audit log',
+    // minted_by is the id of the token that minted it, or '(store)' for one written straight into the
+    // store (the bootstrap token, the embedded CLI). Tokens minted before this migration keep NULL:
+    // their minter is unknown, so four-eyes approval treats them as possibly the submitter's and
+    // refuses them (registry.ts); the bootstrap token is the one whose origin is known.
+    statements: [
+      'ALTER TABLE api_tokens ADD COLUMN minted_by TEXT',
+      'ALTER TABLE api_tokens ADD COLUMN acts_for TEXT',
+      'ALTER TABLE api_tokens ADD COLUMN expires_at TEXT',
+      'ALTER TABLE api_tokens ADD COLUMN last_used_at TEXT',
+      "UPDATE api_tokens SET minted_by = '(store)' WHERE role = 'superadmin' AND label = 'bootstrap admin'",
+      `CREATE TABLE api_token_events (
+        id TEXT PRIMARY KEY, token_id TEXT NOT NULL, tenant TEXT NOT NULL, action TEXT NOT NULL,
+        actor TEXT NOT NULL, detail ${JSON_TEXT}, created_at TEXT NOT NULL)`,
+      'CREATE INDEX api_token_events_tenant ON api_token_events (tenant, created_at)',
+    ],
+  },
 ]
 
 /** Applies every pending migration, in order; returns the versions it applied. */

@@ -6,7 +6,8 @@ import { join } from 'node:path'
 import type { RunTarget } from '@kerneltune/core'
 import { openStore, type Store } from './store.ts'
 import { driftBand } from './repos/deployments.ts'
-import { tokensRepo } from './repos/tokens.ts'
+import { generateToken } from './repos/tokens.ts'
+import { sha256 } from './util.ts'
 import { MIGRATIONS, migrate } from './migrations.ts'
 import { createLibsqlDriver } from './adapters/libsql.ts'
 import { createPostgresDriver } from './adapters/postgres.ts'
@@ -15,7 +16,7 @@ const PG_URL = process.env.KERNELTUNE_TEST_PG_URL
 const dir = mkdtempSync(join(tmpdir(), 'kerneltune-store-'))
 afterAll(() => rmSync(dir, { recursive: true, force: true }))
 
-const TABLES = ['calibration_runs', 'deployments', 'api_tokens', 'result_cache', 'l1_kernel_registry_approvals', 'l1_kernel_registry',
+const TABLES = ['api_token_events', 'calibration_runs', 'deployments', 'api_tokens', 'result_cache', 'l1_kernel_registry_approvals', 'l1_kernel_registry',
   'kernel_tune_trials', 'kernel_tune_sessions', 'kernel_run_combos', 'kernel_runs', 'kernel_catalog_snapshots', 'schema_migrations']
 
 const target: RunTarget = {
@@ -80,9 +81,9 @@ describe.each(drivers)('store on %s', (name, url) => {
   })
 
   it.skipIf(skip)('should migrate once and report the schema version', async () => {
-    expect(await store.schemaVersion()).toBe(6)
+    expect(await store.schemaVersion()).toBe(7)
     const again = await openStore(url()!)
-    expect(await again.schemaVersion()).toBe(6)
+    expect(await again.schemaVersion()).toBe(7)
     await again.close()
   })
 
@@ -258,8 +259,49 @@ describe.each(drivers)('store on %s', (name, url) => {
     expect(await store.tokens.verify(token)).toMatchObject({ role: 'operator', tenant: 't1' })
     const rows = await store.driver.query('SELECT token_hash FROM api_tokens')
     expect(rows.some((r) => r.token_hash === token)).toBe(false)
-    await store.tokens.revoke(info.id)
+    expect(await store.tokens.revoke(info.id, 'admin-1', 'leaked')).toBe(true)
+    expect(await store.tokens.revoke(info.id, 'admin-1')).toBe(false)
     expect(await store.tokens.verify(token)).toBeUndefined()
+    expect((await store.tokens.events('t1', info.id)).map((e) => [e.action, e.actor, e.detail])).toEqual([
+      ['create', '(store)', { role: 'operator', label: 'ci', expiresAt: null, actsFor: null }], ['revoke', 'admin-1', { reason: 'leaked' }],
+    ])
+  })
+
+  it.skipIf(skip)('should refuse an expired token, list a tenant\'s tokens with who minted them, and note their last use', async () => {
+    const boss = await store.tokens.create('admin', 'tx', 'boss')
+    const past = await store.tokens.create('viewer', 'tx', 'old', undefined, { mintedBy: boss.info.id, expiresAt: new Date(Date.now() - 1000).toISOString() })
+    const future = await store.tokens.create('viewer', 'tx', 'new', undefined, { mintedBy: boss.info.id, expiresAt: new Date(Date.now() + 60_000).toISOString(), actsFor: past.info.id })
+    expect(await store.tokens.verify(past.token)).toBeUndefined()
+    expect(await store.tokens.verify(future.token)).toMatchObject({ id: future.info.id, mintedBy: boss.info.id, actsFor: past.info.id })
+    const listed = await store.tokens.list('tx')
+    expect(listed.map((t) => [t.label, t.mintedBy, t.lastUsedAt === null])).toEqual([['boss', '(store)', true], ['old', boss.info.id, true], ['new', boss.info.id, false]])
+    expect(JSON.stringify(listed)).not.toContain(future.token)
+    expect((await store.tokens.list(null)).length).toBeGreaterThan(listed.length)
+    await expect(store.tokens.create('viewer', 'other-tenant', null, undefined, { actsFor: past.info.id })).rejects.toMatchObject({ code: 'NOT_FOUND' })
+  })
+
+  it.skipIf(skip)('should count a token minted by the submitter, or for them, as the submitter when approving', async () => {
+    const root = await store.tokens.create('superadmin', 'default', 'root')
+    const alice = await store.tokens.create('admin', 't4', 'alice', undefined, { mintedBy: root.info.id })
+    const bob = await store.tokens.create('approver', 't4', 'bob', undefined, { mintedBy: root.info.id })
+    // The bypass of issue 23 item 16: alice mints herself an approver token (directly, and through a second admin token).
+    const aliceApprover = await store.tokens.create('approver', 't4', 'alice approves', undefined, { mintedBy: alice.info.id })
+    const alice2 = await store.tokens.create('admin', 't4', 'alice 2', undefined, { mintedBy: alice.info.id })
+    const deep = await store.tokens.create('approver', 't4', 'deep', undefined, { mintedBy: alice2.info.id })
+    // bob, an admin acting for alice, mints her an approver token; and alice mints a token "for bob" to submit with.
+    const forAlice = await store.tokens.create('approver', 't4', 'for alice', undefined, { mintedBy: bob.info.id, actsFor: alice.info.id })
+    const aliceAsBob = await store.tokens.create('admin', 't4', 'as bob', undefined, { mintedBy: alice.info.id, actsFor: bob.info.id })
+    const e = await store.registry.submit({ tenant: 't4', name: 'k', kernelFamily: 'gemv', provider: 'human', source: '', actor: alice.info.id })
+    for (const t of [alice, aliceApprover, alice2, deep, forAlice]) {
+      await expect(store.registry.approve('t4', e.id, t.info.id)).rejects.toMatchObject({ code: 'FORBIDDEN', message: expect.stringMatching(/submitter/) })
+    }
+    // Submitted through a token alice minted: alice cannot approve it either.
+    const e2 = await store.registry.submit({ tenant: 't4', name: 'k2', kernelFamily: 'gemv', provider: 'human', source: '', actor: aliceAsBob.info.id })
+    await expect(store.registry.approve('t4', e2.id, alice.info.id)).rejects.toMatchObject({ code: 'FORBIDDEN' })
+    await expect(store.registry.approve('t4', e2.id, bob.info.id)).rejects.toMatchObject({ code: 'FORBIDDEN' })
+    // A genuinely different approver, minted by the superadmin for someone else.
+    await expect(store.registry.approve('t4', e.id, bob.info.id, 'reviewed')).resolves.toMatchObject({ status: 'approved' })
+    expect((await store.registry.events(e.id)).map((x) => [x.action, x.actor])).toEqual([['submit', alice.info.id], ['approve', bob.info.id]])
   })
 
   it.skipIf(skip)('should track deployments and compute drift bands', async () => {
@@ -273,13 +315,20 @@ describe.each(drivers)('store on %s', (name, url) => {
   })
 })
 
+/** A token as the schema before migration 7 stored it (no minter, expiry or audit event). */
+async function legacyToken(driver: Awaited<ReturnType<typeof createLibsqlDriver>>, role: string, tenant: string, label: string) {
+  const token = generateToken()
+  const id = `legacy-${label.replace(/\W/g, '-')}`
+  await driver.run('INSERT INTO api_tokens (id, token_hash, role, tenant, label, created_at, revoked_at) VALUES (?, ?, ?, ?, ?, ?, NULL)', [id, await sha256(token), role, tenant, label, '2026-01-01T00:00:00.000Z'])
+  return { token, id }
+}
+
 describe('migration 3', () => {
   it('should make the bootstrap admin token of an older store the superadmin, and leave other admins alone', async () => {
     const driver = await createLibsqlDriver(`file:${join(dir, 'v2.db')}`)
     await migrate(driver, MIGRATIONS.filter((m) => m.version <= 2))
-    const old = tokensRepo(driver)
-    const boot = await old.create('admin', 'default', 'bootstrap admin')
-    const other = await old.create('admin', 'acme', 'ops')
+    const boot = await legacyToken(driver, 'admin', 'default', 'bootstrap admin')
+    const other = await legacyToken(driver, 'admin', 'acme', 'ops')
     await driver.close()
     const store = await openStore(join(dir, 'v2.db'))
     expect(await store.tokens.verify(boot.token)).toMatchObject({ role: 'superadmin', tenant: 'default' })
@@ -313,6 +362,25 @@ describe('migration 6', () => {
       ['b', { engine: 'vllm', engineVersion: '0.11.0', model: { name: 'm7' }, hardware: { name: 'H100 SXM' } }, { value: 41.5, improvement: null }],
       ['a', { engine: 'vllm', engineVersion: '0.11.0', model: { name: 'm7' }, hardware: { name: 'H100 SXM' } }, null],
     ])
+    await store.close()
+  })
+})
+
+describe('migration 7', () => {
+  it('should keep tokens minted before it working, know the bootstrap token\'s origin, and refuse the others as approvers', async () => {
+    const driver = await createLibsqlDriver(`file:${join(dir, 'v6.db')}`)
+    await migrate(driver, MIGRATIONS.filter((m) => m.version <= 6))
+    const boot = await legacyToken(driver, 'superadmin', 'default', 'bootstrap admin')
+    const approver = await legacyToken(driver, 'approver', 'acme', 'reviewer')
+    await driver.close()
+    const store = await openStore(join(dir, 'v6.db'))
+    expect(await store.tokens.verify(approver.token)).toMatchObject({ role: 'approver', mintedBy: null, expiresAt: null })
+    expect(await store.tokens.get(boot.id)).toMatchObject({ mintedBy: '(store)' })
+    const e = await store.registry.submit({ tenant: 'acme', name: 'k', kernelFamily: 'gemv', provider: 'human', source: '', actor: 'someone' })
+    await expect(store.registry.approve('acme', e.id, approver.id)).rejects.toMatchObject({ code: 'FORBIDDEN', message: expect.stringMatching(/minted before kerneltune recorded who mints tokens/) })
+    // A fresh approver minted by the bootstrap token may approve.
+    const fresh = await store.tokens.create('approver', 'acme', 'new reviewer', undefined, { mintedBy: boot.id })
+    await expect(store.registry.approve('acme', e.id, fresh.info.id)).resolves.toMatchObject({ status: 'approved' })
     await store.close()
   })
 })

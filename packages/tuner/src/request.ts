@@ -66,7 +66,8 @@ export const RunRequestSchema: z.ZodObject<{
   useCache: z.boolean().default(true),
   /**
    * With distributed workers (`serve --redis`): only workers that announce this device (its name
-   * or its fingerprint) measure the run's combinations. Ignored by the in-process queue.
+   * or its fingerprint) measure the run's combinations. Without --redis the server refuses the run
+   * unless this is its own device (apps/server/src/device.ts).
    */
   requireDevice: z.string().min(1).max(200).optional(),
   /**

@@ -129,7 +129,10 @@ export function parseArgs(argv: readonly string[], specs: readonly FlagSpec[]): 
         i++
       }
     }
-    flags[camel(spec.name)] = convert(spec, raw)
+    const value = convert(spec, raw)
+    // A list flag given twice keeps both (`--model-dir A --model-dir B`), as a repeated flag reads.
+    const prev = flags[camel(spec.name)]
+    flags[camel(spec.name)] = spec.type === 'list' && Array.isArray(prev) && Array.isArray(value) ? [...prev, ...value] : value
   }
   for (const s of all) {
     const key = camel(s.name)

@@ -35,6 +35,8 @@ describe('parseArgs', () => {
     expect(positionals).toEqual(['pos'])
     expect(parseArgs(['--no-flash-attn'], echo.flags!).flags.flashAttn).toBe(false)
     expect(parseArgs([], echo.flags!).flags.batch).toBe(1)
+    // A repeated list flag keeps every value (serve --model-dir A --model-dir B).
+    expect(parseArgs(['--bits', '2', '--bits', '4,8'], echo.flags!).flags.bits).toEqual(['2', '4', '8'])
   })
 
   it('should name the flag and accepted values on bad input', () => {

@@ -56,6 +56,17 @@ describe('run, tune and token against a server', () => {
     expect(denied.err).toMatch(/403/)
   })
 
+  it('should list tokens (no secrets) and revoke one over HTTP, after which the server refuses it', async () => {
+    const spare = await cli(t.dir, ['token', 'create', '--role', 'viewer', '--acts-for', (await cli(t.dir, ['token', 'list', '--server', url, '--token', ADMIN, '--json'])).json.items[0].id, '--expires', '1d', '--server', url, '--token', ADMIN, '--json'])
+    expect(spare.json).toMatchObject({ role: 'viewer', status: 'active', actsFor: expect.any(String) })
+    const all = await cli(t.dir, ['token', 'list', '--all-tenants', '--server', url, '--token', ADMIN, '--json'])
+    expect(all.json.items.find((x: any) => x.id === spare.json.id)).toMatchObject({ mintedBy: all.json.items.find((x: any) => x.role === 'superadmin').id })
+    expect(all.out).not.toContain(spare.json.token)
+    expect((await cli(t.dir, ['token', 'revoke', spare.json.id, '--server', url, '--token', ADMIN, '--json'])).json.status).toBe('revoked')
+    const refused = await cli(t.dir, ['run', 'list', '--server', url, '--token', spare.json.token])
+    expect([refused.code, /401/.test(refused.err)]).toEqual([1, true])
+  })
+
   it('should create a run, follow it over SSE to the end, list, show, watch and apply it', async () => {
     const created = await remote('run', 'create', 'request.json')
     expect(created.code).toBe(0)
@@ -174,6 +185,11 @@ describe('kerneltune serve', () => {
     const timeouts = await cli(t.dir, ['serve', '--port', '0', '--headers-timeout', '5', '--request-timeout', '1', '--db', join(t.dir, 'open.db')], { KERNELTUNE_ADMIN_TOKEN: ADMIN })
     expect(timeouts.code).toBe(2)
     expect(timeouts.err).toMatch(/headers timeout \(5000 ms\) must not exceed the request timeout \(1000 ms\)/)
+  })
+
+  it('should exit 2 naming a --model-dir that is not a directory (every one given is checked)', async () => {
+    const r = await cli(t.dir, ['serve', '--port', '0', '--db', join(t.dir, 'dirs.db'), '--model-dir', t.dir, '--model-dir', 'no-such-dir'], { KERNELTUNE_ADMIN_TOKEN: ADMIN })
+    expect([r.code, r.err]).toEqual([2, expect.stringMatching(/--model-dir \S*no-such-dir is not a directory/)])
   })
 
   it('should serve on an ephemeral port, print { url } with --json, answer /healthz and stop on SIGTERM', async () => {

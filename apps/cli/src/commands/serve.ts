@@ -1,7 +1,9 @@
 /**
  * kerneltune serve [--port P] [--db PATH] [--host H] [--redis URL [--prefix P]] [timeouts]
- * [--metrics-token T | --metrics-public]: the HTTP API on 127.0.0.1 until interrupted.
+ * [--metrics-token T | --metrics-public] [--model-dir DIR ...]: the HTTP API on 127.0.0.1 until
+ * interrupted.
  */
+import { resolve } from 'node:path'
 import process from 'node:process'
 import { serve } from '@kerneltune/server/node'
 import { defineCommand } from '../cli/command.ts'
@@ -18,7 +20,8 @@ export const serveCommand = defineCommand({
     { name: 'request-timeout', type: 'number', description: 'Seconds a client has to send the whole request, body included (not the response: SSE streams stay open)', default: 60, min: 0.1, max: 3600, valueName: 'S' },
     { name: 'keep-alive-timeout', type: 'number', description: 'Seconds an idle keep-alive connection stays open', default: 5, min: 0.1, max: 3600, valueName: 'S' },
     { name: 'metrics-token', type: 'string', description: 'Bearer token /metrics requires (prefer KERNELTUNE_METRICS_TOKEN: a flag shows in ps); required on a non-loopback --host unless --metrics-public', valueName: 'TOKEN' },
-    { name: 'metrics-public', type: 'boolean', description: 'Serve /metrics without a token on a non-loopback --host (it counts every tenant\'s runs)' }] as const,
+    { name: 'metrics-public', type: 'boolean', description: 'Serve /metrics without a token on a non-loopback --host (it counts every tenant\'s runs)' },
+    { name: 'model-dir', type: 'list', description: 'Let runs name GGUF files (modelPath) under this directory; repeatable. Default none: a run naming a model file is refused', valueName: 'DIR' }] as const,
   jsonOutput: '{ url } once listening',
   async run(ctx) {
     const f = ctx.flags
@@ -30,6 +33,7 @@ export const serveCommand = defineCommand({
       port: f.port, hostname: f.host, ...(f.db ? { databaseUrl: f.db } : {}), ...(f.redis ? { redisUrl: f.redis, redisPrefix: f.prefix ?? 'kerneltune' } : {}), env: ctx.io.env, log: (l) => ctx.io.stderr(l + '\n'),
       ...Object.fromEntries(Object.entries(timeouts).filter(([, v]) => v !== undefined)),
       ...(f.metricsToken ? { metricsToken: f.metricsToken } : {}), ...(f.metricsPublic ? { metricsPublic: true } : {}),
+      ...(f.modelDir?.length ? { modelDirs: f.modelDir.map((d) => resolve(ctx.io.cwd, d)) } : {}),
     })
     if (ctx.json) ctx.printJson({ url: s.url })
     else ctx.io.stderr(`kerneltune serving on ${s.url}\n`)

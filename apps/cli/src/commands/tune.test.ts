@@ -94,7 +94,7 @@ describe('kerneltune token create (embedded store)', () => {
 
 describe('--help and --json on every run, tune, token and serve command', () => {
   const commands = [['run', 'create'], ['run', 'list'], ['run', 'show'], ['run', 'watch'], ['run', 'cancel'], ['run', 'apply'],
-    ['tune', 'start'], ['tune', 'status'], ['tune', 'watch'], ['tune', 'resume'], ['tune', 'cancel'], ['token', 'create'], ['serve']]
+    ['tune', 'start'], ['tune', 'status'], ['tune', 'watch'], ['tune', 'resume'], ['tune', 'cancel'], ['token', 'create'], ['token', 'list'], ['token', 'revoke'], ['token', 'audit'], ['serve']]
   it('should print help naming --json and the JSON shape, exit 0', async () => {
     for (const c of commands) {
       const r = await cli(t.dir, [...c, '--help'])

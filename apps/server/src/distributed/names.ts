@@ -4,6 +4,7 @@
  */
 import { Redis } from 'ioredis'
 import { deviceFingerprint } from '@kerneltune/tuner'
+import { deviceId } from '../device.ts'
 
 /** Prefix of every BullMQ key and of the worker announcements. */
 export const DEFAULT_PREFIX = 'kerneltune'
@@ -21,8 +22,7 @@ export interface TrialJobResult { value: number | null; metrics: Record<string, 
  * name the device by its name or by the fingerprint a worker printed.
  */
 export function deviceQueue(device: string): string {
-  const fp = /^[0-9a-f]{16}$/.test(device) ? device : deviceFingerprint(device)
-  return `combos-device-${fp}`
+  return `combos-device-${deviceId(device)}`
 }
 
 /**

@@ -1,5 +1,5 @@
-/** Registry, catalog preview, deployments, tokens and cache endpoints. */
-import { boundedJsonRecord, HardwareSpecSchema, KerneltuneError, nameSchema, RegistryStatusSchema, RoleSchema, TenantNameSchema, type Combo } from '@kerneltune/core'
+/** Registry, catalog preview, deployments and cache endpoints (tokens: tokens.ts). */
+import { boundedJsonRecord, HardwareSpecSchema, KerneltuneError, nameSchema, RegistryStatusSchema, TenantNameSchema, type Combo } from '@kerneltune/core'
 import { ENUMERATION_MODES } from '@kerneltune/catalog'
 import { z } from 'zod'
 import { Id, IdParams, requireTenant, route, type Route } from '../http.ts'
@@ -72,12 +72,6 @@ export const otherRoutes: Route[] = [
   route({ method: 'post', path: '/deployments/:id/validate', summary: 'Pre-submission check: the deployment exists and this tenant may use it', role: 'viewer', params: IdParams }, async ({ auth, params, deps }) => {
     const d = await deps.store.deployments.require(auth.tenant, params.id)
     return { valid: true, deploymentId: d.id, engine: d.engine, engineVersion: d.engineVersion }
-  }),
-  route({ method: 'post', path: '/tokens', summary: 'Mint an API token for the caller\'s tenant (admin), or for any tenant, creating it (superadmin); the token is shown once', role: 'admin', body: z.object({ role: RoleSchema, tenant: TenantName.optional(), label: Name.optional() }).strict(), status: 201 }, async ({ auth, body, deps }) => {
-    const tenant = requireTenant(auth, body.tenant ?? auth.tenant, 'minting a token')
-    if (body.role === 'superadmin' && auth.role !== 'superadmin') throw new KerneltuneError('FORBIDDEN', 'only the superadmin token (KERNELTUNE_ADMIN_TOKEN) may mint superadmin tokens; mint an admin token for a tenant instead')
-    const { token, info } = await deps.store.tokens.create(body.role, tenant, body.label ?? null)
-    return { token, ...info }
   }),
   route({ method: 'post', path: '/cache/flush', summary: 'Flush the caller\'s tenant\'s result-cache entries, or one engine\'s (admin); another tenant\'s or all of them (superadmin)', role: 'admin', body: FlushBody }, async ({ auth, body, deps }) => {
     if (body?.allTenants) {

@@ -6,6 +6,7 @@ import { streamSSE } from 'hono/streaming'
 import { z } from 'zod'
 import type { AppDeps } from '../deps.ts'
 import { IdParams, route, withPlainNames, type Route } from '../http.ts'
+import { inProcessAuth } from '../in-process.ts'
 
 const IsoInstant = z.union([z.iso.datetime({ offset: true }), z.iso.date()]).transform((v) => new Date(v).toISOString())
 
@@ -60,8 +61,12 @@ export function measuredBy(registry: Registry, backend: string): { simulated: bo
 }
 
 export const runRoutes: Route[] = [
-  route({ method: 'post', path: '/runs', summary: 'Create a Tier 1 run and queue it', role: 'operator', body: withPlainNames(RunRequestSchema, [['model', 'name'], ['model', 'architecture'], ['hardware', 'name']]), status: 202 }, async ({ auth, body, deps }) => {
-    const run = await createRun(deps.store, body, { catalog: deps.catalog, registry: deps.registry, tenant: auth.tenant })
+  route({ method: 'post', path: '/runs', summary: 'Create a Tier 1 run and queue it (a modelPath must name a GGUF under a --model-dir of the server)', role: 'operator', body: withPlainNames(RunRequestSchema, [['model', 'name'], ['model', 'architecture'], ['hardware', 'name']]), status: 202 }, async ({ c, auth, body, deps }) => {
+    // A model path from the network must name a GGUF inside a directory the operator allowed, and
+    // the run keeps its real path (model-paths.ts); the embedded CLI, in-process, names its own files.
+    const request = body.modelPath && !inProcessAuth(c.env) ? { ...body, modelPath: await deps.modelPaths.resolve(body.modelPath) } : body
+    await deps.queue.admit?.(request)
+    const run = await createRun(deps.store, request, { catalog: deps.catalog, registry: deps.registry, tenant: auth.tenant })
     deps.queue.enqueue('run', run.id)
     return run
   }),

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { mkdtempSync, rmSync } from 'node:fs'
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { createRegistry, isKerneltuneError } from '@kerneltune/core'
@@ -81,5 +81,16 @@ describe('llamacppBackend (node-llama-cpp, CPU build)', () => {
     const err = await missing.measure({ combo: {}, warmups: 0, repetitions: 1 }).then(() => undefined, (e: unknown) => e)
     expect(isKerneltuneError(err) && err.code).toBe('MEASUREMENT_FAILED')
     expect(String((err as Error).message)).toContain('nope.gguf')
+  })
+
+  it('should say a file is not a GGUF without quoting its first bytes', async () => {
+    const passwd = join(dir, 'passwd')
+    writeFileSync(passwd, 'root:x:0:0:root:/root:/bin/bash\n')
+    const err = await llamacppBackend({ modelPath: passwd }).measure({ combo: {}, warmups: 0, repetitions: 1 }).then(() => undefined, (e: unknown) => e)
+    expect(isKerneltuneError(err) && err.code).toBe('MEASUREMENT_FAILED')
+    expect((err as Error).message).toMatch(/not a GGUF file/)
+    expect((err as Error).message).not.toMatch(/root"|got/)
+    // What node-llama-cpp itself says, kept as the cause.
+    expect(String(((err as Error).cause as Error).message)).toMatch(/^Invalid GGUF magic/)
   })
 })

@@ -58,6 +58,15 @@ function deviceName(llama: Llama, gpuNames: readonly string[]): string {
   return `${String(llama.gpu).toUpperCase()}: ${gpuNames.join(', ')}; ${release}`
 }
 
+/**
+ * node-llama-cpp's message for a file that is not a GGUF quotes its first four bytes
+ * (InvalidGgufMagicError: `Invalid GGUF magic. Expected "GGUF" but got "root".`, node-llama-cpp
+ * 3.22.1 dist/gguf/errors/InvalidGgufMagicError.js:3); runs store and serve this message, so it
+ * says what was expected and not what the file holds (issue 23 item 15).
+ */
+const loadError = (cause: unknown): string =>
+  /^Invalid GGUF magic\b/.test((cause as Error)?.message ?? '') ? 'not a GGUF file (it does not start with the GGUF magic)' : (cause as Error)?.message ?? String(cause)
+
 /** Memory now: the GPU's used VRAM when a GPU runs the model, else the process's resident set. */
 async function memoryNow(llama: Llama, onGpu: boolean): Promise<number> {
   if (!onGpu) return process.memoryUsage.rss()
@@ -80,7 +89,7 @@ export function llamacppBackend(options: LlamacppBackendOptions): MeasurementBac
     const { TokenBias } = (await import('node-llama-cpp')) as NodeLlamaCpp
     const baseline = await memoryNow(lib, onGpu)
     const model = await lib.loadModel({ modelPath: options.modelPath, ...opts.model }).catch((cause: unknown) => {
-      throw new KerneltuneError('MEASUREMENT_FAILED', `llama.cpp could not load ${options.modelPath}: ${(cause as Error).message}`, { cause })
+      throw new KerneltuneError('MEASUREMENT_FAILED', `llama.cpp could not load ${options.modelPath}: ${loadError(cause)}`, { cause })
     })
     try {
       const contextSize = opts.context.contextSize ?? model.trainContextSize

@@ -62,6 +62,8 @@ describe('launchServer', () => {
   it('should pick the error lines out of a server log', () => {
     expect(errorLines(['loading model', 'error: unknown argument: --x', 'usage: llama-server [options]'])).toEqual(['error: unknown argument: --x', 'usage: llama-server [options]'])
     expect(errorLines(['a', 'b'], 1)).toEqual(['b'])
+    // llama-server's own line for a file that is not a GGUF, as the built binary prints it: no file bytes pass.
+    expect(errorLines(["0.00.006.110 E gguf_init_from_reader: invalid magic characters: 'root', expected 'GGUF'"])).toEqual(["0.00.006.110 E gguf_init_from_reader: invalid magic characters, expected 'GGUF'"])
   })
 
   for (const mode of ['watchdog and pdeathsig', 'watchdog alone'] as const) {

@@ -77,7 +77,10 @@ export function freePort(host = '127.0.0.1'): Promise<number> {
 /** The lines of a failed server's output that say why: errors first, else the last lines. */
 export function errorLines(lines: readonly string[], max = 12): string[] {
   const hits = lines.filter((l) => /error|unknown|invalid|failed|cannot|unable|not supported|usage:|abort|what\(\)/i.test(l))
-  return (hits.length ? hits : lines).slice(-max)
+  // llama.cpp prints the first four bytes of a file that is not a GGUF (ggml/src/gguf.cpp,
+  // gguf_init_from_reader: "invalid magic characters: 'root', expected 'GGUF'"); these lines end up
+  // in stored run errors, so the bytes are dropped (issue 23 item 15).
+  return (hits.length ? hits : lines).slice(-max).map((l) => l.replace(/invalid magic characters: '[^\n]{0,4}'/, 'invalid magic characters'))
 }
 
 const alive = (pid: number): boolean => {

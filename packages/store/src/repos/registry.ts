@@ -2,6 +2,7 @@
 import { KerneltuneError, type RegistryEntry, type RegistryEvent } from '@kerneltune/core'
 import type { Row, SqlDriver } from '../driver.ts'
 import { fromJson, newId, notFound, now } from '../util.ts'
+import { tokensRepo } from './tokens.ts'
 
 function toEntry(r: Row): RegistryEntry {
   return {
@@ -29,6 +30,7 @@ export interface NewRegistryEntry {
 }
 
 export function registryRepo(db: SqlDriver): RegistryRepo {
+  const tokens = tokensRepo(db)
   async function transition(tenant: string | null, id: string, action: 'approve' | 'deprecate', actor: string, reason: string | null, allowSelf = false): Promise<RegistryEntry> {
     const entry = await get(tenant, id)
     if (!entry) throw notFound('registry entry', id)
@@ -36,13 +38,13 @@ export function registryRepo(db: SqlDriver): RegistryRepo {
     if (action === 'approve' && entry.status !== 'proposed') {
       throw new KerneltuneError('CONFLICT', `registry entry ${id} is ${entry.status}; only a proposed entry can be approved`)
     }
-    // Four eyes: whoever submitted a kernel cannot also approve it (a superadmin's break-glass
-    // approval passes allowSelf, and the audit log shows the same actor twice).
+    // Four eyes: whoever submitted a kernel cannot also approve it, nor can a token the submitter
+    // minted or one minted for them (tokens.ts fourEyesConflict). A superadmin's break-glass
+    // approval passes allowSelf, and the audit log shows who approved.
     if (action === 'approve' && !allowSelf) {
       const submitter = (await db.query('SELECT actor FROM l1_kernel_registry_approvals WHERE entry_id = ? AND action = ?', [id, 'submit']))[0]?.actor
-      if (submitter !== undefined && String(submitter) === actor) {
-        throw new KerneltuneError('FORBIDDEN', `registry entry ${id} was submitted by ${actor}; an approver other than its submitter must approve it`)
-      }
+      const conflict = submitter === undefined ? undefined : await tokens.fourEyesConflict(actor, String(submitter))
+      if (conflict) throw new KerneltuneError('FORBIDDEN', `registry entry ${id} was submitted by ${String(submitter)}: ${conflict}`)
     }
     if (action === 'deprecate' && entry.status === 'deprecated') {
       throw new KerneltuneError('CONFLICT', `registry entry ${id} is already deprecated`)

@@ -1,10 +1,15 @@
 /**
  * API tokens. Only a SHA-256 hash of each token is stored; the token itself is shown once, when
- * it is minted. Each token has a role and a tenant.
+ * it is minted. Each token has a role and a tenant, records who minted it and whom it acts for
+ * (four-eyes approval reads both, see fourEyesConflict), may expire, and every mint and revocation
+ * is written to the token audit log.
  */
 import { KerneltuneError, type Role } from '@kerneltune/core'
-import type { SqlDriver } from '../driver.ts'
-import { newId, now, sha256 } from '../util.ts'
+import type { Row, SqlDriver, SqlValue } from '../driver.ts'
+import { fromJson, newId, now, sha256 } from '../util.ts'
+
+/** minted_by of a token written straight into the store (the bootstrap token, scripts with the database). */
+export const STORE_MINTER = '(store)'
 
 export interface TokenInfo {
   readonly id: string
@@ -13,6 +18,32 @@ export interface TokenInfo {
   readonly label: string | null
   readonly createdAt: string
   readonly revokedAt: string | null
+  readonly expiresAt: string | null
+  /** Updated at most once a minute, so that verifying a token rarely writes. */
+  readonly lastUsedAt: string | null
+  /** The token id (or in-process principal, or STORE_MINTER) that minted it; null: minted before this was recorded. */
+  readonly mintedBy: string | null
+  /** The token id of the person it was minted for, when not the token itself. */
+  readonly actsFor: string | null
+}
+
+export interface TokenEvent {
+  readonly id: string
+  readonly tokenId: string
+  readonly tenant: string
+  readonly action: 'create' | 'revoke'
+  readonly actor: string
+  readonly detail: Record<string, unknown> | null
+  readonly createdAt: string
+}
+
+export interface MintOptions {
+  /** Who mints it (default STORE_MINTER). */
+  readonly mintedBy?: string
+  /** A token id of the tenant: the new token acts for that token's person. */
+  readonly actsFor?: string | null
+  /** ISO-8601 instant after which the token is refused. */
+  readonly expiresAt?: string | null
 }
 
 /** A random token: `kt_` and 32 bytes of hex from the platform's CSPRNG. */
@@ -21,44 +52,145 @@ export function generateToken(): string {
   return `kt_${[...bytes].map((b) => b.toString(16).padStart(2, '0')).join('')}`
 }
 
-const toInfo = (r: Record<string, unknown>): TokenInfo => ({
-  id: String(r.id), role: r.role as Role, tenant: String(r.tenant), label: (r.label as string | null) ?? null,
-  createdAt: String(r.created_at), revokedAt: (r.revoked_at as string | null) ?? null,
+const str = (v: unknown): string | null => (v === null || v === undefined ? null : String(v))
+
+const toInfo = (r: Row): TokenInfo => ({
+  id: String(r.id), role: r.role as Role, tenant: String(r.tenant), label: str(r.label),
+  createdAt: String(r.created_at), revokedAt: str(r.revoked_at), expiresAt: str(r.expires_at),
+  lastUsedAt: str(r.last_used_at), mintedBy: str(r.minted_by), actsFor: str(r.acts_for),
 })
 
+const toEvent = (r: Row): TokenEvent => ({
+  id: String(r.id), tokenId: String(r.token_id), tenant: String(r.tenant), action: r.action as TokenEvent['action'],
+  actor: String(r.actor), detail: fromJson(r.detail), createdAt: String(r.created_at),
+})
+
+/** How far a minting chain is followed (a chain longer than this is refused rather than trusted). */
+const MAX_CHAIN = 64
+const LAST_USED_EVERY_MS = 60_000
+
 export function tokensRepo(db: SqlDriver): TokensRepo {
+  const row = async (id: string): Promise<Row | undefined> => (await db.query('SELECT * FROM api_tokens WHERE id = ?', [id]))[0]
+
   return {
-    /** Stores a token (generated unless given) and returns it with its record. */
-    async create(role: Role, tenant: string, label: string | null = null, token = generateToken()): Promise<{ token: string; info: TokenInfo }> {
+    async create(role: Role, tenant: string, label: string | null = null, token = generateToken(), options: MintOptions = {}): Promise<{ token: string; info: TokenInfo }> {
       if (token.length < 16) throw new KerneltuneError('INVALID_INPUT', 'an API token must be at least 16 characters long')
+      let actsFor: string | null = null
+      if (options.actsFor) {
+        const target = await row(options.actsFor)
+        if (!target || target.tenant !== tenant) throw new KerneltuneError('NOT_FOUND', `no token ${options.actsFor} in tenant ${tenant} to act for; list them with GET /tokens`)
+        // Acting for a token that itself acts for someone is acting for that someone.
+        actsFor = str(target.acts_for) ?? String(target.id)
+      }
       const id = newId()
-      await db.run('INSERT INTO api_tokens (id, token_hash, role, tenant, label, created_at, revoked_at) VALUES (?, ?, ?, ?, ?, ?, NULL)', [
-        id, await sha256(token), role, tenant, label, now(),
-      ])
-      return { token, info: { id, role, tenant, label, createdAt: now(), revokedAt: null } }
+      const t = now()
+      const mintedBy = options.mintedBy ?? STORE_MINTER
+      const expiresAt = options.expiresAt ?? null
+      await db.transaction(async (tx) => {
+        await tx.run('INSERT INTO api_tokens (id, token_hash, role, tenant, label, created_at, revoked_at, minted_by, acts_for, expires_at, last_used_at) VALUES (?, ?, ?, ?, ?, ?, NULL, ?, ?, ?, NULL)', [
+          id, await sha256(token), role, tenant, label, t, mintedBy, actsFor, expiresAt,
+        ])
+        await tx.run('INSERT INTO api_token_events (id, token_id, tenant, action, actor, detail, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)', [
+          newId(), id, tenant, 'create', mintedBy, JSON.stringify({ role, label, expiresAt, actsFor }), t,
+        ])
+      })
+      return { token, info: { id, role, tenant, label, createdAt: t, revokedAt: null, expiresAt, lastUsedAt: null, mintedBy, actsFor } }
     },
+    /** The token's record when it is neither revoked nor expired; notes its use (at most once a minute). */
     async verify(token: string): Promise<TokenInfo | undefined> {
-      const rows = await db.query('SELECT * FROM api_tokens WHERE token_hash = ? AND revoked_at IS NULL', [await sha256(token)])
-      return rows[0] ? toInfo(rows[0]) : undefined
+      const r = (await db.query('SELECT * FROM api_tokens WHERE token_hash = ? AND revoked_at IS NULL', [await sha256(token)]))[0]
+      if (!r) return undefined
+      const info = toInfo(r)
+      const t = Date.now()
+      if (info.expiresAt !== null && Date.parse(info.expiresAt) <= t) return undefined
+      if (info.lastUsedAt === null || t - Date.parse(info.lastUsedAt) >= LAST_USED_EVERY_MS) {
+        const at = new Date(t).toISOString()
+        await db.run('UPDATE api_tokens SET last_used_at = ? WHERE id = ?', [at, info.id])
+        return { ...info, lastUsedAt: at }
+      }
+      return info
     },
     async count(): Promise<number> {
       const rows = await db.query<{ n: number }>('SELECT COUNT(*) AS n FROM api_tokens')
       return Number(rows[0]?.n ?? 0)
     },
-    async list(): Promise<TokenInfo[]> {
-      return (await db.query('SELECT * FROM api_tokens ORDER BY created_at, id')).map(toInfo)
+    async get(id: string): Promise<TokenInfo | undefined> {
+      const r = await row(id)
+      return r ? toInfo(r) : undefined
     },
-    async revoke(id: string): Promise<boolean> {
-      return (await db.run('UPDATE api_tokens SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL', [now(), id])).changes > 0
+    /** Every token of a tenant (null: of every tenant), revoked and expired ones included, oldest first. */
+    async list(tenant: string | null = null): Promise<TokenInfo[]> {
+      const rows = tenant === null
+        ? await db.query('SELECT * FROM api_tokens ORDER BY created_at, id')
+        : await db.query('SELECT * FROM api_tokens WHERE tenant = ? ORDER BY created_at, id', [tenant])
+      return rows.map(toInfo)
+    },
+    /** Revokes a live token and logs who did; false when it was already revoked or does not exist. */
+    async revoke(id: string, actor: string = STORE_MINTER, reason: string | null = null): Promise<boolean> {
+      return db.transaction(async (tx) => {
+        const t = now()
+        const changed = (await tx.run('UPDATE api_tokens SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL', [t, id])).changes > 0
+        if (changed) {
+          const tenant = (await tx.query('SELECT tenant FROM api_tokens WHERE id = ?', [id]))[0]?.tenant
+          await tx.run('INSERT INTO api_token_events (id, token_id, tenant, action, actor, detail, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)', [
+            newId(), id, String(tenant), 'revoke', actor, reason === null ? null : JSON.stringify({ reason }), t,
+          ])
+        }
+        return changed
+      })
+    },
+    /** The token audit log of a tenant (null: all), optionally of one token, oldest first. */
+    async events(tenant: string | null, tokenId?: string): Promise<TokenEvent[]> {
+      const where: string[] = []
+      const params: SqlValue[] = []
+      if (tenant !== null) (where.push('tenant = ?'), params.push(tenant))
+      if (tokenId) (where.push('token_id = ?'), params.push(tokenId))
+      return (await db.query(`SELECT * FROM api_token_events ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY created_at, id`, params)).map(toEvent)
+    },
+    /**
+     * Four eyes: why the approver (a token id, or an in-process principal) counts as the submitter,
+     * or undefined when it does not. Whoever mints a token has seen its secret, so a token stands for
+     * everyone up its minting chain. The submitter is its token, the person it acts for, and the
+     * admins up its chain (below the superadmin, who may approve anything anyway, audited). The
+     * approver is refused when its token, whom it acts for, or any token up its chain is one of those;
+     * or when a link of its chain was minted before minters were recorded (store migration 7), since
+     * that link may be the submitter's.
+     */
+    async fourEyesConflict(approver: string, submitter: string): Promise<string | undefined> {
+      const party = new Set([submitter])
+      let s = await row(submitter)
+      if (s?.acts_for) party.add(String(s.acts_for))
+      for (let i = 0; s?.minted_by && i < MAX_CHAIN; i++) {
+        s = await row(String(s.minted_by))
+        if (!s || s.role === 'superadmin') break
+        party.add(String(s.id))
+        if (s.acts_for) party.add(String(s.acts_for))
+      }
+      const fix = 'an approver whose token was minted by someone other than the submitter (for instance by the superadmin) must approve it, or the superadmin may (break-glass, audited)'
+      let id = approver
+      for (let i = 0; i < MAX_CHAIN; i++) {
+        if (party.has(id)) {
+          return i === 0 ? `the approving token ${approver} is the submitter's (or its minter's); ${fix}` : `the approving token ${approver} was minted, directly or through other tokens, by ${id}, which counts as the submitter; ${fix}`
+        }
+        const a = await row(id)
+        if (!a) return undefined // an in-process principal or the store itself: the chain ends here
+        if (a.acts_for && party.has(String(a.acts_for))) return `the approving token ${approver} ${i === 0 ? '' : `descends from ${id}, which `}acts for ${a.acts_for}, the submitter; ${fix}`
+        if (a.minted_by === null || a.minted_by === undefined) return `token ${id}${i === 0 ? '' : ` (up the approving token ${approver}'s minting chain)`} was minted before kerneltune recorded who mints tokens, so it may be the submitter's; ${fix}; or mint a fresh approver token with the superadmin token`
+        id = String(a.minted_by)
+      }
+      return `the approving token ${approver}'s minting chain is longer than ${MAX_CHAIN} tokens; ${fix}`
     },
   }
 }
 /** What tokensRepo() returns; spelled out so that JSR can publish the package without slow types. */
 export interface TokensRepo {
-  /** Stores a token (generated unless given) and returns it with its record. */
-  create(role: Role, tenant: string, label?: string | null, token?: string): Promise<{ token: string; info: TokenInfo }>
+  /** Stores a token (generated unless given) and returns it with its record; logs the mint. */
+  create(role: Role, tenant: string, label?: string | null, token?: string, options?: MintOptions): Promise<{ token: string; info: TokenInfo }>
   verify(token: string): Promise<TokenInfo | undefined>
   count(): Promise<number>
-  list(): Promise<TokenInfo[]>
-  revoke(id: string): Promise<boolean>
+  get(id: string): Promise<TokenInfo | undefined>
+  list(tenant?: string | null): Promise<TokenInfo[]>
+  revoke(id: string, actor?: string, reason?: string | null): Promise<boolean>
+  events(tenant: string | null, tokenId?: string): Promise<TokenEvent[]>
+  fourEyesConflict(approver: string, submitter: string): Promise<string | undefined>
 }
