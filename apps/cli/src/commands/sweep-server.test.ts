@@ -20,7 +20,7 @@ function simulated(fail?: (c: Combo, call: number) => boolean): MeasurementBacke
     },
   }
 }
-const candidates = [{ combo: { threads: '1' } }, { combo: { flash_attn: 'off' } }]
+const candidates: { combo: Combo }[] = [{ combo: { threads: '1' } }, { combo: { flash_attn: 'off' } }]
 
 // Every printed p-value says how it was computed: exact over 2^n sign patterns up to 14 rounds,
 // resampled from 10,000 past them (issue 23 item 11).
