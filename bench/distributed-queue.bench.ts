@@ -7,7 +7,7 @@
  * measured anything, so this shows what the queue, the store and the processes cost, not a device.
  * Appends one run to bench/results/distributed-queue.json (--fresh starts the file over).
  *
- *   pnpm exec tsx --conditions=@kerneltune/source bench/distributed-queue.bench.ts \
+ *   npx tsx --conditions=@kerneltune/source bench/distributed-queue.bench.ts \
  *     [--reps 3] [--fixed-ms 50] [--poll-ms N] [--note 'what else ran'] [--max-seconds 1500] [--fresh]
  *
  * Redis: KERNELTUNE_TEST_REDIS_URL, else a throwaway redis-server from
@@ -154,7 +154,10 @@ try {
 
   const run = {
     date: new Date().toISOString(),
-    command: `tsx --conditions=@kerneltune/source bench/distributed-queue.bench.ts ${process.argv.slice(2).join(' ')}`.trim(),
+    // The arguments as given; the command is the documented one (node's own argv names tsx's loader, not how it was typed).
+    args: process.argv.slice(2),
+    command: 'npx tsx --conditions=@kerneltune/source bench/distributed-queue.bench.ts [args]',
+    env: { KERNELTUNE_TEST_PG_URL: process.env.KERNELTUNE_TEST_PG_URL ? 'set' : 'unset', KERNELTUNE_TEST_REDIS_URL: process.env.KERNELTUNE_TEST_REDIS_URL ? 'set' : 'unset' },
     note: NOTE || undefined,
     machine: machine(),
     loadBefore,
