@@ -26,7 +26,7 @@ export { SWEEP_MODES, sweepExtension, sweepSpace, threadValues, withoutDefaults,
 export { SWEEP_GATE_DEFAULTS, SWEEP_METRICS, analyzeSweep, type AnalyzeOptions, type MeasuredCombo, type SweepAnalysis, type SweepComboStats, type SweepMetric } from './sweep-analysis.ts'
 export { runSweep, sweepComboHash, type SweepOptions, type SweepProgress, type SweepResult } from './sweep.ts'
 export { runInterleavedSweep, type AaCheck, type InterleavedComboStats, type InterleavedProgress, type InterleavedSweepOptions, type InterleavedSweepResult } from './interleaved-sweep.ts'
-export { SIGN_FLIP_TRIM, blockedComparisons, compareRounds, minRoundsToDecide, pairedComparison, type PairedComparison, type RoundsTest } from './paired.ts'
+export { SIGN_FLIP_RESAMPLES, SIGN_FLIP_TRIM, blockedComparisons, compareRounds, minRoundsToDecide, pairedComparison, pValueMethod, signFlipMethodOf, type PairedComparison, type RoundsTest } from './paired.ts'
 export {
   LLAMACPP_SERVER_DIMENSIONS,
   LLAMACPP_SERVING_EXTENSION,

@@ -58,6 +58,19 @@ describe('runInterleavedSweep', () => {
     expect(r.recommendedArgv).toEqual(['llama-server', '-m', '<model.gguf>', '--threads', '1'])
   })
 
+  it('should say in the verdict whether the p-value is exact (up to 14 rounds) or resampled (past them)', async () => {
+    const r = await runInterleavedSweep({ backend: driftingBackend(truth), candidates, rounds: 8, seed: 1, warmups: 0 })
+    expect(r.winner!.paired.decodeTps).toMatchObject({ pMethod: 'exact', patterns: 256 })
+    expect(r.verdict).toMatch(/p=[0-9.e-]+, exact \(2\^8 = 256 patterns\)\)/)
+    const long = await runInterleavedSweep({ backend: driftingBackend(truth), candidates, rounds: 16, seed: 1, warmups: 0, aaResamples: 200 })
+    expect(long.winner!.paired.decodeTps).toMatchObject({ pMethod: 'resampled', patterns: 10_000, resamples: 10_000, pFloor: 1 / 10_001 })
+    expect(long.verdict).toMatch(/p=[0-9.e-]+, resampled \(10,000 patterns, p ≥ 1\/10,001\)\)/)
+    // No winner: the best arm's p-value is labelled too, with its test.
+    const none = await runInterleavedSweep({ backend: driftingBackend(() => 100), candidates, rounds: 8, seed: 1, warmups: 0, aaResamples: 0 })
+    expect(none.winner).toBeUndefined()
+    expect(none.verdict).toMatch(/p=[0-9.e-]+, sign-flip exact \(2\^8 = 256 patterns\)\); keep the defaults/)
+  })
+
   it('should record a combination that fails as a failed arm and keep going', async () => {
     const backend = driftingBackend(truth, (c) => (c.flash_attn === 'off' ? 'llama-server exited (code 1) before it was ready: error: bad' : undefined))
     const r = await runInterleavedSweep({ backend, candidates, rounds: 3, warmups: 0 })

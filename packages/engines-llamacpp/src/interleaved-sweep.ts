@@ -4,8 +4,9 @@
  * being measured), every round measures every arm once in a fresh random order: the defaults, a
  * second copy of the defaults (the A/A arm), and each candidate. Load and drift then hit every arm
  * alike, and each arm is compared with the defaults of the same rounds, which cancels them
- * (paired.ts: by default the 20% trimmed mean of the arm's log ratios with an exact sign-flip
- * p-value; a paired t-test, or a blocked analysis that pools the noise over the arms, on request).
+ * (paired.ts: by default the 20% trimmed mean of the arm's log ratios with a sign-flip p-value,
+ * exact up to 14 rounds and resampled from 10,000 patterns past them, the verdict saying which; a
+ * paired t-test, or a blocked analysis that pools the noise over the arms, on request).
  *
  * The A/A arm is the baseline against itself: if the decision rule would crown it, the rule is
  * being fooled by noise. Its comparison is reported, and so is the rule's false-winner rate
@@ -18,9 +19,9 @@
  * ```
  */
 import { KerneltuneError, isKerneltuneError, type Combo, type EnginePlugin, type MeasurementBackend, type RepetitionMetrics } from '@kerneltune/core'
-import { metricDirection } from '@kerneltune/stats'
+import { describePMethod, metricDirection } from '@kerneltune/stats'
 import { llamacppEngine } from './engine.ts'
-import { compareRounds, minRoundsToDecide, type PairedComparison, type RoundsTest } from './paired.ts'
+import { compareRounds, minRoundsToDecide, pValueMethod, signFlipMethodOf, type PairedComparison, type RoundsTest } from './paired.ts'
 import { analyzeSweep, SWEEP_GATE_DEFAULTS, SWEEP_METRICS, type AnalyzeOptions, type MeasuredCombo, type SweepAnalysis, type SweepComboStats, type SweepMetric } from './sweep-analysis.ts'
 import { withoutDefaults } from './sweep-space.ts'
 import { sweepComboHash } from './sweep.ts'
@@ -79,7 +80,8 @@ export interface InterleavedSweepOptions extends AnalyzeOptions {
   readonly seed?: number
   /**
    * The test of an arm against the defaults (paired.ts): 'sign-flip' (default), the 20% trimmed
-   * mean of the arm's own log ratios with an exact randomization p-value; 'paired', a t-test on
+   * mean of the arm's own log ratios with a randomization p-value (exact over all 2^n sign
+   * patterns up to 14 rounds, resampled from 10,000 past them: `pMethod`); 'paired', a t-test on
    * their mean; 'blocked', the noise pooled over the arms (more degrees of freedom in few rounds,
    * valid only when every arm is about as noisy as the defaults).
    */
@@ -297,11 +299,12 @@ export async function runInterleavedSweep(o: InterleavedSweepOptions): Promise<I
   let verdict: string
   if (top) {
     const p = top.paired[metric]!
-    verdict = `${metric} ${pct(p.improvement)} against the default settings, over ${p.n} interleaved rounds, compared within each round (${p.test}${p.trim ? `, ${p.trim * 100}% trimmed` : ''}, ${p.df} degrees of freedom; 95% interval ${pct(p.interval.low)} to ${pct(p.interval.high)}, p=${p.pValue.toPrecision(2)})`
+    const method = signFlipMethodOf(p)
+    verdict = `${metric} ${pct(p.improvement)} against the default settings, over ${p.n} interleaved rounds, compared within each round (${p.test}${p.trim ? `, ${p.trim * 100}% trimmed` : ''}, ${p.df} degrees of freedom; 95% interval ${pct(p.interval.low)} to ${pct(p.interval.high)}, p=${p.pValue.toPrecision(2)}${method ? `, ${describePMethod(method)}` : ''})`
   } else {
     const best = [...combos].filter((c) => c.paired[metric]).sort((a, b) => b.paired[metric]!.improvement - a.paired[metric]!.improvement)[0]
     verdict = best
-      ? `no combination is significantly better than the default settings on ${metric} in paired rounds (best: ${pct(best.paired[metric]!.improvement)}, p=${best.paired[metric]!.pValue.toPrecision(2)}); keep the defaults`
+      ? `no combination is significantly better than the default settings on ${metric} in paired rounds (best: ${pct(best.paired[metric]!.improvement)}, p=${best.paired[metric]!.pValue.toPrecision(2)}, ${pValueMethod(best.paired[metric]!)}); keep the defaults`
       : 'no combination could be measured'
   }
   if (test === 'sign-flip' && rounds < minRoundsToDecide(alpha)) verdict += `; with ${rounds} rounds no comparison can reach p < ${alpha} (the sign-flip test needs ${minRoundsToDecide(alpha)}): run more rounds (a larger time budget, or shorter measurements)`

@@ -5,13 +5,15 @@
  *
  * Three tests (`compareRounds` picks one):
  * - `'sign-flip'` (the sweep's default): the 20% trimmed mean of one arm's log ratios, its p-value
- *   from the sign-flip randomization test (@kerneltune/stats, sign-flip.ts): exact whatever the
+ *   from the sign-flip randomization test (@kerneltune/stats, sign-flip.ts): valid whatever the
  *   noise looks like, as long as an arm with no effect is as likely to read faster as slower in a
- *   round — which the random order within rounds provides. A loaded machine's measurements have
+ *   round — which the random order within rounds provides. Exact (all 2^n sign patterns) up to 14
+ *   rounds; past that resampled from 10,000 random patterns (so p ≥ 1/10,001), which the
+ *   comparison says (`pMethod`, `patterns`, `resamples`, `pFloor`). A loaded machine's measurements have
  *   wild values (a round where a server was descheduled reads several times slower); one of them
  *   inflates a t-test's variance enough to hide a 40% effect, and the trimmed mean ignores it. The
  *   interval is the Tukey–McLaughlin interval of the trimmed mean (approximate; the verdict follows
- *   the exact p-value). With fewer than 7 rounds no p-value can reach 0.05 (minRoundsToDecide).
+ *   the p-value). With fewer than 7 rounds no p-value can reach 0.05 (minRoundsToDecide).
  * - `'paired'`: a one-sample t-test on the mean of the arm's log ratios (rounds − 1 degrees of
  *   freedom); exact under normal noise only.
  * - `'blocked'`: the rounds are the blocks of a randomized complete block design, every arm a
@@ -22,7 +24,7 @@
  *   whenever a thread is descheduled at a barrier and with 1 thread it does not, and a pool of calm
  *   arms then understates the defaults' noise and crowns the A/A arm.
  */
-import { blockedComparison, signFlipPValue, signFlipTrimmedMeanDistribution, studentTQuantile, trimmedMeanTest } from '@kerneltune/stats'
+import { blockedComparison, describePMethod, signFlipMethod, signFlipPValue, signFlipTrimmedMeanDistribution, studentTQuantile, trimmedMeanTest, type SignFlipMethod } from '@kerneltune/stats'
 
 export type RoundsTest = 'sign-flip' | 'paired' | 'blocked'
 
@@ -41,7 +43,35 @@ export interface PairedComparison {
   readonly test: RoundsTest
   /** Share of rounds trimmed from each end of the log ratios; 0 for the mean-based tests. */
   readonly trim: number
+  /**
+   * Sign-flip test only: how its p-value was computed. 'exact' over all `patterns` = 2^n; past 14
+   * rounds 'resampled' over `resamples` (10,000) random patterns, never below `pFloor` =
+   * 1/(resamples + 1). The t-based tests ('paired', 'blocked') leave these out.
+   */
+  readonly pMethod?: 'exact' | 'resampled'
+  readonly patterns?: number
+  readonly resamples?: number
+  readonly pFloor?: number
 }
+
+/** Random sign patterns behind a sign-flip p-value past 14 rounds (the exact enumeration's limit). */
+export const SIGN_FLIP_RESAMPLES = 10_000
+
+/** A sign-flip comparison's p-value method (undefined for the t-based tests). */
+export function signFlipMethodOf(c: PairedComparison): SignFlipMethod | undefined {
+  if (!c.pMethod || c.patterns === undefined) return undefined
+  return c.pMethod === 'exact' ? { pMethod: 'exact', patterns: c.patterns } : { pMethod: 'resampled', patterns: c.patterns, resamples: c.resamples ?? c.patterns, pFloor: c.pFloor ?? 1 / (c.patterns + 1) }
+}
+
+/**
+ * How a comparison's p-value was computed, as printed beside it: 'sign-flip exact (2^10 = 1,024
+ * patterns)', 'sign-flip resampled (10,000 patterns, p ≥ 1/10,001)', 't with 9 degrees of freedom'.
+ */
+export function pValueMethod(c: PairedComparison): string {
+  const m = signFlipMethodOf(c)
+  return m ? `sign-flip ${describePMethod(m)}` : `t with ${fmtDf(c.df)} degrees of freedom`
+}
+const fmtDf = (df: number) => (Number.isInteger(df) ? String(df) : df.toFixed(1))
 
 /** The sign-flip test's trim: 20% from each end, the usual robust choice (Wilcox). */
 export const SIGN_FLIP_TRIM = 0.2
@@ -85,7 +115,7 @@ function distributionOf(d: readonly number[]) {
   let dist = distributions.get(key)
   if (!dist) {
     // 10,000 random patterns beyond 14 rounds: a p-value near 0.05 then has a standard error of 0.002.
-    dist = signFlipTrimmedMeanDistribution(d, SIGN_FLIP_TRIM, { resamples: 10_000 })
+    dist = signFlipTrimmedMeanDistribution(d, SIGN_FLIP_TRIM, { resamples: SIGN_FLIP_RESAMPLES })
     if (distributions.size >= 16) distributions.delete(distributions.keys().next().value!)
     distributions.set(key, dist)
   }
@@ -105,7 +135,8 @@ export function pairedComparison(pairs: readonly (readonly [number, number])[], 
     return comparisonOf(sign, r.difference, r.standardError, r.df, r.pValue, alpha, 'paired', d.length, 0)
   }
   const r = trimmedMeanTest(d, SIGN_FLIP_TRIM)
-  return comparisonOf(sign, r.difference, r.standardError, r.df, signFlipPValue(r.difference, distributionOf(d)), alpha, 'sign-flip', d.length, SIGN_FLIP_TRIM)
+  const dist = distributionOf(d)
+  return { ...comparisonOf(sign, r.difference, r.standardError, r.df, signFlipPValue(r.difference, dist), alpha, 'sign-flip', d.length, SIGN_FLIP_TRIM), ...signFlipMethod(dist) }
 }
 
 /**

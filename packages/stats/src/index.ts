@@ -36,7 +36,7 @@ export {
   studentTQuantile,
   studentTTwoSided,
 } from './distributions.ts'
-export { signFlipDistribution, signFlipPValue, signFlipTest, signFlipTrimmedMeanDistribution, type SignFlipOptions, type SignFlipResult } from './sign-flip.ts'
+export { describePMethod, signFlipDistribution, signFlipMethod, signFlipPValue, signFlipTest, signFlipTrimmedMeanDistribution, type SignFlipMethod, type SignFlipOptions, type SignFlipResult } from './sign-flip.ts'
 export { differenceInterval, trimmedMeanTest, welchTTest, yuenTTest, type Interval, type TTestResult } from './t-tests.ts'
 export { confidenceInterval, trimmedConfidenceInterval } from './interval.ts'
 export { cohensD, effectLabel, type EffectLabel } from './effect-size.ts'

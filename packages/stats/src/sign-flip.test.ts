@@ -1,14 +1,14 @@
 import { describe, expect, it } from 'vitest'
 import { mulberry32 } from '@kerneltune/core'
 import { trimmedMean } from './descriptive.ts'
-import { signFlipDistribution, signFlipPValue, signFlipTest, signFlipTrimmedMeanDistribution } from './sign-flip.ts'
+import { describePMethod, signFlipDistribution, signFlipMethod, signFlipPValue, signFlipTest, signFlipTrimmedMeanDistribution } from './sign-flip.ts'
 
 const sum = (d: readonly number[]) => d.reduce((a, b) => a + b, 0)
 
 describe('signFlipTest', () => {
   it('should enumerate every sign pattern: [1, 2, 3] under the sum has |sums| 6,4,2,0,0,2,4,6', () => {
     const r = signFlipTest([1, 2, 3], sum)
-    expect(r).toEqual({ statistic: 6, pValue: 2 / 8, patterns: 8, exact: true })
+    expect(r).toEqual({ statistic: 6, pValue: 2 / 8, patterns: 8, exact: true, pMethod: 'exact' })
     // The same values with other signs: |sum| = 0 is matched or exceeded by all 8 patterns.
     expect(signFlipTest([1, 2, -3], sum).pValue).toBe(1)
     expect(signFlipTest([-1, 2, 3], sum).pValue).toBe(4 / 8)
@@ -34,6 +34,41 @@ describe('signFlipTest', () => {
     expect(sampled.exact).toBe(false)
     expect(Math.abs(sampled.pValue - exact.pValue)).toBeLessThan(0.01)
     expect(signFlipTest(d, sum, { maxExact: 10, resamples: 20000, seed: 9 }).pValue).toBe(sampled.pValue)
+  })
+
+  // The default boundary is 14 differences (2^14 = 16,384 patterns); past it the p-value is a
+  // resampled estimate, and everything that prints one must say so (issue 23 item 11).
+  it.each([
+    [1, 'exact', 2, 'exact (2^1 = 2 patterns)'],
+    [7, 'exact', 128, 'exact (2^7 = 128 patterns)'],
+    [14, 'exact', 16384, 'exact (2^14 = 16,384 patterns)'],
+  ] as const)('should label the p-value of %i differences %s over all %i patterns', (n, method, patterns, words) => {
+    const d = Array.from({ length: n }, (_, i) => 0.1 + i / 100)
+    const r = signFlipTest(d, sum)
+    expect(r).toMatchObject({ pMethod: method, patterns, exact: true })
+    expect('resamples' in r || 'pFloor' in r).toBe(false)
+    expect(describePMethod(r)).toBe(words)
+    // All differences positive: exactly 2 of the 2^n patterns reach the observed |sum|.
+    expect(r.pValue).toBe(2 / patterns)
+  })
+
+  it.each([15, 24, 40])('should label the p-value of %i differences resampled, with the count of patterns and the floor 1/(resamples + 1)', (n) => {
+    const d = Array.from({ length: n }, (_, i) => 0.1 + i / 100)
+    const r = signFlipTest(d, sum, { resamples: 10_000 })
+    expect(r).toMatchObject({ pMethod: 'resampled', patterns: 10_000, resamples: 10_000, pFloor: 1 / 10_001, exact: false })
+    expect(describePMethod(r)).toBe('resampled (10,000 patterns, p ≥ 1/10,001)')
+    // Every difference positive: no random pattern is as extreme as the observed one (with these n,
+    // all-positive or all-negative comes up with probability 2/2^n per draw), so p is the floor.
+    expect(r.pValue).toBe(r.pMethod === 'resampled' ? r.pFloor : NaN)
+    // The default number of resamples is 20,000.
+    expect(signFlipTest(d, sum)).toMatchObject({ pMethod: 'resampled', resamples: 20_000, pFloor: 1 / 20_001 })
+  })
+
+  it('should give the method of a precomputed distribution (as the interleaved sweep reuses one)', () => {
+    expect(signFlipMethod(signFlipTrimmedMeanDistribution([0.1, 0.2, 0.3, 0.4, 0.5], 0.2))).toEqual({ pMethod: 'exact', patterns: 32 })
+    const many = Array.from({ length: 20 }, (_, i) => i + 1)
+    expect(signFlipMethod(signFlipTrimmedMeanDistribution(many, 0.2, { resamples: 500 }))).toEqual({ pMethod: 'resampled', patterns: 500, resamples: 500, pFloor: 1 / 501 })
+    expect(signFlipMethod(signFlipDistribution(many.slice(0, 16), sum, { maxExact: 16 }))).toEqual({ pMethod: 'exact', patterns: 2 ** 16 })
   })
 
   it('should reject a true null no more often than alpha, even under heavy-tailed noise', () => {

@@ -3,11 +3,15 @@
  * exchangeable — the same settings measured twice, or a setting with no effect, each visit's
  * position in the round drawn at random — every difference is as likely to have come out with the
  * opposite sign. So the statistic of the observed differences is compared with its value under
- * every pattern of signs (all 2^n up to `maxExact` values, else a seeded random sample of
- * patterns). The p-value is exact for any n and any noise distribution that is symmetric under the
- * null, which is what a loaded machine's wild measurements need: no normality, no large-sample
- * approximation. Its price is granularity: with n differences the smallest two-sided p-value is
- * 2/2^n, so 5 or fewer can never reach 0.05.
+ * every pattern of signs: all 2^n up to `maxExact` values (14 by default), else a seeded random
+ * sample of `resamples` patterns. Up to maxExact the p-value is exact: the share of all 2^n
+ * patterns, for any noise distribution that is symmetric under the null, which is what a loaded
+ * machine's wild measurements need (no normality, no large-sample approximation). Past it the
+ * p-value is resampled: (extreme + 1)/(resamples + 1), still a valid test (Phipson and Smyth) but
+ * an estimate of the exact one, with a floor of 1/(resamples + 1). The result says which
+ * (`pMethod`, `patterns`, and `resamples`/`pFloor` when resampled); `describePMethod` words it for
+ * printing. Its price is granularity: with n differences the smallest two-sided p-value is 2/2^n,
+ * so 5 or fewer can never reach 0.05.
  *
  * @example
  * ```ts
@@ -27,13 +31,23 @@ export interface SignFlipOptions {
   readonly seed?: number
 }
 
-export interface SignFlipResult {
+/**
+ * How a sign-flip p-value was computed. 'exact': over all `patterns` = 2^n sign patterns.
+ * 'resampled': over `resamples` seeded random patterns, p = (extreme + 1)/(resamples + 1), so no
+ * p-value is below `pFloor` = 1/(resamples + 1).
+ */
+export type SignFlipMethod =
+  | { readonly pMethod: 'exact'; readonly patterns: number }
+  | { readonly pMethod: 'resampled'; readonly patterns: number; readonly resamples: number; readonly pFloor: number }
+
+export type SignFlipResult = SignFlipMethod & {
   /** The statistic of the observed differences. */
   readonly statistic: number
   /** Two-sided: the share of sign patterns whose |statistic| is at least the observed one. */
   readonly pValue: number
-  /** Patterns compared (2^n when exact). */
+  /** Patterns compared: 2^n when exact, else the resamples. */
   readonly patterns: number
+  /** pMethod === 'exact' (kept for callers that read it). */
   readonly exact: boolean
 }
 
@@ -124,6 +138,24 @@ export function signFlipTrimmedMeanDistribution(xs: readonly number[], proportio
   return { values, exact }
 }
 
+/** How a distribution from signFlipDistribution (or its trimmed-mean variant) gives its p-values. */
+export function signFlipMethod(dist: { values: Float64Array; exact: boolean }): SignFlipMethod {
+  const patterns = dist.values.length
+  return dist.exact ? { pMethod: 'exact', patterns } : { pMethod: 'resampled', patterns, resamples: patterns, pFloor: 1 / (patterns + 1) }
+}
+
+/** 10000 → '10,000' (no Intl: the stats package runs wherever JavaScript does). */
+const count = (x: number) => String(x).replace(/\B(?=(\d{3})+(?!\d))/g, ',')
+
+/**
+ * The method in words, for wherever a p-value is printed: 'exact (2^10 = 1,024 patterns)' or
+ * 'resampled (10,000 patterns, p ≥ 1/10,001)'.
+ */
+export function describePMethod(m: SignFlipMethod): string {
+  if (m.pMethod === 'exact') return `exact (2^${Math.round(Math.log2(m.patterns))} = ${count(m.patterns)} patterns)`
+  return `resampled (${count(m.resamples)} patterns, p ≥ 1/${count(m.resamples + 1)})`
+}
+
 /** Two-sided p-value of `observed` against a distribution from signFlipDistribution. */
 export function signFlipPValue(observed: number, dist: { values: Float64Array; exact: boolean }): number {
   const t = Math.abs(observed) * (1 - 1e-12) // ties with the observed value count as extreme
@@ -143,5 +175,5 @@ export function signFlipPValue(observed: number, dist: { values: Float64Array; e
 export function signFlipTest(xs: readonly number[], statistic: (d: readonly number[]) => number, options: SignFlipOptions = {}): SignFlipResult {
   const dist = signFlipDistribution(xs, statistic, options)
   const observed = statistic(xs)
-  return { statistic: observed, pValue: signFlipPValue(observed, dist), patterns: dist.values.length, exact: dist.exact }
+  return { ...signFlipMethod(dist), statistic: observed, pValue: signFlipPValue(observed, dist), exact: dist.exact }
 }

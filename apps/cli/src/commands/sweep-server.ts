@@ -17,12 +17,14 @@ import type { Combo, HardwareSpec } from '@kerneltune/core'
 import { serverBackend, type ServerBackend } from '@kerneltune/backends/node'
 import {
   llamacppServerEngine,
+  pValueMethod,
   runInterleavedSweep,
   runSweep,
   servingSweepExtension,
   servingSweepSpace,
   withoutServingDefaults,
   type InterleavedSweepResult,
+  type PairedComparison,
   type RoundsTest,
   type SweepMetric,
   type SweepResult,
@@ -129,15 +131,27 @@ export async function executeServerSweep(io: Io, o: ServerSweepOptions): Promise
 }
 
 const TEST_LABEL: Record<RoundsTest, string> = {
-  'sign-flip': '20% trimmed mean of the log ratios, exact sign-flip p-value',
+  'sign-flip': '20% trimmed mean of the log ratios, sign-flip p-value: exact up to 14 rounds, resampled from 10,000 patterns past them',
   paired: 't-test on the mean log ratio',
   blocked: 'blocked test, noise pooled over the arms',
 }
 
 const pct = (x: number | undefined) => (x === undefined || !Number.isFinite(x) ? '-' : `${x >= 0 ? '+' : ''}${fmt(x * 100, 1)}%`)
 
+/** A p-value's method in a table cell, when the rows differ: 'exact 2^8', 'resampled 10,000', 't 7 df'. */
+function shortMethod(p: PairedComparison): string {
+  if (p.pMethod === 'exact' && p.patterns !== undefined) return `exact 2^${Math.round(Math.log2(p.patterns))}`
+  if (p.pMethod === 'resampled') return `resampled ${fmt(p.resamples ?? p.patterns ?? NaN, 0)}`
+  return `t ${fmt(p.df, 0)} df`
+}
+
 export function renderInterleaved(r: InterleavedSweepResult): string {
   const m = r.metric
+  // Every printed p-value says how it was computed (issue 23 item 11): once under the table when
+  // all rows share a method (the usual case: every arm measured in every round), else per cell.
+  const compared = r.combos.map((c) => c.paired[m]).filter((p): p is PairedComparison => p !== undefined)
+  const methods = [...new Set(compared.map(pValueMethod))]
+  const perCell = methods.length > 1
   const rows = [...r.combos]
     .sort((a, b) => (b.paired[m]?.improvement ?? -Infinity) - (a.paired[m]?.improvement ?? -Infinity))
     .map((c) => {
@@ -148,7 +162,7 @@ export function renderInterleaved(r: InterleavedSweepResult): string {
         c.error ? `failed: ${c.error.slice(0, 60)}` : fmt(c.stats.decodeTps?.trimmedMean ?? NaN),
         pct(p?.improvement),
         p ? `${pct(p.interval.low)}..${pct(p.interval.high)}` : '-',
-        p ? p.pValue.toPrecision(2) : '-',
+        p ? (perCell ? `${p.pValue.toPrecision(2)} ${shortMethod(p)}` : p.pValue.toPrecision(2)) : '-',
         p?.verdict ?? '-',
         fmt(c.stats.ttftMs?.trimmedMean ?? NaN),
       ]
@@ -158,8 +172,10 @@ export function renderInterleaved(r: InterleavedSweepResult): string {
   out += `design: interleaved, ${r.rounds} rounds (every arm once per round, seeded random order ${r.settings.seed}; each arm against the defaults of the same rounds, ${TEST_LABEL[r.settings.test]}), ${fmt(r.seconds, 0)} s\n`
   out += `baseline (llama-server defaults): ${fmt(b.decodeTps?.trimmedMean ?? NaN)} output tok/s under load, TTFT ${fmt(b.ttftMs?.trimmedMean ?? NaN)} ms (trimmed means of ${r.baseline.reps.length} rounds)\n\n`
   out += table(rows, ['combination', 'rounds', 'out tok/s', `${m} vs defaults`, '95% interval', 'p', 'verdict', 'TTFT ms'])
+  if (methods.length === 1) out += `p-values: ${methods[0]}\n`
+  else if (perCell) out += `p-values: ${methods.join('; ')} (each row says which)\n`
   const aa = r.aa
-  out += `\nA/A check (the defaults against themselves): ${aa.comparison ? `${pct(aa.comparison.improvement)}, p=${aa.comparison.pValue.toPrecision(2)}, ${aa.comparison.verdict}` : 'not enough rounds'}${aa.falseWinnerRate === undefined ? '' : `; false-winner rate of the rule at this noise (sign-flip resampling): ${fmt(aa.falseWinnerRate * 100, 1)}%`}\n`
+  out += `\nA/A check (the defaults against themselves): ${aa.comparison ? `${pct(aa.comparison.improvement)}, p=${aa.comparison.pValue.toPrecision(2)} (${pValueMethod(aa.comparison)}), ${aa.comparison.verdict}` : 'not enough rounds'}${aa.falseWinnerRate === undefined ? '' : `; false-winner rate of the rule at this noise (sign-flip resampling): ${fmt(aa.falseWinnerRate * 100, 1)}%`}\n`
   out += `${r.winner ? `winner: ${label(r.winner.combo)}: ${r.verdict}` : `no winner: ${r.verdict}`}\n`
   out += `recommended: ${r.recommendedArgv.join(' ')}\n`
   return out

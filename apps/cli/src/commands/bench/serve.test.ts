@@ -95,6 +95,8 @@ describe.skipIf(skip)('kerneltune bench serve and sweep --backend server on llam
     expect(j.combos.map((c: { combo: object }) => c.combo)).toEqual([{ threads: '1', parallel: 'auto', flash_attn: 'auto' }])
     expect(j.order).toHaveLength(2)
     expect(j.aa.resamples).toBeGreaterThan(0)
+    // Two rounds: the sign-flip p-value is exact over all 2^2 sign patterns, and --json says so.
+    expect(j.combos[0].paired.decodeTps).toMatchObject({ test: 'sign-flip', n: 2, pMethod: 'exact', patterns: 4 })
     expect(j.recommendedArgv[0]).toBe('llama-server')
     // One server per arm (defaults, A/A, the candidate) for both rounds, and none left running.
     expect(j.notes).toContain('llama-server launches: 3 for 3 arms over 2 rounds (0 after a server died, 0 stopped to stay within 3 kept servers)')

@@ -1,0 +1,57 @@
+import { describe, expect, it } from 'vitest'
+import type { Combo, MeasurementBackend } from '@kerneltune/core'
+import { runInterleavedSweep } from '@kerneltune/engines-llamacpp'
+import { renderInterleaved } from './sweep-server.ts'
+
+/**
+ * A simulated backend with known truth (threads=1 is 10% faster) and ±2% seeded noise, so the
+ * sweep's statistics are real but deterministic; only the report's wording is under test here.
+ */
+function simulated(fail?: (c: Combo, call: number) => boolean): MeasurementBackend {
+  let s = 42
+  let call = 0
+  const rnd = () => ((s = (s * 1103515245 + 12345) % 2 ** 31) / 2 ** 31)
+  return {
+    name: 'simulated', kind: 'measurement-backend', apiVersion: 1, simulated: true,
+    async measure(req) {
+      if (fail?.(req.combo, call++)) throw new Error('llama-server exited (code 1)')
+      const v = (req.combo.threads === '1' ? 110 : 100) * (1 + (rnd() - 0.5) * 0.04)
+      return { backend: 'simulated', simulated: true, device: 'test', repetitions: [{ latencyMs: 1000 / v, decodeTps: v, throughputTps: v, ttftMs: 10, prefillTps: 1000 }] }
+    },
+  }
+}
+const candidates: { combo: Combo }[] = [{ combo: { threads: '1' } }, { combo: { flash_attn: 'off' } }]
+
+// Every printed p-value says how it was computed: exact over 2^n sign patterns up to 14 rounds,
+// resampled from 10,000 past them (issue 23 item 11).
+describe('renderInterleaved', () => {
+  it('should label the p-values exact with the number of patterns when every arm has at most 14 rounds', async () => {
+    const r = await runInterleavedSweep({ backend: simulated(), candidates, rounds: 8, seed: 1, warmups: 0, aaResamples: 100 })
+    const out = renderInterleaved(r)
+    expect(out).toMatch(/sign-flip p-value: exact up to 14 rounds, resampled from 10,000 patterns past them/)
+    expect(out).toMatch(/^p-values: sign-flip exact \(2\^8 = 256 patterns\)$/m)
+    expect(out).toMatch(/A\/A check \(the defaults against themselves\): [-+0-9.]+%, p=[0-9.e-]+ \(sign-flip exact \(2\^8 = 256 patterns\)\)/)
+    // --json prints the result as it is: the fields travel with every comparison.
+    const json = JSON.parse(JSON.stringify(r)) as typeof r
+    expect(json.combos[0]!.paired.decodeTps).toMatchObject({ pMethod: 'exact', patterns: 256 })
+  })
+
+  it('should label them resampled, with the count and the floor, past 14 rounds', async () => {
+    const r = await runInterleavedSweep({ backend: simulated(), candidates, rounds: 15, seed: 1, warmups: 0, aaResamples: 100 })
+    const out = renderInterleaved(r)
+    expect(out).toMatch(/^p-values: sign-flip resampled \(10,000 patterns, p ≥ 1\/10,001\)$/m)
+    expect(out).toMatch(/winner: .*p=[0-9.e-]+, resampled \(10,000 patterns, p ≥ 1\/10,001\)\)/)
+    expect(r.combos[0]!.paired.decodeTps).toMatchObject({ pMethod: 'resampled', resamples: 10_000, pFloor: 1 / 10_001 })
+  })
+
+  it('should label each p-value in its row when the arms were compared over different numbers of rounds', async () => {
+    // flash_attn=off dies in its visit of round 9 or later, leaving it fewer rounds than the others.
+    const r = await runInterleavedSweep({ backend: simulated((c, call) => c.flash_attn === 'off' && call >= 32), candidates, rounds: 15, seed: 1, warmups: 0, aaResamples: 0 })
+    const rounds = r.combos.map((c) => c.paired.decodeTps?.n)
+    expect(new Set(rounds).size).toBe(2)
+    const out = renderInterleaved(r)
+    expect(out).toMatch(/p-values: .*; .* \(each row says which\)/)
+    expect(out).toMatch(/ resampled 10,000 /)
+    expect(out).toMatch(/ exact 2\^\d+ /)
+  })
+})
