@@ -4,8 +4,9 @@
  *   sequential  — runSweep: the defaults first, then each candidate in turn, with early
  *                 termination; compared unpaired (trimmed means, Welch/Yuen) against the defaults.
  *   interleaved — runInterleavedSweep: every arm once per round in a seeded random order, compared
- *                 with the defaults of the same rounds (the 20% trimmed mean of the log ratios, an
- *                 exact sign-flip p-value), given the wall-clock seconds the sequential run just
+ *                 with the defaults of the same rounds (the 20% trimmed mean of the log ratios, a
+ *                 sign-flip p-value: exact up to 14 rounds, else from 10,000 random sign
+ *                 patterns; each verdict records which), given the wall-clock seconds the sequential run just
  *                 used, launches included. The same measurements are also judged by a t-test on
  *                 the mean log ratio and by the blocked test (noise pooled over the arms).
  * Both see the same candidates (the quick serving space's one-setting changes: threads 1, one
@@ -100,10 +101,13 @@ const cv = (reps: readonly { decodeTps?: number }[]) => {
 }
 const noiseFor = (seed: number) => (NOISE === 'bursts' ? startNoise({ seed, max: NOISE_MAX, meanMs: NOISE_MEAN_MS }) : undefined)
 const undecided = new Set(['indistinguishable', 'n/a', 'failed'])
+/** The sign-flip p-value's method and pattern count, so no reader takes a resampled p for an exact one. */
+const signFlipLabel = (c: { pMethod?: 'exact' | 'resampled'; patterns?: number } | undefined) =>
+  c?.pMethod ? { pMethod: c.pMethod, ...(c.patterns !== undefined ? { patterns: c.patterns } : {}) } : {}
 const interleavedVerdicts = (r: InterleavedSweepResult): Record<string, Verdict> =>
   Object.fromEntries(r.combos.map((c) => {
     const p = c.paired.decodeTps
-    return [label(c.combo), { verdict: c.error ? 'failed' : (p?.verdict ?? 'n/a'), improvement: p?.improvement ?? Number.NaN, p: p?.pValue ?? Number.NaN, df: p?.df ?? Number.NaN }]
+    return [label(c.combo), { verdict: c.error ? 'failed' : (p?.verdict ?? 'n/a'), improvement: p?.improvement ?? Number.NaN, p: p?.pValue ?? Number.NaN, df: p?.df ?? Number.NaN, ...signFlipLabel(p) }]
   }))
 
 /**
@@ -133,7 +137,7 @@ function write() {
     load: `closed loop, concurrency 4, requests of 16 prompt + ${OUTPUT} output tokens: ${REQUESTS} per sequential repetition (4 warm-up requests before a combination's first), ${VISIT_REQUESTS} per interleaved visit (4 warm-up requests on an arm's first visit only); servers kept running between a combination's measurements`,
     noise: NOISE === 'bursts' ? `a noisy neighbour per design run: 0 to ${NOISE_MAX} spinning threads, redrawn after exponential dwell times of mean ${NOISE_MEAN_MS} ms, seeded by the trial (both designs of a trial get the same schedule); the machine's own load on top` : "none added: the machine's own load only",
     fairness: 'interleaved gets the wall-clock seconds the sequential design used in the same trial, launches included; after its first 2 rounds it starts no measurement that the arm\'s last one says would end past the budget (the round it stops in counts as far as it got); overBudget counts trials where it still ran past, by the seconds in overBySeconds',
-    decision: 'a candidate is decided when its comparison with the defaults is significant (p < 0.05), better or worse; sequential: Yuen/Welch on trimmed means, unpaired; interleaved: the sweep\'s default, the 20% trimmed mean of each arm\'s per-round log ratios with the exact sign-flip p-value; interleaved-paired / interleaved-blocked: the same measurements judged by a t-test on the mean log ratio / by the blocked test (rounds as blocks, error variance pooled over the arms); winner not recomputed. A false winner is an A/A arm called better; aaSignificant counts A/A arms called better or worse. agreeing/contradicting: decisions with the same/opposite sign as a significant reference effect.',
+    decision: 'a candidate is decided when its comparison with the defaults is significant (p < 0.05), better or worse; sequential: Yuen/Welch on trimmed means, unpaired; interleaved: the sweep\'s default, the 20% trimmed mean of each arm\'s per-round log ratios with the sign-flip p-value (exact over all 2^n sign patterns up to 14 rounds, else resampled from 10,000 random patterns, so never below 1/10,001: pMethod and patterns in each verdict); interleaved-paired / interleaved-blocked: the same measurements judged by a t-test on the mean log ratio / by the blocked test (rounds as blocks, error variance pooled over the arms); winner not recomputed. A false winner is an A/A arm called better; aaSignificant counts A/A arms called better or worse. agreeing/contradicting: decisions with the same/opposite sign as a significant reference effect.',
     metric: 'decodeTps = output tokens/s of the whole load',
     candidates: candidates.map((c) => label(c.combo)),
     sequentialMaxReps: MAX_REPS,
@@ -206,9 +210,9 @@ if (REFERENCE_ROUNDS >= 2) {
   const c = r.aa.comparison
   reference = {
     rounds: r.rounds, seconds: r.seconds, ...(noise ? { noise: await noise.stop() } : {}), perCombo: interleavedVerdicts(r),
-    aa: { verdict: c?.verdict ?? 'n/a', improvement: c?.improvement ?? Number.NaN, p: c?.pValue ?? Number.NaN, df: c?.df ?? Number.NaN },
+    aa: { verdict: c?.verdict ?? 'n/a', improvement: c?.improvement ?? Number.NaN, p: c?.pValue ?? Number.NaN, df: c?.df ?? Number.NaN, ...signFlipLabel(c) },
   }
-  console.error(`reference (${r.rounds} rounds, ${r.seconds.toFixed(0)} s): ${Object.entries(reference.perCombo).map(([k, v]) => `${k} ${(v.improvement * 100).toFixed(1)}% p=${v.p.toPrecision(2)}`).join('; ')}`)
+  console.error(`reference (${r.rounds} rounds, ${r.seconds.toFixed(0)} s): ${Object.entries(reference.perCombo).map(([k, v]) => `${k} ${(v.improvement * 100).toFixed(1)}% p=${v.p.toPrecision(2)} (${v.pMethod ?? 'method n/a'}, ${v.patterns ?? '?'} patterns)`).join('; ')}`)
 }
 rmSync(dir, { recursive: true, force: true })
 const { summary } = write()

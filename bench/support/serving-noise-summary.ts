@@ -13,6 +13,10 @@ export interface Verdict {
   readonly improvement: number
   readonly p: number
   readonly df: number
+  /** How a sign-flip p was computed: over all 2^n patterns, or from random ones (issue 23 item 11). */
+  readonly pMethod?: 'exact' | 'resampled'
+  /** Sign patterns behind p: 2^n when exact, the number of resamples when resampled. */
+  readonly patterns?: number
 }
 
 export interface Trial {
