@@ -39,6 +39,7 @@ export {
 export { signFlipDistribution, signFlipPValue, signFlipTest, signFlipTrimmedMeanDistribution, type SignFlipOptions, type SignFlipResult } from './sign-flip.ts'
 export { differenceInterval, trimmedMeanTest, welchTTest, yuenTTest, type Interval, type TTestResult } from './t-tests.ts'
 export { confidenceInterval, trimmedConfidenceInterval } from './interval.ts'
+export { pairedRatioInterval, type RatioInterval } from './ratio.ts'
 export { cohensD, effectLabel, type EffectLabel } from './effect-size.ts'
 export { blockedComparison, type BlockedAnalysis, type BlockedOptions, type BlockedTreatmentComparison } from './blocked.ts'
 export { compareToBaseline, type CompareOptions, type Comparison, type Verdict } from './compare.ts'
