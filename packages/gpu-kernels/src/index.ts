@@ -33,6 +33,6 @@ export { gpuKernelProvider, gpuKernelProviders } from './provider.ts'
 export type { GpuKernelProvider } from './provider.ts'
 export { confirmSpeedup, tuneKernel } from './tune.ts'
 // The winner's-curse guard: fresh, interleaved re-measurement of a tuned winner against a baseline.
-export { CONFIRM_METHOD, DEFAULT_CONFIRM_ROUNDS, confirmVerdict, runConfirmation } from './confirm.ts'
-export type { ConfirmOptions, ConfirmVerdict, SpeedupConfirmation } from './confirm.ts'
+export { CONFIRM_METHOD, DEFAULT_CONFIRM_ROUNDS, confirmVerdict, runConfirmation } from '@kerneltune/stats'
+export type { ConfirmOptions, ConfirmVerdict, SpeedupConfirmation } from '@kerneltune/stats'
 export type { TuneOptions, TuneResult } from './tune.ts'

@@ -1,13 +1,14 @@
 /**
  * A small exhaustive-or-sampled search: every valid configuration when there are few, otherwise
  * an evenly spaced sample of them plus the default, each verified then timed; the fastest correct
- * one wins selection. Then a confirmation phase (confirm.ts) times the winner and the default
- * afresh, interleaved, and only those timings give the reported speed-up: the selection figure is
- * biased upward (winner's curse). Bigger searches belong to the searchers in the tuner packages.
+ * one wins selection. Then a confirmation phase (runConfirmation, @kerneltune/stats) times the
+ * winner and the default afresh, interleaved, and only those timings give the reported speed-up:
+ * the selection figure is biased upward (winner's curse). Bigger searches belong to the searchers
+ * in the tuner packages.
  */
 import { kerneltuneError } from '@kerneltune/core'
 import { benchmarkKernel, prepareKernel, timeKernel } from './bench.ts'
-import { DEFAULT_CONFIRM_ROUNDS, runConfirmation, type ConfirmOptions, type SpeedupConfirmation } from './confirm.ts'
+import { DEFAULT_CONFIRM_ROUNDS, runConfirmation, type ConfirmOptions, type SpeedupConfirmation } from '@kerneltune/stats'
 import type { GpuContext } from './gpu.ts'
 import { configKey, defaultConfig, enumerateConfigs, isValidConfig } from './params.ts'
 import type { KernelBenchResult, KernelKind, MatmulConfig, MatmulProblem, TimingOptions } from './types.ts'

@@ -15,7 +15,7 @@ import { closeGpu, deviceName, openGpu, type GpuContext } from '../gpu.ts'
 import { configKey, enumerateConfigs } from '../params.ts'
 import { benchmarkKernel } from '../bench.ts'
 import { tuneKernel, type TuneResult } from '../tune.ts'
-import { DEFAULT_CONFIRM_ROUNDS, type SpeedupConfirmation } from '../confirm.ts'
+import { DEFAULT_CONFIRM_ROUNDS, type SpeedupConfirmation } from '@kerneltune/stats'
 import { KERNEL_KINDS, WEIGHT_FORMATS, type KernelKind, type MatmulProblem, type WeightFormat, type CopyBandwidth, type KernelBenchResult } from '../types.ts'
 
 export interface Sizes { m: number; n: number; k: number }

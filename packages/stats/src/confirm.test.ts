@@ -5,8 +5,8 @@
  */
 import { describe, expect, it } from 'vitest'
 import { mulberry32 } from '@kerneltune/core'
-import { median } from '@kerneltune/stats'
 import { confirmVerdict, runConfirmation } from './confirm.ts'
+import { median } from './descriptive.ts'
 
 function normal(seed: number): () => number {
   const u = mulberry32(seed)

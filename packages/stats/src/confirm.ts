@@ -4,14 +4,15 @@
  * at all, the minimum of N noisy medians still beats the default's). So a tuned speed-up is
  * reported only from a confirmation phase: the winner and the baseline (the default) measured
  * afresh, in paired rounds whose order is drawn at random, and the speed-up computed from those
- * rounds alone with a 95% interval. The selection-time figure is kept, labelled as biased.
+ * rounds alone with a 95% interval. Tuners (gpu-kernels' tuneKernel, metal-marlin-autotune) pass
+ * the measurement in; the selection-time figure is theirs to keep, labelled as biased.
  */
-import { pairedRatioInterval } from '@kerneltune/stats'
 import { mulberry32 } from '@kerneltune/core'
+import { pairedRatioInterval } from './ratio.ts'
 
 export const DEFAULT_CONFIRM_ROUNDS = 20
 
-export const CONFIRM_METHOD = 'geometric mean of per-round baseline/candidate latency ratios (each the median of one timing batch); paired t interval on the log ratios' as const
+export const CONFIRM_METHOD = 'geometric mean of per-round baseline/candidate latency ratios; paired t interval on the log ratios' as const
 
 export interface ConfirmOptions {
   /** Paired rounds; each times the baseline and the candidate once, in a random order. At least 2. */
