@@ -11,6 +11,7 @@
  *   deno run -A bench/gpu-kernels.bench.ts                      # sizes for lavapipe (CPU)
  *   deno run -A bench/gpu-kernels.bench.ts --confirm-rounds 30  # more rounds, a tighter interval
  *   deno run -A bench/gpu-kernels.bench.ts --large              # LLM-sized problems, for real GPUs
+ *   deno run -A bench/gpu-kernels.bench.ts --kind gemm --out gpu-kernels-gemm-rerun.json  # one kind, another file
  */
 import { mkdirSync, writeFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
@@ -26,6 +27,18 @@ const roundsArg = process.argv.indexOf('--confirm-rounds')
 const confirmRounds = roundsArg > 0 ? Number(process.argv[roundsArg + 1]) : DEFAULT_CONFIRM_ROUNDS
 if (!Number.isInteger(confirmRounds) || confirmRounds < 2) {
   console.error(`--confirm-rounds expects a whole number ≥ 2, got "${process.argv[roundsArg + 1]}"`)
+  process.exit(2)
+}
+const argValue = (flag: string) => (process.argv.indexOf(flag) > 0 ? process.argv[process.argv.indexOf(flag) + 1] : undefined)
+const kindArg = argValue('--kind')
+if (kindArg !== undefined && !KERNEL_KINDS.includes(kindArg as KernelKind)) {
+  console.error(`--kind expects one of ${KERNEL_KINDS.join(', ')}, got "${kindArg}"`)
+  process.exit(2)
+}
+const kinds: readonly KernelKind[] = kindArg ? [kindArg as KernelKind] : KERNEL_KINDS
+const outName = argValue('--out') ?? 'gpu-kernels.json'
+if (!/^[\w.-]+\.json$/.test(outName)) {
+  console.error(`--out expects a file name ending in .json (written under bench/results/), got "${outName}"`)
   process.exit(2)
 }
 const SIZES: Record<KernelKind, { m: number; n: number; k: number }> = large
@@ -45,7 +58,7 @@ const brief = (r?: KernelBenchResult) => r && {
   latencyMs: { median: r.latencyMs.median, mean: r.latencyMs.mean, min: r.latencyMs.min }, gbps: r.gbps, gflops: r.gflops, bytesMoved: r.bytesMoved,
 }
 const entries = []
-for (const kind of KERNEL_KINDS) {
+for (const kind of kinds) {
   for (const format of WEIGHT_FORMATS) {
     const problem = { format, ...SIZES[kind] }
     const t0 = performance.now()
@@ -72,13 +85,13 @@ for (const kind of KERNEL_KINDS) {
 }
 gpu.device.destroy()
 
-const out = join(dirname(fileURLToPath(import.meta.url)), 'results', 'gpu-kernels.json')
+const out = join(dirname(fileURLToPath(import.meta.url)), 'results', outName)
 mkdirSync(dirname(out), { recursive: true })
 writeFileSync(out, JSON.stringify({
   benchmark: 'gpu-kernels', date: new Date().toISOString(),
   runtime: `deno ${(globalThis as { Deno?: { version: { deno: string } } }).Deno?.version.deno ?? 'unknown'}`,
   device: { name, adapterInfo: gpu.adapterInfo, hasTimestamps: gpu.hasTimestamps, hasF16: gpu.hasF16, limits: gpu.limits },
-  timing, maxConfigs, confirmation: { rounds: confirmRounds, method: CONFIRM_METHOD, perRound: `warm-ups ${timing.warmup} + ${timing.iterations} timed runs of each config; the round's value is their median` },
+  kinds, timing, maxConfigs, confirmation: { rounds: confirmRounds, method: CONFIRM_METHOD, perRound: `warm-ups ${timing.warmup} + ${timing.iterations} timed runs of each config; the round's value is their median` },
   load: { start: loadAtStart, end: loadSnapshot() }, seconds: (performance.now() - started) / 1000,
   sizes: SIZES, copy, entries,
 }, null, 2) + '\n')
