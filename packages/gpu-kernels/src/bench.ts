@@ -66,7 +66,9 @@ function problemState(gpu: GpuContext, problem: MatmulProblem): ProblemState {
   return state
 }
 
-function failed(base: Omit<KernelBenchResult, 'correct' | 'maxAbsError' | 'tolerance' | 'latencyMs' | 'timing' | 'gbps' | 'gflops'>, error: string, check?: { maxAbsError: number; tolerance: number }): KernelBenchResult {
+type BaseResult = Omit<KernelBenchResult, 'correct' | 'maxAbsError' | 'tolerance' | 'latencyMs' | 'timing' | 'gbps' | 'gflops'>
+
+function failed(base: BaseResult, error: string, check?: { maxAbsError: number; tolerance: number }): KernelBenchResult {
   return {
     ...base,
     correct: false,
@@ -80,17 +82,23 @@ function failed(base: Omit<KernelBenchResult, 'correct' | 'maxAbsError' | 'toler
   }
 }
 
+/** A configuration that compiled, ran and matched the CPU reference, ready to be timed again and again. */
+export interface VerifiedKernel {
+  base: BaseResult
+  check: { maxAbsError: number; tolerance: number }
+  dispatch: Dispatch
+}
+
 /**
- * Verifies the configuration against the CPU reference and, only if it is correct, times it.
- * Never throws: an invalid, failing or wrong configuration comes back with `correct: false`
- * (and `error` set when it did not compile or run, or was wrong).
+ * Compiles the configuration and checks one run against the CPU reference. Never throws: an
+ * invalid, failing or wrong configuration comes back as a `correct: false` result instead.
  */
-export async function benchmarkKernel(gpu: GpuContext, kind: KernelKind, problem: MatmulProblem, config: MatmulConfig, opts: TimingOptions): Promise<KernelBenchResult> {
+export async function prepareKernel(gpu: GpuContext, kind: KernelKind, problem: MatmulProblem, config: MatmulConfig): Promise<VerifiedKernel | { failed: KernelBenchResult }> {
   const { format, m, n, k } = problem
-  const base = { kind, format, problem: { ...problem }, config: { ...config }, bytesMoved: weightBytes(format, n, k) + 4 * m * k + 4 * m * n, flops: 2 * m * n * k }
+  const base: BaseResult = { kind, format, problem: { ...problem }, config: { ...config }, bytesMoved: weightBytes(format, n, k) + 4 * m * k + 4 * m * n, flops: 2 * m * n * k }
   try {
     const valid = isValidConfig(kind, format, config, problem, gpu.limits)
-    if (valid !== true) return failed(base, `invalid configuration: ${valid}`)
+    if (valid !== true) return { failed: failed(base, `invalid configuration: ${valid}`) }
     const state = problemState(gpu, problem)
     const wgsl = generateWgsl(kind, format, config)
     const pipeline = await createPipeline(gpu.device, wgsl.code, wgsl.entryPoint)
@@ -109,15 +117,35 @@ export async function benchmarkKernel(gpu: GpuContext, kind: KernelKind, problem
     gpu.device.queue.writeBuffer(b.y, 0, new Float32Array(m * n).fill(NaN))
     await runOnce(gpu, d)
     const scoped = await gpu.device.popErrorScope()
-    if (scoped) return failed(base, `dispatch failed: ${scoped.message}`)
+    if (scoped) return { failed: failed(base, `dispatch failed: ${scoped.message}`) }
     const got = new Float32Array(await readBuffer(gpu.device, b.y, m * n * 4))
     const check = compareWithReference(state.ref, got, k)
-    if (!check.correct) return failed(base, `wrong result: max |error| ${check.maxAbsError.toExponential(3)} over tolerance ${check.tolerance.toExponential(3)}`, check)
-    const { latency, timing } = await timeDispatch(gpu, d, opts)
-    const seconds = latency.median / 1e3
-    return { ...base, ...check, latencyMs: latency, timing, gbps: base.bytesMoved / seconds / 1e9, gflops: base.flops / seconds / 1e9 }
+    if (!check.correct) return { failed: failed(base, `wrong result: max |error| ${check.maxAbsError.toExponential(3)} over tolerance ${check.tolerance.toExponential(3)}`, check) }
+    return { base, check: { maxAbsError: check.maxAbsError, tolerance: check.tolerance }, dispatch: d }
   } catch (err) {
-    return failed(base, err instanceof Error ? err.message : String(err))
+    return { failed: failed(base, err instanceof Error ? err.message : String(err)) }
+  }
+}
+
+/** Times a verified kernel once more (warm-ups, then `iterations` runs), as a full result. */
+export async function timeKernel(gpu: GpuContext, v: VerifiedKernel, opts: TimingOptions): Promise<KernelBenchResult> {
+  const { latency, timing } = await timeDispatch(gpu, v.dispatch, opts)
+  const seconds = latency.median / 1e3
+  return { ...v.base, correct: true, ...v.check, latencyMs: latency, timing, gbps: v.base.bytesMoved / seconds / 1e9, gflops: v.base.flops / seconds / 1e9 }
+}
+
+/**
+ * Verifies the configuration against the CPU reference and, only if it is correct, times it.
+ * Never throws: an invalid, failing or wrong configuration comes back with `correct: false`
+ * (and `error` set when it did not compile or run, or was wrong).
+ */
+export async function benchmarkKernel(gpu: GpuContext, kind: KernelKind, problem: MatmulProblem, config: MatmulConfig, opts: TimingOptions): Promise<KernelBenchResult> {
+  const v = await prepareKernel(gpu, kind, problem, config)
+  if ('failed' in v) return v.failed
+  try {
+    return await timeKernel(gpu, v, opts)
+  } catch (err) {
+    return failed(v.base, err instanceof Error ? err.message : String(err))
   }
 }
 

@@ -6,8 +6,9 @@
 import { describe, it, expect, beforeAll } from 'vitest'
 import { requireOrSkip } from '@kerneltune/tooling/test-skip'
 import { benchmarkKernel, measureCopyBandwidth } from './bench.ts'
+import { confirmSpeedup, tuneKernel } from './tune.ts'
 import { closeGpu, onCloseGpu, openGpu, runtimeGpu, type GpuContext } from './gpu.ts'
-import { defaultConfig, enumerateConfigs } from './params.ts'
+import { configKey, defaultConfig, enumerateConfigs } from './params.ts'
 import { KERNEL_KINDS, WEIGHT_FORMATS, type MatmulProblem } from './types.ts'
 
 const quick = { warmup: 1, iterations: 3 }
@@ -70,6 +71,39 @@ describe.skipIf(requireOrSkip(Boolean(runtimeGpu()), 'WebGPU: this runtime has n
     expect(r.correct).toBe(false)
     expect(r.error).toMatch(/invalid configuration/)
     expect(r.latencyMs.samples).toEqual([])
+  })
+
+  it('should find no speed-up when the default is confirmed against itself on the device', async () => {
+    // No true difference: fresh interleaved rounds must not invent one. A 99.9% interval keeps
+    // chance failures rare; an order or caching bias (the second of a pair always faster) shows.
+    const problem: MatmulProblem = { format: 'q4_0', m: 1, n: 256, k: 512 }
+    const def = defaultConfig('gemv', 'q4_0')
+    const c = await confirmSpeedup(gpu, 'gemv', problem, def, def, { warmup: 1, iterations: 5, rounds: 12, level: 0.999 })
+    expect(c.baselineMs.length).toBe(12)
+    expect(c.candidateMs.every((ms) => ms > 0)).toBe(true)
+    expect(c.low).toBeLessThanOrEqual(1)
+    expect(c.high).toBeGreaterThanOrEqual(1)
+    expect(c.verdict).toBe('no-reliable-win')
+  })
+
+  it('should re-time the tuned winner afresh and keep the default unless the fresh interval is above 1', async () => {
+    const problem: MatmulProblem = { format: 'q8_0', m: 8, n: 64, k: 256 }
+    const t = await tuneKernel(gpu, 'gemm', problem, { warmup: 1, iterations: 3, maxConfigs: 5, confirmRounds: 4 })
+    expect(t.best).toBeDefined()
+    expect(t.selectionSpeedup).toBeGreaterThanOrEqual(1)
+    if (configKey(t.best!.config) === configKey(defaultConfig('gemm', 'q8_0'))) {
+      expect(t).toMatchObject({ speedup: 1, keep: 'default' })
+      expect(t.confirmation).toBeUndefined()
+    } else {
+      const c = t.confirmation!
+      expect(c.rounds).toBe(4)
+      // Fresh timings, not the selection's: the selection winner's samples are not among them.
+      for (const ms of c.candidateMs) expect(t.best!.latencyMs.samples).not.toContain(ms)
+      expect(t.speedup).toBe(c.speedup)
+      expect(c.low).toBeLessThanOrEqual(c.speedup)
+      expect(c.high).toBeGreaterThanOrEqual(c.speedup)
+      expect(t.keep).toBe(c.verdict === 'faster' ? 'tuned' : 'default')
+    }
   })
 
   it('should measure a copy bandwidth', async () => {

@@ -8,6 +8,11 @@ import { createBenchmarkResult, createKernelConfig, type BenchmarkResult, type K
 export interface BenchmarkOptions {
   readonly warmup: number
   readonly iterations: number
+  /**
+   * Measure anew even if this config was measured before: a benchmarker that caches results
+   * must not answer from its cache (the confirmation phase needs timings that selection did not see).
+   */
+  readonly fresh?: boolean
 }
 
 /**

@@ -86,4 +86,5 @@ export {
   type LayerBenchmarker,
 } from './benchmark.ts'
 export { bestOf, getOptimal, type AutotuneStatistics, type BenchmarkAllOptions, type BenchmarkLayerOptions, type CellResult } from './tuner-support.ts'
+export { confirmCell, type CellConfirmation, type ConfirmCellInput } from './confirm-cell.ts'
 export { MixedBpwAutoTuner, type TunerOptions } from './tuner.ts'

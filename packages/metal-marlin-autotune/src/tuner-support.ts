@@ -1,4 +1,5 @@
 /** Option and result types of the tuner, and the two small searches it delegates. */
+import type { CellConfirmation } from './confirm-cell.ts'
 import type { BenchmarkResult, KernelConfig, OptimizedConfig } from './kernel-config.ts'
 
 export interface BenchmarkLayerOptions {
@@ -24,6 +25,13 @@ export interface BenchmarkAllOptions {
   configsFor?: (bits: readonly number[], batch: number, hidden: number) => KernelConfig[]
   warmup?: number
   iterations?: number
+  /**
+   * Paired rounds re-timing each cell's winner against its default afresh (confirm-cell.ts); the
+   * table then keeps the winner only when the fresh interval lies above 1. Default 0 (off, as
+   * upstream); the WebGPU job and the CLI turn it on.
+   */
+  confirmRounds?: number
+  confirmSeed?: number
   onProgress?: (done: number, total: number, last: BenchmarkResult, bits: readonly number[]) => void
 }
 
@@ -32,8 +40,10 @@ export interface CellResult {
   readonly batch: number
   readonly hidden: number
   readonly results: readonly BenchmarkResult[]
-  /** The fastest successful result; null when every config failed. */
+  /** The fastest successful result in selection; null when every config failed. */
   readonly best: BenchmarkResult | null
+  /** The confirmation phase, when `confirmRounds` > 0 and a config succeeded. */
+  readonly confirmed?: CellConfirmation
 }
 
 export interface AutotuneStatistics {

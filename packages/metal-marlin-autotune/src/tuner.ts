@@ -8,9 +8,10 @@ import { DEFAULT_HISTORY_LENGTH, DEFAULT_SIMDGROUP_MAPPING, DEFAULT_TILE_SIZE_MA
 import { appendSample, decideAdaptation, latencyKey, rankContext, type Adaptation } from './adaptation.ts'
 import { benchmarkMixed, benchmarkOne, type LayerBenchmarker } from './benchmark.ts'
 import { generateCompatConfigs } from './config-generation.ts'
+import { confirmCell } from './confirm-cell.ts'
 import { normalizeDeviceFamily, type DeviceProbe } from './device.ts'
 import { configId, optimizedConfigId, optimizedFromResult, optimizedKey, parseConfigId, type BenchmarkResult, type KernelConfig, type OptimizedConfig } from './kernel-config.ts'
-import { countEntries, selectFromTable, setEntry, sortedBits, type LookupTable, type Selection } from './lookup.ts'
+import { countEntries, defaultConfig, selectFromTable, setEntry, sortedBits, type LookupTable, type Selection } from './lookup.ts'
 import { fromExported, toExported, type ExportedConfig } from './serialization.ts'
 import { bestOf, getOptimal, type AutotuneStatistics, type CellResult, type BenchmarkAllOptions, type BenchmarkLayerOptions } from './tuner-support.ts'
 
@@ -95,7 +96,9 @@ export class MixedBpwAutoTuner {
 
   /**
    * Benchmarks every (bit set, batch, hidden) cell, and records the fastest successful config of
-   * each in the lookup table (and, for single widths, in the optimized store).
+   * each in the lookup table (and, for single widths, in the optimized store). With
+   * `confirmRounds`, the winner is re-timed against the default afresh and recorded only if it is
+   * confirmed faster; otherwise the default is.
    */
   async benchmarkAll(options: BenchmarkAllOptions): Promise<CellResult[]> {
     const cells: { bits: number[]; batch: number; hidden: number; configs: KernelConfig[] }[] = []
@@ -124,13 +127,25 @@ export class MixedBpwAutoTuner {
         onResult: (r) => options.onProgress?.(++done, total, r, cell.bits),
       })
       const best = bestOf(results)
-      if (best) {
-        setEntry(this.lookupTable, cell.batch, cell.hidden, cell.bits, best.config)
-        if (cell.bits.length === 1) this.optimizedConfigs.set(optimizedKey(cell.batch, cell.bits[0]!, cell.hidden), optimizedFromResult(best))
+      const confirmed = best && (options.confirmRounds ?? 0) > 0
+        ? await confirmCell({
+          benchmarker: this.benchmarker, bits: cell.bits, batch: cell.batch, hidden: cell.hidden,
+          intermediate: options.intermediateFor?.(cell.hidden) ?? 4 * cell.hidden, best, results,
+          defaultConfig: defaultConfig(cell.batch, cell.bits, this.mappings),
+          timing: { warmup: options.warmup ?? this.warmupIterations, iterations: options.iterations ?? this.benchmarkIterations },
+          rounds: options.confirmRounds!, ...(options.confirmSeed !== undefined ? { seed: options.confirmSeed } : {}),
+        })
+        : undefined
+      if (confirmed?.error) this.log(`confirmation failed for bits ${cell.bits.join(',')} at batch ${cell.batch}, hidden ${cell.hidden}: ${confirmed.error}; the selection winner stays, unconfirmed`)
+      // Without a confirmed win the cell keeps its default: the selection margin alone is biased upward.
+      const chosen = confirmed?.kept === 'default' ? confirmed.default : best
+      if (chosen) {
+        setEntry(this.lookupTable, cell.batch, cell.hidden, cell.bits, chosen.config)
+        if (cell.bits.length === 1) this.optimizedConfigs.set(optimizedKey(cell.batch, cell.bits[0]!, cell.hidden), optimizedFromResult(chosen))
       } else {
         this.log(`no config succeeded for bits ${cell.bits.join(',')} at batch ${cell.batch}, hidden ${cell.hidden}; the table has no entry for it`)
       }
-      out.push({ bits: cell.bits, batch: cell.batch, hidden: cell.hidden, results, best })
+      out.push({ bits: cell.bits, batch: cell.batch, hidden: cell.hidden, results, best, ...(confirmed ? { confirmed } : {}) })
     }
     return out
   }

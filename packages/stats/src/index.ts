@@ -39,6 +39,8 @@ export {
 export { describePMethod, signFlipDistribution, signFlipMethod, signFlipPValue, signFlipTest, signFlipTrimmedMeanDistribution, type SignFlipMethod, type SignFlipOptions, type SignFlipResult } from './sign-flip.ts'
 export { differenceInterval, trimmedMeanTest, welchTTest, yuenTTest, type Interval, type TTestResult } from './t-tests.ts'
 export { confidenceInterval, trimmedConfidenceInterval } from './interval.ts'
+export { pairedRatioInterval, type RatioInterval } from './ratio.ts'
+export { CONFIRM_METHOD, DEFAULT_CONFIRM_ROUNDS, confirmVerdict, runConfirmation, type ConfirmOptions, type ConfirmVerdict, type SpeedupConfirmation } from './confirm.ts'
 export { cohensD, effectLabel, type EffectLabel } from './effect-size.ts'
 export { blockedComparison, type BlockedAnalysis, type BlockedOptions, type BlockedTreatmentComparison } from './blocked.ts'
 export { compareToBaseline, type CompareOptions, type Comparison, type Verdict } from './compare.ts'

@@ -15,6 +15,7 @@ import { closeGpu, deviceName, openGpu, type GpuContext } from '../gpu.ts'
 import { configKey, enumerateConfigs } from '../params.ts'
 import { benchmarkKernel } from '../bench.ts'
 import { tuneKernel, type TuneResult } from '../tune.ts'
+import { DEFAULT_CONFIRM_ROUNDS, type SpeedupConfirmation } from '@kerneltune/stats'
 import { KERNEL_KINDS, WEIGHT_FORMATS, type KernelKind, type MatmulProblem, type WeightFormat, type CopyBandwidth, type KernelBenchResult } from '../types.ts'
 
 export interface Sizes { m: number; n: number; k: number }
@@ -22,7 +23,7 @@ export interface Sizes { m: number; n: number; k: number }
 export type GpuKernelsJob =
   | { type: 'info' }
   | { type: 'verify'; kinds?: KernelKind[]; formats?: WeightFormat[]; sizes?: Partial<Record<KernelKind, Sizes>>; maxConfigs?: number }
-  | { type: 'bench'; kinds?: KernelKind[]; formats?: WeightFormat[]; sizes?: Partial<Record<KernelKind, Sizes>>; maxConfigs?: number; warmup?: number; iterations?: number; copyBytes?: number }
+  | { type: 'bench'; kinds?: KernelKind[]; formats?: WeightFormat[]; sizes?: Partial<Record<KernelKind, Sizes>>; maxConfigs?: number; warmup?: number; iterations?: number; copyBytes?: number; confirmRounds?: number }
 
 export interface Progress { done: number; total: number; note?: string }
 
@@ -43,7 +44,14 @@ export interface BenchEntry {
   correct: number
   default?: KernelBenchResult
   tuned?: KernelBenchResult
+  /** default / tuned median on the selection timings: biased upward (winner's curse). */
+  selectionSpeedup?: number
+  /** Winner and default re-timed afresh, interleaved; its speedup is the one to report. */
+  confirmation?: SpeedupConfirmation
+  /** The confirmed speed-up (1 when the default won selection). */
   speedup?: number
+  /** 'tuned' only when the fresh interval lies above 1 (or the default cannot run). */
+  keep?: 'tuned' | 'default'
   /** tuned GB/s ÷ copy GB/s, and the same for the default. */
   tunedFractionOfCopy?: number
   defaultFractionOfCopy?: number
@@ -93,7 +101,7 @@ export async function runJob(job: GpuKernelsJob, onProgress: (p: Progress) => vo
     onProgress({ done: 0, total: list.length, note: `copy ceiling ${copy.gbps.toFixed(2)} GB/s` })
     const entries: BenchEntry[] = []
     for (const [i, { kind, problem }] of list.entries()) {
-      const t: TuneResult = await tuneKernel(gpu, kind, problem, { ...timing, maxConfigs: job.maxConfigs ?? 16 })
+      const t: TuneResult = await tuneKernel(gpu, kind, problem, { ...timing, maxConfigs: job.maxConfigs ?? 16, ...(job.confirmRounds !== undefined ? { confirmRounds: job.confirmRounds } : {}) })
       entries.push({
         kind,
         format: problem.format,
@@ -102,11 +110,14 @@ export async function runJob(job: GpuKernelsJob, onProgress: (p: Progress) => vo
         correct: t.correct,
         ...(t.default ? { default: t.default, defaultFractionOfCopy: t.default.gbps / copy.gbps } : {}),
         ...(t.best ? { tuned: t.best, tunedFractionOfCopy: t.best.gbps / copy.gbps } : {}),
+        ...(t.selectionSpeedup !== undefined ? { selectionSpeedup: t.selectionSpeedup } : {}),
+        ...(t.confirmation ? { confirmation: t.confirmation } : {}),
         ...(t.speedup !== undefined ? { speedup: t.speedup } : {}),
+        ...(t.keep ? { keep: t.keep } : {}),
       })
       onProgress({ done: i + 1, total: list.length, note: `${kind} ${problem.format}: best ${t.best ? configKey(t.best.config) : 'none'}` })
     }
-    return { device: device(gpu), copy, timing, entries }
+    return { device: device(gpu), copy, timing: { ...timing, confirmRounds: job.confirmRounds ?? DEFAULT_CONFIRM_ROUNDS }, entries }
   } finally {
     closeGpu(gpu)
   }

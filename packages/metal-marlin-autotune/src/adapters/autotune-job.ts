@@ -4,8 +4,10 @@
  * calls directly.
  */
 import { deviceName, type GpuContext } from '@kerneltune/gpu-kernels'
+import { DEFAULT_CONFIRM_ROUNDS, type SpeedupConfirmation } from '@kerneltune/stats'
 import { generateCompatConfigs, recommendedFp32Acc, recommendedVariant } from '../config-generation.ts'
 import type { BitWidth, KernelVariant } from '../constants.ts'
+import type { CellConfirmation } from '../confirm-cell.ts'
 import { configId, type BenchmarkResult, type KernelConfig } from '../kernel-config.ts'
 import type { ExportedConfig } from '../serialization.ts'
 import { MixedBpwAutoTuner } from '../tuner.ts'
@@ -24,6 +26,11 @@ export interface AutotuneJob {
   mixed?: boolean
   /** intermediate = multiplier · hidden (upstream: 4). */
   intermediateMultiplier?: number
+  /**
+   * Paired rounds re-timing each cell's winner against its default afresh (default 20; 0 turns
+   * confirmation off). The table keeps the winner only when the fresh 95% interval lies above 1.
+   */
+  confirmRounds?: number
 }
 
 export interface CellSummary {
@@ -42,6 +49,15 @@ export interface CellSummary {
     throughput_gbps: number
     kernel?: BenchmarkResult['kernel']
   }
+  /** The cell's default config and its selection-time mean latency (null when confirmation is off). */
+  default: null | { config_id: string; success: boolean; latency_ms: number | null; error?: string }
+  /** default / best on the selection timings: biased upward (winner's curse). */
+  selection_speedup: number | null
+  /** The winner and the default re-timed afresh, interleaved; its speedup is the one to report. */
+  confirmation: SpeedupConfirmation | null
+  /** What the lookup table holds: 'tuned' only when confirmed faster (or the default cannot run). */
+  kept: 'tuned' | 'default' | null
+  confirm_error?: string
 }
 
 export type AutotuneEvent =
@@ -77,6 +93,18 @@ function spread(results: readonly BenchmarkResult[]): { median_ms: number | null
   return { median_ms: ms.length % 2 ? ms[mid]! : (ms[mid - 1]! + ms[mid]!) / 2, worst_ms: ms[ms.length - 1]! }
 }
 
+function confirmedSummary(c: CellConfirmation | undefined): Pick<CellSummary, 'default' | 'selection_speedup' | 'confirmation' | 'kept' | 'confirm_error'> {
+  if (!c) return { default: null, selection_speedup: null, confirmation: null, kept: null }
+  const d = c.default
+  return {
+    default: { config_id: configId(d.config), success: d.success, latency_ms: d.success ? d.latency_ms : null, ...(d.success ? {} : { error: d.error_msg }) },
+    selection_speedup: c.selectionSpeedup,
+    confirmation: c.confirmation,
+    kept: c.kept,
+    ...(c.error ? { confirm_error: c.error } : {}),
+  }
+}
+
 export async function runAutotuneJob(gpu: GpuContext, job: AutotuneJob, emit: (e: AutotuneEvent) => void): Promise<MixedBpwAutoTuner> {
   const started = performance.now()
   const name = deviceName(gpu)
@@ -97,6 +125,7 @@ export async function runAutotuneJob(gpu: GpuContext, job: AutotuneJob, emit: (e
     configsFor: (bits, batch, hidden) => jobConfigs(job, bits, batch, hidden),
     warmup: job.warmup,
     iterations: job.iterations,
+    confirmRounds: job.confirmRounds ?? DEFAULT_CONFIRM_ROUNDS,
     onProgress: (done, total, r, bits) =>
       emit({
         event: 'progress', done, total, config_id: configId(r.config), bits: [...bits], batch: r.batch_size, hidden: r.hidden_dim,
@@ -114,6 +143,7 @@ export async function runAutotuneJob(gpu: GpuContext, job: AutotuneJob, emit: (e
         config_id: configId(c.best.config), kernel_name: c.best.config.kernel_name, latency_ms: c.best.latency_ms,
         throughput_gbps: c.best.throughput_gbps, ...(c.best.kernel ? { kernel: c.best.kernel } : {}),
       },
+      ...confirmedSummary(c.confirmed),
     })),
     statistics: tuner.statistics(),
     seconds: (performance.now() - started) / 1000,

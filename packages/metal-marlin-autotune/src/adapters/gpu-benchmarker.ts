@@ -22,7 +22,8 @@
  *   blocks to work on at this hidden size; `vecWidth` is 4 (vector loads).
  * - use_fp32_acc and batch_strategy have no counterpart: these kernels always accumulate in f32
  *   and a layer here is one matrix, not a set of experts. Configs that differ only in them map to
- *   the same kernel, which is measured once and the measurement shared.
+ *   the same kernel, which is measured once and the measurement shared (except with `fresh`, which
+ *   the confirmation phase sets so that it never reuses a selection timing).
  * The problem is y = x·Wᵀ with m = batch, k = hidden, n = intermediate.
  */
 import {
@@ -96,7 +97,7 @@ export function createGpuBenchmarker(gpu: GpuContext, options: GpuBenchmarkerOpt
     const valid = isValidConfig(mapped.kind, mapped.format, mapped.params, problem, gpu.limits)
     if (valid !== true) return failedResult(config, batch, hidden, `${mapped.kind} ${configKey(mapped.params)} cannot run m=${batch} n=${intermediate} k=${hidden}: ${valid}`)
     const key = `${mapped.kind}|${mapped.format}|${batch}x${intermediate}x${hidden}|${opts.warmup}|${opts.iterations}|${configKey(mapped.params)}`
-    const hit = cache.get(key)
+    const hit = opts.fresh ? undefined : cache.get(key)
     if (hit) return createBenchmarkResult({ ...hit, config })
     options.onKernel?.(mapped.kind, problem, mapped.params)
     const r = await benchmarkKernel(gpu, mapped.kind, problem, mapped.params, { warmup: opts.warmup, iterations: opts.iterations })
@@ -117,7 +118,7 @@ export function createGpuBenchmarker(gpu: GpuContext, options: GpuBenchmarkerOpt
         kernel,
       })
     }
-    cache.set(key, result)
+    if (!opts.fresh) cache.set(key, result)
     return result
   }
 }

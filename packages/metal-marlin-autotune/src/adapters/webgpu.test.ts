@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest'
 import { requireOrSkip } from '@kerneltune/tooling/test-skip'
 import { DEFAULT_LIMITS, closeGpu, isValidConfig, openGpu, runtimeGpu } from '@kerneltune/gpu-kernels'
 import { generateCompatConfigs, generateConfigs } from '../config-generation.ts'
-import { createKernelConfig, type KernelConfig } from '../kernel-config.ts'
+import { configId, createKernelConfig, type KernelConfig } from '../kernel-config.ts'
 import { runAutotuneJob, type AutotuneEvent } from './autotune-job.ts'
 import { mapConfig } from './gpu-benchmarker.ts'
 
@@ -47,11 +47,12 @@ describe.skipIf(requireOrSkip(Boolean(runtimeGpu()), 'WebGPU: this runtime has n
     const gpu = await openGpu()
     const events: AutotuneEvent[] = []
     try {
-      const tuner = await runAutotuneJob(gpu, { bits: [2, 3, 4, 8], batchSizes: [1, 4], hiddenSizes: [256], warmup: 1, iterations: 3, guideVariantsOnly: true, mixed: false }, (e) => events.push(e))
+      const tuner = await runAutotuneJob(gpu, { bits: [2, 3, 4, 8], batchSizes: [1, 4], hiddenSizes: [256], warmup: 1, iterations: 3, guideVariantsOnly: true, mixed: false, confirmRounds: 3 }, (e) => events.push(e))
       const done = events.find((e) => e.event === 'done')
       if (!done || done.event !== 'done') throw new Error('no done event')
       expect(tuner.selectKernel(1, 256, [4])!.method).toBe('exact')
-      expect(tuner.selectKernel(4, 256, [8])!.config.kernel_variant).toBe('prefill')
+      // The guide's variant for batch 4 is prefill; the table holds it only if confirmed faster than the default (base).
+      expect(['prefill', 'base']).toContain(tuner.selectKernel(4, 256, [8])!.config.kernel_variant)
       // Every bit width has a kernel (q2_0, q3_0, q4_0, q8_0): each cell is tuned.
       for (const bits of [2, 3, 4, 8]) {
         expect(done.cells.some((c) => c.bits[0] === bits)).toBe(true)
@@ -62,6 +63,16 @@ describe.skipIf(requireOrSkip(Boolean(runtimeGpu()), 'WebGPU: this runtime has n
         expect(c.best).not.toBeNull()
         expect(c.best!.latency_ms).toBeGreaterThan(0)
         expect(c.best!.kernel!.max_abs_error).toBeGreaterThanOrEqual(0)
+        // Confirmation: the table holds the winner only when fresh rounds confirm it, else the default.
+        expect(c.default!.success).toBe(true)
+        const held = configId(tuner.selectKernel(c.batch, c.hidden, c.bits, false)!.config)
+        expect(held).toBe(c.kept === 'tuned' ? c.best!.config_id : c.default!.config_id)
+        if (c.confirmation) {
+          expect(c.confirmation.rounds).toBe(3)
+          expect(c.confirmation.candidateMs.every((ms) => ms > 0)).toBe(true)
+          expect(c.kept).toBe(c.confirmation.verdict === 'faster' ? 'tuned' : 'default')
+          expect(c.selection_speedup).toBeCloseTo(c.default!.latency_ms! / c.best!.latency_ms, 9)
+        } else expect(c.best!.config_id === c.default!.config_id).toBe(true)
       }
       const timed = tuner.results.filter((r) => r.success)
       expect(timed.length).toBeGreaterThan(0)

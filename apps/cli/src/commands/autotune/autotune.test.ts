@@ -75,7 +75,13 @@ describe.skipIf(requireOrSkip(Boolean(findDeno()), 'Deno for autotune --quick on
     expect(j.cells).toHaveLength(8)
     expect(j.statistics.successful_benchmarks).toBeGreaterThan(0)
     expect(j.statistics.successful_benchmarks + j.statistics.failed_benchmarks).toBe(j.statistics.total_benchmarks)
-    for (const c of j.cells) expect(c.best.kernel.max_abs_error).toBeGreaterThanOrEqual(0)
+    for (const c of j.cells) {
+      expect(c.best.kernel.max_abs_error).toBeGreaterThanOrEqual(0)
+      // --quick confirms each winner against the default in 10 fresh rounds, or the default won outright.
+      expect(['tuned', 'default']).toContain(c.kept)
+      if (c.confirmation) expect(c.confirmation).toMatchObject({ rounds: 10, level: 0.95 })
+      else expect(c.best.config_id).toBe(c.default.config_id)
+    }
     const file = JSON.parse(readFileSync(join(dir, 'quick.json'), 'utf8'))
     expect(Object.keys(file)).toEqual(['device', 'device_name', 'device_family', 'adaptation_enabled', 'lookup_table', 'adaptation_timings', 'optimized_configs'])
     const s = memoryIo(dir)

@@ -63,7 +63,7 @@ describe.skipIf(requireOrSkip(canRunGpu, `Deno and a Vulkan driver for kernels v
   }, 60000)
   it('should bench tuned against default with the copy ceiling', async () => {
     const m = memoryIo()
-    const code = await runCli(root, ['kernels', 'bench', '--kind', 'gemv', '--format', 'q4_0', '--max-configs', '3', '--gemv-size', '1x64x512', '--iterations', '2', '--warmup', '1', '--copy-mib', '1', '--json'], m.io)
+    const code = await runCli(root, ['kernels', 'bench', '--kind', 'gemv', '--format', 'q4_0', '--max-configs', '3', '--gemv-size', '1x64x512', '--iterations', '2', '--warmup', '1', '--copy-mib', '1', '--confirm-rounds', '3', '--json'], m.io)
     expect(code).toBe(0)
     const doc = JSON.parse(m.out())
     expect(doc.copy.gbps).toBeGreaterThan(0)
@@ -71,5 +71,17 @@ describe.skipIf(requireOrSkip(canRunGpu, `Deno and a Vulkan driver for kernels v
     expect(e.tuned.correct).toBe(true)
     expect(e.tuned.latencyMs.median).toBeLessThanOrEqual(e.default.latencyMs.median)
     expect(e.tunedFractionOfCopy).toBeCloseTo(e.tuned.gbps / doc.copy.gbps, 6)
+    // The selection figure is kept; the reported one comes from fresh rounds (or is 1 when the default won).
+    expect(e.selectionSpeedup).toBeCloseTo(e.default.latencyMs.median / e.tuned.latencyMs.median, 9)
+    if (e.confirmation) {
+      expect(e.confirmation).toMatchObject({ rounds: 3, level: 0.95 })
+      expect(e.confirmation.baselineMs).toHaveLength(3)
+      expect(e.speedup).toBe(e.confirmation.speedup)
+      expect(e.keep).toBe(e.confirmation.verdict === 'faster' ? 'tuned' : 'default')
+    } else expect(e).toMatchObject({ speedup: 1, keep: 'default' })
+    const human = memoryIo()
+    expect(await runCli(root, ['kernels', 'bench', '--kind', 'gemv', '--format', 'q4_0', '--max-configs', '3', '--gemv-size', '1x64x512', '--iterations', '2', '--warmup', '1', '--copy-mib', '1', '--confirm-rounds', '3'], human.io)).toBe(0)
+    expect(human.out()).toMatch(/selection \(biased\)/)
+    expect(human.out()).toMatch(/confirmed \[95% CI\]/)
   }, 60000)
 })
