@@ -43,7 +43,7 @@ const bootstrapEnv = z.object({
  * and by less than a day: an environment inherited from an older run (a shell that exported it)
  * would otherwise add hours.
  */
-export function demoOrigin(env: Record<string, string | undefined>, processStart: number): DemoOrigin {
+export function demoOrigin(env: Readonly<Record<string, string | undefined>>, processStart: number): DemoOrigin {
   const r = bootstrapEnv.safeParse(env)
   if (!r.success) return { from: 'process start', at: processStart }
   const at = r.data.KERNELTUNE_BOOTSTRAP_STARTED_AT

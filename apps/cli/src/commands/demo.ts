@@ -62,7 +62,7 @@ export const demoCommand = defineCommand({
     const f = ctx.flags
     const t0 = Date.now()
     // From the start of `npm run demo` (bootstrap.mjs says when) or of this process (issue 23 item 7).
-    const origin = demoOrigin(process.env, performance.timeOrigin)
+    const origin = demoOrigin(ctx.io.env, performance.timeOrigin)
     const io = ctx.io
     const step = (s: string) => io.stderr(`[demo] ${s}\n`)
 
