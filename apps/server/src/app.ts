@@ -20,13 +20,14 @@ import { createOpsMetrics } from './ops-metrics.ts'
 import { openApiDocument } from './openapi.ts'
 import { createQueue, type JobQueue, type QueueDeps } from './queue.ts'
 import { clientMetricRoutes } from './routes/client-metrics.ts'
+import { optionRoutes } from './routes/options.ts'
 import { otherRoutes } from './routes/other.ts'
 import { runRoutes } from './routes/runs.ts'
 import { tokenRoutes } from './routes/tokens.ts'
 import { tuneRoutes } from './routes/tune.ts'
 
 export const API_BASE = '/api/v1/kernels'
-export const ROUTES = [...runRoutes, ...tuneRoutes, ...otherRoutes, ...tokenRoutes, ...clientMetricRoutes]
+export const ROUTES = [...runRoutes, ...tuneRoutes, ...otherRoutes, ...optionRoutes, ...tokenRoutes, ...clientMetricRoutes]
 
 export interface AppOptions {
   store: Store

@@ -25,6 +25,11 @@ export interface RouteSpec<P extends z.ZodType = z.ZodType, Q extends z.ZodType 
   sse?: boolean
   /** Success status (default 200). */
   status?: number
+  /**
+   * What a success returns: documentation only (the OpenAPI document, and through it the
+   * dashboard's generated types, apps/web/ui/api-types.gen.ts); the server does not parse it.
+   */
+  response?: z.ZodType
 }
 
 export interface HandlerContext<P, Q, B> {

@@ -31,7 +31,7 @@ export function openApiDocument(base: string, routes: readonly Route[]) {
       parameters: [...parameters(spec.params, 'path'), ...parameters(spec.query, 'query')],
       ...body,
       responses: {
-        [String(spec.status ?? 200)]: { description: 'OK', content: spec.sse ? { 'text/event-stream': {} } : { 'application/json': {} } },
+        [String(spec.status ?? 200)]: { description: 'OK', content: spec.sse ? { 'text/event-stream': {} } : { 'application/json': spec.response ? { schema: schemaOf(spec.response, 'output') } : {} } },
         400: { description: 'Invalid input: error.problems lists every problem' },
         401: { description: 'Missing or unknown token' },
         403: { description: `Needs the ${spec.role} role` },

@@ -40,6 +40,7 @@ const REQUESTS: Record<string, Req> = {
   'GET /catalog/preview': { query: { engine: 'vllm', hardware: JSON.stringify(HARDWARE) } },
   'POST /deployments': { body: () => ({ name: 'd', engine: 'vllm', engineVersion: '0.6.0' }) },
   'GET /deployments-recent': {},
+  'GET /options': {},
   'GET /deployments/:id/current-combo': { id: 'deployment' },
   'GET /deployments/:id/drift': { id: 'deployment' },
   'POST /deployments/:id/validate': { id: 'deployment' },

@@ -1,5 +1,5 @@
 /** Shared setup of the server tests: an in-memory store, the default plugins, tokens per role. */
-import { createRegistry, RoleSchema, type Role } from '@kerneltune/core'
+import { createRegistry, RoleSchema, type AnyPlugin, type Role } from '@kerneltune/core'
 import { openStore } from '@kerneltune/store'
 import { analyticalBackend } from '@kerneltune/backends'
 import { searchStrategies } from '@kerneltune/tuner'
@@ -15,9 +15,9 @@ export const SMALL_RUN = {
 
 export const ROLES = RoleSchema.options
 
-export async function testApp(env: Record<string, string> = {}, options: Pick<AppOptions, 'maxBodyBytes' | 'modelPaths'> = {}) {
+export async function testApp(env: Record<string, string> = {}, options: Pick<AppOptions, 'maxBodyBytes' | 'modelPaths'> = {}, plugins: readonly AnyPlugin[] = []) {
   const store = await openStore(':memory:')
-  const registry = createRegistry([vllmEngine(), analyticalBackend(), ...searchStrategies()])
+  const registry = createRegistry([vllmEngine(), analyticalBackend(), ...searchStrategies(), ...plugins])
   const built = createApp({ store, registry, env, ...options })
   // Every role in tenant acme (`tokens`) and in tenant globex (`others`); `other` is globex's admin.
   const tokens = {} as Record<Role, string>

@@ -145,6 +145,20 @@ describe.skipIf(requireOrSkip(hasChromium, `chromium at ${CHROMIUM} (apt-get ins
     await page.getByRole('heading', { name: 'Registry' }).waitFor()
   })
 
+  it('the Runner and the History filter offer what the server lists (GET /options), not a copy of their own', async () => {
+    const o = await server.api<{ engines: Array<{ name: string }>; backends: Array<{ name: string }>; hardware: Array<{ id?: string; name: string }> }>('/options')
+    page = await open(browser, server)
+    await page.getByTestId('preview-legal').waitFor()
+    const values = (sel: string) => page!.locator(`${sel} option`).evaluateAll((os) => os.map((x) => (x as HTMLOptionElement).value))
+    expect(await values('#engine')).toEqual(o.engines.map((e) => e.name))
+    expect(await values('#backend')).toEqual(o.backends.map((b) => b.name))
+    expect(await values('#hardware')).toEqual(o.hardware.map((h) => h.id))
+    expect(await page.locator('#hardware option:checked').textContent()).toBe(o.hardware.find((h) => h.id === 'h100-sxm')!.name)
+    await page.goto(`${server.url}/?tab=history`)
+    await page.getByTestId('history-total').waitFor()
+    await expect.poll(() => values('#f-engine')).toEqual(['', ...o.engines.map((e) => e.name)])
+  })
+
   it('validation keeps Start disabled and shows why', async () => {
     page = await open(browser, server)
     await page.getByTestId('preview-legal').waitFor()

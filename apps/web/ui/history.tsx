@@ -1,18 +1,14 @@
 /** Run History: filters in the URL, 20 runs a page, each row carrying its run id (data-run-id). */
 import { keepPreviousData, useQuery } from '@tanstack/react-query'
 import { api, qs } from './api.ts'
-import { ENGINES, MODES } from './presets.ts'
-import { ProvenanceBadge, type MeasuredBy } from './provenance.tsx'
+import type { ApiResponses, RunBrief } from './api-types.gen.ts'
+import { useOptions, withCurrent } from './presets.ts'
+import { ProvenanceBadge } from './provenance.tsx'
 import { useFirstScreen } from './ttfs.ts'
 import { useUrl } from './url-state.ts'
 
-export interface RunRow {
-  id: string; status: string; mode: string; backend: string; createdAt: string
-  target: { engine: string; engineVersion: string; model: { name?: string }; hardware: { name: string } }
-  progress: { done: number; total: number }
-  /** The backend's declaration: a prediction (nothing ran on that hardware) or a proxy. */
-  measuredBy?: MeasuredBy | null
-}
+/** view=brief: the server answers with brief rows only. */
+type BriefList = Omit<ApiResponses['GET /runs'], 'items'> & { items: RunBrief[] }
 
 const PAGE = 20
 
@@ -30,9 +26,10 @@ export function History() {
   const page = Math.max(0, Number(url.get('page') ?? 0) || 0)
   const runs = useQuery({
     queryKey: ['runs', f.engine, f.status, f.mode, f.date, page],
-    queryFn: () => api<{ items: RunRow[]; total: number }>('/runs' + qs({ engine: f.engine, status: f.status, mode: f.mode, ...dayRange(f.date), limit: PAGE, offset: page * PAGE, view: 'brief' })),
+    queryFn: () => api<BriefList>('/runs' + qs({ engine: f.engine, status: f.status, mode: f.mode, ...dayRange(f.date), limit: PAGE, offset: page * PAGE, view: 'brief' })),
     placeholderData: keepPreviousData,
   })
+  const options = useOptions()
   useFirstScreen(runs.isFetched)
   const pages = Math.max(1, Math.ceil((runs.data?.total ?? 0) / PAGE))
   const items = runs.data?.items ?? []
@@ -46,9 +43,9 @@ export function History() {
     <div>
       <h2>Run History</h2>
       <div className="grid" role="search" aria-label="Filters">
-        {filter('engine', 'Engine', ENGINES)}
+        {filter('engine', 'Engine', withCurrent(options.data?.engines.map((e) => e.name) ?? [], f.engine))}
         {filter('status', 'Status', STATUSES)}
-        {filter('mode', 'Mode', MODES)}
+        {filter('mode', 'Mode', withCurrent(options.data?.modes ?? [], f.mode))}
         <div><label htmlFor="f-date">Day (UTC)</label><input id="f-date" type="date" value={f.date} onChange={(e) => setUrl({ date: e.target.value || undefined, page: undefined })} /></div>
       </div>
       {runs.error && <p className="error" role="alert">{runs.error.message}</p>}

@@ -1,25 +1,22 @@
-/** The choices the Runner form offers. Hardware figures are vendor datasheet numbers (dense FP16). */
-export const ENGINES = ['vllm', 'tgi', 'trtllm', 'trtllm-serve', 'triton', 'onnx', 'llamacpp'] as const
-export const BACKENDS = ['analytical', 'gpu-kernels', 'llamacpp'] as const
 /**
- * What each backend's numbers are, said before a run starts (packages/backends: analytical.ts is
- * `simulated: true`; gpu-kernels-backend.node.ts declares `proxy: { engine: true, device: true }`).
+ * The choices the forms offer. Engines (with versions), measurement backends, hardware presets,
+ * modes and gates come from the server (GET /options, built from its plugin registry and the
+ * features package's presets), so a plugin added to the registry shows up here unchanged. Only the
+ * example models are the page's own.
  */
-export const BACKEND_NOTES: Record<(typeof BACKENDS)[number], string> = {
-  analytical: 'simulated: nothing is run; the numbers are a roofline prediction for the hardware preset.',
-  'gpu-kernels': 'proxy: times WGSL decode GEMV kernels on the server\'s WebGPU device, standing in for the engine on the hardware preset.',
-  llamacpp: 'measured: llama.cpp runs the run\'s GGUF model on the server.',
-}
-export const GATES = ['topk5', 'pareto', 'regression', 'manual'] as const
-export const MODES = ['quick', 'exhaustive'] as const
+import { useQuery } from '@tanstack/react-query'
+import { api } from './api.ts'
+import type { BackendOption, Options } from './api-types.gen.ts'
 
-export const HARDWARE = {
-  'h100-sxm': { id: 'h100-sxm', name: 'H100 SXM', vendor: 'nvidia', memBwGbs: 3350, fp16Tflops: 989 },
-  'a100-80gb': { id: 'a100-80gb', name: 'A100 80GB', vendor: 'nvidia', memBwGbs: 2039, fp16Tflops: 312 },
-  'l4': { id: 'l4', name: 'L4', vendor: 'nvidia', memBwGbs: 300, fp16Tflops: 121 },
-  'mi300x': { id: 'mi300x', name: 'MI300X', vendor: 'amd', memBwGbs: 5300, fp16Tflops: 1307 },
-} as const
-export type HardwareId = keyof typeof HARDWARE
+export const useOptions = () => useQuery({ queryKey: ['options'], queryFn: () => api<Options>('/options'), staleTime: Infinity })
+
+/** What a backend's numbers are, said before a run starts: its label and the plugin's own description. */
+export const backendNote = (b: BackendOption | undefined): string =>
+  !b ? 'a plugin this server does not list.' : `${b.label}: ${b.description ?? 'its runs say how they measured.'}`
+
+/** A select's options with its current value kept in them (a value from the URL, before the list loads). */
+export const withCurrent = (options: readonly string[], current: string): readonly string[] =>
+  !current || options.includes(current) ? options : [current, ...options]
 
 export const MODELS = {
   'llama-3-8b': { name: 'llama-3-8b', paramsB: 8, quant: 'F16' },

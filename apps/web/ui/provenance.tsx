@@ -5,13 +5,10 @@
  * shows "H100" and a winner without it reads as a measured H100 result (issue 23 item 13).
  */
 
-/** The summary's proxy label (packages/tuner run/summary.ts): what it stands in for, what ran where. */
-export interface ProxyLabel { of: string; on: string }
-/** A list row's backend declaration (GET /runs?view=brief, measuredBy). */
-export interface MeasuredBy { simulated: boolean; proxy: { engine: boolean; device: boolean; runs?: string } | null }
+import type { MeasuredBy, ProxyLabel } from './api-types.gen.ts'
 
 /** The run page's banner, from the run's summary (or, while it runs, from its streamed results). */
-export function ProvenanceBanner({ simulated, proxy, devices, hardware }: { simulated: boolean; proxy: ProxyLabel | null; devices: string[]; hardware: string | undefined }) {
+export function ProvenanceBanner({ simulated, proxy, devices, hardware }: { simulated: boolean; proxy: Pick<ProxyLabel, 'of' | 'on'> | null; devices: string[]; hardware: string | undefined }) {
   if (simulated) {
     return (
       <p className="banner simulated" role="note" data-testid="provenance">

@@ -2,14 +2,13 @@
 import { useQuery } from '@tanstack/react-query'
 import { useState } from 'react'
 import { api, qs } from './api.ts'
+import type { RegistryAudit, RegistryList } from './api-types.gen.ts'
 import { useFirstScreen } from './ttfs.ts'
 import { useUrl } from './url-state.ts'
 
-interface Entry { id: string; name: string; kernelFamily: string; provider: string; status: string; updatedAt: string }
-interface Event { id: string; action: string; actor: string; reason: string | null; createdAt: string }
 
 function Audit({ id }: { id: string }) {
-  const q = useQuery({ queryKey: ['audit', id], queryFn: () => api<{ items: Event[] }>(`/registry/${id}/audit`) })
+  const q = useQuery({ queryKey: ['audit', id], queryFn: () => api<RegistryAudit>(`/registry/${id}/audit`) })
   if (q.error) return <p className="error">{q.error.message}</p>
   return <ol data-testid="audit">{q.data?.items.map((e) => <li key={e.id}>{e.createdAt.replace('T', ' ').slice(0, 19)}: {e.action} by {e.actor.slice(0, 8)}{e.reason ? ` (${e.reason})` : ''}</li>)}</ol>
 }
@@ -18,7 +17,7 @@ export function Registry() {
   const [url, setUrl] = useUrl()
   const status = url.get('status') ?? ''
   const [open, setOpen] = useState<string | null>(null)
-  const list = useQuery({ queryKey: ['registry', status], queryFn: () => api<{ items: Entry[] }>('/registry' + qs({ status })) })
+  const list = useQuery({ queryKey: ['registry', status], queryFn: () => api<RegistryList>('/registry' + qs({ status })) })
   useFirstScreen(list.isFetched)
   return (
     <div>

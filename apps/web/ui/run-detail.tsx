@@ -7,27 +7,15 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
 import { useCallback, useEffect, useMemo, useState } from 'react'
 import { api } from './api.ts'
+import type { ApplyResult, RunCombo, RunCombos, RunDetail, RunSummary } from './api-types.gen.ts'
 import { ParetoPlot, type PlotNoise, type Point } from './pareto.tsx'
-import { ProvenanceBanner, type ProxyLabel } from './provenance.tsx'
+import { ProvenanceBanner } from './provenance.tsx'
 import { streamEvents } from './sse.ts'
 import { useFirstScreen } from './ttfs.ts'
 import { useUrl } from './url-state.ts'
 
-interface Noise { n: number; relHalfWidth: number }
-interface Summary {
-  metric?: string; simulated?: boolean; proxy?: ProxyLabel | null; devices?: string[]
-  baseline?: { index: number; value: number } | null
-  winner?: { index: number; combo: Record<string, string>; value: number; improvement: number | null } | null
-  pareto?: Array<{ index: number }>; gate?: { method: string; status: string; passed: boolean; reasons: string[] } | null
-  noise?: { throughputTps?: Noise; latencyMs: Noise } | null
-}
-interface Run { id: string; status: string; mode: string; backend: string; progress: { done: number; total: number }; summary: Summary | null; error: string | null; target: { engine: string; engineVersion: string; hardware: { name: string } } }
-interface Comparison { trimmedMean?: number; welch?: { pValue: number }; interval?: { low: number; high: number }; cohensD?: number; verdict?: string }
-interface Combo { index: number; combo: Record<string, string>; status: string; isBaseline: boolean; metrics: { throughputTps?: number; latencyP95Ms: number } | null; comparison: Comparison | null; gate: { passed: boolean; reasons: string[] } | null }
-interface Applied { translation: { ok: boolean; argv?: string[]; reason?: string }; deploymentId?: string | null }
-
 const TERMINAL = ['succeeded', 'failed', 'cancelled']
-const n = (v: number | undefined, d = 2) => (v === undefined || !Number.isFinite(v) ? '—' : v.toFixed(d))
+const n = (v: number | null | undefined, d = 2) => (v === undefined || v === null || !Number.isFinite(v) ? '—' : v.toFixed(d))
 const short = (c: Record<string, string>) => Object.values(c).join(' · ')
 const shellQuote = (a: string) => (/^[\w@%+=:,./-]+$/.test(a) ? a : `'${a.replace(/'/g, `'\\''`)}'`)
 
@@ -36,7 +24,7 @@ const shellQuote = (a: string) => (/^[\w@%+=:,./-]+$/.test(a) ? a : `'${a.replac
  * it failed or left to a person (the defaults are kept: applying it needs force), or none decided.
  */
 type Verdict = 'baseline' | 'pass' | 'fail' | 'review' | 'ungated'
-function verdictOf(s: Summary, winnerGate: Combo['gate'] | undefined): Verdict {
+function verdictOf(s: RunSummary, winnerGate: RunCombo['gate'] | undefined): Verdict {
   if (s.baseline && s.winner && s.baseline.index === s.winner.index) return 'baseline'
   if (s.gate?.method === 'manual') return 'review'
   const g = winnerGate ?? (s.gate ? { passed: s.gate.passed } : null)
@@ -50,9 +38,9 @@ export function RunDetail() {
   const [live, setLive] = useState<{ done: number; total: number; best: number | null; seen: string[]; streamed: string[]; partialAt: number | null; simulated: boolean }>({ done: 0, total: 0, best: null, seen: [], streamed: [], partialAt: null, simulated: false })
   const [selected, setSelected] = useState<number | null>(null)
   const [target, setTarget] = useState(url.get('deployment') ?? '')
-  const run = useQuery({ queryKey: ['run', id], queryFn: () => api<Run>(`/runs/${id}`), enabled: !!id })
+  const run = useQuery({ queryKey: ['run', id], queryFn: () => api<RunDetail>(`/runs/${id}`), enabled: !!id })
   const done = run.data ? TERMINAL.includes(run.data.status) : false
-  const combos = useQuery({ queryKey: ['combos', id, done], queryFn: () => api<{ items: Combo[] }>(`/runs/${id}/combos`), enabled: !!id && done })
+  const combos = useQuery({ queryKey: ['combos', id, done], queryFn: () => api<RunCombos>(`/runs/${id}/combos`), enabled: !!id && done })
   useFirstScreen(run.isFetched && (!done || combos.isFetched))
 
   useEffect(() => {
@@ -99,9 +87,9 @@ export function RunDetail() {
   const force = verdict === 'fail' || verdict === 'review'
   // Without a deployment, apply only translates; force lets it show the command line of a
   // combination the gate rejected (marked "not applied") instead of a refusal.
-  const command = useQuery({ queryKey: ['command', id, force], queryFn: () => api<Applied>(`/runs/${id}/apply`, { method: 'POST', body: force ? { force: true } : {} }), enabled: done && run.data?.status === 'succeeded' && verdict !== null })
+  const command = useQuery({ queryKey: ['command', id, force], queryFn: () => api<ApplyResult>(`/runs/${id}/apply`, { method: 'POST', body: force ? { force: true } : {} }), enabled: done && run.data?.status === 'succeeded' && verdict !== null })
   const apply = useMutation({
-    mutationFn: () => api<Applied>(`/runs/${id}/apply`, { method: 'POST', body: { deploymentId: target.trim(), ...(force ? { force: true } : {}) } }),
+    mutationFn: () => api<ApplyResult>(`/runs/${id}/apply`, { method: 'POST', body: { deploymentId: target.trim(), ...(force ? { force: true } : {}) } }),
     onSuccess: () => client.invalidateQueries({ queryKey: ['combo', target.trim()] }),
   })
 
@@ -140,7 +128,7 @@ export function RunDetail() {
             <ul className="reason" aria-label="Why">{winnerCombo.gate.reasons.map((x) => <li key={x}>{x}</li>)}</ul>
           )}
           <p className="hint">{verdict === 'pass' ? 'Its engine command line:' : 'Its engine command line (not applied):'}</p>
-          <pre data-testid="command">{command.data?.translation.ok ? command.data.translation.argv!.map(shellQuote).join(' ') : command.data?.translation.reason ?? command.error?.message ?? '…'}</pre>
+          <pre data-testid="command">{command.data?.translation.ok ? command.data.translation.argv.map(shellQuote).join(' ') : (command.data && !command.data.translation.ok ? command.data.translation.reason : undefined) ?? command.error?.message ?? '…'}</pre>
           <form onSubmit={(e) => { e.preventDefault(); if (target.trim()) apply.mutate() }}>
             <label htmlFor="apply-deployment">Deployment to apply it to</label>
             <input id="apply-deployment" value={target} onChange={(e) => setTarget(e.target.value)} />

@@ -6,19 +6,17 @@
 import { useMutation, useQuery } from '@tanstack/react-query'
 import { useState } from 'react'
 import { api, qs } from './api.ts'
-import { BACKEND_NOTES, BACKENDS, ENGINES, GATES, HARDWARE, MODELS, MODES, type HardwareId, type ModelId } from './presets.ts'
+import type { ApiBodies, ApiResponses, CatalogPreview, CurrentCombo, DeploymentList, Drift, Options } from './api-types.gen.ts'
+import { backendNote, MODELS, useOptions, withCurrent, type ModelId } from './presets.ts'
 import { useFirstScreen } from './ttfs.ts'
 import { useUrl } from './url-state.ts'
 
-interface Deployment { id: string; name: string; engine: string; engineVersion: string }
-interface Drift { band: string; relative: number | null; predictedTps: number | null; measuredTps: number | null }
-interface Counts { total: number; legal: number; pruned: number; refused: number; byRule: Record<string, number>; refusedBy: Record<string, number> }
-interface Preview { counts: Record<string, Counts> }
-
 const MAX_COMBOS = 512
+type Mode = Options['modes'][number]
+type Gate = Options['gates'][number]
 
 function DeploymentCard({ id }: { id: string }) {
-  const combo = useQuery({ queryKey: ['combo', id], queryFn: () => api<{ combo: Record<string, string> | null; runId: string | null }>(`/deployments/${encodeURIComponent(id)}/current-combo`) })
+  const combo = useQuery({ queryKey: ['combo', id], queryFn: () => api<CurrentCombo>(`/deployments/${encodeURIComponent(id)}/current-combo`) })
   const drift = useQuery({ queryKey: ['drift', id], queryFn: () => api<Drift>(`/deployments/${encodeURIComponent(id)}/drift`) })
   if (combo.error) return <p className="error" role="alert">Deployment {id}: {combo.error.message}</p>
   const band = drift.data?.band ?? 'unknown'
@@ -37,19 +35,22 @@ export function Runner() {
   const [draft, setDraft] = useState(deployment)
   const [engine, setEngine] = useState<string>('vllm')
   const [engineVersion, setEngineVersion] = useState('')
-  const [hw, setHw] = useState<HardwareId>('h100-sxm')
+  const [hw, setHw] = useState('h100-sxm')
   const [model, setModel] = useState<ModelId>('llama-3-8b')
   const [promptTokens, setPromptTokens] = useState('512')
   const [generatedTokens, setGeneratedTokens] = useState('128')
   const [batch, setBatch] = useState('1')
-  const [mode, setMode] = useState<string>('quick')
+  const [mode, setMode] = useState<Mode>('quick')
   const [backend, setBackend] = useState<string>('analytical')
-  const [gate, setGate] = useState<string>('topk5')
+  const [gate, setGate] = useState<Gate>('topk5')
 
-  const recent = useQuery({ queryKey: ['deployments'], queryFn: () => api<{ items: Deployment[] }>('/deployments-recent') })
+  const recent = useQuery({ queryKey: ['deployments'], queryFn: () => api<DeploymentList>('/deployments-recent') })
+  const options = useOptions()
+  const hardware = options.data?.hardware.find((h) => h.id === hw)
   const preview = useQuery({
     queryKey: ['preview', engine, hw, mode],
-    queryFn: () => api<Preview>('/catalog/preview' + qs({ engine, mode, hardware: JSON.stringify(HARDWARE[hw]) })),
+    queryFn: () => api<CatalogPreview>('/catalog/preview' + qs({ engine, mode, hardware: JSON.stringify(hardware) })),
+    enabled: hardware !== undefined,
   })
   // The first screen is the form with the deployments; the preview fills in its own panel after.
   useFirstScreen(recent.isFetched)
@@ -59,22 +60,24 @@ export function Runner() {
   for (const [name, v] of Object.entries(ints)) if (!/^\d+$/.test(v) || Number(v) < 1) reasons.push(`${name} must be a whole number of at least 1`)
   if (engineVersion && !/^[\w.+-]{1,100}$/.test(engineVersion)) reasons.push('Engine version may hold letters, digits, ., + and - only')
   const counts = preview.data?.counts[mode]
-  if (preview.error) reasons.push(`Preview failed: ${preview.error.message}`)
+  if (options.error) reasons.push(`The server's choices failed to load: ${options.error.message}`)
+  else if (preview.error) reasons.push(`Preview failed: ${preview.error.message}`)
   else if (!counts) reasons.push('Waiting for the sweep preview')
   else if (counts.legal === 0) reasons.push('No legal combination: every one is pruned or refused on this hardware')
   else if (counts.legal > MAX_COMBOS) reasons.push(`${counts.legal} combinations exceed the limit of ${MAX_COMBOS}; use quick mode`)
 
   const start = useMutation({
-    mutationFn: () => api<{ id: string }>('/runs', {
+    mutationFn: () => api<ApiResponses['POST /runs']>('/runs', {
       method: 'POST',
       body: {
-        engine, ...(engineVersion ? { engineVersion } : {}), hardware: HARDWARE[hw], model: MODELS[model], mode, backend, qualityGate: gate,
+        engine, ...(engineVersion ? { engineVersion } : {}), hardware: hardware!, model: MODELS[model], mode, backend, qualityGate: gate,
         workload: { batch: Number(batch), phase: 'decode', promptTokens: Number(promptTokens), generatedTokens: Number(generatedTokens) },
-      },
+      } satisfies ApiBodies['POST /runs'],
     }),
     onSuccess: (run) => setUrl({ tab: 'run', run: run.id }),
   })
 
+  const o = options.data
   const select = (id: string, label: string, value: string, set: (v: string) => void, options: readonly string[], names?: Record<string, string>) => (
     <div><label htmlFor={id}>{label}</label>
       <select id={id} value={value} onChange={(e) => set(e.target.value)}>{options.map((o) => <option key={o} value={o}>{names?.[o] ?? o}</option>)}</select></div>
@@ -96,18 +99,18 @@ export function Runner() {
       {deployment && <DeploymentCard id={deployment} />}
       <form onSubmit={(e) => { e.preventDefault(); if (!reasons.length) start.mutate() }} aria-label="New run">
         <div className="grid">
-          {select('engine', 'Engine', engine, setEngine, ENGINES)}
+          {select('engine', 'Engine', engine, setEngine, withCurrent(o?.engines.map((e) => e.name) ?? [], engine))}
           {text('engine-version', 'Engine version (blank: the engine default)', engineVersion, setEngineVersion, 'text')}
-          {select('hardware', 'Hardware preset', hw, (v) => setHw(v as HardwareId), Object.keys(HARDWARE), Object.fromEntries(Object.values(HARDWARE).map((h) => [h.id, h.name])))}
+          {select('hardware', 'Hardware preset', hw, setHw, withCurrent(o?.hardware.flatMap((h) => (h.id ? [h.id] : [])) ?? [], hw), Object.fromEntries(o?.hardware.map((h) => [h.id, h.name]) ?? []))}
           {select('model', 'Model', model, (v) => setModel(v as ModelId), Object.keys(MODELS))}
           {text('prompt-tokens', 'Prompt tokens', promptTokens, setPromptTokens)}
           {text('generated-tokens', 'Generated tokens', generatedTokens, setGeneratedTokens)}
           {text('batch', 'Batch', batch, setBatch)}
-          {select('mode', 'Mode', mode, setMode, MODES)}
-          {select('backend', 'Backend', backend, setBackend, BACKENDS)}
-          {select('gate', 'Quality gate', gate, setGate, GATES)}
+          {select('mode', 'Mode', mode, (v) => setMode(v as Mode), withCurrent(o?.modes ?? [], mode))}
+          {select('backend', 'Backend', backend, setBackend, withCurrent(o?.backends.map((b) => b.name) ?? [], backend))}
+          {select('gate', 'Quality gate', gate, (v) => setGate(v as Gate), withCurrent(o?.gates ?? [], gate))}
         </div>
-        <p className="hint" data-testid="backend-note">Backend {backend}: {BACKEND_NOTES[backend as keyof typeof BACKEND_NOTES] ?? 'a plugin; its runs say how they measured.'}</p>
+        <p className="hint" data-testid="backend-note">Backend {backend}: {o ? backendNote(o.backends.find((b) => b.name === backend)) : '…'}</p>
         <section className="card" aria-label="Sweep preview" data-testid="preview">
           <h3>Sweep preview ({mode})</h3>
           {counts ? (

@@ -2,14 +2,13 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
 import { useEffect, useRef, useState } from 'react'
 import { api } from './api.ts'
+import type { ApiResponses, TuneSessionDetail, TuneTrial } from './api-types.gen.ts'
 import { streamEvents } from './sse.ts'
 import { useFirstScreen } from './ttfs.ts'
 import { useUrl } from './url-state.ts'
 
-interface Trial { index: number; config: Record<string, string>; outcome: string; value: number | null }
-interface Session { id: string; runId: string; status: string; strategy: string; budget: { trials?: number; minutes?: number }; trialsDone: number; elapsedMs: number; best: { trial: number; value: number } | null; error: string | null; trials: Trial[] }
 
-function Curve({ trials }: { trials: Trial[] }) {
+function Curve({ trials }: { trials: TuneTrial[] }) {
   const ref = useRef<HTMLDivElement>(null)
   useEffect(() => {
     let cancelled = false
@@ -40,7 +39,7 @@ export function Tune() {
   const client = useQueryClient()
   const [runId, setRunId] = useState(url.get('run') ?? '')
   const [trials, setTrials] = useState('12')
-  const session = useQuery({ queryKey: ['tune', id], queryFn: () => api<Session>(`/tune/${id}`), enabled: !!id })
+  const session = useQuery({ queryKey: ['tune', id], queryFn: () => api<TuneSessionDetail>(`/tune/${id}`), enabled: !!id })
   useFirstScreen(!id || session.isFetched)
   useEffect(() => {
     if (!id) return
@@ -49,7 +48,7 @@ export function Tune() {
     })
   }, [id, client, session.data?.status])
   const start = useMutation({
-    mutationFn: () => api<{ id: string }>('/tune', { method: 'POST', body: { runId: runId.trim(), budget: { trials: Number(trials) } } }),
+    mutationFn: () => api<ApiResponses['POST /tune']>('/tune', { method: 'POST', body: { runId: runId.trim(), budget: { trials: Number(trials) } } }),
     onSuccess: (s) => setUrl({ session: s.id }),
   })
   const act = useMutation({

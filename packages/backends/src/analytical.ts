@@ -43,6 +43,8 @@ export function analyticalBackend(options: AnalyticalBackendOptions = {}): Measu
     name: ANALYTICAL_BACKEND,
     kind: 'measurement-backend',
     apiVersion: 1,
+    // Read by people before a run starts (the dashboard: "simulated: <description>").
+    description: 'nothing is run; the numbers are a roofline prediction for the hardware preset.',
     simulated: true,
     // Only the KV element size has a term in the roofline; runs report the other dimensions as
     // not measured and leave them out of the winner.

@@ -3,6 +3,7 @@ import { boundedJsonRecord, HardwareSpecSchema, KerneltuneError, nameSchema, Reg
 import { ENUMERATION_MODES } from '@kerneltune/catalog'
 import { z } from 'zod'
 import { Id, IdParams, requireTenant, route, type Route } from '../http.ts'
+import { CatalogPreviewResponse, CurrentComboResponse, DeploymentListResponse, DeploymentResponse, DriftResponse, RegistryAuditResponse, RegistryListResponse } from '../responses.ts'
 
 // Tenants are normalised (ACME is acme) and names refused with control characters or outer
 // whitespace: the rules live in core (schemas/names.ts) so that every name field shares them.
@@ -35,9 +36,9 @@ const HardwareQuery = z.string().max(10_000).transform((s, ctx) => {
 const PreviewQuery = z.object({ engine: z.string().min(1).max(100), hardware: HardwareQuery, mode: z.enum(ENUMERATION_MODES).default('quick') }).strict()
 
 export const otherRoutes: Route[] = [
-  route({ method: 'get', path: '/registry', summary: 'List registered kernels', role: 'viewer', query: z.object({ status: RegistryStatusSchema.optional() }).strict() }, async ({ auth, query, deps }) =>
+  route({ method: 'get', path: '/registry', summary: 'List registered kernels', role: 'viewer', query: z.object({ status: RegistryStatusSchema.optional() }).strict(), response: RegistryListResponse }, async ({ auth, query, deps }) =>
     ({ items: await deps.store.registry.list(auth.tenant, query.status) })),
-  route({ method: 'get', path: '/registry/:id/audit', summary: 'A registered kernel\'s audit trail (submit, approve, deprecate: who, when, why)', role: 'viewer', params: IdParams }, async ({ auth, params, deps }) => {
+  route({ method: 'get', path: '/registry/:id/audit', summary: 'A registered kernel\'s audit trail (submit, approve, deprecate: who, when, why)', role: 'viewer', params: IdParams, response: RegistryAuditResponse }, async ({ auth, params, deps }) => {
     // The entry must belong to the caller's tenant; another tenant's id reads as unknown.
     if (!(await deps.store.registry.list(auth.tenant)).some((e) => e.id === params.id)) throw new KerneltuneError('NOT_FOUND', `no registry entry ${params.id} in this tenant; list them with GET /registry`)
     return { items: await deps.store.registry.events(params.id) }
@@ -48,7 +49,7 @@ export const otherRoutes: Route[] = [
     deps.store.registry.approve(auth.tenant, params.id, auth.tokenId, body?.reason ?? null, { allowSelf: auth.role === 'superadmin' })),
   route({ method: 'post', path: '/registry/:id/deprecate', summary: 'Flag a kernel as unsafe', role: 'approver', params: IdParams, body: ReasonBody }, async ({ auth, params, body, deps }) =>
     deps.store.registry.deprecate(auth.tenant, params.id, auth.tokenId, body?.reason ?? null)),
-  route({ method: 'get', path: '/catalog/preview', summary: 'Combinations a run would sweep, per mode, with pruning and engine refusals', role: 'viewer', query: PreviewQuery }, async ({ query, deps }) => {
+  route({ method: 'get', path: '/catalog/preview', summary: 'Combinations a run would sweep, per mode, with pruning and engine refusals', role: 'viewer', query: PreviewQuery, response: CatalogPreviewResponse }, async ({ query, deps }) => {
     const engine = deps.registry.find('engine', query.engine)
     if (!engine) throw new KerneltuneError('INVALID_INPUT', `unknown engine ${query.engine}`, { details: { errors: [`query.engine: unknown engine; engines: ${deps.registry.list('engine').map((e) => e.name).join(', ')}`] } })
     const refuse = async (combo: Combo) => {
@@ -59,15 +60,15 @@ export const otherRoutes: Route[] = [
     // Counts and rules in full; the combo lists are capped so that a preview stays small.
     return { ...p, legal: p.legal.slice(0, 200), pruned: p.pruned.slice(0, 200), refused: p.refused.slice(0, 200) }
   }),
-  route({ method: 'post', path: '/deployments', summary: 'Register a deployment', role: 'operator', body: z.object({ name: Name, engine: ShortName, engineVersion: ShortName }).strict(), status: 201 }, async ({ auth, body, deps }) =>
+  route({ method: 'post', path: '/deployments', summary: 'Register a deployment', role: 'operator', body: z.object({ name: Name, engine: ShortName, engineVersion: ShortName }).strict(), status: 201, response: DeploymentResponse }, async ({ auth, body, deps }) =>
     deps.store.deployments.create({ tenant: auth.tenant, ...body })),
-  route({ method: 'get', path: '/deployments-recent', summary: 'Deployments with L1 activity in the last N days (default 30)', role: 'viewer', query: z.object({ days: z.coerce.number().int().min(1).max(365).default(30) }).strict() }, async ({ auth, query, deps }) =>
+  route({ method: 'get', path: '/deployments-recent', summary: 'Deployments with L1 activity in the last N days (default 30)', role: 'viewer', query: z.object({ days: z.coerce.number().int().min(1).max(365).default(30) }).strict(), response: DeploymentListResponse }, async ({ auth, query, deps }) =>
     ({ items: await deps.store.deployments.recent(auth.tenant, new Date(Date.now() - query.days * 86_400_000).toISOString()) })),
-  route({ method: 'get', path: '/deployments/:id/current-combo', summary: 'The combination a deployment runs', role: 'viewer', params: IdParams }, async ({ auth, params, deps }) => {
+  route({ method: 'get', path: '/deployments/:id/current-combo', summary: 'The combination a deployment runs', role: 'viewer', params: IdParams, response: CurrentComboResponse }, async ({ auth, params, deps }) => {
     const d = await deps.store.deployments.require(auth.tenant, params.id)
     return { deploymentId: d.id, combo: d.currentCombo, runId: d.runId, updatedAt: d.updatedAt }
   }),
-  route({ method: 'get', path: '/deployments/:id/drift', summary: 'Drift from the latest calibration run (minor 5-15%, significant >15%)', role: 'viewer', params: IdParams }, async ({ auth, params, deps }) =>
+  route({ method: 'get', path: '/deployments/:id/drift', summary: 'Drift from the latest calibration run (minor 5-15%, significant >15%)', role: 'viewer', params: IdParams, response: DriftResponse }, async ({ auth, params, deps }) =>
     deps.store.deployments.drift(auth.tenant, params.id)),
   route({ method: 'post', path: '/deployments/:id/validate', summary: 'Pre-submission check: the deployment exists and this tenant may use it', role: 'viewer', params: IdParams }, async ({ auth, params, deps }) => {
     const d = await deps.store.deployments.require(auth.tenant, params.id)

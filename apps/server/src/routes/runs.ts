@@ -6,6 +6,7 @@ import { streamSSE } from 'hono/streaming'
 import { z } from 'zod'
 import type { AppDeps } from '../deps.ts'
 import { IdParams, route, withPlainNames, type Route } from '../http.ts'
+import { ApplyResponse, CancelResponse, RunCombosResponse, RunDetailResponse, RunListResponse, RunResponse } from '../responses.ts'
 import { inProcessAuth } from '../in-process.ts'
 
 const IsoInstant = z.union([z.iso.datetime({ offset: true }), z.iso.date()]).transform((v) => new Date(v).toISOString())
@@ -61,7 +62,7 @@ export function measuredBy(registry: Registry, backend: string): { simulated: bo
 }
 
 export const runRoutes: Route[] = [
-  route({ method: 'post', path: '/runs', summary: 'Create a Tier 1 run and queue it (a modelPath must name a GGUF under a --model-dir of the server)', role: 'operator', body: withPlainNames(RunRequestSchema, [['model', 'name'], ['model', 'architecture'], ['hardware', 'name']]), status: 202 }, async ({ c, auth, body, deps }) => {
+  route({ method: 'post', path: '/runs', summary: 'Create a Tier 1 run and queue it (a modelPath must name a GGUF under a --model-dir of the server)', role: 'operator', body: withPlainNames(RunRequestSchema, [['model', 'name'], ['model', 'architecture'], ['hardware', 'name']]), status: 202, response: RunResponse }, async ({ c, auth, body, deps }) => {
     // A model path from the network must name a GGUF inside a directory the operator allowed, and
     // the run keeps its real path (model-paths.ts); the embedded CLI, in-process, names its own files.
     const request = body.modelPath && !inProcessAuth(c.env) ? { ...body, modelPath: await deps.modelPaths.resolve(body.modelPath) } : body
@@ -70,7 +71,7 @@ export const runRoutes: Route[] = [
     deps.queue.enqueue('run', run.id)
     return run
   }),
-  route({ method: 'get', path: '/runs', summary: 'List runs (filters, pagination)', role: 'viewer', query: ListQuery }, async ({ auth, query, deps }) => {
+  route({ method: 'get', path: '/runs', summary: 'List runs (filters, pagination)', role: 'viewer', query: ListQuery, response: RunListResponse }, async ({ auth, query, deps }) => {
     const { view, ...filters } = query
     // brief rows (what a list page shows, about 0.4 KB each) come straight from the store's slim
     // projection; the full rows stay the default for clients that read specs or summaries (CLI).
@@ -82,9 +83,9 @@ export const runRoutes: Route[] = [
     const { items, total } = await deps.store.runs.list(auth.tenant, filters)
     return { items, total, limit: query.limit, offset: query.offset }
   }),
-  route({ method: 'get', path: '/runs/:id', summary: 'Run detail and summary (with registryNotes when a registry kernel it measured is deprecated now)', role: 'viewer', params: IdParams }, async ({ auth, params, deps }) =>
+  route({ method: 'get', path: '/runs/:id', summary: 'Run detail and summary (with registryNotes when a registry kernel it measured is deprecated now)', role: 'viewer', params: IdParams, response: RunDetailResponse }, async ({ auth, params, deps }) =>
     withRegistryNotes(await deps.store.runs.require(auth.tenant, params.id), deps)),
-  route({ method: 'get', path: '/runs/:id/combos', summary: 'Enumerated combinations with per-combination metrics (each labelled with the proxy that measured it, if any)', role: 'viewer', params: IdParams }, async ({ auth, params, deps }) => {
+  route({ method: 'get', path: '/runs/:id/combos', summary: 'Enumerated combinations with per-combination metrics (each labelled with the proxy that measured it, if any)', role: 'viewer', params: IdParams, response: RunCombosResponse }, async ({ auth, params, deps }) => {
     const run = await deps.store.runs.require(auth.tenant, params.id)
     // Every number says how it was measured: the summary's label, or (still running) the backend's declaration.
     const summary = run.summary as { proxy?: ProxyLabel | null; devices?: string[] } | null
@@ -138,7 +139,7 @@ export const runRoutes: Route[] = [
       }
     })
   }),
-  route({ method: 'post', path: '/runs/:id/cancel', summary: 'Cancel a queued or running run', role: 'operator', params: IdParams, status: 202 }, async ({ auth, params, deps }) => {
+  route({ method: 'post', path: '/runs/:id/cancel', summary: 'Cancel a queued or running run', role: 'operator', params: IdParams, status: 202, response: CancelResponse }, async ({ auth, params, deps }) => {
     const run = await deps.store.runs.require(auth.tenant, params.id)
     if (TERMINAL.includes(run.status)) return { id: run.id, status: run.status, cancelled: false }
     const wasRunning = deps.queue.cancel(run.id)
@@ -147,7 +148,7 @@ export const runRoutes: Route[] = [
     }
     return { id: run.id, status: 'cancelled', cancelled: true }
   }),
-  route({ method: 'post', path: '/runs/:id/apply', summary: 'Translate the winner for the run\'s engine (flags, env, files); optionally set it on a deployment', role: 'operator', params: IdParams, body: ApplyBody }, async ({ auth, params, body, deps }) =>
+  route({ method: 'post', path: '/runs/:id/apply', summary: 'Translate the winner for the run\'s engine (flags, env, files); optionally set it on a deployment', role: 'operator', params: IdParams, body: ApplyBody, response: ApplyResponse }, async ({ auth, params, body, deps }) =>
     applyRun(deps.store, deps.registry, auth.tenant, params.id, body ?? {})),
   route({ method: 'delete', path: '/runs/:id', summary: 'Soft-delete a run (admin)', role: 'admin', params: IdParams }, async ({ auth, params, deps }) => {
     await deps.store.runs.softDelete(auth.tenant, params.id)

@@ -3,16 +3,17 @@ import { KerneltuneError } from '@kerneltune/core'
 import { startTune, TuneRequestSchema, type TuneEvent } from '@kerneltune/tuner'
 import { streamSSE } from 'hono/streaming'
 import { IdParams, route, type Route } from '../http.ts'
+import { CancelResponse, ResumeResponse, TuneSessionDetailResponse, TuneSessionResponse } from '../responses.ts'
 
 const FINAL = ['completed', 'cancelled', 'failed']
 
 export const tuneRoutes: Route[] = [
-  route({ method: 'post', path: '/tune', summary: 'Start a tune session seeded from a Tier 1 run', role: 'operator', body: TuneRequestSchema, status: 202 }, async ({ auth, body, deps }) => {
+  route({ method: 'post', path: '/tune', summary: 'Start a tune session seeded from a Tier 1 run', role: 'operator', body: TuneRequestSchema, status: 202, response: TuneSessionResponse }, async ({ auth, body, deps }) => {
     const session = await startTune(deps.store, body, { registry: deps.registry, catalog: deps.catalog, tenant: auth.tenant })
     deps.queue.enqueue('tune', session.id)
     return session
   }),
-  route({ method: 'get', path: '/tune/:id', summary: 'Session status, best-so-far and trials', role: 'viewer', params: IdParams }, async ({ auth, params, deps }) => {
+  route({ method: 'get', path: '/tune/:id', summary: 'Session status, best-so-far and trials', role: 'viewer', params: IdParams, response: TuneSessionDetailResponse }, async ({ auth, params, deps }) => {
     const session = await deps.store.tune.require(auth.tenant, params.id)
     return { ...session, trials: await deps.store.tune.trials(session.id) }
   }),
@@ -48,7 +49,7 @@ export const tuneRoutes: Route[] = [
       }
     })
   }),
-  route({ method: 'post', path: '/tune/:id/cancel', summary: 'Halt a session and persist its state', role: 'operator', params: IdParams, status: 202 }, async ({ auth, params, deps }) => {
+  route({ method: 'post', path: '/tune/:id/cancel', summary: 'Halt a session and persist its state', role: 'operator', params: IdParams, status: 202, response: CancelResponse }, async ({ auth, params, deps }) => {
     const s = await deps.store.tune.require(auth.tenant, params.id)
     if (FINAL.includes(s.status)) return { id: s.id, status: s.status, cancelled: false }
     // A running job stores its optimizer state as it stops; a queued or paused one already has it stored.
@@ -56,7 +57,7 @@ export const tuneRoutes: Route[] = [
     await deps.store.tune.setStatus(s.id, 'cancelled')
     return { id: s.id, status: 'cancelled', cancelled: true }
   }),
-  route({ method: 'post', path: '/tune/:id/resume', summary: 'Resume a paused or crashed session', role: 'operator', params: IdParams, status: 202 }, async ({ auth, params, deps }) => {
+  route({ method: 'post', path: '/tune/:id/resume', summary: 'Resume a paused or crashed session', role: 'operator', params: IdParams, status: 202, response: ResumeResponse }, async ({ auth, params, deps }) => {
     const s = await deps.store.tune.require(auth.tenant, params.id)
     if (deps.queue.has(s.id)) return { id: s.id, status: s.status, resumed: false }
     if (s.status !== 'paused' && s.status !== 'running' && s.status !== 'failed') {

@@ -125,6 +125,8 @@ export function gpuKernelsBackend(options: GpuKernelsBackendOptions = {}): GpuKe
     name: GPU_KERNELS_BACKEND,
     kind: 'measurement-backend',
     apiVersion: 1,
+    // Read by people before a run starts (the dashboard: "proxy: <description>").
+    description: 'times WGSL decode GEMV kernels on the server\'s WebGPU device, standing in for the engine on the hardware preset.',
     simulated: false,
     // WGSL GEMVs on this machine's WebGPU device stand in for the engine's kernels on the target.
     proxy: { engine: true, device: true, runs: 'WGSL decode GEMV kernels (gpu-kernels)' },

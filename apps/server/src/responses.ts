@@ -1,0 +1,149 @@
+/**
+ * What the routes return, as zod schemas: the OpenAPI document publishes them, and the dashboard's
+ * types are generated from that document (apps/web/ui/api-types.gen.ts, `pnpm --filter
+ * @kerneltune/web gen:api`). A `title` names the generated type. The stored rows keep their
+ * schemas in core; a field core keeps open (a run's summary, a combination's comparison) is
+ * spelled out here as the tuner and stats packages write it, and responses.test.ts parses real
+ * responses with these schemas so that the two cannot drift apart unnoticed.
+ */
+import { ComboSchema, HardwareSpecSchema, QualityGateMethodSchema, RegistryEntrySchema, RegistryEventSchema, RunComboSchema, RunModeSchema, RunSchema, TuneSessionSchema, TuneTrialSchema } from '@kerneltune/core'
+import { z } from 'zod'
+
+// A statistic that can be NaN or infinite (a zero baseline, one repetition) is null in JSON.
+const Stat = z.number().nullable()
+const Counts = z.object({ total: z.number(), measured: z.number(), failed: z.number(), cached: z.number(), stoppedEarly: z.number(), pending: z.number() })
+
+export const ProxyLabelResponse = z.object({ of: z.string(), on: z.string(), engine: z.boolean(), device: z.boolean() }).meta({ title: 'ProxyLabel' })
+export const MeasurementProxyResponse = z.object({ engine: z.boolean(), device: z.boolean(), runs: z.string().optional() }).meta({ title: 'MeasurementProxy' })
+export const MeasuredByResponse = z.object({ simulated: z.boolean(), proxy: MeasurementProxyResponse.nullable() }).meta({ title: 'MeasuredBy' })
+const NoiseEstimate = z.object({ n: z.number(), mean: z.number(), halfWidth: z.number(), relHalfWidth: z.number(), cv: z.number(), level: z.number() }).meta({ title: 'NoiseEstimate' })
+
+/** tuner's RunSummary (run/summary.ts). */
+export const RunSummaryResponse = z.object({
+  metric: z.string(),
+  backend: z.string(),
+  simulated: z.boolean(),
+  proxy: ProxyLabelResponse.nullable(),
+  notMeasured: z.array(z.string()),
+  cacheScope: z.enum(['tenant', 'shared']),
+  devices: z.array(z.string()),
+  durationMs: z.number(),
+  counts: Counts,
+  baseline: z.object({ index: z.number(), comboHash: z.string(), combo: ComboSchema, value: z.number() }).nullable(),
+  winner: z.object({
+    index: z.number(), comboHash: z.string(), combo: ComboSchema, value: z.number(), improvement: Stat,
+    proxy: ProxyLabelResponse.nullable(), notMeasured: z.array(z.string()), notToldApart: z.record(z.string(), z.array(z.string())),
+  }).nullable(),
+  gate: z.object({ method: z.string(), status: z.string(), passed: z.boolean(), reasons: z.array(z.string()) }).nullable(),
+  noise: z.object({ throughputTps: NoiseEstimate.optional(), latencyMs: NoiseEstimate }).nullable(),
+  pareto: z.array(z.object({ index: z.number(), comboHash: z.string(), combo: ComboSchema, throughputTps: z.number().nullable(), latencyP50Ms: z.number() })),
+  sensitivity: z.record(z.string(), z.unknown()),
+  registryKernels: z.array(z.object({ id: z.string(), name: z.string(), kernelFamily: z.string(), selection: z.enum(['selected', 'excluded']), usedBy: z.array(z.number()), why: z.string() })).optional(),
+}).meta({ title: 'RunSummary' })
+
+/** The run's options (tuner's RunOptions: repetitions, metric, restrictions...) travel in its target. */
+const RunTargetResponse = RunSchema.shape.target.extend({ options: z.record(z.string(), z.unknown()).optional() })
+export const RunResponse = RunSchema.extend({ target: RunTargetResponse, summary: RunSummaryResponse.nullable() }).meta({ title: 'Run' })
+export const RunDetailResponse = RunResponse.extend({ registryNotes: z.array(z.string()).optional() }).meta({ title: 'RunDetail' })
+
+/** store's RunBrief, with what the run's backend declares about its numbers. */
+export const RunBriefResponse = z.object({
+  id: z.string(),
+  status: RunSchema.shape.status,
+  mode: RunModeSchema,
+  backend: z.string(),
+  qualityGate: QualityGateMethodSchema,
+  progress: z.object({ done: z.number(), total: z.number() }),
+  error: z.string().nullable(),
+  createdAt: z.string(),
+  updatedAt: z.string(),
+  target: z.object({ engine: z.string(), engineVersion: z.string().optional(), model: z.object({ name: z.string().optional() }), hardware: z.object({ name: z.string().optional() }) }),
+  winner: z.object({ value: z.number().nullable(), improvement: z.number().nullable() }).nullable(),
+  measuredBy: MeasuredByResponse.nullable(),
+}).meta({ title: 'RunBrief' })
+
+const page = <T extends z.ZodType>(item: T) => z.object({ items: z.array(item), total: z.number(), limit: z.number(), offset: z.number() })
+/** view=brief gives RunBrief rows, the default full Run rows. */
+export const RunListResponse = page(z.union([RunBriefResponse, RunResponse])).meta({ title: 'RunList' })
+
+/** stats' Comparison (compare.ts) with the metric it compared, as the tuner stores it. */
+export const ComparisonResponse = z.object({
+  metric: z.string(), stoppedEarly: z.boolean().optional(),
+  n: z.number(), baselineN: z.number(), trimmedMean: Stat, baselineTrimmedMean: Stat, delta: Stat, relativeDelta: Stat, improvement: Stat,
+  test: z.enum(['welch', 'yuen']),
+  welch: z.object({ t: Stat, df: Stat, pValue: Stat, difference: Stat, standardError: Stat }),
+  interval: z.object({ center: Stat, low: Stat, high: Stat, halfWidth: Stat, level: z.number() }),
+  cohensD: Stat, effect: z.string(), verdict: z.enum(['better', 'worse', 'indistinguishable']),
+}).meta({ title: 'Comparison' })
+
+export const RunComboResponse = RunComboSchema.extend({ comparison: ComparisonResponse.nullable(), proxy: ProxyLabelResponse.nullable() }).meta({ title: 'RunCombo' })
+export const RunCombosResponse = z.object({ items: z.array(RunComboResponse) }).meta({ title: 'RunCombos' })
+
+export const CancelResponse = z.object({ id: z.string(), status: z.string(), cancelled: z.boolean() }).meta({ title: 'CancelResult' })
+
+export const DeploymentResponse = z.object({
+  id: z.string(), tenant: z.string(), name: z.string(), engine: z.string(), engineVersion: z.string(),
+  currentCombo: ComboSchema.nullable(), runId: z.string().nullable(), createdAt: z.string(), updatedAt: z.string(),
+}).meta({ title: 'Deployment' })
+
+const TranslationResponse = z.union([
+  z.object({ ok: z.literal(true), engine: z.string(), version: z.string(), argv: z.array(z.string()), env: z.record(z.string(), z.string()), files: z.record(z.string(), z.string()), notes: z.array(z.string()) }),
+  z.object({ ok: z.literal(false), engine: z.string(), version: z.string(), dimension: z.string(), value: z.string(), reason: z.string() }),
+]).meta({ title: 'Translation' })
+
+/** tuner's ApplyResult (run/apply.ts). */
+export const ApplyResponse = z.object({
+  runId: z.string(), engine: z.string(), combo: ComboSchema, comboHash: z.string(), gatePassed: z.boolean().nullable(),
+  translation: TranslationResponse, deployment: DeploymentResponse.nullable(), warnings: z.array(z.string()),
+}).meta({ title: 'ApplyResult' })
+
+export const TuneSessionResponse = TuneSessionSchema.meta({ title: 'TuneSession' })
+export const TuneSessionDetailResponse = TuneSessionSchema.extend({ trials: z.array(TuneTrialSchema.meta({ title: 'TuneTrial' })) }).meta({ title: 'TuneSessionDetail' })
+export const ResumeResponse = z.object({ id: z.string(), status: z.string(), resumed: z.boolean(), trialsDone: z.number().optional() }).meta({ title: 'ResumeResult' })
+
+export const RegistryListResponse = z.object({ items: z.array(RegistryEntrySchema.meta({ title: 'RegistryEntry' })) }).meta({ title: 'RegistryList' })
+export const RegistryAuditResponse = z.object({ items: z.array(RegistryEventSchema.meta({ title: 'RegistryEvent' })) }).meta({ title: 'RegistryAudit' })
+
+const CatalogCounts = z.object({
+  mode: z.string(), total: z.number(), legal: z.number(), pruned: z.number(), refused: z.number(), byRule: z.record(z.string(), z.number()), refusedBy: z.record(z.string(), z.number()),
+  /** False when the space was too large to classify: only `total` is known. */
+  counted: z.boolean(),
+}).meta({ title: 'CatalogCounts' })
+const Legal = z.object({ hash: z.string(), combo: ComboSchema })
+
+/** catalog's CatalogPreview (enumerate.ts), its combination lists capped by the route. */
+export const CatalogPreviewResponse = z.object({
+  catalog: z.object({ version: z.string(), hash: z.string() }),
+  target: z.object({ hardware: z.string(), engine: z.string(), capability: z.record(z.string(), z.unknown()) }),
+  mode: z.string(),
+  dimensions: z.array(z.object({ id: z.string(), values: z.array(z.string()) })),
+  counts: z.object({ exhaustive: CatalogCounts, quick: CatalogCounts }),
+  engineRefusalsChecked: z.boolean(),
+  rules: z.array(z.object({ id: z.string(), removes: z.number() }).catchall(z.unknown())),
+  legal: z.array(Legal),
+  pruned: z.array(Legal.extend({ rule: z.string(), violations: z.array(z.record(z.string(), z.unknown())) })),
+  refused: z.array(Legal.extend({ refusal: z.record(z.string(), z.unknown()) })),
+}).meta({ title: 'CatalogPreview' })
+
+export const DeploymentListResponse = z.object({ items: z.array(DeploymentResponse) }).meta({ title: 'DeploymentList' })
+export const CurrentComboResponse = z.object({ deploymentId: z.string(), combo: ComboSchema.nullable(), runId: z.string().nullable(), updatedAt: z.string() }).meta({ title: 'CurrentCombo' })
+export const DriftResponse = z.object({
+  deploymentId: z.string(), predictedTps: z.number().nullable(), measuredTps: z.number().nullable(), relative: z.number().nullable(),
+  band: z.enum(['none', 'minor', 'significant', 'unknown']), at: z.string().nullable(),
+}).meta({ title: 'Drift' })
+
+/** The choices a run request can name on this server (routes/options.ts). */
+export const OptionsResponse = z.object({
+  engines: z.array(z.object({ name: z.string(), displayName: z.string(), defaultVersion: z.string(), versions: z.array(z.string()) }).meta({ title: 'EngineOption' })),
+  backends: z.array(z.object({
+    name: z.string(),
+    simulated: z.boolean(),
+    proxy: MeasurementProxyResponse.nullable(),
+    /** What its numbers are: a prediction, a stand-in for the engine or device, or a measurement. */
+    label: z.enum(['simulated', 'proxy', 'measured']),
+    description: z.string().nullable(),
+  }).meta({ title: 'BackendOption' })),
+  hardware: z.array(HardwareSpecSchema.meta({ title: 'HardwarePreset' })),
+  modes: z.array(RunModeSchema),
+  gates: z.array(QualityGateMethodSchema),
+}).meta({ title: 'Options' })
