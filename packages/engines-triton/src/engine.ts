@@ -192,7 +192,9 @@ export function tritonEngine(options: TritonEngineOptions = {}): TritonEnginePlu
       const release = TRITON_RELEASES[version as TritonVersion]
       if (!release) return undefined
       const backend = options.backend ?? 'tensorrtllm'
-      const engine = providerOf(options.engines, backend)
+      // No engine provides the backend: no inventory is known (translate says why).
+      const engine = providers(options.engines).find((e) => e.tritonBackend.backend === backend)
+      if (!engine) return undefined
       // The vllm backend's files are vLLM's: its inventory is the default vLLM release's.
       if (backend === 'vllm') return vllmBackendInventory(engine.defaultVersion, engine.inventory?.(engine.defaultVersion))
       // build-engine.sh is checked against the inventory of the trtllm-build release it targets.

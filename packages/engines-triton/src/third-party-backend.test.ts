@@ -62,6 +62,7 @@ describe('tritonEngine with a third-party backend provider', () => {
   it('should offer exactly the backends the registry provides, and none without a registry', () => {
     expect(() => tritonEngine({ engines: registry }).translate({})).toThrow(/Triton backend tensorrtllm is not supported; supported backends: python$/)
     expect(() => tritonEngine().translate({})).toThrow(/no engine in the registry provides a Triton backend/)
+    expect(tritonEngine().inventory('1.0')).toBeUndefined()
   })
 
   it('should find a provider registered after Triton, through the registry it was given', () => {
