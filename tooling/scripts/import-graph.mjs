@@ -133,11 +133,17 @@ export function findCycles(graph) {
   const stack = []
   const components = []
   let counter = 0
+  const visit = (v) => {
+    index.set(v, counter)
+    low.set(v, counter)
+    counter++
+    stack.push(v)
+    onStack.add(v)
+  }
   for (const start of graph.keys()) {
     if (index.has(start)) continue
     const work = [[start, 0]]
-    index.set(start, counter); low.set(start, counter); counter++
-    stack.push(start); onStack.add(start)
+    visit(start)
     while (work.length) {
       const frame = work[work.length - 1]
       const [v] = frame
@@ -145,8 +151,7 @@ export function findCycles(graph) {
       if (frame[1] < succ.length) {
         const w = succ[frame[1]++]
         if (!index.has(w)) {
-          index.set(w, counter); low.set(w, counter); counter++
-          stack.push(w); onStack.add(w)
+          visit(w)
           work.push([w, 0])
         } else if (onStack.has(w)) low.set(v, Math.min(low.get(v), index.get(w)))
         continue
@@ -157,9 +162,8 @@ export function findCycles(graph) {
         low.set(parent, Math.min(low.get(parent), low.get(v)))
       }
       if (low.get(v) === index.get(v)) {
-        const comp = []
-        let w
-        do { w = stack.pop(); onStack.delete(w); comp.push(w) } while (w !== v)
+        const comp = stack.splice(stack.lastIndexOf(v))
+        for (const w of comp) onStack.delete(w)
         if (comp.length > 1) components.push(comp)
       }
     }
@@ -175,8 +179,14 @@ export function findCycles(graph) {
       const v = queue.shift()
       for (const w of next(v)) {
         if (!members.has(w)) continue
-        if (w === first) { end = v; break }
-        if (!prev.has(w)) { prev.set(w, v); queue.push(w) }
+        if (w === first) {
+          end = v
+          break
+        }
+        if (!prev.has(w)) {
+          prev.set(w, v)
+          queue.push(w)
+        }
       }
     }
     const loop = []
@@ -216,12 +226,18 @@ export function floorViolations(root, graph, table) {
     const from = rel(file)
     if (devOnly(from) || isTestFile(from)) continue
     const ff = floorOf(from, table.floors)
-    if (!ff) { unplaced.add(from.split('/').slice(0, 2).join('/')); continue }
+    if (!ff) {
+      unplaced.add(from.split('/').slice(0, 2).join('/'))
+      continue
+    }
     for (const e of edges) {
       const to = rel(e.to)
       if (devOnly(to)) continue
       const tf = floorOf(to, table.floors)
-      if (!tf) { unplaced.add(to.split('/').slice(0, 2).join('/')); continue }
+      if (!tf) {
+        unplaced.add(to.split('/').slice(0, 2).join('/'))
+        continue
+      }
       if (tf.level > ff.level) problems.push(`${from} (${ff.floor.name}) imports ${e.spec} (${tf.floor.name})`)
     }
   }
