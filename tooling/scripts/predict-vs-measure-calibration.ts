@@ -2,12 +2,8 @@
  * Helpers of predict-vs-measure.ts: how this CPU is described to the pretrained regressor, the
  * per-phase calibration with the regressor's `calibrate`, and the error measure.
  */
-import type { Prediction } from '../../packages/core/src/index.ts'
-import type { ReportPoint } from './predict-vs-measure-table.ts'
 import { calibrate, type CalibratedModel, type CalibrationResult, type LearnedModel, type ThroughputQueryInput } from '../../packages/regressor/src/index.ts'
-
-export const PHASES = ['decode', 'prefill'] as const
-export type Phase = (typeof PHASES)[number]
+import { slim, type Phase, type ReportPoint } from './predict-vs-measure-point.ts'
 
 /**
  * The regressor's vendor one-hot from the CPU's model string. The pretrained model saw no Intel or
@@ -62,9 +58,6 @@ export function mape(pairs: readonly { predicted: number; measured: number }[]):
   if (pairs.length === 0) return Number.NaN
   return pairs.reduce((s, p) => s + Math.abs(p.predicted - p.measured) / p.measured, 0) / pairs.length
 }
-
-/** The fields of a Prediction this report keeps. */
-export const slim = (p: Prediction & { interval?: { low: number; high: number; level: number } }) => ({ predictedTps: p.predictedTps, rooflineTps: p.rooflineTps, capped: p.capped, rawTps: p.rawTps, confidence: p.confidence, model: p.model, ...(p.interval ? { interval: p.interval } : {}) })
 
 /**
  * Calibrates each phase on the calibration points, stores the calibrated predictions on every

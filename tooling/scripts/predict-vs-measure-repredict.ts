@@ -6,8 +6,8 @@
  */
 import { synthLlama, type SynthQuant } from '../../packages/gguf/src/index.ts'
 import { parseQuery, pretrainedInfo, pretrainedModel, queryBound, type ThroughputQueryInput } from '../../packages/regressor/src/index.ts'
-import { PHASES, calibrateAndScore, shapeQuery, slim, type Phase } from './predict-vs-measure-calibration.ts'
-import type { ReportPoint } from './predict-vs-measure-table.ts'
+import { calibrateAndScore, shapeQuery } from './predict-vs-measure-calibration.ts'
+import { PHASES, slim, type Phase, type ReportPoint } from './predict-vs-measure-point.ts'
 
 const parse = (s: string) => Number(s.slice(0, -1)) * (s.endsWith('M') ? 1e6 : s.endsWith('B') ? 1e9 : 1)
 

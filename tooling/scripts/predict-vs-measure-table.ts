@@ -1,23 +1,5 @@
 /** The markdown tables of predict-vs-measure.ts: every point, then the error summary. */
-import type { ThroughputQueryInput } from '../../packages/regressor/src/index.ts'
-import { PHASES, type Phase, type slim } from './predict-vs-measure-calibration.ts'
-
-type Slim = ReturnType<typeof slim>
-
-export interface ReportPoint {
-  size: string
-  quant: string
-  params: number
-  bytes: number
-  device: string
-  calibration: boolean
-  query: Record<Phase, ThroughputQueryInput>
-  predicted: Record<Phase, Slim>
-  calibrated?: Record<Phase, Slim>
-  binding: Record<Phase, 'memory' | 'compute'>
-  measured: Record<Phase, number>
-  ci: Record<Phase, [number, number] | undefined>
-}
+import { PHASES, type Phase, type ReportPoint } from './predict-vs-measure-point.ts'
 
 export interface PhaseErrors {
   heldOutBefore: number

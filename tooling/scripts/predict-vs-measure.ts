@@ -26,8 +26,9 @@ import { detectHardware, fromGguf, specFromDetected } from '../../packages/featu
 import { pretrainedModel, queryBound, parseQuery, pretrainedInfo, type ThroughputQueryInput } from '../../packages/regressor/src/index.ts'
 import { summarizeRepetitions } from '../../packages/engines-llamacpp/src/index.ts'
 import { llamacppBackend } from '../../packages/engines-llamacpp/src/node.ts'
-import { calibrateAndScore, hardwareQuery, shapeQuery, slim, type Phase } from './predict-vs-measure-calibration.ts'
-import { renderTable, type ReportPoint } from './predict-vs-measure-table.ts'
+import { calibrateAndScore, hardwareQuery, shapeQuery } from './predict-vs-measure-calibration.ts'
+import { slim, type Phase, type ReportPoint } from './predict-vs-measure-point.ts'
+import { renderTable } from './predict-vs-measure-table.ts'
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..')
 const { values: args } = parseArgs({

@@ -12,7 +12,7 @@ import process from 'node:process'
 import { analyticalBackend, type AnalyticalBackendOptions } from '@kerneltune/backends'
 import { gpuKernelsBackend, llamacppRunBackend, llamacppRunEngine, llamaServerRunBackend } from '@kerneltune/backends/node'
 import { buildCatalog, type Catalog } from '@kerneltune/catalog'
-import { createRegistry, type AnyPlugin, type EnginePlugin, type MeasurementBackend, type Registry } from '@kerneltune/core'
+import { createRegistry, type AnyPlugin, type EngineLookup, type EnginePlugin, type MeasurementBackend, type Registry } from '@kerneltune/core'
 import { onnxEngine } from '@kerneltune/engines-onnx'
 import { tgiEngine } from '@kerneltune/engines-tgi'
 import { tritonEngine } from '@kerneltune/engines-triton'
@@ -25,9 +25,14 @@ import { searchStrategies } from '@kerneltune/tuner'
 export const ENGINE_NAMES = ['vllm', 'tgi', 'trtllm', 'trtllm-serve', 'triton', 'onnx', 'llamacpp'] as const
 export type EngineName = (typeof ENGINE_NAMES)[number]
 
-/** The built-in engine plugins, one per name of ENGINE_NAMES. The only list of engines. */
-export function enginePlugins(): EnginePlugin[] {
-  return [vllmEngine(), tgiEngine(), trtllmEngine(), trtllmServeEngine(), tritonEngine(), onnxEngine(), llamacppRunEngine()]
+/**
+ * The built-in engine plugins, one per name of ENGINE_NAMES. The only list of engines. Triton
+ * finds the engines that provide its backends in `engines` (the registry these join); without
+ * one, among the engines of this list.
+ */
+export function enginePlugins(engines?: EngineLookup): EnginePlugin[] {
+  const list: EnginePlugin[] = [vllmEngine(), tgiEngine(), trtllmEngine(), trtllmServeEngine(), tritonEngine({ engines: engines ?? { list: () => list } }), onnxEngine(), llamacppRunEngine()]
+  return list
 }
 
 export interface BackendOptions {
@@ -41,7 +46,9 @@ export function backendPlugins(options: BackendOptions = {}): MeasurementBackend
 
 /** Engines, measurement backends and search strategies, plus any extra plugins (tests, extensions). */
 export function defaultRegistry(options: BackendOptions & { extra?: readonly AnyPlugin[] } = {}): Registry {
-  return createRegistry([...enginePlugins(), ...backendPlugins(options), ...searchStrategies(), ...(options.extra ?? [])])
+  const registry = createRegistry()
+  for (const p of [...enginePlugins(registry), ...backendPlugins(options), ...searchStrategies(), ...(options.extra ?? [])]) registry.register(p)
+  return registry
 }
 
 /** $KERNELTUNE_DATABASE_URL, else $XDG_DATA_HOME/kerneltune/kerneltune.db (~/.local/share/…). */

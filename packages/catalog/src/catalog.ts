@@ -3,34 +3,13 @@
  * extension's dimensions and rules apply only to its engine (or the engines its dimensions
  * name). The catalog is immutable; build a new one when plugins change.
  */
-import { engineControls, kerneltuneError, ruleCoversVersion, type CatalogExtension, type CoreDimensionId, type Combo, type DimensionSpec, type HardwareSpec, type LegalityContext, type LegalityRule, type Registry } from '@kerneltune/core'
+import { engineControls, kerneltuneError, ruleCoversVersion, type CatalogExtension, type CoreDimensionId, type Combo, type DimensionSpec, type LegalityContext, type Registry } from '@kerneltune/core'
 import { capabilityOf } from './capability.ts'
 import { CORE_DIMENSIONS } from './dimensions.ts'
 import { createEnumerator, type Enumerator } from './enumerate.ts'
 import { CORE_RULES } from './rules.ts'
 import { CATALOG_VERSION, deepFreeze, makeSnapshot, type CatalogSnapshot, type SnapshotDimension } from './snapshot.ts'
-
-/** What the catalog enumerates for: a device and an engine plugin name. */
-export interface CatalogTarget {
-  readonly hardware: HardwareSpec
-  readonly engine: string
-  /** The engine release; rules with a `versions` range outside it do not apply. */
-  readonly engineVersion?: string
-}
-
-/** A rule with the engine that contributed it (absent for core rules). */
-export interface CatalogRule extends LegalityRule {
-  readonly engine?: string
-}
-
-export interface RuleViolation {
-  readonly rule: string
-  readonly kind: 'illegal' | 'prune'
-  readonly reason: string
-  readonly source: string
-  readonly dimensions: readonly string[]
-  readonly engine?: string
-}
+import type { CatalogRule, CatalogTarget, RuleViolation } from './target.ts'
 
 export interface ComboCheck {
   readonly legal: boolean

@@ -5,7 +5,7 @@
  * preview the CLI prints.
  */
 import { kerneltuneError, ruleCoversVersion, type Combo, type HardwareCapability, type LegalityContext, type MaybePromise } from '@kerneltune/core'
-import type { CatalogRule, CatalogTarget, RuleViolation } from './catalog.ts'
+import type { CatalogRule, CatalogTarget, RuleViolation } from './target.ts'
 import { comboHash } from './hash.ts'
 import type { SnapshotDimension } from './snapshot.ts'
 

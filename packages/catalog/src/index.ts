@@ -15,7 +15,8 @@
  * console.log(preview.counts.quick.legal, preview.pruned[0]?.rule) // 96 'fp8-needs-sm89'
  * ```
  */
-export { buildCatalog, createCatalog, engineKey, type Catalog, type CatalogOptions, type CatalogRule, type CatalogTarget, type ComboCheck, type RuleViolation } from './catalog.ts'
+export { buildCatalog, createCatalog, engineKey, type Catalog, type CatalogOptions, type ComboCheck } from './catalog.ts'
+export type { CatalogRule, CatalogTarget, RuleViolation } from './target.ts'
 export { capabilityOf, nvidiaGeneration, parseComputeCapability } from './capability.ts'
 export { CORE_DIMENSIONS } from './dimensions.ts'
 export { CORE_RULES } from './rules.ts'

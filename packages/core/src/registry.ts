@@ -51,6 +51,7 @@ const required: Record<PluginKind, z.ZodType> = {
     // Optional at run time so plugins written before `controls` existed still load (as all six).
     controls: z.array(z.enum(CORE_DIMENSION_IDS)).optional(),
     inventory: fn.optional(),
+    tritonBackend: z.object({ backend: z.string().regex(/^[a-z0-9_]+$/, 'a Triton backend name: lower-case letters, digits and _'), plan: fn }).optional(),
   }),
   'measurement-backend': z.object({ simulated: z.boolean(), measure: fn }),
   'search-strategy': z.object({ create: fn }),

@@ -2,10 +2,16 @@ import { existsSync, readFileSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import { describe, expect, it } from 'vitest'
 import { requireOrSkip } from '@kerneltune/tooling/test-skip'
-import type { HardwareSpec, Translation } from '@kerneltune/core'
+import { createRegistry, type HardwareSpec, type Translation } from '@kerneltune/core'
 import { argvProblems, coreCombos, inventoryFromJson, inventoryProblems, testEngine, type EngineInventory } from '@kerneltune/engine-conformance'
+import { trtllmEngine } from '@kerneltune/engines-trtllm'
 import { vllmEngine } from '@kerneltune/engines-vllm'
-import { TRITON_RELEASES, TRITON_VERSIONS, tritonEngine } from './index.ts'
+import { TRITON_RELEASES, TRITON_VERSIONS, tritonEngine as bareTritonEngine, type TritonEngineOptions } from './index.ts'
+
+// Triton finds the engines of its backends in the registry it is given, as the composition root
+// wires it; here the real vLLM and TensorRT-LLM engines provide them.
+const peers = createRegistry([vllmEngine(), trtllmEngine()])
+const tritonEngine = (options: TritonEngineOptions = {}) => bareTritonEngine({ engines: peers, ...options })
 
 // The inventories are read-only reference data outside the repository; tests skip without them.
 const DIR = process.env.KERNELTUNE_ENGINE_INVENTORIES ?? fileURLToPath(new URL('../../../../shared/reference/engines/', import.meta.url))

@@ -1,19 +1,26 @@
 /**
  * The Triton Inference Server engine plugin. Triton delegates kernels to its backend, so the
- * combination is planned by the backend's translator (TensorRT-LLM or vLLM) and written into the
- * model repository: config.pbtxt, the backend's own files, and the server environment.
+ * combination is planned by the engine that provides that backend (TensorRT-LLM, vLLM or any
+ * engine with a `tritonBackend`, found through the registry) and written into the model
+ * repository: config.pbtxt, the backend's own files, and the server environment.
  */
-import { checkCombo, CORE_DIMENSION_IDS, CORE_DIMENSION_VALUES, KerneltuneError, refusal, resolveVersion, type Combo, type EngineInventory, type EnginePlugin, type TranslateContext, type TranslateResult } from '@kerneltune/core'
-import { planTrtllm, smOf } from '@kerneltune/engines-trtllm'
-import { planVllm } from '@kerneltune/engines-vllm'
-import { BACKENDS, GPT_MODEL_TYPE, MODEL_DIR, REPOSITORY, TRITON_RELEASES, TRITON_VERSIONS, type TritonBackend, type TritonRelease, type TritonVersion } from './releases.ts'
+import { checkCombo, CORE_DIMENSION_IDS, CORE_DIMENSION_VALUES, KerneltuneError, refusal, resolveVersion, type Combo, type EngineInventory, type EngineLookup, type EnginePlugin, type TranslateContext, type TranslateResult, type TritonBackendPlan, type TritonBackendProvider } from '@kerneltune/core'
+import { GPT_MODEL_TYPE, MODEL_DIR, REPOSITORY, TRITON_RELEASES, TRITON_VERSIONS, repositoryInventory, type TritonBackend, type TritonRelease, type TritonVersion } from './releases.ts'
 import { instanceGroup, parameters, shellQuote, tensors } from './pbtxt.ts'
 import { resolveTensors, type TensorTypes } from './tensors.ts'
-import { DEFAULT_VLLM_VERSION, vllmBackendInventory, vllmReleaseFor } from './vllm-backend.ts'
+import { vllmBackendInventory } from './vllm-backend.ts'
 
 export interface TritonEngineOptions {
-  /** The backend serving the model; `context.options.backend` overrides it. Default tensorrtllm. */
-  readonly backend?: TritonBackend
+  /**
+   * The backend serving the model; `context.options.backend` overrides it. Default tensorrtllm.
+   * Any backend an engine in `engines` provides (`tritonBackend.backend`) is accepted.
+   */
+  readonly backend?: TritonBackend | (string & {})
+  /**
+   * Where the backends' engines are found: the registry the Triton engine is registered in (the
+   * composition root passes it). Without it no backend is available and translate says so.
+   */
+  readonly engines?: EngineLookup
 }
 
 export const ENGINE_DIR = 'engine_outputs'
@@ -54,19 +61,41 @@ const MODEL_TYPE: Readonly<Record<string, `TYPE_${string}`>> = { fp16: 'TYPE_FP1
 type Done = { ok: true; env: Record<string, string>; files: Record<string, string>; notes: string[] }
 type Refused = { ok: false; dimension: string; reason: string }
 
-function viaTrtllm(combo: Combo, release: TritonRelease, context: TranslateContext): Done | Refused {
+/** An engine that provides a Triton backend, with the provider. */
+type Provider = EnginePlugin & { readonly tritonBackend: TritonBackendProvider }
+
+function providers(engines: EngineLookup | undefined): Provider[] {
+  return (engines?.list('engine') ?? []).filter((e): e is Provider => e.tritonBackend !== undefined)
+}
+
+/** The engine providing `backend`; INVALID_INPUT naming the backends there are. */
+function providerOf(engines: EngineLookup | undefined, backend: unknown): Provider {
+  const all = providers(engines)
+  const found = all.find((e) => e.tritonBackend.backend === backend)
+  if (found) return found
+  const names = [...new Set(all.map((e) => e.tritonBackend.backend))].sort()
+  throw new KerneltuneError('INVALID_INPUT', `Triton backend ${String(backend)} is not supported; supported backends: ${names.length ? names.join(', ') : '(none: no engine in the registry provides a Triton backend)'}`, { plugin: 'triton' })
+}
+
+/** The providing engine's version for this translation: `options.<engine>Version` (vllmVersion), else its default. */
+function providerVersion(engine: Provider, requested: unknown): string {
+  const version = requested ?? engine.defaultVersion
+  if (typeof version === 'string' && engine.supportedVersions().includes(version)) return version
+  throw new KerneltuneError('INVALID_INPUT', `${engine.displayName} version ${String(version)} is not supported for the Triton ${engine.tritonBackend.backend} backend; supported versions: ${engine.supportedVersions().join(', ')}`, { plugin: 'triton' })
+}
+
+function viaTrtllm(combo: Combo, release: TritonRelease, context: TranslateContext, engine: Provider): Done | Refused {
   if (combo.cuda_graph === 'dynamic') {
     return { ok: false, dimension: 'cuda_graph', reason: "Triton's tensorrtllm backend has cuda_graph_mode (graphs per batch size) only; dynamic graphs cannot be expressed in Triton's config" }
   }
-  const sm = smOf(context.hardware?.computeCapability)
-  const plan = planTrtllm(combo, sm === undefined ? {} : { sm })
+  const plan = engine.tritonBackend.plan(combo, { ...context, version: release.trtllmVersion })
   if (!plan.ok) return { ok: false, dimension: plan.dimension, reason: `with the tensorrtllm backend: ${plan.reason}` }
   const params: Record<string, string> = { gpt_model_type: GPT_MODEL_TYPE, gpt_model_path: ENGINE_DIR }
-  for (const [key, value] of Object.entries(plan.runtime)) params[key] = String(value)
+  for (const [key, value] of Object.entries(plan.args)) params[key] = String(value)
   const gpus = context.options?.gpuDeviceIds
   if (gpus !== undefined) params.gpu_device_ids = gpuDeviceIds(gpus)
   const batch = maxBatchSize(context.options?.maxBatchSize)
-  const build = ['trtllm-build', '--checkpoint_dir', context.model ?? 'CHECKPOINT_DIR', '--output_dir', ENGINE_DIR, ...plan.build.flat(), '--max_batch_size', String(batch), ...LOGITS_BUILD]
+  const build = ['trtllm-build', '--checkpoint_dir', context.model ?? 'CHECKPOINT_DIR', '--output_dir', ENGINE_DIR, ...(plan.build ?? []).flat(), '--max_batch_size', String(batch), ...LOGITS_BUILD]
   const model = MODEL_TYPE[combo.activation_dtype ?? '']
   const types: TensorTypes = { logits: 'TYPE_FP32', ...(model ? { model } : {}) }
   const config = [
@@ -94,10 +123,10 @@ function viaTrtllm(combo: Combo, release: TritonRelease, context: TranslateConte
   }
 }
 
-function viaVllm(combo: Combo, context: TranslateContext): Done | Refused {
-  const release = vllmReleaseFor(context.options?.vllmVersion)
+function viaVllm(combo: Combo, context: TranslateContext, engine: Provider): Done | Refused {
+  const release = { version: providerVersion(engine, context.options?.vllmVersion) }
   const model = context.model
-  const plan = planVllm(combo, release)
+  const plan = engine.tritonBackend.plan(combo, { ...context, version: release.version })
   if (!plan.ok) return { ok: false, dimension: plan.dimension, reason: `with the vllm backend (vLLM ${release.version}): ${plan.reason}` }
   const dir = `${REPOSITORY}/${MODEL_DIR.vllm}`
   return {
@@ -112,6 +141,22 @@ function viaVllm(combo: Combo, context: TranslateContext): Done | Refused {
   }
 }
 
+/**
+ * A backend Triton has no special knowledge of (a third-party engine's): config.pbtxt names it
+ * and carries the engine arguments as parameters, which the backend reads from its model config.
+ */
+function viaOther(combo: Combo, context: TranslateContext, engine: Provider): Done | Refused {
+  const backend = engine.tritonBackend.backend
+  const version = providerVersion(engine, context.options?.[`${engine.name}Version`])
+  const plan: TritonBackendPlan | Refused = engine.tritonBackend.plan(combo, { ...context, version })
+  if (!plan.ok) return { ok: false, dimension: plan.dimension, reason: `with the ${backend} backend (${engine.displayName} ${version}): ${plan.reason}` }
+  const params: Record<string, string> = {}
+  for (const [key, value] of Object.entries(plan.args)) params[key] = typeof value === 'string' ? value : JSON.stringify(value)
+  const files: Record<string, string> = { [`${REPOSITORY}/${backend}_model/config.pbtxt`]: `backend: "${backend}"\n${instanceGroup('KIND_MODEL')}${parameters(params)}` }
+  if (plan.build?.length) files['build-model.sh'] = `#!/bin/sh\n${plan.build.flat().map(shellQuote).join(' ')}\n`
+  return { ok: true, env: { ...plan.env }, files, notes: [`${engine.displayName} ${version} (engine ${engine.name}) serves the model as Triton's ${backend} backend.`, ...plan.notes] }
+}
+
 /** The Triton plugin; its translate answers synchronously. */
 export interface TritonEnginePlugin extends EnginePlugin {
   translate(combo: Combo, context?: TranslateContext): TranslateResult
@@ -123,7 +168,9 @@ export interface TritonEnginePlugin extends EnginePlugin {
  *
  * @example
  * ```ts
- * tritonEngine({ backend: 'vllm' }).translate({ attention_backend: 'flashinfer' }, { model: 'org/model', options: { vllmVersion: '0.11.2' } })
+ * const registry = createRegistry([vllmEngine(), trtllmEngine()])
+ * registry.register(tritonEngine({ backend: 'vllm', engines: registry }))
+ *   .translate({ attention_backend: 'flashinfer' }, { model: 'org/model', options: { vllmVersion: '0.11.2' } })
  * // argv: ['tritonserver', '--model-repository=model_repository'], env: { VLLM_ATTENTION_BACKEND: 'FLASHINFER' },
  * // files: config.pbtxt and 1/model.json under model_repository/vllm_model
  * ```
@@ -141,17 +188,27 @@ export function tritonEngine(options: TritonEngineOptions = {}): TritonEnginePlu
     defaultVersion,
     supportedVersions: () => [...TRITON_VERSIONS],
     controls: CORE_DIMENSION_IDS,
-    // The vllm backend's files are vLLM's: its inventory is the default vLLM release's.
-    inventory: (version) => (TRITON_RELEASES[version as TritonVersion] ? (options.backend === 'vllm' ? vllmBackendInventory(DEFAULT_VLLM_VERSION) : TRITON_RELEASES[version as TritonVersion].inventory) : undefined),
+    inventory: (version) => {
+      const release = TRITON_RELEASES[version as TritonVersion]
+      if (!release) return undefined
+      const backend = options.backend ?? 'tensorrtllm'
+      // No engine provides the backend: no inventory is known (translate says why).
+      const engine = providers(options.engines).find((e) => e.tritonBackend.backend === backend)
+      if (!engine) return undefined
+      // The vllm backend's files are vLLM's: its inventory is the default vLLM release's.
+      if (backend === 'vllm') return vllmBackendInventory(engine.defaultVersion, engine.inventory?.(engine.defaultVersion))
+      // build-engine.sh is checked against the inventory of the trtllm-build release it targets.
+      if (backend === 'tensorrtllm') return repositoryInventory(release, engine.inventory?.(release.trtllmVersion)?.flags)
+      const own = engine.inventory?.(engine.defaultVersion)
+      return { flags: { '--model-repository': { type: 'str' } }, env: own?.env ?? {}, evidence: [`the ${backend} backend's environment is ${engine.displayName} ${engine.defaultVersion}'s (engine ${engine.name})`] }
+    },
     translate(combo: Combo, context: TranslateContext = {}): TranslateResult {
       const version = resolveVersion(name, displayName, context.version, TRITON_VERSIONS, defaultVersion) as TritonVersion
       const backend = context.options?.backend ?? options.backend ?? 'tensorrtllm'
-      if (!BACKENDS.includes(backend as TritonBackend)) {
-        throw new KerneltuneError('INVALID_INPUT', `Triton backend ${String(backend)} is not supported; supported backends: ${BACKENDS.join(', ')}`, { plugin: name })
-      }
+      const engine = providerOf(options.engines, backend)
       const bad = checkCombo(name, displayName, version, combo, CORE_DIMENSION_VALUES)
       if (bad) return bad
-      const out = backend === 'vllm' ? viaVllm(combo, context) : viaTrtllm(combo, TRITON_RELEASES[version], context)
+      const out = backend === 'vllm' ? viaVllm(combo, context, engine) : backend === 'tensorrtllm' ? viaTrtllm(combo, TRITON_RELEASES[version], context, engine) : viaOther(combo, context, engine)
       if (!out.ok) return refusal(name, version, out.dimension, combo[out.dimension]!, out.reason)
       return {
         ok: true,

@@ -3,13 +3,18 @@
  * Translates a kerneltune catalog combination into a Triton Inference Server model repository
  * (config.pbtxt plus the backend's files) and server command line, or refuses with the dimension,
  * the value and why. Kernels are the backend's business: the tensorrtllm backend (default) gets a
- * trtllm-build script and runtime parameters, the vllm backend a model.json and environment.
+ * trtllm-build script and runtime parameters, the vllm backend a model.json and environment, each
+ * planned by the engine that provides the backend (`tritonBackend`), looked up in the registry.
  * Versions are TensorRT-LLM backend releases (1.0, 0.19), which decide the tensorrt_llm template.
  *
  * @example
  * ```ts
+ * import { createRegistry } from '@kerneltune/core'
  * import { tritonEngine } from '@kerneltune/engines-triton'
- * const r = tritonEngine().translate({ kv_layout: 'chunked', cuda_graph: 'per-shape' })
+ * import { trtllmEngine } from '@kerneltune/engines-trtllm'
+ * // The backend's engine is found in the registry Triton is given (its `tritonBackend`).
+ * const registry = createRegistry([trtllmEngine()])
+ * const r = tritonEngine({ engines: registry }).translate({ kv_layout: 'chunked', cuda_graph: 'per-shape' })
  * if (r.ok) for (const [file, text] of Object.entries(r.files)) console.log(`# ${file}\n${text}`)
  * ```
  */

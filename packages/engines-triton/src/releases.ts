@@ -8,7 +8,6 @@
  * `instance_group`, `parameters`) are model_config.proto's (common @ 83adf7cf).
  */
 import type { EngineInventory, InventoryEntry, Translation } from '@kerneltune/core'
-import { TRTLLM_INVENTORIES } from '@kerneltune/engines-trtllm'
 import { TEMPLATE_INPUTS, TEMPLATE_OUTPUTS, type TemplateTensor } from './tensors.ts'
 
 /** Newest first; the first is the default. */
@@ -53,6 +52,11 @@ export interface TritonRelease {
   readonly outputs: readonly TemplateTensor[]
   /** Which copy of the template the tensors were read from, in a few words. */
   readonly tensorsReadAt: string
+  /**
+   * The model repository's check without build-engine.sh's flags: those are trtllm-build's, whose
+   * inventory the engine providing the tensorrtllm backend holds; the plugin's `inventory(version)`
+   * adds them (repositoryInventory).
+   */
   readonly inventory: EngineInventory
 }
 
@@ -102,9 +106,8 @@ function tensorProblems(file: string, text: string, release: { inputs: readonly 
  * the template, tensorrtllm parameters (names and values), every flag of build-engine.sh against
  * the trtllm-build inventory, and max_batch_size against the engine's --max_batch_size.
  */
-function repositoryProblems(t: Translation, parametersOf: Readonly<Record<string, InventoryEntry>>, release: { inputs: readonly TemplateTensor[]; outputs: readonly TemplateTensor[] }): string[] {
+function repositoryProblems(t: Translation, parametersOf: Readonly<Record<string, InventoryEntry>>, release: { inputs: readonly TemplateTensor[]; outputs: readonly TemplateTensor[] }, build: Readonly<Record<string, InventoryEntry>> | undefined): string[] {
   const problems: string[] = []
-  const build = TRTLLM_INVENTORIES['1.0'].flags
   const script = t.files['build-engine.sh']
   const engineBatch = script ? /--max_batch_size (\d+)/.exec(script)?.[1] : undefined
   for (const [file, text] of Object.entries(t.files)) {
@@ -121,7 +124,7 @@ function repositoryProblems(t: Translation, parametersOf: Readonly<Record<string
         if (batch === undefined || batch === '0') problems.push(`${file}: max_batch_size must be set: the template's dims leave the batch dimension out`)
         else if (batch !== engineBatch) problems.push(`${file}: max_batch_size ${batch} differs from build-engine.sh --max_batch_size ${engineBatch ?? '(unset)'}`)
       }
-    } else if (file === 'build-engine.sh') {
+    } else if (file === 'build-engine.sh' && build) {
       const words = text.split('\n')[1]!.split(' ').map((w) => w.replace(/^'|'$/g, ''))
       for (let i = 1; i < words.length; i += 2) {
         const p = valueProblem(`trtllm-build ${words[i]}`, build[words[i]!], words[i + 1] ?? '')
@@ -146,8 +149,14 @@ function release(version: TritonVersion, template: string, tensorsReadAt: string
     trtllmVersion: '1.0',
     parameters: TRTLLM_PARAMETERS,
     ...tensors,
-    inventory: { flags: SERVER_FLAGS, env: {}, check: (t) => repositoryProblems(t, TRTLLM_PARAMETERS, tensors), evidence },
+    inventory: { flags: SERVER_FLAGS, env: {}, check: (t) => repositoryProblems(t, TRTLLM_PARAMETERS, tensors, undefined), evidence },
   }
+}
+
+/** A release's repository check with build-engine.sh's flags checked against trtllm-build's `buildFlags`. */
+export function repositoryInventory(release: TritonRelease, buildFlags: Readonly<Record<string, InventoryEntry>> | undefined): EngineInventory {
+  const tensors = { inputs: release.inputs, outputs: release.outputs }
+  return { ...release.inventory, check: (t) => repositoryProblems(t, release.parameters, tensors, buildFlags) }
 }
 
 export const TRITON_RELEASES: Readonly<Record<TritonVersion, TritonRelease>> = {

@@ -2,28 +2,17 @@
  * The vllm backend's side of a Triton translation. model.json is passed whole to vLLM as
  * `AsyncEngineArgs(**json)` (vllm_backend @ 8de0c148 src/model.py L217-227), so its keys are vLLM
  * EngineArgs names of the vLLM release inside the container. That release is
- * `context.options.vllmVersion`, by default the vLLM engine's own default (VLLM_DEFAULT_VERSION,
- * the one default of @kerneltune/engines-vllm); its inventory comes from the same package.
+ * `context.options.vllmVersion`, by default the vLLM engine's own default; both the release and
+ * its inventory come from the engine that provides the vllm backend (found in the registry).
  */
-import { KerneltuneError, type EngineInventory, type Translation } from '@kerneltune/core'
-import { VLLM_DEFAULT_VERSION, VLLM_VERSIONS, vllmInventory, vllmRelease, type VllmRelease } from '@kerneltune/engines-vllm'
-
-export const DEFAULT_VLLM_VERSION: string = VLLM_DEFAULT_VERSION
-
-/** The vLLM release a vllm-backend translation targets; INVALID_INPUT listing the supported ones. */
-export function vllmReleaseFor(requested: unknown): VllmRelease {
-  const version = requested ?? DEFAULT_VLLM_VERSION
-  const release = typeof version === 'string' ? vllmRelease(version) : undefined
-  if (release) return release
-  throw new KerneltuneError('INVALID_INPUT', `vLLM version ${String(version)} is not supported for the Triton vllm backend; supported versions: ${VLLM_VERSIONS.join(', ')}`, { plugin: 'triton' })
-}
+import type { EngineInventory, Translation } from '@kerneltune/core'
 
 /**
  * model.json keys against the vLLM release's flags (`enforce_eager` ↔ `--enforce-eager`), nested
  * config keys against its config keys, and the environment against its variables.
  */
-export function vllmBackendInventory(version: string): EngineInventory {
-  const vllm = vllmInventory(version)
+export function vllmBackendInventory(version: string, vllm: EngineInventory | undefined): EngineInventory | undefined {
+  if (!vllm) return undefined
   const check = (t: Translation): string[] => {
     const problems: string[] = []
     for (const [file, text] of Object.entries(t.files)) {

@@ -1,5 +1,5 @@
 /** The TensorRT-LLM engine plugin: trtllm-build flags plus executor runtime parameters. */
-import { checkCombo, CORE_DIMENSION_IDS, CORE_DIMENSION_VALUES, refusal, resolveVersion, type Combo, type EngineInventory, type EnginePlugin, type TranslateContext, type TranslateResult } from '@kerneltune/core'
+import { checkCombo, CORE_DIMENSION_IDS, CORE_DIMENSION_VALUES, refusal, resolveVersion, type Combo, type EngineInventory, type EnginePlugin, type TranslateContext, type TranslateResult, type TritonBackendContext, type TritonBackendProvider } from '@kerneltune/core'
 import { TRTLLM_CATALOG } from './catalog.ts'
 import { planTrtllm } from './plan.ts'
 import { smOf, TRTLLM_INVENTORIES, TRTLLM_VERSIONS, type TrtllmVersion } from './releases.ts'
@@ -13,6 +13,7 @@ export const ENGINE_DIR = 'engine_outputs'
 export interface TrtllmEnginePlugin extends EnginePlugin {
   translate(combo: Combo, context?: TranslateContext): TranslateResult
   inventory(version: string): EngineInventory | undefined
+  readonly tritonBackend: TritonBackendProvider
 }
 
 /**
@@ -41,6 +42,16 @@ export function trtllmEngine(): TrtllmEnginePlugin {
     supportedVersions: () => [...TRTLLM_VERSIONS],
     controls: CORE_DIMENSION_IDS,
     inventory: (version) => TRTLLM_INVENTORIES[version as TrtllmVersion],
+    // Triton's tensorrtllm backend serves an engine built by trtllm-build, with the executor's
+    // runtime settings as config.pbtxt parameters.
+    tritonBackend: {
+      backend: 'tensorrtllm',
+      plan(combo: Combo, context: TritonBackendContext) {
+        const sm = smOf(context.hardware?.computeCapability)
+        const plan = planTrtllm(combo, sm === undefined ? {} : { sm })
+        return plan.ok ? { ok: true, args: plan.runtime, build: plan.build, env: {}, notes: plan.notes } : plan
+      },
+    },
     catalogExtension: TRTLLM_CATALOG,
     translate(combo: Combo, context: TranslateContext = {}): TranslateResult {
       const version = resolveVersion(name, displayName, context.version, TRTLLM_VERSIONS, defaultVersion)

@@ -1,5 +1,5 @@
 /** The vLLM engine plugin: a factory returning a plain object that the core registry accepts. */
-import { CORE_DIMENSION_IDS, CORE_DIMENSION_VALUES, type Combo, type EnginePlugin, type TranslateContext, type TranslateResult } from '@kerneltune/core'
+import { CORE_DIMENSION_IDS, CORE_DIMENSION_VALUES, type Combo, type EnginePlugin, type TranslateContext, type TranslateResult, type TritonBackendContext, type TritonBackendProvider } from '@kerneltune/core'
 import { argsToFlags, planVllm } from './plan.ts'
 import { VLLM_DEFAULT_VERSION, VLLM_VERSIONS, vllmInventory, vllmRelease } from './releases.ts'
 import { checkCombo, KerneltuneError, refusal } from '@kerneltune/core'
@@ -15,6 +15,7 @@ export const MODEL_PLACEHOLDER = 'MODEL'
 /** The vLLM plugin; its translate answers synchronously. */
 export interface VllmEnginePlugin extends EnginePlugin {
   translate(combo: Combo, context?: TranslateContext): TranslateResult
+  readonly tritonBackend: TritonBackendProvider
 }
 
 /**
@@ -55,6 +56,14 @@ export function vllmEngine(options: VllmEngineOptions = {}): VllmEnginePlugin {
     supportedVersions: () => [...VLLM_VERSIONS],
     controls: CORE_DIMENSION_IDS,
     inventory: (version: string) => vllmInventory(resolve(version)),
+    // Triton's vllm backend passes model.json to vLLM as engine arguments and runs it in-process.
+    tritonBackend: {
+      backend: 'vllm',
+      plan(combo: Combo, context: TritonBackendContext) {
+        const plan = planVllm(combo, vllmRelease(resolve(context.version)))
+        return plan.ok ? { ok: true, args: { ...plan.args }, env: plan.env, notes: plan.notes } : plan
+      },
+    },
     translate(combo: Combo, context: TranslateContext = {}): TranslateResult {
       const version = context.version === undefined ? defaultVersion : resolve(context.version)
       const bad = checkCombo(name, displayName, version, combo, CORE_DIMENSION_VALUES)

@@ -7,7 +7,8 @@
 import { kerneltuneError } from '@kerneltune/core'
 import { trimCount, trimmedMean } from './descriptive.ts'
 import { cohensD, effectLabel, type EffectLabel } from './effect-size.ts'
-import { differenceInterval, yuenTTest, type Interval, type TTestResult } from './t-tests.ts'
+import type { Interval } from './interval.ts'
+import { differenceInterval, yuenTTest, type TTestResult } from './t-tests.ts'
 
 export type Verdict = 'better' | 'worse' | 'indistinguishable'
 

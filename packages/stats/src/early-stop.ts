@@ -6,7 +6,7 @@
  */
 import { kerneltuneError } from '@kerneltune/core'
 import { trimmedConfidenceInterval } from './interval.ts'
-import type { Interval } from './t-tests.ts'
+import type { Interval } from './interval.ts'
 
 export interface EarlyStopCandidate {
   readonly id: string

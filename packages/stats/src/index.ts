@@ -37,8 +37,8 @@ export {
   studentTTwoSided,
 } from './distributions.ts'
 export { describePMethod, signFlipDistribution, signFlipMethod, signFlipPValue, signFlipTest, signFlipTrimmedMeanDistribution, type SignFlipMethod, type SignFlipOptions, type SignFlipResult } from './sign-flip.ts'
-export { differenceInterval, trimmedMeanTest, welchTTest, yuenTTest, type Interval, type TTestResult } from './t-tests.ts'
-export { confidenceInterval, trimmedConfidenceInterval } from './interval.ts'
+export { differenceInterval, trimmedMeanTest, welchTTest, yuenTTest, type TTestResult } from './t-tests.ts'
+export { confidenceInterval, trimmedConfidenceInterval, type Interval } from './interval.ts'
 export { pairedRatioInterval, type RatioInterval } from './ratio.ts'
 export { CONFIRM_METHOD, DEFAULT_CONFIRM_ROUNDS, confirmVerdict, runConfirmation, type ConfirmOptions, type ConfirmVerdict, type SpeedupConfirmation } from './confirm.ts'
 export { cohensD, effectLabel, type EffectLabel } from './effect-size.ts'

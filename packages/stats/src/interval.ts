@@ -5,7 +5,15 @@
 import { kerneltuneError } from '@kerneltune/core'
 import { checkSamples, mean, standardDeviation, trimCount, trimmedMean, winsorizedVariance } from './descriptive.ts'
 import { studentTQuantile } from './distributions.ts'
-import type { Interval } from './t-tests.ts'
+
+/** A two-sided confidence interval: its centre, ends, half-width and level. */
+export interface Interval {
+  readonly center: number
+  readonly low: number
+  readonly high: number
+  readonly halfWidth: number
+  readonly level: number
+}
 
 function checkLevel(level: number): void {
   if (!(level > 0 && level < 1)) throw kerneltuneError('INVALID_INPUT', `confidence level must be in (0, 1), got ${level}`)

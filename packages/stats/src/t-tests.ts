@@ -6,7 +6,7 @@
 import { kerneltuneError } from '@kerneltune/core'
 import { checkSamples, mean, trimCount, trimmedMean, variance, winsorizedVariance } from './descriptive.ts'
 import { studentTQuantile, studentTTwoSided } from './distributions.ts'
-import { trimmedMeanSpread } from './interval.ts'
+import { trimmedMeanSpread, type Interval } from './interval.ts'
 
 export interface TTestResult {
   /** The t statistic of a − b. */
@@ -76,14 +76,6 @@ export function trimmedMeanTest(xs: readonly number[], proportion = 0.2): TTestR
   if (standardError === 0) return { t: difference === 0 ? 0 : difference > 0 ? Infinity : -Infinity, df, pValue: difference === 0 ? 1 : 0, difference, standardError }
   const t = difference / standardError
   return { t, df, pValue: studentTTwoSided(t, df), difference, standardError }
-}
-
-export interface Interval {
-  readonly center: number
-  readonly low: number
-  readonly high: number
-  readonly halfWidth: number
-  readonly level: number
 }
 
 /** The `level` confidence interval of the difference that a t-test result describes. */

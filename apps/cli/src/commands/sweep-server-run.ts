@@ -3,13 +3,14 @@
  * (the serving space, with slots and continuous batching, for the server backend), measures it
  * and prints the interleaved report. Kept apart from sweep.ts so the in-process path stays as it was.
  */
-import { SWEEP_GATE_DEFAULTS, runInterleavedSweep, type InterleavedSweepResult, type SweepMetric, type SweepMode, type SweepResult, type SweepSpace } from '@kerneltune/engines-llamacpp'
+import { SWEEP_GATE_DEFAULTS, runInterleavedSweep, type InterleavedSweepResult, type RoundsTest, type SweepMetric, type SweepMode, type SweepResult, type SweepSpace } from '@kerneltune/engines-llamacpp'
 import { llamacppBackend } from '@kerneltune/engines-llamacpp/node'
 import type { HardwareSpec } from '@kerneltune/core'
 import type { GateMethod } from '@kerneltune/stats'
 import type { CommandContext } from '../cli/command.ts'
 import { fmt, progressBar } from '../cli/output.ts'
-import { planSweep, renderSweep, SWEEP_DEFAULTS } from './sweep.ts'
+import type { SWEEP_FLAGS } from './sweep-flags.ts'
+import { planSweep, renderSweep, SWEEP_DEFAULTS } from './sweep-plan.ts'
 import { executeServerSweep, planServingSweep, renderInterleaved } from './sweep-server.ts'
 
 export interface ServerRunInput {
@@ -23,11 +24,12 @@ export interface ServerRunInput {
 
 const isInterleaved = (r: InterleavedSweepResult | SweepResult): r is InterleavedSweepResult => (r as InterleavedSweepResult).design === 'interleaved'
 
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
-export async function runServerOrInterleaved(ctx: CommandContext<any>, i: ServerRunInput): Promise<number> {
-  const f = ctx.flags as Record<string, any>
+export async function runServerOrInterleaved(ctx: CommandContext<typeof SWEEP_FLAGS>, i: ServerRunInput): Promise<number> {
+  const f = ctx.flags
   const server = f.backend === 'server'
-  const design: 'interleaved' | 'sequential' = f.design ?? (server ? 'interleaved' : 'sequential')
+  // The flag parser has checked these against the flags' choices; the casts name those choices.
+  const design = (f.design ?? (server ? 'interleaved' : 'sequential')) as 'interleaved' | 'sequential'
+  const test = (f.test ?? 'sign-flip') as RoundsTest
   const plan = server ? planServingSweep(i.mode, i.hardware, i.cores, i.override) : planSweep(i.mode, i.hardware, i.cores, i.override)
   const d = SWEEP_DEFAULTS[i.mode]
   // The sign-flip test needs 7 rounds to reach p < 0.05 at all (minRoundsToDecide).
@@ -44,14 +46,14 @@ export async function runServerOrInterleaved(ctx: CommandContext<any>, i: Server
   if (server) {
     r = await executeServerSweep(ctx.io, {
       modelPath: i.modelPath, modelBytes: i.modelBytes, plan, design, concurrency: f.concurrency ?? 4, requests: f.requests ?? 8, promptTokens, outputTokens,
-      rounds, ...(f.timeBudget === undefined ? {} : { timeBudgetMs: f.timeBudget * 1000 }), warmups: f.warmup ?? 1, seed: f.seed ?? 1, test: f.test ?? 'sign-flip', gate, metric, epsilon, margin,
+      rounds, ...(f.timeBudget === undefined ? {} : { timeBudgetMs: f.timeBudget * 1000 }), warmups: f.warmup ?? 1, seed: f.seed ?? 1, test, gate, metric, epsilon, margin,
     })
   } else {
-    const backend = llamacppBackend({ modelPath: i.modelPath, gpu: f.gpu === 'off' || f.gpu === undefined ? false : f.gpu, promptTokens, genTokens: outputTokens })
+    const backend = llamacppBackend({ modelPath: i.modelPath, gpu: f.gpu === 'off' || f.gpu === undefined ? false : (f.gpu as 'auto' | 'cuda' | 'vulkan'), promptTokens, genTokens: outputTokens })
     const arms = plan.candidates.length + 2
     const bar = progressBar(ctx.io, 'sweep (interleaved)', rounds * arms)
     r = await runInterleavedSweep({
-      backend, candidates: plan.candidates, model: i.modelPath, gate, metric, epsilon, margin, warmups: f.warmup ?? 1, rounds, seed: f.seed ?? 1, test: f.test ?? 'sign-flip',
+      backend, candidates: plan.candidates, model: i.modelPath, gate, metric, epsilon, margin, warmups: f.warmup ?? 1, rounds, seed: f.seed ?? 1, test,
       ...(f.timeBudget === undefined ? {} : { timeBudgetMs: f.timeBudget * 1000 }),
       onProgress: (p) => bar.update((p.round - 1) * arms + p.step - 1, `round ${p.round}`),
     })

@@ -33,7 +33,7 @@ import type { GateMethod } from '@kerneltune/stats'
 import type { Io } from '../cli/command.ts'
 import { fmt, progressBar, table } from '../cli/output.ts'
 import { serverTarget } from './bench/serve-target.ts'
-import type { SweepPlan } from './sweep.ts'
+import type { SweepPlan } from './sweep-plan.ts'
 
 /** The serving space through the catalog (llama.cpp's rules apply), without the all-defaults combo. */
 export function planServingSweep(mode: 'quick' | 'standard', hardware: HardwareSpec, logicalCores: number, override?: Readonly<Record<string, readonly string[]>>): SweepPlan {

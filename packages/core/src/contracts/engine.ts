@@ -3,6 +3,7 @@ import type { HardwareSpec } from '../schemas/hardware.ts'
 import type { ModelSpec } from '../schemas/model.ts'
 import type { CatalogExtension } from './catalog-extension.ts'
 import type { MaybePromise, PluginBase } from './plugin.ts'
+import type { TritonBackendProvider } from './triton-backend.ts'
 
 /** What a translation needs besides the combination. */
 export interface TranslateContext {
@@ -105,4 +106,17 @@ export interface EnginePlugin extends PluginBase<'engine'> {
   translate(combo: Combo, context?: TranslateContext): MaybePromise<TranslateResult>
   /** Dimensions and legality rules this engine adds to the catalog. */
   readonly catalogExtension?: CatalogExtension
+  /**
+   * Present when this engine can serve as a Triton Inference Server backend: the Triton engine
+   * looks it up in the registry (triton-backend.ts) to build that backend's model repository.
+   */
+  readonly tritonBackend?: TritonBackendProvider
+}
+
+/**
+ * The engines an engine plugin may consult (the Triton engine finds its backends' providers
+ * here): a Registry satisfies it, and so does `{ list: () => plugins }`.
+ */
+export interface EngineLookup {
+  list(kind: 'engine'): readonly EnginePlugin[]
 }

@@ -1,0 +1,34 @@
+/**
+ * The flags of `kerneltune sweep`, as a typed table: the command declares them and its
+ * server/interleaved path reads them with the same types (no `any` between the two).
+ */
+import { SWEEP_GATE_DEFAULTS, SWEEP_METRICS } from '@kerneltune/engines-llamacpp'
+import { GATE_METHODS } from '@kerneltune/stats'
+import type { FlagSpec } from '../cli/args.ts'
+
+export const SWEEP_FLAGS = [
+  { name: 'engine', type: 'string', description: 'Engine to sweep.', choices: ['llamacpp'], default: 'llamacpp' },
+  { name: 'gguf', type: 'string', description: 'The GGUF model file.', valueName: 'FILE' },
+  { name: 'quick', type: 'boolean', description: 'Quick mode: a small space and short runs (1–2 minutes for a small model on 2 cores).' },
+  { name: 'space', type: 'string', description: 'Replace dimensions of the space, as JSON: {"threads":["1","2"]}.', valueName: 'JSON' },
+  { name: 'metric', type: 'string', description: 'Metric that ranks combinations.', choices: SWEEP_METRICS, default: 'decodeTps' },
+  { name: 'gate', type: 'string', description: 'Quality gate.', choices: GATE_METHODS, default: SWEEP_GATE_DEFAULTS.gate },
+  { name: 'epsilon', type: 'number', description: 'regression gate: largest worsening allowed on any metric.', default: SWEEP_GATE_DEFAULTS.epsilon, min: 0 },
+  { name: 'margin', type: 'number', description: 'topk5 gate: improvement required.', default: SWEEP_GATE_DEFAULTS.margin, min: 0 },
+  { name: 'reps', type: 'integer', description: 'Repetitions per combination at most (quick 4, standard 8).', min: 2, max: 1000 },
+  { name: 'min-reps', type: 'integer', description: 'Repetitions before early termination may stop a combination.', min: 2, max: 1000 },
+  { name: 'warmup', type: 'integer', description: 'Warm-up repetitions per combination.', default: 1, min: 0, max: 100 },
+  { name: 'noise-floor', type: 'number', description: 'Early termination: interval width (fraction of the value) counted as tight.', default: 0.05, min: 0.001, max: 1 },
+  { name: 'no-early-stop', type: 'boolean', description: 'Measure every combination to --reps.' },
+  { name: 'prompt-tokens', type: 'integer', description: 'Prompt length per repetition (quick 64, standard 128).', min: 1 },
+  { name: 'gen-tokens', type: 'integer', description: 'Tokens generated per repetition (quick 16, standard 32).', min: 2 },
+  { name: 'gpu', type: 'string', description: 'llama.cpp build: off (CPU), auto, cuda, vulkan.', choices: ['off', 'auto', 'cuda', 'vulkan'], default: 'off' },
+  { name: 'backend', type: 'string', description: 'node-llama-cpp: llama.cpp in-process, one request at a time. server: a real llama-server per combination under concurrent streaming load (adds slots and continuous batching to the space).', choices: ['node-llama-cpp', 'server'], default: 'node-llama-cpp' },
+  { name: 'design', type: 'string', description: 'sequential: the defaults first, then each combination. interleaved: every combination once per round in a random order, paired against the defaults by round, with an A/A check (default with --backend server).', choices: ['sequential', 'interleaved'] },
+  { name: 'rounds', type: 'integer', description: 'Interleaved: rounds at most (quick 8, standard 12; the sign-flip test needs 7 to decide).', min: 2, max: 1000 },
+  { name: 'time-budget', type: 'number', description: 'Interleaved: after 2 rounds, start no measurement that would end after this many seconds (the last round counts as far as it got).', min: 1 },
+  { name: 'concurrency', type: 'integer', description: 'Server: requests in flight (closed loop).', default: 4, min: 1, max: 1024 },
+  { name: 'requests', type: 'integer', description: 'Server: measured requests per repetition.', default: 8, min: 1, max: 100000 },
+  { name: 'seed', type: 'integer', description: 'Interleaved: seed of the round orders.', default: 1, min: 0 },
+  { name: 'test', type: 'string', description: 'Interleaved: how a combination is compared with the defaults of the same rounds. sign-flip: the 20% trimmed mean of its log ratios with a randomization p-value, exact (all 2^n sign patterns) up to 14 rounds and resampled from 10,000 patterns past them (robust to wild measurements; needs 7 rounds to decide). paired: a t-test on their mean. blocked: the noise pooled over every combination (more power in few rounds, but it assumes every combination is as noisy as the defaults, which a loaded CPU breaks).', choices: ['sign-flip', 'paired', 'blocked'], default: 'sign-flip' },
+] as const satisfies readonly FlagSpec[]
