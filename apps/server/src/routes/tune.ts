@@ -1,8 +1,8 @@
 /** Tier 2 tune-session endpoints: start, status (with best-so-far), SSE events, cancel, resume. */
 import { KerneltuneError } from '@kerneltune/core'
-import { startTune, TuneRequestSchema, type TuneEvent } from '@kerneltune/tuner'
-import { streamSSE } from 'hono/streaming'
+import { startTune, TuneRequestSchema } from '@kerneltune/tuner'
 import { IdParams, route, type Route } from '../http.ts'
+import { followSse } from '../sse.ts'
 
 const FINAL = ['completed', 'cancelled', 'failed']
 
@@ -18,34 +18,17 @@ export const tuneRoutes: Route[] = [
   }),
   route({ method: 'get', path: '/tune/:id/events', summary: 'Server-Sent Events of trial results', role: 'viewer', params: IdParams, sse: true }, async ({ c, auth, params, deps }) => {
     const session = await deps.store.tune.require(auth.tenant, params.id)
-    return streamSSE(c, async (stream) => {
-      let seq = 0
-      const send = (e: { type: string }) => stream.writeSSE({ event: e.type, id: String(seq++), data: JSON.stringify(e) })
-      const live: TuneEvent[] = []
-      let wake: (() => void) | undefined
-      const off = deps.bus.subscribe(session.id, (e) => { live.push(e as TuneEvent); wake?.() })
-      stream.onAbort(() => { off(); wake?.() })
-      try {
+    return followSse(c, {
+      bus: deps.bus,
+      id: session.id,
+      finalType: 'tune.finished',
+      async start(send) {
         const now = await deps.store.tune.require(auth.tenant, session.id)
         await send({ type: 'state', ...now } as never)
-        if (FINAL.includes(now.status) || (now.status === 'paused' && !deps.queue.has(now.id))) return
-        for (;;) {
-          while (live.length) {
-            const e = live.shift()!
-            await send(e)
-            if (e.type === 'tune.finished') return
-          }
-          if (stream.aborted) return
-          await new Promise<void>((r) => { wake = r; setTimeout(r, 15_000) })
-          wake = undefined
-          if (!live.length) {
-            if (!deps.queue.has(session.id)) return
-            await stream.writeSSE({ event: 'heartbeat', data: '{}' })
-          }
-        }
-      } finally {
-        off()
-      }
+        return FINAL.includes(now.status) || (now.status === 'paused' && !deps.queue.has(now.id))
+      },
+      // A session that left the queue without its final event (paused, or its worker died) ends the stream.
+      quiet: async () => !deps.queue.has(session.id),
     })
   }),
   route({ method: 'post', path: '/tune/:id/cancel', summary: 'Halt a session and persist its state', role: 'operator', params: IdParams, status: 202 }, async ({ auth, params, deps }) => {
