@@ -2,9 +2,9 @@
  * Helpers of predict-vs-measure.ts: how this CPU is described to the pretrained regressor, the
  * per-phase calibration with the regressor's `calibrate`, and the error measure.
  */
-import type { Prediction } from '../../packages/core/src/index.ts'
+import type { Prediction } from '@kerneltune/core'
 import type { ReportPoint } from './predict-vs-measure-table.ts'
-import { calibrate, type CalibratedModel, type CalibrationResult, type LearnedModel, type ThroughputQueryInput } from '../../packages/regressor/src/index.ts'
+import { calibrate, type CalibratedModel, type CalibrationResult, type LearnedModel, type ThroughputQueryInput } from '@kerneltune/regressor'
 
 export const PHASES = ['decode', 'prefill'] as const
 export type Phase = (typeof PHASES)[number]

@@ -1,5 +1,5 @@
 /** The markdown tables of predict-vs-measure.ts: every point, then the error summary. */
-import type { ThroughputQueryInput } from '../../packages/regressor/src/index.ts'
+import type { ThroughputQueryInput } from '@kerneltune/regressor'
 import { PHASES, type Phase, type slim } from './predict-vs-measure-calibration.ts'
 
 type Slim = ReturnType<typeof slim>
