@@ -12,34 +12,36 @@ import type { EventBus } from './bus.ts'
 
 export type SendEvent = (e: { type: string }) => Promise<void>
 
-export interface Follow {
-  bus: EventBus
-  /** The run or session id the queue publishes under. */
-  id: string
+export interface Follow<S> {
   /** The event type after which the stream ends. */
   finalType: string
-  /** Sends the current state; true when the subject has ended already and the stream should too. */
-  start(send: SendEvent): Promise<boolean>
+  /** Reads the subject's stored state, sent first as a `state` event. */
+  load(): Promise<S>
+  /** Whether the subject has ended already, in that state (having sent what says so): the stream ends too. */
+  ended(state: S, send: SendEvent): Promise<boolean>
   /** After a quiet interval: true when the subject has ended (having sent what says so). */
   quiet(send: SendEvent): Promise<boolean>
   /** Quiet interval in ms (default 15 s). */
   heartbeatMs?: number
 }
 
-export function followSse(c: Context, f: Follow): Response {
+/** Follows the subject `id` publishes events under on `bus`. */
+export function followSse<S extends object>(c: Context, bus: EventBus, id: string, f: Follow<S>): Response {
   return streamSSE(c, async (stream) => {
     let seq = 0
     const send: SendEvent = (e) => stream.writeSSE({ event: e.type, id: String(seq++), data: JSON.stringify(e) })
     const live: TunerEvent[] = []
     let wake: (() => void) | undefined
     // Subscribe before reading the state, so that nothing falls between the two.
-    const off = f.bus.subscribe(f.id, (e) => {
+    const off = bus.subscribe(id, (e) => {
       live.push(e)
       wake?.()
     })
     stream.onAbort(() => { off(); wake?.() })
     try {
-      if (await f.start(send)) return
+      const now = await f.load()
+      await send({ type: 'state', ...now })
+      if (await f.ended(now, send)) return
       for (;;) {
         while (live.length) {
           const e = live.shift()!

@@ -93,23 +93,15 @@ export const runRoutes: Route[] = [
   }),
   route({ method: 'get', path: '/runs/:id/events', summary: 'Server-Sent Events: current state, then progress until the run ends', role: 'viewer', params: IdParams, sse: true }, async ({ c, auth, params, deps }) => {
     const run = await deps.store.runs.require(auth.tenant, params.id)
-    const finished = (r: Run, send: SendEvent) => send({ type: 'run.finished', runId: r.id, status: r.status, summary: r.summary, error: r.error } as never)
-    return followSse(c, {
-      bus: deps.bus,
-      id: run.id,
+    const finish = async (r: Run, send: SendEvent) => (await send({ type: 'run.finished', runId: r.id, status: r.status, summary: r.summary, error: r.error } as never), true)
+    return followSse(c, deps.bus, run.id, {
       finalType: 'run.finished',
-      async start(send) {
-        const now = await deps.store.runs.require(auth.tenant, run.id)
-        await send({ type: 'state', ...now } as never)
-        if (!TERMINAL.includes(now.status)) return false
-        await finished(now, send)
-        return true
-      },
+      load: () => deps.store.runs.require(auth.tenant, run.id),
+      ended: async (now, send) => TERMINAL.includes(now.status) && finish(now, send),
+      // A run that ended without its final event here (on another worker, or in a crash).
       async quiet(send) {
         const s = await deps.store.runs.require(auth.tenant, run.id)
-        if (!TERMINAL.includes(s.status) || deps.queue.has(run.id)) return false
-        await finished(s, send)
-        return true
+        return TERMINAL.includes(s.status) && !deps.queue.has(run.id) && finish(s, send)
       },
     })
   }),

@@ -18,15 +18,10 @@ export const tuneRoutes: Route[] = [
   }),
   route({ method: 'get', path: '/tune/:id/events', summary: 'Server-Sent Events of trial results', role: 'viewer', params: IdParams, sse: true }, async ({ c, auth, params, deps }) => {
     const session = await deps.store.tune.require(auth.tenant, params.id)
-    return followSse(c, {
-      bus: deps.bus,
-      id: session.id,
+    return followSse(c, deps.bus, session.id, {
       finalType: 'tune.finished',
-      async start(send) {
-        const now = await deps.store.tune.require(auth.tenant, session.id)
-        await send({ type: 'state', ...now } as never)
-        return FINAL.includes(now.status) || (now.status === 'paused' && !deps.queue.has(now.id))
-      },
+      load: () => deps.store.tune.require(auth.tenant, session.id),
+      ended: async (now) => FINAL.includes(now.status) || (now.status === 'paused' && !deps.queue.has(now.id)),
       // A session that left the queue without its final event (paused, or its worker died) ends the stream.
       quiet: async () => !deps.queue.has(session.id),
     })
