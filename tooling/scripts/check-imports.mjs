@@ -12,22 +12,24 @@ import { importSpecifiers, sourceReach } from './import-rules.mjs'
 import { libraryPackages, ROOT } from './lib.mjs'
 
 const builtins = new Set(builtinModules)
-const problems = []
-function walk(dir) {
+
+/** Calls `visit(path, specifiers)` for each file below `dir` that `wanted(name)` accepts, skipping folders in `skip`. */
+function eachFile(dir, skip, wanted, visit) {
   for (const entry of readdirSync(dir)) {
     const p = join(dir, entry)
     if (statSync(p).isDirectory()) {
-      if (entry !== 'adapters' && entry !== 'node_modules') walk(p)
-      continue
-    }
-    if (!entry.endsWith('.ts') || entry.endsWith('.test.ts') || entry.endsWith('.node.ts') || entry.endsWith('.bench.ts')) continue
-    const text = readFileSync(p, 'utf8')
-    for (const spec of importSpecifiers(text)) {
-      if (spec.startsWith('node:') || builtins.has(spec)) problems.push(`${relative(ROOT, p)}: imports ${spec}`)
-    }
+      if (!skip.includes(entry)) eachFile(p, skip, wanted, visit)
+    } else if (wanted(entry)) visit(p, importSpecifiers(readFileSync(p, 'utf8')))
   }
 }
-for (const { dir } of libraryPackages()) walk(join(dir, 'src'))
+
+const problems = []
+const librarySource = (entry) => entry.endsWith('.ts') && !/\.(test|node|bench)\.ts$/.test(entry)
+for (const { dir } of libraryPackages()) {
+  eachFile(join(dir, 'src'), ['adapters', 'node_modules'], librarySource, (p, specs) => {
+    for (const spec of specs) if (spec.startsWith('node:') || builtins.has(spec)) problems.push(`${relative(ROOT, p)}: imports ${spec}`)
+  })
+}
 if (problems.length) {
   console.error('Library source must not import Node built-ins (move the code to src/adapters/ or a *.node.ts file):')
   for (const p of problems) console.error(`  ${p}`)
@@ -37,22 +39,15 @@ console.log('imports: library packages use no Node built-ins outside adapters')
 
 // Tooling and benchmarks import packages by name (rules in import-rules.mjs).
 const reach = []
-function walkBelow(dir) {
-  for (const entry of readdirSync(dir)) {
-    const p = join(dir, entry)
-    if (statSync(p).isDirectory()) {
-      if (entry !== 'node_modules' && entry !== 'results') walkBelow(p)
-      continue
-    }
-    if (!/\.(ts|mts|mjs|js)$/.test(entry)) continue
+for (const dir of ['tooling', 'bench']) {
+  eachFile(join(ROOT, dir), ['node_modules', 'results'], (entry) => /\.(ts|mts|mjs|js)$/.test(entry), (p, specs) => {
     const file = relative(ROOT, p).split('\\').join('/')
-    for (const spec of importSpecifiers(readFileSync(p, 'utf8'))) {
+    for (const spec of specs) {
       const problem = sourceReach(file, spec)
       if (problem) reach.push(problem)
     }
-  }
+  })
 }
-for (const dir of ['tooling', 'bench']) walkBelow(join(ROOT, dir))
 if (reach.length) {
   console.error('Tooling and benchmarks must import packages by name, not by a relative path into their src/:')
   for (const p of reach) console.error(`  ${p}`)
