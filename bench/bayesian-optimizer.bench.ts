@@ -19,7 +19,7 @@ import { cpus, loadavg } from 'node:os'
 import { dirname, join } from 'node:path'
 import process from 'node:process'
 import { fileURLToPath } from 'node:url'
-import { createSearch, parseReplayCsv, replaySearch, type ReplayTable, type StrategyName } from '../packages/bayesian-optimizer/src/index.ts'
+import { createSearch, parseReplayCsv, replaySearch, type ReplayTable, type StrategyName } from '@kerneltune/bayesian-optimizer'
 import { buildReport, renderSvg, type Run, type Timing } from './bayesian-optimizer-report.ts'
 
 const HERE = dirname(fileURLToPath(import.meta.url))

@@ -10,8 +10,8 @@ import os from 'node:os'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { Bench } from 'tinybench'
-import { featuresBuilder, featuresFrom, fromVector, getHardwarePreset, modelSpecFromPreset, toVector, validate } from '../packages/features/src/index.ts'
-import { decodeBound, prefillBound, truenoRooflineBound } from '../packages/roofline/src/index.ts'
+import { featuresBuilder, featuresFrom, fromVector, getHardwarePreset, modelSpecFromPreset, toVector, validate } from '@kerneltune/features'
+import { decodeBound, prefillBound, truenoRooflineBound } from '@kerneltune/roofline'
 
 
 const model = modelSpecFromPreset('llama-3-8b', 'Q4_K')

@@ -17,7 +17,7 @@ import { mkdirSync, writeFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import process from 'node:process'
 import { fileURLToPath } from 'node:url'
-import { CONFIRM_METHOD, DEFAULT_CONFIRM_ROUNDS, KERNEL_KINDS, WEIGHT_FORMATS, configKey, deviceName, measureCopyBandwidth, openGpu, tuneKernel, type KernelBenchResult, type KernelKind } from '../packages/gpu-kernels/src/index.ts'
+import { CONFIRM_METHOD, DEFAULT_CONFIRM_ROUNDS, KERNEL_KINDS, WEIGHT_FORMATS, configKey, deviceName, measureCopyBandwidth, openGpu, tuneKernel, type KernelBenchResult, type KernelKind } from '@kerneltune/gpu-kernels'
 import { loadSnapshot } from './support/load.ts'
 
 const loadAtStart = loadSnapshot()

@@ -19,9 +19,9 @@ import { mkdirSync, writeFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import process from 'node:process'
 import { fileURLToPath } from 'node:url'
-import { configKey, defaultConfig, DEFAULT_LIMITS, dispatchSize, enumerateConfigs, generateWgsl, weightBytes, type MatmulProblem, type WeightFormat } from '../packages/gpu-kernels/src/index.ts'
-import { gemmTemplates, gemvTemplates, kernelModule } from '../packages/kernel-lab/src/index.ts'
-import { runInSandbox, verifyInSandbox } from '../packages/kernel-lab/src/adapters/node.ts'
+import { configKey, defaultConfig, DEFAULT_LIMITS, dispatchSize, enumerateConfigs, generateWgsl, weightBytes, type MatmulProblem, type WeightFormat } from '@kerneltune/gpu-kernels'
+import { gemmTemplates, gemvTemplates, kernelModule } from '@kerneltune/kernel-lab'
+import { runInSandbox, verifyInSandbox } from '@kerneltune/kernel-lab/node'
 
 const FORMATS: WeightFormat[] = process.argv.includes('--all-formats') ? ['q4_0', 'q8_0', 'f16'] : ['q4_0']
 const SIZES = { gemv: { m: 1, n: 2048, k: 2048 }, gemm: { m: 32, n: 256, k: 512 } } as const

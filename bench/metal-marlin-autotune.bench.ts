@@ -16,8 +16,8 @@ import { mkdirSync, writeFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import process from 'node:process'
 import { fileURLToPath } from 'node:url'
-import { CONFIRM_METHOD, DEFAULT_CONFIRM_ROUNDS, openGpu } from '../packages/gpu-kernels/src/index.ts'
-import { runAutotuneJob, type AutotuneEvent } from '../packages/metal-marlin-autotune/src/adapters/webgpu.ts'
+import { CONFIRM_METHOD, DEFAULT_CONFIRM_ROUNDS, openGpu } from '@kerneltune/gpu-kernels'
+import { runAutotuneJob, type AutotuneEvent } from '@kerneltune/metal-marlin-autotune/webgpu'
 import { loadSnapshot } from './support/load.ts'
 
 const loadAtStart = loadSnapshot()

@@ -12,10 +12,10 @@ import os from 'node:os'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { Bench } from 'tinybench'
-import { featuresBuilder } from '../packages/features/src/index.ts'
-import { LearnedModel, heuristicModel, pretrainedModel } from '../packages/regressor/src/index.ts'
+import { featuresBuilder } from '@kerneltune/features'
+import { LearnedModel, heuristicModel, pretrainedModel } from '@kerneltune/regressor'
 import { loadThroughputData } from '../packages/regressor/scripts/data-rows.ts'
-import { BrickTuner } from '../packages/classifier/src/index.ts'
+import { BrickTuner } from '@kerneltune/classifier'
 
 const HERE = dirname(fileURLToPath(import.meta.url))
 const DATA = join(HERE, '../../shared/data/llm_throughput')

@@ -7,7 +7,7 @@
  * repetitions, and a setting is compared with the defaults by Yuen's test on those block values
  * (Welch's test on trimmed means, @kerneltune/stats compareToBaseline).
  */
-import { compareToBaseline, trimmedMean } from '../../packages/stats/src/index.ts'
+import { compareToBaseline, trimmedMean } from '@kerneltune/stats'
 import type { Verdict } from './serving-noise-summary.ts'
 
 /** Trimming of a block's repetitions, and of the block values in the test. */

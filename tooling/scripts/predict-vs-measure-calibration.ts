@@ -2,7 +2,7 @@
  * Helpers of predict-vs-measure.ts: how this CPU is described to the pretrained regressor, the
  * per-phase calibration with the regressor's `calibrate`, and the error measure.
  */
-import { calibrate, type CalibratedModel, type CalibrationResult, type LearnedModel, type ThroughputQueryInput } from '../../packages/regressor/src/index.ts'
+import { calibrate, type CalibratedModel, type CalibrationResult, type LearnedModel, type ThroughputQueryInput } from '@kerneltune/regressor'
 import { slim, type Phase, type ReportPoint } from './predict-vs-measure-point.ts'
 
 /**

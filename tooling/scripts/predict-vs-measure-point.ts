@@ -3,8 +3,8 @@
  * of a prediction kept). Its own module because the calibration fills these points and the table
  * renders them: with the type in either, the two would import each other.
  */
-import type { Prediction } from '../../packages/core/src/index.ts'
-import type { ThroughputQueryInput } from '../../packages/regressor/src/index.ts'
+import type { Prediction } from '@kerneltune/core'
+import type { ThroughputQueryInput } from '@kerneltune/regressor'
 
 export const PHASES = ['decode', 'prefill'] as const
 export type Phase = (typeof PHASES)[number]

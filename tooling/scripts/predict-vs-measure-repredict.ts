@@ -4,8 +4,8 @@
  * run, the predictions, calibration and errors are recomputed. Used when the model changes and the
  * shared machine is too loaded for a clean re-measurement; the result says which is which.
  */
-import { synthLlama, type SynthQuant } from '../../packages/gguf/src/index.ts'
-import { parseQuery, pretrainedInfo, pretrainedModel, queryBound, type ThroughputQueryInput } from '../../packages/regressor/src/index.ts'
+import { synthLlama, type SynthQuant } from '@kerneltune/gguf'
+import { parseQuery, pretrainedInfo, pretrainedModel, queryBound, type ThroughputQueryInput } from '@kerneltune/regressor'
 import { calibrateAndScore, shapeQuery } from './predict-vs-measure-calibration.ts'
 import { PHASES, slim, type Phase, type ReportPoint } from './predict-vs-measure-point.ts'
 

@@ -7,6 +7,7 @@
 import { KerneltuneError, type Role } from '@kerneltune/core'
 import { API_BASE, createApp, inProcess, type App } from '@kerneltune/server'
 import { compose, defaultDatabaseUrl } from '@kerneltune/server/compose'
+import { readSse } from '@kerneltune/serving'
 
 export interface Target { server?: string; token?: string; db?: string; tenant?: string }
 
@@ -32,20 +33,8 @@ function client(base: string, fetcher: Fetch, headers: Record<string, string>, c
       if (path.endsWith('/events')) await beforeEvents?.(path)
       const res = await fetcher(new Request(`${base}${API_BASE}${path}`, { method, headers: { ...headers, 'content-type': 'application/json' }, ...(body !== undefined ? { body: JSON.stringify(body) } : {}) }))
       if (path.endsWith('/events') && res.ok) {
-        const text = res.body!.pipeThrough(new TextDecoderStream()).getReader()
-        let buf = ''
-        for (;;) {
-          const { value, done } = await text.read()
-          if (done) return null
-          buf += value
-          let i: number
-          while ((i = buf.indexOf('\n\n')) >= 0) {
-            const frame = buf.slice(0, i)
-            buf = buf.slice(i + 2)
-            const data = frame.split('\n').find((l) => l.startsWith('data: '))
-            if (data) onEvent?.(JSON.parse(data.slice(6)))
-          }
-        }
+        for await (const e of readSse(res.body!)) onEvent?.(JSON.parse(e.data))
+        return null
       }
       const doc = (await res.json()) as any
       if (!res.ok) throw new KerneltuneError(doc?.error?.code ?? 'INTERNAL', `${res.status}: ${doc?.error?.message ?? 'request failed'}${doc?.error?.problems ? ` (${doc.error.problems.join('; ')})` : ''}`)

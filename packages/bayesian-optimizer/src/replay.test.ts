@@ -28,10 +28,15 @@ describe('parseReplayCsv', () => {
     expect(t.rows[0]!.variance).toBeCloseTo(0.01, 12)
   })
 
+  it('should read a byte-order mark, CRLF line ends and a trailing blank line as plain LF', () => {
+    expect(parseReplayCsv('\uFEFF' + CSV.replaceAll('\n', '\r\n') + '\r\n\r\n')).toEqual(parseReplayCsv(CSV))
+  })
+
   it('should name the problem in a malformed file', () => {
     expect(() => parseReplayCsv('a,b\n1,2')).toThrow(/"status" column/)
     expect(() => parseReplayCsv(CSV, 'gflops')).toThrow(/objective column "gflops".*time_ms/)
     expect(() => parseReplayCsv('a,status,time_ms\n1,ok')).toThrow(/line 2 has 2 cells/)
+    expect(() => parseReplayCsv('a,status,time_ms\n\n"1,ok,2')).toThrow(/line 3: unclosed quote/)
     expect(() => parseReplayCsv('a,status,time_ms\n1,failed,')).toThrow(/no row/)
   })
 })

@@ -3,7 +3,7 @@
  * measured columns) as the objective: suggestions are looked up instead of measured. Parsing is
  * pure (from a string); reading the file is the caller's job.
  */
-import { KerneltuneError, type ParamValue, type SearchConfig, type SearchParam } from '@kerneltune/core'
+import { KerneltuneError, parseCsv, type ParamValue, type SearchConfig, type SearchParam } from '@kerneltune/core'
 import { createSearch, type CreateSearchOptions, type StrategyName } from './searcher.ts'
 
 export interface ReplayRow {
@@ -26,30 +26,12 @@ export interface ReplayTable {
 
 const NUMERIC = /^-?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?$/
 
-function splitCsvLine(line: string): string[] {
-  if (!line.includes('"')) return line.split(',')
-  const out: string[] = []
-  let cur = ''
-  let quoted = false
-  for (let i = 0; i < line.length; i++) {
-    const ch = line[i]!
-    if (quoted) {
-      if (ch === '"' && line[i + 1] === '"') (cur += '"'), i++
-      else if (ch === '"') quoted = false
-      else cur += ch
-    } else if (ch === '"') quoted = true
-    else if (ch === ',') out.push(cur), (cur = '')
-    else cur += ch
-  }
-  out.push(cur)
-  return out
-}
-
 /** Parses a replay CSV. Parameter columns are those before `status`; numeric-looking values become numbers (ordinal parameters), others stay strings (categorical). */
 export function parseReplayCsv(text: string, objective = 'time_ms'): ReplayTable {
-  const lines = text.split(/\r?\n/).filter((l) => l.trim() !== '')
-  if (lines.length < 2) throw new KerneltuneError('INVALID_FORMAT', 'the CSV has no data rows; expected a header line and one row per configuration')
-  const header = splitCsvLine(lines[0]!).map((h) => h.trim())
+  const { records, problems } = parseCsv(text)
+  if (problems.length) throw new KerneltuneError('INVALID_FORMAT', `CSV line ${problems[0]!.line}: ${problems[0]!.message}`)
+  if (records.length < 2) throw new KerneltuneError('INVALID_FORMAT', 'the CSV has no data rows; expected a header line and one row per configuration')
+  const header = records[0]!.cells.map((h) => h.trim())
   const statusAt = header.indexOf('status')
   if (statusAt < 1) throw new KerneltuneError('INVALID_FORMAT', `the CSV header needs parameter columns followed by a "status" column; got: ${header.join(', ')}`)
   const objAt = header.indexOf(objective)
@@ -59,9 +41,8 @@ export function parseReplayCsv(text: string, objective = 'time_ms'): ReplayTable
   const stdAt = header.indexOf(`${objective}_std`)
   const runsAt = header.indexOf('n_runs')
   const names = header.slice(0, statusAt)
-  const raw = lines.slice(1).map((l, i) => {
-    const cells = splitCsvLine(l)
-    if (cells.length !== header.length) throw new KerneltuneError('INVALID_FORMAT', `CSV line ${i + 2} has ${cells.length} cells; the header has ${header.length}`)
+  const raw = records.slice(1).map(({ line, cells }) => {
+    if (cells.length !== header.length) throw new KerneltuneError('INVALID_FORMAT', `CSV line ${line} has ${cells.length} cells; the header has ${header.length}`)
     return cells.map((c) => c.trim())
   })
   const params: SearchParam[] = names.map((name, p) => {

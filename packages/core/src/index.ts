@@ -34,3 +34,4 @@ export { DOMAIN_SCHEMAS, domainJsonSchemas, toJsonSchema } from './json-schema.t
 export * from './contracts/index.ts'
 export * from './schemas/index.ts'
 export { f16ToF32, f32ToF16, mulberry32 } from './numeric.ts'
+export { parseCsv, type CsvOptions, type CsvProblem, type CsvRecord, type CsvResult } from './csv.ts'

@@ -21,6 +21,7 @@ export { kernelParameters, isValidConfig, enumerateConfigs, defaultConfig, dispa
 export { generateWgsl } from './codegen.ts'
 // The building blocks of the kernels, for generators of structural variants (@kerneltune/kernel-lab).
 export { bindings, blockDotWgsl, weightReader } from './wgsl-common.ts'
+export { gemvWgsl, type GemvShape } from './wgsl-gemv.ts'
 export { referenceMatmul, referenceWithBounds, compareWithReference, makeProblemData, checkProblem, seededRandom } from './reference.ts'
 export type { ReferenceResult } from './reference.ts'
 export { BLOCK, blockBytes, weightBytes, quantizeRow, dequantizeRow, toGpuLayout, toF16Bits, fromF16Bits } from './formats.ts'

@@ -3,9 +3,10 @@
  * tuned parameter space of @kerneltune/gpu-kernels (which varies workgroup size, rows per
  * workgroup, unrolling and vector width of one kernel shape). Each variant changes the shape of
  * the computation itself and says what it changed. They reuse the package's weight readers, so a
- * variant reads every weight format exactly as the tuned kernels do.
+ * variant reads every weight format exactly as the tuned kernels do, and where a variant keeps the
+ * tuned kernel's shape (threads per row, tree reduction) it is built by the same `gemvWgsl`.
  */
-import { bindings, blockDotWgsl, weightReader, type DeviceLimits, type MatmulProblem } from '@kerneltune/gpu-kernels'
+import { bindings, blockDotWgsl, gemvWgsl, weightReader, type DeviceLimits, type MatmulProblem } from '@kerneltune/gpu-kernels'
 
 export interface TemplateVariant {
   /** Stable id, e.g. gemv.register-tile-4. */
@@ -106,36 +107,19 @@ function stagedActivations(problem: MatmulProblem): TemplateVariant {
   const WG = 64
   const PER_ROW = 8
   const ROWS = WG / PER_ROW
-  const code = `${bindings(problem.format, 'f32')}
-${weightReader(problem.format)}
-const WG: u32 = ${WG}u;
-const PER_ROW: u32 = ${PER_ROW}u;
-var<workgroup> xs: array<f32, ${problem.k}>;
-var<workgroup> red: array<f32, ${WG}>;
-
-@compute @workgroup_size(${WG}, 1, 1)
-fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
-  let t = lid % PER_ROW;
-  let j = wid.x * ${ROWS}u + lid / PER_ROW;
-  let row = wid.y;
-  for (var i = lid; i < params.k; i += WG) { xs[i] = x[row * params.k + i]; }
+  const code = gemvWgsl({
+    format: problem.format,
+    xType: 'f32',
+    workgroupSize: WG,
+    rows: ROWS,
+    declarations: `var<workgroup> xs: array<f32, ${problem.k}>;\n`,
+    prologue: `  for (var i = lid; i < params.k; i += WG) { xs[i] = x[row * params.k + i]; }
   workgroupBarrier();
-  var acc = 0.0;
-  if (j < params.n) {
-    let wrow = j * params.nb;
-    for (var b = t; b < params.nb; b += PER_ROW) {
+`,
+    blocks: `    for (var b = t; b < params.nb; b += PER_ROW) {
 ${blockDotWgsl(xsv, 'b * 32u', '      ')}
-    }
-  }
-  red[lid] = acc;
-  workgroupBarrier();
-  for (var s = PER_ROW / 2u; s > 0u; s >>= 1u) {
-    if (t < s) { red[lid] += red[lid + s]; }
-    workgroupBarrier();
-  }
-  if (t == 0u && j < params.n) { y[row * params.n + j] = red[lid]; }
-}
-`
+    }`,
+  })
   return { template: 'gemv.staged-activations', description: `shared-memory staging: the activation row (${problem.k} f32) is copied into workgroup memory once per workgroup and read from there by its ${ROWS} weight rows`, code, entryPoint: 'main', groups: [Math.ceil(problem.n / ROWS), problem.m, 1], per: [ROWS, 1] }
 }
 

@@ -6,31 +6,16 @@
  */
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
+import { parseCsv as parseCsvRecords } from '@kerneltune/core'
 import { findHardwarePreset, type HardwarePreset } from '@kerneltune/features'
 import type { TrainingSample } from '../src/learned.ts'
 import type { ThroughputQueryInput } from '../src/query.ts'
 
-/** Minimal RFC 4180 CSV reader (quoted fields, doubled quotes, newlines inside quotes). */
+/** The rows of a CSV file as objects keyed by its header; rows with every field blank are skipped. */
 export function parseCsv(text: string): Record<string, string>[] {
-  const rows: string[][] = []
-  let field = ''
-  let row: string[] = []
-  let quoted = false
-  for (let i = 0; i < text.length; i++) {
-    const c = text[i]!
-    if (quoted) {
-      if (c === '"' && text[i + 1] === '"') (field += '"'), i++
-      else if (c === '"') quoted = false
-      else field += c
-    } else if (c === '"') quoted = true
-    else if (c === ',') row.push(field), (field = '')
-    else if (c === '\n' || c === '\r') {
-      if (c === '\r' && text[i + 1] === '\n') i++
-      row.push(field), rows.push(row), (row = []), (field = '')
-    } else field += c
-  }
-  if (field !== '' || row.length) row.push(field), rows.push(row)
-  const [header, ...body] = rows
+  const { records, problems } = parseCsvRecords(text)
+  if (problems.length) throw new Error(`CSV line ${problems[0]!.line}: ${problems[0]!.message}`)
+  const [header, ...body] = records.map((r) => r.cells)
   return body.filter((r) => r.some((v) => v.trim() !== '')).map((r) => Object.fromEntries(header!.map((h, i) => [h, r[i] ?? ''])))
 }
 

@@ -20,6 +20,6 @@ export { computeServingMetrics, tpotOf, type LatencyObjectives, type ServingMetr
 export { exponential, seededRandom, shuffled, uniformInt, type Random } from './prng.ts'
 export { metricValue, parsePrometheus, type PrometheusMetrics, type PrometheusSample } from './prometheus.ts'
 export { requestBody, sendRequest, type RequestOptions, type RequestRecord, type ServerTimings } from './request.ts'
-export { sseParser, type SseParser } from './sse.ts'
+export { readSse, sseEventParser, sseParser, type SseEvent, type SseEventParser, type SseParser } from './sse.ts'
 export { percentile, summarize, type Distribution } from './summary.ts'
 export { parseDatasetJsonl, requestSpec, SERVING_APIS, WorkloadSpecSchema, type RequestSpec, type ServingApi, type WorkloadSpec } from './workload.ts'

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { LearnedModel, QUERY_FEATURE_NAMES, crossValidate } from '@kerneltune/regressor'
 import { runMain } from '../cli/testing.ts'
-import { parseRows, splitCsvLine } from './train/rows.ts'
+import { parseRows } from './train/rows.ts'
 import { syntheticRows } from './train/test-rows.ts'
 
 const run = (args: string[], cwd = '/') => runMain(args, cwd)
@@ -108,8 +108,9 @@ describe('kerneltune train', () => {
 
 describe('measurement rows', () => {
   it('should parse quoted CSV cells, booleans, presets and the tokens_per_s alias', () => {
-    expect(splitCsvLine('a,"b,c","d ""e"""')).toEqual(['a', 'b,c', 'd "e"'])
-    expect(splitCsvLine('"open')).toBeUndefined()
+    const quoted = parseRows('\uFEFFparamsB,quant,memBwGbs,tflops,measuredTps\r\n7,"Q4_K_M",1000,"1,5",3\r\n"open,1,1,1,1\r\n8, Q8_0 ,1000,2,"4"\r\n', 'csv')
+    expect(quoted.rows.map((r) => [r.line, r.measuredTps])).toEqual([[4, 4]])
+    expect(quoted.problems).toEqual([{ line: 2, message: expect.stringContaining('tflops') }, { line: 3, message: 'unclosed quote' }])
     const r = parseRows('# comment\nparamsB,quant,hardware,unifiedMemory,tokens_per_s\n7,"Q4_K_M",rtx-4090,no,120\n8,Q8_0,,true,50\n', 'csv')
     expect(r.rows).toHaveLength(1)
     expect(r.rows[0]).toMatchObject({ line: 3, measuredTps: 120, hardware: 'rtx-4090' })

@@ -1,13 +1,13 @@
 /** Tier 1 run endpoints: create, list, detail, combos, SSE events, cancel, apply, delete. */
 import { RunModeSchema, RunStatusSchema, type MeasurementProxy, type Registry, type Run } from '@kerneltune/core'
 import { usageNotes } from '@kerneltune/kernel-lab'
-import { applyRun, createRun, proxyLabel, RunRequestSchema, type ProxyLabel, type RunEvent } from '@kerneltune/tuner'
-import { streamSSE } from 'hono/streaming'
+import { applyRun, createRun, proxyLabel, RunRequestSchema, type ProxyLabel } from '@kerneltune/tuner'
 import { z } from 'zod'
 import type { AppDeps } from '../deps.ts'
 import { IdParams, route, withPlainNames, type Route } from '../http.ts'
 import { ApplyResponse, CancelResponse, RunCombosResponse, RunDetailResponse, RunListResponse, RunResponse } from '../responses.ts'
 import { inProcessAuth } from '../in-process.ts'
+import { followSse, type SendEvent } from '../sse.ts'
 
 const IsoInstant = z.union([z.iso.datetime({ offset: true }), z.iso.date()]).transform((v) => new Date(v).toISOString())
 
@@ -94,49 +94,16 @@ export const runRoutes: Route[] = [
   }),
   route({ method: 'get', path: '/runs/:id/events', summary: 'Server-Sent Events: current state, then progress until the run ends', role: 'viewer', params: IdParams, sse: true }, async ({ c, auth, params, deps }) => {
     const run = await deps.store.runs.require(auth.tenant, params.id)
-    return streamSSE(c, async (stream) => {
-      let seq = 0
-      const send = (e: { type: string }) => stream.writeSSE({ event: e.type, id: String(seq++), data: JSON.stringify(e) })
-      const live: RunEvent[] = []
-      let wake: (() => void) | undefined
-      // Subscribe before reading the state, so that nothing falls between the two.
-      const off = deps.bus.subscribe(run.id, (e) => {
-        live.push(e as RunEvent)
-        wake?.()
-      })
-      stream.onAbort(() => { off(); wake?.() })
-      try {
-        const now = await deps.store.runs.require(auth.tenant, run.id)
-        await send({ type: 'state', ...now } as never)
-        if (TERMINAL.includes(now.status)) {
-          await send({ type: 'run.finished', runId: now.id, status: now.status, summary: now.summary, error: now.error } as never)
-          return
-        }
-        for (;;) {
-          while (live.length) {
-            const e = live.shift()!
-            await send(e)
-            if (e.type === 'run.finished') return
-          }
-          if (stream.aborted) return
-          await new Promise<void>((r) => {
-            wake = r
-            // A heartbeat keeps proxies from closing an idle stream, and re-checks the state.
-            setTimeout(r, 15_000)
-          })
-          wake = undefined
-          if (!live.length) {
-            const s = await deps.store.runs.require(auth.tenant, run.id)
-            if (TERMINAL.includes(s.status) && !deps.queue.has(run.id)) {
-              await send({ type: 'run.finished', runId: s.id, status: s.status, summary: s.summary, error: s.error } as never)
-              return
-            }
-            await stream.writeSSE({ event: 'heartbeat', data: '{}' })
-          }
-        }
-      } finally {
-        off()
-      }
+    const finish = async (r: Run, send: SendEvent) => (await send({ type: 'run.finished', runId: r.id, status: r.status, summary: r.summary, error: r.error } as never), true)
+    return followSse(c, deps.bus, run.id, {
+      finalType: 'run.finished',
+      load: () => deps.store.runs.require(auth.tenant, run.id),
+      ended: async (now, send) => TERMINAL.includes(now.status) && finish(now, send),
+      // A run that ended without its final event here (on another worker, or in a crash).
+      async quiet(send) {
+        const s = await deps.store.runs.require(auth.tenant, run.id)
+        return TERMINAL.includes(s.status) && !deps.queue.has(run.id) && finish(s, send)
+      },
     })
   }),
   route({ method: 'post', path: '/runs/:id/cancel', summary: 'Cancel a queued or running run', role: 'operator', params: IdParams, status: 202, response: CancelResponse }, async ({ auth, params, deps }) => {

@@ -1,9 +1,9 @@
 /** Tier 2 tune-session endpoints: start, status (with best-so-far), SSE events, cancel, resume. */
 import { KerneltuneError } from '@kerneltune/core'
-import { startTune, TuneRequestSchema, type TuneEvent } from '@kerneltune/tuner'
-import { streamSSE } from 'hono/streaming'
+import { startTune, TuneRequestSchema } from '@kerneltune/tuner'
 import { IdParams, route, type Route } from '../http.ts'
 import { CancelResponse, ResumeResponse, TuneSessionDetailResponse, TuneSessionResponse } from '../responses.ts'
+import { followSse } from '../sse.ts'
 
 const FINAL = ['completed', 'cancelled', 'failed']
 
@@ -19,34 +19,12 @@ export const tuneRoutes: Route[] = [
   }),
   route({ method: 'get', path: '/tune/:id/events', summary: 'Server-Sent Events of trial results', role: 'viewer', params: IdParams, sse: true }, async ({ c, auth, params, deps }) => {
     const session = await deps.store.tune.require(auth.tenant, params.id)
-    return streamSSE(c, async (stream) => {
-      let seq = 0
-      const send = (e: { type: string }) => stream.writeSSE({ event: e.type, id: String(seq++), data: JSON.stringify(e) })
-      const live: TuneEvent[] = []
-      let wake: (() => void) | undefined
-      const off = deps.bus.subscribe(session.id, (e) => { live.push(e as TuneEvent); wake?.() })
-      stream.onAbort(() => { off(); wake?.() })
-      try {
-        const now = await deps.store.tune.require(auth.tenant, session.id)
-        await send({ type: 'state', ...now } as never)
-        if (FINAL.includes(now.status) || (now.status === 'paused' && !deps.queue.has(now.id))) return
-        for (;;) {
-          while (live.length) {
-            const e = live.shift()!
-            await send(e)
-            if (e.type === 'tune.finished') return
-          }
-          if (stream.aborted) return
-          await new Promise<void>((r) => { wake = r; setTimeout(r, 15_000) })
-          wake = undefined
-          if (!live.length) {
-            if (!deps.queue.has(session.id)) return
-            await stream.writeSSE({ event: 'heartbeat', data: '{}' })
-          }
-        }
-      } finally {
-        off()
-      }
+    return followSse(c, deps.bus, session.id, {
+      finalType: 'tune.finished',
+      load: () => deps.store.tune.require(auth.tenant, session.id),
+      ended: async (now) => FINAL.includes(now.status) || (now.status === 'paused' && !deps.queue.has(now.id)),
+      // A session that left the queue without its final event (paused, or its worker died) ends the stream.
+      quiet: async () => !deps.queue.has(session.id),
     })
   }),
   route({ method: 'post', path: '/tune/:id/cancel', summary: 'Halt a session and persist its state', role: 'operator', params: IdParams, status: 202, response: CancelResponse }, async ({ auth, params, deps }) => {

@@ -8,7 +8,7 @@
 import { readFile } from 'node:fs/promises'
 import { extname, resolve } from 'node:path'
 import { z } from 'zod'
-import { isKerneltuneError, validateWith } from '@kerneltune/core'
+import { isKerneltuneError, parseCsv, validateWith } from '@kerneltune/core'
 import { VENDOR_NAMES, type ThroughputQuery } from '@kerneltune/regressor'
 import { usageError } from '../../cli/args.ts'
 import type { Io } from '../../cli/command.ts'
@@ -81,26 +81,6 @@ export function checkRow(record: unknown, line: number): MeasuredRow | RowProble
   }
 }
 
-/** Splits one CSV line (RFC 4180 quoting within the line); undefined when a quote is unclosed. */
-export function splitCsvLine(line: string): string[] | undefined {
-  const out: string[] = []
-  let cur = ''
-  let quoted = false
-  for (let i = 0; i < line.length; i++) {
-    const c = line[i]!
-    if (quoted) {
-      if (c === '"' && line[i + 1] === '"') (cur += '"'), i++
-      else if (c === '"') quoted = false
-      else cur += c
-    } else if (c === '"') quoted = true
-    else if (c === ',') out.push(cur), (cur = '')
-    else cur += c
-  }
-  if (quoted) return undefined
-  out.push(cur)
-  return out.map((s) => s.trim())
-}
-
 function csvValue(key: string, raw: string): unknown {
   if (NUMERIC.has(key)) {
     const n = Number(raw)
@@ -116,38 +96,45 @@ function csvValue(key: string, raw: string): unknown {
 
 /** Parses file text (CSV or JSON lines). Blank lines and lines starting with # are skipped. */
 export function parseRows(text: string, format: 'jsonl' | 'csv'): ReadRows {
-  const lines = text.split(/\r?\n/)
   const rows: MeasuredRow[] = []
   const problems: RowProblem[] = []
   const add = (r: MeasuredRow | RowProblem) => ('query' in r ? rows.push(r) : problems.push(r))
-  let header: string[] | undefined
-  lines.forEach((raw, i) => {
-    const line = i + 1
-    if (raw.trim() === '' || raw.trimStart().startsWith('#')) return
-    if (format === 'jsonl') {
+  if (format === 'jsonl') {
+    text.split(/\r?\n/).forEach((raw, i) => {
+      const line = i + 1
+      if (raw.trim() === '' || raw.trimStart().startsWith('#')) return
       let value: unknown
       try {
         value = JSON.parse(raw)
       } catch (err) {
         return void problems.push({ line, message: `not valid JSON: ${(err as Error).message}` })
       }
-      return void add(checkRow(value, line))
-    }
-    const cells = splitCsvLine(raw)
-    if (!cells) return void problems.push({ line, message: 'unclosed quote (quoted fields must end on the same line)' })
+      add(checkRow(value, line))
+    })
+    return { format, rows, problems }
+  }
+  const csv = parseCsv(text, { comment: '#' })
+  problems.push(...csv.problems)
+  let header: string[] | undefined
+  for (const { line, cells: raw } of csv.records) {
+    const cells = raw.map((c) => c.trim())
     if (!header) {
       header = cells
       const unknown = cells.filter((c) => !ROW_KEYS.includes(c))
       if (unknown.length) problems.push({ line, message: `unknown column(s) ${unknown.map((u) => `"${u}"`).join(', ')}; accepted: ${ROW_KEYS.join(', ')}` })
-      return
+      continue
     }
-    if (cells.length !== header.length) return void problems.push({ line, message: `${cells.length} fields, but the header has ${header.length}` })
+    if (cells.length !== header.length) {
+      problems.push({ line, message: `${cells.length} fields, but the header has ${header.length}` })
+      continue
+    }
     const record: Record<string, unknown> = {}
     header.forEach((key, j) => {
       if (cells[j] !== '') record[key] = csvValue(key, cells[j]!)
     })
     add(checkRow(record, line))
-  })
+  }
+  problems.sort((a, b) => a.line - b.line)
   return { format, rows, problems }
 }
 
