@@ -1,0 +1,38 @@
+/**
+ * The built-in engines by name, each behind a dynamic import: a command that translates for one
+ * engine, or prints help, loads no engine package it does not use. This table is the one list of
+ * engines; `enginePlugins()` in the Node entry builds the same set eagerly for the server.
+ */
+import { createRegistry, KerneltuneError, type AnyPlugin, type EnginePlugin, type Registry } from '@kerneltune/core'
+
+const ENGINES = {
+  vllm: async () => (await import('@kerneltune/engines-vllm')).vllmEngine(),
+  tgi: async () => (await import('@kerneltune/engines-tgi')).tgiEngine(),
+  trtllm: async () => (await import('@kerneltune/engines-trtllm')).trtllmEngine(),
+  'trtllm-serve': async () => (await import('@kerneltune/engines-trtllm')).trtllmServeEngine(),
+  triton: async () => (await import('@kerneltune/engines-triton')).tritonEngine(),
+  onnx: async () => (await import('@kerneltune/engines-onnx')).onnxEngine(),
+  llamacpp: async () => (await import('@kerneltune/engines-llamacpp')).llamacppEngine(),
+} satisfies Record<string, () => Promise<EnginePlugin>>
+
+export type EngineName = keyof typeof ENGINES
+
+/** The registry names of the built-in engines, in the order help texts list them. */
+export const ENGINE_NAMES = Object.keys(ENGINES) as readonly EngineName[]
+
+export const isEngineName = (name: string): name is EngineName => Object.hasOwn(ENGINES, name)
+
+/** One built-in engine plugin, loading only its package. */
+export async function loadEngine(name: string): Promise<EnginePlugin> {
+  if (!isEngineName(name)) throw new KerneltuneError('PLUGIN_NOT_FOUND', `no engine named "${name}"; built in: ${ENGINE_NAMES.join(', ')}`)
+  return ENGINES[name]()
+}
+
+/**
+ * A registry of the built-in engines only, no measurement backend and no search strategy: what
+ * translating and the catalog need. All engines, since one engine may look another up (Triton
+ * serves vLLM's and TensorRT-LLM's model repositories).
+ */
+export async function engineRegistry(extra: readonly AnyPlugin[] = []): Promise<Registry> {
+  return createRegistry([...(await Promise.all(ENGINE_NAMES.map(loadEngine))), ...extra])
+}
