@@ -35,6 +35,11 @@ describe('the engine registry', () => {
     expect(registry.list('search-strategy')).toEqual([])
   })
 
+  it('should load only the engines named, with those they work with', async () => {
+    expect((await engineRegistry(['vllm'])).list('engine').map((e) => e.name)).toEqual(['vllm'])
+    expect((await engineRegistry(['triton'])).list('engine').map((e) => e.name)).toEqual(['trtllm', 'trtllm-serve', 'triton', 'vllm'].sort((a, b) => ENGINE_NAMES.indexOf(a as never) - ENGINE_NAMES.indexOf(b as never)))
+  })
+
   it('should load one engine by name and refuse an unknown one', async () => {
     expect((await loadEngine('tgi')).name).toBe('tgi')
     await expect(loadEngine('nope')).rejects.toMatchObject({ code: 'PLUGIN_NOT_FOUND' })

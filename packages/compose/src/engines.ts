@@ -29,10 +29,19 @@ export async function loadEngine(name: string): Promise<EnginePlugin> {
 }
 
 /**
- * A registry of the built-in engines only, no measurement backend and no search strategy: what
- * translating and the catalog need. All engines, since one engine may look another up (Triton
- * serves vLLM's and TensorRT-LLM's model repositories).
+ * The engines one built-in engine works with through the registry: Triton serves vLLM's and
+ * TensorRT-LLM's model repositories, so a registry holding Triton holds those too.
  */
-export async function engineRegistry(extra: readonly AnyPlugin[] = []): Promise<Registry> {
-  return createRegistry([...(await Promise.all(ENGINE_NAMES.map(loadEngine))), ...extra])
+const WORKS_WITH: Partial<Record<EngineName, readonly EngineName[]>> = { triton: ['vllm', 'trtllm', 'trtllm-serve'] }
+
+/**
+ * A registry of built-in engines only, no measurement backend and no search strategy: what
+ * translating and the catalog need. `names` (default: all) picks the engines to load, with the
+ * engines they work with; `kerneltune translate` loads the one it translates for.
+ */
+export async function engineRegistry(names: readonly string[] = ENGINE_NAMES, extra: readonly AnyPlugin[] = []): Promise<Registry> {
+  const wanted = new Set<string>()
+  for (const name of names) for (const n of [name, ...(isEngineName(name) ? (WORKS_WITH[name] ?? []) : [])]) wanted.add(n)
+  const order = [...ENGINE_NAMES.filter((n) => wanted.has(n)), ...[...wanted].filter((n) => !isEngineName(n))]
+  return createRegistry([...(await Promise.all(order.map(loadEngine))), ...extra])
 }

@@ -90,8 +90,9 @@ compact, with "line": N added; a bad line gives { ok: false, line, error: { code
     const { flags, io } = ctx
     if (!flags.engine) throw usageError(`--engine is required; one of ${ENGINE_NAMES.join(', ')}`)
     if ((flags.combo === undefined) === (flags.combos === undefined)) throw usageError('give exactly one of --combo JSON|FILE and --combos FILE.jsonl')
-    // Engines only: translating measures nothing, so no backend is built (translate.test.ts).
-    const engine = (await engineRegistry()).get('engine', flags.engine)
+    // The one engine (and those it works with), no backend: translating measures nothing
+    // (translate-no-backend.test.ts).
+    const engine = (await engineRegistry([flags.engine])).get('engine', flags.engine)
     const options: Record<string, unknown> = {}
     if (flags.backend) options.backend = flags.backend
     if (flags.provider) options.provider = flags.provider
