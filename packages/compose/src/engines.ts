@@ -5,15 +5,17 @@
  */
 import { createRegistry, KerneltuneError, type AnyPlugin, type EnginePlugin, type Registry } from '@kerneltune/core'
 
+// Each loader gets the registry the engine joins: an engine that works with others (Triton) looks
+// them up there.
 const ENGINES = {
   vllm: async () => (await import('@kerneltune/engines-vllm')).vllmEngine(),
   tgi: async () => (await import('@kerneltune/engines-tgi')).tgiEngine(),
   trtllm: async () => (await import('@kerneltune/engines-trtllm')).trtllmEngine(),
   'trtllm-serve': async () => (await import('@kerneltune/engines-trtllm')).trtllmServeEngine(),
-  triton: async () => (await import('@kerneltune/engines-triton')).tritonEngine(),
+  triton: async (_engines: Registry) => (await import('@kerneltune/engines-triton')).tritonEngine(),
   onnx: async () => (await import('@kerneltune/engines-onnx')).onnxEngine(),
   llamacpp: async () => (await import('@kerneltune/engines-llamacpp')).llamacppEngine(),
-} satisfies Record<string, () => Promise<EnginePlugin>>
+} satisfies Record<string, (engines: Registry) => Promise<EnginePlugin>>
 
 export type EngineName = keyof typeof ENGINES
 
@@ -22,10 +24,10 @@ export const ENGINE_NAMES = Object.keys(ENGINES) as readonly EngineName[]
 
 export const isEngineName = (name: string): name is EngineName => Object.hasOwn(ENGINES, name)
 
-/** One built-in engine plugin, loading only its package. */
-export async function loadEngine(name: string): Promise<EnginePlugin> {
+/** One built-in engine plugin, loading only its package; it looks others up in `engines`. */
+export async function loadEngine(name: string, engines: Registry = createRegistry()): Promise<EnginePlugin> {
   if (!isEngineName(name)) throw new KerneltuneError('PLUGIN_NOT_FOUND', `no engine named "${name}"; built in: ${ENGINE_NAMES.join(', ')}`)
-  return ENGINES[name]()
+  return ENGINES[name](engines)
 }
 
 /**
@@ -43,5 +45,8 @@ export async function engineRegistry(names: readonly string[] = ENGINE_NAMES, ex
   const wanted = new Set<string>()
   for (const name of names) for (const n of [name, ...(isEngineName(name) ? (WORKS_WITH[name] ?? []) : [])]) wanted.add(n)
   const order = [...ENGINE_NAMES.filter((n) => wanted.has(n)), ...[...wanted].filter((n) => !isEngineName(n))]
-  return createRegistry([...(await Promise.all(order.map(loadEngine))), ...extra])
+  const registry = createRegistry()
+  for (const engine of await Promise.all(order.map((n) => loadEngine(n, registry)))) registry.register(engine)
+  for (const p of extra) registry.register(p)
+  return registry
 }
