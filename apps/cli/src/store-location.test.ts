@@ -1,8 +1,7 @@
 import { rmSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
-import { defaultRegistry as serverRegistry } from '@kerneltune/server/node'
-import { ENGINE_NAMES } from '@kerneltune/server/compose'
+import { defaultRegistry as serverRegistry, ENGINE_NAMES } from '@kerneltune/compose/node'
 import { embedded } from './store-location.ts'
 import { SMALL_RUN, tempDir } from './commands/run-test-helpers.ts'
 

@@ -6,7 +6,7 @@
  */
 import { KerneltuneError, type Role } from '@kerneltune/core'
 import { API_BASE, createApp, inProcess, type App } from '@kerneltune/server'
-import { compose, defaultDatabaseUrl } from '@kerneltune/server/compose'
+import { compose, defaultDatabaseUrl } from '@kerneltune/compose/node'
 import { readSse } from '@kerneltune/serving'
 
 export interface Target { server?: string; token?: string; db?: string; tenant?: string }

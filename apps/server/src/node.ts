@@ -15,7 +15,7 @@ import { serve as honoServe } from '@hono/node-server'
 import { KerneltuneError, normaliseTenant, type Registry } from '@kerneltune/core'
 import type { Store } from '@kerneltune/store'
 import { bootstrapAdmin, createApp, recover, type App } from './app.ts'
-import { compose } from './compose.node.ts'
+import { compose } from '@kerneltune/compose/node'
 import { modelDirectories } from './model-paths.node.ts'
 import { createRedisQueue, type RedisJobQueue } from './distributed/redis-queue.ts'
 import { withHotCache } from './distributed/hot-cache.ts'
@@ -25,7 +25,7 @@ import type { QueueDeps } from './queue.ts'
 
 export { modelDirectories } from './model-paths.node.ts'
 export { startWorker, type RunningWorker, type WorkerOptions } from './distributed/worker.ts'
-export { backendPlugins, compose, defaultDatabaseUrl, defaultRegistry, enginePlugins, ENGINE_NAMES, openStoreAt, type BackendOptions, type ComposeOptions, type Composition, type EngineName } from './compose.node.ts'
+export { backendPlugins, compose, defaultDatabaseUrl, defaultRegistry, enginePlugins, ENGINE_NAMES, openStoreAt, type BackendOptions, type ComposeOptions, type Composition, type EngineName } from '@kerneltune/compose/node'
 
 export interface ServeOptions {
   port?: number

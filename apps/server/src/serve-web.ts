@@ -10,7 +10,7 @@
  */
 import process from 'node:process'
 import { bootstrapAdmin, createApp, recover } from './app.ts'
-import { compose } from './compose.node.ts'
+import { compose } from '@kerneltune/compose/node'
 import { checkMetricsExposure } from './guard.ts'
 
 type Fetch = (req: Request) => Response | Promise<Response>

@@ -2,7 +2,8 @@
  * A small, strict flag parser. Flags are declared with their type and accepted values; anything
  * unknown or malformed is a usage error that names the flag and says what is accepted.
  */
-import { KerneltuneError } from '@kerneltune/core'
+// The errors entry only: `--help` parses flags and must not load the rest of core (zod and all).
+import { KerneltuneError } from '@kerneltune/core/errors'
 
 export type FlagType = 'string' | 'number' | 'integer' | 'boolean' | 'list'
 

@@ -2,7 +2,7 @@
  * Dispatch: finds the command named by the leading words of argv, parses its flags, runs it,
  * and turns errors into a message (or a JSON error object with --json) and an exit code.
  */
-import { isKerneltuneError, type ErrorCode } from '@kerneltune/core'
+import { isKerneltuneError, type ErrorCode } from '@kerneltune/core/errors'
 import { parseArgs } from './args.ts'
 import type { Command, Io } from './command.ts'
 import { renderHelp } from './help.ts'

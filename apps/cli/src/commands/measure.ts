@@ -8,7 +8,7 @@ import { formatCommandLine, KerneltuneError, parseWith, ComboSchema, type Combo 
 import { requireGgufFile } from './shared/target-flags.ts'
 import { KV_CACHE_TYPES, summarizeRepetitions, type MetricSummary } from '@kerneltune/engines-llamacpp'
 import { llamacppBackend } from '@kerneltune/engines-llamacpp/node'
-import { defaultRegistry } from '@kerneltune/server/compose'
+import { loadEngine } from '@kerneltune/compose'
 import { defineCommand } from '../cli/command.ts'
 import { fmt, keyValues, progressBar, table } from '../cli/output.ts'
 
@@ -68,7 +68,7 @@ export const measureCommand = defineCommand({
       if (v !== undefined) combo[dim] = String(v)
     }
     // The llama.cpp engine as the apps register it (the composition root), not a second instance.
-    const translation = await defaultRegistry().get('engine', 'llamacpp').translate(combo, { model: path })
+    const translation = await (await loadEngine('llamacpp')).translate(combo, { model: path })
     if (!translation.ok) {
       throw new KerneltuneError('INVALID_INPUT', `llama.cpp cannot run ${translation.dimension}=${translation.value}: ${translation.reason}`)
     }

@@ -4,7 +4,7 @@
  * --as NAME (default $USER), so that a submitter and a different approver can share one database.
  */
 import { KerneltuneError, type RegistryEntry, type RegistryEvent } from '@kerneltune/core'
-import { compose, defaultDatabaseUrl } from '@kerneltune/server/compose'
+import { compose, defaultDatabaseUrl } from '@kerneltune/compose/node'
 import { kernelsClient, TARGET_FLAGS } from '../store-location.ts'
 
 export const REGISTRY_FLAGS = [

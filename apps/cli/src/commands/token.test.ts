@@ -1,7 +1,7 @@
 import { rmSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
-import { openStoreAt } from '@kerneltune/server/node'
+import { openStoreAt } from '@kerneltune/compose/node'
 import { cli, tempDir } from './run-test-helpers.ts'
 import { expiryBody } from './token.ts'
 

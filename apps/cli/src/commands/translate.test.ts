@@ -4,7 +4,7 @@ import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import type { Io } from '../cli/command.ts'
 import { main } from '../main.ts'
-import { defaultRegistry, ENGINE_NAMES } from '@kerneltune/server/compose'
+import { ENGINE_NAMES, engineRegistry } from '@kerneltune/compose'
 import { shellQuote } from '@kerneltune/core'
 import { shellCommand } from './translate.ts'
 
@@ -17,8 +17,8 @@ async function run(argv: string[], cwd = '/') {
 }
 
 describe('the engines translate offers', () => {
-  it('should be the engines of the shared composition root, each once', () => {
-    const registry = defaultRegistry()
+  it('should be the engines of the shared composition root, each once', async () => {
+    const registry = await engineRegistry()
     expect(registry.list('engine').map((e) => e.name)).toEqual([...ENGINE_NAMES])
   })
 })

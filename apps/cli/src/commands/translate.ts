@@ -8,7 +8,7 @@ import { formatCommandLine, KerneltuneError, isKerneltuneError, shellQuote, type
 import { defineCommand, type Io } from '../cli/command.ts'
 import { usageError } from '../cli/args.ts'
 import { EXIT } from '../cli/run.ts'
-import { defaultRegistry, ENGINE_NAMES } from '@kerneltune/server/compose'
+import { ENGINE_NAMES, engineRegistry } from '@kerneltune/compose'
 
 /**
  * A ready-to-paste command (core's formatCommandLine): `export` lines for the environment, then
@@ -90,7 +90,9 @@ compact, with "line": N added; a bad line gives { ok: false, line, error: { code
     const { flags, io } = ctx
     if (!flags.engine) throw usageError(`--engine is required; one of ${ENGINE_NAMES.join(', ')}`)
     if ((flags.combo === undefined) === (flags.combos === undefined)) throw usageError('give exactly one of --combo JSON|FILE and --combos FILE.jsonl')
-    const engine = defaultRegistry().get('engine', flags.engine)
+    // The one engine (and those it works with), no backend: translating measures nothing
+    // (translate-no-backend.test.ts).
+    const engine = (await engineRegistry([flags.engine])).get('engine', flags.engine)
     const options: Record<string, unknown> = {}
     if (flags.backend) options.backend = flags.backend
     if (flags.provider) options.provider = flags.provider

@@ -2,7 +2,7 @@ import { rmSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { buildCatalog } from '@kerneltune/catalog'
-import { defaultRegistry, openStoreAt } from '@kerneltune/server/node'
+import { defaultRegistry, openStoreAt } from '@kerneltune/compose/node'
 import { runTune } from '@kerneltune/tuner'
 import { cli, SMALL_RUN, tempDir } from './run-test-helpers.ts'
 

@@ -5,7 +5,8 @@
  */
 import process from 'node:process'
 import { KerneltuneError } from '@kerneltune/core'
-import { defaultRegistry, openStoreAt, startWorker } from '@kerneltune/server/node'
+import { defaultRegistry, openStoreAt } from '@kerneltune/compose/node'
+import { startWorker } from '@kerneltune/server/node'
 import { defineCommand } from '../cli/command.ts'
 import { isSharedStoreUrl } from './serve.ts'
 

@@ -10,7 +10,7 @@
  */
 import process from 'node:process'
 import { openStore } from '@kerneltune/store'
-import { defaultRegistry } from '../compose.node.ts'
+import { defaultRegistry } from '@kerneltune/compose/node'
 import { startWorker } from './worker.ts'
 
 const env = process.env

@@ -1,13 +1,14 @@
 /**
  * What the catalog subcommands share: resolving --hardware through @kerneltune/features presets,
- * building the catalog from the CLI's engine registry (so engine catalog extensions join it), and
+ * building the catalog from the engines' registry (so engine catalog extensions join it; no
+ * measurement backend is built), and
  * turning an engine's translate refusals into the catalog's refuse hook.
  */
 import { kerneltuneError, type Combo, type EnginePlugin, type HardwareSpec, type Registry } from '@kerneltune/core'
 import { buildCatalog, type AsyncRefuseHook, type Catalog } from '@kerneltune/catalog'
 import { requireHardwarePreset } from '@kerneltune/features'
 import type { FlagSpec } from '../../cli/args.ts'
-import { defaultRegistry } from '@kerneltune/server/compose'
+import { engineRegistry } from '@kerneltune/compose'
 
 export const TARGET_FLAGS = [
   { name: 'hardware', type: 'string', valueName: 'NAME', description: 'Hardware preset id or name (e.g. h100-sxm, a100-sxm-80gb, l4, mi300x); see @kerneltune/features presets.' },
@@ -36,7 +37,7 @@ export interface CatalogSession {
  * plugin and refusal hook.
  */
 export async function openCatalog(engineName: string | undefined, hardware?: HardwareSpec, version?: string): Promise<CatalogSession> {
-  const registry = defaultRegistry()
+  const registry = await engineRegistry()
   const catalog = buildCatalog(registry)
   if (engineName === undefined) return { catalog, registry }
   const engine = findEngine(registry, engineName)

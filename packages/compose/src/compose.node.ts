@@ -1,8 +1,8 @@
 /**
- * The composition root of both apps: the one place where every engine and measurement backend is
- * registered, the store is opened and the catalog is built. The server's entries (Node, Bun, Deno)
- * and the CLI (its embedded mode runs this server app in-process) all compose through here, so an
- * engine or a backend is added once and both apps see the same set.
+ * The composition root of both apps: the one place where every measurement backend is registered,
+ * the store is opened and the catalog is built (the engines come from ./engines.ts). Building a
+ * backend starts nothing, but it loads its package (node-llama-cpp, the WebGPU worker's launcher),
+ * so commands that only translate use `engineRegistry()` instead of `defaultRegistry()`.
  * Uses only node: modules that Bun and Deno also provide.
  */
 import { mkdirSync } from 'node:fs'
@@ -10,9 +10,10 @@ import { homedir } from 'node:os'
 import { dirname, join } from 'node:path'
 import process from 'node:process'
 import { analyticalBackend, type AnalyticalBackendOptions } from '@kerneltune/backends'
-import { gpuKernelsBackend, llamacppRunBackend, llamacppRunEngine, llamaServerRunBackend } from '@kerneltune/backends/node'
+import { gpuKernelsBackend, llamacppRunBackend, llamaServerRunBackend } from '@kerneltune/backends/node'
 import { buildCatalog, type Catalog } from '@kerneltune/catalog'
 import { createRegistry, type AnyPlugin, type EngineLookup, type EnginePlugin, type MeasurementBackend, type Registry } from '@kerneltune/core'
+import { llamacppEngine } from '@kerneltune/engines-llamacpp'
 import { onnxEngine } from '@kerneltune/engines-onnx'
 import { tgiEngine } from '@kerneltune/engines-tgi'
 import { tritonEngine } from '@kerneltune/engines-triton'
@@ -21,17 +22,14 @@ import { vllmEngine } from '@kerneltune/engines-vllm'
 import { openStore, isPostgresUrl, type Store } from '@kerneltune/store'
 import { searchStrategies } from '@kerneltune/tuner'
 
-/** The registry names of the built-in engines, in the order help texts list them. */
-export const ENGINE_NAMES = ['vllm', 'tgi', 'trtllm', 'trtllm-serve', 'triton', 'onnx', 'llamacpp'] as const
-export type EngineName = (typeof ENGINE_NAMES)[number]
-
 /**
- * The built-in engine plugins, one per name of ENGINE_NAMES. The only list of engines. Triton
- * finds the engines that provide its backends in `engines` (the registry these join); without
- * one, among the engines of this list.
+ * The built-in engine plugins, built at once, one per name of ENGINE_NAMES and in its order (a
+ * test holds the two together): the server registers them synchronously at start. Triton finds
+ * the engines that provide its backends in `engines` (the registry these join); without one,
+ * among the engines of this list.
  */
 export function enginePlugins(engines?: EngineLookup): EnginePlugin[] {
-  const list: EnginePlugin[] = [vllmEngine(), tgiEngine(), trtllmEngine(), trtllmServeEngine(), tritonEngine({ engines: engines ?? { list: () => list } }), onnxEngine(), llamacppRunEngine()]
+  const list: EnginePlugin[] = [vllmEngine(), tgiEngine(), trtllmEngine(), trtllmServeEngine(), tritonEngine({ engines: engines ?? { list: () => list } }), onnxEngine(), llamacppEngine()]
   return list
 }
 

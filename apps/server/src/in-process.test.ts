@@ -1,33 +1,8 @@
 import { describe, expect, it } from 'vitest'
 import { API_BASE, createApp } from './app.ts'
-import { backendPlugins, compose, defaultRegistry, enginePlugins, ENGINE_NAMES } from './compose.node.ts'
+import { compose } from '@kerneltune/compose/node'
 import { inProcess } from './in-process.ts'
 import { SMALL_RUN } from './test-helpers.ts'
-
-describe('the composition root', () => {
-  it('should register each engine exactly once, under the names ENGINE_NAMES lists', () => {
-    const names = enginePlugins().map((e) => e.name)
-    expect(new Set(names).size).toBe(names.length)
-    expect(names).toEqual([...ENGINE_NAMES])
-    expect(defaultRegistry().list('engine').map((e) => e.name)).toEqual([...ENGINE_NAMES])
-  })
-
-  it('should register every built-in backend and the search strategies, and build the catalog from them', async () => {
-    const registry = defaultRegistry()
-    expect(registry.list('measurement-backend').map((b) => b.name)).toEqual(backendPlugins().map((b) => b.name))
-    expect(registry.list('measurement-backend').map((b) => b.name)).toEqual(['analytical', 'gpu-kernels', 'node-llama-cpp', 'server'])
-    expect(registry.list('search-strategy').length).toBeGreaterThan(0)
-    const c = await compose({ databaseUrl: ':memory:', env: {} })
-    try {
-      expect(c.registry.list('engine').map((e) => e.name)).toEqual([...ENGINE_NAMES])
-      // llama.cpp's own dimensions are in the catalog: its engine's extension was registered.
-      expect(c.catalog.dimensionsFor('llamacpp').map((d) => d.id)).toContain('flash_attn')
-      expect((await c.store.runs.list(null, { limit: 1 })).total).toBe(0)
-    } finally {
-      await c.close()
-    }
-  })
-})
 
 describe('calling the app in-process', () => {
   const setup = async (autostart?: boolean) => {

@@ -1,0 +1,52 @@
+/**
+ * The built-in engines by name, each behind a dynamic import: a command that translates for one
+ * engine, or prints help, loads no engine package it does not use. This table is the one list of
+ * engines; `enginePlugins()` in the Node entry builds the same set eagerly for the server.
+ */
+import { createRegistry, KerneltuneError, type AnyPlugin, type EnginePlugin, type Registry } from '@kerneltune/core'
+
+// Each loader gets the registry the engine joins: an engine that works with others (Triton) looks
+// them up there.
+const ENGINES = {
+  vllm: async () => (await import('@kerneltune/engines-vllm')).vllmEngine(),
+  tgi: async () => (await import('@kerneltune/engines-tgi')).tgiEngine(),
+  trtllm: async () => (await import('@kerneltune/engines-trtllm')).trtllmEngine(),
+  'trtllm-serve': async () => (await import('@kerneltune/engines-trtllm')).trtllmServeEngine(),
+  triton: async (engines: Registry) => (await import('@kerneltune/engines-triton')).tritonEngine({ engines }),
+  onnx: async () => (await import('@kerneltune/engines-onnx')).onnxEngine(),
+  llamacpp: async () => (await import('@kerneltune/engines-llamacpp')).llamacppEngine(),
+} satisfies Record<string, (engines: Registry) => Promise<EnginePlugin>>
+
+export type EngineName = keyof typeof ENGINES
+
+/** The registry names of the built-in engines, in the order help texts list them. */
+export const ENGINE_NAMES = Object.keys(ENGINES) as readonly EngineName[]
+
+export const isEngineName = (name: string): name is EngineName => Object.hasOwn(ENGINES, name)
+
+/** One built-in engine plugin, loading only its package; it looks others up in `engines`. */
+export async function loadEngine(name: string, engines: Registry = createRegistry()): Promise<EnginePlugin> {
+  if (!isEngineName(name)) throw new KerneltuneError('PLUGIN_NOT_FOUND', `no engine named "${name}"; built in: ${ENGINE_NAMES.join(', ')}`)
+  return ENGINES[name](engines)
+}
+
+/**
+ * The engines one built-in engine works with through the registry: Triton serves vLLM's and
+ * TensorRT-LLM's model repositories, so a registry holding Triton holds those too.
+ */
+const WORKS_WITH: Partial<Record<EngineName, readonly EngineName[]>> = { triton: ['vllm', 'trtllm', 'trtllm-serve'] }
+
+/**
+ * A registry of built-in engines only, no measurement backend and no search strategy: what
+ * translating and the catalog need. `names` (default: all) picks the engines to load, with the
+ * engines they work with; `kerneltune translate` loads the one it translates for.
+ */
+export async function engineRegistry(names: readonly string[] = ENGINE_NAMES, extra: readonly AnyPlugin[] = []): Promise<Registry> {
+  const wanted = new Set<string>()
+  for (const name of names) for (const n of [name, ...(isEngineName(name) ? (WORKS_WITH[name] ?? []) : [])]) wanted.add(n)
+  const order = [...ENGINE_NAMES.filter((n) => wanted.has(n)), ...[...wanted].filter((n) => !isEngineName(n))]
+  const registry = createRegistry()
+  for (const engine of await Promise.all(order.map((n) => loadEngine(n, registry)))) registry.register(engine)
+  for (const p of extra) registry.register(p)
+  return registry
+}

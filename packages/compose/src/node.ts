@@ -1,0 +1,16 @@
+/**
+ * @module @kerneltune/compose/node
+ * The whole composition: every engine and measurement backend registered once, the store opened
+ * and the catalog built. The server's entries (Node, Bun, Deno) and the CLI's commands that
+ * measure or keep state compose through here, so an engine or a backend is added once and both
+ * apps see the same set.
+ *
+ * @example
+ * ```ts
+ * import { compose } from '@kerneltune/compose/node'
+ * const { store, registry, catalog, close } = await compose({ databaseUrl: ':memory:' })
+ * await close()
+ * ```
+ */
+export * from './index.ts'
+export { backendPlugins, compose, defaultDatabaseUrl, defaultRegistry, enginePlugins, openStoreAt, type BackendOptions, type ComposeOptions, type Composition } from './compose.node.ts'
