@@ -18,3 +18,13 @@ export async function sha256(text: string): Promise<string> {
   const digest = await globalThis.crypto.subtle.digest('SHA-256', new TextEncoder().encode(text))
   return [...new Uint8Array(digest)].map((b) => b.toString(16).padStart(2, '0')).join('')
 }
+
+/**
+ * A created_at for a row that a list reads back in created_at order: now, or 1 ms after `last`
+ * (the latest created_at already there) when the clock has not moved past it. Ids are random, so
+ * two rows of one millisecond would otherwise list in either order.
+ */
+export function stampAfter(last: unknown): string {
+  const t = now()
+  return last && t <= String(last) ? new Date(Date.parse(String(last)) + 1).toISOString() : t
+}

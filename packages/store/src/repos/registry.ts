@@ -1,7 +1,7 @@
 /** The Tier 3 kernel registry and its approval log. */
 import { KerneltuneError, type RegistryEntry, type RegistryEvent } from '@kerneltune/core'
 import type { Row, SqlDriver } from '../driver.ts'
-import { fromJson, newId, notFound, now } from '../util.ts'
+import { fromJson, newId, notFound, now, stampAfter } from '../util.ts'
 import { tokensRepo } from './tokens.ts'
 
 function toEntry(r: Row): RegistryEntry {
@@ -53,9 +53,7 @@ export function registryRepo(db: SqlDriver): RegistryRepo {
       // The log is read in created_at order and event ids are random: an event in the same
       // millisecond as the one before it (a submit and a deprecate in quick succession) is stamped
       // 1 ms after it, so the log never reads out of order.
-      const last = (await tx.query<{ last: string | null }>('SELECT MAX(created_at) AS last FROM l1_kernel_registry_approvals WHERE entry_id = ?', [id]))[0]?.last
-      const t = now()
-      const at = last && t <= String(last) ? new Date(Date.parse(String(last)) + 1).toISOString() : t
+      const at = stampAfter((await tx.query<{ last: string | null }>('SELECT MAX(created_at) AS last FROM l1_kernel_registry_approvals WHERE entry_id = ?', [id]))[0]?.last)
       await tx.run('UPDATE l1_kernel_registry SET status = ?, updated_at = ? WHERE id = ?', [to, at, id])
       await tx.run('INSERT INTO l1_kernel_registry_approvals (id, entry_id, action, actor, reason, created_at) VALUES (?, ?, ?, ?, ?, ?)', [
         newId(), id, action, actor, reason, at,

@@ -6,10 +6,15 @@
  */
 import { KerneltuneError, type Role } from '@kerneltune/core'
 import type { Row, SqlDriver, SqlValue } from '../driver.ts'
-import { fromJson, newId, now, sha256 } from '../util.ts'
+import { fromJson, newId, now, sha256, stampAfter } from '../util.ts'
 
 /** minted_by of a token written straight into the store (the bootstrap token, scripts with the database). */
 export const STORE_MINTER = '(store)'
+
+/** The latest created_at of a table (the token tables are small: an index-free MAX is cheap). */
+async function latest(tx: Pick<SqlDriver, 'query'>, table: 'api_tokens' | 'api_token_events'): Promise<unknown> {
+  return (await tx.query<{ last: string | null }>(`SELECT MAX(created_at) AS last FROM ${table}`))[0]?.last
+}
 
 export interface TokenInfo {
   readonly id: string
@@ -83,10 +88,15 @@ export function tokensRepo(db: SqlDriver): TokensRepo {
         actsFor = str(target.acts_for) ?? String(target.id)
       }
       const id = newId()
-      const t = now()
       const mintedBy = options.mintedBy ?? STORE_MINTER
       const expiresAt = options.expiresAt ?? null
+      let t = now()
       await db.transaction(async (tx) => {
+        // Lists and the audit log read in created_at order: tokens (and events) minted in one
+        // millisecond are stamped 1 ms apart so they list in the order they were made.
+        t = stampAfter(await latest(tx, 'api_tokens'))
+        const te = stampAfter(await latest(tx, 'api_token_events'))
+        if (te > t) t = te
         await tx.run('INSERT INTO api_tokens (id, token_hash, role, tenant, label, created_at, revoked_at, minted_by, acts_for, expires_at, last_used_at) VALUES (?, ?, ?, ?, ?, ?, NULL, ?, ?, ?, NULL)', [
           id, await sha256(token), role, tenant, label, t, mintedBy, actsFor, expiresAt,
         ])
@@ -128,7 +138,7 @@ export function tokensRepo(db: SqlDriver): TokensRepo {
     /** Revokes a live token and logs who did; false when it was already revoked or does not exist. */
     async revoke(id: string, actor: string = STORE_MINTER, reason: string | null = null): Promise<boolean> {
       return db.transaction(async (tx) => {
-        const t = now()
+        const t = stampAfter(await latest(tx, 'api_token_events'))
         const changed = (await tx.run('UPDATE api_tokens SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL', [t, id])).changes > 0
         if (changed) {
           const tenant = (await tx.query('SELECT tenant FROM api_tokens WHERE id = ?', [id]))[0]?.tenant
