@@ -8,13 +8,13 @@ import { createRegistry, KerneltuneError, type AnyPlugin, type EnginePlugin, typ
 // Each loader gets the registry the engine joins: an engine that works with others (Triton) looks
 // them up there.
 const ENGINES = {
-  vllm: async () => (await import('@kerneltune/engines-vllm')).vllmEngine(),
-  tgi: async () => (await import('@kerneltune/engines-tgi')).tgiEngine(),
-  trtllm: async () => (await import('@kerneltune/engines-trtllm')).trtllmEngine(),
-  'trtllm-serve': async () => (await import('@kerneltune/engines-trtllm')).trtllmServeEngine(),
-  triton: async (engines: Registry) => (await import('@kerneltune/engines-triton')).tritonEngine({ engines }),
-  onnx: async () => (await import('@kerneltune/engines-onnx')).onnxEngine(),
-  llamacpp: async () => (await import('@kerneltune/engines-llamacpp')).llamacppEngine(),
+  vllm: async (): Promise<EnginePlugin> => (await import('@kerneltune/engines-vllm')).vllmEngine(),
+  tgi: async (): Promise<EnginePlugin> => (await import('@kerneltune/engines-tgi')).tgiEngine(),
+  trtllm: async (): Promise<EnginePlugin> => (await import('@kerneltune/engines-trtllm')).trtllmEngine(),
+  'trtllm-serve': async (): Promise<EnginePlugin> => (await import('@kerneltune/engines-trtllm')).trtllmServeEngine(),
+  triton: async (engines: Registry): Promise<EnginePlugin> => (await import('@kerneltune/engines-triton')).tritonEngine({ engines }),
+  onnx: async (): Promise<EnginePlugin> => (await import('@kerneltune/engines-onnx')).onnxEngine(),
+  llamacpp: async (): Promise<EnginePlugin> => (await import('@kerneltune/engines-llamacpp')).llamacppEngine(),
 } satisfies Record<string, (engines: Registry) => Promise<EnginePlugin>>
 
 export type EngineName = keyof typeof ENGINES
