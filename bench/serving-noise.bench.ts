@@ -36,7 +36,7 @@ import { cpus, loadavg, tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import type { Combo, MeasurementBackend } from '@kerneltune/core'
-import { LLAMACPP_VERSION, compareRounds, llamacppServerEngine, runInterleavedSweep, runSweep, withoutServingDefaults, type InterleavedSweepResult } from '@kerneltune/engines-llamacpp'
+import { LLAMACPP_VERSION, compareRounds, llamacppServerEngine, runInterleavedSweep, runSweep, withoutServingDefaults, signFlipMethodOf, type InterleavedSweepResult, type PairedComparison } from '@kerneltune/engines-llamacpp'
 import { synthLlama } from '@kerneltune/gguf'
 import { writeGgufFile } from '@kerneltune/gguf/node'
 import { requireLlamaServer } from '@kerneltune/serving/node'
@@ -102,8 +102,10 @@ const cv = (reps: readonly { decodeTps?: number }[]) => {
 const noiseFor = (seed: number) => (NOISE === 'bursts' ? startNoise({ seed, max: NOISE_MAX, meanMs: NOISE_MEAN_MS }) : undefined)
 const undecided = new Set(['indistinguishable', 'n/a', 'failed'])
 /** The sign-flip p-value's method and pattern count, so no reader takes a resampled p for an exact one. */
-const signFlipLabel = (c: { pMethod?: 'exact' | 'resampled'; patterns?: number } | undefined) =>
-  c?.pMethod ? { pMethod: c.pMethod, ...(c.patterns !== undefined ? { patterns: c.patterns } : {}) } : {}
+const signFlipLabel = (c: PairedComparison | undefined) => {
+  const m = c && signFlipMethodOf(c)
+  return m ? { pMethod: m.pMethod, patterns: m.patterns } : {}
+}
 const interleavedVerdicts = (r: InterleavedSweepResult): Record<string, Verdict> =>
   Object.fromEntries(r.combos.map((c) => {
     const p = c.paired.decodeTps

@@ -5,7 +5,7 @@
  * sweep-server.ts) depend on it rather than on each other.
  */
 import { createCatalog } from '@kerneltune/catalog'
-import { formatCommandLine, type Combo, type HardwareSpec } from '@kerneltune/core'
+import { formatCommandLine, type CatalogExtension, type Combo, type HardwareSpec } from '@kerneltune/core'
 import { sweepExtension, sweepSpace, withoutDefaults, type SweepMode, type SweepResult, type SweepSpace } from '@kerneltune/engines-llamacpp'
 import { fmt, table } from '../cli/output.ts'
 
@@ -26,13 +26,21 @@ export interface SweepPlan {
 /** Enumerates the sweep space through the catalog, with llama.cpp's legality rules. */
 export function planSweep(mode: SweepMode, hardware: HardwareSpec, logicalCores: number, override?: SweepSpace): SweepPlan {
   const space = sweepSpace(mode, logicalCores, override)
-  const catalog = createCatalog({ extensions: [{ engine: 'llamacpp', extension: sweepExtension(space) }] })
+  return planThroughCatalog(mode, space, sweepExtension(space), withoutDefaults, hardware)
+}
+
+/**
+ * A space enumerated through the catalog as a llama.cpp extension, less the combination that
+ * spells out the defaults (the baseline itself, measured once): the in-process and the serving
+ * sweeps differ only in their space, extension and defaults.
+ */
+export function planThroughCatalog(mode: SweepMode, space: SweepSpace, extension: CatalogExtension, nonDefault: (combo: Combo) => Combo, hardware: HardwareSpec): SweepPlan {
+  const catalog = createCatalog({ extensions: [{ engine: 'llamacpp', extension }] })
   const preview = catalog.preview({ hardware, engine: 'llamacpp' }, { mode: 'quick' })
   return {
     mode,
     space,
-    // The combination that spells out the defaults is the baseline itself, measured once.
-    candidates: preview.legal.filter((l) => Object.keys(withoutDefaults(l.combo)).length > 0).map((l) => ({ combo: l.combo, hash: l.hash })),
+    candidates: preview.legal.filter((l) => Object.keys(nonDefault(l.combo)).length > 0).map((l) => ({ combo: l.combo, hash: l.hash })),
     pruned: preview.pruned.map((p) => ({ combo: p.combo, rule: p.rule })),
     catalog: { version: catalog.version, hash: catalog.hash },
   }

@@ -12,7 +12,6 @@
  * means most visits relaunch — the sweep then says so.
  */
 import { freemem } from 'node:os'
-import { createCatalog } from '@kerneltune/catalog'
 import type { Combo, HardwareSpec } from '@kerneltune/core'
 import { serverBackend, type ServerBackend } from '@kerneltune/backends/node'
 import {
@@ -33,20 +32,12 @@ import type { GateMethod } from '@kerneltune/stats'
 import type { Io } from '../cli/command.ts'
 import { fmt, progressBar, table } from '../cli/output.ts'
 import { serverTarget } from './bench/serve-target.ts'
-import type { SweepPlan } from './sweep-plan.ts'
+import { planThroughCatalog, type SweepPlan } from './sweep-plan.ts'
 
 /** The serving space through the catalog (llama.cpp's rules apply), without the all-defaults combo. */
 export function planServingSweep(mode: 'quick' | 'standard', hardware: HardwareSpec, logicalCores: number, override?: Readonly<Record<string, readonly string[]>>): SweepPlan {
   const space = { ...servingSweepSpace(mode, logicalCores), ...override }
-  const catalog = createCatalog({ extensions: [{ engine: 'llamacpp', extension: servingSweepExtension(space) }] })
-  const preview = catalog.preview({ hardware, engine: 'llamacpp' }, { mode: 'quick' })
-  return {
-    mode,
-    space,
-    candidates: preview.legal.filter((l) => Object.keys(withoutServingDefaults(l.combo)).length > 0).map((l) => ({ combo: l.combo, hash: l.hash })),
-    pruned: preview.pruned.map((p) => ({ combo: p.combo, rule: p.rule })),
-    catalog: { version: catalog.version, hash: catalog.hash },
-  }
+  return planThroughCatalog(mode, space, servingSweepExtension(space), withoutServingDefaults, hardware)
 }
 
 export interface ServerSweepOptions {
