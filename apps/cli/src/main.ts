@@ -7,6 +7,7 @@ import process from 'node:process'
 import type { Command, Io } from './cli/command.ts'
 import { runCli } from './cli/run.ts'
 import { COMMANDS } from './commands/index.ts'
+import { CLI_VERSION } from './version.ts'
 
 export const ROOT_COMMAND: Command<any> = {
   name: 'kerneltune',
@@ -14,6 +15,7 @@ export const ROOT_COMMAND: Command<any> = {
   description:
     'Every command takes --help and --json. Predictions are labelled as predictions; measurements say what was measured, how many times, and on what.',
   subcommands: COMMANDS,
+  version: CLI_VERSION,
 }
 
 export function nodeIo(): Io {

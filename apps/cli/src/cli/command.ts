@@ -36,6 +36,8 @@ export interface Command<F extends readonly FlagSpec[] = readonly FlagSpec[]> {
   readonly positionals?: readonly string[]
   /** Describes the --json output for --help. */
   readonly jsonOutput?: string
+  /** The root command's version: `--version` prints it (with --json, as `{ name, version }`). */
+  readonly version?: string
   run?(ctx: CommandContext<F>): Promise<number | void> | number | void
 }
 

@@ -24,6 +24,7 @@ export function renderHelp(path: readonly string[], command: Command<any>): stri
     lines.push('', `Run "${name} <command> --help" for a command's flags.`)
   }
   const flags = [...(command.flags ?? []), ...COMMON_FLAGS].map(flagLine)
+  if (command.version) flags.push(['-V, --version', 'Print the version and exit.'])
   lines.push('', 'Flags:')
   const w = Math.max(...flags.map(([n]) => n.length))
   for (const [n, d] of flags) lines.push(`  ${n.padEnd(w)}  ${d}`)

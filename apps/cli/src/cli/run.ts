@@ -22,6 +22,10 @@ export async function runCli(root: Command<any>, argv: readonly string[], io: Io
     path.push(rest.shift()!)
   }
   const wantsJson = rest.includes('--json')
+  if (path.length === 0 && root.version && (rest[0] === '--version' || rest[0] === '-V')) {
+    io.stdout(wantsJson ? JSON.stringify({ name: root.name, version: root.version }) + '\n' : `${root.name} ${root.version}\n`)
+    return EXIT.OK
+  }
   try {
     if (command.subcommands?.length && !command.run) {
       if (rest.length && !rest[0]!.startsWith('-')) {

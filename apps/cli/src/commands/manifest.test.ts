@@ -28,7 +28,7 @@ function paths(commands: readonly { name: string; subcommands?: readonly any[] }
 }
 
 // What a module may be, for `--help` to load it: the CLI's own files, core's error module, node built-ins.
-const HELP_MAY_LOAD = [/\/apps\/cli\/src\/(cli|commands\/(index|loaders|manifest\.generated))\.?[\w/.-]*\.ts$/, /\/apps\/cli\/src\/main\.ts$/, /\/packages\/core\/src\/errors\.ts$/, /^node:/]
+const HELP_MAY_LOAD = [/\/apps\/cli\/src\/(cli|commands\/(index|loaders|manifest\.generated))\.?[\w/.-]*\.ts$/, /\/apps\/cli\/src\/(main|version)\.ts$/, /\/packages\/core\/src\/errors\.ts$/, /^node:/]
 
 describe('kerneltune --help', () => {
   it('should load no command module, engine, backend, store or server app, for the root or any command', () => {

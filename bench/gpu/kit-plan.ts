@@ -1,0 +1,128 @@
+/**
+ * What the GPU evidence kit measures, as data: the models it synthesizes, the serving sweep's
+ * space and the load levels, for the CUDA run on a device and for the shortened CPU run that CI
+ * uses to test every line of the kit. Pure: no process, no file.
+ */
+
+export type KitMode = 'cuda' | 'cpu'
+
+export interface KitModel {
+  /** File stem and the name in every result. */
+  readonly id: string
+  readonly family: 'llama-1b' | 'llama-8b' | 'moe' | 'tiny' | 'tiny-moe'
+  readonly quant: 'Q4_0' | 'Q8_0' | 'F16'
+  /** `kerneltune model synth` flags besides --quant and --out. */
+  readonly synthArgs: readonly string[]
+}
+
+export interface KitBenchSettings {
+  /** llama-bench prompt length (pp) and generated tokens (tg), as the public data uses. */
+  readonly promptTokens: number
+  readonly genTokens: number
+  readonly reps: number
+}
+
+export interface KitPlan {
+  readonly mode: KitMode
+  /** In priority order: when time runs short the last ones are skipped, and the skip is reported. */
+  readonly models: readonly KitModel[]
+  readonly bench: KitBenchSettings
+  /** The model the serving steps use (its id). */
+  readonly servingModel: string
+  readonly sweep: {
+    readonly space: Readonly<Record<string, readonly string[]>>
+    readonly concurrency: number
+    readonly requests: number
+    readonly promptTokens: number
+    readonly outputTokens: number
+    readonly rounds: number
+    /** Objectives a chat deployment would state on this kind of device. */
+    readonly slo: string
+  }
+  readonly serve: {
+    readonly concurrency: readonly number[]
+    /** Measured requests per level (at least twice the level, so every slot turns over). */
+    readonly requests: (concurrency: number) => number
+    readonly promptTokens: number
+    readonly outputTokens: number
+  }
+}
+
+const QUANTS = ['Q4_0', 'Q8_0', 'F16'] as const
+
+function family(f: KitModel['family'], args: readonly string[]): KitModel[] {
+  return QUANTS.map((quant) => ({ id: `${f}-${quant.toLowerCase()}`, family: f, quant, synthArgs: args }))
+}
+
+/** Priority: every shape in Q4_0 first, then Q8_0, then F16 (the largest files last). */
+function byQuantFirst(models: readonly KitModel[]): KitModel[] {
+  return QUANTS.flatMap((q) => models.filter((m) => m.quant === q))
+}
+
+export function kitPlan(mode: KitMode, threads: number): KitPlan {
+  if (mode === 'cuda') {
+    // Llama-3.2-1B-like, Llama-3-8B-like, and a Mixtral-style MoE of about 5B parameters with
+    // 8 experts and 2 used per token (about 1.5B active), all in the three formats.
+    const models = byQuantFirst([
+      ...family('llama-1b', ['--params', '1.2B', '--vocab-size', '32000', '--context-length', '8192']),
+      ...family('llama-8b', ['--params', '8B', '--vocab-size', '32000', '--context-length', '8192']),
+      ...family('moe', ['--params', '5B', '--experts', '8', '--experts-used', '2', '--vocab-size', '32000', '--context-length', '8192']),
+    ])
+    return {
+      mode,
+      models,
+      bench: { promptTokens: 512, genTokens: 128, reps: 3 },
+      servingModel: 'llama-8b-q4_0',
+      sweep: {
+        // Flash attention, slots, a quantized V cache (which needs flash attention) and CUDA
+        // graphs: 12 legal arms. The micro-batch is left at its default here (see the README).
+        space: { flash_attn: ['on', 'off'], parallel: ['auto', '16'], cache_type_v: ['f16', 'q8_0'], cuda_graph: ['on', 'off'] },
+        concurrency: 16,
+        requests: 32,
+        promptTokens: 256,
+        outputTokens: 64,
+        rounds: 7,
+        slo: 'ttft_p99_ms=500,tpot_p99_ms=50',
+      },
+      serve: { concurrency: [1, 8, 32, 128], requests: (c) => Math.max(16, 2 * c), promptTokens: 256, outputTokens: 128 },
+    }
+  }
+  // The CPU run: tiny files, short runs, the same code paths.
+  const models = byQuantFirst([
+    ...family('tiny', ['--params', '8M', '--vocab-size', '512', '--context-length', '1024']),
+    ...family('tiny-moe', ['--params', '12M', '--experts', '4', '--experts-used', '2', '--vocab-size', '512', '--context-length', '1024']),
+  ])
+  return {
+    mode,
+    models,
+    bench: { promptTokens: 32, genTokens: 8, reps: 2 },
+    servingModel: 'tiny-q4_0',
+    sweep: {
+      space: { threads: [String(threads)], flash_attn: ['on', 'off'], cache_type_v: ['f16', 'q8_0'] },
+      concurrency: 2,
+      requests: 4,
+      promptTokens: 16,
+      outputTokens: 8,
+      rounds: 2,
+      slo: 'ttft_p99_ms=5000,tpot_p99_ms=1000',
+    },
+    serve: { concurrency: [1, 2], requests: (c) => Math.max(2, 2 * c), promptTokens: 16, outputTokens: 8 },
+  }
+}
+
+/**
+ * The hardware preset for a GPU as nvidia-smi names it, for the datasheet roofline; undefined for
+ * a card without one (then the kit needs KT_KIT_MEM_BW_GBS and KT_KIT_TFLOPS).
+ */
+export function presetForGpu(name: string): string | undefined {
+  const n = name.toLowerCase()
+  if (n.includes('gh200')) return n.includes('144') ? 'gh200-144gb' : 'gh200'
+  if (n.includes('h200')) return 'h200'
+  if (n.includes('h100')) {
+    if (n.includes('nvl')) return 'h100-nvl'
+    if (n.includes('pcie')) return 'h100-pcie'
+    // "NVIDIA H100 80GB HBM3" is the SXM5 board (the PCIe board says PCIe).
+    return 'h100-sxm'
+  }
+  return undefined
+}

@@ -1,0 +1,97 @@
+#!/usr/bin/env bash
+# Packs what the GPU evidence kit (bench/gpu/run.sh) needs on a machine with no npm, no Node and
+# no network: the CLI and the kit's driver bundled into single files, this machine's Node runtime
+# compressed, and the llama.cpp sources node-llama-cpp ships (the files llama-server and
+# llama-bench need, not the history). Everything lands in one git-ignored folder that a device
+# call carries beside the working tree, so it must stay within 64 MiB.
+#
+# Usage: bash tooling/scripts/pack-device.sh [DIR]      (default: .device-kit)
+# Exit codes: 0 packed; 2 a prerequisite is missing; 3 the folder is over the size limit.
+# Environment: KERNELTUNE_CACHE_DIR (default ~/.cache/kerneltune): the compressed Node and the
+#   source archive are cached there by version, since compressing Node takes most of a minute.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+ROOT="$(pwd)"
+DIR="${1:-.device-kit}"
+LIMIT_BYTES=$((64 * 1024 * 1024))
+say() { echo "pack-device: $*" >&2; }
+
+for tool in node git xz sha256sum; do
+  command -v "$tool" >/dev/null 2>&1 || { say "'$tool' is missing (Debian: apt-get install -y nodejs git xz-utils coreutils)"; exit 2; }
+done
+pkg_dir="$(cd "$ROOT/packages/engines-llamacpp/node_modules/node-llama-cpp" 2>/dev/null && pwd -P || true)"
+if [ -z "$pkg_dir" ] || [ ! -f "$pkg_dir/llama/gitRelease.bundle" ]; then
+  say "node-llama-cpp is not installed: run the workspace install first (npm test does it)"; exit 2
+fi
+
+cache_root="${KERNELTUNE_CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/kerneltune}/device-kit"
+mkdir -p "$cache_root" "$DIR"
+# Write into a scratch folder and swap it in at the end, so an interrupted pack never leaves a
+# kit that looks complete.
+stage="$(mktemp -d "$DIR.stage-XXXXXX")"
+trap 'rm -rf "$stage"' EXIT
+
+# 1. The CLI and the kit driver, bundled.
+say "bundling the CLI and the kit driver"
+node tooling/scripts/bundle-cli.mjs --out-dir "$stage" >&2
+
+# 2. Node: the binary running here, xz-compressed (the device has xz or Python's lzma).
+node_bin="$(node -p 'process.execPath')"
+node_version="$(node -p 'process.version')"
+node_key="node-${node_version}-$(uname -m)-$(sha256sum "$node_bin" | cut -c1-12).xz"
+if [ ! -f "$cache_root/$node_key" ]; then
+  say "compressing Node $node_version (once per version; about a minute on 2 cores)"
+  xz -6 -T0 -c "$node_bin" >"$cache_root/$node_key.partial"
+  mv "$cache_root/$node_key.partial" "$cache_root/$node_key"
+fi
+cp "$cache_root/$node_key" "$stage/node.xz"
+
+# 3. llama.cpp: the version node-llama-cpp ships, without the backends the kit never builds
+# (the CUDA and CPU backends stay) and without tests, examples and model conversion scripts.
+bundle="$pkg_dir/llama/gitRelease.bundle"
+llama_tag="$(node -p "require('$pkg_dir/llama/llama.cpp.info.json').tag")"
+nlc_version="$(node -p "require('$pkg_dir/package.json').version")"
+commit="$(git bundle list-heads "$bundle" | awk '$2=="HEAD"{print $1}' | head -n1)"
+src_key="llama.cpp-${commit:0:12}-v2.tar.xz"
+if [ ! -f "$cache_root/$src_key" ]; then
+  say "archiving llama.cpp $llama_tag ($commit)"
+  tmp_src="$(mktemp -d)"
+  git clone -q --no-checkout "$bundle" "$tmp_src"
+  git -C "$tmp_src" archive --format=tar "$commit" -- \
+    CMakeLists.txt cmake common ggml include src tools vendor LICENSE licenses \
+    ':(exclude)ggml/src/ggml-sycl' ':(exclude)ggml/src/ggml-opencl' ':(exclude)ggml/src/ggml-vulkan' \
+    ':(exclude)ggml/src/ggml-metal' ':(exclude)ggml/src/ggml-hexagon' ':(exclude)ggml/src/ggml-cann' \
+    ':(exclude)ggml/src/ggml-musa' ':(exclude)ggml/src/ggml-et' ':(exclude)ggml/src/ggml-webgpu' \
+    ':(exclude)ggml/src/ggml-zdnn' ':(exclude)ggml/src/ggml-openvino' \
+    | xz -6 -T0 >"$cache_root/$src_key.partial"
+  rm -rf "$tmp_src"
+  mv "$cache_root/$src_key.partial" "$cache_root/$src_key"
+fi
+cp "$cache_root/$src_key" "$stage/llama.cpp.tar.xz"
+
+# 4. What is in the kit, so every figure it produces can name its versions.
+kt_commit="$(git rev-parse --short HEAD 2>/dev/null || echo unknown)"
+kt_dirty="$( [ -n "$(git status --porcelain 2>/dev/null)" ] && echo true || echo false)"
+cat >"$stage/MANIFEST.json" <<JSON
+{
+  "kind": "kerneltune-device-kit",
+  "packedAt": "$(date -u +%Y-%m-%dT%H:%M:%SZ)",
+  "kerneltune": { "commit": "$kt_commit", "dirty": $kt_dirty },
+  "node": { "version": "$node_version", "arch": "$(uname -m)", "file": "node.xz", "sha256": "$(sha256sum "$node_bin" | cut -d' ' -f1)" },
+  "llamaCpp": { "tag": "$llama_tag", "commit": "$commit", "nodeLlamaCppVersion": "$nlc_version", "file": "llama.cpp.tar.xz" },
+  "files": {
+$(cd "$stage" && for f in kerneltune.mjs kit.mjs node.xz llama.cpp.tar.xz; do printf '    "%s": { "bytes": %s, "sha256": "%s" },\n' "$f" "$(stat -c %s "$f")" "$(sha256sum "$f" | cut -d' ' -f1)"; done | sed '$ s/,$//')
+  }
+}
+JSON
+
+total=$(du -sb "$stage" | cut -f1)
+if [ "$total" -gt "$LIMIT_BYTES" ]; then
+  say "the kit is $total bytes, over the 64 MiB a device call carries; nothing was replaced"
+  exit 3
+fi
+rm -rf "$DIR"
+mv "$stage" "$DIR"
+trap - EXIT
+say "packed $DIR: $total bytes of $LIMIT_BYTES ($(( total * 100 / LIMIT_BYTES ))%)"
+echo "$DIR"
