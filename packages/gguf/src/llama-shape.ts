@@ -1,7 +1,8 @@
 /**
  * Picks a llama-family shape (hidden size, layers, heads, FFN width) for a target parameter
  * count, so `--params 60M` gives a plausible small llama and `--params 7B` something close to
- * Llama-2-7B. Every width is a multiple of 32, the Q8_0/Q4_0 block size.
+ * Llama-2-7B. Every width is a multiple of 32, the Q8_0/Q4_0 block size. With `experts` the
+ * FFN becomes a Mixtral-style mixture of experts and the target counts all of them (the total).
  */
 import { KerneltuneError } from '@kerneltune/core'
 
@@ -14,7 +15,14 @@ export interface LlamaShape {
   readonly ffn: number
   readonly vocab: number
   readonly contextLength: number
+  /** Mixture of experts (absent for a dense model): experts per layer, each `ffn` wide. */
+  readonly experts?: number
+  /** Experts each token is routed to. */
+  readonly expertsUsed?: number
 }
+
+/** llama.cpp's LLAMA_MAX_EXPERTS (src/llama-hparams.h). */
+export const LLAMA_MAX_EXPERTS = 512
 
 const HIDDEN_LADDER = [64, 128, 192, 256, 384, 512, 640, 768, 1024, 1280, 1536, 2048, 2560, 3072, 4096, 5120, 6144, 8192]
 
@@ -28,15 +36,30 @@ export function ffnFor(hidden: number): number {
   return Math.ceil((8 * hidden) / 3 / 64) * 64
 }
 
-/** Parameters per transformer block: q, k, v, o, gate, up, down and the two norms. */
-export function layerParams(s: Pick<LlamaShape, 'hidden' | 'kvHeads' | 'headDim' | 'ffn'>): number {
+type LayerShape = Pick<LlamaShape, 'hidden' | 'kvHeads' | 'headDim' | 'ffn' | 'experts' | 'expertsUsed'>
+
+/**
+ * Parameters per transformer block: q, k, v, o, the two norms, and gate, up, down (one set per
+ * expert plus the router for a mixture of experts). `active` counts only the experts a token is
+ * routed to; the router always runs, so it counts as active.
+ */
+export function layerParams(s: LayerShape, active = false): number {
   const kv = s.kvHeads * s.headDim
-  return 2 * s.hidden * s.hidden + 2 * s.hidden * kv + 3 * s.hidden * s.ffn + 2 * s.hidden
+  const attention = 2 * s.hidden * s.hidden + 2 * s.hidden * kv + 2 * s.hidden
+  const experts = s.experts ?? 0
+  if (experts === 0) return attention + 3 * s.hidden * s.ffn
+  const routed = active ? (s.expertsUsed ?? experts) : experts
+  return attention + s.hidden * experts + routed * 3 * s.hidden * s.ffn
 }
 
 /** All parameters: embeddings, untied output, final norm and the blocks. */
 export function llamaParamCount(s: LlamaShape): number {
   return 2 * s.vocab * s.hidden + s.hidden + s.layers * layerParams(s)
+}
+
+/** Parameters one token touches: all of them for a dense model, the routed experts' for a MoE. */
+export function llamaActiveParamCount(s: LlamaShape): number {
+  return 2 * s.vocab * s.hidden + s.hidden + s.layers * layerParams(s, true)
 }
 
 export interface ShapeRequest {
@@ -47,27 +70,53 @@ export interface ShapeRequest {
   /** Fixes the hidden size instead of choosing it. */
   readonly hidden?: number
   readonly layers?: number
+  /** Fixes the FFN width (per expert for a MoE) instead of 8/3 of the hidden size. */
+  readonly ffn?: number
+  /** Experts per layer (at least 2) for a mixture of experts; absent for a dense model. */
+  readonly experts?: number
+  /** Experts per token, 1 to `experts`; default 2 (as Mixtral). */
+  readonly expertsUsed?: number
 }
 
-function shapeFor(hidden: number, vocab: number, contextLength: number, layers: number): LlamaShape {
+function shapeFor(hidden: number, req: ShapeRequest, vocab: number, contextLength: number, layers: number): LlamaShape {
   const headDim = headDimFor(hidden)
   const heads = hidden / headDim
   // Grouped-query attention (4 query heads per KV head) once there are enough heads, as Llama 3 does.
   const kvHeads = heads >= 8 && heads % 4 === 0 ? heads / 4 : heads
-  return { hidden, layers, heads, kvHeads, headDim, ffn: ffnFor(hidden), vocab, contextLength }
+  const ffn = req.ffn ?? ffnFor(hidden)
+  const moe = req.experts === undefined ? {} : { experts: req.experts, expertsUsed: req.expertsUsed ?? Math.min(2, req.experts) }
+  return { hidden, layers, heads, kvHeads, headDim, ffn, vocab, contextLength, ...moe }
+}
+
+function checkRequest(req: ShapeRequest): void {
+  const bad = (msg: string) => new KerneltuneError('INVALID_INPUT', msg)
+  if (!(req.params > 0)) throw bad(`params must be a positive number, got ${req.params}`)
+  if (req.hidden !== undefined && (req.hidden % 32 !== 0 || req.hidden % headDimFor(req.hidden) !== 0)) {
+    throw bad(`hidden size ${req.hidden} must be a multiple of its head size ${headDimFor(req.hidden)} (and of 32)`)
+  }
+  // ffn is the row length of ffn_down, and Q8_0/Q4_0 rows are whole 32-value blocks.
+  if (req.ffn !== undefined && !(Number.isInteger(req.ffn) && req.ffn > 0 && req.ffn % 32 === 0)) {
+    throw bad(`ffn width ${req.ffn} must be a positive multiple of 32 (the Q8_0/Q4_0 block size)`)
+  }
+  if (req.experts !== undefined && !(Number.isInteger(req.experts) && req.experts >= 2 && req.experts <= LLAMA_MAX_EXPERTS)) {
+    throw bad(`experts must be a whole number from 2 to ${LLAMA_MAX_EXPERTS} (llama.cpp's limit), got ${req.experts}; leave it out for a dense model`)
+  }
+  if (req.expertsUsed !== undefined) {
+    if (req.experts === undefined) throw bad('expertsUsed needs experts (a mixture of experts); leave both out for a dense model')
+    if (!(Number.isInteger(req.expertsUsed) && req.expertsUsed >= 1 && req.expertsUsed <= req.experts)) {
+      throw bad(`expertsUsed must be a whole number from 1 to experts (${req.experts}), got ${req.expertsUsed}`)
+    }
+  }
 }
 
 export function chooseLlamaShape(req: ShapeRequest): LlamaShape {
   const vocab = req.vocabSize ?? 32000
   const ctx = req.contextLength ?? 2048
-  if (!(req.params > 0)) throw new KerneltuneError('INVALID_INPUT', `params must be a positive number, got ${req.params}`)
-  if (req.hidden !== undefined && (req.hidden % 32 !== 0 || req.hidden % headDimFor(req.hidden) !== 0)) {
-    throw new KerneltuneError('INVALID_INPUT', `hidden size ${req.hidden} must be a multiple of its head size ${headDimFor(req.hidden)} (and of 32)`)
-  }
+  checkRequest(req)
   const candidates = req.hidden !== undefined ? [req.hidden] : HIDDEN_LADDER
   let best: { shape: LlamaShape; score: number } | undefined
   for (const hidden of candidates) {
-    const probe = shapeFor(hidden, vocab, ctx, 1)
+    const probe = shapeFor(hidden, req, vocab, ctx, 1)
     const rest = req.params - (2 * vocab * hidden + hidden)
     const layers = req.layers ?? Math.max(1, Math.round(rest / layerParams(probe)))
     const shape = { ...probe, layers }

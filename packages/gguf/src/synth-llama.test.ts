@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { chooseLlamaShape, llamaParamCount, parseParamCount } from './llama-shape.ts'
+import { chooseLlamaShape, llamaActiveParamCount, llamaParamCount, parseParamCount } from './llama-shape.ts'
 import { readGgufHeader } from './reader.ts'
 import { synthLlama } from './synth-llama.ts'
 import { byteVocab } from './vocab.ts'
@@ -20,6 +20,26 @@ describe('chooseLlamaShape', () => {
     const s = chooseLlamaShape({ params: 7e9 })
     expect(s.hidden).toBe(4096)
     expect(s.headDim).toBe(128)
+  })
+
+  it('should count every expert in the total and only the routed ones (plus the router) as active', () => {
+    const s = chooseLlamaShape({ params: 47e9, experts: 8, expertsUsed: 2, hidden: 4096, layers: 32, ffn: 14336 })
+    // Mixtral 8x7B: 46.7B total, 12.9B active (its published figures).
+    expect(llamaParamCount(s) / 1e9).toBeCloseTo(46.7, 1)
+    expect(llamaActiveParamCount(s) / 1e9).toBeCloseTo(12.9, 1)
+    const dense = chooseLlamaShape({ params: 7e9 })
+    expect(llamaActiveParamCount(dense)).toBe(llamaParamCount(dense))
+    expect(dense).not.toHaveProperty('experts')
+  })
+
+  it('should land a MoE near its total target and refuse expert counts llama.cpp cannot load', () => {
+    const s = chooseLlamaShape({ params: 8e9, experts: 8 })
+    expect(Math.abs(llamaParamCount(s) / 8e9 - 1)).toBeLessThan(0.15)
+    expect(s).toMatchObject({ experts: 8, expertsUsed: 2 })
+    expect(() => chooseLlamaShape({ params: 1e6, experts: 1 })).toThrow(/from 2 to 512/)
+    expect(() => chooseLlamaShape({ params: 1e6, experts: 4, expertsUsed: 5 })).toThrow(/from 1 to experts \(4\)/)
+    expect(() => chooseLlamaShape({ params: 1e6, expertsUsed: 2 })).toThrow(/needs experts/)
+    expect(() => chooseLlamaShape({ params: 1e6, ffn: 100 })).toThrow(/multiple of 32/)
   })
 
   it('should read parameter counts with suffixes', () => {
@@ -103,8 +123,27 @@ describe('synthLlama', () => {
     expect(m.layout.totalBytes).toBeLessThan(4.5e9)
   })
 
+  it('should write a Mixtral-layout MoE: router in F32, stacked expert tensors, expert metadata', async () => {
+    const m = synthLlama({ ...small, quant: 'Q8_0', experts: 4, expertsUsed: 2 })
+    const h = readGgufHeader(await ggufBytes(m.file))
+    const { hidden, ffn, layers } = m.shape
+    const info = (n: string) => h.tensors.find((t) => t.name === `blk.${layers - 1}.${n}.weight`)
+    expect(info('ffn_gate_inp')).toMatchObject({ dims: [hidden, 4], type: 'F32' })
+    expect(info('ffn_gate_exps')).toMatchObject({ dims: [hidden, ffn, 4], type: 'Q8_0' })
+    expect(info('ffn_up_exps')).toMatchObject({ dims: [hidden, ffn, 4], type: 'Q8_0' })
+    expect(info('ffn_down_exps')).toMatchObject({ dims: [ffn, hidden, 4], type: 'Q8_0' })
+    expect(info('ffn_gate')).toBeUndefined()
+    expect(h.metadata).toMatchObject({ 'llama.expert_count': 4, 'llama.expert_used_count': 2, 'llama.feed_forward_length': ffn })
+    const elements = h.tensors.reduce((n, t) => n + t.dims.reduce((a, b) => a * b, 1), 0)
+    expect(elements).toBe(m.paramCount)
+    const experts = h.tensors.filter((t) => t.name.endsWith('_exps.weight')).reduce((n, t) => n + t.dims.reduce((a, b) => a * b, 1), 0)
+    expect(m.activeParamCount).toBe(m.paramCount - experts / 2)
+    expect(m.file.metadata['general.name']?.value).toMatch(/-4x2e-Q8_0$/)
+  })
+
   it('should refuse a vocabulary too small for the byte tokens and an unknown quant', () => {
     expect(() => synthLlama({ params: 1e6, vocabSize: 100 })).toThrow(/at least 260/)
     expect(() => synthLlama({ params: 1e6, quant: 'Q5_K' as never })).toThrow(/F16, Q8_0, Q4_0/)
+    expect(() => synthLlama({ params: 1e6, vocabSize: 300, fill: 'zeros' as never })).toThrow(/random, tiled/)
   })
 })

@@ -1,15 +1,15 @@
 /**
  * A synthetic llama model: a valid GGUF with every tensor and metadata key llama.cpp's llama
  * architecture needs, filled with seeded random weights. It loads and runs at the speed a real
- * model of the same shape and quantization would, and generates meaningless text.
+ * model of the same shape and quantization would, and generates meaningless text. With `experts`
+ * the FFN of every block is a Mixtral-style mixture of experts (llama.cpp's llama architecture
+ * loads `ffn_gate_inp` and the `ffn_{gate,up,down}_exps` tensors when `llama.expert_count` > 0).
  */
 import { KerneltuneError } from '@kerneltune/core'
-import { encodeF16, encodeF32 } from './f16.ts'
-import { LLAMA_FILE_TYPES, type GgmlTypeName } from './ggml-types.ts'
-import { chooseLlamaShape, llamaParamCount, type LlamaShape } from './llama-shape.ts'
+import { LLAMA_FILE_TYPES } from './ggml-types.ts'
+import { chooseLlamaShape, llamaActiveParamCount, llamaParamCount, type LlamaShape } from './llama-shape.ts'
 import { gv, type GgufValue } from './metadata.ts'
-import { encodeQ4_0, encodeQ8_0 } from './quant.ts'
-import { fillUniform, hashSeed, mulberry32 } from './random.ts'
+import { SYNTH_FILLS, onesTensor, randomTensor, type SynthFill } from './synth-tensors.ts'
 import { BYTE_VOCAB_MIN, byteVocabMetadata } from './vocab.ts'
 import { ggufLayout, type GgufFile, type GgufLayout, type GgufTensor } from './writer.ts'
 
@@ -27,51 +27,26 @@ export interface SynthLlamaOptions {
   readonly contextLength?: number
   readonly hidden?: number
   readonly layers?: number
+  /** FFN width (per expert for a MoE); default about 8/3 of the hidden size. */
+  readonly ffn?: number
+  /** Experts per layer (at least 2) for a mixture of experts; absent for a dense model. */
+  readonly experts?: number
+  /** Experts each token is routed to; default 2. */
+  readonly expertsUsed?: number
+  /** 'random' (default) generates every weight; 'tiled' repeats each tensor's first chunk (see synth-tensors.ts). */
+  readonly fill?: SynthFill
   readonly name?: string
 }
 
 export interface SynthLlama {
   readonly shape: LlamaShape
   readonly paramCount: number
+  /** Parameters one token touches (the routed experts only, for a MoE; paramCount when dense). */
+  readonly activeParamCount: number
+  readonly fill: SynthFill
   readonly quant: SynthQuant
   readonly file: GgufFile
   readonly layout: GgufLayout
-}
-
-/** Values generated per chunk: about 4 MB of f32 scratch however large the tensor. */
-const CHUNK_VALUES = 1 << 20
-
-function encode(type: GgmlTypeName, values: Float32Array): Uint8Array {
-  switch (type) {
-    case 'F32': return encodeF32(values)
-    case 'F16': return encodeF16(values)
-    case 'Q8_0': return encodeQ8_0(values)
-    case 'Q4_0': return encodeQ4_0(values)
-  }
-}
-
-function randomTensor(name: string, dims: number[], type: GgmlTypeName, seed: number): GgufTensor {
-  const rowLength = dims[0]!
-  const rows = dims.slice(1).reduce((a, b) => a * b, 1)
-  // Uniform in ±1/sqrt(fan-in) keeps activations bounded through the layers.
-  const scale = 1 / Math.sqrt(rowLength)
-  return {
-    name,
-    dims,
-    type,
-    *data() {
-      const next = mulberry32(hashSeed(seed, name))
-      const rowsPerChunk = Math.max(1, Math.floor(CHUNK_VALUES / rowLength))
-      for (let r = 0; r < rows; r += rowsPerChunk) {
-        const n = Math.min(rowsPerChunk, rows - r) * rowLength
-        yield encode(type, fillUniform(new Float32Array(n), next, scale))
-      }
-    },
-  }
-}
-
-function onesTensor(name: string, length: number): GgufTensor {
-  return { name, dims: [length], type: 'F32', *data() { yield encodeF32(new Float32Array(length).fill(1)) } }
 }
 
 export function llamaMetadata(shape: LlamaShape, quant: SynthQuant, name: string, seed: number): Record<string, GgufValue> {
@@ -92,6 +67,10 @@ export function llamaMetadata(shape: LlamaShape, quant: SynthQuant, name: string
     'llama.rope.freq_base': gv.f32(10000),
     'llama.attention.layer_norm_rms_epsilon': gv.f32(1e-5),
     'llama.vocab_size': gv.u32(shape.vocab),
+    ...(shape.experts === undefined ? {} : {
+      'llama.expert_count': gv.u32(shape.experts),
+      'llama.expert_used_count': gv.u32(shape.expertsUsed ?? 2),
+    }),
     ...byteVocabMetadata(shape.vocab),
   }
 }
@@ -106,6 +85,10 @@ export function synthLlama(options: SynthLlamaOptions): SynthLlama {
   if (!Number.isInteger(vocabSize) || vocabSize < BYTE_VOCAB_MIN) {
     throw new KerneltuneError('INVALID_INPUT', `vocabSize must be a whole number of at least ${BYTE_VOCAB_MIN} (3 specials, 256 byte tokens and the space piece), got ${vocabSize}`)
   }
+  const fill = options.fill ?? 'random'
+  if (!SYNTH_FILLS.includes(fill)) {
+    throw new KerneltuneError('INVALID_INPUT', `fill ${String(fill)} is not supported; use one of ${SYNTH_FILLS.join(', ')}`)
+  }
   const seed = options.seed ?? 1
   const shape = chooseLlamaShape({
     params: options.params,
@@ -113,26 +96,38 @@ export function synthLlama(options: SynthLlamaOptions): SynthLlama {
     ...(options.contextLength === undefined ? {} : { contextLength: options.contextLength }),
     ...(options.hidden === undefined ? {} : { hidden: options.hidden }),
     ...(options.layers === undefined ? {} : { layers: options.layers }),
+    ...(options.ffn === undefined ? {} : { ffn: options.ffn }),
+    ...(options.experts === undefined ? {} : { experts: options.experts }),
+    ...(options.expertsUsed === undefined ? {} : { expertsUsed: options.expertsUsed }),
   })
-  const { hidden: h, ffn, vocab } = shape
+  const { hidden: h, ffn, vocab, experts } = shape
   const kv = shape.kvHeads * shape.headDim
-  const tensors: GgufTensor[] = [randomTensor('token_embd.weight', [h, vocab], quant, seed)]
+  const weight = (name: string, dims: number[]) => randomTensor(name, dims, quant, seed, fill)
+  const tensors: GgufTensor[] = [weight('token_embd.weight', [h, vocab])]
   for (let i = 0; i < shape.layers; i++) {
     const p = `blk.${i}.`
     tensors.push(
       onesTensor(`${p}attn_norm.weight`, h),
-      randomTensor(`${p}attn_q.weight`, [h, h], quant, seed),
-      randomTensor(`${p}attn_k.weight`, [h, kv], quant, seed),
-      randomTensor(`${p}attn_v.weight`, [h, kv], quant, seed),
-      randomTensor(`${p}attn_output.weight`, [h, h], quant, seed),
+      weight(`${p}attn_q.weight`, [h, h]),
+      weight(`${p}attn_k.weight`, [h, kv]),
+      weight(`${p}attn_v.weight`, [h, kv]),
+      weight(`${p}attn_output.weight`, [h, h]),
       onesTensor(`${p}ffn_norm.weight`, h),
-      randomTensor(`${p}ffn_gate.weight`, [h, ffn], quant, seed),
-      randomTensor(`${p}ffn_up.weight`, [h, ffn], quant, seed),
-      randomTensor(`${p}ffn_down.weight`, [ffn, h], quant, seed),
+      ...(experts === undefined
+        ? [weight(`${p}ffn_gate.weight`, [h, ffn]), weight(`${p}ffn_up.weight`, [h, ffn]), weight(`${p}ffn_down.weight`, [ffn, h])]
+        : [
+          // The router stays F32, as llama.cpp's quantize leaves it: it is tiny and picks the experts.
+          randomTensor(`${p}ffn_gate_inp.weight`, [h, experts], 'F32', seed, fill),
+          weight(`${p}ffn_gate_exps.weight`, [h, ffn, experts]),
+          weight(`${p}ffn_down_exps.weight`, [ffn, h, experts]),
+          weight(`${p}ffn_up_exps.weight`, [h, ffn, experts]),
+        ]),
     )
   }
-  tensors.push(onesTensor('output_norm.weight', h), randomTensor('output.weight', [h, vocab], quant, seed))
-  const name = options.name ?? `synthetic-llama-${Math.round(llamaParamCount(shape) / 1e6)}M-${quant}`
+  tensors.push(onesTensor('output_norm.weight', h), weight('output.weight', [h, vocab]))
+  const paramCount = llamaParamCount(shape)
+  const moe = experts === undefined ? '' : `-${experts}x${shape.expertsUsed}e`
+  const name = options.name ?? `synthetic-llama-${Math.round(paramCount / 1e6)}M${moe}-${quant}`
   const file: GgufFile = { metadata: llamaMetadata(shape, quant, name, seed), tensors }
-  return { shape, paramCount: llamaParamCount(shape), quant, file, layout: ggufLayout(file) }
+  return { shape, paramCount, activeParamCount: llamaActiveParamCount(shape), fill, quant, file, layout: ggufLayout(file) }
 }

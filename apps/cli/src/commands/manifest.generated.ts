@@ -2300,7 +2300,7 @@ export const COMMAND_MANIFEST: readonly CommandMeta[] = [
       {
         "name": "synth",
         "summary": "Write a valid GGUF with random weights (meaningless text, real speed).",
-        "description": "Chooses a llama shape (hidden size, layers, heads, FFN width) near the target parameter count, writes the metadata, a byte-level vocabulary and seeded random weights, quantized with ggml-exact Q8_0/Q4_0 encoders. The file is streamed to FILE.partial-<pid> and renamed when complete, so multi-GB models never sit in memory and nothing half-written is left behind.",
+        "description": "Chooses a llama shape (hidden size, layers, heads, FFN width) near the target parameter count, writes the metadata, a byte-level vocabulary and seeded random weights, quantized with ggml-exact Q8_0/Q4_0 encoders. The file is streamed to FILE.partial-<pid> and renamed when complete, so multi-GB models never sit in memory and nothing half-written is left behind. --fill tiled generates only each tensor's first rows (about 64k values, the same bytes --fill random starts with) and repeats them to the end of the tensor: the shapes, types, sizes, offsets and metadata are those of the random file, and llama.cpp's kernels have no value-dependent paths, so the speed it measures is real, but the file is not fully random (do not use it to study quantization error or sparsity). It is written at disk speed, many times faster than --fill random. --experts N makes every block's FFN a Mixtral-style mixture of N experts (each --ffn wide), of which --experts-used are routed per token; --params then counts all experts, and the JSON gives both params (total) and activeParams (per token).",
         "flags": [
           {
             "name": "arch",
@@ -2369,6 +2369,36 @@ export const COMMAND_MANIFEST: readonly CommandMeta[] = [
             "min": 1
           },
           {
+            "name": "ffn",
+            "type": "integer",
+            "description": "Fix the FFN width (per expert with --experts) instead of 8/3 of the hidden size; a multiple of 32.",
+            "min": 32
+          },
+          {
+            "name": "experts",
+            "type": "integer",
+            "description": "Mixture of experts: experts per layer (Mixtral layout); leave out for a dense model.",
+            "valueName": "N",
+            "min": 2
+          },
+          {
+            "name": "experts-used",
+            "type": "integer",
+            "description": "Experts routed per token (needs --experts; default 2).",
+            "valueName": "K",
+            "min": 1
+          },
+          {
+            "name": "fill",
+            "type": "string",
+            "description": "random: every weight generated; tiled: each tensor's first rows repeated (same layout and speed, written at disk speed).",
+            "choices": [
+              "random",
+              "tiled"
+            ],
+            "default": "random"
+          },
+          {
             "name": "force",
             "type": "boolean",
             "description": "Overwrite FILE if it exists."
@@ -2382,9 +2412,11 @@ export const COMMAND_MANIFEST: readonly CommandMeta[] = [
         "examples": [
           "kerneltune model synth --params 60M --quant Q8_0 --out /tmp/llama-60m-q8_0.gguf",
           "kerneltune model synth --params 7B --quant Q4_0 --out llama-7b-q4_0.gguf --dry-run --json",
-          "kerneltune model synth --params 2M --vocab-size 512 --quant Q4_0 --out tiny.gguf"
+          "kerneltune model synth --params 2M --vocab-size 512 --quant Q4_0 --out tiny.gguf",
+          "kerneltune model synth --params 8B --quant F16 --fill tiled --out llama-8b-f16.gguf",
+          "kerneltune model synth --params 8B --experts 8 --experts-used 2 --quant Q4_0 --fill tiled --out moe-8x-q4_0.gguf"
         ],
-        "jsonOutput": "{ ok, written, path, arch, quant, seed, targetParams, params, shape: { hidden, layers, heads, kvHeads, headDim, ffn, vocab, contextLength }, tensors, bytes, seconds, note }",
+        "jsonOutput": "{ ok, written, path, arch, quant, fill, seed, targetParams, params, activeParams, shape: { hidden, layers, heads, kvHeads, headDim, ffn, vocab, contextLength, experts?, expertsUsed? }, tensors, bytes, seconds, mbPerSecond, note }",
         "runs": true
       }
     ]

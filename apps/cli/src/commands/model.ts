@@ -1,12 +1,13 @@
 /**
  * `kerneltune model synth`: writes a synthetic GGUF model with random weights. Such a model
  * generates meaningless text, but llama.cpp runs it at the speed of a trained model of the same
- * shape and quantization, which is what speed measurements need.
+ * shape and quantization, which is what speed measurements need. `--fill tiled` writes it at disk
+ * speed (for 8B models on a GPU machine with minutes to spare); `--experts` makes it a MoE.
  */
 import { existsSync } from 'node:fs'
 import { resolve } from 'node:path'
 import { KerneltuneError } from '@kerneltune/core'
-import { SYNTH_QUANTS, parseParamCount, synthLlama, type SynthQuant } from '@kerneltune/gguf'
+import { SYNTH_FILLS, SYNTH_QUANTS, parseParamCount, synthLlama, type SynthFill, type SynthQuant } from '@kerneltune/gguf'
 import { writeGgufFile } from '@kerneltune/gguf/node'
 import { defineCommand } from '../cli/command.ts'
 import { fmt, keyValues, progressBar } from '../cli/output.ts'
@@ -15,7 +16,7 @@ const modelSynth = defineCommand({
   name: 'synth',
   summary: 'Write a valid GGUF with random weights (meaningless text, real speed).',
   description:
-    'Chooses a llama shape (hidden size, layers, heads, FFN width) near the target parameter count, writes the metadata, a byte-level vocabulary and seeded random weights, quantized with ggml-exact Q8_0/Q4_0 encoders. The file is streamed to FILE.partial-<pid> and renamed when complete, so multi-GB models never sit in memory and nothing half-written is left behind.',
+    'Chooses a llama shape (hidden size, layers, heads, FFN width) near the target parameter count, writes the metadata, a byte-level vocabulary and seeded random weights, quantized with ggml-exact Q8_0/Q4_0 encoders. The file is streamed to FILE.partial-<pid> and renamed when complete, so multi-GB models never sit in memory and nothing half-written is left behind. --fill tiled generates only each tensor\'s first rows (about 64k values, the same bytes --fill random starts with) and repeats them to the end of the tensor: the shapes, types, sizes, offsets and metadata are those of the random file, and llama.cpp\'s kernels have no value-dependent paths, so the speed it measures is real, but the file is not fully random (do not use it to study quantization error or sparsity). It is written at disk speed, many times faster than --fill random. --experts N makes every block\'s FFN a Mixtral-style mixture of N experts (each --ffn wide), of which --experts-used are routed per token; --params then counts all experts, and the JSON gives both params (total) and activeParams (per token).',
   flags: [
     { name: 'arch', type: 'string', description: 'Architecture.', choices: ['llama'], default: 'llama' },
     { name: 'params', type: 'string', description: 'Target parameter count: 60M, 1.5B, 300k...', valueName: 'N', default: '60M' },
@@ -26,6 +27,10 @@ const modelSynth = defineCommand({
     { name: 'context-length', type: 'integer', description: 'llama.context_length written to the metadata.', default: 2048, min: 32 },
     { name: 'hidden', type: 'integer', description: 'Fix the hidden size instead of choosing it.', min: 32 },
     { name: 'layers', type: 'integer', description: 'Fix the number of layers instead of choosing it.', min: 1 },
+    { name: 'ffn', type: 'integer', description: 'Fix the FFN width (per expert with --experts) instead of 8/3 of the hidden size; a multiple of 32.', min: 32 },
+    { name: 'experts', type: 'integer', description: 'Mixture of experts: experts per layer (Mixtral layout); leave out for a dense model.', valueName: 'N', min: 2 },
+    { name: 'experts-used', type: 'integer', description: 'Experts routed per token (needs --experts; default 2).', valueName: 'K', min: 1 },
+    { name: 'fill', type: 'string', description: 'random: every weight generated; tiled: each tensor\'s first rows repeated (same layout and speed, written at disk speed).', choices: SYNTH_FILLS, default: 'random' },
     { name: 'force', type: 'boolean', description: 'Overwrite FILE if it exists.' },
     { name: 'dry-run', type: 'boolean', description: 'Print the shape and size without writing.' },
   ],
@@ -33,13 +38,17 @@ const modelSynth = defineCommand({
     'kerneltune model synth --params 60M --quant Q8_0 --out /tmp/llama-60m-q8_0.gguf',
     'kerneltune model synth --params 7B --quant Q4_0 --out llama-7b-q4_0.gguf --dry-run --json',
     'kerneltune model synth --params 2M --vocab-size 512 --quant Q4_0 --out tiny.gguf',
+    'kerneltune model synth --params 8B --quant F16 --fill tiled --out llama-8b-f16.gguf',
+    'kerneltune model synth --params 8B --experts 8 --experts-used 2 --quant Q4_0 --fill tiled --out moe-8x-q4_0.gguf',
   ],
   jsonOutput:
-    '{ ok, written, path, arch, quant, seed, targetParams, params, shape: { hidden, layers, heads, kvHeads, headDim, ffn, vocab, contextLength }, tensors, bytes, seconds, note }',
+    '{ ok, written, path, arch, quant, fill, seed, targetParams, params, activeParams, shape: { hidden, layers, heads, kvHeads, headDim, ffn, vocab, contextLength, experts?, expertsUsed? }, tensors, bytes, seconds, mbPerSecond, note }',
   async run(ctx) {
     const f = ctx.flags
     const target = parseParamCount(f.params ?? '60M')
     const quant = (f.quant ?? 'F16') as SynthQuant
+    const fill = (f.fill ?? 'random') as SynthFill
+    if (f.expertsUsed !== undefined && f.experts === undefined) throw new KerneltuneError('INVALID_INPUT', '--experts-used needs --experts N (a mixture of experts)')
     const model = synthLlama({
       params: target,
       quant,
@@ -48,6 +57,10 @@ const modelSynth = defineCommand({
       contextLength: f.contextLength ?? 2048,
       ...(f.hidden === undefined ? {} : { hidden: f.hidden }),
       ...(f.layers === undefined ? {} : { layers: f.layers }),
+      ...(f.ffn === undefined ? {} : { ffn: f.ffn }),
+      ...(f.experts === undefined ? {} : { experts: f.experts }),
+      ...(f.expertsUsed === undefined ? {} : { expertsUsed: f.expertsUsed }),
+      fill,
     })
     const dryRun = f.dryRun === true
     if (!dryRun && !f.out) throw new KerneltuneError('INVALID_INPUT', '--out FILE.gguf is required (or pass --dry-run to only print the shape)')
@@ -63,7 +76,10 @@ const modelSynth = defineCommand({
       bar.done()
     }
     const seconds = (Date.now() - started) / 1000
-    const note = 'random weights: this model generates meaningless text; its speed is real'
+    const mbPerSecond = !dryRun && seconds > 0 ? model.layout.totalBytes / 1e6 / seconds : null
+    const note = fill === 'tiled'
+      ? 'random rows, tiled: each tensor repeats its first rows; this model generates meaningless text; its speed is real'
+      : 'random weights: this model generates meaningless text; its speed is real'
     if (ctx.json) {
       ctx.printJson({
         ok: true,
@@ -71,13 +87,16 @@ const modelSynth = defineCommand({
         path: path ?? null,
         arch: 'llama',
         quant,
+        fill,
         seed: f.seed ?? 1,
         targetParams: target,
         params: model.paramCount,
+        activeParams: model.activeParamCount,
         shape: model.shape,
         tensors: model.file.tensors.length,
         bytes: model.layout.totalBytes,
         seconds,
+        mbPerSecond,
         note,
       })
       return
@@ -86,11 +105,11 @@ const modelSynth = defineCommand({
     ctx.io.stdout(
       keyValues([
         ['file', dryRun ? '(dry run, nothing written)' : path],
-        ['parameters', `${fmt(model.paramCount / 1e6, 1)}M (target ${fmt(target / 1e6, 1)}M)`],
-        ['shape', `hidden ${s.hidden}, layers ${s.layers}, heads ${s.heads} (kv ${s.kvHeads}, dim ${s.headDim}), ffn ${s.ffn}, vocab ${s.vocab}, context ${s.contextLength}`],
-        ['weights', `${quant}, seed ${f.seed ?? 1}`],
+        ['parameters', `${fmt(model.paramCount / 1e6, 1)}M (target ${fmt(target / 1e6, 1)}M)${s.experts === undefined ? '' : `, ${fmt(model.activeParamCount / 1e6, 1)}M active per token`}`],
+        ['shape', `hidden ${s.hidden}, layers ${s.layers}, heads ${s.heads} (kv ${s.kvHeads}, dim ${s.headDim}), ffn ${s.ffn}, vocab ${s.vocab}, context ${s.contextLength}${s.experts === undefined ? '' : `, ${s.experts} experts (${s.expertsUsed} used)`}`],
+        ['weights', `${quant}, seed ${f.seed ?? 1}, fill ${fill}`],
         ['size', `${fmt(model.layout.totalBytes / 1e6, 1)} MB in ${model.file.tensors.length} tensors`],
-        ...(dryRun ? [] : ([['time', `${fmt(seconds, 1)} s`]] as [string, string][])),
+        ...(dryRun ? [] : ([['time', `${fmt(seconds, 1)} s (${fmt(mbPerSecond ?? 0, 0)} MB/s)`]] as [string, string][])),
         ['note', note],
       ]),
     )

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { readGgufHeader } from '../reader.ts'
 import { synthLlama } from '../synth-llama.ts'
-import type { GgufFile } from '../writer.ts'
+import { ggufBytes, type GgufFile } from '../writer.ts'
 import { writeGgufFile } from './write-file.node.ts'
 
 describe('writeGgufFile', () => {
@@ -20,6 +20,24 @@ describe('writeGgufFile', () => {
       expect(seen.at(-1)).toBe(m.layout.totalBytes)
       expect(readGgufHeader(new Uint8Array(bytes)).metadata['general.architecture']).toBe('llama')
       expect(readdirSync(dir)).toEqual(['m.gguf'])
+    } finally {
+      rmSync(dir, { recursive: true, force: true })
+    }
+  })
+
+  it('should write exactly the bytes of ggufBytes when there are more chunks than one writev takes', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'gguf-'))
+    try {
+      // 700 tensors of 3 floats: each yields its 12 bytes and 20 bytes of padding, 1400 chunks.
+      const file: GgufFile = {
+        metadata: {},
+        tensors: Array.from({ length: 700 }, (_, i) => ({ name: `t${i}`, dims: [3], type: 'F32' as const, data: () => [new Uint8Array(12).fill(i % 251)] })),
+      }
+      await writeGgufFile(join(dir, 'many.gguf'), file)
+      const bytes = new Uint8Array(readFileSync(join(dir, 'many.gguf')))
+      const expected = await ggufBytes(file)
+      expect(bytes.length).toBe(expected.length)
+      expect(bytes.every((v, i) => v === expected[i])).toBe(true)
     } finally {
       rmSync(dir, { recursive: true, force: true })
     }
