@@ -26,7 +26,17 @@ export interface ModelResult {
   readonly decode?: PhaseFigures
   readonly prefill?: PhaseFigures
   readonly llamaBenchArgv?: readonly string[]
+  /** What llama-bench reports of its own run (backends, GPU, flash attention, batch sizes, build). */
+  readonly llamaBench?: Readonly<Record<string, unknown>>
   readonly error?: string
+}
+
+const BENCH_INFO = ['build_commit', 'build_number', 'backends', 'gpu_info', 'cpu_info', 'model_type', 'model_size', 'model_n_params', 'n_batch', 'n_ubatch', 'n_threads', 'type_k', 'type_v', 'n_gpu_layers', 'flash_attn', 'use_mmap', 'embeddings'] as const
+
+export function benchInfo(rows: unknown): Record<string, unknown> | undefined {
+  const first = Array.isArray(rows) ? (rows[0] as Record<string, unknown> | undefined) : undefined
+  if (!first) return undefined
+  return Object.fromEntries(BENCH_INFO.filter((k) => k in first).map((k) => [k, first[k]]))
 }
 
 /** The flags that give `predict` the device: a preset's datasheet when there is one. */
@@ -123,6 +133,7 @@ export async function predictVsMeasure(ctx: KitContext, o: PredictVsMeasureOptio
         decode: compare(decodeP, benchFigures(rows, 'decode')),
         prefill: compare(prefillP, benchFigures(rows, 'prefill')),
         llamaBenchArgv: ['llama-bench', ...argv.map((a) => (a === synth.path ? `${m.id}.gguf` : a))],
+        ...(benchInfo(rows) ? { llamaBench: benchInfo(rows)! } : {}),
         ...(bench.code === 0 ? {} : { error: `llama-bench exit ${bench.code}: ${bench.stderrTail.slice(-300)}` }),
       })
       if (!o.keep.has(m.id)) rmSync(synth.path, { force: true })

@@ -61,12 +61,12 @@ function byQuantFirst(models: readonly KitModel[]): KitModel[] {
 
 export function kitPlan(mode: KitMode, threads: number): KitPlan {
   if (mode === 'cuda') {
-    // Llama-3.2-1B-like, Llama-3-8B-like, and a Mixtral-style MoE of about 5B parameters with
-    // 8 experts and 2 used per token (about 1.5B active), all in the three formats.
+    // Llama 3.2 1B's shape (with its output matrix untied: 1.5B), Llama 3 8B's shape, and a
+    // Mixtral-style MoE of 6.0B parameters, 8 experts with 2 used per token (1.8B active).
     const models = byQuantFirst([
-      ...family('llama-1b', ['--params', '1.2B', '--vocab-size', '32000', '--context-length', '8192']),
-      ...family('llama-8b', ['--params', '8B', '--vocab-size', '32000', '--context-length', '8192']),
-      ...family('moe', ['--params', '5B', '--experts', '8', '--experts-used', '2', '--vocab-size', '32000', '--context-length', '8192']),
+      ...family('llama-1b', ['--params', '1.2B', '--hidden', '2048', '--layers', '16', '--ffn', '8192', '--vocab-size', '128256', '--context-length', '8192']),
+      ...family('llama-8b', ['--params', '8B', '--hidden', '4096', '--layers', '32', '--ffn', '14336', '--vocab-size', '128256', '--context-length', '8192']),
+      ...family('moe', ['--params', '6B', '--experts', '8', '--experts-used', '2', '--vocab-size', '32000', '--context-length', '8192']),
     ])
     return {
       mode,
