@@ -37,7 +37,7 @@ export function renderSummary(ctx: KitContext, models: readonly ModelResult[], e
 }
 
 interface SweepJson { result?: { winner?: { combo?: Record<string, string> } | null; recommendedArgv?: string[]; verdict?: string; capacity?: unknown } | null; exitCode?: number | null }
-interface ServeJson { levels?: { concurrency: number; result?: { outputTokensPerSecond?: number; requestThroughput?: number; ttftMs?: { p50?: number; p99?: number }; tpotMs?: { p50?: number; p99?: number } } | null }[] }
+interface ServeJson { levels?: { concurrency: number; result?: { outputTokensPerSecond?: number; requestThroughput?: number; ttftMs?: { p50?: number; p99?: number }; tpotMs?: { p50?: number; p99?: number }; goodput?: { requestsPerSecond?: number; met?: number } } | null }[] }
 
 /** The serving steps in a few lines for the summary. */
 export function servingLines(sweep: SweepJson | undefined, serve: ServeJson | undefined): string[] {
@@ -48,10 +48,10 @@ export function servingLines(sweep: SweepJson | undefined, serve: ServeJson | un
     if (r?.capacity !== undefined) out.push(`- capacity: ${JSON.stringify(r.capacity).slice(0, 300)}`)
   }
   if (serve?.levels?.length) {
-    out.push('', 'Step 3 (bench serve, defaults):', '', '| in flight | output tok/s | req/s | TTFT p50 / p99 ms | TPOT p50 / p99 ms |', '| ---: | ---: | ---: | ---: | ---: |')
+    out.push('', 'Step 3 (bench serve, defaults):', '', '| in flight | output tok/s | req/s | goodput req/s (met) | TTFT p50 / p99 ms | TPOT p50 / p99 ms |', '| ---: | ---: | ---: | ---: | ---: | ---: |')
     for (const l of serve.levels) {
       const r = l.result
-      out.push(`| ${l.concurrency} | ${n(r?.outputTokensPerSecond)} | ${n(r?.requestThroughput, 2)} | ${n(r?.ttftMs?.p50, 0)} / ${n(r?.ttftMs?.p99, 0)} | ${n(r?.tpotMs?.p50, 1)} / ${n(r?.tpotMs?.p99, 1)} |`)
+      out.push(`| ${l.concurrency} | ${n(r?.outputTokensPerSecond)} | ${n(r?.requestThroughput, 2)} | ${n(r?.goodput?.requestsPerSecond, 2)} (${r?.goodput?.met ?? '-'}) | ${n(r?.ttftMs?.p50, 0)} / ${n(r?.ttftMs?.p99, 0)} | ${n(r?.tpotMs?.p50, 1)} / ${n(r?.tpotMs?.p99, 1)} |`)
     }
   }
   return out

@@ -53,16 +53,28 @@ export async function serveLevels(ctx: KitContext, modelPath: string): Promise<v
       continue
     }
     const args = [ctx.cli, 'bench', 'serve', '--engine', 'llamacpp', '--gguf', modelPath, '--concurrency', String(c),
-      '--requests', String(v.requests(c)), '--prompt-tokens', String(v.promptTokens), '--output-tokens', String(v.outputTokens), '--json']
+      '--requests', String(v.requests(c)), '--prompt-tokens', String(v.promptTokens), '--output-tokens', String(v.outputTokens),
+      // Goodput under the same objectives as the sweep (bench serve's own flags).
+      ...sloFlags(ctx.plan.sweep.slo), '--json']
     ctx.log(`bench serve: defaults at concurrency ${c}, ${v.requests(c)} requests`)
     const r = await runProc(ctx.node, args, { timeoutMs: Math.max(30_000, secondsLeft(ctx) * 1000), env: serverEnv(ctx), onStderr: progressOnly(ctx) })
     levels.push({ concurrency: c, exitCode: r.code, seconds: r.seconds, ...(r.code === 0 ? {} : { stderrTail: r.stderrTail }), result: parseJsonOut(r) ?? null })
     writeResult(ctx, 'bench-serve.json', {
       step: 'bench-serve',
-      what: `llama-server with its default settings (every layer on the GPU by its own default), closed loop, ${v.promptTokens} prompt tokens and exactly ${v.outputTokens} output tokens per request; one launch per level`,
+      what: `llama-server with its default settings (every layer on the GPU by its own default), closed loop, ${v.promptTokens} prompt tokens and exactly ${v.outputTokens} output tokens per request; one launch per level; goodput counts the requests whose own TTFT and TPOT meet ${ctx.plan.sweep.slo.replace(/_p\d+/g, '')}`,
       levels,
     })
   }
+}
+
+/** 'ttft_p99_ms=500,tpot_p99_ms=50' → bench serve's --slo-ttft-ms 500 --slo-tpot-ms 50 (its objectives bound every request). */
+export function sloFlags(slo: string): string[] {
+  const out: string[] = []
+  for (const part of slo.split(',')) {
+    const m = /^(ttft|tpot|e2e)_p\d+_ms=(\d+(?:\.\d+)?)$/.exec(part.trim())
+    if (m) out.push(`--slo-${m[1]}-ms`, m[2]!)
+  }
+  return out
 }
 
 /** The CLI's progress bars repaint many times a second: log only lines that say something new. */
