@@ -3,7 +3,8 @@
  * engine, or prints help, loads no engine package it does not use. This table is the one list of
  * engines; `enginePlugins()` in the Node entry builds the same set eagerly for the server.
  */
-import { createRegistry, KerneltuneError, type AnyPlugin, type EnginePlugin, type Registry } from '@kerneltune/core'
+import { createRegistry, KerneltuneError } from '@kerneltune/core/lite'
+import type { AnyPlugin, EnginePlugin, Registry } from '@kerneltune/core'
 
 // Each loader gets the registry the engine joins: an engine that works with others (Triton) looks
 // them up there.

@@ -30,6 +30,7 @@ export {
   type PluginByKind,
   type Registry,
 } from './registry.ts'
+export { checkComboShape, parseCombo } from './checks/combo.ts'
 export { DOMAIN_SCHEMAS, domainJsonSchemas, toJsonSchema } from './json-schema.ts'
 export * from './contracts/index.ts'
 export * from './schemas/index.ts'

@@ -3,13 +3,7 @@
  * version, rejects duplicate names, and hands back a wrapped copy whose hooks stamp any error
  * with the plugin's name, the hook and the cause.
  */
-import { z } from 'zod'
-import {
-  CONTRACT_VERSIONS,
-  PLUGIN_KINDS,
-  type PluginBase,
-  type PluginKind,
-} from './contracts/plugin.ts'
+import { CONTRACT_VERSIONS, type PluginBase, type PluginKind } from './contracts/plugin.ts'
 import type { EnginePlugin } from './contracts/engine.ts'
 import type { MeasurementBackend } from './contracts/measurement.ts'
 import type { SearchStrategyPlugin } from './contracts/search.ts'
@@ -18,8 +12,8 @@ import type { KernelProviderPlugin } from './contracts/kernel-provider.ts'
 import type { KernelGeneratorPlugin } from './contracts/kernel-generator.ts'
 import type { CatalogExtension } from './contracts/catalog-extension.ts'
 import { KerneltuneError, pluginError } from './errors.ts'
-import { formatIssues } from './validation.ts'
-import { CORE_DIMENSION_IDS, type CoreDimensionId } from './schemas/combo.ts'
+import { CORE_DIMENSION_IDS, type CoreDimensionId } from './dimensions.ts'
+import { pluginHead, pluginHooks } from './checks/plugin.ts'
 
 /** Maps each kind to its plugin type, so `get('engine', ...)` is typed. */
 export interface PluginByKind {
@@ -33,33 +27,6 @@ export interface PluginByKind {
 
 export type AnyPlugin = PluginByKind[PluginKind]
 
-const fn = z.custom<(...args: unknown[]) => unknown>((v) => typeof v === 'function', 'must be a function')
-
-const base = z.object({
-  name: z.string().regex(/^[a-z0-9][a-z0-9:._/-]*$/, 'lower-case letters, digits and : . _ / -'),
-  kind: z.enum(PLUGIN_KINDS as [PluginKind, ...PluginKind[]]),
-  apiVersion: z.number().int().positive(),
-})
-
-// The hooks each kind must have; optional hooks are feature-tested by their callers.
-const required: Record<PluginKind, z.ZodType> = {
-  engine: z.object({
-    displayName: z.string().min(1),
-    defaultVersion: z.string().min(1),
-    supportedVersions: fn,
-    translate: fn,
-    // Optional at run time so plugins written before `controls` existed still load (as all six).
-    controls: z.array(z.enum(CORE_DIMENSION_IDS)).optional(),
-    inventory: fn.optional(),
-    tritonBackend: z.object({ backend: z.string().regex(/^[a-z0-9_]+$/, 'a Triton backend name: lower-case letters, digits and _'), plan: fn }).optional(),
-  }),
-  'measurement-backend': z.object({ simulated: z.boolean(), measure: fn }),
-  'search-strategy': z.object({ create: fn }),
-  predictor: z.object({ predict: fn }),
-  'kernel-provider': z.object({ parameters: z.array(z.any()), isValid: fn, generate: fn, reference: fn }),
-  'kernel-generator': z.object({ generate: fn }),
-}
-
 /** The core dimensions an engine controls; all six for a plugin that does not say. */
 export function engineControls(engine: Pick<EnginePlugin, 'controls'>): readonly CoreDimensionId[] {
   return engine.controls ?? CORE_DIMENSION_IDS
@@ -67,14 +34,15 @@ export function engineControls(engine: Pick<EnginePlugin, 'controls'>): readonly
 
 /** Checks a plugin's shape and contract version; throws INVALID_PLUGIN or INCOMPATIBLE_PLUGIN. */
 export function assertPlugin(plugin: unknown): asserts plugin is AnyPlugin {
-  const head = base.safeParse(plugin)
-  if (!head.success) {
+  // Checked by hand, not with zod: registering runs at every start-up (checks/plugin.ts).
+  const head = pluginHead(plugin, [])
+  if (head.length > 0) {
     const name = typeof (plugin as { name?: unknown })?.name === 'string' ? (plugin as { name: string }).name : '(unnamed)'
-    throw new KerneltuneError('INVALID_PLUGIN', `plugin ${name} is not a valid plugin: ${formatIssues(head.error.issues).join('; ')}`, {
+    throw new KerneltuneError('INVALID_PLUGIN', `plugin ${name} is not a valid plugin: ${head.join('; ')}`, {
       plugin: name,
     })
   }
-  const { name, kind, apiVersion } = head.data
+  const { name, kind, apiVersion } = plugin as PluginBase
   const expected = CONTRACT_VERSIONS[kind]
   if (apiVersion !== expected) {
     throw new KerneltuneError(
@@ -83,9 +51,9 @@ export function assertPlugin(plugin: unknown): asserts plugin is AnyPlugin {
       { plugin: name, details: { kind, apiVersion, supported: expected } },
     )
   }
-  const hooks = required[kind].safeParse(plugin)
-  if (!hooks.success) {
-    throw new KerneltuneError('INVALID_PLUGIN', `plugin ${name} (${kind}) is missing required members: ${formatIssues(hooks.error.issues).join('; ')}`, {
+  const hooks = pluginHooks[kind](plugin, [])
+  if (hooks.length > 0) {
+    throw new KerneltuneError('INVALID_PLUGIN', `plugin ${name} (${kind}) is missing required members: ${hooks.join('; ')}`, {
       plugin: name,
     })
   }

@@ -8,20 +8,8 @@
  * // { ok: true, argv: ['llama-server', '-m', 'm.gguf', '--threads', '8', '--flash-attn', 'on', '--cache-type-v', 'q8_0'], ... }
  * ```
  */
-import {
-  CONTRACT_VERSIONS,
-  CORE_DIMENSION_VALUES,
-  applyControls,
-  ComboSchema,
-  KerneltuneError,
-  isKerneltuneError,
-  parseWith,
-  type Combo,
-  type EnginePlugin,
-  type Refusal,
-  type TranslateContext,
-  type TranslateResult,
-} from '@kerneltune/core'
+import { CONTRACT_VERSIONS, CORE_DIMENSION_VALUES, applyControls, KerneltuneError, isKerneltuneError, parseCombo } from '@kerneltune/core/lite'
+import type { Combo, EnginePlugin, Refusal, TranslateContext, TranslateResult } from '@kerneltune/core'
 import { LLAMACPP_CATALOG_EXTENSION, LLAMACPP_DIMENSIONS } from './catalog-extension.ts'
 import { CORE_MAPPING, LLAMACPP_CONTROLS } from './core-mapping.ts'
 import { buildFacts, buildsWhere, LLAMACPP_BUILDS, llamacppInventory, type LlamacppBuildFacts } from './builds.ts'
@@ -95,7 +83,7 @@ export function llamacppEngine(options: LlamacppEngineOptions = {}): EnginePlugi
       throw new KerneltuneError('INVALID_INPUT', `llama.cpp version ${version} is not supported; supported builds: ${LLAMACPP_BUILDS.join(', ')} (${LLAMACPP_VERSION} is the one node-llama-cpp 3.22.1 bundles)`)
     }
     const facts = buildFacts(version)
-    const parsed = parseWith(ComboSchema, combo, 'llama.cpp combination')
+    const parsed = parseCombo(combo, 'llama.cpp combination')
     for (const [dimension, value] of Object.entries(parsed)) {
       const values = KNOWN[dimension]
       if (!values) return refuse(version, dimension, value, `llama.cpp has no dimension ${dimension}; known: ${Object.keys(KNOWN).join(', ')}`)

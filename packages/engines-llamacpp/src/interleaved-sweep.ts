@@ -18,7 +18,8 @@
  * console.log(r.verdict, r.aa.declaredWinner, r.aa.falseWinnerRate)
  * ```
  */
-import { KerneltuneError, isKerneltuneError, type Combo, type EnginePlugin, type MeasurementBackend, type RepetitionMetrics } from '@kerneltune/core'
+import { KerneltuneError, isKerneltuneError } from '@kerneltune/core/lite'
+import type { Combo, EnginePlugin, MeasurementBackend, RepetitionMetrics } from '@kerneltune/core'
 import { describePMethod, metricDirection } from '@kerneltune/stats'
 import { llamacppEngine } from './engine.ts'
 import { compareRounds, minRoundsToDecide, pValueMethod, signFlipMethodOf, type PairedComparison, type RoundsTest } from './paired.ts'

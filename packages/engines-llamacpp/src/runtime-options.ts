@@ -3,7 +3,8 @@
  * llama-server translation expresses, in the form the measurement backend can apply in-process.
  * Pure, so it is tested without loading llama.cpp.
  */
-import { KerneltuneError, type Combo } from '@kerneltune/core'
+import { KerneltuneError } from '@kerneltune/core/lite'
+import type { Combo } from '@kerneltune/core'
 import { DEFAULTS } from './facts.ts'
 
 /** node-llama-cpp's GgmlType names for the KV cache types llama-server accepts. */

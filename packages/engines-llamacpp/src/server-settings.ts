@@ -5,7 +5,8 @@
  * translates these two and hands the rest of a combination to the llama.cpp translator unchanged.
  * Read from the source node-llama-cpp 3.22.1 bundles (common/arg.cpp, tools/server/server.cpp).
  */
-import { CONTRACT_VERSIONS, type CatalogExtension, type Combo, type DimensionSpec, type EnginePlugin, type TranslateContext, type TranslateResult } from '@kerneltune/core'
+import { CONTRACT_VERSIONS } from '@kerneltune/core/lite'
+import type { CatalogExtension, Combo, DimensionSpec, EnginePlugin, TranslateContext, TranslateResult } from '@kerneltune/core'
 import { LLAMACPP_DIMENSIONS, LLAMACPP_RULES } from './catalog-extension.ts'
 import { llamacppEngine, type LlamacppEngineOptions } from './engine.ts'
 import { DEFAULTS, SOURCE } from './facts.ts'

@@ -4,7 +4,8 @@
  * quality gate from @kerneltune/stats, and the winner: the best combo by the target metric that
  * passes the gate and is significantly better than the default.
  */
-import { KerneltuneError, type Combo, type RepetitionMetrics } from '@kerneltune/core'
+import { KerneltuneError } from '@kerneltune/core/lite'
+import type { Combo, RepetitionMetrics } from '@kerneltune/core'
 import { compareToBaseline, evaluateGate, metricDirection, trimmedMean, type Comparison, type ComboGateResult, type GateMethod, type GateResult } from '@kerneltune/stats'
 import { summarizeRepetitions, type RepetitionSummary } from './summary.ts'
 

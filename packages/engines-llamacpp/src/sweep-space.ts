@@ -3,7 +3,8 @@
  * to try, per mode, turned into a CatalogExtension so the kerneltune catalog enumerates it and
  * applies the engine's legality rules. Dimensions left out stay at llama-server's defaults.
  */
-import { KerneltuneError, type CatalogExtension, type Combo } from '@kerneltune/core'
+import { KerneltuneError } from '@kerneltune/core/lite'
+import type { CatalogExtension, Combo } from '@kerneltune/core'
 import { LLAMACPP_DIMENSIONS, LLAMACPP_RULES } from './catalog-extension.ts'
 import { DEFAULTS } from './facts.ts'
 

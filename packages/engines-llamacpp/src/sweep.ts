@@ -13,7 +13,8 @@
  * console.log(r.winner?.llamaServerArgv.join(' ') ?? r.verdict)
  * ```
  */
-import { KerneltuneError, isKerneltuneError, type Combo, type EnginePlugin, type MeasurementBackend, type RepetitionMetrics } from '@kerneltune/core'
+import { KerneltuneError, isKerneltuneError } from '@kerneltune/core/lite'
+import type { Combo, EnginePlugin, MeasurementBackend, RepetitionMetrics } from '@kerneltune/core'
 import { shouldStopEarly } from '@kerneltune/stats'
 import { llamacppEngine } from './engine.ts'
 import { analyzeSweep, type AnalyzeOptions, type MeasuredCombo, type SweepAnalysis, type SweepComboStats, type SweepMetric } from './sweep-analysis.ts'

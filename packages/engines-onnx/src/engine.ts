@@ -3,7 +3,8 @@
  * command line, only session options and execution-provider options to pass to InferenceSession
  * (the CUDA EP's attention kernels included, through its sdpa_kernel option).
  */
-import { applyControls, checkCombo, CORE_DIMENSION_VALUES, KerneltuneError, refusal, resolveVersion, type Combo, type CoreDimensionId, type EngineInventory, type EnginePlugin, type TranslateContext, type TranslateResult } from '@kerneltune/core'
+import { applyControls, checkCombo, CORE_DIMENSION_VALUES, KerneltuneError, refusal, resolveVersion } from '@kerneltune/core/lite'
+import type { Combo, CoreDimensionId, EngineInventory, EnginePlugin, TranslateContext, TranslateResult } from '@kerneltune/core'
 import { CUDA_GRAPH_OPTION, firstReleaseWith, OPTIMIZATION_LEVEL, ORT_RELEASES, ORT_VERSIONS, PROVIDERS, SDPA_KERNEL, type OrtProvider, type OrtRelease, type OrtVersion, type SdpaKernel } from './releases.ts'
 import { ortInventory } from './inventory.ts'
 

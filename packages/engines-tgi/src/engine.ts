@@ -1,7 +1,7 @@
 /** The TGI (text-generation-inference) engine plugin. */
-import { CORE_DIMENSION_VALUES, type Combo, type CoreDimensionId, type EngineInventory, type EnginePlugin, type TranslateContext, type TranslateResult } from '@kerneltune/core'
+import { CORE_DIMENSION_VALUES, applyControls, checkCombo, refusal, resolveVersion } from '@kerneltune/core/lite'
+import type { Combo, CoreDimensionId, EngineInventory, EnginePlugin, TranslateContext, TranslateResult } from '@kerneltune/core'
 import { ATTENTION, BLOCK_SIZE, CHUNKING_ATTENTION, CHUNKING_WARNING, DEFAULT_CUDA_GRAPHS, MODEL_PY, TGI_INVENTORIES, TGI_VERSIONS, type TgiVersion } from './releases.ts'
-import { applyControls, checkCombo, refusal, resolveVersion } from '@kerneltune/core'
 
 export interface TgiEngineOptions {
   /** The launcher command; default `['text-generation-launcher']`. */

@@ -4,7 +4,8 @@
  * engine with a `tritonBackend`, found through the registry) and written into the model
  * repository: config.pbtxt, the backend's own files, and the server environment.
  */
-import { checkCombo, CORE_DIMENSION_IDS, CORE_DIMENSION_VALUES, KerneltuneError, refusal, resolveVersion, type Combo, type EngineInventory, type EngineLookup, type EnginePlugin, type TranslateContext, type TranslateResult, type TritonBackendPlan, type TritonBackendProvider } from '@kerneltune/core'
+import { checkCombo, CORE_DIMENSION_IDS, CORE_DIMENSION_VALUES, KerneltuneError, refusal, resolveVersion } from '@kerneltune/core/lite'
+import type { Combo, EngineInventory, EngineLookup, EnginePlugin, TranslateContext, TranslateResult, TritonBackendPlan, TritonBackendProvider } from '@kerneltune/core'
 import { GPT_MODEL_TYPE, MODEL_DIR, REPOSITORY, TRITON_RELEASES, TRITON_VERSIONS, repositoryInventory, type TritonBackend, type TritonRelease, type TritonVersion } from './releases.ts'
 import { instanceGroup, parameters, shellQuote, tensors } from './pbtxt.ts'
 import { resolveTensors, type TensorTypes } from './tensors.ts'

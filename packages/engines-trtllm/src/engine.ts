@@ -1,5 +1,6 @@
 /** The TensorRT-LLM engine plugin: trtllm-build flags plus executor runtime parameters. */
-import { checkCombo, CORE_DIMENSION_IDS, CORE_DIMENSION_VALUES, refusal, resolveVersion, type Combo, type EngineInventory, type EnginePlugin, type TranslateContext, type TranslateResult, type TritonBackendContext, type TritonBackendProvider } from '@kerneltune/core'
+import { checkCombo, CORE_DIMENSION_IDS, CORE_DIMENSION_VALUES, refusal, resolveVersion } from '@kerneltune/core/lite'
+import type { Combo, EngineInventory, EnginePlugin, TranslateContext, TranslateResult, TritonBackendContext, TritonBackendProvider } from '@kerneltune/core'
 import { TRTLLM_CATALOG } from './catalog.ts'
 import { planTrtllm } from './plan.ts'
 import { smOf, TRTLLM_INVENTORIES, TRTLLM_VERSIONS, type TrtllmVersion } from './releases.ts'

@@ -4,7 +4,8 @@
  * options passed with the release's flag. It is its own target, registered beside `trtllm`,
  * because its names (attn_backend, cuda_graph_config) share nothing with trtllm-build's.
  */
-import { applyControls, checkCombo, CORE_DIMENSION_VALUES, refusal, resolveVersion, type Combo, type CoreDimensionId, type EnginePlugin, type TranslateContext, type TranslateResult } from '@kerneltune/core'
+import { applyControls, checkCombo, CORE_DIMENSION_VALUES, refusal, resolveVersion } from '@kerneltune/core/lite'
+import type { Combo, CoreDimensionId, EnginePlugin, TranslateContext, TranslateResult } from '@kerneltune/core'
 import { ATTN_BACKENDS, CUDA_GRAPH_BATCH_SIZES, LLM_API_FILE, TRTLLM_SERVE_RELEASES, TRTLLM_SERVE_VERSIONS, type TrtllmServeRelease } from './serve-releases.ts'
 
 export const SERVE_MODEL_PLACEHOLDER = 'MODEL'

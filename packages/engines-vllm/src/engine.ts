@@ -1,8 +1,8 @@
 /** The vLLM engine plugin: a factory returning a plain object that the core registry accepts. */
-import { CORE_DIMENSION_IDS, CORE_DIMENSION_VALUES, type Combo, type EnginePlugin, type TranslateContext, type TranslateResult, type TritonBackendContext, type TritonBackendProvider } from '@kerneltune/core'
+import { CORE_DIMENSION_IDS, CORE_DIMENSION_VALUES, checkCombo, KerneltuneError, refusal } from '@kerneltune/core/lite'
+import type { Combo, EnginePlugin, TranslateContext, TranslateResult, TritonBackendContext, TritonBackendProvider } from '@kerneltune/core'
 import { argsToFlags, planVllm } from './plan.ts'
 import { VLLM_DEFAULT_VERSION, VLLM_VERSIONS, vllmInventory, vllmRelease } from './releases.ts'
-import { checkCombo, KerneltuneError, refusal } from '@kerneltune/core'
 
 export interface VllmEngineOptions {
   /** The words that start the server; default `['vllm', 'serve']`. */

@@ -22,7 +22,7 @@
  * console.log(r.comparisons[1]?.difference, r.comparisons[1]?.pValue) // 0.1, < 0.001
  * ```
  */
-import { kerneltuneError } from '@kerneltune/core'
+import { kerneltuneError } from '@kerneltune/core/errors'
 import { studentTQuantile, studentTTwoSided } from './distributions.ts'
 
 export interface BlockedTreatmentComparison {

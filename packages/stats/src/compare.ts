@@ -4,7 +4,7 @@
  * Welch's test when nothing is trimmed), Cohen's d, and a verdict that says "indistinguishable"
  * when the data cannot tell the two apart.
  */
-import { kerneltuneError } from '@kerneltune/core'
+import { kerneltuneError } from '@kerneltune/core/errors'
 import { trimCount, trimmedMean } from './descriptive.ts'
 import { cohensD, effectLabel, type EffectLabel } from './effect-size.ts'
 import type { Interval } from './interval.ts'

@@ -7,7 +7,7 @@
  * rounds alone with a 95% interval. Tuners (gpu-kernels' tuneKernel, metal-marlin-autotune) pass
  * the measurement in; the selection-time figure is theirs to keep, labelled as biased.
  */
-import { mulberry32 } from '@kerneltune/core'
+import { mulberry32 } from '@kerneltune/core/lite'
 import { pairedRatioInterval } from './ratio.ts'
 
 export const DEFAULT_CONFIRM_ROUNDS = 20

@@ -2,7 +2,7 @@
  * Descriptive statistics over timing samples. Every function checks its input, because a NaN
  * from a failed repetition would otherwise spread silently into every later comparison.
  */
-import { kerneltuneError } from '@kerneltune/core'
+import { kerneltuneError } from '@kerneltune/core/errors'
 
 /** Throws INVALID_INPUT when a sample is not a finite number, and INSUFFICIENT_DATA below `min`. */
 export function checkSamples(xs: readonly number[], min = 1, what = 'samples'): void {

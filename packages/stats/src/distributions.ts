@@ -3,7 +3,7 @@
  * the regularized incomplete beta function), not a normal or series approximation, so p-values
  * stay right for the small sample counts that kernel timing produces.
  */
-import { kerneltuneError } from '@kerneltune/core'
+import { kerneltuneError } from '@kerneltune/core/errors'
 import { lnGamma, regularizedBeta, regularizedGammaQ } from './special.ts'
 
 /** Φ(x), the standard normal CDF, accurate in both tails. */

@@ -4,7 +4,7 @@
  * Non-overlapping intervals are a stricter condition than a significant pairwise test, which is
  * the safe side for a rule that ends measurement.
  */
-import { kerneltuneError } from '@kerneltune/core'
+import { kerneltuneError } from '@kerneltune/core/errors'
 import { trimmedConfidenceInterval } from './interval.ts'
 import type { Interval } from './interval.ts'
 

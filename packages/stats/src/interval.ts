@@ -2,7 +2,7 @@
  * Confidence intervals for the location of one sample: the classic t interval of the mean, and
  * the Tukey–McLaughlin interval of the trimmed mean (winsorized spread, h − 1 degrees of freedom).
  */
-import { kerneltuneError } from '@kerneltune/core'
+import { kerneltuneError } from '@kerneltune/core/errors'
 import { checkSamples, mean, standardDeviation, trimCount, trimmedMean, winsorizedVariance } from './descriptive.ts'
 import { studentTQuantile } from './distributions.ts'
 

@@ -5,7 +5,7 @@
  * mapped back with exp. Logs make the ratio symmetric (2× faster and 2× slower are ±log 2) and
  * timing noise, which is multiplicative, roughly normal.
  */
-import { kerneltuneError } from '@kerneltune/core'
+import { kerneltuneError } from '@kerneltune/core/errors'
 import { checkSamples, median } from './descriptive.ts'
 import { confidenceInterval } from './interval.ts'
 

@@ -19,7 +19,7 @@
  * console.log(r.pValue) // 4/256: all signs alike, and the trimmed 0.09 flipped either way
  * ```
  */
-import { kerneltuneError, mulberry32 } from '@kerneltune/core'
+import { kerneltuneError, mulberry32 } from '@kerneltune/core/lite'
 import { checkSamples, trimCount } from './descriptive.ts'
 
 export interface SignFlipOptions {

@@ -4,7 +4,7 @@
  * lower incomplete gamma function (series / continued fraction). Formulas follow Press et al.,
  * Numerical Recipes 3rd ed. §6.1, §6.2, §6.4; accuracy is close to double precision.
  */
-import { kerneltuneError } from '@kerneltune/core'
+import { kerneltuneError } from '@kerneltune/core/errors'
 
 // Lanczos coefficients for g = 7, n = 9 (the set used by many numeric libraries).
 const LANCZOS = [

@@ -3,7 +3,7 @@
  * test on trimmed means (Welch's test with winsorized variances). Yuen's test with no trimming is
  * exactly Welch's test, which the tests check.
  */
-import { kerneltuneError } from '@kerneltune/core'
+import { kerneltuneError } from '@kerneltune/core/errors'
 import { checkSamples, mean, trimCount, trimmedMean, variance, winsorizedVariance } from './descriptive.ts'
 import { studentTQuantile, studentTTwoSided } from './distributions.ts'
 import { trimmedMeanSpread, type Interval } from './interval.ts'

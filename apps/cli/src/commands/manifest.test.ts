@@ -1,9 +1,7 @@
-import { spawnSync } from 'node:child_process'
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
 import { describe, expect, it } from 'vitest'
+import { modulesLoadedBy } from '../cli/loaded-modules.ts'
 import { COMMANDS } from './index.ts'
 import { buildCommandManifest } from './manifest.ts'
 import { COMMAND_MANIFEST } from './manifest.generated.ts'
@@ -32,20 +30,12 @@ const HELP_MAY_LOAD = [/\/apps\/cli\/src\/(cli|commands\/(index|loaders|manifest
 
 describe('kerneltune --help', () => {
   it('should load no command module, engine, backend, store or server app, for the root or any command', () => {
-    const dir = mkdtempSync(join(tmpdir(), 'kerneltune-help-'))
-    const log = join(dir, 'loaded.txt')
-    // Records every module Node resolves (the hooks run on Node's loader thread).
-    writeFileSync(join(dir, 'hooks.mjs'), `import { appendFileSync } from 'node:fs'
-export async function resolve(specifier, context, next) { const r = await next(specifier, context); appendFileSync(${JSON.stringify(log)}, r.url + '\\n'); return r }`)
-    writeFileSync(join(dir, 'register.mjs'), `import { register } from 'node:module'\nregister(${JSON.stringify(pathToFileURL(join(dir, 'hooks.mjs')).href)})`)
     const all = [[], ...paths(COMMAND_MANIFEST)].map((p) => [...p, '--help'])
-    writeFileSync(join(dir, 'helps.mts'), `import { main } from ${JSON.stringify(pathToFileURL(join(CLI, 'src/main.ts')).href)}
+    const { status, stderr, loaded } = modulesLoadedBy(`import { main } from ${JSON.stringify(pathToFileURL(join(CLI, 'src/main.ts')).href)}
 const io = { stdout: () => {}, stderr: (t: string) => process.stderr.write(t), interactive: false, env: {}, cwd: '/' }
-for (const argv of ${JSON.stringify(all)}) if (await main(argv, io) !== 0) throw new Error('help failed: ' + argv.join(' '))`)
-    const r = spawnSync(process.execPath, ['--conditions=@kerneltune/source', '--import', 'tsx', '--import', join(dir, 'register.mjs'), join(dir, 'helps.mts')], { cwd: CLI, encoding: 'utf8' })
-    expect(r.stderr).toBe('')
-    expect(r.status).toBe(0)
-    const loaded = [...new Set(readFileSync(log, 'utf8').split('\n').filter(Boolean))].filter((u) => !u.startsWith(pathToFileURL(dir).href))
+for (const argv of ${JSON.stringify(all)}) if (await main(argv, io) !== 0) throw new Error('help failed: ' + argv.join(' '))`, CLI)
+    expect(stderr).toBe('')
+    expect(status).toBe(0)
     expect(loaded.some((u) => u.endsWith('/apps/cli/src/commands/manifest.generated.ts'))).toBe(true)
     expect(loaded.filter((u) => !HELP_MAY_LOAD.some((re) => re.test(u)))).toEqual([])
   })

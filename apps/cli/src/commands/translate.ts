@@ -4,7 +4,8 @@
  */
 import { readFileSync } from 'node:fs'
 import { resolve } from 'node:path'
-import { formatCommandLine, KerneltuneError, isKerneltuneError, shellQuote, type EnginePlugin, type TranslateContext, type TranslateResult } from '@kerneltune/core'
+import { formatCommandLine, KerneltuneError, isKerneltuneError, shellQuote } from '@kerneltune/core/lite'
+import type { EnginePlugin, TranslateContext, TranslateResult } from '@kerneltune/core'
 import { defineCommand, type Io } from '../cli/command.ts'
 import { usageError } from '../cli/args.ts'
 import { EXIT } from '../cli/run.ts'

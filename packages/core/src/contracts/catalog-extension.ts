@@ -1,4 +1,4 @@
-import type { Combo } from '../schemas/combo.ts'
+import type { Combo } from '../dimensions.ts'
 import type { HardwareSpec } from '../schemas/hardware.ts'
 
 /** One value of a catalog dimension. */

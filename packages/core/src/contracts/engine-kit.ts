@@ -3,8 +3,8 @@
  * shape. First-party and third-party engines use the same ones.
  */
 import { KerneltuneError, isKerneltuneError } from '../errors.ts'
-import { parseWith } from '../validation.ts'
-import { ComboSchema, CORE_DIMENSION_IDS, CORE_DIMENSION_NEUTRAL, type Combo, type CoreDimensionId } from '../schemas/combo.ts'
+import { parseCombo } from '../checks/combo.ts'
+import { CORE_DIMENSION_IDS, CORE_DIMENSION_NEUTRAL, type Combo, type CoreDimensionId } from '../dimensions.ts'
 import type { Refusal } from './engine.ts'
 
 export function refusal(engine: string, version: string, dimension: string, value: string, reason: string): Refusal {
@@ -23,7 +23,7 @@ export function checkCombo(
   combo: Combo,
   known: Readonly<Record<string, readonly string[]>>,
 ): Refusal | undefined {
-  const parsed = stamped(engine, () => parseWith(ComboSchema, combo, `${displayName} combination`))
+  const parsed = stamped(engine, () => parseCombo(combo, `${displayName} combination`))
   for (const [dimension, value] of Object.entries(parsed)) {
     const values = known[dimension]
     if (!values) {

@@ -1,4 +1,4 @@
-import type { Combo, CoreDimensionId } from '../schemas/combo.ts'
+import type { Combo, CoreDimensionId } from '../dimensions.ts'
 import type { HardwareSpec } from '../schemas/hardware.ts'
 import type { ModelSpec } from '../schemas/model.ts'
 import type { CatalogExtension } from './catalog-extension.ts'

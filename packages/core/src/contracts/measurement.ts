@@ -1,4 +1,4 @@
-import type { Combo } from '../schemas/combo.ts'
+import type { Combo } from '../dimensions.ts'
 import type { HardwareSpec } from '../schemas/hardware.ts'
 import type { RegistryEntry } from '../schemas/runs.ts'
 import type { RegistryKernelUse } from '../schemas/registry-kernel.ts'

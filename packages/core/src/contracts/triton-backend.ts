@@ -6,7 +6,7 @@
  * importing the engine's package. Any engine in the registry can provide it, a third-party one
  * included, and Triton then serves that engine's models with `options.backend` set to its name.
  */
-import type { Combo } from '../schemas/combo.ts'
+import type { Combo } from '../dimensions.ts'
 import type { HardwareSpec } from '../schemas/hardware.ts'
 
 /** The backend's side of a Triton translation. */

@@ -1,5 +1,5 @@
 /** The quality gates: one entry point, `evaluateGate(method, input)`. */
-import { kerneltuneError } from '@kerneltune/core'
+import { kerneltuneError } from '@kerneltune/core/errors'
 import { trimmedMean } from '../descriptive.ts'
 import { paretoGate } from './pareto.ts'
 import { regressionGate } from './regression.ts'

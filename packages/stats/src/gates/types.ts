@@ -1,5 +1,5 @@
 /** Shared shapes and helpers of the quality gates. */
-import { kerneltuneError } from '@kerneltune/core'
+import { kerneltuneError } from '@kerneltune/core/errors'
 import { trimmedMean } from '../descriptive.ts'
 
 export const GATE_METHODS = ['topk5', 'pareto', 'regression', 'manual'] as const
