@@ -63,13 +63,15 @@ fi
 NODE="$WORK/node"
 "$NODE" --version >/dev/null
 
-# 2. llama.cpp's sources, unpacked once per version (a kept build then only relinks, if that).
-if [ "$(cat "$WORK/src/.kit-llama-commit" 2>/dev/null)" != "$llama_commit" ]; then
+# 2. llama.cpp's sources, unpacked once per archive (a kept build then only relinks, if that).
+src_sha="$(sha256sum "$KIT/llama.cpp.tar.xz" | cut -d' ' -f1)"
+if [ "$(cat "$WORK/src/.kit-archive-sha256" 2>/dev/null)" != "$src_sha" ]; then
   say "unpacking llama.cpp ${llama_commit:0:12}"
   rm -rf "$WORK/src" && mkdir -p "$WORK/src"
   unxz_to "$KIT/llama.cpp.tar.xz" "$WORK/src.tar"
   tar -xf "$WORK/src.tar" -C "$WORK/src" && rm -f "$WORK/src.tar"
-  echo "$llama_commit" >"$WORK/src/.kit-llama-commit"
+  # git archive stamps every file with the commit's time, so a kept build sees nothing newer.
+  echo "$src_sha" >"$WORK/src/.kit-archive-sha256"
 fi
 
 # 3. Build llama-server and llama-bench: CUDA for this GPU's architecture only, or the CPU.

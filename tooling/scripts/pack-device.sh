@@ -47,18 +47,19 @@ fi
 cp "$cache_root/$node_key" "$stage/node.xz"
 
 # 3. llama.cpp: the version node-llama-cpp ships, without the backends the kit never builds
-# (the CUDA and CPU backends stay) and without tests, examples and model conversion scripts.
+# (the CUDA and CPU backends stay) and without tests, examples and model conversion scripts
+# (of scripts/, only the CMake script that embeds llama-server's web page).
 bundle="$pkg_dir/llama/gitRelease.bundle"
 llama_tag="$(node -p "require('$pkg_dir/llama/llama.cpp.info.json').tag")"
 nlc_version="$(node -p "require('$pkg_dir/package.json').version")"
 commit="$(git bundle list-heads "$bundle" | awk '$2=="HEAD"{print $1}' | head -n1)"
-src_key="llama.cpp-${commit:0:12}-v2.tar.xz"
+src_key="llama.cpp-${commit:0:12}-v3.tar.xz"
 if [ ! -f "$cache_root/$src_key" ]; then
   say "archiving llama.cpp $llama_tag ($commit)"
   tmp_src="$(mktemp -d)"
   git clone -q --no-checkout "$bundle" "$tmp_src"
   git -C "$tmp_src" archive --format=tar "$commit" -- \
-    CMakeLists.txt cmake common ggml include src tools vendor LICENSE licenses \
+    CMakeLists.txt cmake common ggml include src tools vendor LICENSE licenses scripts/ui-assets.cmake \
     ':(exclude)ggml/src/ggml-sycl' ':(exclude)ggml/src/ggml-opencl' ':(exclude)ggml/src/ggml-vulkan' \
     ':(exclude)ggml/src/ggml-metal' ':(exclude)ggml/src/ggml-hexagon' ':(exclude)ggml/src/ggml-cann' \
     ':(exclude)ggml/src/ggml-musa' ':(exclude)ggml/src/ggml-et' ':(exclude)ggml/src/ggml-webgpu' \
