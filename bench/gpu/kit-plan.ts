@@ -27,8 +27,14 @@ export interface KitPlan {
   /** In priority order: when time runs short the last ones are skipped, and the skip is reported. */
   readonly models: readonly KitModel[]
   readonly bench: KitBenchSettings
-  /** The model the serving steps use (its id). */
-  readonly servingModel: string
+  /** The model `bench serve` loads (its id). */
+  readonly serveModel: string
+  /**
+   * The model the serving sweep loads: every arm keeps its own llama-server up across the rounds,
+   * so on the GPU this is the small model (twelve 8B servers with their KV caches would not fit
+   * in 80 GB, and its rounds are short enough for the seven the sign-flip test needs).
+   */
+  readonly sweepModel: string
   readonly sweep: {
     readonly space: Readonly<Record<string, readonly string[]>>
     readonly concurrency: number
@@ -59,7 +65,7 @@ function byQuantFirst(models: readonly KitModel[]): KitModel[] {
   return QUANTS.flatMap((q) => models.filter((m) => m.quant === q))
 }
 
-export function kitPlan(mode: KitMode, threads: number): KitPlan {
+export function kitPlan(mode: KitMode): KitPlan {
   if (mode === 'cuda') {
     // Llama 3.2 1B's shape (with its output matrix untied: 1.5B), Llama 3 8B's shape, and a
     // Mixtral-style MoE of 6.0B parameters, 8 experts with 2 used per token (1.8B active).
@@ -72,11 +78,13 @@ export function kitPlan(mode: KitMode, threads: number): KitPlan {
       mode,
       models,
       bench: { promptTokens: 512, genTokens: 128, reps: 3 },
-      servingModel: 'llama-8b-q4_0',
+      serveModel: 'llama-8b-q4_0',
+      sweepModel: 'llama-1b-q4_0',
       sweep: {
         // Flash attention, slots, a quantized V cache (which needs flash attention) and CUDA
         // graphs: 12 legal arms. The micro-batch is left at its default here (see the README).
-        space: { flash_attn: ['on', 'off'], parallel: ['auto', '16'], cache_type_v: ['f16', 'q8_0'], cuda_graph: ['on', 'off'] },
+        // Threads stay at llama.cpp's own choice (auto), which on a full offload barely matters.
+        space: { threads: ['auto'], flash_attn: ['on', 'off'], parallel: ['auto', '16'], cache_type_v: ['f16', 'q8_0'], cuda_graph: ['on', 'off'] },
         concurrency: 16,
         requests: 32,
         promptTokens: 256,
@@ -96,9 +104,10 @@ export function kitPlan(mode: KitMode, threads: number): KitPlan {
     mode,
     models,
     bench: { promptTokens: 32, genTokens: 8, reps: 2 },
-    servingModel: 'tiny-q4_0',
+    serveModel: 'tiny-q4_0',
+    sweepModel: 'tiny-q4_0',
     sweep: {
-      space: { threads: [String(threads)], flash_attn: ['on', 'off'], cache_type_v: ['f16', 'q8_0'] },
+      space: { threads: ['auto'], flash_attn: ['on', 'off'], cache_type_v: ['f16', 'q8_0'] },
       concurrency: 2,
       requests: 4,
       promptTokens: 16,

@@ -36,7 +36,7 @@ export async function servingSweep(ctx: KitContext, modelPath: string, budgetS: 
   const result = parseJsonOut(r)
   writeResult(ctx, 'serving-sweep.json', {
     step: 'serving-sweep',
-    command: ['kerneltune', ...args.slice(2).map((a) => (a === modelPath ? `${ctx.plan.servingModel}.gguf` : a))],
+    command: ['kerneltune', ...args.slice(2).map((a) => (a === modelPath ? `${ctx.plan.sweepModel}.gguf` : a))],
     exitCode: r.code,
     seconds: r.seconds,
     ...(r.code === 0 || r.code === 3 ? {} : { stderrTail: r.stderrTail }),

@@ -8,22 +8,23 @@ import { parseKitArgs } from './kit.ts'
 
 describe('the GPU kit plan', () => {
   it('measures 1B, 8B and a mixture-of-experts shape in Q4_0, Q8_0 and F16 on CUDA, every Q4_0 first', () => {
-    const p = kitPlan('cuda', 16)
+    const p = kitPlan('cuda')
     expect(p.models.map((m) => m.id)).toEqual([
       'llama-1b-q4_0', 'llama-8b-q4_0', 'moe-q4_0', 'llama-1b-q8_0', 'llama-8b-q8_0', 'moe-q8_0', 'llama-1b-f16', 'llama-8b-f16', 'moe-f16',
     ])
     expect(p.models.find((m) => m.id === 'moe-q4_0')?.synthArgs).toContain('--experts')
-    expect(p.models.some((m) => m.id === p.servingModel)).toBe(true)
+    expect(p.models.some((m) => m.id === p.serveModel)).toBe(true)
+    expect(p.models.some((m) => m.id === p.sweepModel)).toBe(true)
     expect(p.serve.concurrency).toEqual([1, 8, 32, 128])
     expect(p.serve.concurrency.every((c) => p.serve.requests(c) >= c)).toBe(true)
     // The sweep covers flash attention, slots, a quantized V cache and CUDA graphs.
-    expect(Object.keys(p.sweep.space).sort()).toEqual(['cache_type_v', 'cuda_graph', 'flash_attn', 'parallel'])
+    expect(Object.keys(p.sweep.space).sort()).toEqual(['cache_type_v', 'cuda_graph', 'flash_attn', 'parallel', 'threads'])
+    expect(p.sweep.space.threads).toEqual(['auto'])
   })
 
-  it('runs the same steps on the CPU with tiny models and this machine\'s threads', () => {
-    const p = kitPlan('cpu', 2)
+  it('runs the same steps on the CPU with tiny models', () => {
+    const p = kitPlan('cpu')
     expect(p.models.every((m) => m.family.startsWith('tiny'))).toBe(true)
-    expect(p.sweep.space.threads).toEqual(['2'])
     expect(p.sweep.space).not.toHaveProperty('cuda_graph')
   })
 
@@ -72,8 +73,8 @@ describe('the GPU kit parsers', () => {
   })
 
   it('summarizes every model and every skip', () => {
-    const ctx = { plan: kitPlan('cpu', 2), skipped: [{ step: 'serving-sweep', what: 'capacity', why: 'no --capacity' }] } as unknown as KitContext
-    const text = renderSummary(ctx, [{ model: kitPlan('cpu', 2).models[0]!, decode: compare({ tps: 90, low: 80, high: 120 }, { tps: 100, sd: 1, reps: 2, samples: [] }) }], [])
+    const ctx = { plan: kitPlan('cpu'), skipped: [{ step: 'serving-sweep', what: 'capacity', why: 'no --capacity' }] } as unknown as KitContext
+    const text = renderSummary(ctx, [{ model: kitPlan('cpu').models[0]!, decode: compare({ tps: 90, low: 80, high: 120 }, { tps: 100, sd: 1, reps: 2, samples: [] }) }], [])
     expect(text).toContain('| tiny-q4_0 | 100.0 | 90.0 | 80–120 | -10% |')
     expect(text).toContain('- serving-sweep: capacity: no --capacity')
   })

@@ -57,7 +57,7 @@ export async function kitMain(argv: readonly string[]): Promise<number> {
   mkdirSync(join(workDir, 'models'), { recursive: true })
   const threads = cpus().length
   const ctx: KitContext = {
-    plan: kitPlan(a.mode, threads),
+    plan: kitPlan(a.mode),
     node: process.execPath,
     cli: resolve(a.cli),
     binDir: resolve(a['bin-dir']),
@@ -79,24 +79,25 @@ export async function kitMain(argv: readonly string[]): Promise<number> {
   if (!backendFlag) skip(ctx, 'predict-vs-measure', 'the backend in the query', 'this CLI has no `predict --backend`')
   const hardware = await hardwareFlags(ctx)
   const results: ModelResult[] = []
-  const serving = ctx.plan.models.find((m) => m.id === ctx.plan.servingModel)!
-  const keep = new Set([serving.id])
+  const byId = (id: string) => ctx.plan.models.find((m) => m.id === id)!
+  const keep = new Set([ctx.plan.serveModel, ctx.plan.sweepModel])
   const first = ctx.plan.models.filter((m) => m.quant === 'Q4_0')
   const rest = ctx.plan.models.filter((m) => m.quant !== 'Q4_0')
 
   await predictVsMeasure(ctx, { models: first, keep, results, tiled, predictExtra, hardware })
-  let servingPath: string | undefined
-  try {
-    servingPath = (await synthModel(ctx, serving, tiled)).path
-  } catch (e) {
-    skip(ctx, 'serving', 'steps 2 and 3', `the serving model could not be written: ${(e as Error).message}`)
+  const pathOf = async (id: string, step: string): Promise<string | undefined> => {
+    try {
+      return (await synthModel(ctx, byId(id), tiled)).path
+    } catch (e) {
+      skip(ctx, step, 'the whole step', `its model ${id} could not be written: ${(e as Error).message}`)
+      return undefined
+    }
   }
-  if (servingPath) {
-    await serveLevels(ctx, servingPath)
-    // The sweep gets what is left but a share for the larger formats of step 1.
-    const reserve = ctx.plan.mode === 'cuda' ? 120 : 0
-    await servingSweep(ctx, servingPath, secondsLeft(ctx) - reserve)
-  }
+  const servePath = await pathOf(ctx.plan.serveModel, 'bench-serve')
+  if (servePath) await serveLevels(ctx, servePath)
+  const sweepPath = await pathOf(ctx.plan.sweepModel, 'serving-sweep')
+  // The sweep gets what is left but a share for the larger formats of step 1.
+  if (sweepPath) await servingSweep(ctx, sweepPath, secondsLeft(ctx) - (ctx.plan.mode === 'cuda' ? 120 : 0))
   await predictVsMeasure(ctx, { models: rest, keep: new Set(), results, tiled, predictExtra, hardware })
 
   const read = (f: string) => (existsSync(join(outDir, f)) ? JSON.parse(readFileSync(join(outDir, f), 'utf8')) : undefined)
