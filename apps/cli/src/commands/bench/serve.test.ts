@@ -45,6 +45,48 @@ describe('kerneltune bench serve', () => {
     }
   })
 
+  it('should judge every level against --slo, with violations, goodput, the Pareto front and --records', async () => {
+    const s = await startInstantServer({ tokenDelayMs: 1 })
+    try {
+      const records = join(dir, 'serve-records.jsonl')
+      // TPOT is about 1 ms here: a 0.001 ms limit is missed by every request, 10 s TTFT met by all.
+      const r = await run('bench', 'serve', '--endpoint', s.baseUrl, '--concurrency', '1,3', '--requests', '6', '--prompt-tokens', '8', '--output-tokens', '4', '--slo', 'ttft_p99_ms=10000,tpot_p99_ms=0.001', '--records', records, '--json')
+      expect(r.code).toBe(0)
+      const j = JSON.parse(r.out)
+      expect(j.objective).toBe('goodput')
+      expect(j.slo).toEqual([{ name: 'ttft_p99_ms', metric: 'ttft', stat: 'p99', limitMs: 10000 }, { name: 'tpot_p99_ms', metric: 'tpot', stat: 'p99', limitMs: 0.001 }])
+      for (const l of j.levels) {
+        expect(l.feasible).toBe(false)
+        expect(l.violations).toEqual([{ metric: 'tpot_p99_ms', limit: 0.001, value: l.tpotMs.p99 }])
+        expect(l.goodput).toEqual({ requestsPerSecond: 0, met: 0 })
+      }
+      expect(j.paretoAxes).toEqual({ throughput: 'goodput', latency: 'ttft_p99_ms' })
+      expect(j.pareto.length).toBeGreaterThan(0)
+      const lines = readFileSync(records, 'utf8').trim().split('\n').map((x) => JSON.parse(x))
+      expect(lines).toHaveLength(12)
+      expect(lines.map((x) => x.candidate)).toEqual([0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1])
+      expect(lines[0]).toMatchObject({ ok: true, outputTokens: 4, concurrency: 1 })
+      // The file recomputes the figures: level 0's TTFT p50 from its lines.
+      const ttfts = lines.filter((x) => x.candidate === 0).map((x) => x.ttftMs).sort((a, b) => a - b)
+      expect((ttfts[2] + ttfts[3]) / 2).toBeCloseTo(j.levels[0].ttftMs.p50, 9)
+
+      const ok = JSON.parse((await run('bench', 'serve', '--endpoint', s.baseUrl, '--concurrency', '2', '--requests', '4', '--prompt-tokens', '8', '--output-tokens', '4', '--slo', 'ttft_p99_ms=10000', '--json')).out)
+      expect(ok).toMatchObject({ feasible: true, violations: [], goodput: { met: 4 } })
+      const text = await run('bench', 'serve', '--endpoint', s.baseUrl, '--concurrency', '2', '--requests', '4', '--prompt-tokens', '8', '--output-tokens', '4', '--slo', 'tpot_p99_ms=0.001')
+      expect(text.out).toMatch(/objectives: TPOT p99 ≤ 0\.001 ms; maximise goodput\n  concurrency 2: misses: tpot_p99_ms [\d.]+ > 0\.001/)
+    } finally {
+      await s.close()
+    }
+  })
+
+  it('should refuse unknown objectives with exit code 2, listing the accepted names', async () => {
+    const bad = await run('bench', 'serve', '--endpoint', 'http://127.0.0.1:9', '--slo', 'ttft_p98_ms=5')
+    expect(bad.code).toBe(2)
+    expect(bad.err).toMatch(/--slo: unknown latency objective 'ttft_p98_ms'; accepted: ttft_mean_ms, .*e2e_p99_ms/)
+    expect((await run('bench', 'serve', '--endpoint', 'http://127.0.0.1:9', '--objective', 'speed')).err).toMatch(/unknown objective 'speed'; accepted: goodput, outputTokensPerSecond/)
+    expect((await run('bench', 'serve', '--endpoint', 'http://127.0.0.1:9', '--objective', 'goodput')).err).toMatch(/state them with --slo/)
+  })
+
   it('should refuse flags that cannot work, with exit code 2', async () => {
     expect((await run('bench', 'serve')).code).toBe(2)
     expect((await run('bench', 'serve', '--launch', 'llama-server -m m.gguf')).err).toMatch(/needs a \{port\} placeholder/)
