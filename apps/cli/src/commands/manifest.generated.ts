@@ -2557,7 +2557,7 @@ export const COMMAND_MANIFEST: readonly CommandMeta[] = [
   },
   {
     "name": "bench",
-    "summary": "Measure an engine as a server under concurrent load (TTFT, TPOT, ITL, latency, throughput).",
+    "summary": "Measure an engine as a server under concurrent load (TTFT, TPOT, ITL, latency, throughput), and its capacity under latency objectives.",
     "subcommands": [
       {
         "name": "serve",
@@ -2714,6 +2714,176 @@ export const COMMAND_MANIFEST: readonly CommandMeta[] = [
           "kerneltune bench serve --launch 'docker run --gpus all -p {port}:8000 vllm/vllm-openai --model m' --concurrency 1,8,32"
         ],
         "jsonOutput": "{ ok, engine, device, model: { path } | null, server: { argv, version, pid, baseUrl, launched }, workload: { api, kind, promptTokens, outputTokens, requests, warmups, seed }, mode, concurrency?, rate?, requests: { completed, failed }, durationS, ttftMs, tpotMs, itlMs, e2eMs (each { mean, p50, p90, p95, p99, std, count }), requestThroughput, outputTokensPerSecond, totalTokensPerSecond, tokens: { prompt, output, source }, goodput?: { requestsPerSecond, met, objectives? }, feasible?, violations?: [{ metric, limit, value }], serverReported: { promptTokens?, outputTokens?, promptTokensPerSecond?, outputTokensPerSecond?, promptMs?, msPerOutputToken? }, crossCheck: { gaps, lines }, errors, levels: [same fields per level], objective?, slo?: [{ name, metric, stat, limitMs }], pareto?: [level indices], paretoAxes?: { throughput, latency }, notes } — the top-level figures are the last (heaviest) level; with --slo/--objective every level is a candidate: feasible, violations, goodput under the objectives",
+        "runs": true
+      },
+      {
+        "name": "capacity",
+        "summary": "Find the highest request rate (or concurrency) at which a server meets latency objectives: bracketing, then bisection with repeats at the boundary.",
+        "description": "Launches llama-server with the GGUF (or uses --endpoint / --launch, as bench serve does) and searches the load at which the --slo objectives stop holding. --by rate: open loop, Poisson arrivals at a rate in requests/s (seeded); --by concurrency: closed loop. From --start the level doubles while the objectives hold (halves while they do not) until they are bracketed; bisection then narrows the bracket (rates: geometric midpoints, to --tolerance relative width; concurrency: to adjacent whole numbers), measuring each bisection level --repeats times and judging it by the majority, since near the boundary one measurement is a coin toss. A level meets the objectives when every stated statistic is within its limit and no request failed. The capacity is the highest level judged to meet them; the interval is [that level, the lowest level judged to miss them). Every measurement is reported with its figures; --records writes every request.",
+        "flags": [
+          {
+            "name": "engine",
+            "type": "string",
+            "description": "Engine of the GGUF.",
+            "choices": [
+              "llamacpp"
+            ],
+            "default": "llamacpp"
+          },
+          {
+            "name": "gguf",
+            "type": "string",
+            "description": "The GGUF model file to serve.",
+            "valueName": "FILE"
+          },
+          {
+            "name": "endpoint",
+            "type": "string",
+            "description": "Measure a server that is already running at this URL instead of launching one.",
+            "valueName": "URL"
+          },
+          {
+            "name": "launch",
+            "type": "string",
+            "description": "Launch this shell command instead; {port} is replaced by a free port, {args} by the translated --combo flags.",
+            "valueName": "CMD"
+          },
+          {
+            "name": "combo",
+            "type": "string",
+            "description": "llama.cpp settings to launch with, as JSON: {\"threads\":\"2\",\"parallel\":\"2\"}.",
+            "valueName": "JSON"
+          },
+          {
+            "name": "slo",
+            "type": "string",
+            "description": "Latency objectives, NAME=MS comma-separated (TTFT, TPOT, ITL, E2E at mean, p50, p90, p95, p99), e.g. ttft_p99_ms=500,tpot_p99_ms=50. Required.",
+            "valueName": "NAME=MS[,...]"
+          },
+          {
+            "name": "by",
+            "type": "string",
+            "description": "rate: open loop, Poisson arrivals (capacity in req/s). concurrency: closed loop (capacity in requests in flight).",
+            "choices": [
+              "rate",
+              "concurrency"
+            ],
+            "default": "rate"
+          },
+          {
+            "name": "start",
+            "type": "number",
+            "description": "First level tried (default 1).",
+            "min": 0.001
+          },
+          {
+            "name": "min",
+            "type": "number",
+            "description": "Lowest level tried (rate default 0.05, concurrency 1).",
+            "min": 0.001
+          },
+          {
+            "name": "max",
+            "type": "number",
+            "description": "Highest level tried (rate default 1000, concurrency 1024).",
+            "min": 0.001
+          },
+          {
+            "name": "growth",
+            "type": "number",
+            "description": "Bracketing factor between levels.",
+            "default": 2,
+            "min": 1.01
+          },
+          {
+            "name": "tolerance",
+            "type": "number",
+            "description": "Bisection stops at this interval width (rate: relative to the low end, default 0.1; concurrency: 1).",
+            "min": 0.001
+          },
+          {
+            "name": "repeats",
+            "type": "integer",
+            "description": "Measurements per bisection level, judged by the majority.",
+            "default": 3,
+            "min": 1,
+            "max": 99
+          },
+          {
+            "name": "max-measurements",
+            "type": "integer",
+            "description": "Measurements at most, all phases.",
+            "default": 40,
+            "min": 1,
+            "max": 10000
+          },
+          {
+            "name": "requests",
+            "type": "integer",
+            "description": "Measured requests per measurement (closed loop: at least two per stream).",
+            "default": 24,
+            "min": 1,
+            "max": 100000
+          },
+          {
+            "name": "warmup",
+            "type": "integer",
+            "description": "Warm-up requests before the first measurement (not counted).",
+            "default": 1,
+            "min": 0,
+            "max": 1000
+          },
+          {
+            "name": "prompt-tokens",
+            "type": "integer",
+            "description": "Prompt length of each request (synthetic token ids).",
+            "default": 64,
+            "min": 1
+          },
+          {
+            "name": "output-tokens",
+            "type": "integer",
+            "description": "Tokens generated per request (exactly: ignore_eos).",
+            "default": 32,
+            "min": 1
+          },
+          {
+            "name": "api",
+            "type": "string",
+            "description": "OpenAI API to load.",
+            "choices": [
+              "completions",
+              "chat"
+            ],
+            "default": "completions"
+          },
+          {
+            "name": "seed",
+            "type": "integer",
+            "description": "Seed of prompts and arrival times.",
+            "default": 1,
+            "min": 0
+          },
+          {
+            "name": "ready-timeout",
+            "type": "number",
+            "description": "Seconds to wait for the server to be ready.",
+            "default": 120,
+            "min": 1
+          },
+          {
+            "name": "records",
+            "type": "string",
+            "description": "Write one JSON line per measured request (candidate 0, level, repeat, ok, ttftMs, tpotMs, e2eMs, outputTokens, startMs, itlMs) to this file.",
+            "valueName": "FILE"
+          }
+        ],
+        "examples": [
+          "kerneltune bench capacity --gguf m.gguf --slo ttft_p99_ms=1000,tpot_p99_ms=200 --by rate --start 2",
+          "kerneltune bench capacity --gguf m.gguf --combo '{\"parallel\":\"4\"}' --slo ttft_p99_ms=500 --by concurrency --json",
+          "kerneltune bench capacity --endpoint http://127.0.0.1:8080 --slo e2e_p90_ms=3000 --records capacity.jsonl"
+        ],
+        "jsonOutput": "{ ok, engine, device, model: { path } | null, server: { argv, version, pid, baseUrl, launched }, workload: { api, promptTokens, outputTokens, requests, warmups, seed }, slo: [{ name, metric, stat, limitMs }], capacity: { value (null: none), low, high (null: not reached), unit: \"req/s\" | \"concurrency\", stop: converged | max | min | budget, points: [{ level, phase: bracket | bisect, repeat, feasible, requests, durationS, ttftMs, tpotMs, itlMs, e2eMs, requestThroughput, outputTokensPerSecond, goodput: { requestsPerSecond, met }, violations: [{ metric, limit, value }] }] }, notes }",
         "runs": true
       }
     ]
