@@ -1496,6 +1496,39 @@ export const COMMAND_MANIFEST: readonly CommandMeta[] = [
         "min": 0
       },
       {
+        "name": "slo",
+        "type": "string",
+        "description": "Latency objectives, NAME=MS comma-separated: any of TTFT, TPOT, ITL, E2E at mean, p50, p90, p95, p99 (ttft_mean_ms .. e2e_p99_ms), e.g. ttft_p99_ms=500,tpot_p99_ms=50. A candidate that misses one is infeasible.",
+        "valueName": "NAME=MS[,...]"
+      },
+      {
+        "name": "objective",
+        "type": "string",
+        "description": "What to maximise among feasible candidates: goodput (requests/s meeting every --slo objective; the default with --slo), outputTokensPerSecond, requestThroughput, or a latency statistic to minimise (e.g. ttft_p99_ms).",
+        "valueName": "NAME"
+      },
+      {
+        "name": "records",
+        "type": "string",
+        "description": "Write one JSON line per measured request (candidate, ok, ttftMs, tpotMs, e2eMs, outputTokens, startMs, itlMs) to this file, to recompute every figure.",
+        "valueName": "FILE"
+      },
+      {
+        "name": "capacity",
+        "type": "boolean",
+        "description": "Server, with --slo: after the sweep, search the capacity of the defaults and of the winner under the objectives (bench capacity's search, at most 16 measurements each)."
+      },
+      {
+        "name": "capacity-by",
+        "type": "string",
+        "description": "What --capacity searches: rate (open loop, Poisson arrivals, req/s) or concurrency (closed loop).",
+        "choices": [
+          "rate",
+          "concurrency"
+        ],
+        "default": "rate"
+      },
+      {
         "name": "test",
         "type": "string",
         "description": "Interleaved: how a combination is compared with the defaults of the same rounds. sign-flip: the 20% trimmed mean of its log ratios with a randomization p-value, exact (all 2^n sign patterns) up to 14 rounds and resampled from 10,000 patterns past them (robust to wild measurements; needs 7 rounds to decide). paired: a t-test on their mean. blocked: the noise pooled over every combination (more power in few rounds, but it assumes every combination is as noisy as the defaults, which a loaded CPU breaks).",

@@ -144,4 +144,33 @@ describe.skipIf(skip)('kerneltune bench serve and sweep --backend server on llam
     expect(j.notes).toContain('llama-server launches: 3 for 3 arms over 2 rounds (0 after a server died, 0 stopped to stay within 3 kept servers)')
     expect(serversOn(join(dir, 'tiny.gguf'))).toEqual([])
   }, 300_000)
+
+  it('should sweep under latency objectives: feasibility per candidate, the Pareto front, the decision, --records and --capacity', async () => {
+    const space = JSON.stringify({ threads: ['auto', '1'], parallel: ['auto'], flash_attn: ['auto'] })
+    const records = join(dir, 'sweep-records.jsonl')
+    const r = await run('sweep', '--gguf', 'tiny.gguf', '--backend', 'server', '--quick', '--space', space, '--rounds', '2', '--warmup', '0', '--concurrency', '2', '--requests', '2', '--prompt-tokens', '16', '--gen-tokens', '4',
+      '--slo', 'ttft_p99_ms=60000,tpot_p99_ms=60000', '--objective', 'goodput', '--records', records, '--capacity', '--json')
+    expect([0, 3]).toContain(r.code)
+    const j = JSON.parse(r.out)
+    expect(j.objective).toBe('goodput')
+    expect(j.slo.map((o: { name: string }) => o.name)).toEqual(['ttft_p99_ms', 'tpot_p99_ms'])
+    expect(j.candidates.map((c: { role: string }) => c.role)).toEqual(['defaults', 'candidate'])
+    // Limits of a minute are met by every request of this tiny model.
+    for (const c of j.candidates) expect(c).toMatchObject({ feasible: true, violations: [], goodput: { met: 4 } })
+    expect(j.baseline).toMatchObject({ candidate: 0, feasible: true })
+    expect(j.combos[0]).toMatchObject({ candidate: 1, feasible: true })
+    expect(j.pareto.length).toBeGreaterThan(0)
+    expect(j.decision).toMatchObject({ by: 'objectives', defaultsFeasible: true })
+    // Two rounds cannot pass the paired test: the defaults stay.
+    expect(j.decision.winner).toBeNull()
+    expect(r.code).toBe(3)
+    const lines = readFileSync(records, 'utf8').trim().split('\n').map((x) => JSON.parse(x))
+    // Defaults and the candidate, 2 rounds of 2 requests each (the A/A arm is no candidate).
+    expect(lines).toHaveLength(8)
+    expect(new Set(lines.map((x) => x.candidate))).toEqual(new Set([0, 1]))
+    expect(j.capacity).toHaveLength(1)
+    expect(j.capacity[0]).toMatchObject({ candidate: 0, capacity: { unit: 'req/s' } })
+    expect(j.capacity[0].capacity.points.length).toBeGreaterThan(0)
+    expect(serversOn(join(dir, 'tiny.gguf'))).toEqual([])
+  }, 300_000)
 })
