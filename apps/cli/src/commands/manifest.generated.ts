@@ -6,7 +6,7 @@ export const COMMAND_MANIFEST: readonly CommandMeta[] = [
   {
     "name": "demo",
     "summary": "The whole job on this machine: synthesize a small model, predict, measure, sweep llama.cpp settings, recommend a command line.",
-    "description": "Detects this machine (CPU, cores, RAM; memory bandwidth from a short copy probe), writes a synthetic llama GGUF (15M parameters, Q8_0, random weights: meaningless text, real speed), predicts its decode and prefill tokens/s on this machine with the pretrained regressor of @kerneltune/regressor (a physics model with a 90% interval, capped by the roofline bound), measures llama-server's default settings for real through node-llama-cpp, runs a quick sweep of llama.cpp settings against those defaults (trimmed means, Welch/Yuen, Cohen's d, early termination, a quality gate), and prints the recommended llama-server command line; last, it launches llama-server with that command line and measures it under concurrent streaming load (1 and 4 requests in flight), next to the in-process figures (building llama-server once, about 17 CPU-minutes, when no binary exists; --no-build skips instead). It prints its own wall time from the start of `npm run demo` (or of this process), by phase: 25 s for `npm run demo` on an idle 2-core Intel Xeon with the workspace installed and llama-server already built (median of 3 runs, bench/results/demo-timing.json; the breakdown says where it goes). The model goes to a temporary folder removed afterwards, unless --keep or --out-dir (both reuse a model already there).",
+    "description": "Detects this machine (CPU, cores, RAM; memory bandwidth from a short copy probe), writes a synthetic llama GGUF (15M parameters, Q8_0, random weights: meaningless text, real speed), predicts its decode and prefill tokens/s on this machine with the pretrained regressor of @kerneltune/regressor (a physics model with a 90% interval, capped by the roofline bound), measures llama-server's default settings for real through node-llama-cpp, runs a quick sweep of llama.cpp settings against those defaults (trimmed means, Welch/Yuen, Cohen's d, early termination, a quality gate), and chooses by latency objectives a chat user would accept (TTFT p99 ≤ 1000 ms, TPOT p99 ≤ 200 ms unless --slo says otherwise; printed with the reason; --gate decides by a quality gate instead), prints the recommended llama-server command line; last, it launches llama-server with that command line and measures it under concurrent streaming load (1 and 4 requests in flight), next to the in-process figures (building llama-server once, about 17 CPU-minutes, when no binary exists; --no-build skips instead). It prints its own wall time from the start of `npm run demo` (or of this process), by phase: 25 s for `npm run demo` on an idle 2-core Intel Xeon with the workspace installed and llama-server already built (median of 3 runs, bench/results/demo-timing.json; the breakdown says where it goes). The model goes to a temporary folder removed afterwards, unless --keep or --out-dir (both reuse a model already there).",
     "flags": [
       {
         "name": "params",
@@ -66,16 +66,21 @@ export const COMMAND_MANIFEST: readonly CommandMeta[] = [
         "min": 2
       },
       {
+        "name": "slo",
+        "type": "string",
+        "description": "Latency objectives the choice must meet, NAME=MS comma-separated (default ttft_p99_ms=1000,tpot_p99_ms=200: what a chat user would accept: the first word within a second, then at least 5 tokens/s per stream (about reading speed)).",
+        "valueName": "NAME=MS[,...]"
+      },
+      {
         "name": "gate",
         "type": "string",
-        "description": "Quality gate of the sweep.",
+        "description": "Decide by this quality gate of the sweep instead of the latency objectives (regression: no metric may worsen by more than 5%).",
         "choices": [
           "topk5",
           "pareto",
           "regression",
           "manual"
-        ],
-        "default": "regression"
+        ]
       },
       {
         "name": "no-serve",
@@ -93,7 +98,7 @@ export const COMMAND_MANIFEST: readonly CommandMeta[] = [
       "kerneltune demo --json",
       "kerneltune demo --keep --params 30M --quant Q4_0"
     ],
-    "jsonOutput": "{ ok, measured: true, dashboard: { running: false, url, start }, hardware: { detected, spec }, model: { path, reused, params, shape, bytes, quant }, prediction: { kind: \"prediction\", predictor, decodeTps, prefillTps, decode: Phase, prefill: Phase, memBwGbs, tflops, unifiedMemory, vendor }, Phase = { predictedTps, rooflineTps, capped, rawTps, confidence, binding, explanation, interval: { low, high, level }, extrapolation?: string[] }, measurement: { combo: {}, device, reps, warmups, promptTokens, genTokens, decodeTps, prefillTps, ttftMs }, sweep: { …kerneltune sweep --json }, recommendedArgv, serving: { …bench serve --json } | { skipped }, seconds: { total, install?, startup, detect, synth, predict, measure, sweep, binary, serve, other }, timing: { from: \"npm run demo\" | \"process start\", startedAt, llamaServer: \"cached\" | \"built\" | \"skipped\" } }",
+    "jsonOutput": "{ ok, measured: true, dashboard: { running: false, url, start }, hardware: { detected, spec }, model: { path, reused, params, shape, bytes, quant }, prediction: { kind: \"prediction\", predictor, decodeTps, prefillTps, decode: Phase, prefill: Phase, memBwGbs, tflops, unifiedMemory, vendor }, Phase = { predictedTps, rooflineTps, capped, rawTps, confidence, binding, explanation, interval: { low, high, level }, extrapolation?: string[] }, measurement: { combo: {}, device, reps, warmups, promptTokens, genTokens, decodeTps, prefillTps, ttftMs }, sweep: { …kerneltune sweep --json (winner: the gate's) }, decidedBy: \"objectives\" | \"gate\", objectives?: { slo, objective, why, candidates: [{ index, combo, feasible, violations, ttftMsP99, tpotMsP99, decodeTps }], decision: { winner (candidate index, 0 the defaults) | null, defaultsFeasible, reason } }, recommendedArgv, serving: { …bench serve --json } | { skipped }, seconds: { total, install?, startup, detect, synth, predict, measure, sweep, binary, serve, other }, timing: { from: \"npm run demo\" | \"process start\", startedAt, llamaServer: \"cached\" | \"built\" | \"skipped\" } }",
     "runs": true
   },
   {
