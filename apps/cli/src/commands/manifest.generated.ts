@@ -2757,7 +2757,7 @@ export const COMMAND_MANIFEST: readonly CommandMeta[] = [
       {
         "name": "capacity",
         "summary": "Find the highest request rate (or concurrency) at which a server meets latency objectives: bracketing, then bisection with repeats at the boundary.",
-        "description": "Launches llama-server with the GGUF (or uses --endpoint / --launch, as bench serve does) and searches the load at which the --slo objectives stop holding. --by rate: open loop, Poisson arrivals at a rate in requests/s (seeded); --by concurrency: closed loop. From --start the level doubles while the objectives hold (halves while they do not) until they are bracketed; bisection then narrows the bracket (rates: geometric midpoints, to --tolerance relative width; concurrency: to adjacent whole numbers), measuring each bisection level --repeats times and judging it by the majority, since near the boundary one measurement is a coin toss. A level meets the objectives when every stated statistic is within its limit and no request failed. The capacity is the highest level judged to meet them; the interval is [that level, the lowest level judged to miss them). Every measurement is reported with its figures; --records writes every request.",
+        "description": "Launches llama-server with the GGUF (or uses --endpoint / --launch, as bench serve does) and searches the load at which the --slo objectives stop holding. --by rate: open loop, Poisson arrivals at a rate in requests/s (seeded); --by concurrency: closed loop. From --start the level doubles while the objectives hold (halves while they do not) until they are bracketed; bisection then narrows the bracket (rates: geometric midpoints, to --tolerance relative width; concurrency: to adjacent whole numbers), measuring each bisection level --repeats times and judging it by the majority, since near the boundary one measurement is a coin toss. Each rate measurement sends at least --min-seconds of arrivals (a fixed request count gets shorter as the rate grows, too short for an overloaded server's queue to show). A level meets the objectives when every stated statistic is within its limit and no request failed. The capacity is the highest level judged to meet them; the interval is [that level, the lowest level judged to miss them). Every measurement is reported with its figures; --records writes every request.",
         "flags": [
           {
             "name": "engine",
@@ -2862,6 +2862,14 @@ export const COMMAND_MANIFEST: readonly CommandMeta[] = [
             "default": 24,
             "min": 1,
             "max": 100000
+          },
+          {
+            "name": "min-seconds",
+            "type": "number",
+            "description": "Rate: at least this many seconds of arrivals per measurement (rate x seconds requests when that is more than --requests): above the service rate a queue needs time to build.",
+            "default": 4,
+            "min": 0,
+            "max": 3600
           },
           {
             "name": "warmup",

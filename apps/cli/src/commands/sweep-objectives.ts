@@ -160,7 +160,8 @@ export async function sweepCapacity(io: Io, target: ServerTarget, s: SweepObject
     const server = await openServer({ target, combo })
     try {
       const capacity = await serverCapacity({
-        server, slo: o.slo, unit, start: unit === 'req/s' ? 1 : 1, requests: load.requests, maxMeasurements: 16,
+        // Two seconds of arrivals per rate (bench capacity's default is 4) keep the sweep's tail short.
+        server, slo: o.slo, unit, start: 1, requests: load.requests, minSeconds: 2, maxMeasurements: 16,
         load: { workload: { kind: 'synthetic', promptTokens: load.promptTokens, outputTokens: load.outputTokens }, requests: load.requests, warmups: 1 },
         onProgress: (m) => io.stderr(`  ${m}\n`),
       })

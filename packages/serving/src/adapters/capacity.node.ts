@@ -30,6 +30,13 @@ export interface ServerCapacityOptions {
   readonly load: LoadServerOptions['load']
   /** Measured requests per level; a closed-loop level sends at least two per stream. */
   readonly requests: number
+  /**
+   * Open loop: send at least rate x this many seconds of arrivals per level. A fixed request count
+   * shortens the measurement as the rate grows, and above the server's service rate the queue
+   * needs time to build: 24 requests at 40/s last 0.6 s, too short for an overloaded server's TTFT
+   * to show it. Default 0 (just `requests`).
+   */
+  readonly minSeconds?: number
   readonly start: number
   readonly min?: number
   readonly max?: number
@@ -60,7 +67,7 @@ export async function serverCapacity(o: ServerCapacityOptions): Promise<Capacity
     ...(o.maxMeasurements === undefined ? {} : { maxMeasurements: o.maxMeasurements }),
     measure: async (level, info) => {
       const levels = o.unit === 'req/s' ? [{ rate: level }] : [{ concurrency: level }]
-      const requests = o.unit === 'req/s' ? o.requests : Math.max(o.requests, 2 * level)
+      const requests = o.unit === 'req/s' ? Math.max(o.requests, Math.ceil(level * (o.minSeconds ?? 0))) : Math.max(o.requests, 2 * level)
       o.onProgress?.(`${o.unit === 'req/s' ? `rate ${level}/s` : `concurrency ${level}`} (${info.phase}${info.phase === 'bisect' ? `, repeat ${info.repeat + 1}` : ''})`)
       // Warm-ups only before the first load: the server is warm after it.
       const [run] = await loadServer(o.server, { load: { ...o.load, requests, ...(loads > (o.loadsBefore ?? 0) ? { warmups: 0 } : {}) }, levels, loadsBefore: loads++, ...(o.signal ? { signal: o.signal } : {}) })

@@ -48,7 +48,7 @@ export const benchCapacity = defineCommand({
   name: 'capacity',
   summary: 'Find the highest request rate (or concurrency) at which a server meets latency objectives: bracketing, then bisection with repeats at the boundary.',
   description:
-    'Launches llama-server with the GGUF (or uses --endpoint / --launch, as bench serve does) and searches the load at which the --slo objectives stop holding. --by rate: open loop, Poisson arrivals at a rate in requests/s (seeded); --by concurrency: closed loop. From --start the level doubles while the objectives hold (halves while they do not) until they are bracketed; bisection then narrows the bracket (rates: geometric midpoints, to --tolerance relative width; concurrency: to adjacent whole numbers), measuring each bisection level --repeats times and judging it by the majority, since near the boundary one measurement is a coin toss. A level meets the objectives when every stated statistic is within its limit and no request failed. The capacity is the highest level judged to meet them; the interval is [that level, the lowest level judged to miss them). Every measurement is reported with its figures; --records writes every request.',
+    'Launches llama-server with the GGUF (or uses --endpoint / --launch, as bench serve does) and searches the load at which the --slo objectives stop holding. --by rate: open loop, Poisson arrivals at a rate in requests/s (seeded); --by concurrency: closed loop. From --start the level doubles while the objectives hold (halves while they do not) until they are bracketed; bisection then narrows the bracket (rates: geometric midpoints, to --tolerance relative width; concurrency: to adjacent whole numbers), measuring each bisection level --repeats times and judging it by the majority, since near the boundary one measurement is a coin toss. Each rate measurement sends at least --min-seconds of arrivals (a fixed request count gets shorter as the rate grows, too short for an overloaded server\'s queue to show). A level meets the objectives when every stated statistic is within its limit and no request failed. The capacity is the highest level judged to meet them; the interval is [that level, the lowest level judged to miss them). Every measurement is reported with its figures; --records writes every request.',
   flags: [
     { name: 'engine', type: 'string', description: 'Engine of the GGUF.', choices: ['llamacpp'], default: 'llamacpp' },
     { name: 'gguf', type: 'string', description: 'The GGUF model file to serve.', valueName: 'FILE' },
@@ -65,6 +65,7 @@ export const benchCapacity = defineCommand({
     { name: 'repeats', type: 'integer', description: 'Measurements per bisection level, judged by the majority.', default: 3, min: 1, max: 99 },
     { name: 'max-measurements', type: 'integer', description: 'Measurements at most, all phases.', default: 40, min: 1, max: 10000 },
     { name: 'requests', type: 'integer', description: 'Measured requests per measurement (closed loop: at least two per stream).', default: 24, min: 1, max: 100000 },
+    { name: 'min-seconds', type: 'number', description: 'Rate: at least this many seconds of arrivals per measurement (rate x seconds requests when that is more than --requests): above the service rate a queue needs time to build.', default: 4, min: 0, max: 3600 },
     { name: 'warmup', type: 'integer', description: 'Warm-up requests before the first measurement (not counted).', default: 1, min: 0, max: 1000 },
     { name: 'prompt-tokens', type: 'integer', description: 'Prompt length of each request (synthetic token ids).', default: 64, min: 1 },
     { name: 'output-tokens', type: 'integer', description: 'Tokens generated per request (exactly: ignore_eos).', default: 32, min: 1 },
@@ -105,6 +106,7 @@ export const benchCapacity = defineCommand({
         server, slo, unit, start, ...(min === undefined ? {} : { min }), ...(max === undefined ? {} : { max }),
         growth: f.growth ?? 2, ...(f.tolerance === undefined ? {} : { tolerance: f.tolerance }), repeats: f.repeats ?? 3, maxMeasurements: f.maxMeasurements ?? 40,
         requests: f.requests ?? 24,
+        minSeconds: f.minSeconds ?? 4,
         load: { api, workload, requests: f.requests ?? 24, warmups: f.warmup ?? 1, seed: f.seed ?? 1 },
         onProgress: (m) => ctx.io.stderr(`bench capacity: ${m}\n`),
         ...(f.records ? { onRecords: (level: number, repeat: number, rs: readonly RequestRecord[]) => void records.push(...rs.map((r) => recordLine(0, r, { level, repeat }))) } : {}),
