@@ -68,5 +68,6 @@ describe('sweep objectives', () => {
     expect(out.json.gateWinner).toEqual(slowFirst)
     expect(out.text).toMatch(/the defaults miss the objectives: the winner must meet them/)
     expect(out.text).toMatch(/objectives: TTFT p99 ≤ 60 ms; maximise goodput/)
+    expect(out.text).not.toMatch(/sign-flip/)
   })
 })

@@ -138,7 +138,8 @@ export function renderSweepObjectives(o: Objectives, s: SweepObjectives): string
   let out = '\n' + objectivesHeader(o)
   out += table(rows, ['#', 'combination', o.objective.name, 'goodput req/s', 'TTFT p99', 'TPOT p99', 'Pareto', 'objectives'])
   if (a.decision && !a.decision.defaultsFeasible) out += 'the defaults miss the objectives: the winner must meet them\n'
-  out += `decision by the objectives: ${a.decision?.reason ?? ''} (${s.test})\n`
+  // The paired test only compares with feasible defaults: against infeasible ones any feasible candidate is better.
+  out += `decision by the objectives: ${a.decision?.reason ?? ''}${a.decision?.defaultsFeasible ? ` (${s.test})` : ''}\n`
   out += `Pareto front (${a.paretoAxes.throughput} against ${a.paretoAxes.latency}): ${a.pareto.map((i) => `#${i}`).join(', ') || 'none'}\n`
   out += `recommended: ${s.recommendedArgv.join(' ')}\n`
   return out
