@@ -45,13 +45,18 @@ export interface Objectives {
 /** The objectives the flags state; undefined when neither --slo nor --objective is given. Errors are usage errors (exit 2). */
 export function objectivesFromFlags(f: { readonly slo?: string | undefined; readonly objective?: string | undefined }): Objectives | undefined {
   if (f.slo === undefined && f.objective === undefined) return undefined
+  const slo = f.slo === undefined ? [] : asUsage('--slo', () => parseSlo(f.slo!))
+  const objective = asUsage('--objective', () => parseObjective(f.objective ?? (slo.length ? 'goodput' : 'outputTokensPerSecond')))
+  if (objective.name === 'goodput' && slo.length === 0) throw usageError('--objective goodput counts the requests that meet the latency objectives: state them with --slo, e.g. --slo ttft_p99_ms=500,tpot_p99_ms=50')
+  return { slo, objective }
+}
+
+/** A parse error of a flag's value as a usage error (exit 2) that names the flag. */
+function asUsage<T>(flag: string, parse: () => T): T {
   try {
-    const slo = f.slo === undefined ? [] : parseSlo(f.slo)
-    const objective = parseObjective(f.objective ?? (slo.length ? 'goodput' : 'outputTokensPerSecond'))
-    if (objective.name === 'goodput' && slo.length === 0) throw usageError('--objective goodput counts the requests that meet the latency objectives: state them with --slo, e.g. --slo ttft_p99_ms=500,tpot_p99_ms=50')
-    return { slo, objective }
+    return parse()
   } catch (e) {
-    if (isKerneltuneError(e) && e.code === 'INVALID_INPUT') throw usageError(`${f.slo !== undefined && !e.message.startsWith('--') && !e.message.startsWith('unknown objective') ? '--slo: ' : ''}${e.message}`, { accepted: { slo: SLO_NAMES, objective: OBJECTIVE_NAMES } })
+    if (isKerneltuneError(e) && e.code === 'INVALID_INPUT') throw usageError(`${flag}: ${e.message}`, { accepted: { slo: SLO_NAMES, objective: OBJECTIVE_NAMES } })
     throw e
   }
 }
