@@ -18,6 +18,27 @@ export const MeasurementProxyResponse = z.object({ engine: z.boolean(), device: 
 export const MeasuredByResponse = z.object({ simulated: z.boolean(), proxy: MeasurementProxyResponse.nullable() }).meta({ title: 'MeasuredBy' })
 const NoiseEstimate = z.object({ n: z.number(), mean: z.number(), halfWidth: z.number(), relHalfWidth: z.number(), cv: z.number(), level: z.number() }).meta({ title: 'NoiseEstimate' })
 
+/**
+ * Latency objectives of a run that states them (issue 25; the fields of `kerneltune sweep --slo
+ * --json`): the objectives as parsed, each candidate's feasibility with the objectives it missed,
+ * goodput under them, the Pareto front (candidate indices) and the decision.
+ */
+export const ObjectivesResponse = z.object({
+  objective: z.string(),
+  slo: z.array(z.object({ name: z.string(), metric: z.enum(['ttft', 'tpot', 'itl', 'e2e']), stat: z.enum(['mean', 'p50', 'p90', 'p95', 'p99']), limitMs: z.number() })),
+  candidates: z.array(z.object({
+    index: z.number(),
+    combo: ComboSchema.optional(),
+    feasible: z.boolean(),
+    violations: z.array(z.object({ metric: z.string(), limit: z.number(), value: z.number().nullable() })),
+    goodput: z.object({ requestsPerSecond: z.number(), met: z.number() }).optional(),
+    objectiveValue: z.number().nullable(),
+  })),
+  pareto: z.array(z.number()),
+  paretoAxes: z.object({ throughput: z.string(), latency: z.string() }),
+  decision: z.object({ winner: z.number().nullable(), defaultsFeasible: z.boolean().nullable(), reason: z.string() }).optional(),
+}).meta({ title: 'Objectives' })
+
 /** tuner's RunSummary (run/summary.ts). */
 export const RunSummaryResponse = z.object({
   metric: z.string(),
@@ -39,6 +60,8 @@ export const RunSummaryResponse = z.object({
   pareto: z.array(z.object({ index: z.number(), comboHash: z.string(), combo: ComboSchema, throughputTps: z.number().nullable(), latencyP50Ms: z.number() })),
   sensitivity: z.record(z.string(), z.unknown()),
   registryKernels: z.array(z.object({ id: z.string(), name: z.string(), kernelFamily: z.string(), selection: z.enum(['selected', 'excluded']), usedBy: z.array(z.number()), why: z.string() })).optional(),
+  /** Present when the run states latency objectives (--slo / --objective). */
+  objectives: ObjectivesResponse.optional(),
 }).meta({ title: 'RunSummary' })
 
 /** The run's options (tuner's RunOptions: repetitions, metric, restrictions...) travel in its target. */

@@ -17,6 +17,41 @@ export type NoiseEstimate = {
   level: number
 }
 
+export type Objectives = {
+  objective: string
+  slo: Array<{
+    name: string
+    metric: 'ttft' | 'tpot' | 'itl' | 'e2e'
+    stat: 'mean' | 'p50' | 'p90' | 'p95' | 'p99'
+    limitMs: number
+  }>
+  candidates: Array<{
+    index: number
+    combo?: Record<string, string>
+    feasible: boolean
+    violations: Array<{
+      metric: string
+      limit: number
+      value: number | null
+    }>
+    goodput?: {
+      requestsPerSecond: number
+      met: number
+    }
+    objectiveValue: number | null
+  }>
+  pareto: number[]
+  paretoAxes: {
+    throughput: string
+    latency: string
+  }
+  decision?: {
+    winner: number | null
+    defaultsFeasible: boolean | null
+    reason: string
+  }
+}
+
 export type RunSummary = {
   metric: string
   backend: string
@@ -76,6 +111,7 @@ export type RunSummary = {
     usedBy: number[]
     why: string
   }>
+  objectives?: Objectives
 }
 
 export type Run = {

@@ -8,6 +8,7 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
 import { useCallback, useEffect, useMemo, useState } from 'react'
 import { api } from './api.ts'
 import type { ApplyResult, RunCombo, RunCombos, RunDetail, RunSummary } from './api-types.gen.ts'
+import { ObjectivesView } from './objectives.tsx'
 import { ParetoPlot, type PlotNoise, type Point } from './pareto.tsx'
 import { ProvenanceBanner } from './provenance.tsx'
 import { streamEvents } from './sse.ts'
@@ -138,6 +139,7 @@ export function RunDetail() {
           {apply.error && <p className="error" role="alert">{apply.error.message}</p>}
         </section>
       )}
+      {summary?.objectives && <ObjectivesView o={summary.objectives} />}
       {done && <ParetoPlot points={points} noise={noise} simulated={simulated} onSelect={onSelect} />}
       {sel && <p role="status" data-testid="selected">Selected #{sel.index}: {short(sel.combo)}</p>}
       {combos.data && (

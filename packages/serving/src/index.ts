@@ -4,7 +4,8 @@
  * OpenAI-compatible streaming load generator (closed loop at a concurrency, open loop with seeded
  * Poisson arrivals), metrics with the definitions of vLLM's benchmark_serving (TTFT, TPOT, ITL,
  * end-to-end latency, throughput, goodput), a Prometheus text parser and the client/server
- * cross-check. Launching servers and the server measurement backend are in
+ * cross-check, latency objectives (`ttft_p99_ms=500`: feasibility, goodput, ranking, the Pareto
+ * front) and the capacity search. Launching servers and the server measurement backend are in
  * `@kerneltune/serving/node`.
  *
  * @example
@@ -14,9 +15,48 @@
  * console.log(r.metrics.ttftMs.p99, r.metrics.outputTokensPerSecond)
  * ```
  */
+export { searchCapacity, type CapacityOptions, type CapacityPoint, type CapacityResult, type CapacityUnit } from './capacity.ts'
 export { crossCheck, LLAMA_SERVER_METRICS, type CrossCheck, type ServerReported } from './cross-check.ts'
 export { runLoad, type LoadOptions, type LoadResult } from './load-generator.ts'
 export { computeServingMetrics, tpotOf, type LatencyObjectives, type ServingMetrics } from './metrics.ts'
+export {
+  better,
+  candidateMetricsOf,
+  decide,
+  describeSlo,
+  describeViolation,
+  evaluate,
+  formatSlo,
+  latencyValue,
+  LatencyObjectiveSchema,
+  OBJECTIVE_NAMES,
+  objectiveValue,
+  paretoAxes,
+  paretoFront,
+  parseObjective,
+  parseSlo,
+  rankCandidates,
+  requestMeets,
+  SLO_METRICS,
+  SLO_NAMES,
+  SLO_STATS,
+  sloGoodput,
+  SloSchema,
+  THROUGHPUT_OBJECTIVES,
+  type CandidateMetrics,
+  type Decision,
+  type Evaluation,
+  type LatencyObjective,
+  type Objective,
+  type ParetoAxes,
+  type RankedCandidate,
+  type Slo,
+  type SloMetric,
+  type SloStat,
+  type ThroughputObjective,
+  type Violation,
+} from './objectives.ts'
+export { recordLine, recordLines, type RecordLine } from './records.ts'
 export { exponential, seededRandom, shuffled, uniformInt, type Random } from './prng.ts'
 export { metricValue, parsePrometheus, type PrometheusMetrics, type PrometheusSample } from './prometheus.ts'
 export { requestBody, sendRequest, type RequestOptions, type RequestRecord, type ServerTimings } from './request.ts'

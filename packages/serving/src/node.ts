@@ -2,7 +2,7 @@
  * @module @kerneltune/serving/node
  * Node adapters: launch a server (own process group, free loopback port, readiness, captured
  * output, no orphans even when kerneltune is SIGKILLed), find the llama-server binary, run a
- * measured serving session, and the `server` measurement backend.
+ * measured serving session, the capacity of a running server, and the `server` measurement backend.
  *
  * @example
  * ```ts
@@ -16,4 +16,5 @@ export { errorLines, freePort, launchServer, processAlive, type LaunchedServer, 
 export { BUILD_HINT, findLlamaServer, LLAMA_SERVER_ENV, llamaServerCacheRoot, requireLlamaServer, type FoundBinary } from './adapters/llama-server-binary.node.ts'
 export { cpuDevice, loadServer, openServer, runServingSession, type LevelResult, type LoadLevel, type LoadServerOptions, type OpenOptions, type OpenServer, type ServerInfo, type ServerTarget, type SessionOptions, type SessionResult } from './adapters/serving-session.node.ts'
 export { createServerPool, type PoolStats, type ServerPool, type ServerPoolOptions } from './adapters/server-pool.node.ts'
+export { serverCapacity, type CapacityFigures, type ServerCapacityOptions } from './adapters/capacity.node.ts'
 export { startInstantServer, type InstantServer, type InstantServerOptions } from './adapters/instant-server.node.ts'

@@ -34,13 +34,18 @@ describe('sendRequest', () => {
     expect(node.calls()).toBe(2)
   })
 
-  it('should not retry any other failure, nor a second reset', async () => {
+  it('should not retry any other failure, and give up after three stale sockets in a row, saying why', async () => {
     const refused = flaky([new Error('connect ECONNREFUSED 127.0.0.1:1')])
     const r = await send(refused.f)
     expect(r.ok).toBe(false)
     expect(refused.calls()).toBe(1)
-    const twice = flaky([new Error('ECONNRESET'), new Error('ECONNRESET')])
-    expect((await send(twice.f)).ok).toBe(false)
-    expect(twice.calls()).toBe(2)
+    // Several idle pooled sockets can all be stale after a pause: each is tried in turn.
+    const three = flaky([new Error('ECONNRESET'), new Error('ECONNRESET'), new Error('ECONNRESET')])
+    expect((await send(three.f)).ok).toBe(true)
+    expect(three.calls()).toBe(4)
+    const four = flaky([new Error('ECONNRESET'), new Error('ECONNRESET'), new Error('ECONNRESET'), new TypeError('fetch failed', { cause: Object.assign(new Error('other side closed'), { code: 'UND_ERR_SOCKET' }) })])
+    const failed = await send(four.f)
+    expect(failed).toMatchObject({ ok: false, error: 'fetch failed other side closed UND_ERR_SOCKET' })
+    expect(four.calls()).toBe(4)
   })
 })

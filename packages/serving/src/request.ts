@@ -69,8 +69,12 @@ export function requestBody(o: Pick<RequestOptions, 'api' | 'model' | 'spec' | '
 // before the server has read a byte of it (Bun reports ECONNRESET, Node "other side closed").
 // Such a request never reached the server, so it is sent once more on a fresh connection, as
 // HTTP clients do for a stale pooled socket; any other failure, or one after a response began,
-// stays a failed request.
+// stays a failed request. Up to STALE_RETRIES times: after a pause (between levels, rounds or
+// capacity measurements) every idle socket of the pool may have been closed, and a retry can
+// draw the next stale one (seen on llama-server at 2 and 4 in flight, issue 25: a candidate with
+// a failed request misses its objectives, so a client artifact must not fail one).
 const STALE_CONNECTION = /ECONNRESET|socket connection was closed unexpectedly|other side closed|socket hang up/i
+const STALE_RETRIES = 3
 
 /** The message and code of an error and of its cause (Node's fetch puts the socket error there). */
 function describeError(e: unknown): string {
@@ -100,15 +104,16 @@ export async function sendRequest(o: RequestOptions): Promise<RequestRecord> {
       body: JSON.stringify(requestBody(o)),
       signal,
     })
-    let res: Response
-    try {
-      res = await post()
-    } catch (e) {
-      if (signal.aborted || !STALE_CONNECTION.test(describeError(e))) throw e
-      // The timing starts again: the first attempt never reached the server.
-      startMs = performance.now()
-      last = startMs
-      res = await post()
+    let res: Response | undefined
+    for (let attempt = 0; res === undefined; attempt++) {
+      try {
+        res = await post()
+      } catch (e) {
+        if (signal.aborted || attempt >= STALE_RETRIES || !STALE_CONNECTION.test(describeError(e))) throw e
+        // The timing starts again: the attempt never reached the server.
+        startMs = performance.now()
+        last = startMs
+      }
     }
     if (!res.ok || !res.body) return fail(`HTTP ${res.status}: ${(await res.text()).slice(0, 300)}`)
     const parser = sseParser()
@@ -153,7 +158,8 @@ export async function sendRequest(o: RequestOptions): Promise<RequestRecord> {
       if (done) break
     }
   } catch (e) {
-    const why = timeout.aborted ? `no complete answer within ${o.timeoutMs} ms` : e instanceof Error ? e.message : String(e)
+    // The cause says what the socket did ('fetch failed' alone does not).
+    const why = timeout.aborted ? `no complete answer within ${o.timeoutMs} ms` : describeError(e).replace(/\s+/g, ' ').trim()
     return fail(why)
   }
   const e2eMs = performance.now() - startMs

@@ -40,6 +40,13 @@ describe('kerneltune demo', () => {
     expect(j.sweep.combos).toHaveLength(3)
     expect(j.sweep.simulated).toBe(false)
     expect(j.recommendedArgv.slice(0, 3)).toEqual(['llama-server', '-m', j.model.path])
+    // The latency objectives decide, stated with the reason (issue 25); the gate only when asked for.
+    expect(j.decidedBy).toBe('objectives')
+    expect(j.objectives.slo.map((o: { name: string; limitMs: number }) => `${o.name}=${o.limitMs}`)).toEqual(['ttft_p99_ms=1000', 'tpot_p99_ms=200'])
+    expect(j.objectives.candidates).toHaveLength(4)
+    expect(j.objectives.candidates[0]).toMatchObject({ index: 0, combo: {} })
+    expect(typeof j.objectives.decision.reason).toBe('string')
+    if (j.objectives.decision.winner !== null) expect(j.objectives.candidates[j.objectives.decision.winner].feasible).toBe(true)
     expect(existsSync(j.model.path)).toBe(true)
     // Its own wall time by phase, adding up to the total (issue 23 item 7); run by vitest, not by
     // `npm run demo`, it counts from this process's start and has no install check.
@@ -65,6 +72,7 @@ describe('kerneltune demo', () => {
     expect(again.code).toBe(0)
     expect(again.out).toMatch(/PREDICTION \(pretrained regressor[\s\S]*roofline bound[\s\S]*MEASUREMENT[\s\S]*SWEEP[\s\S]*Recommended command line\nllama-server -m [\s\S]*== 6\. SERVING[\s\S]*== Dashboard \(not running[^\n]*\nstart it with `kerneltune serve`[^\n]*http:\/\/127\.0\.0\.1:8080\//)
     expect(again.out).toMatch(/Model \(reused/)
+    expect(again.out).toMatch(/\nobjectives: TTFT p99 ≤ 1000 ms, TPOT p99 ≤ 200 ms \(what a chat user would accept[^\n]*\n[\s\S]*decision by the objectives: /)
     expect(again.out).toMatch(/\nwall time [\d.]+ s from the start of this process: start-up [\d.]+, detect [\d.]+, model [\d.]+, prediction [\d.]+, measurement [\d.]+, sweep [\d.]+, llama-server binary [\d.]+ \((cached|skipped)\), serving [\d.]+, report and clean-up [\d.]+\n/)
     expect(readdirSync(join(dir, 'models'))).toHaveLength(1)
   }, 180_000)
@@ -74,5 +82,11 @@ describe('kerneltune demo', () => {
     expect(r.code).toBe(0)
     expect(existsSync(JSON.parse(r.out).model.path)).toBe(false)
     expect(JSON.parse(r.out).serving).toEqual({ skipped: '--no-serve' })
+    expect(JSON.parse(r.out).decidedBy).toBe('objectives')
+    // --gate: the regression gate decides, as before objectives.
+    const gated = JSON.parse((await run('demo', ...small, '--no-serve', '--gate', 'regression', '--json')).out)
+    expect(gated.decidedBy).toBe('gate')
+    expect(gated.objectives).toBeUndefined()
+    expect(gated.recommendedArgv).toEqual(gated.sweep.recommendedArgv)
   }, 180_000)
 })

@@ -22,6 +22,8 @@ import { SWEEP_DEFAULTS, planSweep, renderSweep } from './sweep-plan.ts'
 import { renderSession, sessionJson } from './bench/serve.ts'
 import { demoServe, type DemoServeResult } from './demo-serve.ts'
 import { demoOrigin, renderWallTime, wallSeconds } from './demo-timing.ts'
+import { decideDemo, demoDecisionJson, DEMO_SLO_TEXT, DEMO_SLO_WHY, renderDemoDecision } from './demo-objectives.ts'
+import { objectivesFromFlags } from './shared/objectives-flags.ts'
 
 const DEFAULT_PARAMS = '15M'
 const DEFAULT_QUANT: SynthQuant = 'Q8_0'
@@ -42,7 +44,7 @@ const DASHBOARD_HINT = `start it with \`kerneltune serve\` (or \`kerneltune serv
 export const demoCommand = defineCommand({
   name: 'demo',
   summary: 'The whole job on this machine: synthesize a small model, predict, measure, sweep llama.cpp settings, recommend a command line.',
-  description: `Detects this machine (CPU, cores, RAM; memory bandwidth from a short copy probe), writes a synthetic llama GGUF (${DEFAULT_PARAMS} parameters, ${DEFAULT_QUANT}, random weights: meaningless text, real speed), predicts its decode and prefill tokens/s on this machine with the pretrained regressor of @kerneltune/regressor (a physics model with a 90% interval, capped by the roofline bound), measures llama-server's default settings for real through node-llama-cpp, runs a quick sweep of llama.cpp settings against those defaults (trimmed means, Welch/Yuen, Cohen's d, early termination, a quality gate), and prints the recommended llama-server command line; last, it launches llama-server with that command line and measures it under concurrent streaming load (1 and 4 requests in flight), next to the in-process figures (building llama-server once, about 17 CPU-minutes, when no binary exists; --no-build skips instead). It prints its own wall time from the start of \`npm run demo\` (or of this process), by phase: 25 s for \`npm run demo\` on an idle 2-core Intel Xeon with the workspace installed and llama-server already built (median of 3 runs, bench/results/demo-timing.json; the breakdown says where it goes). The model goes to a temporary folder removed afterwards, unless --keep or --out-dir (both reuse a model already there).`,
+  description: `Detects this machine (CPU, cores, RAM; memory bandwidth from a short copy probe), writes a synthetic llama GGUF (${DEFAULT_PARAMS} parameters, ${DEFAULT_QUANT}, random weights: meaningless text, real speed), predicts its decode and prefill tokens/s on this machine with the pretrained regressor of @kerneltune/regressor (a physics model with a 90% interval, capped by the roofline bound), measures llama-server's default settings for real through node-llama-cpp, runs a quick sweep of llama.cpp settings against those defaults (trimmed means, Welch/Yuen, Cohen's d, early termination, a quality gate), and chooses by latency objectives a chat user would accept (TTFT p99 ≤ 1000 ms, TPOT p99 ≤ 200 ms unless --slo says otherwise; printed with the reason; --gate decides by a quality gate instead), prints the recommended llama-server command line; last, it launches llama-server with that command line and measures it under concurrent streaming load (1 and 4 requests in flight), next to the in-process figures (building llama-server once, about 17 CPU-minutes, when no binary exists; --no-build skips instead). It prints its own wall time from the start of \`npm run demo\` (or of this process), by phase: 25 s for \`npm run demo\` on an idle 2-core Intel Xeon with the workspace installed and llama-server already built (median of 3 runs, bench/results/demo-timing.json; the breakdown says where it goes). The model goes to a temporary folder removed afterwards, unless --keep or --out-dir (both reuse a model already there).`,
   flags: [
     { name: 'params', type: 'string', description: 'Size of the synthetic model.', default: DEFAULT_PARAMS, valueName: 'N' },
     { name: 'quant', type: 'string', description: 'Weight type of the synthetic model.', choices: ['F16', 'Q8_0', 'Q4_0'], default: DEFAULT_QUANT },
@@ -52,13 +54,14 @@ export const demoCommand = defineCommand({
     { name: 'reps', type: 'integer', description: 'Repetitions per combination at most.', default: SWEEP_DEFAULTS.quick.maxReps, min: 2, max: 100 },
     { name: 'prompt-tokens', type: 'integer', description: 'Prompt length per repetition.', default: SWEEP_DEFAULTS.quick.promptTokens, min: 1 },
     { name: 'gen-tokens', type: 'integer', description: 'Tokens generated per repetition.', default: SWEEP_DEFAULTS.quick.genTokens, min: 2 },
-    { name: 'gate', type: 'string', description: 'Quality gate of the sweep.', choices: ['topk5', 'pareto', 'regression', 'manual'], default: SWEEP_GATE_DEFAULTS.gate },
+    { name: 'slo', type: 'string', description: `Latency objectives the choice must meet, NAME=MS comma-separated (default ${DEMO_SLO_TEXT}: ${DEMO_SLO_WHY}).`, valueName: 'NAME=MS[,...]' },
+    { name: 'gate', type: 'string', description: 'Decide by this quality gate of the sweep instead of the latency objectives (regression: no metric may worsen by more than 5%).', choices: ['topk5', 'pareto', 'regression', 'manual'] },
     { name: 'no-serve', type: 'boolean', description: 'Skip the last step: launching llama-server with the recommended command line and measuring it under concurrent load.' },
     { name: 'no-build', type: 'boolean', description: 'When no llama-server binary exists, skip the serving step with instructions instead of building it (about 17 CPU-minutes, once).' },
   ],
   examples: ['kerneltune demo', 'kerneltune demo --json', 'kerneltune demo --keep --params 30M --quant Q4_0'],
   jsonOutput:
-    '{ ok, measured: true, dashboard: { running: false, url, start }, hardware: { detected, spec }, model: { path, reused, params, shape, bytes, quant }, prediction: { kind: "prediction", predictor, decodeTps, prefillTps, decode: Phase, prefill: Phase, memBwGbs, tflops, unifiedMemory, vendor }, Phase = { predictedTps, rooflineTps, capped, rawTps, confidence, binding, explanation, interval: { low, high, level }, extrapolation?: string[] }, measurement: { combo: {}, device, reps, warmups, promptTokens, genTokens, decodeTps, prefillTps, ttftMs }, sweep: { …kerneltune sweep --json }, recommendedArgv, serving: { …bench serve --json } | { skipped }, seconds: { total, install?, startup, detect, synth, predict, measure, sweep, binary, serve, other }, timing: { from: "npm run demo" | "process start", startedAt, llamaServer: "cached" | "built" | "skipped" } }',
+    '{ ok, measured: true, dashboard: { running: false, url, start }, hardware: { detected, spec }, model: { path, reused, params, shape, bytes, quant }, prediction: { kind: "prediction", predictor, decodeTps, prefillTps, decode: Phase, prefill: Phase, memBwGbs, tflops, unifiedMemory, vendor }, Phase = { predictedTps, rooflineTps, capped, rawTps, confidence, binding, explanation, interval: { low, high, level }, extrapolation?: string[] }, measurement: { combo: {}, device, reps, warmups, promptTokens, genTokens, decodeTps, prefillTps, ttftMs }, sweep: { …kerneltune sweep --json (winner: the gate\'s) }, decidedBy: "objectives" | "gate", objectives?: { slo, objective, why, candidates: [{ index, combo, feasible, violations, ttftMsP99, tpotMsP99, decodeTps }], decision: { winner (candidate index, 0 the defaults) | null, defaultsFeasible, reason } }, recommendedArgv, serving: { …bench serve --json } | { skipped }, seconds: { total, install?, startup, detect, synth, predict, measure, sweep, binary, serve, other }, timing: { from: "npm run demo" | "process start", startedAt, llamaServer: "cached" | "built" | "skipped" } }',
   async run(ctx) {
     const f = ctx.flags
     const t0 = Date.now()
@@ -152,12 +155,16 @@ export const demoCommand = defineCommand({
         margin: SWEEP_GATE_DEFAULTS.margin,
         onProgress: (p) => void (p.phase === 'baseline' && p.done && (baselineDone = Date.now())),
       })
+      // The objectives decide unless a gate was asked for (issue 25).
+      const byObjectives = f.gate === undefined ? await decideDemo(sweep, objectivesFromFlags({ slo: f.slo ?? DEMO_SLO_TEXT })!.slo, d.genTokens, path) : undefined
+      const chosen = byObjectives ? byObjectives.winner : sweep.winner?.combo
+      const recommendedArgv = byObjectives ? byObjectives.recommendedArgv : sweep.recommendedArgv
       const tMeasure = (baselineDone - t2) / 1000
       const tSweep = (Date.now() - baselineDone) / 1000
       const t3 = Date.now()
       const served: DemoServeResult = f.noServe
         ? { skipped: '--no-serve', binarySeconds: 0, built: false }
-        : await demoServe(io, { modelPath: path, combo: sweep.winner ? withoutDefaults(sweep.winner.combo) : {}, promptTokens: d.promptTokens, outputTokens: d.genTokens, build: f.noBuild !== true })
+        : await demoServe(io, { modelPath: path, combo: chosen ? withoutDefaults(chosen) : {}, promptTokens: d.promptTokens, outputTokens: d.genTokens, build: f.noBuild !== true })
       const tServe = (Date.now() - t3) / 1000 - served.binarySeconds
       const llamaServer = 'skipped' in served ? 'skipped' as const : served.built ? 'built' as const : 'cached' as const
       const phases = { detect: tDetect, synth: tSynth, predict: tPredict, measure: tMeasure, sweep: tSweep, binary: served.binarySeconds, serve: tServe }
@@ -177,11 +184,11 @@ export const demoCommand = defineCommand({
       const modelInfo = { path, reused, params: synth.paramCount, shape: synth.shape, bytes: synth.layout.totalBytes, quant }
       if (ctx.json) {
         const seconds = wallSeconds(origin, t0, phases, Date.now())
-        ctx.printJson({ ok: true, measured: true, dashboard: { running: false, url: DASHBOARD_URL, start: 'kerneltune serve' }, hardware: { detected, spec }, model: modelInfo, prediction, measurement, sweep: { ...sweep, winner: sweep.winner ?? null, space: plan.space, pruned: plan.pruned, catalog: plan.catalog }, recommendedArgv: sweep.recommendedArgv, serving: 'skipped' in served ? { skipped: served.skipped } : { ...sessionJson(served.session), ...(served.buildSeconds ? { buildSeconds: served.buildSeconds } : {}) }, seconds, timing })
+        ctx.printJson({ ok: true, measured: true, dashboard: { running: false, url: DASHBOARD_URL, start: 'kerneltune serve' }, hardware: { detected, spec }, model: modelInfo, prediction, measurement, sweep: { ...sweep, winner: sweep.winner ?? null, space: plan.space, pruned: plan.pruned, catalog: plan.catalog }, decidedBy: byObjectives ? 'objectives' : 'gate', ...(byObjectives ? { objectives: demoDecisionJson(byObjectives) } : {}), recommendedArgv, serving: 'skipped' in served ? { skipped: served.skipped } : { ...sessionJson(served.session), ...(served.buildSeconds ? { buildSeconds: served.buildSeconds } : {}) }, seconds, timing })
         return
       }
       const s = synth.shape
-      const w = sweep.winner
+      const w = chosen ? [sweep.baseline, ...sweep.combos].find((c) => c.combo === chosen) : undefined
       io.stdout('== 1. This machine\n')
       io.stdout(keyValues([
         ['cpu', `${detected.cpu.model}, ${detected.cpu.cores} cores / ${detected.cpu.threads} threads, ${fmt(detected.cpu.ramGb)} GiB RAM`],
@@ -210,18 +217,20 @@ export const demoCommand = defineCommand({
         ['TTFT', `${fmt(b.ttftMs?.trimmedMean ?? NaN, 2)} ms`],
       ]))
       io.stdout(`\n== 5. SWEEP (measured; quick mode: ${Object.entries(plan.space).map(([k, v]) => `${k} ${v.join('/')}`).join(' x ')}; ${plan.pruned.length} removed by llama.cpp's rules)\n`)
+      if (byObjectives) io.stdout(`(the gate column and the winner line are the ${sweep.gate.method} gate's view, shown for reference; the latency objectives decide, below)\n`)
       io.stdout(renderSweep(sweep))
+      if (byObjectives) io.stdout(renderDemoDecision(byObjectives))
       if (w) {
         const wd = w.stats.decodeTps?.trimmedMean ?? NaN
         io.stdout(`the winner decodes at ${fmt(wd)} tok/s, ${fmt(wd / dec.predictedTps * 100, 0)}% of the predicted ${fmt(dec.predictedTps)}\n`)
       }
-      io.stdout(`\n== Recommended command line\n${formatCommandLine({ argv: sweep.recommendedArgv })}\n`)
+      io.stdout(`\n== Recommended command line\n${formatCommandLine({ argv: recommendedArgv })}\n`)
       if ('skipped' in served) io.stdout(`\n== 6. SERVING: skipped (${served.skipped})\n`)
       else {
         const [one, four] = served.session.levels
         io.stdout(`\n== 6. SERVING (measured: the recommended command line launched as llama-server, streaming /v1/completions, ${d.promptTokens} prompt + ${d.genTokens} output tokens per request)\n`)
         io.stdout(renderSession(served.session))
-        io.stdout(`in-process (one stream, node-llama-cpp): ${fmt(sweep.winner?.stats.decodeTps?.trimmedMean ?? b.decodeTps?.trimmedMean ?? NaN)} tok/s decode; as a server: ${fmt(1000 / (one?.metrics.tpotMs.mean ?? NaN))} tok/s per stream at 1 request in flight (1000 / TPOT), ${fmt(four?.metrics.outputTokensPerSecond ?? NaN)} output tok/s in total at 4\n`)
+        io.stdout(`in-process (one stream, node-llama-cpp): ${fmt(w?.stats.decodeTps?.trimmedMean ?? b.decodeTps?.trimmedMean ?? NaN)} tok/s decode; as a server: ${fmt(1000 / (one?.metrics.tpotMs.mean ?? NaN))} tok/s per stream at 1 request in flight (1000 / TPOT), ${fmt(four?.metrics.outputTokensPerSecond ?? NaN)} output tok/s in total at 4\n`)
       }
       if (!keepDir) io.stdout('(the model was temporary and is removed now; pass --keep or --out-dir DIR to keep it)\n')
       io.stdout(`\n== Dashboard (not running: the demo starts no server and leaves none behind)\n${DASHBOARD_HINT}\n`)

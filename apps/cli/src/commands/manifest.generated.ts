@@ -6,7 +6,7 @@ export const COMMAND_MANIFEST: readonly CommandMeta[] = [
   {
     "name": "demo",
     "summary": "The whole job on this machine: synthesize a small model, predict, measure, sweep llama.cpp settings, recommend a command line.",
-    "description": "Detects this machine (CPU, cores, RAM; memory bandwidth from a short copy probe), writes a synthetic llama GGUF (15M parameters, Q8_0, random weights: meaningless text, real speed), predicts its decode and prefill tokens/s on this machine with the pretrained regressor of @kerneltune/regressor (a physics model with a 90% interval, capped by the roofline bound), measures llama-server's default settings for real through node-llama-cpp, runs a quick sweep of llama.cpp settings against those defaults (trimmed means, Welch/Yuen, Cohen's d, early termination, a quality gate), and prints the recommended llama-server command line; last, it launches llama-server with that command line and measures it under concurrent streaming load (1 and 4 requests in flight), next to the in-process figures (building llama-server once, about 17 CPU-minutes, when no binary exists; --no-build skips instead). It prints its own wall time from the start of `npm run demo` (or of this process), by phase: 25 s for `npm run demo` on an idle 2-core Intel Xeon with the workspace installed and llama-server already built (median of 3 runs, bench/results/demo-timing.json; the breakdown says where it goes). The model goes to a temporary folder removed afterwards, unless --keep or --out-dir (both reuse a model already there).",
+    "description": "Detects this machine (CPU, cores, RAM; memory bandwidth from a short copy probe), writes a synthetic llama GGUF (15M parameters, Q8_0, random weights: meaningless text, real speed), predicts its decode and prefill tokens/s on this machine with the pretrained regressor of @kerneltune/regressor (a physics model with a 90% interval, capped by the roofline bound), measures llama-server's default settings for real through node-llama-cpp, runs a quick sweep of llama.cpp settings against those defaults (trimmed means, Welch/Yuen, Cohen's d, early termination, a quality gate), and chooses by latency objectives a chat user would accept (TTFT p99 ≤ 1000 ms, TPOT p99 ≤ 200 ms unless --slo says otherwise; printed with the reason; --gate decides by a quality gate instead), prints the recommended llama-server command line; last, it launches llama-server with that command line and measures it under concurrent streaming load (1 and 4 requests in flight), next to the in-process figures (building llama-server once, about 17 CPU-minutes, when no binary exists; --no-build skips instead). It prints its own wall time from the start of `npm run demo` (or of this process), by phase: 25 s for `npm run demo` on an idle 2-core Intel Xeon with the workspace installed and llama-server already built (median of 3 runs, bench/results/demo-timing.json; the breakdown says where it goes). The model goes to a temporary folder removed afterwards, unless --keep or --out-dir (both reuse a model already there).",
     "flags": [
       {
         "name": "params",
@@ -66,16 +66,21 @@ export const COMMAND_MANIFEST: readonly CommandMeta[] = [
         "min": 2
       },
       {
+        "name": "slo",
+        "type": "string",
+        "description": "Latency objectives the choice must meet, NAME=MS comma-separated (default ttft_p99_ms=1000,tpot_p99_ms=200: what a chat user would accept: the first word within a second, then at least 5 tokens/s per stream (about reading speed)).",
+        "valueName": "NAME=MS[,...]"
+      },
+      {
         "name": "gate",
         "type": "string",
-        "description": "Quality gate of the sweep.",
+        "description": "Decide by this quality gate of the sweep instead of the latency objectives (regression: no metric may worsen by more than 5%).",
         "choices": [
           "topk5",
           "pareto",
           "regression",
           "manual"
-        ],
-        "default": "regression"
+        ]
       },
       {
         "name": "no-serve",
@@ -93,7 +98,7 @@ export const COMMAND_MANIFEST: readonly CommandMeta[] = [
       "kerneltune demo --json",
       "kerneltune demo --keep --params 30M --quant Q4_0"
     ],
-    "jsonOutput": "{ ok, measured: true, dashboard: { running: false, url, start }, hardware: { detected, spec }, model: { path, reused, params, shape, bytes, quant }, prediction: { kind: \"prediction\", predictor, decodeTps, prefillTps, decode: Phase, prefill: Phase, memBwGbs, tflops, unifiedMemory, vendor }, Phase = { predictedTps, rooflineTps, capped, rawTps, confidence, binding, explanation, interval: { low, high, level }, extrapolation?: string[] }, measurement: { combo: {}, device, reps, warmups, promptTokens, genTokens, decodeTps, prefillTps, ttftMs }, sweep: { …kerneltune sweep --json }, recommendedArgv, serving: { …bench serve --json } | { skipped }, seconds: { total, install?, startup, detect, synth, predict, measure, sweep, binary, serve, other }, timing: { from: \"npm run demo\" | \"process start\", startedAt, llamaServer: \"cached\" | \"built\" | \"skipped\" } }",
+    "jsonOutput": "{ ok, measured: true, dashboard: { running: false, url, start }, hardware: { detected, spec }, model: { path, reused, params, shape, bytes, quant }, prediction: { kind: \"prediction\", predictor, decodeTps, prefillTps, decode: Phase, prefill: Phase, memBwGbs, tflops, unifiedMemory, vendor }, Phase = { predictedTps, rooflineTps, capped, rawTps, confidence, binding, explanation, interval: { low, high, level }, extrapolation?: string[] }, measurement: { combo: {}, device, reps, warmups, promptTokens, genTokens, decodeTps, prefillTps, ttftMs }, sweep: { …kerneltune sweep --json (winner: the gate's) }, decidedBy: \"objectives\" | \"gate\", objectives?: { slo, objective, why, candidates: [{ index, combo, feasible, violations, ttftMsP99, tpotMsP99, decodeTps }], decision: { winner (candidate index, 0 the defaults) | null, defaultsFeasible, reason } }, recommendedArgv, serving: { …bench serve --json } | { skipped }, seconds: { total, install?, startup, detect, synth, predict, measure, sweep, binary, serve, other }, timing: { from: \"npm run demo\" | \"process start\", startedAt, llamaServer: \"cached\" | \"built\" | \"skipped\" } }",
     "runs": true
   },
   {
@@ -1496,6 +1501,39 @@ export const COMMAND_MANIFEST: readonly CommandMeta[] = [
         "min": 0
       },
       {
+        "name": "slo",
+        "type": "string",
+        "description": "Latency objectives, NAME=MS comma-separated: any of TTFT, TPOT, ITL, E2E at mean, p50, p90, p95, p99 (ttft_mean_ms .. e2e_p99_ms), e.g. ttft_p99_ms=500,tpot_p99_ms=50. A candidate that misses one is infeasible.",
+        "valueName": "NAME=MS[,...]"
+      },
+      {
+        "name": "objective",
+        "type": "string",
+        "description": "What to maximise among feasible candidates: goodput (requests/s meeting every --slo objective; the default with --slo), outputTokensPerSecond, requestThroughput, or a latency statistic to minimise (e.g. ttft_p99_ms).",
+        "valueName": "NAME"
+      },
+      {
+        "name": "records",
+        "type": "string",
+        "description": "Write one JSON line per measured request (candidate, ok, ttftMs, tpotMs, e2eMs, outputTokens, startMs, itlMs) to this file, to recompute every figure.",
+        "valueName": "FILE"
+      },
+      {
+        "name": "capacity",
+        "type": "boolean",
+        "description": "Server, with --slo: after the sweep, search the capacity of the defaults and of the winner under the objectives (bench capacity's search, at most 16 measurements each)."
+      },
+      {
+        "name": "capacity-by",
+        "type": "string",
+        "description": "What --capacity searches: rate (open loop, Poisson arrivals, req/s) or concurrency (closed loop).",
+        "choices": [
+          "rate",
+          "concurrency"
+        ],
+        "default": "rate"
+      },
+      {
         "name": "test",
         "type": "string",
         "description": "Interleaved: how a combination is compared with the defaults of the same rounds. sign-flip: the 20% trimmed mean of its log ratios with a randomization p-value, exact (all 2^n sign patterns) up to 14 rounds and resampled from 10,000 patterns past them (robust to wild measurements; needs 7 rounds to decide). paired: a t-test on their mean. blocked: the noise pooled over every combination (more power in few rounds, but it assumes every combination is as noisy as the defaults, which a loaded CPU breaks).",
@@ -2589,12 +2627,12 @@ export const COMMAND_MANIFEST: readonly CommandMeta[] = [
   },
   {
     "name": "bench",
-    "summary": "Measure an engine as a server under concurrent load (TTFT, TPOT, ITL, latency, throughput).",
+    "summary": "Measure an engine as a server under concurrent load (TTFT, TPOT, ITL, latency, throughput), and its capacity under latency objectives.",
     "subcommands": [
       {
         "name": "serve",
         "summary": "Launch llama-server (or use a running server) and measure it under concurrent streaming load: TTFT, TPOT, ITL, latency, throughput.",
-        "description": "Starts llama-server with the GGUF (found through $KERNELTUNE_LLAMA_SERVER or the build cache of tooling/scripts/build-llama-server.sh) on a free loopback port with --metrics, waits for /health, and sends streamed /v1/completions (or chat) requests: closed loop at each --concurrency level, or open loop with Poisson arrivals at --rate. Every request asks for exactly --output-tokens (max_tokens with ignore_eos); token counts come from the server's usage. Metrics follow vLLM's benchmark_serving: TTFT, TPOT = (e2e - TTFT)/(tokens - 1), ITL (every gap between chunks), E2E latency (mean, p50, p90, p95, p99), request and output-token throughput, goodput under --slo-* objectives. The server's own per-request timings and Prometheus counters are put next to the client figures. The server is stopped (and never orphaned) at the end.",
+        "description": "Starts llama-server with the GGUF (found through $KERNELTUNE_LLAMA_SERVER or the build cache of tooling/scripts/build-llama-server.sh) on a free loopback port with --metrics, waits for /health, and sends streamed /v1/completions (or chat) requests: closed loop at each --concurrency level, or open loop with Poisson arrivals at --rate. Every request asks for exactly --output-tokens (max_tokens with ignore_eos); token counts come from the server's usage. Metrics follow vLLM's benchmark_serving: TTFT, TPOT = (e2e - TTFT)/(tokens - 1), ITL (every gap between chunks), E2E latency (mean, p50, p90, p95, p99), request and output-token throughput, goodput under --slo objectives (vLLM's definition: requests per second whose every stated latency met its limit; the older --slo-ttft-ms, --slo-tpot-ms, --slo-e2e-ms still set per-request limits), each level's feasibility (every stated statistic within its limit, no failed request) and the Pareto front of throughput against latency. The server's own per-request timings and Prometheus counters are put next to the client figures. The server is stopped (and never orphaned) at the end.",
         "flags": [
           {
             "name": "engine",
@@ -2718,16 +2756,212 @@ export const COMMAND_MANIFEST: readonly CommandMeta[] = [
             "description": "Seconds to wait for the server to be ready.",
             "default": 120,
             "min": 1
+          },
+          {
+            "name": "slo",
+            "type": "string",
+            "description": "Latency objectives, NAME=MS comma-separated: any of TTFT, TPOT, ITL, E2E at mean, p50, p90, p95, p99 (ttft_mean_ms .. e2e_p99_ms), e.g. ttft_p99_ms=500,tpot_p99_ms=50. A candidate that misses one is infeasible.",
+            "valueName": "NAME=MS[,...]"
+          },
+          {
+            "name": "objective",
+            "type": "string",
+            "description": "What to maximise among feasible candidates: goodput (requests/s meeting every --slo objective; the default with --slo), outputTokensPerSecond, requestThroughput, or a latency statistic to minimise (e.g. ttft_p99_ms).",
+            "valueName": "NAME"
+          },
+          {
+            "name": "records",
+            "type": "string",
+            "description": "Write one JSON line per measured request (candidate, ok, ttftMs, tpotMs, e2eMs, outputTokens, startMs, itlMs) to this file, to recompute every figure.",
+            "valueName": "FILE"
           }
         ],
         "examples": [
           "kerneltune model synth --params 15M --quant Q8_0 --out /tmp/m15.gguf && kerneltune bench serve --engine llamacpp --gguf /tmp/m15.gguf --concurrency 1,4 --requests 16 --prompt-tokens 64 --output-tokens 32",
           "kerneltune bench serve --gguf m.gguf --rate 4 --requests 40 --slo-ttft-ms 500 --json",
           "kerneltune bench serve --gguf m.gguf --combo '{\"threads\":\"2\",\"parallel\":\"1\"}'",
-          "kerneltune bench serve --endpoint http://127.0.0.1:8080 --concurrency 8",
+          "kerneltune bench serve --endpoint http://127.0.0.1:8080 --concurrency 1,4,8 --slo ttft_p99_ms=500,tpot_p99_ms=50 --records requests.jsonl",
           "kerneltune bench serve --launch 'docker run --gpus all -p {port}:8000 vllm/vllm-openai --model m' --concurrency 1,8,32"
         ],
-        "jsonOutput": "{ ok, engine, device, model: { path } | null, server: { argv, version, pid, baseUrl, launched }, workload: { api, kind, promptTokens, outputTokens, requests, warmups, seed }, mode, concurrency?, rate?, requests: { completed, failed }, durationS, ttftMs, tpotMs, itlMs, e2eMs (each { mean, p50, p90, p95, p99, std, count }), requestThroughput, outputTokensPerSecond, totalTokensPerSecond, tokens: { prompt, output, source }, goodput?: { requestsPerSecond, met, objectives }, serverReported: { promptTokens?, outputTokens?, promptTokensPerSecond?, outputTokensPerSecond?, promptMs?, msPerOutputToken? }, crossCheck: { gaps, lines }, errors, levels: [same fields per level], notes } — the top-level figures are the last (heaviest) level",
+        "jsonOutput": "{ ok, engine, device, model: { path } | null, server: { argv, version, pid, baseUrl, launched }, workload: { api, kind, promptTokens, outputTokens, requests, warmups, seed }, mode, concurrency?, rate?, requests: { completed, failed }, durationS, ttftMs, tpotMs, itlMs, e2eMs (each { mean, p50, p90, p95, p99, std, count }), requestThroughput, outputTokensPerSecond, totalTokensPerSecond, tokens: { prompt, output, source }, goodput?: { requestsPerSecond, met, objectives? }, feasible?, violations?: [{ metric, limit, value }], serverReported: { promptTokens?, outputTokens?, promptTokensPerSecond?, outputTokensPerSecond?, promptMs?, msPerOutputToken? }, crossCheck: { gaps, lines }, errors, levels: [same fields per level], objective?, slo?: [{ name, metric, stat, limitMs }], pareto?: [level indices], paretoAxes?: { throughput, latency }, notes } — the top-level figures are the last (heaviest) level; with --slo/--objective every level is a candidate: feasible, violations, goodput under the objectives",
+        "runs": true
+      },
+      {
+        "name": "capacity",
+        "summary": "Find the highest request rate (or concurrency) at which a server meets latency objectives: bracketing, then bisection with repeats at the boundary.",
+        "description": "Launches llama-server with the GGUF (or uses --endpoint / --launch, as bench serve does) and searches the load at which the --slo objectives stop holding. --by rate: open loop, Poisson arrivals at a rate in requests/s (seeded); --by concurrency: closed loop. From --start the level doubles while the objectives hold (halves while they do not) until they are bracketed; bisection then narrows the bracket (rates: geometric midpoints, to --tolerance relative width; concurrency: to adjacent whole numbers), measuring each bisection level --repeats times and judging it by the majority, since near the boundary one measurement is a coin toss. Each rate measurement sends at least --min-seconds of arrivals (a fixed request count gets shorter as the rate grows, too short for an overloaded server's queue to show). A level meets the objectives when every stated statistic is within its limit and no request failed. The capacity is the highest level judged to meet them; the interval is [that level, the lowest level judged to miss them). Every measurement is reported with its figures; --records writes every request.",
+        "flags": [
+          {
+            "name": "engine",
+            "type": "string",
+            "description": "Engine of the GGUF.",
+            "choices": [
+              "llamacpp"
+            ],
+            "default": "llamacpp"
+          },
+          {
+            "name": "gguf",
+            "type": "string",
+            "description": "The GGUF model file to serve.",
+            "valueName": "FILE"
+          },
+          {
+            "name": "endpoint",
+            "type": "string",
+            "description": "Measure a server that is already running at this URL instead of launching one.",
+            "valueName": "URL"
+          },
+          {
+            "name": "launch",
+            "type": "string",
+            "description": "Launch this shell command instead; {port} is replaced by a free port, {args} by the translated --combo flags.",
+            "valueName": "CMD"
+          },
+          {
+            "name": "combo",
+            "type": "string",
+            "description": "llama.cpp settings to launch with, as JSON: {\"threads\":\"2\",\"parallel\":\"2\"}.",
+            "valueName": "JSON"
+          },
+          {
+            "name": "slo",
+            "type": "string",
+            "description": "Latency objectives, NAME=MS comma-separated (TTFT, TPOT, ITL, E2E at mean, p50, p90, p95, p99), e.g. ttft_p99_ms=500,tpot_p99_ms=50. Required.",
+            "valueName": "NAME=MS[,...]"
+          },
+          {
+            "name": "by",
+            "type": "string",
+            "description": "rate: open loop, Poisson arrivals (capacity in req/s). concurrency: closed loop (capacity in requests in flight).",
+            "choices": [
+              "rate",
+              "concurrency"
+            ],
+            "default": "rate"
+          },
+          {
+            "name": "start",
+            "type": "number",
+            "description": "First level tried (default 1).",
+            "min": 0.001
+          },
+          {
+            "name": "min",
+            "type": "number",
+            "description": "Lowest level tried (rate default 0.05, concurrency 1).",
+            "min": 0.001
+          },
+          {
+            "name": "max",
+            "type": "number",
+            "description": "Highest level tried (rate default 1000, concurrency 1024).",
+            "min": 0.001
+          },
+          {
+            "name": "growth",
+            "type": "number",
+            "description": "Bracketing factor between levels.",
+            "default": 2,
+            "min": 1.01
+          },
+          {
+            "name": "tolerance",
+            "type": "number",
+            "description": "Bisection stops at this interval width (rate: relative to the low end, default 0.1; concurrency: 1).",
+            "min": 0.001
+          },
+          {
+            "name": "repeats",
+            "type": "integer",
+            "description": "Measurements per bisection level, judged by the majority.",
+            "default": 3,
+            "min": 1,
+            "max": 99
+          },
+          {
+            "name": "max-measurements",
+            "type": "integer",
+            "description": "Measurements at most, all phases.",
+            "default": 40,
+            "min": 1,
+            "max": 10000
+          },
+          {
+            "name": "requests",
+            "type": "integer",
+            "description": "Measured requests per measurement (closed loop: at least two per stream).",
+            "default": 24,
+            "min": 1,
+            "max": 100000
+          },
+          {
+            "name": "min-seconds",
+            "type": "number",
+            "description": "Rate: at least this many seconds of arrivals per measurement (rate x seconds requests when that is more than --requests): above the service rate a queue needs time to build.",
+            "default": 4,
+            "min": 0,
+            "max": 3600
+          },
+          {
+            "name": "warmup",
+            "type": "integer",
+            "description": "Warm-up requests before the first measurement (not counted).",
+            "default": 1,
+            "min": 0,
+            "max": 1000
+          },
+          {
+            "name": "prompt-tokens",
+            "type": "integer",
+            "description": "Prompt length of each request (synthetic token ids).",
+            "default": 64,
+            "min": 1
+          },
+          {
+            "name": "output-tokens",
+            "type": "integer",
+            "description": "Tokens generated per request (exactly: ignore_eos).",
+            "default": 32,
+            "min": 1
+          },
+          {
+            "name": "api",
+            "type": "string",
+            "description": "OpenAI API to load.",
+            "choices": [
+              "completions",
+              "chat"
+            ],
+            "default": "completions"
+          },
+          {
+            "name": "seed",
+            "type": "integer",
+            "description": "Seed of prompts and arrival times.",
+            "default": 1,
+            "min": 0
+          },
+          {
+            "name": "ready-timeout",
+            "type": "number",
+            "description": "Seconds to wait for the server to be ready.",
+            "default": 120,
+            "min": 1
+          },
+          {
+            "name": "records",
+            "type": "string",
+            "description": "Write one JSON line per measured request (candidate 0, level, repeat, ok, ttftMs, tpotMs, e2eMs, outputTokens, startMs, itlMs) to this file.",
+            "valueName": "FILE"
+          }
+        ],
+        "examples": [
+          "kerneltune bench capacity --gguf m.gguf --slo ttft_p99_ms=1000,tpot_p99_ms=200 --by rate --start 2",
+          "kerneltune bench capacity --gguf m.gguf --combo '{\"parallel\":\"4\"}' --slo ttft_p99_ms=500 --by concurrency --json",
+          "kerneltune bench capacity --endpoint http://127.0.0.1:8080 --slo e2e_p90_ms=3000 --records capacity.jsonl"
+        ],
+        "jsonOutput": "{ ok, engine, device, model: { path } | null, server: { argv, version, pid, baseUrl, launched }, workload: { api, promptTokens, outputTokens, requests, warmups, seed }, slo: [{ name, metric, stat, limitMs }], capacity: { value (null: none), low, high (null: not reached), unit: \"req/s\" | \"concurrency\", stop: converged | max | min | budget, points: [{ level, phase: bracket | bisect, repeat, feasible, requests, durationS, ttftMs, tpotMs, itlMs, e2eMs, requestThroughput, outputTokensPerSecond, goodput: { requestsPerSecond, met }, violations: [{ metric, limit, value }] }] }, notes }",
         "runs": true
       }
     ]

@@ -11,6 +11,10 @@ import type { CommandContext } from '../cli/command.ts'
 import { fmt, progressBar } from '../cli/output.ts'
 import type { SWEEP_FLAGS } from './sweep-flags.ts'
 import { planSweep, renderSweep, SWEEP_DEFAULTS } from './sweep-plan.ts'
+import { usageError } from '../cli/args.ts'
+import { serverTarget } from './bench/serve-target.ts'
+import { objectivesFromFlags, writeRecords } from './shared/objectives-flags.ts'
+import { assessSweep, createRunCollector, sweepCapacity, sweepObjectivesOutput } from './sweep-objectives.ts'
 import { executeServerSweep, planServingSweep, renderInterleaved } from './sweep-server.ts'
 
 export interface ServerRunInput {
@@ -40,6 +44,11 @@ export async function runServerOrInterleaved(ctx: CommandContext<typeof SWEEP_FL
   const margin: number = f.margin ?? SWEEP_GATE_DEFAULTS.margin
   const promptTokens: number = f.promptTokens ?? d.promptTokens
   const outputTokens: number = f.genTokens ?? d.genTokens
+  // Latency objectives (issue 25) read each request under load: the server backend only.
+  const objectives = objectivesFromFlags(f)
+  if ((objectives || f.records || f.capacity) && !server) throw usageError('--slo, --objective, --records and --capacity judge requests under serving load: add --backend server')
+  if (f.capacity && !objectives?.slo.length) throw usageError('--capacity finds the load at which the objectives stop holding: state them with --slo, e.g. --slo ttft_p99_ms=500,tpot_p99_ms=50')
+  const collector = objectives || f.records ? createRunCollector() : undefined
   const started = Date.now()
   ctx.io.stderr(`sweeping ${plan.candidates.length} combinations (${plan.pruned.length} removed by llama.cpp's rules) against the defaults, ${i.mode} mode, ${design} design, ${server ? `llama-server under ${f.concurrency ?? 4} concurrent requests` : 'node-llama-cpp in-process'}\n`)
   let r: InterleavedSweepResult | SweepResult
@@ -47,6 +56,7 @@ export async function runServerOrInterleaved(ctx: CommandContext<typeof SWEEP_FL
     r = await executeServerSweep(ctx.io, {
       modelPath: i.modelPath, modelBytes: i.modelBytes, plan, design, concurrency: f.concurrency ?? 4, requests: f.requests ?? 8, promptTokens, outputTokens,
       rounds, ...(f.timeBudget === undefined ? {} : { timeBudgetMs: f.timeBudget * 1000 }), warmups: f.warmup ?? 1, seed: f.seed ?? 1, test, gate, metric, epsilon, margin,
+      ...(collector ? { onSession: collector.onSession } : {}),
     })
   } else {
     const backend = llamacppBackend({ modelPath: i.modelPath, gpu: f.gpu === 'off' || f.gpu === undefined ? false : (f.gpu as 'auto' | 'cuda' | 'vulkan'), promptTokens, genTokens: outputTokens })
@@ -59,17 +69,24 @@ export async function runServerOrInterleaved(ctx: CommandContext<typeof SWEEP_FL
     })
     bar.done()
   }
+  // Objectives decide instead of the gate when stated; the gate's choice stays in the JSON as gateWinner.
+  const sweepObj = collector ? await assessSweep(collector, r.baseline.combo, r.combos, objectives ?? { slo: [], objective: { kind: 'throughput', name: 'outputTokensPerSecond', direction: 'max' } }, isInterleaved(r), i.modelPath) : undefined
+  if (f.records && sweepObj) ctx.io.stderr(`${sweepObj.records.length} request records written to ${await writeRecords(ctx.io, f.records, sweepObj.records)}\n`)
+  const capacity = f.capacity && objectives && sweepObj ? await sweepCapacity(ctx.io, serverTarget(ctx.io, { gguf: i.modelPath }), sweepObj, objectives, f.capacityBy === 'concurrency' ? 'concurrency' : 'req/s', { requests: f.requests ?? 8, promptTokens, outputTokens }) : undefined
+  const byObjectives = objectives && sweepObj ? sweepObjectivesOutput(r, objectives, sweepObj, capacity) : undefined
   const seconds = (Date.now() - started) / 1000
   if (ctx.json) {
+    // runId: the stored run's id joins here when the sweep is stored as a run (issue 25, one experiment engine).
     ctx.printJson({
-      ok: true, engine: 'llamacpp', ...r, design, winner: r.winner ?? null,
+      ok: true, engine: 'llamacpp', ...r, design, winner: r.winner ?? null, ...(byObjectives?.json ?? {}),
       model: { path: i.modelPath, bytes: i.modelBytes }, mode: i.mode, space: plan.space, catalog: plan.catalog, pruned: plan.pruned,
       ...(server ? { load: { concurrency: f.concurrency ?? 4, requests: f.requests ?? 8, promptTokens, outputTokens } } : { workload: { promptTokens, genTokens: outputTokens } }),
       seconds,
     })
   } else {
     ctx.io.stdout(isInterleaved(r) ? renderInterleaved(r) : renderSweep(r))
+    if (byObjectives) ctx.io.stdout(byObjectives.text)
     ctx.io.stdout(`${r.combos.length} combinations measured in ${fmt(seconds, 1)} s; ${plan.pruned.length} removed by rules\n`)
   }
-  return r.winner ? 0 : 3
+  return (byObjectives ? byObjectives.hasWinner : r.winner) ? 0 : 3
 }

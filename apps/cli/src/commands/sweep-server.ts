@@ -13,7 +13,7 @@
  */
 import { freemem } from 'node:os'
 import type { Combo, HardwareSpec } from '@kerneltune/core'
-import { serverBackend, type ServerBackend } from '@kerneltune/backends/node'
+import { serverBackend, type ServerBackend, type ServerBackendOptions } from '@kerneltune/backends/node'
 import {
   llamacppServerEngine,
   pValueMethod,
@@ -59,6 +59,8 @@ export interface ServerSweepOptions {
   readonly margin: number
   /** The model file's size, for the bound on kept servers. */
   readonly modelBytes: number
+  /** Receives every load run with its requests (latency objectives, sweep-objectives.ts). */
+  readonly onSession?: ServerBackendOptions['onSession']
 }
 
 /**
@@ -71,8 +73,9 @@ export function keptServers(arms: number, modelBytes: number, free = freemem()):
   return Math.max(1, Math.min(arms, Math.floor((free / 2) / perServer)))
 }
 
-export function llamaServerBackend(io: Io, o: Pick<ServerSweepOptions, 'modelPath' | 'concurrency' | 'requests' | 'promptTokens' | 'outputTokens'>, keep?: number): ServerBackend {
+export function llamaServerBackend(io: Io, o: Pick<ServerSweepOptions, 'modelPath' | 'concurrency' | 'requests' | 'promptTokens' | 'outputTokens' | 'onSession'>, keep?: number): ServerBackend {
   return serverBackend({
+    ...(o.onSession ? { onSession: o.onSession } : {}),
     ...(keep === undefined ? {} : { keepServers: { max: keep } }),
     target: serverTarget(io, { gguf: o.modelPath }),
     load: { workload: { kind: 'synthetic', promptTokens: o.promptTokens, outputTokens: o.outputTokens }, requests: o.requests },

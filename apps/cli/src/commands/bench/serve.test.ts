@@ -45,6 +45,48 @@ describe('kerneltune bench serve', () => {
     }
   })
 
+  it('should judge every level against --slo, with violations, goodput, the Pareto front and --records', async () => {
+    const s = await startInstantServer({ tokenDelayMs: 1 })
+    try {
+      const records = join(dir, 'serve-records.jsonl')
+      // TPOT is about 1 ms here: a 0.001 ms limit is missed by every request, 10 s TTFT met by all.
+      const r = await run('bench', 'serve', '--endpoint', s.baseUrl, '--concurrency', '1,3', '--requests', '6', '--prompt-tokens', '8', '--output-tokens', '4', '--slo', 'ttft_p99_ms=10000,tpot_p99_ms=0.001', '--records', records, '--json')
+      expect(r.code).toBe(0)
+      const j = JSON.parse(r.out)
+      expect(j.objective).toBe('goodput')
+      expect(j.slo).toEqual([{ name: 'ttft_p99_ms', metric: 'ttft', stat: 'p99', limitMs: 10000 }, { name: 'tpot_p99_ms', metric: 'tpot', stat: 'p99', limitMs: 0.001 }])
+      for (const l of j.levels) {
+        expect(l.feasible).toBe(false)
+        expect(l.violations).toEqual([{ metric: 'tpot_p99_ms', limit: 0.001, value: l.tpotMs.p99 }])
+        expect(l.goodput).toEqual({ requestsPerSecond: 0, met: 0 })
+      }
+      expect(j.paretoAxes).toEqual({ throughput: 'goodput', latency: 'ttft_p99_ms' })
+      expect(j.pareto.length).toBeGreaterThan(0)
+      const lines = readFileSync(records, 'utf8').trim().split('\n').map((x) => JSON.parse(x))
+      expect(lines).toHaveLength(12)
+      expect(lines.map((x) => x.candidate)).toEqual([0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1])
+      expect(lines[0]).toMatchObject({ ok: true, outputTokens: 4, concurrency: 1 })
+      // The file recomputes the figures: level 0's TTFT p50 from its lines.
+      const ttfts = lines.filter((x) => x.candidate === 0).map((x) => x.ttftMs).sort((a, b) => a - b)
+      expect((ttfts[2] + ttfts[3]) / 2).toBeCloseTo(j.levels[0].ttftMs.p50, 9)
+
+      const ok = JSON.parse((await run('bench', 'serve', '--endpoint', s.baseUrl, '--concurrency', '2', '--requests', '4', '--prompt-tokens', '8', '--output-tokens', '4', '--slo', 'ttft_p99_ms=10000', '--json')).out)
+      expect(ok).toMatchObject({ feasible: true, violations: [], goodput: { met: 4 } })
+      const text = await run('bench', 'serve', '--endpoint', s.baseUrl, '--concurrency', '2', '--requests', '4', '--prompt-tokens', '8', '--output-tokens', '4', '--slo', 'tpot_p99_ms=0.001')
+      expect(text.out).toMatch(/objectives: TPOT p99 ≤ 0\.001 ms; maximise goodput\n  concurrency 2: misses: tpot_p99_ms [\d.]+ > 0\.001/)
+    } finally {
+      await s.close()
+    }
+  })
+
+  it('should refuse unknown objectives with exit code 2, listing the accepted names', async () => {
+    const bad = await run('bench', 'serve', '--endpoint', 'http://127.0.0.1:9', '--slo', 'ttft_p98_ms=5')
+    expect(bad.code).toBe(2)
+    expect(bad.err).toMatch(/--slo: unknown latency objective 'ttft_p98_ms'; accepted: ttft_mean_ms, .*e2e_p99_ms/)
+    expect((await run('bench', 'serve', '--endpoint', 'http://127.0.0.1:9', '--objective', 'speed')).err).toMatch(/unknown objective 'speed'; accepted: goodput, outputTokensPerSecond/)
+    expect((await run('bench', 'serve', '--endpoint', 'http://127.0.0.1:9', '--objective', 'goodput')).err).toMatch(/state them with --slo/)
+  })
+
   it('should refuse flags that cannot work, with exit code 2', async () => {
     expect((await run('bench', 'serve')).code).toBe(2)
     expect((await run('bench', 'serve', '--launch', 'llama-server -m m.gguf')).err).toMatch(/needs a \{port\} placeholder/)
@@ -100,6 +142,35 @@ describe.skipIf(skip)('kerneltune bench serve and sweep --backend server on llam
     expect(j.recommendedArgv[0]).toBe('llama-server')
     // One server per arm (defaults, A/A, the candidate) for both rounds, and none left running.
     expect(j.notes).toContain('llama-server launches: 3 for 3 arms over 2 rounds (0 after a server died, 0 stopped to stay within 3 kept servers)')
+    expect(serversOn(join(dir, 'tiny.gguf'))).toEqual([])
+  }, 300_000)
+
+  it('should sweep under latency objectives: feasibility per candidate, the Pareto front, the decision, --records and --capacity', async () => {
+    const space = JSON.stringify({ threads: ['auto', '1'], parallel: ['auto'], flash_attn: ['auto'] })
+    const records = join(dir, 'sweep-records.jsonl')
+    const r = await run('sweep', '--gguf', 'tiny.gguf', '--backend', 'server', '--quick', '--space', space, '--rounds', '2', '--warmup', '0', '--concurrency', '2', '--requests', '2', '--prompt-tokens', '16', '--gen-tokens', '4',
+      '--slo', 'ttft_p99_ms=1000,tpot_p99_ms=1000', '--objective', 'goodput', '--records', records, '--capacity', '--json')
+    expect([0, 3]).toContain(r.code)
+    const j = JSON.parse(r.out)
+    expect(j.objective).toBe('goodput')
+    expect(j.slo.map((o: { name: string }) => o.name)).toEqual(['ttft_p99_ms', 'tpot_p99_ms'])
+    expect(j.candidates.map((c: { role: string }) => c.role)).toEqual(['defaults', 'candidate'])
+    // Limits of a second are met by every request of this tiny model at 2 in flight (the capacity search then finds where they stop holding).
+    for (const c of j.candidates) expect(c).toMatchObject({ feasible: true, violations: [], goodput: { met: 4 } })
+    expect(j.baseline).toMatchObject({ candidate: 0, feasible: true })
+    expect(j.combos[0]).toMatchObject({ candidate: 1, feasible: true })
+    expect(j.pareto.length).toBeGreaterThan(0)
+    expect(j.decision).toMatchObject({ by: 'objectives', defaultsFeasible: true })
+    // Two rounds cannot pass the paired test: the defaults stay.
+    expect(j.decision.winner).toBeNull()
+    expect(r.code).toBe(3)
+    const lines = readFileSync(records, 'utf8').trim().split('\n').map((x) => JSON.parse(x))
+    // Defaults and the candidate, 2 rounds of 2 requests each (the A/A arm is no candidate).
+    expect(lines).toHaveLength(8)
+    expect(new Set(lines.map((x) => x.candidate))).toEqual(new Set([0, 1]))
+    expect(j.capacity).toHaveLength(1)
+    expect(j.capacity[0]).toMatchObject({ candidate: 0, capacity: { unit: 'req/s' } })
+    expect(j.capacity[0].capacity.points.length).toBeGreaterThan(0)
     expect(serversOn(join(dir, 'tiny.gguf'))).toEqual([])
   }, 300_000)
 })

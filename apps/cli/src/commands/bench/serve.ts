@@ -7,18 +7,19 @@
 import { readFile } from 'node:fs/promises'
 import { resolve } from 'node:path'
 import type { Combo } from '@kerneltune/core'
-import { parseDatasetJsonl, SERVING_APIS, type Distribution, type ServingApi, type WorkloadSpec } from '@kerneltune/serving'
+import { parseDatasetJsonl, recordLine, SERVING_APIS, sloGoodput, type CandidateMetrics, type Distribution, type ServingApi, type WorkloadSpec } from '@kerneltune/serving'
 import { runServingSession, type LevelResult, type LoadLevel, type SessionResult } from '@kerneltune/serving/node'
 import { usageError } from '../../cli/args.ts'
 import { defineCommand, type Io } from '../../cli/command.ts'
 import { fmt, keyValues, table } from '../../cli/output.ts'
 import { EXIT } from '../../cli/run.ts'
+import { assess, OBJECTIVE_FLAGS, objectivesFromFlags, objectivesHeader, verdictOf, writeRecords, type Assessment, type CandidateAssessment, type Objectives } from '../shared/objectives-flags.ts'
 import { serverTarget } from './serve-target.ts'
 
 /** A distribution as the JSON output gives it (the fields vLLM prints). */
 const dist = (d: Distribution) => ({ mean: d.mean, p50: d.p50, p90: d.p90, p95: d.p95, p99: d.p99, std: d.std, count: d.count })
 
-export function levelJson(l: LevelResult) {
+export function levelJson(l: LevelResult, a?: CandidateAssessment) {
   const m = l.metrics
   return {
     mode: l.mode,
@@ -35,6 +36,8 @@ export function levelJson(l: LevelResult) {
     totalTokensPerSecond: m.totalTokensPerSecond,
     tokens: { prompt: m.totalPromptTokens, output: m.totalOutputTokens, source: m.tokenSource },
     ...(m.goodput ? { goodput: m.goodput } : {}),
+    // Under --slo the goodput is the objectives' (vLLM's definition over the stated limits).
+    ...(a ? { feasible: a.feasible, violations: a.violations, ...(a.goodput ? { goodput: a.goodput } : {}) } : {}),
     serverReported: l.crossCheck.serverReported,
     crossCheck: { gaps: l.crossCheck.gaps, lines: l.crossCheck.lines },
     errors: m.errors,
@@ -42,15 +45,35 @@ export function levelJson(l: LevelResult) {
 }
 
 /** The JSON of a session: the last level's figures at the top (the heaviest load), every level in `levels`. */
-export function sessionJson(s: SessionResult) {
-  const last = s.levels[s.levels.length - 1]!
+export function sessionJson(s: SessionResult, a?: Assessment) {
+  const last = s.levels.length - 1
   return {
     device: s.device,
     server: { argv: s.server.argv, version: s.server.version, pid: s.server.pid ?? null, baseUrl: s.server.baseUrl, launched: s.server.launched },
-    ...levelJson(last),
-    levels: s.levels.map(levelJson),
+    ...levelJson(s.levels[last]!, a?.candidates[last]),
+    ...(a ? { objective: a.objective, slo: a.slo, pareto: a.pareto, paretoAxes: a.paretoAxes } : {}),
+    levels: s.levels.map((l, i) => levelJson(l, a?.candidates[i])),
     notes: s.notes,
   }
+}
+
+/** Each level as a candidate of the objectives: its metrics with goodput under the stated limits. */
+export function assessLevels(s: SessionResult, o: Objectives): Assessment {
+  const metrics: CandidateMetrics[] = s.levels.map((l) => ({ ...l.metrics, ...(o.slo.length ? { goodput: sloGoodput(l.records, o.slo, l.metrics.durationS) } : {}) }))
+  return assess(metrics, o)
+}
+
+const levelName = (l: LevelResult) => (l.mode === 'open' ? `rate ${l.rate}/s` : `concurrency ${l.concurrency ?? 1}`)
+
+/** Under the table: each level against the objectives, and the Pareto front. */
+export function renderAssessment(s: SessionResult, o: Objectives, a: Assessment): string {
+  let out = objectivesHeader(o)
+  s.levels.forEach((l, i) => {
+    const c = a.candidates[i]!
+    out += `  ${levelName(l)}: ${verdictOf(c)}${c.goodput ? `; goodput ${fmt(c.goodput.requestsPerSecond, 2)} req/s (${c.goodput.met} of ${l.records.length} requests met every objective)` : ''}\n`
+  })
+  out += `Pareto front (${a.paretoAxes.throughput} against ${a.paretoAxes.latency}): ${a.pareto.map((i) => levelName(s.levels[i]!)).join(', ') || 'none'}\n`
+  return out
 }
 
 export function renderSession(s: SessionResult): string {
@@ -117,7 +140,7 @@ export const benchServe = defineCommand({
   name: 'serve',
   summary: 'Launch llama-server (or use a running server) and measure it under concurrent streaming load: TTFT, TPOT, ITL, latency, throughput.',
   description:
-    'Starts llama-server with the GGUF (found through $KERNELTUNE_LLAMA_SERVER or the build cache of tooling/scripts/build-llama-server.sh) on a free loopback port with --metrics, waits for /health, and sends streamed /v1/completions (or chat) requests: closed loop at each --concurrency level, or open loop with Poisson arrivals at --rate. Every request asks for exactly --output-tokens (max_tokens with ignore_eos); token counts come from the server\'s usage. Metrics follow vLLM\'s benchmark_serving: TTFT, TPOT = (e2e - TTFT)/(tokens - 1), ITL (every gap between chunks), E2E latency (mean, p50, p90, p95, p99), request and output-token throughput, goodput under --slo-* objectives. The server\'s own per-request timings and Prometheus counters are put next to the client figures. The server is stopped (and never orphaned) at the end.',
+    'Starts llama-server with the GGUF (found through $KERNELTUNE_LLAMA_SERVER or the build cache of tooling/scripts/build-llama-server.sh) on a free loopback port with --metrics, waits for /health, and sends streamed /v1/completions (or chat) requests: closed loop at each --concurrency level, or open loop with Poisson arrivals at --rate. Every request asks for exactly --output-tokens (max_tokens with ignore_eos); token counts come from the server\'s usage. Metrics follow vLLM\'s benchmark_serving: TTFT, TPOT = (e2e - TTFT)/(tokens - 1), ITL (every gap between chunks), E2E latency (mean, p50, p90, p95, p99), request and output-token throughput, goodput under --slo objectives (vLLM\'s definition: requests per second whose every stated latency met its limit; the older --slo-ttft-ms, --slo-tpot-ms, --slo-e2e-ms still set per-request limits), each level\'s feasibility (every stated statistic within its limit, no failed request) and the Pareto front of throughput against latency. The server\'s own per-request timings and Prometheus counters are put next to the client figures. The server is stopped (and never orphaned) at the end.',
   flags: [
     { name: 'engine', type: 'string', description: 'Engine of the GGUF.', choices: ['llamacpp'], default: 'llamacpp' },
     { name: 'gguf', type: 'string', description: 'The GGUF model file to serve.', valueName: 'FILE' },
@@ -137,23 +160,25 @@ export const benchServe = defineCommand({
     { name: 'slo-e2e-ms', type: 'number', description: 'Goodput objective: end-to-end latency at most this.', min: 0 },
     { name: 'seed', type: 'integer', description: 'Seed of prompts and arrival times.', default: 1, min: 0 },
     { name: 'ready-timeout', type: 'number', description: 'Seconds to wait for the server to be ready.', default: 120, min: 1 },
+    ...OBJECTIVE_FLAGS,
   ],
   examples: [
     'kerneltune model synth --params 15M --quant Q8_0 --out /tmp/m15.gguf && kerneltune bench serve --engine llamacpp --gguf /tmp/m15.gguf --concurrency 1,4 --requests 16 --prompt-tokens 64 --output-tokens 32',
     'kerneltune bench serve --gguf m.gguf --rate 4 --requests 40 --slo-ttft-ms 500 --json',
     "kerneltune bench serve --gguf m.gguf --combo '{\"threads\":\"2\",\"parallel\":\"1\"}'",
-    'kerneltune bench serve --endpoint http://127.0.0.1:8080 --concurrency 8',
+    'kerneltune bench serve --endpoint http://127.0.0.1:8080 --concurrency 1,4,8 --slo ttft_p99_ms=500,tpot_p99_ms=50 --records requests.jsonl',
     "kerneltune bench serve --launch 'docker run --gpus all -p {port}:8000 vllm/vllm-openai --model m' --concurrency 1,8,32",
   ],
   jsonOutput:
-    '{ ok, engine, device, model: { path } | null, server: { argv, version, pid, baseUrl, launched }, workload: { api, kind, promptTokens, outputTokens, requests, warmups, seed }, mode, concurrency?, rate?, requests: { completed, failed }, durationS, ttftMs, tpotMs, itlMs, e2eMs (each { mean, p50, p90, p95, p99, std, count }), requestThroughput, outputTokensPerSecond, totalTokensPerSecond, tokens: { prompt, output, source }, goodput?: { requestsPerSecond, met, objectives }, serverReported: { promptTokens?, outputTokens?, promptTokensPerSecond?, outputTokensPerSecond?, promptMs?, msPerOutputToken? }, crossCheck: { gaps, lines }, errors, levels: [same fields per level], notes } — the top-level figures are the last (heaviest) level',
+    '{ ok, engine, device, model: { path } | null, server: { argv, version, pid, baseUrl, launched }, workload: { api, kind, promptTokens, outputTokens, requests, warmups, seed }, mode, concurrency?, rate?, requests: { completed, failed }, durationS, ttftMs, tpotMs, itlMs, e2eMs (each { mean, p50, p90, p95, p99, std, count }), requestThroughput, outputTokensPerSecond, totalTokensPerSecond, tokens: { prompt, output, source }, goodput?: { requestsPerSecond, met, objectives? }, feasible?, violations?: [{ metric, limit, value }], serverReported: { promptTokens?, outputTokens?, promptTokensPerSecond?, outputTokensPerSecond?, promptMs?, msPerOutputToken? }, crossCheck: { gaps, lines }, errors, levels: [same fields per level], objective?, slo?: [{ name, metric, stat, limitMs }], pareto?: [level indices], paretoAxes?: { throughput, latency }, notes } — the top-level figures are the last (heaviest) level; with --slo/--objective every level is a candidate: feasible, violations, goodput under the objectives',
   async run(ctx) {
     const f = ctx.flags
     const target = serverTarget(ctx.io, f)
     const levels = parseLevels(f.concurrency, f.rate)
     const workload = await workloadFrom(ctx.io, f)
     const combo = parseCombo(f.combo)
-    const objectives = { ...(f.sloTtftMs === undefined ? {} : { ttftMs: f.sloTtftMs }), ...(f.sloTpotMs === undefined ? {} : { tpotMs: f.sloTpotMs }), ...(f.sloE2eMs === undefined ? {} : { e2eMs: f.sloE2eMs }) }
+    const objectives = objectivesFromFlags(f)
+    const perRequest = { ...(f.sloTtftMs === undefined ? {} : { ttftMs: f.sloTtftMs }), ...(f.sloTpotMs === undefined ? {} : { tpotMs: f.sloTpotMs }), ...(f.sloE2eMs === undefined ? {} : { e2eMs: f.sloE2eMs }) }
     const session = await runServingSession({
       target,
       combo,
@@ -164,22 +189,28 @@ export const benchServe = defineCommand({
         requests: f.requests ?? 16,
         warmups: f.warmup ?? 1,
         seed: f.seed ?? 1,
-        ...(Object.keys(objectives).length ? { objectives } : {}),
+        ...(Object.keys(perRequest).length ? { objectives: perRequest } : {}),
       },
       readyTimeoutMs: (f.readyTimeout ?? 120) * 1000,
       onProgress: (m) => ctx.io.stderr(`bench serve: ${m}\n`),
     })
     const failed = session.levels.reduce((a, l) => a + l.metrics.requests.failed, 0)
+    const assessment = objectives ? assessLevels(session, objectives) : undefined
+    if (f.records) {
+      const path = await writeRecords(ctx.io, f.records, session.levels.flatMap((l, i) => l.records.map((r) => recordLine(i, r, l.mode === 'open' ? { rate: l.rate } : { concurrency: l.concurrency ?? 1 }))))
+      ctx.io.stderr(`bench serve: ${session.levels.reduce((a, l) => a + l.records.length, 0)} request records written to ${path}\n`)
+    }
     if (ctx.json) {
       ctx.printJson({
         ok: failed === 0,
         engine: f.engine ?? 'llamacpp',
         model: f.gguf ? { path: resolve(ctx.io.cwd, f.gguf) } : null,
         workload: { api: f.api ?? 'completions', kind: workload.kind, promptTokens: f.promptTokens ?? 64, outputTokens: f.outputTokens ?? 32, requests: f.requests ?? 16, warmups: f.warmup ?? 1, seed: f.seed ?? 1 },
-        ...sessionJson(session),
+        ...sessionJson(session, assessment),
       })
     } else {
       ctx.io.stdout(renderSession(session))
+      if (objectives && assessment) ctx.io.stdout(renderAssessment(session, objectives, assessment))
     }
     return failed === 0 ? EXIT.OK : EXIT.FAILURE
   },

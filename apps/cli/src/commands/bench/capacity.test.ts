@@ -1,0 +1,72 @@
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { LLAMACPP_VERSION } from '@kerneltune/engines-llamacpp'
+import { synthLlama } from '@kerneltune/gguf'
+import { writeGgufFile } from '@kerneltune/gguf/node'
+import { BUILD_HINT, findLlamaServer } from '@kerneltune/serving/node'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { runMain } from '../../cli/testing.ts'
+
+const dir = mkdtempSync(join(tmpdir(), 'kt-bench-capacity-'))
+afterAll(() => rmSync(dir, { recursive: true, force: true }))
+const run = (...argv: string[]) => runMain(argv, dir)
+
+describe('kerneltune bench capacity: flags', () => {
+  it('should need --slo and whole-number concurrency levels (exit 2)', async () => {
+    const none = await run('bench', 'capacity', '--endpoint', 'http://127.0.0.1:9')
+    expect(none.code).toBe(2)
+    expect(none.err).toMatch(/needs the objectives .*--slo NAME=MS/)
+    expect((await run('bench', 'capacity', '--endpoint', 'http://127.0.0.1:9', '--slo', 'ttft_p99_ms=5', '--by', 'concurrency', '--start', '1.5')).err).toMatch(/--start is a whole number/)
+    expect((await run('bench', 'capacity', '--endpoint', 'http://127.0.0.1:9', '--slo', 'ttft_p42_ms=5')).err).toMatch(/accepted: ttft_mean_ms/)
+  })
+})
+
+// The real llama-server: outside CI a missing binary skips with the reason; under CI=true it fails.
+const found = findLlamaServer(LLAMACPP_VERSION)
+const skip = !found && process.env.CI !== 'true'
+if (skip) console.warn(`kerneltune-skip: bench capacity on llama-server: no binary; ${BUILD_HINT}`)
+
+type Point = { level: number; phase: string; feasible: boolean; violations: unknown[]; requests: { completed: number } }
+
+describe.skipIf(skip)('kerneltune bench capacity on llama-server', () => {
+  beforeAll(async () => {
+    if (!found) throw new Error(`CI=true and no llama-server binary: ${BUILD_HINT}`)
+    await writeGgufFile(join(dir, 'tiny.gguf'), synthLlama({ params: 1e6, vocabSize: 320, quant: 'Q8_0', seed: 5 }).file)
+  })
+  const common = ['--gguf', 'tiny.gguf', '--requests', '4', '--prompt-tokens', '16', '--output-tokens', '4', '--json']
+
+  it('should search the concurrency of one slot: bracketing, then bisection to adjacent whole numbers, every point kept with its verdict', async () => {
+    // One slot queues requests, so TTFT grows with the concurrency; a limit of 4 TTFTs of one request lands the boundary a few streams up.
+    const probe = JSON.parse((await run('bench', 'serve', '--gguf', 'tiny.gguf', '--combo', '{"parallel":"1"}', '--concurrency', '1', '--requests', '4', '--prompt-tokens', '16', '--output-tokens', '4', '--json')).out)
+    const limit = Math.max(5, Math.round(probe.ttftMs.p99 * 4))
+    const r = await run('bench', 'capacity', ...common, '--combo', '{"parallel":"1"}', '--by', 'concurrency', '--max', '32', '--slo', `ttft_p99_ms=${limit}`, '--records', 'cap.jsonl')
+    expect(r.code).toBe(0)
+    const j = JSON.parse(r.out)
+    const c = j.capacity
+    expect(j.slo).toEqual([{ name: 'ttft_p99_ms', metric: 'ttft', stat: 'p99', limitMs: limit }])
+    expect(j.server.argv.join(' ')).toMatch(/--parallel 1/)
+    expect(c.unit).toBe('concurrency')
+    expect(c.points[0]).toMatchObject({ level: 1, phase: 'bracket' })
+    for (const p of c.points as Point[]) {
+      expect(p.feasible).toBe(p.violations.length === 0)
+      expect(p.requests.completed).toBeGreaterThanOrEqual(Math.max(4, 2 * p.level))
+    }
+    if (c.stop === 'converged') {
+      expect(c.high - c.low).toBe(1)
+      expect(c.value).toBe(c.low)
+    } else expect(['max', 'min']).toContain(c.stop)
+    const lines = readFileSync(join(dir, 'cap.jsonl'), 'utf8').trim().split('\n').map((x) => JSON.parse(x))
+    expect(lines).toHaveLength((c.points as Point[]).reduce((a, p) => a + Math.max(4, 2 * p.level), 0))
+    expect(lines[0]).toMatchObject({ candidate: 0, level: 1, repeat: 0, ok: true, outputTokens: 4 })
+  }, 300_000)
+
+  it('should say when the objectives hold at the top rate, and when they fail at the bottom', async () => {
+    const top = JSON.parse((await run('bench', 'capacity', ...common, '--by', 'rate', '--start', '2', '--max', '4', '--slo', 'e2e_p99_ms=60000')).out).capacity
+    expect(top).toMatchObject({ value: 4, low: 4, high: null, unit: 'req/s', stop: 'max' })
+    expect(top.points.map((p: Point) => p.level)).toEqual([2, 4])
+    const bottom = JSON.parse((await run('bench', 'capacity', ...common, '--by', 'rate', '--start', '1', '--min', '0.5', '--slo', 'ttft_p50_ms=0.001')).out).capacity
+    expect(bottom).toMatchObject({ value: null, low: 0, high: 0.5, stop: 'min' })
+    expect(bottom.points[0].violations[0]).toMatchObject({ metric: 'ttft_p50_ms', limit: 0.001 })
+  }, 300_000)
+})

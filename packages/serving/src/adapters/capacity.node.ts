@@ -1,0 +1,94 @@
+/**
+ * Capacity of one running server: the capacity search of ../capacity.ts with each level measured
+ * as a load run on the server (open loop at a Poisson rate, or closed loop at a concurrency) and
+ * judged by the latency objectives. Shared by `kerneltune bench capacity` and `sweep --capacity`.
+ */
+import { searchCapacity, type CapacityResult, type CapacityUnit } from '../capacity.ts'
+import { candidateMetricsOf, evaluate, type Slo, type Violation } from '../objectives.ts'
+import type { RequestRecord } from '../request.ts'
+import { loadServer, type LoadServerOptions, type OpenServer } from './serving-session.node.ts'
+
+/** What a capacity point keeps of its load run: enough to see why it met the objectives or not. */
+export interface CapacityFigures {
+  readonly requests: { readonly completed: number; readonly failed: number }
+  readonly durationS: number
+  readonly ttftMs: { readonly mean: number; readonly p50: number; readonly p90: number; readonly p99: number }
+  readonly tpotMs: { readonly mean: number; readonly p50: number; readonly p90: number; readonly p99: number }
+  readonly itlMs: { readonly mean: number; readonly p99: number }
+  readonly e2eMs: { readonly mean: number; readonly p99: number }
+  readonly requestThroughput: number
+  readonly outputTokensPerSecond: number
+  readonly goodput: { readonly requestsPerSecond: number; readonly met: number }
+  readonly violations: readonly Violation[]
+}
+
+export interface ServerCapacityOptions {
+  readonly server: OpenServer
+  readonly slo: Slo
+  readonly unit: CapacityUnit
+  /** The load of every level, without the level. */
+  readonly load: LoadServerOptions['load']
+  /** Measured requests per level; a closed-loop level sends at least two per stream. */
+  readonly requests: number
+  /**
+   * Open loop: send at least rate x this many seconds of arrivals per level. A fixed request count
+   * shortens the measurement as the rate grows, and above the server's service rate the queue
+   * needs time to build: 24 requests at 40/s last 0.6 s, too short for an overloaded server's TTFT
+   * to show it. Default 0 (just `requests`).
+   */
+  readonly minSeconds?: number
+  readonly start: number
+  readonly min?: number
+  readonly max?: number
+  readonly growth?: number
+  readonly tolerance?: number
+  readonly repeats?: number
+  readonly maxMeasurements?: number
+  /** Loads the server had before (fresh prompts per load, see loadServer). Default 0. */
+  readonly loadsBefore?: number
+  readonly signal?: AbortSignal
+  readonly onProgress?: (message: string) => void
+  /** Receives each level's request records (for --records). */
+  readonly onRecords?: (level: number, repeat: number, records: readonly RequestRecord[]) => void
+}
+
+const r = (d: { mean: number; p50: number; p90: number; p99: number }) => ({ mean: d.mean, p50: d.p50, p90: d.p90, p99: d.p99 })
+
+export async function serverCapacity(o: ServerCapacityOptions): Promise<CapacityResult<CapacityFigures>> {
+  let loads = o.loadsBefore ?? 0
+  return searchCapacity<CapacityFigures>({
+    unit: o.unit,
+    start: o.start,
+    ...(o.min === undefined ? {} : { min: o.min }),
+    ...(o.max === undefined ? {} : { max: o.max }),
+    ...(o.growth === undefined ? {} : { growth: o.growth }),
+    ...(o.tolerance === undefined ? {} : { tolerance: o.tolerance }),
+    ...(o.repeats === undefined ? {} : { repeats: o.repeats }),
+    ...(o.maxMeasurements === undefined ? {} : { maxMeasurements: o.maxMeasurements }),
+    measure: async (level, info) => {
+      const levels = o.unit === 'req/s' ? [{ rate: level }] : [{ concurrency: level }]
+      const requests = o.unit === 'req/s' ? Math.max(o.requests, Math.ceil(level * (o.minSeconds ?? 0))) : Math.max(o.requests, 2 * level)
+      o.onProgress?.(`${o.unit === 'req/s' ? `rate ${level}/s` : `concurrency ${level}`} (${info.phase}${info.phase === 'bisect' ? `, repeat ${info.repeat + 1}` : ''})`)
+      // Warm-ups only before the first load: the server is warm after it.
+      const [run] = await loadServer(o.server, { load: { ...o.load, requests, ...(loads > (o.loadsBefore ?? 0) ? { warmups: 0 } : {}) }, levels, loadsBefore: loads++, ...(o.signal ? { signal: o.signal } : {}) })
+      const m = candidateMetricsOf(run!.records, o.slo, run!.metrics.durationS)
+      const e = evaluate(m, o.slo)
+      o.onRecords?.(level, info.repeat, run!.records)
+      return {
+        feasible: e.feasible,
+        figures: {
+          requests: m.requests,
+          durationS: run!.metrics.durationS,
+          ttftMs: r(m.ttftMs),
+          tpotMs: r(m.tpotMs),
+          itlMs: { mean: m.itlMs.mean, p99: m.itlMs.p99 },
+          e2eMs: { mean: m.e2eMs.mean, p99: m.e2eMs.p99 },
+          requestThroughput: m.requestThroughput,
+          outputTokensPerSecond: m.outputTokensPerSecond,
+          goodput: m.goodput ?? { requestsPerSecond: 0, met: 0 },
+          violations: e.violations,
+        },
+      }
+    },
+  })
+}
