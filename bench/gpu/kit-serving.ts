@@ -20,17 +20,18 @@ export async function servingSweep(ctx: KitContext, modelPath: string, budgetS: 
   const s = ctx.plan.sweep
   if (budgetS < 30) return skip(ctx, 'serving-sweep', 'the whole step', `only ${Math.round(budgetS)} s of the time budget left`)
   const objectives = await cliHas(ctx, ['sweep'], '--slo')
-  const capacity = await cliHas(ctx, ['sweep'], '--capacity')
+  const capacity = s.capacity && objectives && (await cliHas(ctx, ['sweep'], '--capacity-by'))
+  // The capacity searches come after the rounds (at most 16 short closed-loop measurements each).
+  const rounds = Math.max(20, Math.floor(budgetS - 20 - (capacity ? 80 : 0)))
   const args = [ctx.cli, 'sweep', '--engine', 'llamacpp', '--gguf', modelPath, '--backend', 'server', '--design', 'interleaved',
     '--space', JSON.stringify(s.space), '--concurrency', String(s.concurrency), '--requests', String(s.requests),
     '--prompt-tokens', String(s.promptTokens), '--gen-tokens', String(s.outputTokens), '--rounds', String(s.rounds),
-    // The sweep stops starting measurements at its budget; the rest is margin for stopping servers.
-    '--time-budget', String(Math.max(20, Math.floor(budgetS - 20))),
+    '--time-budget', String(rounds),
     ...(objectives ? ['--slo', s.slo, '--objective', 'goodput'] : []),
-    ...(capacity ? ['--capacity'] : []),
+    ...(capacity ? ['--capacity', '--capacity-by', 'concurrency'] : []),
     '--json']
   if (!objectives) skip(ctx, 'serving-sweep', 'latency objectives (--slo, --objective goodput)', 'this CLI build has no --slo on sweep; ranked by decode tok/s instead')
-  if (!capacity) skip(ctx, 'serving-sweep', 'capacity of the defaults and the winner', 'this CLI build has no --capacity on sweep')
+  if (!capacity) skip(ctx, 'serving-sweep', 'capacity of the defaults and the winner', s.capacity ? 'this CLI build has no --capacity-by on sweep' : 'not searched in this variant (see kit-plan.ts)')
   ctx.log(`serving sweep: ${JSON.stringify(s.space)}, ${s.concurrency} in flight, budget ${Math.round(budgetS)} s`)
   const r = await runProc(ctx.node, args, { timeoutMs: (budgetS + 60) * 1000, env: serverEnv(ctx), onStderr: progressOnly(ctx) })
   const result = parseJsonOut(r)
@@ -54,27 +55,17 @@ export async function serveLevels(ctx: KitContext, modelPath: string): Promise<v
     }
     const args = [ctx.cli, 'bench', 'serve', '--engine', 'llamacpp', '--gguf', modelPath, '--concurrency', String(c),
       '--requests', String(v.requests(c)), '--prompt-tokens', String(v.promptTokens), '--output-tokens', String(v.outputTokens),
-      // Goodput under the same objectives as the sweep (bench serve's own flags).
-      ...sloFlags(ctx.plan.sweep.slo), '--json']
+      // Goodput and feasibility under the same objectives as the sweep.
+      '--slo', ctx.plan.sweep.slo, '--objective', 'goodput', '--json']
     ctx.log(`bench serve: defaults at concurrency ${c}, ${v.requests(c)} requests`)
     const r = await runProc(ctx.node, args, { timeoutMs: Math.max(30_000, secondsLeft(ctx) * 1000), env: serverEnv(ctx), onStderr: progressOnly(ctx) })
     levels.push({ concurrency: c, exitCode: r.code, seconds: r.seconds, ...(r.code === 0 ? {} : { stderrTail: r.stderrTail }), result: parseJsonOut(r) ?? null })
     writeResult(ctx, 'bench-serve.json', {
       step: 'bench-serve',
-      what: `llama-server with its default settings (every layer on the GPU by its own default), closed loop, ${v.promptTokens} prompt tokens and exactly ${v.outputTokens} output tokens per request; one launch per level; goodput counts the requests whose own TTFT and TPOT meet ${ctx.plan.sweep.slo.replace(/_p\d+/g, '')}`,
+      what: `llama-server with its default settings (every layer on the GPU by its own default), closed loop, ${v.promptTokens} prompt tokens and exactly ${v.outputTokens} output tokens per request; one launch per level; feasibility and goodput under ${ctx.plan.sweep.slo}`,
       levels,
     })
   }
-}
-
-/** 'ttft_p99_ms=500,tpot_p99_ms=50' → bench serve's --slo-ttft-ms 500 --slo-tpot-ms 50 (its objectives bound every request). */
-export function sloFlags(slo: string): string[] {
-  const out: string[] = []
-  for (const part of slo.split(',')) {
-    const m = /^(ttft|tpot|e2e)_p\d+_ms=(\d+(?:\.\d+)?)$/.exec(part.trim())
-    if (m) out.push(`--slo-${m[1]}-ms`, m[2]!)
-  }
-  return out
 }
 
 /** The CLI's progress bars repaint many times a second: log only lines that say something new. */

@@ -80,10 +80,3 @@ describe('the GPU kit parsers', () => {
   })
 })
 
-describe('bench serve objectives', () => {
-  it('turns the sweep objectives into bench serve flags', async () => {
-    const { sloFlags } = await import('./kit-serving.ts')
-    expect(sloFlags('ttft_p99_ms=500,tpot_p99_ms=50')).toEqual(['--slo-ttft-ms', '500', '--slo-tpot-ms', '50'])
-    expect(sloFlags('itl_p99_ms=20')).toEqual([])
-  })
-})
