@@ -86,7 +86,7 @@ export function kitPlan(mode: KitMode): KitPlan {
         // Flash attention, slots, a quantized V cache (which needs flash attention) and CUDA
         // graphs: 12 legal arms. The micro-batch is left at its default here (see the README).
         // Threads stay at llama.cpp's own choice (auto), which on a full offload barely matters.
-        space: { threads: ['auto'], flash_attn: ['on', 'off'], parallel: ['auto', '16'], cache_type_v: ['f16', 'q8_0'], cuda_graph: ['on', 'off'] },
+        space: { threads: ['auto'], flash_attn: ['on', 'off'], parallel: ['auto', '8'], cache_type_v: ['f16', 'q8_0'], cuda_graph: ['on', 'off'] },
         concurrency: 16,
         requests: 32,
         promptTokens: 256,

@@ -84,7 +84,9 @@ export async function kitMain(argv: readonly string[]): Promise<number> {
   const first = ctx.plan.models.filter((m) => m.quant === 'Q4_0')
   const rest = ctx.plan.models.filter((m) => m.quant !== 'Q4_0')
 
-  await predictVsMeasure(ctx, { models: first, keep, results, tiled, predictExtra, hardware })
+  // KT_KIT_STEPS=sweep (say) reruns one step on a machine that already holds the build.
+  const steps = new Set((process.env.KT_KIT_STEPS ?? 'models,serve,sweep').split(',').map((x) => x.trim()))
+  if (steps.has('models')) await predictVsMeasure(ctx, { models: first, keep, results, tiled, predictExtra, hardware })
   const pathOf = async (id: string, step: string): Promise<string | undefined> => {
     try {
       return (await synthModel(ctx, byId(id), tiled)).path
@@ -93,12 +95,12 @@ export async function kitMain(argv: readonly string[]): Promise<number> {
       return undefined
     }
   }
-  const servePath = await pathOf(ctx.plan.serveModel, 'bench-serve')
+  const servePath = steps.has('serve') ? await pathOf(ctx.plan.serveModel, 'bench-serve') : undefined
   if (servePath) await serveLevels(ctx, servePath)
-  const sweepPath = await pathOf(ctx.plan.sweepModel, 'serving-sweep')
+  const sweepPath = steps.has('sweep') ? await pathOf(ctx.plan.sweepModel, 'serving-sweep') : undefined
   // The sweep gets what is left but a share for the larger formats of step 1.
-  if (sweepPath) await servingSweep(ctx, sweepPath, secondsLeft(ctx) - (ctx.plan.mode === 'cuda' ? 120 : 0))
-  await predictVsMeasure(ctx, { models: rest, keep: new Set(), results, tiled, predictExtra, hardware })
+  if (sweepPath) await servingSweep(ctx, sweepPath, secondsLeft(ctx) - (ctx.plan.mode === 'cuda' && steps.has('models') ? 120 : 0))
+  if (steps.has('models')) await predictVsMeasure(ctx, { models: rest, keep: new Set(), results, tiled, predictExtra, hardware })
 
   const read = (f: string) => (existsSync(join(outDir, f)) ? JSON.parse(readFileSync(join(outDir, f), 'utf8')) : undefined)
   const summary = renderSummary(ctx, results, servingLines(read('serving-sweep.json'), read('bench-serve.json')))
