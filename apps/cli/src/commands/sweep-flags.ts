@@ -2,7 +2,7 @@
  * The flags of `kerneltune sweep`, as a typed table: the command declares them and its
  * server/interleaved path reads them with the same types (no `any` between the two).
  */
-import { SWEEP_GATE_DEFAULTS, SWEEP_METRICS } from '@kerneltune/engines-llamacpp'
+import { SWEEP_GATE_DEFAULTS, SWEEP_METRICS } from '@kerneltune/experiment'
 import { GATE_METHODS } from '@kerneltune/stats'
 import type { FlagSpec } from '../cli/args.ts'
 

@@ -6,7 +6,8 @@
  */
 import { createCatalog } from '@kerneltune/catalog'
 import { formatCommandLine, type CatalogExtension, type Combo, type HardwareSpec } from '@kerneltune/core'
-import { sweepExtension, sweepSpace, withoutDefaults, type SweepMode, type SweepResult, type SweepSpace } from '@kerneltune/engines-llamacpp'
+import { sweepExtension, sweepSpace, withoutDefaults, type SweepMode, type SweepSpace } from '@kerneltune/engines-llamacpp'
+import { type SweepResult } from '@kerneltune/experiment'
 import { fmt, table } from '../cli/output.ts'
 
 /** Per-mode run lengths: quick is sized for a tiny model on 2 cores in 1–2 minutes. */

@@ -3,10 +3,10 @@
  * (the serving space, with slots and continuous batching, for the server backend), measures it
  * and prints the interleaved report. Kept apart from sweep.ts so the in-process path stays as it was.
  */
-import { SWEEP_GATE_DEFAULTS, runInterleavedSweep, type InterleavedSweepResult, type RoundsTest, type SweepMetric, type SweepMode, type SweepResult, type SweepSpace } from '@kerneltune/engines-llamacpp'
+import { llamacppEngine, withoutDefaults, type SweepMode, type SweepSpace } from '@kerneltune/engines-llamacpp'
+import { SWEEP_GATE_DEFAULTS, runInterleavedSweep, type InterleavedSweepResult, type SweepResult } from '@kerneltune/experiment'
 import { llamacppBackend } from '@kerneltune/engines-llamacpp/node'
 import type { HardwareSpec } from '@kerneltune/core'
-import type { GateMethod } from '@kerneltune/stats'
 import type { CommandContext } from '../cli/command.ts'
 import { fmt, progressBar } from '../cli/output.ts'
 import type { SWEEP_FLAGS } from './sweep-flags.ts'
@@ -27,15 +27,14 @@ const isInterleaved = (r: InterleavedSweepResult | SweepResult): r is Interleave
 export async function runServerOrInterleaved(ctx: CommandContext<typeof SWEEP_FLAGS>, i: ServerRunInput): Promise<number> {
   const f = ctx.flags
   const server = f.backend === 'server'
-  // The flag parser has checked these against the flags' choices; the casts name those choices.
-  const design = (f.design ?? (server ? 'interleaved' : 'sequential')) as 'interleaved' | 'sequential'
-  const test = (f.test ?? 'sign-flip') as RoundsTest
+  const design = f.design ?? (server ? 'interleaved' : 'sequential')
+  const test = f.test ?? 'sign-flip'
   const plan = server ? planServingSweep(i.mode, i.hardware, i.cores, i.override) : planSweep(i.mode, i.hardware, i.cores, i.override)
   const d = SWEEP_DEFAULTS[i.mode]
   // The sign-flip test needs 7 rounds to reach p < 0.05 at all (minRoundsToDecide).
   const rounds: number = f.rounds ?? (i.mode === 'quick' ? 8 : 12)
-  const gate = (f.gate ?? SWEEP_GATE_DEFAULTS.gate) as GateMethod
-  const metric = (f.metric ?? 'decodeTps') as SweepMetric
+  const gate = f.gate ?? SWEEP_GATE_DEFAULTS.gate
+  const metric = f.metric ?? 'decodeTps'
   const epsilon: number = f.epsilon ?? SWEEP_GATE_DEFAULTS.epsilon
   const margin: number = f.margin ?? SWEEP_GATE_DEFAULTS.margin
   const promptTokens: number = f.promptTokens ?? d.promptTokens
@@ -49,11 +48,11 @@ export async function runServerOrInterleaved(ctx: CommandContext<typeof SWEEP_FL
       rounds, ...(f.timeBudget === undefined ? {} : { timeBudgetMs: f.timeBudget * 1000 }), warmups: f.warmup ?? 1, seed: f.seed ?? 1, test, gate, metric, epsilon, margin,
     })
   } else {
-    const backend = llamacppBackend({ modelPath: i.modelPath, gpu: f.gpu === 'off' || f.gpu === undefined ? false : (f.gpu as 'auto' | 'cuda' | 'vulkan'), promptTokens, genTokens: outputTokens })
+    const backend = llamacppBackend({ modelPath: i.modelPath, gpu: f.gpu === 'off' || f.gpu === undefined ? false : f.gpu, promptTokens, genTokens: outputTokens })
     const arms = plan.candidates.length + 2
     const bar = progressBar(ctx.io, 'sweep (interleaved)', rounds * arms)
     r = await runInterleavedSweep({
-      backend, candidates: plan.candidates, model: i.modelPath, gate, metric, epsilon, margin, warmups: f.warmup ?? 1, rounds, seed: f.seed ?? 1, test,
+      engine: llamacppEngine(), withoutDefaults, backend, candidates: plan.candidates, model: i.modelPath, gate, metric, epsilon, margin, warmups: f.warmup ?? 1, rounds, seed: f.seed ?? 1, test,
       ...(f.timeBudget === undefined ? {} : { timeBudgetMs: f.timeBudget * 1000 }),
       onProgress: (p) => bar.update((p.round - 1) * arms + p.step - 1, `round ${p.round}`),
     })

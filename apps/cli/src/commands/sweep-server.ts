@@ -14,20 +14,8 @@
 import { freemem } from 'node:os'
 import type { Combo, HardwareSpec } from '@kerneltune/core'
 import { serverBackend, type ServerBackend } from '@kerneltune/backends/node'
-import {
-  llamacppServerEngine,
-  pValueMethod,
-  runInterleavedSweep,
-  runSweep,
-  servingSweepExtension,
-  servingSweepSpace,
-  withoutServingDefaults,
-  type InterleavedSweepResult,
-  type PairedComparison,
-  type RoundsTest,
-  type SweepMetric,
-  type SweepResult,
-} from '@kerneltune/engines-llamacpp'
+import { llamacppServerEngine, servingSweepExtension, servingSweepSpace, withoutServingDefaults } from '@kerneltune/engines-llamacpp'
+import { pValueMethod, runInterleavedSweep, runSweep, type InterleavedSweepResult, type PairedComparison, type RoundsTest, type SweepMetric, type SweepResult } from '@kerneltune/experiment'
 import type { GateMethod } from '@kerneltune/stats'
 import type { Io } from '../cli/command.ts'
 import { fmt, progressBar, table } from '../cli/output.ts'

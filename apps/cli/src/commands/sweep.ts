@@ -7,7 +7,8 @@
 import { resolve } from 'node:path'
 import { KerneltuneError } from '@kerneltune/core'
 import { requireGgufFile } from './shared/target-flags.ts'
-import { SWEEP_GATE_DEFAULTS, runSweep, type SweepMetric, type SweepMode, type SweepProgress, type SweepResult, type SweepSpace } from '@kerneltune/engines-llamacpp'
+import { llamacppEngine, withoutDefaults, type SweepMode, type SweepSpace } from '@kerneltune/engines-llamacpp'
+import { SWEEP_GATE_DEFAULTS, runSweep, type SweepMetric, type SweepProgress, type SweepResult } from '@kerneltune/experiment'
 import { llamacppBackend } from '@kerneltune/engines-llamacpp/node'
 import type { GateMethod } from '@kerneltune/stats'
 import type { Io } from '../cli/command.ts'
@@ -55,6 +56,8 @@ export async function executeSweep(io: Io, o: SweepRunOptions): Promise<SweepRes
   const bar = progressBar(io, 'sweep', o.plan.candidates.length + 1)
   const result = await runSweep({
     backend,
+    engine: llamacppEngine(),
+    withoutDefaults,
     candidates: o.plan.candidates,
     model: o.modelPath,
     warmups: o.warmups,
@@ -101,7 +104,7 @@ export const sweepCommand = defineCommand({
     const o: SweepRunOptions = {
       modelPath,
       plan,
-      gpu: f.gpu === 'off' || f.gpu === undefined ? false : (f.gpu as 'auto' | 'cuda' | 'vulkan'),
+      gpu: f.gpu === 'off' || f.gpu === undefined ? false : f.gpu,
       promptTokens: f.promptTokens ?? d.promptTokens,
       genTokens: f.genTokens ?? d.genTokens,
       warmups: f.warmup ?? 1,
@@ -109,8 +112,8 @@ export const sweepCommand = defineCommand({
       maxReps,
       earlyStop: f.noEarlyStop !== true,
       noiseFloor: f.noiseFloor ?? 0.05,
-      gate: (f.gate ?? SWEEP_GATE_DEFAULTS.gate) as GateMethod,
-      metric: (f.metric ?? 'decodeTps') as SweepMetric,
+      gate: f.gate ?? SWEEP_GATE_DEFAULTS.gate,
+      metric: f.metric ?? 'decodeTps',
       epsilon: f.epsilon ?? SWEEP_GATE_DEFAULTS.epsilon,
       margin: f.margin ?? SWEEP_GATE_DEFAULTS.margin,
     }

@@ -20,10 +20,8 @@
  */
 import { KerneltuneError, isKerneltuneError, type Combo, type EnginePlugin, type MeasurementBackend, type RepetitionMetrics } from '@kerneltune/core'
 import { describePMethod, metricDirection } from '@kerneltune/stats'
-import { llamacppEngine } from './engine.ts'
 import { compareRounds, minRoundsToDecide, pValueMethod, signFlipMethodOf, type PairedComparison, type RoundsTest } from './paired.ts'
 import { analyzeSweep, SWEEP_GATE_DEFAULTS, SWEEP_METRICS, type AnalyzeOptions, type MeasuredCombo, type SweepAnalysis, type SweepComboStats, type SweepMetric } from './sweep-analysis.ts'
-import { withoutDefaults } from './sweep-space.ts'
 import { sweepComboHash } from './sweep.ts'
 
 export interface InterleavedProgress {
@@ -40,10 +38,10 @@ export interface InterleavedSweepOptions extends AnalyzeOptions {
   readonly backend: MeasurementBackend
   readonly candidates: readonly { readonly combo: Combo; readonly hash?: string }[]
   readonly baseline?: Combo
-  /** Translates the winner into a command line; default the llama.cpp translator. */
-  readonly engine?: EnginePlugin
-  /** Removes default values so equal combos compare equal; default llama.cpp's withoutDefaults. */
-  readonly withoutDefaults?: (combo: Combo) => Combo
+  /** Translates the winner into a command line (the engine's translator). */
+  readonly engine: EnginePlugin
+  /** Removes the engine's default values so equal combos compare equal (the engine package's withoutDefaults). */
+  readonly withoutDefaults: (combo: Combo) => Combo
   readonly model?: string
   /** Rounds at most (each arm gets one repetition per round). Default 5. */
   readonly rounds?: number
@@ -155,7 +153,7 @@ export async function runInterleavedSweep(o: InterleavedSweepOptions): Promise<I
   const revisitWarmups = o.revisitWarmups ?? warmups
   const test = o.test ?? 'sign-flip'
   const seed = o.seed ?? 1
-  const strip = o.withoutDefaults ?? withoutDefaults
+  const strip = o.withoutDefaults
   if (!(maxRounds >= 2)) throw new KerneltuneError('INVALID_INPUT', `rounds must be at least 2 (a paired comparison needs 2 rounds), got ${maxRounds}`)
   const baselineCombo = o.baseline ?? {}
   const seen = new Set([sweepComboHash(strip(baselineCombo))])
@@ -288,7 +286,7 @@ export async function runInterleavedSweep(o: InterleavedSweepOptions): Promise<I
     }
   }
 
-  const engine = o.engine ?? llamacppEngine()
+  const engine = o.engine
   const argvOf = async (combo: Combo) => {
     const t = await engine.translate(strip(combo), o.model === undefined ? {} : { model: o.model })
     if (!t.ok) throw new KerneltuneError('INTERNAL', `${engine.name} could not translate the measured combo ${JSON.stringify(combo)}: ${t.reason}`)

@@ -15,9 +15,7 @@
  */
 import { KerneltuneError, isKerneltuneError, type Combo, type EnginePlugin, type MeasurementBackend, type RepetitionMetrics } from '@kerneltune/core'
 import { shouldStopEarly } from '@kerneltune/stats'
-import { llamacppEngine } from './engine.ts'
 import { analyzeSweep, type AnalyzeOptions, type MeasuredCombo, type SweepAnalysis, type SweepComboStats, type SweepMetric } from './sweep-analysis.ts'
-import { withoutDefaults } from './sweep-space.ts'
 
 export interface SweepProgress {
   /** 'baseline' for the default settings, 'combo' for a candidate. */
@@ -49,10 +47,10 @@ export interface SweepOptions extends AnalyzeOptions {
   readonly earlyStop?: boolean
   /** Interval width, relative to the value, below which a combo's estimate is tight; default 0.05. */
   readonly noiseFloor?: number
-  /** Translates the winner into a command line; default the llama.cpp translator (llamacppServerEngine for server settings). */
-  readonly engine?: EnginePlugin
-  /** Removes default values so equal combos compare equal; default llama.cpp's withoutDefaults. */
-  readonly withoutDefaults?: (combo: Combo) => Combo
+  /** Translates the winner into a command line (the engine's translator: llama.cpp's, or its server-settings one). */
+  readonly engine: EnginePlugin
+  /** Removes the engine's default values so equal combos compare equal (the engine package's withoutDefaults). */
+  readonly withoutDefaults: (combo: Combo) => Combo
   readonly signal?: AbortSignal
   readonly onProgress?: (p: SweepProgress) => void
 }
@@ -90,7 +88,7 @@ export async function runSweep(options: SweepOptions): Promise<SweepResult> {
   const noiseFloor = options.noiseFloor ?? 0.05
   if (!(maxReps >= 2)) throw new KerneltuneError('INVALID_INPUT', `maxReps must be at least 2 (the comparison needs 2 samples), got ${maxReps}`)
   const baselineCombo = options.baseline ?? {}
-  const strip = options.withoutDefaults ?? withoutDefaults
+  const strip = options.withoutDefaults
   // Combos that run the same as the defaults, or as each other, are measured once.
   const seen = new Set<string>([sweepComboHash(strip(baselineCombo))])
   const candidates = options.candidates.filter((c) => {
@@ -157,7 +155,7 @@ export async function runSweep(options: SweepOptions): Promise<SweepResult> {
   }
 
   const analysis = analyzeSweep(baseline, measured, options)
-  const engine = options.engine ?? llamacppEngine()
+  const engine = options.engine
   const argvOf = async (combo: Combo): Promise<string[]> => {
     const t = await engine.translate(combo, options.model === undefined ? {} : { model: options.model })
     if (!t.ok) throw new KerneltuneError('INTERNAL', `${engine.name} could not translate the measured combo ${JSON.stringify(combo)}: ${t.reason}`)
