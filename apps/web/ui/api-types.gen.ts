@@ -681,6 +681,12 @@ export interface ApiBodies {
     useCache?: boolean
     requireDevice?: string
     registryKernels?: boolean
+    design?: 'sequential' | 'interleaved'
+    rounds?: number
+    seed?: number
+    test?: 'sign-flip' | 'paired' | 'blocked'
+    slo?: Record<string, number>
+    objective?: string
   }
   'POST /runs/{id}/apply': {
     deploymentId?: string
@@ -698,6 +704,8 @@ export interface ApiBodies {
     insensitiveBelow?: number
     repetitions?: number
     keep?: string[]
+    slo?: Record<string, number>
+    objective?: string
   }
   'POST /registry': {
     name: string

@@ -21,7 +21,7 @@
 import { KerneltuneError, isKerneltuneError, type Combo, type EnginePlugin, type MeasurementBackend, type RepetitionMetrics } from '@kerneltune/core'
 import { describePMethod, metricDirection } from '@kerneltune/stats'
 import { compareRounds, minRoundsToDecide, pValueMethod, signFlipMethodOf, type PairedComparison, type RoundsTest } from './paired.ts'
-import { analyzeSweep, SWEEP_GATE_DEFAULTS, SWEEP_METRICS, type AnalyzeOptions, type MeasuredCombo, type SweepAnalysis, type SweepComboStats, type SweepMetric } from './sweep-analysis.ts'
+import { analyzeSweep, comparedMetrics, SWEEP_GATE_DEFAULTS, type AnalyzeOptions, type ExperimentMetric, type MeasuredCombo, type SweepAnalysis, type SweepComboStats } from './sweep-analysis.ts'
 import { sweepComboHash } from './sweep.ts'
 
 export interface InterleavedProgress {
@@ -103,7 +103,7 @@ export interface AaCheck {
   readonly reps: readonly RepetitionMetrics[]
 }
 
-export type InterleavedComboStats = SweepComboStats & { readonly paired: Partial<Record<SweepMetric, PairedComparison>> }
+export type InterleavedComboStats = SweepComboStats & { readonly paired: Partial<Record<ExperimentMetric, PairedComparison>> }
 
 export interface InterleavedSweepResult extends Omit<SweepAnalysis, 'winner' | 'combos'> {
   readonly design: 'interleaved'
@@ -136,7 +136,7 @@ function seeded(seed: number): () => number {
   }
 }
 
-const valueOf = (r: RepetitionMetrics | undefined, m: SweepMetric) => (r && typeof r[m] === 'number' && Number.isFinite(r[m]) ? (r[m] as number) : undefined)
+const valueOf = (r: RepetitionMetrics | undefined, m: ExperimentMetric) => (r && typeof r[m] === 'number' && Number.isFinite(r[m]) ? (r[m] as number) : undefined)
 
 const pct = (x: number) => `${x >= 0 ? '+' : ''}${(x * 100).toFixed(1)}%`
 
@@ -144,6 +144,7 @@ export async function runInterleavedSweep(o: InterleavedSweepOptions): Promise<I
   const now = o.now ?? (() => performance.now())
   const started = now()
   const metric = o.metric ?? 'decodeTps'
+  const compared = comparedMetrics(o)
   const alpha = o.alpha ?? SWEEP_GATE_DEFAULTS.alpha
   const epsilon = o.epsilon ?? SWEEP_GATE_DEFAULTS.epsilon
   const gateMethod = o.gate ?? SWEEP_GATE_DEFAULTS.gate
@@ -222,6 +223,8 @@ export async function runInterleavedSweep(o: InterleavedSweepOptions): Promise<I
           break
         }
         if (isKerneltuneError(e) && e.code === 'CANCELLED') throw e
+        // A backend reached through a registry reports a cancelled measurement as its own failure: the signal says which it was.
+        if (o.signal?.aborted) throw new KerneltuneError('CANCELLED', 'the sweep was cancelled', { cause: e })
         const message = e instanceof Error ? e.message : String(e)
         if (arm.id === 'baseline' || arm.id === 'aa') throw new KerneltuneError('MEASUREMENT_FAILED', `the default settings could not be measured: ${message}`, { cause: e })
         // A combination that fails (to start, or under load) is a result: it drops out of later rounds.
@@ -240,21 +243,21 @@ export async function runInterleavedSweep(o: InterleavedSweepOptions): Promise<I
   const measured: MeasuredCombo[] = cands.map((a) => ({ combo: a.combo, hash: a.hash, reps: dense(a), ...(a.error ? { error: a.error } : {}) }))
   const analysis = analyzeSweep({ combo: base.combo, hash: base.hash, reps: dense(base) }, measured, o)
   // Every arm against the defaults of the same rounds, per metric (paired.ts).
-  const tableOf = (list: readonly Arm[], m: SweepMetric) => Array.from({ length: rounds }, (_, r) => list.map((a) => valueOf(a.reps[r], m)))
-  const compared = (list: readonly Arm[]) => {
-    const out = list.map((): Partial<Record<SweepMetric, PairedComparison>> => ({}))
-    for (const m of SWEEP_METRICS) compareRounds(tableOf(list, m), metricDirection(m) === 'higher', alpha, test).forEach((c, i) => c && (out[i]![m] = c))
+  const tableOf = (list: readonly Arm[], m: ExperimentMetric) => Array.from({ length: rounds }, (_, r) => list.map((a) => valueOf(a.reps[r], m)))
+  const pairAgainstDefaults = (list: readonly Arm[]) => {
+    const out = list.map((): Partial<Record<ExperimentMetric, PairedComparison>> => ({}))
+    for (const m of compared) compareRounds(tableOf(list, m), metricDirection(m) === 'higher', alpha, test).forEach((c, i) => c && (out[i]![m] = c))
     return out
   }
   const armOrder = [base, ...(aaArm ? [aaArm] : []), ...cands]
-  const allPaired = compared(armOrder)
+  const allPaired = pairAgainstDefaults(armOrder)
   const pairedOf = (a: Arm) => allPaired[armOrder.indexOf(a)]!
   // The decision rule, the same for candidates and the A/A arm: paired-better on the metric, and
   // (regression gate) no other metric worse by more than epsilon on the paired estimate.
-  const decides = (paired: Partial<Record<SweepMetric, PairedComparison>>, gatePassed: boolean | undefined) => {
+  const decides = (paired: Partial<Record<ExperimentMetric, PairedComparison>>, gatePassed: boolean | undefined) => {
     if (paired[metric]?.verdict !== 'better') return false
     if (gateMethod === 'manual') return true
-    if (gateMethod === 'regression') return SWEEP_METRICS.every((m) => m === metric || paired[m] === undefined || paired[m]!.improvement >= -epsilon)
+    if (gateMethod === 'regression') return compared.every((m) => m === metric || paired[m] === undefined || paired[m]!.improvement >= -epsilon)
     return gatePassed === true
   }
   const combos: InterleavedComboStats[] = analysis.combos.map((c, i) => ({ ...c, paired: pairedOf(cands[i]!) }))

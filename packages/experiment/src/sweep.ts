@@ -14,8 +14,8 @@
  * ```
  */
 import { KerneltuneError, isKerneltuneError, type Combo, type EnginePlugin, type MeasurementBackend, type RepetitionMetrics } from '@kerneltune/core'
-import { shouldStopEarly } from '@kerneltune/stats'
-import { analyzeSweep, type AnalyzeOptions, type MeasuredCombo, type SweepAnalysis, type SweepComboStats, type SweepMetric } from './sweep-analysis.ts'
+import { metricDirection, shouldStopEarly } from '@kerneltune/stats'
+import { analyzeSweep, type AnalyzeOptions, type MeasuredCombo, type SweepAnalysis, type SweepComboStats, type ExperimentMetric } from './sweep-analysis.ts'
 
 export interface SweepProgress {
   /** 'baseline' for the default settings, 'combo' for a candidate. */
@@ -76,7 +76,7 @@ export function sweepComboHash(combo: Combo): string {
   return h.toString(16).padStart(16, '0')
 }
 
-const values = (reps: readonly RepetitionMetrics[], m: SweepMetric) => reps.map((r) => r[m]).filter((v): v is number => typeof v === 'number' && Number.isFinite(v))
+const values = (reps: readonly RepetitionMetrics[], m: ExperimentMetric) => reps.map((r) => r[m]).filter((v): v is number => typeof v === 'number' && Number.isFinite(v))
 
 export async function runSweep(options: SweepOptions): Promise<SweepResult> {
   const { backend, signal } = options
@@ -116,7 +116,7 @@ export async function runSweep(options: SweepOptions): Promise<SweepResult> {
   const baseline: MeasuredCombo = { combo: baselineCombo, hash: sweepComboHash(baselineCombo), reps: baseReps }
   options.onProgress?.({ phase: 'baseline', index: 0, total, combo: baselineCombo, reps: baseReps.length, done: true })
 
-  const higherIsBetter = metric !== 'ttftMs'
+  const higherIsBetter = metricDirection(metric) === 'higher'
   let best: { id: string; samples: number[]; score: number } | undefined
   const measured: MeasuredCombo[] = []
   for (const [i, c] of candidates.entries()) {

@@ -21,11 +21,12 @@
  * console.log(done.summary)
  * ```
  */
-export { RunRequestSchema, TuneRequestSchema, TARGET_METRICS, type RunRequest, type RunRequestInput, type TuneRequest, type TuneRequestInput, type TargetMetric } from './request.ts'
+export { RunRequestSchema, TuneRequestSchema, TARGET_METRICS, RUN_DESIGNS, ROUNDS_TESTS, type RunDesign, type RunRequest, type RunRequestInput, type TuneRequest, type TuneRequestInput, type TargetMetric } from './request.ts'
 export type { RunEvent, TuneEvent, TunerEvent } from './events.ts'
 export { modelHash, hardwareFingerprint, workloadFingerprint, deviceFingerprint, comboCacheKey, type CacheScope } from './fingerprint.ts'
 export { createRun, planCombos, runOptions, type CreateRunDeps, type RunOptions } from './run/create.ts'
 export { executeRun, type ExecuteRunDeps, type RunObserver } from './run/execute.ts'
+export { executeInterleavedRun, type InterleavedSummary } from './run/interleaved.ts'
 export { evaluateCombo, type EvaluateComboDeps, type EvaluateComboResult } from './run/evaluate.ts'
 export { summarizeRun, noiseOf, paretoFrontier, proxyLabel, unmeasuredDimensions, type RunSummary, type ParetoPoint, type ProxyLabel, type NoiseEstimate } from './run/summary.ts'
 export { comboMetrics, samplesOf } from './run/metrics.ts'

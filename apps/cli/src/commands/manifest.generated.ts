@@ -1617,6 +1617,38 @@ export const COMMAND_MANIFEST: readonly CommandMeta[] = [
             "description": "Tier 3: the backend (gpu-kernels) also measures the approved registry kernel of each family it runs, next to its tuned kernel (no result cache)"
           },
           {
+            "name": "design",
+            "type": "string",
+            "choices": [
+              "sequential",
+              "interleaved"
+            ],
+            "description": "sequential: the baseline first, then each combination with early stopping. interleaved: every combination once per round in a seeded random order beside the baseline and an A/A copy of it, compared with the baseline of the same rounds (the whole run on one device, one worker)"
+          },
+          {
+            "name": "rounds",
+            "type": "integer",
+            "description": "Interleaved: rounds (default 8; the sign-flip test needs 7 to decide)",
+            "min": 2,
+            "max": 1000
+          },
+          {
+            "name": "seed",
+            "type": "integer",
+            "description": "Interleaved: seed of the round orders (default 1)",
+            "min": 0
+          },
+          {
+            "name": "test",
+            "type": "string",
+            "choices": [
+              "sign-flip",
+              "paired",
+              "blocked"
+            ],
+            "description": "Interleaved: how a combination is compared with the baseline of the same rounds (default sign-flip)"
+          },
+          {
             "name": "watch",
             "type": "boolean",
             "description": "Follow the run to the end",
