@@ -15,10 +15,9 @@ import { parseQuery, pretrainedModel, queryBound, type ThroughputQueryInput } fr
 import { formatCommandLine } from '@kerneltune/core'
 import { withoutDefaults } from '@kerneltune/engines-llamacpp'
 import { SWEEP_GATE_DEFAULTS } from '@kerneltune/experiment'
-import type { GateMethod } from '@kerneltune/stats'
 import { defineCommand } from '../cli/command.ts'
 import { fmt, keyValues, progressBar } from '../cli/output.ts'
-import { executeSweep, parseSpace } from './sweep.ts'
+import { executeSweep, parseSpace, sweepStore } from './sweep.ts'
 import { SWEEP_DEFAULTS, planSweep, renderSweep } from './sweep-plan.ts'
 import { renderSession, sessionJson } from './bench/serve.ts'
 import { demoServe, type DemoServeResult } from './demo-serve.ts'
@@ -53,6 +52,7 @@ export const demoCommand = defineCommand({
     { name: 'reps', type: 'integer', description: 'Repetitions per combination at most.', default: SWEEP_DEFAULTS.quick.maxReps, min: 2, max: 100 },
     { name: 'prompt-tokens', type: 'integer', description: 'Prompt length per repetition.', default: SWEEP_DEFAULTS.quick.promptTokens, min: 1 },
     { name: 'gen-tokens', type: 'integer', description: 'Tokens generated per repetition.', default: SWEEP_DEFAULTS.quick.genTokens, min: 2 },
+    { name: 'db', type: 'string', description: 'Store the sweep\'s run here (default: the embedded store, where History and `kerneltune run show` find it).', valueName: 'PATH' },
     { name: 'gate', type: 'string', description: 'Quality gate of the sweep.', choices: ['topk5', 'pareto', 'regression', 'manual'], default: SWEEP_GATE_DEFAULTS.gate },
     { name: 'no-serve', type: 'boolean', description: 'Skip the last step: launching llama-server with the recommended command line and measuring it under concurrent load.' },
     { name: 'no-build', type: 'boolean', description: 'When no llama-server binary exists, skip the serving step with instructions instead of building it (about 17 CPU-minutes, once).' },
@@ -137,7 +137,10 @@ export const demoCommand = defineCommand({
       const plan = planSweep(mode, spec, detected.cpu.threads, f.space ? parseSpace(f.space) : undefined)
       const t2 = Date.now()
       let baselineDone = t2
+      const store = await sweepStore(io, f.db)
       const sweep = await executeSweep(io, {
+        store,
+        hardware: spec,
         modelPath: path,
         plan,
         promptTokens: d.promptTokens,
@@ -147,12 +150,12 @@ export const demoCommand = defineCommand({
         maxReps: d.maxReps,
         earlyStop: true,
         noiseFloor: 0.05,
-        gate: (f.gate ?? SWEEP_GATE_DEFAULTS.gate) as GateMethod,
+        gate: f.gate ?? SWEEP_GATE_DEFAULTS.gate,
         metric: 'decodeTps',
         epsilon: SWEEP_GATE_DEFAULTS.epsilon,
         margin: SWEEP_GATE_DEFAULTS.margin,
-        onProgress: (p) => void (p.phase === 'baseline' && p.done && (baselineDone = Date.now())),
-      })
+        onBaselineDone: () => void (baselineDone = Date.now()),
+      }).finally(() => store.close())
       const tMeasure = (baselineDone - t2) / 1000
       const tSweep = (Date.now() - baselineDone) / 1000
       const t3 = Date.now()

@@ -66,6 +66,12 @@ export const COMMAND_MANIFEST: readonly CommandMeta[] = [
         "min": 2
       },
       {
+        "name": "db",
+        "type": "string",
+        "description": "Store the sweep's run here (default: the embedded store, where History and `kerneltune run show` find it).",
+        "valueName": "PATH"
+      },
+      {
         "name": "gate",
         "type": "string",
         "description": "Quality gate of the sweep.",
@@ -1316,7 +1322,7 @@ export const COMMAND_MANIFEST: readonly CommandMeta[] = [
   {
     "name": "sweep",
     "summary": "Sweep llama.cpp settings on this machine for real, with statistics against the defaults and a quality gate.",
-    "description": "Enumerates llama.cpp settings through the catalog (with the engine's legality rules), measures the defaults and then every legal combination through node-llama-cpp, with warm-ups, repetitions and early termination, compares each to the defaults (10% trimmed means, Welch/Yuen test, Cohen's d) on decode and prefill tokens/s and time to first token, applies a quality gate and names the winner: the fastest combination (by --metric) that passes the gate and is significantly better than the defaults. Quick mode sweeps threads x flash attention x V cache type; standard adds the micro-batch and K cache type. The default gate is regression: no gated metric may be worse than the defaults by more than --epsilon.",
+    "description": "Stores the sweep as a run (in the embedded store, or --db) that the tuner measures, so it is listed in History and `kerneltune run show` reads it. Enumerates llama.cpp settings through the catalog (with the engine's legality rules), measures the defaults and then every legal combination through node-llama-cpp, with warm-ups, repetitions and early termination, compares each to the defaults (10% trimmed means, Welch/Yuen test, Cohen's d) on decode and prefill tokens/s and time to first token, applies a quality gate and names the winner: the fastest combination (by --metric) that passes the gate and is significantly better than the defaults. Quick mode sweeps threads x flash attention x V cache type; standard adds the micro-batch and K cache type. The default gate is regression: no gated metric may be worse than the defaults by more than --epsilon.",
     "flags": [
       {
         "name": "engine",
@@ -1505,6 +1511,12 @@ export const COMMAND_MANIFEST: readonly CommandMeta[] = [
           "blocked"
         ],
         "default": "sign-flip"
+      },
+      {
+        "name": "db",
+        "type": "string",
+        "description": "Store the sweep's run here (default: the embedded store, $XDG_DATA_HOME/kerneltune/kerneltune.db).",
+        "valueName": "PATH"
       }
     ],
     "examples": [
@@ -1513,7 +1525,7 @@ export const COMMAND_MANIFEST: readonly CommandMeta[] = [
       "kerneltune sweep --gguf m.gguf --gate topk5 --reps 10 --json",
       "kerneltune sweep --gguf m.gguf --quick --space '{\"threads\":[\"1\",\"2\"],\"cache_type_k\":[\"f16\",\"q8_0\"]}'"
     ],
-    "jsonOutput": "With --backend server or --design interleaved: { ok, engine, backend, design: \"interleaved\", device, rounds, partialRound, order, metric, baseline, combos: [{ combo, reps, error?, stats, comparison, paired: { decodeTps?, prefillTps?, ttftMs? } }], aa: { comparison, declaredWinner, falseWinnerRate, resamples, reps }, winner | null, verdict, recommendedArgv, load: { concurrency, requests, promptTokens, outputTokens }, settings, seconds, ... }. Otherwise: { ok, engine: \"llamacpp\", measured: true, simulated: false, device, model: { path, bytes }, mode, space, catalog: { version, hash }, pruned: [{ combo, rule }], workload: { promptTokens, genTokens }, settings: { warmups, minReps, maxReps, earlyStop, noiseFloor }, metric, baseline: { combo, hash, reps, stats }, combos: [{ combo, hash, reps, stoppedEarly?, error?, stats, comparison: { decodeTps?, prefillTps?, ttftMs? }, gate }], gate: GateResult, winner: { combo, hash, reps, stats, comparison, gate, llamaServerArgv } | null, verdict, recommendedArgv, notes, seconds }",
+    "jsonOutput": "Both carry runId: the stored run (kerneltune run show RUN_ID, the dashboard's History). With --backend server or --design interleaved: { ok, runId, engine, backend, design: \"interleaved\", device, rounds, partialRound, order, metric, baseline, combos: [{ combo, reps, error?, stats, comparison, paired: { decodeTps?, prefillTps?, ttftMs? } }], aa: { comparison, declaredWinner, falseWinnerRate, resamples, reps }, winner | null, verdict, recommendedArgv, load: { concurrency, requests, promptTokens, outputTokens }, settings, seconds, ... }. Otherwise: { ok, runId, engine: \"llamacpp\", measured: true, simulated: false, device, model: { path, bytes }, mode, space, catalog: { version, hash }, pruned: [{ combo, rule }], workload: { promptTokens, genTokens }, settings: { warmups, minReps, maxReps, earlyStop, noiseFloor }, metric, baseline: { combo, hash, reps, stats }, combos: [{ combo, hash, reps, stoppedEarly?, error?, stats, comparison: { decodeTps?, prefillTps?, ttftMs? }, gate }], gate: GateResult, winner: { combo, hash, reps, stats, comparison, gate, llamaServerArgv } | null, verdict, recommendedArgv, notes, seconds }",
     "runs": true
   },
   {

@@ -22,6 +22,8 @@ export interface SweepPlan {
   readonly candidates: readonly { readonly combo: Combo; readonly hash: string }[]
   readonly pruned: readonly { readonly combo: Combo; readonly rule: string }[]
   readonly catalog: { readonly version: string; readonly hash: string }
+  /** The catalog snapshot the plan was enumerated from, stored with the sweep's run. */
+  readonly snapshot: unknown
 }
 
 /** Enumerates the sweep space through the catalog, with llama.cpp's legality rules. */
@@ -44,6 +46,7 @@ export function planThroughCatalog(mode: SweepMode, space: SweepSpace, extension
     candidates: preview.legal.filter((l) => Object.keys(nonDefault(l.combo)).length > 0).map((l) => ({ combo: l.combo, hash: l.hash })),
     pruned: preview.pruned.map((p) => ({ combo: p.combo, rule: p.rule })),
     catalog: { version: catalog.version, hash: catalog.hash },
+    snapshot: catalog.snapshot,
   }
 }
 

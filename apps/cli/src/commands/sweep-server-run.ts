@@ -1,19 +1,23 @@
 /**
  * The `sweep` command's path for `--backend server` and `--design interleaved`: plans the space
  * (the serving space, with slots and continuous batching, for the server backend), measures it
- * and prints the interleaved report. Kept apart from sweep.ts so the in-process path stays as it was.
+ * through the tuner as a stored run (sweep-run.ts) and prints the interleaved report. sweep.ts
+ * calls it; it imports nothing from sweep.ts (no cycle), and reads the flags typed.
  */
 import { llamacppEngine, withoutDefaults, type SweepMode, type SweepSpace } from '@kerneltune/engines-llamacpp'
-import { SWEEP_GATE_DEFAULTS, runInterleavedSweep, type InterleavedSweepResult, type SweepResult } from '@kerneltune/experiment'
+import { SWEEP_GATE_DEFAULTS, type InterleavedSweepResult, type SweepResult } from '@kerneltune/experiment'
 import { llamacppBackend } from '@kerneltune/engines-llamacpp/node'
 import type { HardwareSpec } from '@kerneltune/core'
+import type { Store } from '@kerneltune/store'
 import type { CommandContext } from '../cli/command.ts'
 import { fmt, progressBar } from '../cli/output.ts'
 import type { SWEEP_FLAGS } from './sweep-flags.ts'
 import { planSweep, renderSweep, SWEEP_DEFAULTS } from './sweep-plan.ts'
 import { executeServerSweep, planServingSweep, renderInterleaved } from './sweep-server.ts'
+import { sweepAsRun } from './sweep-run.ts'
 
 export interface ServerRunInput {
+  readonly store: Store
   readonly modelPath: string
   readonly modelBytes: number
   readonly mode: SweepMode
@@ -41,21 +45,24 @@ export async function runServerOrInterleaved(ctx: CommandContext<typeof SWEEP_FL
   const outputTokens: number = f.genTokens ?? d.genTokens
   const started = Date.now()
   ctx.io.stderr(`sweeping ${plan.candidates.length} combinations (${plan.pruned.length} removed by llama.cpp's rules) against the defaults, ${i.mode} mode, ${design} design, ${server ? `llama-server under ${f.concurrency ?? 4} concurrent requests` : 'node-llama-cpp in-process'}\n`)
-  let r: InterleavedSweepResult | SweepResult
+  let r: (InterleavedSweepResult | SweepResult) & { runId: string }
   if (server) {
     r = await executeServerSweep(ctx.io, {
-      modelPath: i.modelPath, modelBytes: i.modelBytes, plan, design, concurrency: f.concurrency ?? 4, requests: f.requests ?? 8, promptTokens, outputTokens,
+      store: i.store, hardware: i.hardware, modelPath: i.modelPath, modelBytes: i.modelBytes, plan, design, concurrency: f.concurrency ?? 4, requests: f.requests ?? 8, promptTokens, outputTokens,
       rounds, ...(f.timeBudget === undefined ? {} : { timeBudgetMs: f.timeBudget * 1000 }), warmups: f.warmup ?? 1, seed: f.seed ?? 1, test, gate, metric, epsilon, margin,
     })
   } else {
     const backend = llamacppBackend({ modelPath: i.modelPath, gpu: f.gpu === 'off' || f.gpu === undefined ? false : f.gpu, promptTokens, genTokens: outputTokens })
     const arms = plan.candidates.length + 2
     const bar = progressBar(ctx.io, 'sweep (interleaved)', rounds * arms)
-    r = await runInterleavedSweep({
-      engine: llamacppEngine(), withoutDefaults, backend, candidates: plan.candidates, model: i.modelPath, gate, metric, epsilon, margin, warmups: f.warmup ?? 1, rounds, seed: f.seed ?? 1, test,
-      ...(f.timeBudget === undefined ? {} : { timeBudgetMs: f.timeBudget * 1000 }),
-      onProgress: (p) => bar.update((p.round - 1) * arms + p.step - 1, `round ${p.round}`),
+    const { runId, result } = await sweepAsRun({
+      store: i.store, modelPath: i.modelPath, hardware: i.hardware, plan, design: 'interleaved', backendName: 'node-llama-cpp', backend, engine: llamacppEngine(), withoutDefaults,
+      workload: { batch: 1, promptTokens, generatedTokens: outputTokens }, repetitions: rounds, warmups: f.warmup ?? 1,
+      settings: { model: i.modelPath, gate, metric, epsilon, margin, warmups: f.warmup ?? 1, rounds, seed: f.seed ?? 1, test, ...(f.timeBudget === undefined ? {} : { timeBudgetMs: f.timeBudget * 1000 }) },
+      is: (x): x is InterleavedSweepResult => 'aa' in x,
+      onEvent: (e) => e.type === 'progress' && bar.update(e.done, `round ${Math.ceil(e.done / arms)}`),
     })
+    r = { ...result, runId }
     bar.done()
   }
   const seconds = (Date.now() - started) / 1000
@@ -68,7 +75,7 @@ export async function runServerOrInterleaved(ctx: CommandContext<typeof SWEEP_FL
     })
   } else {
     ctx.io.stdout(isInterleaved(r) ? renderInterleaved(r) : renderSweep(r))
-    ctx.io.stdout(`${r.combos.length} combinations measured in ${fmt(seconds, 1)} s; ${plan.pruned.length} removed by rules\n`)
+    ctx.io.stdout(`${r.combos.length} combinations measured in ${fmt(seconds, 1)} s; ${plan.pruned.length} removed by rules; stored as run ${r.runId} (kerneltune run show ${r.runId})\n`)
   }
   return r.winner ? 0 : 3
 }

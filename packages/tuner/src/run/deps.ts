@@ -1,4 +1,4 @@
-/** What executing a run needs, shared by its designs (execute.ts, interleaved.ts). */
+/** What executing a run needs, shared by its designs (execute.ts, experiment-run.ts). */
 import type { Registry } from '@kerneltune/core'
 import type { Store } from '@kerneltune/store'
 import type { RunEvent } from '../events.ts'
