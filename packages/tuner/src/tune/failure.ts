@@ -1,6 +1,7 @@
 /**
  * Why a trial failed to run, for the hidden constraints of a Tier 2 session (SCOOT's term): a
- * combination whose server would not start, crashed, ran out of memory or timed out is recorded as
+ * combination whose server would not start, crashed, ran out of memory, timed out or turned every
+ * request away is recorded as
  * FAILED with the server's own output lines, apart from a combination that ran but missed a
  * latency objective (infeasible by objective, judged from its measurements). The search strategy
  * is told the failure (bo: a feasibility vote multiplies its acquisition, so the neighbours of
@@ -8,7 +9,7 @@
  */
 import { isKerneltuneError } from '@kerneltune/core'
 
-export const FAILURE_KINDS = ['start', 'crash', 'oom', 'timeout', 'refused', 'error'] as const
+export const FAILURE_KINDS = ['start', 'crash', 'oom', 'timeout', 'refused', 'rejected', 'error'] as const
 export type FailureKind = (typeof FAILURE_KINDS)[number]
 
 export interface TrialFailure {
@@ -42,6 +43,8 @@ export function classifyFailure(e: unknown): TrialFailure {
   else if (/not ready within|timed? ?out/i.test(text)) kind = 'timeout'
   else if (code === 'UNSUPPORTED_COMBINATION' || /refuses /.test(message)) kind = 'refused'
   else if (/before it was ready|could not start/i.test(text)) kind = 'start'
+  // The server ran but turned every request away (a context per slot too small for the request, say).
+  else if (/every request of a load run failed/i.test(text)) kind = 'rejected'
   else if (/exited|died|crash|server output|ECONNRESET|socket hang up/i.test(text)) kind = 'crash'
   return { kind, message, serverLines }
 }

@@ -81,6 +81,7 @@ describe('classifyFailure', () => {
     expect(classifyFailure(new KerneltuneError('MEASUREMENT_FAILED', 'llama-server exited (signal SIGKILL) before it was ready: no output')).kind).toBe('oom')
     expect(classifyFailure(new KerneltuneError('MEASUREMENT_FAILED', 'llama-server was not ready within 60000 ms')).kind).toBe('timeout')
     expect(classifyFailure(new KerneltuneError('MEASUREMENT_FAILED', 'fetch failed; server output: GGML_ASSERT failed', { details: { errorLines: ['GGML_ASSERT failed'] } })).kind).toBe('crash')
+    expect(classifyFailure(new Error('every request of a load run failed: 400 the request exceeds the available context size (8x)')).kind).toBe('rejected')
     expect(classifyFailure(new Error('something else')).kind).toBe('error')
   })
 })
