@@ -36,7 +36,8 @@ import { cpus, loadavg, tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import type { Combo, MeasurementBackend } from '@kerneltune/core'
-import { LLAMACPP_VERSION, compareRounds, llamacppServerEngine, runInterleavedSweep, runSweep, withoutServingDefaults, signFlipMethodOf, type InterleavedSweepResult, type PairedComparison } from '@kerneltune/engines-llamacpp'
+import { LLAMACPP_VERSION, llamacppServerEngine, withoutDefaults, withoutServingDefaults } from '@kerneltune/engines-llamacpp'
+import { compareRounds, runInterleavedSweep, runSweep, signFlipMethodOf, type InterleavedSweepResult, type PairedComparison } from '@kerneltune/experiment'
 import { synthLlama } from '@kerneltune/gguf'
 import { writeGgufFile } from '@kerneltune/gguf/node'
 import { requireLlamaServer } from '@kerneltune/serving/node'
@@ -181,7 +182,7 @@ for (let t = 0; t < TRIALS; t++) {
   const t1 = performance.now()
   const intBackend = backendFor(candidates.length + 2, VISIT_REQUESTS)
   const intCount = counting(intBackend)
-  const inter = await runInterleavedSweep({ backend: intCount.backend, candidates, model, engine: llamacppServerEngine(), aaCombo: AA_RUN, rounds: 10_000, timeBudgetMs: seqSeconds * 1000, seed: 100 + t, metric: 'decodeTps', revisitWarmups: 0 }).finally(() => intBackend.close())
+  const inter = await runInterleavedSweep({ backend: intCount.backend, candidates, model, engine: llamacppServerEngine(), withoutDefaults, aaCombo: AA_RUN, rounds: 10_000, timeBudgetMs: seqSeconds * 1000, seed: 100 + t, metric: 'decodeTps', revisitWarmups: 0 }).finally(() => intBackend.close())
   const intSeconds = (performance.now() - t1) / 1000
   const intNoise = await noise?.stop()
   const perInt = interleavedVerdicts(inter)
@@ -208,7 +209,7 @@ for (let t = 0; t < TRIALS; t++) {
 if (REFERENCE_ROUNDS >= 2) {
   const noise = noiseFor(999)
   const b = backendFor(candidates.length + 2, VISIT_REQUESTS)
-  const r = await runInterleavedSweep({ backend: b, candidates, model, engine: llamacppServerEngine(), aaCombo: AA_RUN, rounds: REFERENCE_ROUNDS, seed: 999, metric: 'decodeTps', revisitWarmups: 0 }).finally(() => b.close())
+  const r = await runInterleavedSweep({ backend: b, candidates, model, engine: llamacppServerEngine(), withoutDefaults, aaCombo: AA_RUN, rounds: REFERENCE_ROUNDS, seed: 999, metric: 'decodeTps', revisitWarmups: 0 }).finally(() => b.close())
   const c = r.aa.comparison
   reference = {
     rounds: r.rounds, seconds: r.seconds, ...(noise ? { noise: await noise.stop() } : {}), perCombo: interleavedVerdicts(r),

@@ -159,6 +159,23 @@ describe.skipIf(requireOrSkip(hasChromium, `chromium at ${CHROMIUM} (apt-get ins
     await expect.poll(() => values('#f-engine')).toEqual(['', ...o.engines.map((e) => e.name)])
   })
 
+  it('starts an interleaved run from the Runner (the Design select): every combination measured once per round', async () => {
+    page = await open(browser, server)
+    await page.getByTestId('preview-legal').waitFor()
+    await page.getByLabel('Design').selectOption('interleaved')
+    await page.getByLabel('Rounds').fill('1')
+    expect(await page.locator('#start-reason').textContent()).toBe('Rounds must be a whole number from 2 to 1000')
+    await page.getByLabel('Rounds').fill('3')
+    await page.locator('#start').click()
+    await page.waitForURL(/tab=run&run=/)
+    const id = new URL(page.url()).searchParams.get('run')!
+    await page.getByTestId('run-status').getByText('succeeded').waitFor({ timeout: 60_000 })
+    const run = await server.api<{ summary: { experiment: { design: string; rounds: number } } }>(`/runs/${id}`)
+    expect(run.summary.experiment).toMatchObject({ design: 'interleaved', rounds: 3 })
+    // Out of the lists the later scenarios count.
+    await server.api(`/runs/${id}`, { method: 'DELETE' })
+  })
+
   it('validation keeps Start disabled and shows why', async () => {
     page = await open(browser, server)
     await page.getByTestId('preview-legal').waitFor()

@@ -717,6 +717,12 @@ export interface ApiBodies {
     useCache?: boolean
     requireDevice?: string
     registryKernels?: boolean
+    design?: 'sequential' | 'interleaved'
+    rounds?: number
+    seed?: number
+    test?: 'sign-flip' | 'paired' | 'blocked'
+    slo?: Record<string, number>
+    objective?: string
   }
   'POST /runs/{id}/apply': {
     deploymentId?: string
@@ -734,6 +740,8 @@ export interface ApiBodies {
     insensitiveBelow?: number
     repetitions?: number
     keep?: string[]
+    slo?: Record<string, number>
+    objective?: string
   }
   'POST /registry': {
     name: string

@@ -43,6 +43,9 @@ export function Runner() {
   const [mode, setMode] = useState<Mode>('quick')
   const [backend, setBackend] = useState<string>('analytical')
   const [gate, setGate] = useState<Gate>('topk5')
+  // The experiment design: interleaved rounds pair every combination with the baseline of the same round (one device, one worker).
+  const [design, setDesign] = useState<'sequential' | 'interleaved'>('sequential')
+  const [rounds, setRounds] = useState('8')
 
   const recent = useQuery({ queryKey: ['deployments'], queryFn: () => api<DeploymentList>('/deployments-recent') })
   const options = useOptions()
@@ -58,6 +61,7 @@ export function Runner() {
   const ints = { 'Prompt tokens': promptTokens, 'Generated tokens': generatedTokens, Batch: batch }
   const reasons: string[] = []
   for (const [name, v] of Object.entries(ints)) if (!/^\d+$/.test(v) || Number(v) < 1) reasons.push(`${name} must be a whole number of at least 1`)
+  if (design === 'interleaved' && (!/^\d+$/.test(rounds) || Number(rounds) < 2 || Number(rounds) > 1000)) reasons.push('Rounds must be a whole number from 2 to 1000')
   if (engineVersion && !/^[\w.+-]{1,100}$/.test(engineVersion)) reasons.push('Engine version may hold letters, digits, ., + and - only')
   const counts = preview.data?.counts[mode]
   if (options.error) reasons.push(`The server's choices failed to load: ${options.error.message}`)
@@ -71,6 +75,7 @@ export function Runner() {
       method: 'POST',
       body: {
         engine, ...(engineVersion ? { engineVersion } : {}), hardware: hardware!, model: MODELS[model], mode, backend, qualityGate: gate,
+        ...(design === 'interleaved' ? { design, rounds: Number(rounds) } : {}),
         workload: { batch: Number(batch), phase: 'decode', promptTokens: Number(promptTokens), generatedTokens: Number(generatedTokens) },
       } satisfies ApiBodies['POST /runs'],
     }),
@@ -109,6 +114,8 @@ export function Runner() {
           {select('mode', 'Mode', mode, (v) => setMode(v as Mode), withCurrent(o?.modes ?? [], mode))}
           {select('backend', 'Backend', backend, setBackend, withCurrent(o?.backends.map((b) => b.name) ?? [], backend))}
           {select('gate', 'Quality gate', gate, (v) => setGate(v as Gate), withCurrent(o?.gates ?? [], gate))}
+          {select('design', 'Design', design, (v) => setDesign(v === 'interleaved' ? 'interleaved' : 'sequential'), ['sequential', 'interleaved'], { sequential: 'sequential (baseline first, early stopping)', interleaved: 'interleaved (rounds, A/A check)' })}
+          {design === 'interleaved' && text('rounds', 'Rounds', rounds, setRounds)}
         </div>
         <p className="hint" data-testid="backend-note">Backend {backend}: {o ? backendNote(o.backends.find((b) => b.name === backend)) : '…'}</p>
         <section className="card" aria-label="Sweep preview" data-testid="preview">

@@ -4,7 +4,8 @@
  * translates combinations into `llama-server` flags and contributes its own catalog dimensions
  * (threads, batch sizes, flash attention, K/V cache types, GPU layers, context, mmap/mlock)
  * with legality rules. The node-llama-cpp measurement backend lives in
- * `@kerneltune/engines-llamacpp/node`.
+ * `@kerneltune/engines-llamacpp/node`. The experiment designs that measure these settings (sequential,
+ * interleaved with an A/A arm) live in @kerneltune/experiment.
  *
  * @example
  * ```ts
@@ -21,12 +22,7 @@ export { CORE_MAPPING, type CoreMapping } from './core-mapping.ts'
 export { DEFAULTS, ENV, FLAGS, KV_CACHE_TYPES, LLAMACPP_VERSION, QUANTIZED_KV_TYPES } from './facts.ts'
 export { buildFacts, LLAMACPP_BUILD_FACTS, LLAMACPP_BUILDS, llamacppInventory, type LlamacppBuild, type LlamacppBuildFacts } from './builds.ts'
 export { runtimeOptions, type RuntimeOptions } from './runtime-options.ts'
-export { summarizeMetric, summarizeRepetitions, type MetricSummary, type RepetitionSummary } from './summary.ts'
 export { SWEEP_MODES, sweepExtension, sweepSpace, threadValues, withoutDefaults, type SweepMode, type SweepSpace } from './sweep-space.ts'
-export { SWEEP_GATE_DEFAULTS, SWEEP_METRICS, analyzeSweep, type AnalyzeOptions, type MeasuredCombo, type SweepAnalysis, type SweepComboStats, type SweepMetric } from './sweep-analysis.ts'
-export { runSweep, sweepComboHash, type SweepOptions, type SweepProgress, type SweepResult } from './sweep.ts'
-export { runInterleavedSweep, type AaCheck, type InterleavedComboStats, type InterleavedProgress, type InterleavedSweepOptions, type InterleavedSweepResult } from './interleaved-sweep.ts'
-export { SIGN_FLIP_RESAMPLES, SIGN_FLIP_TRIM, blockedComparisons, compareRounds, minRoundsToDecide, pairedComparison, pValueMethod, signFlipMethodOf, type PairedComparison, type RoundsTest } from './paired.ts'
 export {
   LLAMACPP_SERVER_DIMENSIONS,
   LLAMACPP_SERVING_EXTENSION,

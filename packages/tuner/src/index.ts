@@ -21,17 +21,19 @@
  * console.log(done.summary)
  * ```
  */
-export { RunRequestSchema, TuneRequestSchema, TARGET_METRICS, type RunRequest, type RunRequestInput, type TuneRequest, type TuneRequestInput, type TargetMetric } from './request.ts'
+export { RunRequestSchema, TuneRequestSchema, TARGET_METRICS, RUN_DESIGNS, ROUNDS_TESTS, type RunDesign, type RunRequest, type RunRequestInput, type TuneRequest, type TuneRequestInput, type TargetMetric } from './request.ts'
 export type { RunEvent, TuneEvent, TunerEvent } from './events.ts'
 export { modelHash, hardwareFingerprint, workloadFingerprint, deviceFingerprint, comboCacheKey, type CacheScope } from './fingerprint.ts'
 export { createRun, planCombos, runOptions, type CreateRunDeps, type RunOptions } from './run/create.ts'
 export { executeRun, type ExecuteRunDeps, type RunObserver } from './run/execute.ts'
+export { executeExperimentRun, type ExperimentHooks, type ExperimentSummary, type InterleavedSummary } from './run/experiment-run.ts'
 export { evaluateCombo, type EvaluateComboDeps, type EvaluateComboResult } from './run/evaluate.ts'
 export { summarizeRun, noiseOf, paretoFrontier, proxyLabel, unmeasuredDimensions, type RunSummary, type ParetoPoint, type ProxyLabel, type NoiseEstimate } from './run/summary.ts'
 export { comboMetrics, samplesOf } from './run/metrics.ts'
 export { applyRun, type ApplyResult } from './run/apply.ts'
 export { dimensionSensitivity, narrow, type DimensionSensitivity, type Narrowing } from './tune/narrow.ts'
-export { startTune, runTune, measureTrial, type TuneDeps, type RunTuneDeps, type MeasureTrials, type TrialMeasurement } from './tune/session.ts'
+export { classifyFailure, FAILURE_KINDS, type FailureKind, type TrialFailure } from './tune/failure.ts'
+export { startTune, runTune, measureTrial, meanVariance, type TuneDeps, type RunTuneDeps, type MeasureTrials, type TrialMeasurement } from './tune/session.ts'
 export { randomStrategy, RANDOM_STRATEGY } from './tune/random-strategy.ts'
 export { searchStrategies, DEFAULT_STRATEGY } from './tune/strategies.ts'
 export { findBackend, backendForRun, runModelPath } from './run/backend.ts'

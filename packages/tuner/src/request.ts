@@ -10,6 +10,24 @@ import { z } from 'zod'
 export const TARGET_METRICS = ['throughputTps', 'latencyMs'] as const
 export type TargetMetric = (typeof TARGET_METRICS)[number]
 
+/**
+ * How a run's combinations are measured (@kerneltune/experiment): 'sequential', the baseline
+ * first and then each combination with early stopping (the default); 'interleaved', every
+ * combination once per round in a seeded random order beside the baseline and an A/A copy of it,
+ * compared with the baseline of the same rounds (one job on one device: the rounds pair).
+ */
+export const RUN_DESIGNS = ['sequential', 'interleaved'] as const
+export type RunDesign = (typeof RUN_DESIGNS)[number]
+export const ROUNDS_TESTS = ['sign-flip', 'paired', 'blocked'] as const
+
+/**
+ * Latency objectives and the objective to rank by, carried opaque here (metric name → limit, and a
+ * name): the objectives module of @kerneltune/serving parses and checks them; the run stores them
+ * with its options so results can be judged by them.
+ */
+const SloSchema = z.record(z.string().min(1).max(64), z.number().finite())
+const ObjectiveSchema = z.string().min(1).max(64)
+
 // The zod types are spelled out (not inferred) so JSR can publish the package without slow types.
 export const RunRequestSchema: z.ZodObject<{
   model: typeof ModelSpecSchema
@@ -34,6 +52,12 @@ export const RunRequestSchema: z.ZodObject<{
   useCache: z.ZodDefault<z.ZodBoolean>
   requireDevice: z.ZodOptional<z.ZodString>
   registryKernels: z.ZodDefault<z.ZodBoolean>
+  design: z.ZodOptional<z.ZodEnum<{ [D in RunDesign]: D }>>
+  rounds: z.ZodOptional<z.ZodNumber>
+  seed: z.ZodOptional<z.ZodNumber>
+  test: z.ZodOptional<z.ZodEnum<{ [T in (typeof ROUNDS_TESTS)[number]]: T }>>
+  slo: z.ZodOptional<typeof SloSchema>
+  objective: z.ZodOptional<typeof ObjectiveSchema>
 }, z.core.$strict> = z.object({
   model: ModelSpecSchema,
   hardware: HardwareSpecSchema,
@@ -76,6 +100,16 @@ export const RunRequestSchema: z.ZodObject<{
    * not use the result cache: what it measures depends on the registry's state, not only the key.
    */
   registryKernels: z.boolean().default(false),
+  /** The experiment design (RUN_DESIGNS); default sequential. */
+  design: z.enum(RUN_DESIGNS).optional(),
+  /** Interleaved: rounds (each combination once per round); default 8 (the sign-flip test needs 7 to decide). */
+  rounds: z.number().int().min(2).max(1000).optional(),
+  /** Interleaved: seed of the round orders; default 1. */
+  seed: z.number().int().min(0).max(2 ** 31 - 1).optional(),
+  /** Interleaved: the paired test; default sign-flip. */
+  test: z.enum(ROUNDS_TESTS).optional(),
+  slo: SloSchema.optional(),
+  objective: ObjectiveSchema.optional(),
 }).strict()
 export type RunRequest = z.output<typeof RunRequestSchema>
 export type RunRequestInput = z.input<typeof RunRequestSchema>
@@ -88,6 +122,8 @@ export const TuneRequestSchema: z.ZodObject<{
   insensitiveBelow: z.ZodDefault<z.ZodNumber>
   repetitions: z.ZodOptional<z.ZodNumber>
   keep: z.ZodOptional<z.ZodArray<z.ZodString>>
+  slo: z.ZodOptional<typeof SloSchema>
+  objective: z.ZodOptional<typeof ObjectiveSchema>
 }, z.core.$strict> = z.object({
   runId: z.string().min(1).max(100),
   budget: TuneBudgetSchema,
@@ -100,6 +136,9 @@ export const TuneRequestSchema: z.ZodObject<{
   repetitions: z.number().int().min(2).max(100).optional(),
   /** Dimensions to search whatever the Tier 1 evidence says (an explicit override, recorded in the narrowing). */
   keep: z.array(z.string().regex(/^[a-z][a-z0-9_]*$/)).max(64).optional(),
+  /** Latency objectives and the objective (opaque here; see RunRequestSchema.slo). */
+  slo: SloSchema.optional(),
+  objective: ObjectiveSchema.optional(),
 }).strict()
 export type TuneRequest = z.output<typeof TuneRequestSchema>
 export type TuneRequestInput = z.input<typeof TuneRequestSchema>

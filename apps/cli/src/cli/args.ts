@@ -21,13 +21,17 @@ export interface FlagSpec {
   readonly max?: number
 }
 
+// A string flag declared with literal choices (`as const`) parses to their union: the parser has
+// checked the value against them, so a command reads it without a cast.
+type ChoiceOf<S extends FlagSpec> = S extends { readonly choices: readonly (infer C extends string)[] } ? C : string
+
 type ValueOf<S extends FlagSpec> = S['type'] extends 'number' | 'integer'
   ? number
   : S['type'] extends 'boolean'
     ? boolean
     : S['type'] extends 'list'
-      ? string[]
-      : string
+      ? ChoiceOf<S>[]
+      : ChoiceOf<S>
 
 type CamelCase<S extends string> = S extends `${infer H}-${infer T}` ? `${H}${Capitalize<CamelCase<T>>}` : S
 

@@ -1,7 +1,7 @@
-import { describe, expect, it } from 'vitest'
+import { describe, expect, expectTypeOf, it } from 'vitest'
 import { KerneltuneError } from '@kerneltune/core'
 import { defineCommand, type Io } from './command.ts'
-import { parseArgs } from './args.ts'
+import { parseArgs, type FlagSpec, type ParsedFlags } from './args.ts'
 import { runCli } from './run.ts'
 import { table } from './output.ts'
 
@@ -45,6 +45,19 @@ describe('parseArgs', () => {
     expect(() => parseArgs(['--batch', '0'], echo.flags!)).toThrow(/--batch must be at least 1/)
     expect(() => parseArgs(['--nope'], echo.flags!)).toThrow(/unknown flag --nope/)
     expect(() => parseArgs(['--quant'], echo.flags!)).toThrow(/--quant needs a value/)
+  })
+})
+
+describe('ParsedFlags', () => {
+  it('should type a flag declared with literal choices as their union, so commands need no casts', () => {
+    const specs = [
+      { name: 'design', type: 'string', description: 'd', choices: ['sequential', 'interleaved'] },
+      { name: 'free', type: 'string', description: 'f' },
+      { name: 'bits', type: 'list', description: 'b', choices: ['2', '4'] },
+    ] as const satisfies readonly FlagSpec[]
+    expectTypeOf<ParsedFlags<typeof specs>['design']>().toEqualTypeOf<'sequential' | 'interleaved' | undefined>()
+    expectTypeOf<ParsedFlags<typeof specs>['free']>().toEqualTypeOf<string | undefined>()
+    expectTypeOf<ParsedFlags<typeof specs>['bits']>().toEqualTypeOf<('2' | '4')[] | undefined>()
   })
 })
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import type { SweepResult } from '@kerneltune/engines-llamacpp'
+import type { SweepResult } from '@kerneltune/experiment'
 import { parseSlo } from '@kerneltune/serving'
 import { decideDemo, DEMO_SLO_TEXT, renderDemoDecision, repsAsRequests } from './demo-objectives.ts'
 

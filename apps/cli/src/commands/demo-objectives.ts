@@ -15,7 +15,8 @@
  * when the defaults miss them, the best candidate that meets them wins.
  */
 import type { Combo } from '@kerneltune/core'
-import { llamacppEngine, withoutDefaults, type SweepResult } from '@kerneltune/engines-llamacpp'
+import { llamacppEngine, withoutDefaults } from '@kerneltune/engines-llamacpp'
+import type { SweepResult } from '@kerneltune/experiment'
 import { decide, describeSlo, describeViolation, evaluate, parseObjective, summarize, type CandidateMetrics, type Decision, type Evaluation, type Slo } from '@kerneltune/serving'
 import { fmt, table } from '../cli/output.ts'
 

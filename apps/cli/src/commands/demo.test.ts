@@ -14,7 +14,8 @@ const run = (...argv: string[]) => runMain(argv, dir)
 // The whole flow on a 1M-parameter model and a 3-combination space, so it takes seconds; the
 // README's `kerneltune demo` runs the same code on 15M parameters and the full quick space.
 // --no-build: a machine without llama-server skips the serving step instead of building it here.
-const small = ['--params', '1M', '--space', '{"threads":["1"]}', '--reps', '2', '--prompt-tokens', '16', '--gen-tokens', '4', '--no-build']
+// The sweep's run goes to a store of the test's own, not the user's embedded one.
+const small = ['--db', join(dir, 'kt.db'), '--params', '1M', '--space', '{"threads":["1"]}', '--reps', '2', '--prompt-tokens', '16', '--gen-tokens', '4', '--no-build']
 const llamaServer = findLlamaServer(LLAMACPP_VERSION)
 
 describe('kerneltune demo', () => {

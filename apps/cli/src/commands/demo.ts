@@ -13,11 +13,11 @@ import { writeGgufFile } from '@kerneltune/gguf/node'
 import { detectHardware, fromGguf, specFromDetected } from '@kerneltune/features/node'
 import { parseQuery, pretrainedModel, queryBound, type ThroughputQueryInput } from '@kerneltune/regressor'
 import { formatCommandLine } from '@kerneltune/core'
-import { SWEEP_GATE_DEFAULTS, withoutDefaults } from '@kerneltune/engines-llamacpp'
-import type { GateMethod } from '@kerneltune/stats'
+import { withoutDefaults } from '@kerneltune/engines-llamacpp'
+import { SWEEP_GATE_DEFAULTS } from '@kerneltune/experiment'
 import { defineCommand } from '../cli/command.ts'
 import { fmt, keyValues, progressBar } from '../cli/output.ts'
-import { executeSweep, parseSpace } from './sweep.ts'
+import { executeSweep, parseSpace, sweepStore } from './sweep.ts'
 import { SWEEP_DEFAULTS, planSweep, renderSweep } from './sweep-plan.ts'
 import { renderSession, sessionJson } from './bench/serve.ts'
 import { demoServe, type DemoServeResult } from './demo-serve.ts'
@@ -55,6 +55,7 @@ export const demoCommand = defineCommand({
     { name: 'prompt-tokens', type: 'integer', description: 'Prompt length per repetition.', default: SWEEP_DEFAULTS.quick.promptTokens, min: 1 },
     { name: 'gen-tokens', type: 'integer', description: 'Tokens generated per repetition.', default: SWEEP_DEFAULTS.quick.genTokens, min: 2 },
     { name: 'slo', type: 'string', description: `Latency objectives the choice must meet, NAME=MS comma-separated (default ${DEMO_SLO_TEXT}: ${DEMO_SLO_WHY}).`, valueName: 'NAME=MS[,...]' },
+    { name: 'db', type: 'string', description: 'Store the sweep\'s run here (default: the embedded store, where History and `kerneltune run show` find it).', valueName: 'PATH' },
     { name: 'gate', type: 'string', description: 'Decide by this quality gate of the sweep instead of the latency objectives (regression: no metric may worsen by more than 5%).', choices: ['topk5', 'pareto', 'regression', 'manual'] },
     { name: 'no-serve', type: 'boolean', description: 'Skip the last step: launching llama-server with the recommended command line and measuring it under concurrent load.' },
     { name: 'no-build', type: 'boolean', description: 'When no llama-server binary exists, skip the serving step with instructions instead of building it (about 17 CPU-minutes, once).' },
@@ -139,7 +140,10 @@ export const demoCommand = defineCommand({
       const plan = planSweep(mode, spec, detected.cpu.threads, f.space ? parseSpace(f.space) : undefined)
       const t2 = Date.now()
       let baselineDone = t2
+      const store = await sweepStore(io, f.db)
       const sweep = await executeSweep(io, {
+        store,
+        hardware: spec,
         modelPath: path,
         plan,
         promptTokens: d.promptTokens,
@@ -149,12 +153,12 @@ export const demoCommand = defineCommand({
         maxReps: d.maxReps,
         earlyStop: true,
         noiseFloor: 0.05,
-        gate: (f.gate ?? SWEEP_GATE_DEFAULTS.gate) as GateMethod,
+        gate: f.gate ?? SWEEP_GATE_DEFAULTS.gate,
         metric: 'decodeTps',
         epsilon: SWEEP_GATE_DEFAULTS.epsilon,
         margin: SWEEP_GATE_DEFAULTS.margin,
-        onProgress: (p) => void (p.phase === 'baseline' && p.done && (baselineDone = Date.now())),
-      })
+        onBaselineDone: () => void (baselineDone = Date.now()),
+      }).finally(() => store.close())
       // The objectives decide unless a gate was asked for (issue 25).
       const byObjectives = f.gate === undefined ? await decideDemo(sweep, objectivesFromFlags({ slo: f.slo ?? DEMO_SLO_TEXT })!.slo, d.genTokens, path) : undefined
       const chosen = byObjectives ? byObjectives.winner : sweep.winner?.combo

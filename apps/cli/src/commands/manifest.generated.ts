@@ -72,6 +72,12 @@ export const COMMAND_MANIFEST: readonly CommandMeta[] = [
         "valueName": "NAME=MS[,...]"
       },
       {
+        "name": "db",
+        "type": "string",
+        "description": "Store the sweep's run here (default: the embedded store, where History and `kerneltune run show` find it).",
+        "valueName": "PATH"
+      },
+      {
         "name": "gate",
         "type": "string",
         "description": "Decide by this quality gate of the sweep instead of the latency objectives (regression: no metric may worsen by more than 5%).",
@@ -1321,7 +1327,7 @@ export const COMMAND_MANIFEST: readonly CommandMeta[] = [
   {
     "name": "sweep",
     "summary": "Sweep llama.cpp settings on this machine for real, with statistics against the defaults and a quality gate.",
-    "description": "Enumerates llama.cpp settings through the catalog (with the engine's legality rules), measures the defaults and then every legal combination through node-llama-cpp, with warm-ups, repetitions and early termination, compares each to the defaults (10% trimmed means, Welch/Yuen test, Cohen's d) on decode and prefill tokens/s and time to first token, applies a quality gate and names the winner: the fastest combination (by --metric) that passes the gate and is significantly better than the defaults. Quick mode sweeps threads x flash attention x V cache type; standard adds the micro-batch and K cache type. The default gate is regression: no gated metric may be worse than the defaults by more than --epsilon.",
+    "description": "Stores the sweep as a run (in the embedded store, or --db) that the tuner measures, so it is listed in History and `kerneltune run show` reads it. Enumerates llama.cpp settings through the catalog (with the engine's legality rules), measures the defaults and then every legal combination through node-llama-cpp, with warm-ups, repetitions and early termination, compares each to the defaults (10% trimmed means, Welch/Yuen test, Cohen's d) on decode and prefill tokens/s and time to first token, applies a quality gate and names the winner: the fastest combination (by --metric) that passes the gate and is significantly better than the defaults. Quick mode sweeps threads x flash attention x V cache type; standard adds the micro-batch and K cache type. The default gate is regression: no gated metric may be worse than the defaults by more than --epsilon.",
     "flags": [
       {
         "name": "engine",
@@ -1543,6 +1549,12 @@ export const COMMAND_MANIFEST: readonly CommandMeta[] = [
           "blocked"
         ],
         "default": "sign-flip"
+      },
+      {
+        "name": "db",
+        "type": "string",
+        "description": "Store the sweep's run here (default: the embedded store, $XDG_DATA_HOME/kerneltune/kerneltune.db).",
+        "valueName": "PATH"
       }
     ],
     "examples": [
@@ -1551,7 +1563,7 @@ export const COMMAND_MANIFEST: readonly CommandMeta[] = [
       "kerneltune sweep --gguf m.gguf --gate topk5 --reps 10 --json",
       "kerneltune sweep --gguf m.gguf --quick --space '{\"threads\":[\"1\",\"2\"],\"cache_type_k\":[\"f16\",\"q8_0\"]}'"
     ],
-    "jsonOutput": "With --backend server or --design interleaved: { ok, engine, backend, design: \"interleaved\", device, rounds, partialRound, order, metric, baseline, combos: [{ combo, reps, error?, stats, comparison, paired: { decodeTps?, prefillTps?, ttftMs? } }], aa: { comparison, declaredWinner, falseWinnerRate, resamples, reps }, winner | null, verdict, recommendedArgv, load: { concurrency, requests, promptTokens, outputTokens }, settings, seconds, ... }. Otherwise: { ok, engine: \"llamacpp\", measured: true, simulated: false, device, model: { path, bytes }, mode, space, catalog: { version, hash }, pruned: [{ combo, rule }], workload: { promptTokens, genTokens }, settings: { warmups, minReps, maxReps, earlyStop, noiseFloor }, metric, baseline: { combo, hash, reps, stats }, combos: [{ combo, hash, reps, stoppedEarly?, error?, stats, comparison: { decodeTps?, prefillTps?, ttftMs? }, gate }], gate: GateResult, winner: { combo, hash, reps, stats, comparison, gate, llamaServerArgv } | null, verdict, recommendedArgv, notes, seconds }",
+    "jsonOutput": "Both carry runId: the stored run (kerneltune run show RUN_ID, the dashboard's History). With --backend server or --design interleaved: { ok, runId, engine, backend, design: \"interleaved\", device, rounds, partialRound, order, metric, baseline, combos: [{ combo, reps, error?, stats, comparison, paired: { decodeTps?, prefillTps?, ttftMs? } }], aa: { comparison, declaredWinner, falseWinnerRate, resamples, reps }, winner | null, verdict, recommendedArgv, load: { concurrency, requests, promptTokens, outputTokens }, settings, seconds, ... }. Otherwise: { ok, runId, engine: \"llamacpp\", measured: true, simulated: false, device, model: { path, bytes }, mode, space, catalog: { version, hash }, pruned: [{ combo, rule }], workload: { promptTokens, genTokens }, settings: { warmups, minReps, maxReps, earlyStop, noiseFloor }, metric, baseline: { combo, hash, reps, stats }, combos: [{ combo, hash, reps, stoppedEarly?, error?, stats, comparison: { decodeTps?, prefillTps?, ttftMs? }, gate }], gate: GateResult, winner: { combo, hash, reps, stats, comparison, gate, llamaServerArgv } | null, verdict, recommendedArgv, notes, seconds }",
     "runs": true
   },
   {
@@ -1653,6 +1665,38 @@ export const COMMAND_MANIFEST: readonly CommandMeta[] = [
             "name": "registry-kernels",
             "type": "boolean",
             "description": "Tier 3: the backend (gpu-kernels) also measures the approved registry kernel of each family it runs, next to its tuned kernel (no result cache)"
+          },
+          {
+            "name": "design",
+            "type": "string",
+            "choices": [
+              "sequential",
+              "interleaved"
+            ],
+            "description": "sequential: the baseline first, then each combination with early stopping. interleaved: every combination once per round in a seeded random order beside the baseline and an A/A copy of it, compared with the baseline of the same rounds (the whole run on one device, one worker)"
+          },
+          {
+            "name": "rounds",
+            "type": "integer",
+            "description": "Interleaved: rounds (default 8; the sign-flip test needs 7 to decide)",
+            "min": 2,
+            "max": 1000
+          },
+          {
+            "name": "seed",
+            "type": "integer",
+            "description": "Interleaved: seed of the round orders (default 1)",
+            "min": 0
+          },
+          {
+            "name": "test",
+            "type": "string",
+            "choices": [
+              "sign-flip",
+              "paired",
+              "blocked"
+            ],
+            "description": "Interleaved: how a combination is compared with the baseline of the same rounds (default sign-flip)"
           },
           {
             "name": "watch",

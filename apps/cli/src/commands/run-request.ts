@@ -24,6 +24,10 @@ export const RUN_REQUEST_FLAGS = [
   { name: 'prompt-tokens', type: 'integer', description: 'Workload prompt tokens', min: 1 },
   { name: 'gen-tokens', type: 'integer', description: 'Workload generated tokens', min: 2 },
   { name: 'registry-kernels', type: 'boolean', description: 'Tier 3: the backend (gpu-kernels) also measures the approved registry kernel of each family it runs, next to its tuned kernel (no result cache)' },
+  { name: 'design', type: 'string', choices: ['sequential', 'interleaved'], description: 'sequential: the baseline first, then each combination with early stopping. interleaved: every combination once per round in a seeded random order beside the baseline and an A/A copy of it, compared with the baseline of the same rounds (the whole run on one device, one worker)' },
+  { name: 'rounds', type: 'integer', description: 'Interleaved: rounds (default 8; the sign-flip test needs 7 to decide)', min: 2, max: 1000 },
+  { name: 'seed', type: 'integer', description: 'Interleaved: seed of the round orders (default 1)', min: 0 },
+  { name: 'test', type: 'string', choices: ['sign-flip', 'paired', 'blocked'], description: 'Interleaved: how a combination is compared with the baseline of the same rounds (default sign-flip)' },
 ] as const
 
 /** The one positional id a subcommand needs, or a usage error naming it. */
@@ -35,6 +39,7 @@ export function requireId(positionals: readonly string[], name: string): string 
 export interface RunRequestFlags {
   engine?: string; backend?: string; gguf?: string; mode?: string; reps?: number; warmups?: number
   restrict?: string; maxCombos?: number; promptTokens?: number; genTokens?: number; registryKernels?: boolean
+  design?: 'sequential' | 'interleaved'; rounds?: number; seed?: number; test?: 'sign-flip' | 'paired' | 'blocked'
 }
 
 const parseJson = (text: string, what: string): Record<string, unknown> => {
@@ -79,6 +84,10 @@ export async function buildRunRequest(file: string | undefined, f: RunRequestFla
   if (f.warmups !== undefined) body.warmups = f.warmups
   if (f.maxCombos !== undefined) body.maxCombos = f.maxCombos
   if (f.registryKernels) body.registryKernels = true
+  if (f.design) body.design = f.design
+  if (f.rounds !== undefined) body.rounds = f.rounds
+  if (f.seed !== undefined) body.seed = f.seed
+  if (f.test) body.test = f.test
   if (f.promptTokens !== undefined || f.genTokens !== undefined) {
     body.workload = { batch: 1, ...(body.workload as object ?? {}), ...(f.promptTokens !== undefined ? { promptTokens: f.promptTokens } : {}), ...(f.genTokens !== undefined ? { generatedTokens: f.genTokens } : {}) }
   }

@@ -46,6 +46,17 @@ describe('kerneltune run (embedded store)', () => {
     expect(human.out).toContain(formatCommandLine(apply.json.translation, { env: 'export', multiline: true }))
   })
 
+  it('should run the interleaved design when asked (--design interleaved) and show it with its A/A check', async () => {
+    const created = await cli(t.dir, ['run', 'create', 'request.json', '--design', 'interleaved', '--rounds', '4', '--seed', '2', '--db', db, '--json'])
+    expect(created.code).toBe(0)
+    expect(created.json).toMatchObject({ status: 'succeeded', summary: { experiment: { design: 'interleaved', rounds: 4, seed: 2 } } })
+    const show = await cli(t.dir, ['run', 'show', created.json.id, '--db', db, '--json'])
+    for (const c of show.json.combos) expect(c.repetitions).toHaveLength(4)
+    const human = await cli(t.dir, ['run', 'show', created.json.id, '--db', db])
+    expect(human.out).toMatch(/design\s+interleaved, 4 rounds, seed 2, sign-flip test/)
+    expect(human.out).toMatch(/A\/A check/)
+  })
+
   it('should cancel a queued run (--no-watch); a finished run keeps its status', async () => {
     const queued = await cli(t.dir, ['run', 'create', request, '--db', db, '--no-watch', '--json'])
     expect(queued.json.status).toBe('queued')

@@ -110,5 +110,12 @@ function runSummary(run: any): string {
   if (s.cacheScope === 'shared') rows.push(['cache', 'shared across tenants (operator opt-in): cached results may come from other tenants\' runs'])
   for (const k of s.registryKernels ?? []) rows.push(['registry kernel', `${k.name} (${k.id}) ${k.selection}${k.usedBy.length ? `, used by combos ${k.usedBy.join(', ')}` : ''}: ${k.why}`])
   for (const n of run.registryNotes ?? []) rows.push(['note', n])
+  const x = s.experiment
+  if (x?.design === 'interleaved') {
+    rows.push(['design', `interleaved, ${x.rounds} rounds${x.partialRound ? ' (the last one partial)' : ''}, seed ${x.seed}, ${x.test} test on ${x.metric}, every round on ${x.device}${x.worker ? ` by worker ${x.worker}` : ''}`])
+    const aa = x.aa?.comparison
+    rows.push(['A/A check', aa ? `${(aa.improvement * 100).toFixed(1)}%, p=${aa.pValue.toPrecision(2)}, ${aa.verdict}${x.aa.declaredWinner ? ' (the rule would crown the baseline against itself: noise)' : ''}` : 'not enough rounds'])
+    rows.push(['verdict', x.verdict])
+  }
   return keyValues(rows)
 }

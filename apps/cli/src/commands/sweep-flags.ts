@@ -2,7 +2,7 @@
  * The flags of `kerneltune sweep`, as a typed table: the command declares them and its
  * server/interleaved path reads them with the same types (no `any` between the two).
  */
-import { SWEEP_GATE_DEFAULTS, SWEEP_METRICS } from '@kerneltune/engines-llamacpp'
+import { SWEEP_GATE_DEFAULTS, SWEEP_METRICS } from '@kerneltune/experiment'
 import { GATE_METHODS } from '@kerneltune/stats'
 import type { FlagSpec } from '../cli/args.ts'
 import { OBJECTIVE_FLAGS } from './shared/objectives-flags.ts'
@@ -35,4 +35,5 @@ export const SWEEP_FLAGS = [
   { name: 'capacity', type: 'boolean', description: 'Server, with --slo: after the sweep, search the capacity of the defaults and of the winner under the objectives (bench capacity\'s search, at most 16 measurements each).' },
   { name: 'capacity-by', type: 'string', description: 'What --capacity searches: rate (open loop, Poisson arrivals, req/s) or concurrency (closed loop).', choices: ['rate', 'concurrency'], default: 'rate' },
   { name: 'test', type: 'string', description: 'Interleaved: how a combination is compared with the defaults of the same rounds. sign-flip: the 20% trimmed mean of its log ratios with a randomization p-value, exact (all 2^n sign patterns) up to 14 rounds and resampled from 10,000 patterns past them (robust to wild measurements; needs 7 rounds to decide). paired: a t-test on their mean. blocked: the noise pooled over every combination (more power in few rounds, but it assumes every combination is as noisy as the defaults, which a loaded CPU breaks).', choices: ['sign-flip', 'paired', 'blocked'], default: 'sign-flip' },
+  { name: 'db', type: 'string', description: 'Store the sweep\'s run here (default: the embedded store, $XDG_DATA_HOME/kerneltune/kerneltune.db).', valueName: 'PATH' },
 ] as const satisfies readonly FlagSpec[]

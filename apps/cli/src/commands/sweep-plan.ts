@@ -6,7 +6,8 @@
  */
 import { createCatalog } from '@kerneltune/catalog'
 import { formatCommandLine, type CatalogExtension, type Combo, type HardwareSpec } from '@kerneltune/core'
-import { sweepExtension, sweepSpace, withoutDefaults, type SweepMode, type SweepResult, type SweepSpace } from '@kerneltune/engines-llamacpp'
+import { sweepExtension, sweepSpace, withoutDefaults, type SweepMode, type SweepSpace } from '@kerneltune/engines-llamacpp'
+import { type SweepResult } from '@kerneltune/experiment'
 import { fmt, table } from '../cli/output.ts'
 
 /** Per-mode run lengths: quick is sized for a tiny model on 2 cores in 1–2 minutes. */
@@ -21,6 +22,8 @@ export interface SweepPlan {
   readonly candidates: readonly { readonly combo: Combo; readonly hash: string }[]
   readonly pruned: readonly { readonly combo: Combo; readonly rule: string }[]
   readonly catalog: { readonly version: string; readonly hash: string }
+  /** The catalog snapshot the plan was enumerated from, stored with the sweep's run. */
+  readonly snapshot: unknown
 }
 
 /** Enumerates the sweep space through the catalog, with llama.cpp's legality rules. */
@@ -43,6 +46,7 @@ export function planThroughCatalog(mode: SweepMode, space: SweepSpace, extension
     candidates: preview.legal.filter((l) => Object.keys(nonDefault(l.combo)).length > 0).map((l) => ({ combo: l.combo, hash: l.hash })),
     pruned: preview.pruned.map((p) => ({ combo: p.combo, rule: p.rule })),
     catalog: { version: catalog.version, hash: catalog.hash },
+    snapshot: catalog.snapshot,
   }
 }
 

@@ -1,12 +1,14 @@
 /**
  * The `sweep` command's path for `--backend server` and `--design interleaved`: plans the space
  * (the serving space, with slots and continuous batching, for the server backend), measures it
- * and prints the interleaved report. Kept apart from sweep.ts so the in-process path stays as it was.
+ * through the tuner as a stored run (sweep-run.ts) and prints the interleaved report. sweep.ts
+ * calls it; it imports nothing from sweep.ts (no cycle), and reads the flags typed.
  */
-import { SWEEP_GATE_DEFAULTS, runInterleavedSweep, type InterleavedSweepResult, type RoundsTest, type SweepMetric, type SweepMode, type SweepResult, type SweepSpace } from '@kerneltune/engines-llamacpp'
+import { llamacppEngine, withoutDefaults, type SweepMode, type SweepSpace } from '@kerneltune/engines-llamacpp'
+import { SWEEP_GATE_DEFAULTS, type InterleavedSweepResult, type SweepResult } from '@kerneltune/experiment'
 import { llamacppBackend } from '@kerneltune/engines-llamacpp/node'
 import type { HardwareSpec } from '@kerneltune/core'
-import type { GateMethod } from '@kerneltune/stats'
+import type { Store } from '@kerneltune/store'
 import type { CommandContext } from '../cli/command.ts'
 import { fmt, progressBar } from '../cli/output.ts'
 import type { SWEEP_FLAGS } from './sweep-flags.ts'
@@ -16,8 +18,10 @@ import { serverTarget } from './bench/serve-target.ts'
 import { objectivesFromFlags, writeRecords } from './shared/objectives-flags.ts'
 import { assessSweep, createRunCollector, sweepCapacity, sweepObjectivesOutput } from './sweep-objectives.ts'
 import { executeServerSweep, planServingSweep, renderInterleaved } from './sweep-server.ts'
+import { sweepAsRun } from './sweep-run.ts'
 
 export interface ServerRunInput {
+  readonly store: Store
   readonly modelPath: string
   readonly modelBytes: number
   readonly mode: SweepMode
@@ -31,15 +35,14 @@ const isInterleaved = (r: InterleavedSweepResult | SweepResult): r is Interleave
 export async function runServerOrInterleaved(ctx: CommandContext<typeof SWEEP_FLAGS>, i: ServerRunInput): Promise<number> {
   const f = ctx.flags
   const server = f.backend === 'server'
-  // The flag parser has checked these against the flags' choices; the casts name those choices.
-  const design = (f.design ?? (server ? 'interleaved' : 'sequential')) as 'interleaved' | 'sequential'
-  const test = (f.test ?? 'sign-flip') as RoundsTest
+  const design = f.design ?? (server ? 'interleaved' : 'sequential')
+  const test = f.test ?? 'sign-flip'
   const plan = server ? planServingSweep(i.mode, i.hardware, i.cores, i.override) : planSweep(i.mode, i.hardware, i.cores, i.override)
   const d = SWEEP_DEFAULTS[i.mode]
   // The sign-flip test needs 7 rounds to reach p < 0.05 at all (minRoundsToDecide).
   const rounds: number = f.rounds ?? (i.mode === 'quick' ? 8 : 12)
-  const gate = (f.gate ?? SWEEP_GATE_DEFAULTS.gate) as GateMethod
-  const metric = (f.metric ?? 'decodeTps') as SweepMetric
+  const gate = f.gate ?? SWEEP_GATE_DEFAULTS.gate
+  const metric = f.metric ?? 'decodeTps'
   const epsilon: number = f.epsilon ?? SWEEP_GATE_DEFAULTS.epsilon
   const margin: number = f.margin ?? SWEEP_GATE_DEFAULTS.margin
   const promptTokens: number = f.promptTokens ?? d.promptTokens
@@ -51,22 +54,25 @@ export async function runServerOrInterleaved(ctx: CommandContext<typeof SWEEP_FL
   const collector = objectives || f.records ? createRunCollector() : undefined
   const started = Date.now()
   ctx.io.stderr(`sweeping ${plan.candidates.length} combinations (${plan.pruned.length} removed by llama.cpp's rules) against the defaults, ${i.mode} mode, ${design} design, ${server ? `llama-server under ${f.concurrency ?? 4} concurrent requests` : 'node-llama-cpp in-process'}\n`)
-  let r: InterleavedSweepResult | SweepResult
+  let r: (InterleavedSweepResult | SweepResult) & { runId: string }
   if (server) {
     r = await executeServerSweep(ctx.io, {
-      modelPath: i.modelPath, modelBytes: i.modelBytes, plan, design, concurrency: f.concurrency ?? 4, requests: f.requests ?? 8, promptTokens, outputTokens,
+      store: i.store, hardware: i.hardware, modelPath: i.modelPath, modelBytes: i.modelBytes, plan, design, concurrency: f.concurrency ?? 4, requests: f.requests ?? 8, promptTokens, outputTokens,
       rounds, ...(f.timeBudget === undefined ? {} : { timeBudgetMs: f.timeBudget * 1000 }), warmups: f.warmup ?? 1, seed: f.seed ?? 1, test, gate, metric, epsilon, margin,
       ...(collector ? { onSession: collector.onSession } : {}),
     })
   } else {
-    const backend = llamacppBackend({ modelPath: i.modelPath, gpu: f.gpu === 'off' || f.gpu === undefined ? false : (f.gpu as 'auto' | 'cuda' | 'vulkan'), promptTokens, genTokens: outputTokens })
+    const backend = llamacppBackend({ modelPath: i.modelPath, gpu: f.gpu === 'off' || f.gpu === undefined ? false : f.gpu, promptTokens, genTokens: outputTokens })
     const arms = plan.candidates.length + 2
     const bar = progressBar(ctx.io, 'sweep (interleaved)', rounds * arms)
-    r = await runInterleavedSweep({
-      backend, candidates: plan.candidates, model: i.modelPath, gate, metric, epsilon, margin, warmups: f.warmup ?? 1, rounds, seed: f.seed ?? 1, test,
-      ...(f.timeBudget === undefined ? {} : { timeBudgetMs: f.timeBudget * 1000 }),
-      onProgress: (p) => bar.update((p.round - 1) * arms + p.step - 1, `round ${p.round}`),
+    const { runId, result } = await sweepAsRun({
+      store: i.store, modelPath: i.modelPath, hardware: i.hardware, plan, design: 'interleaved', backendName: 'node-llama-cpp', backend, engine: llamacppEngine(), withoutDefaults,
+      workload: { batch: 1, promptTokens, generatedTokens: outputTokens }, repetitions: rounds, warmups: f.warmup ?? 1,
+      settings: { model: i.modelPath, gate, metric, epsilon, margin, warmups: f.warmup ?? 1, rounds, seed: f.seed ?? 1, test, ...(f.timeBudget === undefined ? {} : { timeBudgetMs: f.timeBudget * 1000 }) },
+      is: (x): x is InterleavedSweepResult => 'aa' in x,
+      onEvent: (e) => e.type === 'progress' && bar.update(e.done, `round ${Math.ceil(e.done / arms)}`),
     })
+    r = { ...result, runId }
     bar.done()
   }
   // Objectives decide instead of the gate when stated; the gate's choice stays in the JSON as gateWinner.
@@ -76,7 +82,6 @@ export async function runServerOrInterleaved(ctx: CommandContext<typeof SWEEP_FL
   const byObjectives = objectives && sweepObj ? sweepObjectivesOutput(r, objectives, sweepObj, capacity) : undefined
   const seconds = (Date.now() - started) / 1000
   if (ctx.json) {
-    // runId: the stored run's id joins here when the sweep is stored as a run (issue 25, one experiment engine).
     ctx.printJson({
       ok: true, engine: 'llamacpp', ...r, design, winner: r.winner ?? null, ...(byObjectives?.json ?? {}),
       model: { path: i.modelPath, bytes: i.modelBytes }, mode: i.mode, space: plan.space, catalog: plan.catalog, pruned: plan.pruned,
@@ -86,7 +91,7 @@ export async function runServerOrInterleaved(ctx: CommandContext<typeof SWEEP_FL
   } else {
     ctx.io.stdout(isInterleaved(r) ? renderInterleaved(r) : renderSweep(r))
     if (byObjectives) ctx.io.stdout(byObjectives.text)
-    ctx.io.stdout(`${r.combos.length} combinations measured in ${fmt(seconds, 1)} s; ${plan.pruned.length} removed by rules\n`)
+    ctx.io.stdout(`${r.combos.length} combinations measured in ${fmt(seconds, 1)} s; ${plan.pruned.length} removed by rules; stored as run ${r.runId} (kerneltune run show ${r.runId})\n`)
   }
   return (byObjectives ? byObjectives.hasWinner : r.winner) ? 0 : 3
 }

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import type { Combo, MeasurementBackend } from '@kerneltune/core'
-import { runInterleavedSweep } from '@kerneltune/engines-llamacpp'
+import { llamacppEngine, withoutDefaults } from '@kerneltune/engines-llamacpp'
+import { runInterleavedSweep } from '@kerneltune/experiment'
 import { renderInterleaved } from './sweep-server.ts'
 
 /**
@@ -26,7 +27,7 @@ const candidates: { combo: Combo }[] = [{ combo: { threads: '1' } }, { combo: { 
 // resampled from 10,000 past them (issue 23 item 11).
 describe('renderInterleaved', () => {
   it('should label the p-values exact with the number of patterns when every arm has at most 14 rounds', async () => {
-    const r = await runInterleavedSweep({ backend: simulated(), candidates, rounds: 8, seed: 1, warmups: 0, aaResamples: 100 })
+    const r = await runInterleavedSweep({ engine: llamacppEngine(), withoutDefaults, backend: simulated(), candidates, rounds: 8, seed: 1, warmups: 0, aaResamples: 100 })
     const out = renderInterleaved(r)
     expect(out).toMatch(/sign-flip p-value: exact up to 14 rounds, resampled from 10,000 patterns past them/)
     expect(out).toMatch(/^p-values: sign-flip exact \(2\^8 = 256 patterns\)$/m)
@@ -37,7 +38,7 @@ describe('renderInterleaved', () => {
   })
 
   it('should label them resampled, with the count and the floor, past 14 rounds', async () => {
-    const r = await runInterleavedSweep({ backend: simulated(), candidates, rounds: 15, seed: 1, warmups: 0, aaResamples: 100 })
+    const r = await runInterleavedSweep({ engine: llamacppEngine(), withoutDefaults, backend: simulated(), candidates, rounds: 15, seed: 1, warmups: 0, aaResamples: 100 })
     const out = renderInterleaved(r)
     expect(out).toMatch(/^p-values: sign-flip resampled \(10,000 patterns, p ≥ 1\/10,001\)$/m)
     expect(out).toMatch(/winner: .*p=[0-9.e-]+, resampled \(10,000 patterns, p ≥ 1\/10,001\)\)/)
@@ -46,7 +47,7 @@ describe('renderInterleaved', () => {
 
   it('should label each p-value in its row when the arms were compared over different numbers of rounds', async () => {
     // flash_attn=off dies in its visit of round 9 or later, leaving it fewer rounds than the others.
-    const r = await runInterleavedSweep({ backend: simulated((c, call) => c.flash_attn === 'off' && call >= 32), candidates, rounds: 15, seed: 1, warmups: 0, aaResamples: 0 })
+    const r = await runInterleavedSweep({ engine: llamacppEngine(), withoutDefaults, backend: simulated((c, call) => c.flash_attn === 'off' && call >= 32), candidates, rounds: 15, seed: 1, warmups: 0, aaResamples: 0 })
     const rounds = r.combos.map((c) => c.paired.decodeTps?.n)
     expect(new Set(rounds).size).toBe(2)
     const out = renderInterleaved(r)

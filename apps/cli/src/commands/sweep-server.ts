@@ -2,8 +2,8 @@
  * `kerneltune sweep --backend server`: llama.cpp settings (including llama-server's slots and
  * continuous batching) measured as real llama-server processes under concurrent streaming load,
  * with the interleaved design: every arm once per round in a seeded random order, the defaults
- * twice (A/A), compared to the defaults paired by round. See @kerneltune/engines-llamacpp's
- * runInterleavedSweep and @kerneltune/backends' serverBackend.
+ * twice (A/A), compared to the defaults paired by round. See @kerneltune/experiment's
+ * runInterleavedSweep (run by the tuner: the sweep is a stored run) and @kerneltune/backends' serverBackend.
  *
  * Each arm's llama-server is launched once and kept running across the rounds (a repetition is
  * warm-up + load on it); servers are stopped when the sweep ends, fails or is cancelled. Only one
@@ -13,26 +13,16 @@
  */
 import { freemem } from 'node:os'
 import type { Combo, HardwareSpec } from '@kerneltune/core'
+import type { Store } from '@kerneltune/store'
 import { serverBackend, type ServerBackend, type ServerBackendOptions } from '@kerneltune/backends/node'
-import {
-  llamacppServerEngine,
-  pValueMethod,
-  runInterleavedSweep,
-  runSweep,
-  servingSweepExtension,
-  servingSweepSpace,
-  withoutServingDefaults,
-  type InterleavedSweepResult,
-  type PairedComparison,
-  type RoundsTest,
-  type SweepMetric,
-  type SweepResult,
-} from '@kerneltune/engines-llamacpp'
+import { llamacppServerEngine, servingSweepExtension, servingSweepSpace, withoutServingDefaults } from '@kerneltune/engines-llamacpp'
+import { pValueMethod, runInterleavedSweep, runSweep, type InterleavedSweepResult, type PairedComparison, type RoundsTest, type SweepMetric, type SweepResult } from '@kerneltune/experiment'
 import type { GateMethod } from '@kerneltune/stats'
 import type { Io } from '../cli/command.ts'
 import { fmt, progressBar, table } from '../cli/output.ts'
 import { serverTarget } from './bench/serve-target.ts'
 import { planThroughCatalog, type SweepPlan } from './sweep-plan.ts'
+import { sweepAsRun } from './sweep-run.ts'
 
 /** The serving space through the catalog (llama.cpp's rules apply), without the all-defaults combo. */
 export function planServingSweep(mode: 'quick' | 'standard', hardware: HardwareSpec, logicalCores: number, override?: Readonly<Record<string, readonly string[]>>): SweepPlan {
@@ -41,6 +31,9 @@ export function planServingSweep(mode: 'quick' | 'standard', hardware: HardwareS
 }
 
 export interface ServerSweepOptions {
+  /** Where the sweep's run is stored. */
+  readonly store: Store
+  readonly hardware: HardwareSpec
   readonly modelPath: string
   readonly plan: SweepPlan
   readonly design: 'interleaved' | 'sequential'
@@ -86,38 +79,50 @@ export function llamaServerBackend(io: Io, o: Pick<ServerSweepOptions, 'modelPat
 
 const label = (c: Combo) => Object.entries(withoutServingDefaults(c)).map(([k, v]) => `${k}=${v}`).join(' ') || '(defaults)'
 
-export async function executeServerSweep(io: Io, o: ServerSweepOptions): Promise<InterleavedSweepResult | SweepResult> {
+/** Stores the plan as a run and measures it through the tuner with llama-servers kept across rounds; returns the design's result and the run id. */
+export async function executeServerSweep(io: Io, o: ServerSweepOptions): Promise<(InterleavedSweepResult | SweepResult) & { runId: string }> {
   const arms = o.plan.candidates.length + 2
   // Sequential never returns to a combination: keeping the current one's server spans its chunks of repetitions.
   const keep = o.design === 'sequential' ? 1 : keptServers(arms, o.modelBytes)
   const backend = llamaServerBackend(io, o, keep)
   // The server settings (parallel, cont_batching) need the serving translator for the winner's command line.
-  const common = { backend, candidates: o.plan.candidates, model: o.modelPath, gate: o.gate, metric: o.metric, epsilon: o.epsilon, margin: o.margin, warmups: o.warmups, engine: llamacppServerEngine(), withoutDefaults: withoutServingDefaults }
+  const common = {
+    store: o.store, modelPath: o.modelPath, hardware: o.hardware, plan: o.plan, backendName: 'server', backend, engine: llamacppServerEngine(), withoutDefaults: withoutServingDefaults,
+    workload: { batch: o.concurrency, promptTokens: o.promptTokens, generatedTokens: o.outputTokens }, warmups: o.warmups,
+  }
+  const design = { model: o.modelPath, gate: o.gate, metric: o.metric, epsilon: o.epsilon, margin: o.margin, warmups: o.warmups }
   try {
     if (o.design === 'sequential') {
       const bar = progressBar(io, 'sweep (server, sequential)', o.plan.candidates.length + 1)
-      const r = await runSweep({ ...common, onProgress: (p) => bar.update(p.index + (p.done ? 1 : 0), `${label(p.combo)} (${p.reps} reps)`) })
+      const { runId, result } = await sweepAsRun({
+        ...common, design: 'sequential', repetitions: 5, settings: design, is: (r): r is SweepResult => !('aa' in r),
+        onEvent: (e) => e.type === 'progress' && bar.update(e.done, `${e.done}/${e.total}`),
+      })
       bar.done()
-      return r
+      return { ...result, runId }
     }
     if (keep < arms) io.stderr(`memory holds ${keep} of the ${arms} arms' servers at once: the others are stopped and relaunched as the rounds visit them (slower, and launch-to-launch variance enters the comparison)\n`)
     const bar = progressBar(io, 'sweep (server, interleaved)', o.rounds * arms)
-    const r = await runInterleavedSweep({
-      ...common,
-      // Every arm's server stays up between visits, so later visits need no warm-up; servers the
-      // memory bound stops are relaunched on their next visit, which then needs one.
-      revisitWarmups: keep >= arms ? 0 : o.warmups,
-      // The defaults under a key of their own (cont_batching=on writes no flag): the A/A arm gets its own server, as every candidate does.
-      aaCombo: { cont_batching: 'on' },
-      rounds: o.rounds,
-      seed: o.seed,
-      ...(o.test ? { test: o.test } : {}),
-      ...(o.timeBudgetMs === undefined ? {} : { timeBudgetMs: o.timeBudgetMs }),
-      onProgress: (p) => bar.update((p.round - 1) * arms + p.step - 1, `round ${p.round}: ${p.arm === 'baseline' || p.arm === 'aa' ? p.arm : label(p.combo)}`),
+    const { runId, result: r } = await sweepAsRun({
+      ...common, design: 'interleaved', repetitions: o.rounds,
+      settings: {
+        ...design,
+        // Every arm's server stays up between visits, so later visits need no warm-up; servers the
+        // memory bound stops are relaunched on their next visit, which then needs one.
+        revisitWarmups: keep >= arms ? 0 : o.warmups,
+        // The defaults under a key of their own (cont_batching=on writes no flag): the A/A arm gets its own server, as every candidate does.
+        aaCombo: { cont_batching: 'on' },
+        rounds: o.rounds,
+        seed: o.seed,
+        ...(o.test ? { test: o.test } : {}),
+        ...(o.timeBudgetMs === undefined ? {} : { timeBudgetMs: o.timeBudgetMs }),
+      },
+      is: (x): x is InterleavedSweepResult => 'aa' in x,
+      onEvent: (e) => e.type === 'progress' && bar.update(e.done, `round ${Math.ceil(e.done / arms)}`),
     })
     bar.done()
     const stats = backend.poolStats()
-    return stats ? { ...r, notes: [...r.notes, `llama-server launches: ${stats.launches} for ${arms} arms over ${r.rounds} rounds (${stats.relaunches} after a server died, ${stats.evictions} stopped to stay within ${keep} kept servers)`] } : r
+    return stats ? { ...r, runId, notes: [...r.notes, `llama-server launches: ${stats.launches} for ${arms} arms over ${r.rounds} rounds (${stats.relaunches} after a server died, ${stats.evictions} stopped to stay within ${keep} kept servers)`] } : { ...r, runId }
   } finally {
     // Every kept server stops here, whether the sweep finished, failed or was cancelled.
     await backend.close()

@@ -9,7 +9,8 @@ import { runMain } from '../cli/testing.ts'
 const dir = mkdtempSync(join(tmpdir(), 'kt-sweep-'))
 afterAll(() => rmSync(dir, { recursive: true, force: true }))
 
-const run = (...argv: string[]) => runMain(argv, dir)
+// Every sweep stores its run: in a store of the test's own.
+const run = (...argv: string[]) => runMain([...argv, '--db', join(dir, 'kt.db')], dir)
 
 describe('kerneltune sweep', () => {
   beforeAll(async () => {
@@ -36,6 +37,15 @@ describe('kerneltune sweep', () => {
     expect(j.recommendedArgv.slice(0, 3)).toEqual(['llama-server', '-m', join(dir, 'tiny.gguf')])
     expect(r.code === 0).toBe(j.winner !== null)
     expect(r.err).toMatch(/sweep: 4\/4/)
+    // The sweep is a stored run: run show reads every combination's repetitions and the design's verdict.
+    const show = await run('run', 'show', j.runId, '--json')
+    expect([show.code, show.err]).toEqual([0, ''])
+    expect(JSON.parse(show.out)).toMatchObject({ run: { id: j.runId, status: 'succeeded', backend: 'node-llama-cpp', summary: { experiment: { design: 'sequential', verdict: j.verdict } } } })
+    const combos = JSON.parse(show.out).combos
+    expect(combos).toHaveLength(4)
+    expect(combos.map((c: { repetitions: unknown[] }) => c.repetitions.length)).toEqual([2, 2, 2, 2])
+    const list = JSON.parse((await run('run', 'list', '--json')).out)
+    expect(list.items.map((x: { id: string }) => x.id)).toContain(j.runId)
   }, 120_000)
 
   it('should reject a missing file and an unknown dimension value as usage errors', async () => {

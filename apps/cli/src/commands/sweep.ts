@@ -5,19 +5,25 @@
  * against llama-server's defaults, and the winner comes with its statistics and command line.
  */
 import { resolve } from 'node:path'
-import { KerneltuneError } from '@kerneltune/core'
+import { KerneltuneError, type HardwareSpec } from '@kerneltune/core'
 import { requireGgufFile } from './shared/target-flags.ts'
-import { SWEEP_GATE_DEFAULTS, runSweep, type SweepMetric, type SweepMode, type SweepProgress, type SweepResult, type SweepSpace } from '@kerneltune/engines-llamacpp'
+import { llamacppEngine, withoutDefaults, type SweepMode, type SweepSpace } from '@kerneltune/engines-llamacpp'
+import { SWEEP_GATE_DEFAULTS, type SweepMetric, type SweepResult } from '@kerneltune/experiment'
 import { llamacppBackend } from '@kerneltune/engines-llamacpp/node'
 import type { GateMethod } from '@kerneltune/stats'
-import type { Io } from '../cli/command.ts'
+import type { Store } from '@kerneltune/store'
+import type { CommandContext, Io } from '../cli/command.ts'
 import { defineCommand } from '../cli/command.ts'
 import { fmt, progressBar } from '../cli/output.ts'
 import { SWEEP_FLAGS } from './sweep-flags.ts'
 import { label, planSweep, renderSweep, SWEEP_DEFAULTS, type SweepPlan } from './sweep-plan.ts'
 import { runServerOrInterleaved } from './sweep-server-run.ts'
+import { sweepAsRun } from './sweep-run.ts'
 
 export interface SweepRunOptions {
+  /** Where the sweep's run is stored (the embedded store, or --db). */
+  readonly store: Store
+  readonly hardware: HardwareSpec
   readonly modelPath: string
   readonly plan: SweepPlan
   readonly gpu?: false | 'auto' | 'cuda' | 'vulkan'
@@ -32,8 +38,8 @@ export interface SweepRunOptions {
   readonly metric: SweepMetric
   readonly epsilon: number
   readonly margin: number
-  /** Told of every step after the progress bar (the demo times the defaults' measurement apart from the sweep). */
-  readonly onProgress?: (p: SweepProgress) => void
+  /** Told when the defaults are measured (the demo times that apart from the sweep). */
+  readonly onBaselineDone?: () => void
 }
 
 /** `--space` JSON: dimension → list of values (checked against the catalog by sweepSpace). */
@@ -49,34 +55,37 @@ export function parseSpace(json: string): SweepSpace {
   return v as SweepSpace
 }
 
-/** Measures the plan with a progress bar on stderr (one step per combination, baseline first). */
-export async function executeSweep(io: Io, o: SweepRunOptions): Promise<SweepResult> {
+/** Stores the plan as a run and measures it through the tuner (sequential design), with a progress bar on stderr (one step per combination, baseline first). */
+export async function executeSweep(io: Io, o: SweepRunOptions): Promise<SweepResult & { runId: string }> {
   const backend = llamacppBackend({ modelPath: o.modelPath, gpu: o.gpu ?? false, promptTokens: o.promptTokens, genTokens: o.genTokens })
   const bar = progressBar(io, 'sweep', o.plan.candidates.length + 1)
-  const result = await runSweep({
-    backend,
-    candidates: o.plan.candidates,
-    model: o.modelPath,
-    warmups: o.warmups,
-    minReps: o.minReps,
-    maxReps: o.maxReps,
-    earlyStop: o.earlyStop,
-    noiseFloor: o.noiseFloor,
-    gate: o.gate,
-    metric: o.metric,
-    epsilon: o.epsilon,
-    margin: o.margin,
-    onProgress: (p) => (bar.update(p.index + (p.done ? 1 : 0), `${label(p.combo)} (${p.reps} reps)`), o.onProgress?.(p)),
+  const { runId, result } = await sweepAsRun({
+    store: o.store, modelPath: o.modelPath, hardware: o.hardware, plan: o.plan, design: 'sequential', backendName: 'node-llama-cpp', backend,
+    engine: llamacppEngine(), withoutDefaults,
+    workload: { batch: 1, promptTokens: o.promptTokens, generatedTokens: o.genTokens }, repetitions: o.maxReps, warmups: o.warmups,
+    settings: { model: o.modelPath, warmups: o.warmups, minReps: o.minReps, maxReps: o.maxReps, earlyStop: o.earlyStop, noiseFloor: o.noiseFloor, gate: o.gate, metric: o.metric, epsilon: o.epsilon, margin: o.margin },
+    is: (r): r is SweepResult => !('aa' in r),
+    onEvent: (e) => {
+      if (e.type !== 'progress') return
+      bar.update(e.done, `${e.done}/${e.total}`)
+      if (e.done === 1) o.onBaselineDone?.()
+    },
   })
   bar.done()
-  return result
+  return { ...result, runId }
+}
+
+/** The store a sweep's run goes to: --db (as the run commands read it), else the embedded store every command uses. */
+export async function sweepStore(io: Io, db: string | undefined): Promise<Store> {
+  const { defaultDatabaseUrl, openStoreAt } = await import('@kerneltune/compose/node')
+  return openStoreAt(db ?? defaultDatabaseUrl(io.env))
 }
 
 export const sweepCommand = defineCommand({
   name: 'sweep',
   summary: 'Sweep llama.cpp settings on this machine for real, with statistics against the defaults and a quality gate.',
   description:
-    'Enumerates llama.cpp settings through the catalog (with the engine\'s legality rules), measures the defaults and then every legal combination through node-llama-cpp, with warm-ups, repetitions and early termination, compares each to the defaults (10% trimmed means, Welch/Yuen test, Cohen\'s d) on decode and prefill tokens/s and time to first token, applies a quality gate and names the winner: the fastest combination (by --metric) that passes the gate and is significantly better than the defaults. Quick mode sweeps threads x flash attention x V cache type; standard adds the micro-batch and K cache type. The default gate is regression: no gated metric may be worse than the defaults by more than --epsilon.',
+    'Stores the sweep as a run (in the embedded store, or --db) that the tuner measures, so it is listed in History and `kerneltune run show` reads it. Enumerates llama.cpp settings through the catalog (with the engine\'s legality rules), measures the defaults and then every legal combination through node-llama-cpp, with warm-ups, repetitions and early termination, compares each to the defaults (10% trimmed means, Welch/Yuen test, Cohen\'s d) on decode and prefill tokens/s and time to first token, applies a quality gate and names the winner: the fastest combination (by --metric) that passes the gate and is significantly better than the defaults. Quick mode sweeps threads x flash attention x V cache type; standard adds the micro-batch and K cache type. The default gate is regression: no gated metric may be worse than the defaults by more than --epsilon.',
   flags: SWEEP_FLAGS,
   examples: [
     'kerneltune model synth --params 15M --quant Q8_0 --vocab-size 2048 --out /tmp/m.gguf && kerneltune sweep --engine llamacpp --gguf /tmp/m.gguf --quick',
@@ -85,23 +94,38 @@ export const sweepCommand = defineCommand({
     'kerneltune sweep --gguf m.gguf --quick --space \'{"threads":["1","2"],"cache_type_k":["f16","q8_0"]}\'',
   ],
   jsonOutput:
-    'With --backend server or --design interleaved: { ok, engine, backend, design: "interleaved", device, rounds, partialRound, order, metric, baseline, combos: [{ combo, reps, error?, stats, comparison, paired: { decodeTps?, prefillTps?, ttftMs? } }], aa: { comparison, declaredWinner, falseWinnerRate, resamples, reps }, winner | null, verdict, recommendedArgv, load: { concurrency, requests, promptTokens, outputTokens }, settings, seconds, ... }. Otherwise: { ok, engine: "llamacpp", measured: true, simulated: false, device, model: { path, bytes }, mode, space, catalog: { version, hash }, pruned: [{ combo, rule }], workload: { promptTokens, genTokens }, settings: { warmups, minReps, maxReps, earlyStop, noiseFloor }, metric, baseline: { combo, hash, reps, stats }, combos: [{ combo, hash, reps, stoppedEarly?, error?, stats, comparison: { decodeTps?, prefillTps?, ttftMs? }, gate }], gate: GateResult, winner: { combo, hash, reps, stats, comparison, gate, llamaServerArgv } | null, verdict, recommendedArgv, notes, seconds }',
+    'Both carry runId: the stored run (kerneltune run show RUN_ID, the dashboard\'s History). With --backend server or --design interleaved: { ok, runId, engine, backend, design: "interleaved", device, rounds, partialRound, order, metric, baseline, combos: [{ combo, reps, error?, stats, comparison, paired: { decodeTps?, prefillTps?, ttftMs? } }], aa: { comparison, declaredWinner, falseWinnerRate, resamples, reps }, winner | null, verdict, recommendedArgv, load: { concurrency, requests, promptTokens, outputTokens }, settings, seconds, ... }. Otherwise: { ok, runId, engine: "llamacpp", measured: true, simulated: false, device, model: { path, bytes }, mode, space, catalog: { version, hash }, pruned: [{ combo, rule }], workload: { promptTokens, genTokens }, settings: { warmups, minReps, maxReps, earlyStop, noiseFloor }, metric, baseline: { combo, hash, reps, stats }, combos: [{ combo, hash, reps, stoppedEarly?, error?, stats, comparison: { decodeTps?, prefillTps?, ttftMs? }, gate }], gate: GateResult, winner: { combo, hash, reps, stats, comparison, gate, llamaServerArgv } | null, verdict, recommendedArgv, notes, seconds }',
   async run(ctx) {
     const f = ctx.flags
     const { path: modelPath, bytes: modelBytes } = await requireGgufFile(ctx.io, f.gguf, 'sweep')
     const override = f.space ? parseSpace(f.space) : undefined
     const mode: SweepMode = f.quick ? 'quick' : 'standard'
-    const d = SWEEP_DEFAULTS[mode]
     const { detectHardware, specFromDetected } = await import('@kerneltune/features/node')
     const detected = await detectHardware()
-    if (f.backend === 'server' || f.design === 'interleaved') return runServerOrInterleaved(ctx, { modelPath, modelBytes, mode, override, hardware: specFromDetected(detected), cores: detected.cpu.threads })
-    const plan = planSweep(mode, specFromDetected(detected), detected.cpu.threads, override)
+    const store = await sweepStore(ctx.io, f.db)
+    try {
+      if (f.backend === 'server' || f.design === 'interleaved') return await runServerOrInterleaved(ctx, { store, modelPath, modelBytes, mode, override, hardware: specFromDetected(detected), cores: detected.cpu.threads })
+      return await sequentialSweep(ctx, store, { modelPath, modelBytes, mode, override, hardware: specFromDetected(detected), cores: detected.cpu.threads })
+    } finally {
+      await store.close()
+    }
+  },
+})
+
+/** The in-process sequential path (the default): node-llama-cpp, the defaults first, early stopping. */
+async function sequentialSweep(ctx: CommandContext<typeof SWEEP_FLAGS>, store: Store, i: { modelPath: string; modelBytes: number; mode: SweepMode; override: SweepSpace | undefined; hardware: HardwareSpec; cores: number }): Promise<number> {
+    const f = ctx.flags
+    const { modelPath, modelBytes, mode } = i
+    const d = SWEEP_DEFAULTS[mode]
+    const plan = planSweep(mode, i.hardware, i.cores, i.override)
     const started = Date.now()
     const maxReps = f.reps ?? d.maxReps
     const o: SweepRunOptions = {
+      store,
+      hardware: i.hardware,
       modelPath,
       plan,
-      gpu: f.gpu === 'off' || f.gpu === undefined ? false : (f.gpu as 'auto' | 'cuda' | 'vulkan'),
+      gpu: f.gpu === 'off' || f.gpu === undefined ? false : f.gpu,
       promptTokens: f.promptTokens ?? d.promptTokens,
       genTokens: f.genTokens ?? d.genTokens,
       warmups: f.warmup ?? 1,
@@ -109,8 +133,8 @@ export const sweepCommand = defineCommand({
       maxReps,
       earlyStop: f.noEarlyStop !== true,
       noiseFloor: f.noiseFloor ?? 0.05,
-      gate: (f.gate ?? SWEEP_GATE_DEFAULTS.gate) as GateMethod,
-      metric: (f.metric ?? 'decodeTps') as SweepMetric,
+      gate: f.gate ?? SWEEP_GATE_DEFAULTS.gate,
+      metric: f.metric ?? 'decodeTps',
       epsilon: f.epsilon ?? SWEEP_GATE_DEFAULTS.epsilon,
       margin: f.margin ?? SWEEP_GATE_DEFAULTS.margin,
     }
@@ -133,9 +157,8 @@ export const sweepCommand = defineCommand({
       })
     } else {
       ctx.io.stdout(renderSweep(r))
-      ctx.io.stdout(`${r.combos.length} combinations measured in ${fmt(seconds, 1)} s; ${plan.pruned.length} removed by rules (${[...new Set(plan.pruned.map((p) => p.rule))].join(', ') || 'none'})\n`)
+      ctx.io.stdout(`${r.combos.length} combinations measured in ${fmt(seconds, 1)} s; ${plan.pruned.length} removed by rules (${[...new Set(plan.pruned.map((p) => p.rule))].join(', ') || 'none'}); stored as run ${r.runId} (kerneltune run show ${r.runId})\n`)
     }
     // Exit 3 (a gate did not pass) when nothing beats the defaults: the recommendation is then no change.
     return r.winner ? 0 : 3
-  },
-})
+}

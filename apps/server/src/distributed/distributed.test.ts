@@ -185,6 +185,37 @@ describe.skipIf(missing)('distributed sweeps (BullMQ on Redis, PostgreSQL store)
     }
   }, 60_000)
 
+  it('should measure an interleaved run as one job on one worker, every round on its device, and name that worker', async () => {
+    const prefix = `kt-test-${randomUUID().slice(0, 8)}`
+    const registry = defaultRegistry({ analytical: { delayMs: 5 } })
+    const workers = await Promise.all(['device A', 'device B'].map((device) => startWorker({ redisUrl: REDIS!, store, registry, prefix, device })))
+    let queue!: RedisJobQueue
+    const app = createApp({ store, registry, queueFactory: (d) => (queue = createRedisQueue(d, { redisUrl: REDIS!, prefix, pollMs: 100 })) })
+    try {
+      const run = await createRun(store, { ...RUN, restrict: { ...RUN.restrict, cuda_graph: ['per-shape'] }, design: 'interleaved', rounds: 3 }, { catalog: app.deps.catalog, registry, tenant: 'acme' })
+      app.queue.enqueue('run', run.id)
+      await app.queue.idle()
+      const done = await store.runs.require(null, run.id)
+      expect(done.status).toBe('succeeded')
+      const x = (done.summary as { experiment: { design: string; rounds: number; worker: string } }).experiment
+      expect(x).toMatchObject({ design: 'interleaved', rounds: 3 })
+      expect(workers.map((w) => w.id)).toContain(x.worker)
+      // One job for the whole run, not one per combination.
+      const c = connect(REDIS!)
+      const q = new Queue('combos', { connection: c, prefix })
+      const jobs = await q.getJobs(['completed'])
+      await q.close()
+      c.disconnect()
+      expect(jobs.map((j) => j.name)).toEqual(['run'])
+      expect(jobs[0]!.returnvalue).toMatchObject({ outcome: 'succeeded', worker: x.worker })
+      for (const combo of await store.runs.combos(run.id)) expect(combo.repetitions).toHaveLength(3)
+    } finally {
+      await app.shutdown()
+      await queue.close()
+      for (const w of workers) await w.close()
+    }
+  }, 60_000)
+
   it('should complete a tune session whose worker is SIGKILLed mid-batch, every trial once', async () => {
     const prefix = `kt-test-${randomUUID().slice(0, 8)}`
     const env = { KT_REDIS: REDIS!, KT_DB: PG!, KT_PREFIX: prefix, KT_DELAY_MS: '200' }

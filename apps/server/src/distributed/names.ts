@@ -13,6 +13,9 @@ export const ANY_DEVICE_QUEUE = 'combos'
 
 export interface ComboJobData { runId: string; index: number }
 export interface ComboJobResult { outcome: 'stored' | 'duplicate' | 'skipped'; device?: string; worker: string; deviceFingerprint: string }
+/** A whole run (job name 'run'): a design that pairs measurements by round (interleaved) runs on one worker, one device. */
+export interface RunJobData { runId: string; whole: true }
+export interface RunJobResult { outcome: string; device?: string; worker: string; deviceFingerprint: string }
 /** A tune trial of a q-batch (job name 'trial'), on the same queues as combinations. */
 export interface TrialJobData { sessionId: string; index: number; combo: Record<string, string> }
 export interface TrialJobResult { value: number | null; metrics: Record<string, unknown> | null }
@@ -33,6 +36,9 @@ export const comboJobId = (runId: string, index: number): string => `${comboJobP
 
 /** What every combination job id of one run starts with (the dispatcher matches queue events by it). */
 export const comboJobPrefix = (runId: string): string => `${runId.replace(/:/g, '_')}.c`
+
+/** The job id of a run measured whole by one worker (it shares the run's prefix, so the dispatcher hears its events). */
+export const runJobId = (runId: string): string => `${comboJobPrefix(runId)}all`
 
 /** A trial's job id: (session, trial index, configuration), since a resumed session may ask another configuration at that index. */
 export const trialJobId = (sessionId: string, index: number, combo: Record<string, string>): string =>

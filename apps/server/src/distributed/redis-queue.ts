@@ -24,7 +24,7 @@ import { Counter, Gauge } from 'prom-client'
 import type { RunCombo } from '@kerneltune/core'
 import { runOptions, summarizeRun, backendForRun, type MeasureTrials, type RunEvent } from '@kerneltune/tuner'
 import { createQueue, type JobQueue, type QueueDeps } from '../queue.ts'
-import { ANY_DEVICE_QUEUE, comboJobId, comboJobPrefix, connect, DEFAULT_PREFIX, deviceQueue, workerKey, trialJobId, type ComboJobData, type ComboJobResult, type TrialJobData, type TrialJobResult } from './names.ts'
+import { ANY_DEVICE_QUEUE, comboJobId, comboJobPrefix, connect, DEFAULT_PREFIX, deviceQueue, runJobId, workerKey, trialJobId, type ComboJobData, type ComboJobResult, type RunJobData, type RunJobResult, type TrialJobData, type TrialJobResult } from './names.ts'
 
 export interface RedisQueueOptions {
   readonly redisUrl: string
@@ -64,7 +64,7 @@ export function createRedisQueue(deps: QueueDeps, options: RedisQueueOptions): R
   const prefix = options.prefix ?? DEFAULT_PREFIX
   const pollMs = options.pollMs ?? 2000
   const connection = connect(options.redisUrl)
-  type AnyQueue = Queue<ComboJobData | TrialJobData, ComboJobResult | TrialJobResult>
+  type AnyQueue = Queue<ComboJobData | TrialJobData | RunJobData, ComboJobResult | TrialJobResult | RunJobResult>
   const queues = new Map<string, AnyQueue>()
   const queueNamed = (name: string): AnyQueue => {
     let q = queues.get(name)
@@ -189,6 +189,15 @@ export function createRedisQueue(deps: QueueDeps, options: RedisQueueOptions): R
     let combos = await store.runs.combos(runId)
     const total = combos.length
     publish(runId, { type: 'run.started', runId, total })
+    if (opts.design === 'interleaved') {
+      try {
+        await dispatchWhole(runId, queue, qe, signal, started)
+      } finally {
+        qe.off('completed', onCompleted)
+        qe.off('failed', onFailed)
+      }
+      return
+    }
     const reported = new Set(combos.filter((c) => c.status !== 'pending').map((c) => c.index))
     const jobOpts = (c: RunCombo) => ({ jobId: comboJobId(runId, c.index), attempts: options.attempts ?? 5, backoff: { type: 'exponential', delay: 500 }, removeOnComplete: { age: 7 * 86_400 }, removeOnFail: { age: 7 * 86_400 } })
     const enqueue = (list: RunCombo[]) => queue.addBulk(list.map((c) => ({ name: 'combo', data: { runId, index: c.index }, opts: jobOpts(c) })))
@@ -297,6 +306,35 @@ export function createRedisQueue(deps: QueueDeps, options: RedisQueueOptions): R
       metrics.runDuration.observe({ mode: run.mode }, (Date.now() - started) / 1000)
       publish(runId, { type: 'run.finished', runId, status, summary: run.summary, error: run.error })
     }
+  }
+
+  /**
+   * A run whose design pairs measurements by round goes to one worker as one job (the worker runs
+   * executeRun, which stores every round and finishes the run) and the dispatcher waits for it. A
+   * restarted server finds the job by its id and waits again; a worker that dies hands the job to
+   * another, which measures every round again (rounds from two devices would not pair).
+   */
+  async function dispatchWhole(runId: string, queue: AnyQueue, qe: QueueEvents, signal: AbortSignal, started: number): Promise<void> {
+    const jobId = runJobId(runId)
+    const job = (await queue.getJob(jobId)) ?? (await queue.add('run', { runId, whole: true }, { jobId, attempts: options.attempts ?? 5, backoff: { type: 'exponential', delay: 500 }, removeOnComplete: { age: 7 * 86_400 }, removeOnFail: { age: 7 * 86_400 } }))
+    const aborted = new Promise<'aborted'>((resolve) => (signal.aborted ? resolve('aborted') : signal.addEventListener('abort', () => resolve('aborted'), { once: true })))
+    const outcome = await Promise.race([job.waitUntilFinished(qe).then(() => 'done' as const, (e: unknown) => (e instanceof Error ? e.message : String(e))), aborted])
+    if (outcome === 'aborted') {
+      // Paused: the worker keeps measuring and the next server waits for the same job. Cancelled:
+      // a job not yet taken is removed; one a worker holds runs to its end (its rounds pair).
+      if (signal.reason === 'pause') return
+      await job.remove().catch(() => {})
+    }
+    let run = await store.runs.require(null, runId)
+    if (run.status === 'queued' || run.status === 'running') {
+      const error = outcome === 'aborted' ? 'cancelled by request' : outcome === 'done' ? 'the worker ended without finishing the run' : `no worker could measure it: ${outcome}`
+      await store.runs.finish(runId, outcome === 'aborted' ? 'cancelled' : 'failed', null, new Map(), error)
+      run = await store.runs.require(null, runId)
+    }
+    const status = run.status === 'succeeded' || run.status === 'cancelled' ? run.status : 'failed'
+    metrics.runs.inc({ mode: run.mode, status })
+    metrics.runDuration.observe({ mode: run.mode }, (Date.now() - started) / 1000)
+    publish(runId, { type: 'run.finished', runId, status, summary: run.summary, error: run.error })
   }
 
   const startRun = (id: string) => {

@@ -10,9 +10,9 @@ import process from 'node:process'
 import { Worker, type Job } from 'bullmq'
 import { KerneltuneError, type Registry } from '@kerneltune/core'
 import type { Store } from '@kerneltune/store'
-import { deviceFingerprint, evaluateCombo, measureTrial } from '@kerneltune/tuner'
+import { deviceFingerprint, evaluateCombo, executeRun, measureTrial } from '@kerneltune/tuner'
 import { withHotCache } from './hot-cache.ts'
-import { ANY_DEVICE_QUEUE, connect, DEFAULT_PREFIX, deviceQueue, workerKey, type ComboJobData, type ComboJobResult, type TrialJobData, type TrialJobResult } from './names.ts'
+import { ANY_DEVICE_QUEUE, connect, DEFAULT_PREFIX, deviceQueue, workerKey, type ComboJobData, type ComboJobResult, type RunJobData, type RunJobResult, type TrialJobData, type TrialJobResult } from './names.ts'
 
 export interface WorkerOptions {
   readonly redisUrl: string
@@ -77,20 +77,29 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
 
   // Results and cache lookups go through the Redis hot cache in front of the store's.
   const store = withHotCache(options.store, announce, prefix)
-  const process1 = async (job: Job<ComboJobData | TrialJobData>): Promise<ComboJobResult | TrialJobResult> => {
+  const process1 = async (job: Job<ComboJobData | TrialJobData | RunJobData>): Promise<ComboJobResult | TrialJobResult | RunJobResult> => {
+    if (job.name === 'run') {
+      // A design that pairs by round: every round of the run on this worker's device; the summary names the worker.
+      const runId = (job.data as RunJobData).runId
+      const run = await executeRun(runId, { store, registry: options.registry, worker: id })
+      log(`kerneltune worker ${id}: run ${runId} (whole, ${String((run.target as { options?: { design?: string } }).options?.design)} design): ${run.status}`)
+      const device = (run.summary as { devices?: string[] } | null)?.devices?.[0]
+      return { outcome: run.status, worker: id, deviceFingerprint: fingerprint, ...(device ? { device } : {}) }
+    }
     if (job.name === 'trial') {
       const t = job.data as TrialJobData
       const m = await measureTrial(t.sessionId, t.combo, { store, registry: options.registry })
       log(`kerneltune worker ${id}: tune session ${t.sessionId} trial ${t.index}: ${m.value === null ? 'failed' : 'ok'}`)
       return { value: m.value, metrics: { ...m.metrics, worker: id } }
     }
-    if (!('runId' in job.data)) throw new KerneltuneError('INVALID_INPUT', `job ${job.id} is neither a combination nor a trial`)
-    const r = await evaluateCombo(job.data.runId, job.data.index, { store, registry: options.registry })
-    log(`kerneltune worker ${id}: run ${job.data.runId} combination ${job.data.index}: ${r.outcome}${r.status ? ` (${r.status})` : ''}`)
+    if (!('index' in job.data) || !('runId' in job.data)) throw new KerneltuneError('INVALID_INPUT', `job ${job.id} is neither a combination, a run nor a trial`)
+    const c = job.data
+    const r = await evaluateCombo(c.runId, c.index, { store, registry: options.registry })
+    log(`kerneltune worker ${id}: run ${c.runId} combination ${c.index}: ${r.outcome}${r.status ? ` (${r.status})` : ''}`)
     return { outcome: r.outcome, worker: id, deviceFingerprint: fingerprint, ...(r.device ? { device: r.device } : {}) }
   }
   const connections = queues.map(() => connect(options.redisUrl))
-  const workers = queues.map((name, i) => new Worker<ComboJobData | TrialJobData, ComboJobResult | TrialJobResult>(name, process1, {
+  const workers = queues.map((name, i) => new Worker<ComboJobData | TrialJobData | RunJobData, ComboJobResult | TrialJobResult | RunJobResult>(name, process1, {
     connection: connections[i]!, prefix, concurrency: options.concurrency ?? 1,
     lockDuration: options.lockDurationMs ?? 30_000,
     stalledInterval: options.stalledIntervalMs ?? 30_000,

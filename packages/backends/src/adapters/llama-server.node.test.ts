@@ -10,7 +10,9 @@ import { writeGgufFile } from '@kerneltune/gguf/node'
 import { sendRequest } from '@kerneltune/serving'
 import { BUILD_HINT, findLlamaServer, launchServer, processAlive, runServingSession } from '@kerneltune/serving/node'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { classifyFailure } from '@kerneltune/tuner'
 import { llamaServerRunBackend } from './llama-server-backend.node.ts'
+import { serverBackend } from './server-backend.node.ts'
 
 // Real llama-server runs on a synthetic llama of about 1 MB (random weights: meaningless text,
 // real timings). Outside CI a missing binary skips with the reason; under CI=true it fails.
@@ -40,6 +42,19 @@ describe.skipIf(skip)('llama-server (real binary)', () => {
     await writeGgufFile(model, synthLlama({ params: 1e6, vocabSize: 320, quant: 'Q8_0', seed: 9 }).file)
   })
   afterAll(() => rmSync(dir, { recursive: true, force: true }))
+
+  it('should report a llama-server that refuses to start as a failed start with its own error lines (a hidden constraint of Tier 2)', async () => {
+    // An impossible setting the server itself rejects at start-up: an unknown K cache type.
+    const backend = serverBackend({
+      target: { kind: 'engine', engine: llamacppServerEngine({ binary: binary() }), binary: binary(), model, extraArgs: ['--cache-type-k', 'bogus'] },
+      load: { workload: { kind: 'synthetic', promptTokens: 8, outputTokens: 2 }, requests: 1 },
+    })
+    const e = await backend.measure({ combo: { threads: '1' }, repetitions: 1, warmups: 0 }).then(() => undefined, (x: unknown) => x)
+    expect(e).toBeDefined()
+    const failure = classifyFailure(e)
+    expect(failure.kind).toBe('start')
+    expect(failure.serverLines.join('\n')).toMatch(/bogus|cache type/i)
+  }, 60_000)
 
   it('should start every command line the translator accepts in the quick spaces (a refusal is fine, a launch failure is a translator defect)', async () => {
     const engine = llamacppServerEngine({ binary: binary() })

@@ -3,7 +3,7 @@ import { dirname, join } from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
 import { CONTRACT_VERSIONS, type EnginePlugin } from '@kerneltune/core'
 import { processAlive } from '@kerneltune/serving/node'
-import { runInterleavedSweep } from '@kerneltune/engines-llamacpp'
+import { runInterleavedSweep } from '@kerneltune/experiment'
 import { describe, expect, it } from 'vitest'
 import { serverBackend } from './server-backend.node.ts'
 

@@ -5,7 +5,6 @@ import { join } from 'node:path'
 import { createRegistry, isKerneltuneError } from '@kerneltune/core'
 import { synthLlama } from '@kerneltune/gguf'
 import { writeGgufFile } from '@kerneltune/gguf/node'
-import { summarizeRepetitions } from '../summary.ts'
 import { llamacppBackend } from './node-llama-cpp.node.ts'
 
 // A synthetic llama of about 1 MB (Q8_0, vocabulary 320): random weights, so the text it writes
@@ -43,9 +42,8 @@ describe('llamacppBackend (node-llama-cpp, CPU build)', () => {
       expect(rep.latencyMs).toBeGreaterThan(rep.ttftMs!)
     }
     expect(result.notes!.join('\n')).toMatch(/threads 1/)
-    const summary = summarizeRepetitions(result.repetitions)
-    expect(summary.decodeTps!.n).toBe(2)
-    expect(summary.decodeTps!.ci95).toBeDefined()
+    // Two measured repetitions (the warm-up is not one): what the experiment designs summarise.
+    expect(result.repetitions).toHaveLength(2)
   })
 
   it('should apply the cache types, and fail as llama.cpp does on a quantized V cache without flash attention', async () => {

@@ -18,11 +18,17 @@ export interface CreateRunDeps {
 }
 
 /** Options that executeRun needs later; stored with the target so a restarted process has them. */
-export type RunOptions = Pick<RunRequest, 'warmups' | 'metric' | 'noiseFloor' | 'earlyStop' | 'margin' | 'epsilon' | 'useCache' | 'requireDevice'> & { registryKernels?: boolean }
+export type RunOptions = Pick<RunRequest, 'warmups' | 'metric' | 'noiseFloor' | 'earlyStop' | 'margin' | 'epsilon' | 'useCache' | 'requireDevice' | 'design' | 'rounds' | 'seed' | 'test' | 'slo' | 'objective'> & { registryKernels?: boolean }
+
+/** The design options a request carries, only those it set (runs created before designs existed have none). */
+const designOptions = (o: Partial<RunOptions>) => ({
+  ...(o.design ? { design: o.design } : {}), ...(o.rounds !== undefined ? { rounds: o.rounds } : {}), ...(o.seed !== undefined ? { seed: o.seed } : {}),
+  ...(o.test ? { test: o.test } : {}), ...(o.slo ? { slo: o.slo } : {}), ...(o.objective ? { objective: o.objective } : {}),
+})
 
 export function runOptions(run: Run): RunOptions {
   const o = (run.target as { options?: Partial<RunOptions> }).options ?? {}
-  return { warmups: o.warmups ?? 1, metric: o.metric ?? 'throughputTps', noiseFloor: o.noiseFloor ?? 0.02, earlyStop: o.earlyStop ?? true, margin: o.margin, epsilon: o.epsilon, useCache: (o.useCache ?? true) && !o.registryKernels, ...(o.requireDevice ? { requireDevice: o.requireDevice } : {}), ...(o.registryKernels ? { registryKernels: true } : {}) }
+  return { warmups: o.warmups ?? 1, metric: o.metric ?? 'throughputTps', noiseFloor: o.noiseFloor ?? 0.02, earlyStop: o.earlyStop ?? true, margin: o.margin, epsilon: o.epsilon, useCache: (o.useCache ?? true) && !o.registryKernels, ...(o.requireDevice ? { requireDevice: o.requireDevice } : {}), ...(o.registryKernels ? { registryKernels: true } : {}), ...designOptions(o) }
 }
 
 export async function planCombos(request: RunRequest, deps: Pick<CreateRunDeps, 'catalog' | 'registry'>): Promise<{ engineVersion: string; backend: string; combos: { combo: Combo; comboHash: string; isBaseline: boolean }[] }> {
@@ -78,7 +84,7 @@ export async function planCombos(request: RunRequest, deps: Pick<CreateRunDeps, 
 export async function createRun(store: Store, input: RunRequestInput | unknown, deps: CreateRunDeps): Promise<Run> {
   const request = parseWith(RunRequestSchema, input, 'run request')
   const { engineVersion, combos, backend } = await planCombos(request, deps)
-  const options: RunOptions = { warmups: request.warmups, metric: request.metric, noiseFloor: request.noiseFloor, earlyStop: request.earlyStop, margin: request.margin, epsilon: request.epsilon, useCache: request.useCache, ...(request.requireDevice ? { requireDevice: request.requireDevice } : {}), ...(request.registryKernels ? { registryKernels: true } : {}) }
+  const options: RunOptions = { warmups: request.warmups, metric: request.metric, noiseFloor: request.noiseFloor, earlyStop: request.earlyStop, margin: request.margin, epsilon: request.epsilon, useCache: request.useCache, ...(request.requireDevice ? { requireDevice: request.requireDevice } : {}), ...(request.registryKernels ? { registryKernels: true } : {}), ...designOptions(request) }
   return store.runs.create({
     tenant: deps.tenant,
     mode: request.mode,

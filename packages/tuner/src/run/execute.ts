@@ -4,41 +4,21 @@
  * repetitions, the statistics against the baseline, then the quality gate and the summary.
  * Progress is stored after each combination, so a run can be followed from another process.
  */
-import { isKerneltuneError, KerneltuneError, type MeasurementBackend, type Registry, type RegistryEntry, type RegistryKernelUse, type RepetitionMetrics, type Run, type RunCombo } from '@kerneltune/core'
+import { isKerneltuneError, KerneltuneError, type MeasurementBackend, type RegistryEntry, type RegistryKernelUse, type RepetitionMetrics, type Run, type RunCombo } from '@kerneltune/core'
 import { compareToBaseline, shouldStopEarly } from '@kerneltune/stats'
 import { SHARED_CACHE_TENANT, type Store } from '@kerneltune/store'
-import type { RunEvent } from '../events.ts'
 import { backendForRun, runModelPath } from './backend.ts'
 import { comboCacheKey, deviceFingerprint } from '../fingerprint.ts'
 import { comboMetrics, higherIsBetter, samplesOf } from './metrics.ts'
 import { runOptions, type RunOptions } from './create.ts'
 import { summarizeRun } from './summary.ts'
+import { executeExperimentRun } from './experiment-run.ts'
+import type { ExecuteRunDeps } from './deps.ts'
 
 /** Waits one turn of the event loop (setTimeout is the one such call every runtime has). */
 const yieldToEventLoop = (): Promise<void> => new Promise((resolve) => setTimeout(resolve, 0))
 
-/** Counters the server turns into Prometheus metrics; all optional. */
-export interface RunObserver {
-  cacheHit?(): void
-  cacheMiss?(): void
-  comboEvaluated?(): void
-  gateRejection?(reason: string): void
-}
-
-export interface ExecuteRunDeps {
-  readonly store: Store
-  readonly registry: Registry
-  readonly signal?: AbortSignal
-  readonly onEvent?: (event: RunEvent) => void
-  readonly observer?: RunObserver
-  /**
-   * Whose results the cache answers with: the run's tenant (default), or every tenant when the
-   * operator opted into a shared cache (the run summary then says so).
-   */
-  readonly cacheScope?: CacheScopeName
-}
-
-export type CacheScopeName = 'tenant' | 'shared'
+export type { CacheScopeName, ExecuteRunDeps, RunObserver } from './deps.ts'
 
 interface CachedResult { repetitions: RepetitionMetrics[]; simulated: boolean; device: string; deviceFingerprint?: string; notes: string[] }
 
@@ -116,6 +96,8 @@ export async function executeRun(runId: string, deps: ExecuteRunDeps): Promise<R
   const { store, registry, signal, onEvent = () => {}, observer = {}, cacheScope = 'tenant' } = deps
   let run = await store.runs.require(null, runId)
   const opts = runOptions(run)
+  // Rounds pair measurements across combinations: the design runs the whole run in one go.
+  if (opts.design === 'interleaved') return executeExperimentRun(runId, deps)
   const backend = backendForRun(registry, run)
   const started = Date.now()
   await store.runs.setStatus(runId, 'running')

@@ -15,6 +15,7 @@ import { TuneRequestSchema, type TargetMetric, type TuneRequestInput } from '../
 import { higherIsBetter, samplesOf } from '../run/metrics.ts'
 import type { RunSummary } from '../run/summary.ts'
 import { narrow, type Narrowing } from './narrow.ts'
+import { classifyFailure } from './failure.ts'
 
 export interface TuneDeps {
   readonly registry: Registry
@@ -29,6 +30,8 @@ interface SessionPlan extends Narrowing {
   repetitions: number
   seed: number
   seedPoints: SearchConfig[]
+  /** The median replicate variance of the run's interleaved rounds (variance of a log ratio: relative), when the run was interleaved. */
+  replicateRelVariance?: number
 }
 
 interface OptimizerState {
@@ -80,7 +83,13 @@ export async function startTune(store: Store, input: TuneRequestInput | unknown,
   // The kept dimensions search every catalog level, not only those Tier 1 swept.
   for (const dim of Object.keys(n.kept)) n.kept[dim] = deps.catalog.dimension(dim)?.values.map((v) => v.id) ?? n.kept[dim]!
   const seedPoints = summary.pareto.map((p) => Object.fromEntries(Object.keys(n.kept).map((d) => [d, p.combo[d]!])))
-  const plan: SessionPlan = { ...n, keptByRequest: req.keep ?? [], engine: run.target.engine, metric: summary.metric as TargetMetric, repetitions: req.repetitions ?? run.repetitions, seed: req.seed, seedPoints }
+  // An interleaved run measured each combination's replicate noise: half the variance of a log ratio of two measurements is one measurement's relative variance.
+  const rv = Object.values((summary as { experiment?: { replicateVariance?: Record<string, number> } }).experiment?.replicateVariance ?? {}).sort((a, b) => a - b)
+  const replicateRelVariance = rv.length ? rv[Math.floor(rv.length / 2)]! / 2 : undefined
+  const plan: SessionPlan = {
+    ...n, keptByRequest: req.keep ?? [], engine: run.target.engine, metric: summary.metric as TargetMetric, repetitions: req.repetitions ?? run.repetitions, seed: req.seed, seedPoints,
+    ...(replicateRelVariance !== undefined ? { replicateRelVariance } : {}),
+  }
   return store.tune.create({ tenant: deps.tenant, runId: run.id, strategy: req.strategy, budget: req.budget, narrowing: plan as unknown as Record<string, unknown>, optimizerState: null })
 }
 
@@ -102,6 +111,22 @@ export interface RunTuneDeps {
 }
 
 export interface TrialMeasurement { value: number | null; metrics: Record<string, unknown> | null }
+
+/**
+ * The variance of a trial's value (the mean of its repetitions), the noise the strategy's model is
+ * told: the repetitions' own spread, floored by the replicate noise the run's interleaved rounds
+ * measured (relative variance of one measurement, scaled to the value), so a trial whose few
+ * repetitions happened to agree is not taken for exact.
+ */
+export function meanVariance(samples: readonly number[], value: number, replicateRelVariance?: number): number | undefined {
+  const n = samples.length
+  if (n === 0 || !Number.isFinite(value)) return undefined
+  const m = samples.reduce((a, b) => a + b, 0) / n
+  const own = n > 1 ? samples.reduce((a, b) => a + (b - m) ** 2, 0) / (n - 1) / n : 0
+  const floor = replicateRelVariance === undefined ? 0 : (replicateRelVariance * value * value) / n
+  const v = Math.max(own, floor)
+  return n > 1 || floor > 0 ? v : undefined
+}
 export type MeasureTrials = (sessionId: string, trials: readonly { index: number; combo: Combo }[], signal?: AbortSignal) => Promise<TrialMeasurement[]>
 
 /**
@@ -117,10 +142,13 @@ export async function measureTrial(sessionId: string, combo: Combo, deps: { stor
   try {
     const r = await backend.measure({ combo, engine: run.target.engine, hardware: run.target.hardware, model: run.target.model, workload: run.target.workload, repetitions: plan.repetitions, warmups: 1, ...(signal ? { signal } : {}) })
     const smp = samplesOf(r.repetitions, plan.metric)
-    return { value: trimmedMean(smp.values), metrics: { metric: smp.metric, samples: smp.values, simulated: r.simulated || backend.simulated, device: r.device } }
+    const value = trimmedMean(smp.values)
+    return { value, metrics: { metric: smp.metric, samples: smp.values, variance: meanVariance(smp.values, value, plan.replicateRelVariance), simulated: r.simulated || backend.simulated, device: r.device } }
   } catch (e) {
     if (signal?.aborted) throw e
-    return { value: null, metrics: { error: e instanceof Error ? e.message : String(e) } }
+    // A hidden constraint: the combination did not run. Kept apart from an objective missed (which has measurements).
+    const failure = classifyFailure(e)
+    return { value: null, metrics: { error: failure.message, failure } }
   }
 }
 
@@ -186,8 +214,9 @@ export async function runTune(sessionId: string, deps: RunTuneDeps): Promise<Tun
       for (const [i, b] of batch.entries()) {
         const { value, metrics } = results[i]!
         const { config, combo } = b
-        // Strategies minimise: throughput is told negated.
-        searcher.tell(value === null ? { config, failed: true } : { config, value: -sign * value })
+        // Strategies minimise: throughput is told negated (its variance is unchanged by the sign).
+        const variance = (metrics as { variance?: unknown } | null)?.variance
+        searcher.tell(value === null ? { config, failed: true } : { config, value: -sign * value, ...(typeof variance === 'number' && Number.isFinite(variance) ? { variance } : {}) })
         if (value !== null && (!best || sign * (value - best.value) > 0)) best = { trial: index, config: combo, value }
         const outcome = value === null ? 'failed' : 'ok'
         inFlight = inFlight.slice(1)

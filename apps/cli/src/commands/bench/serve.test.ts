@@ -130,10 +130,15 @@ describe.skipIf(skip)('kerneltune bench serve and sweep --backend server on llam
   it('should sweep server settings with the interleaved design and an A/A check', async () => {
     // --space replaces dimensions of the quick serving space: 2 arms plus the defaults twice.
     const space = JSON.stringify({ threads: ['auto', '1'], parallel: ['auto'], flash_attn: ['auto'] })
-    const r = await run('sweep', '--gguf', 'tiny.gguf', '--backend', 'server', '--quick', '--space', space, '--rounds', '2', '--warmup', '0', '--concurrency', '2', '--requests', '2', '--prompt-tokens', '16', '--gen-tokens', '4', '--json')
+    const db = join(dir, 'sweeps.db')
+    const r = await run('sweep', '--gguf', 'tiny.gguf', '--backend', 'server', '--quick', '--space', space, '--rounds', '2', '--warmup', '0', '--concurrency', '2', '--requests', '2', '--prompt-tokens', '16', '--gen-tokens', '4', '--db', db, '--json')
     expect([0, 3]).toContain(r.code)
     const j = JSON.parse(r.out)
     expect(j).toMatchObject({ ok: true, design: 'interleaved', backend: 'server', rounds: 2 })
+    // A stored run: run show has both rounds of every combination and the design's A/A check.
+    const show = JSON.parse((await run('run', 'show', j.runId, '--db', db, '--json')).out)
+    expect(show.run).toMatchObject({ id: j.runId, backend: 'server', status: 'succeeded', summary: { experiment: { design: 'interleaved', rounds: 2, verdict: j.verdict } } })
+    expect(show.combos.map((c: { repetitions: unknown[] }) => c.repetitions.length)).toEqual([2, 2])
     expect(j.combos.map((c: { combo: object }) => c.combo)).toEqual([{ threads: '1', parallel: 'auto', flash_attn: 'auto' }])
     expect(j.order).toHaveLength(2)
     expect(j.aa.resamples).toBeGreaterThan(0)

@@ -1,14 +1,16 @@
 import { describe, expect, it } from 'vitest'
 import { CONTRACT_VERSIONS, type Combo, type MeasurementBackend, type MeasurementRequest, type RepetitionMetrics } from '@kerneltune/core'
 import { analyzeSweep } from './sweep-analysis.ts'
-import { sweepExtension, sweepSpace, threadValues, withoutDefaults } from './sweep-space.ts'
-import { llamacppServerEngine, withoutServingDefaults } from './server-settings.ts'
+import { llamacppEngine, llamacppServerEngine, withoutDefaults, withoutServingDefaults } from '@kerneltune/engines-llamacpp'
 import { runSweep, sweepComboHash } from './sweep.ts'
+
+// The design is engine-neutral; these tests run it over llama.cpp's translator and defaults.
+const LLAMA = { engine: llamacppEngine(), withoutDefaults }
 
 /**
  * A scripted backend for the sweep's logic: decode speed is a function of the combo plus seeded
  * noise, so the test knows which combo is truly fastest. The real llama.cpp sweep is in
- * adapters/sweep.node.test.ts.
+ * sweep.node.test.ts.
  */
 function scripted(speed: (c: Combo) => number, noise = 0.01, fail?: (c: Combo) => boolean) {
   let seed = 7
@@ -39,7 +41,7 @@ describe('runSweep', () => {
   it('should pick the truly fastest combo, compare it to the defaults and give its llama-server command line', async () => {
     const { backend } = scripted(bySpeed)
     const candidates = ([{ threads: '1' }, { threads: '2' }, { threads: '1', flash_attn: 'off' }] as Combo[]).map((combo) => ({ combo }))
-    const r = await runSweep({ backend, candidates, model: 'm.gguf', maxReps: 5 })
+    const r = await runSweep({ ...LLAMA, backend, candidates, model: 'm.gguf', maxReps: 5 })
     expect(r.winner?.combo).toEqual({ threads: '1' })
     expect(r.winner?.llamaServerArgv).toEqual(['llama-server', '-m', 'm.gguf', '--threads', '1'])
     expect(r.recommendedArgv).toEqual(r.winner?.llamaServerArgv)
@@ -54,25 +56,25 @@ describe('runSweep', () => {
     // parallel is llama-server's own setting: the plain llama.cpp translator has no such dimension.
     const { backend } = scripted((c) => (c.parallel === '1' ? 200 : 100))
     const candidates: { combo: Combo }[] = [{ combo: { parallel: '1' } }, { combo: { parallel: 'auto', cont_batching: 'on' } }]
-    const r = await runSweep({ backend, candidates, model: 'm.gguf', engine: llamacppServerEngine(), withoutDefaults: withoutServingDefaults })
+    const r = await runSweep({ ...LLAMA, backend, candidates, model: 'm.gguf', engine: llamacppServerEngine(), withoutDefaults: withoutServingDefaults })
     expect(r.combos).toHaveLength(1) // the second candidate is the defaults spelled out
     expect(r.recommendedArgv).toEqual(['llama-server', '-m', 'm.gguf', '--parallel', '1'])
-    await expect(runSweep({ backend, candidates, model: 'm.gguf' })).rejects.toThrow(/could not translate the measured combo/)
+    await expect(runSweep({ ...LLAMA, backend, candidates, model: 'm.gguf' })).rejects.toThrow(/could not translate the measured combo/)
   })
 
   it('should stop a combo early once its ranking is settled, and measure all reps without early stopping', async () => {
     const a = scripted(bySpeed, 0.002)
-    const early = await runSweep({ backend: a.backend, candidates: [{ combo: { threads: '1' } }, { combo: { threads: '2' } }], maxReps: 10, minReps: 3 })
+    const early = await runSweep({ ...LLAMA, backend: a.backend, candidates: [{ combo: { threads: '1' } }, { combo: { threads: '2' } }], maxReps: 10, minReps: 3 })
     expect(early.combos.every((c) => c.reps.length === 3 && c.stoppedEarly !== undefined)).toBe(true)
     const b = scripted(bySpeed, 0.002)
-    const full = await runSweep({ backend: b.backend, candidates: [{ combo: { threads: '1' } }], maxReps: 6, earlyStop: false })
+    const full = await runSweep({ ...LLAMA, backend: b.backend, candidates: [{ combo: { threads: '1' } }], maxReps: 6, earlyStop: false })
     expect(full.combos[0]!.reps).toHaveLength(6)
     expect(full.combos[0]!.stoppedEarly).toBeUndefined()
   })
 
   it('should keep the defaults when nothing beats them', async () => {
     const { backend } = scripted(() => 100, 0.05)
-    const r = await runSweep({ backend, candidates: [{ combo: { threads: '1' } }, { combo: { flash_attn: 'off' } }], maxReps: 4 })
+    const r = await runSweep({ ...LLAMA, backend, candidates: [{ combo: { threads: '1' } }, { combo: { flash_attn: 'off' } }], maxReps: 4 })
     expect(r.winner).toBeUndefined()
     expect(r.verdict).toMatch(/keep the defaults/)
     expect(r.recommendedArgv).toEqual(['llama-server', '-m', '<model.gguf>'])
@@ -80,7 +82,7 @@ describe('runSweep', () => {
 
   it('should record a combo llama.cpp refuses and go on', async () => {
     const { backend } = scripted(bySpeed, 0.01, (c) => c.cache_type_v === 'q4_0')
-    const r = await runSweep({ backend, candidates: [{ combo: { cache_type_v: 'q4_0' } }, { combo: { threads: '1' } }], maxReps: 3 })
+    const r = await runSweep({ ...LLAMA, backend, candidates: [{ combo: { cache_type_v: 'q4_0' } }, { combo: { threads: '1' } }], maxReps: 3 })
     expect(r.combos[0]!.error).toMatch(/refused/)
     expect(r.combos[0]!.reps).toHaveLength(0)
     expect(r.winner?.combo).toEqual({ threads: '1' })
@@ -88,14 +90,14 @@ describe('runSweep', () => {
 
   it('should measure a combo that runs as the defaults only once, as the baseline', async () => {
     const { backend, calls } = scripted(bySpeed)
-    const r = await runSweep({ backend, candidates: [{ combo: { threads: 'auto', flash_attn: 'auto' } }, { combo: { threads: '1' } }, { combo: { threads: '1', batch_size: '2048' } }], maxReps: 3, earlyStop: false })
+    const r = await runSweep({ ...LLAMA, backend, candidates: [{ combo: { threads: 'auto', flash_attn: 'auto' } }, { combo: { threads: '1' } }, { combo: { threads: '1', batch_size: '2048' } }], maxReps: 3, earlyStop: false })
     expect(r.combos.map((c) => c.combo)).toEqual([{ threads: '1' }])
     expect(calls).toHaveLength(2)
   })
 
   it('should refuse fewer than 2 repetitions', async () => {
     const { backend } = scripted(bySpeed)
-    await expect(runSweep({ backend, candidates: [], maxReps: 1 })).rejects.toThrow(/at least 2/)
+    await expect(runSweep({ ...LLAMA, backend, candidates: [], maxReps: 1 })).rejects.toThrow(/at least 2/)
   })
 })
 
@@ -118,29 +120,9 @@ describe('analyzeSweep', () => {
   })
 })
 
-describe('sweep space', () => {
-  it('should never try more threads than cores, and always try auto and the core count', () => {
-    expect(threadValues(2)).toEqual(['auto', '1', '2'])
-    expect(threadValues(16)).toEqual(['auto', '1', '2', '4', '8', '16'])
-    expect(threadValues(1)).toEqual(['auto', '1'])
-  })
-
-  it('should turn a space into a catalog extension with only the swept dimensions and all the rules', () => {
-    const space = sweepSpace('quick', 2)
-    expect(space).toEqual({ threads: ['auto', '1', '2'], flash_attn: ['auto', 'off'], cache_type_v: ['f16', 'q8_0'] })
-    const ext = sweepExtension(space)
-    expect(ext.dimensions.map((d) => [d.id, d.quickValues])).toEqual([['threads', ['auto', '1', '2']], ['flash_attn', ['auto', 'off']], ['cache_type_v', ['f16', 'q8_0']]])
-    expect(ext.coreDimensions).toEqual([])
-    expect(ext.rules.map((r) => r.id)).toContain('llamacpp.quantized-v-cache-needs-flash-attn')
-  })
-
-  it('should reject unknown dimensions and values', () => {
-    expect(() => sweepSpace('quick', 2, { threads: ['3'] })).toThrow(/unknown values 3/)
-    expect(() => sweepSpace('quick', 2, { warp_size: ['32'] })).toThrow(/no dimension warp_size/)
-  })
-
-  it('should hash combos independently of key order and drop defaults', () => {
+describe('sweepComboHash', () => {
+  it('should hash combos independently of key order', () => {
     expect(sweepComboHash({ a: '1', b: '2' })).toBe(sweepComboHash({ b: '2', a: '1' }))
-    expect(withoutDefaults({ threads: 'auto', flash_attn: 'off', batch_size: '2048' })).toEqual({ flash_attn: 'off' })
+    expect(sweepComboHash({ a: '1' })).not.toBe(sweepComboHash({ a: '2' }))
   })
 })

@@ -4,8 +4,9 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { synthLlama } from '@kerneltune/gguf'
 import { writeGgufFile } from '@kerneltune/gguf/node'
-import { runSweep, type SweepProgress } from '../sweep.ts'
-import { llamacppBackend } from './node-llama-cpp.node.ts'
+import { llamacppEngine, withoutDefaults } from '@kerneltune/engines-llamacpp'
+import { llamacppBackend } from '@kerneltune/engines-llamacpp/node'
+import { runSweep, type SweepProgress } from './sweep.ts'
 
 // A real sweep: a synthetic llama of about 1 MB, three combinations against threads=1, two
 // repetitions each, measured by llama.cpp through node-llama-cpp. Random weights: the text is
@@ -23,6 +24,8 @@ describe('runSweep on llama.cpp (node-llama-cpp, CPU build)', () => {
     const backend = llamacppBackend({ modelPath, promptTokens: 16, genTokens: 6 })
     const progress: SweepProgress[] = []
     const r = await runSweep({
+      engine: llamacppEngine(),
+      withoutDefaults,
       backend,
       model: modelPath,
       baseline: { threads: '1' },

@@ -21,10 +21,8 @@
 import { KerneltuneError, isKerneltuneError } from '@kerneltune/core/lite'
 import type { Combo, EnginePlugin, MeasurementBackend, RepetitionMetrics } from '@kerneltune/core'
 import { describePMethod, metricDirection } from '@kerneltune/stats'
-import { llamacppEngine } from './engine.ts'
 import { compareRounds, minRoundsToDecide, pValueMethod, signFlipMethodOf, type PairedComparison, type RoundsTest } from './paired.ts'
-import { analyzeSweep, SWEEP_GATE_DEFAULTS, SWEEP_METRICS, type AnalyzeOptions, type MeasuredCombo, type SweepAnalysis, type SweepComboStats, type SweepMetric } from './sweep-analysis.ts'
-import { withoutDefaults } from './sweep-space.ts'
+import { analyzeSweep, comparedMetrics, SWEEP_GATE_DEFAULTS, type AnalyzeOptions, type ExperimentMetric, type MeasuredCombo, type SweepAnalysis, type SweepComboStats } from './sweep-analysis.ts'
 import { sweepComboHash } from './sweep.ts'
 
 export interface InterleavedProgress {
@@ -41,10 +39,10 @@ export interface InterleavedSweepOptions extends AnalyzeOptions {
   readonly backend: MeasurementBackend
   readonly candidates: readonly { readonly combo: Combo; readonly hash?: string }[]
   readonly baseline?: Combo
-  /** Translates the winner into a command line; default the llama.cpp translator. */
-  readonly engine?: EnginePlugin
-  /** Removes default values so equal combos compare equal; default llama.cpp's withoutDefaults. */
-  readonly withoutDefaults?: (combo: Combo) => Combo
+  /** Translates the winner into a command line (the engine's translator). */
+  readonly engine: EnginePlugin
+  /** Removes the engine's default values so equal combos compare equal (the engine package's withoutDefaults). */
+  readonly withoutDefaults: (combo: Combo) => Combo
   readonly model?: string
   /** Rounds at most (each arm gets one repetition per round). Default 5. */
   readonly rounds?: number
@@ -106,7 +104,7 @@ export interface AaCheck {
   readonly reps: readonly RepetitionMetrics[]
 }
 
-export type InterleavedComboStats = SweepComboStats & { readonly paired: Partial<Record<SweepMetric, PairedComparison>> }
+export type InterleavedComboStats = SweepComboStats & { readonly paired: Partial<Record<ExperimentMetric, PairedComparison>> }
 
 export interface InterleavedSweepResult extends Omit<SweepAnalysis, 'winner' | 'combos'> {
   readonly design: 'interleaved'
@@ -139,7 +137,7 @@ function seeded(seed: number): () => number {
   }
 }
 
-const valueOf = (r: RepetitionMetrics | undefined, m: SweepMetric) => (r && typeof r[m] === 'number' && Number.isFinite(r[m]) ? (r[m] as number) : undefined)
+const valueOf = (r: RepetitionMetrics | undefined, m: ExperimentMetric) => (r && typeof r[m] === 'number' && Number.isFinite(r[m]) ? (r[m] as number) : undefined)
 
 const pct = (x: number) => `${x >= 0 ? '+' : ''}${(x * 100).toFixed(1)}%`
 
@@ -147,6 +145,7 @@ export async function runInterleavedSweep(o: InterleavedSweepOptions): Promise<I
   const now = o.now ?? (() => performance.now())
   const started = now()
   const metric = o.metric ?? 'decodeTps'
+  const compared = comparedMetrics(o)
   const alpha = o.alpha ?? SWEEP_GATE_DEFAULTS.alpha
   const epsilon = o.epsilon ?? SWEEP_GATE_DEFAULTS.epsilon
   const gateMethod = o.gate ?? SWEEP_GATE_DEFAULTS.gate
@@ -156,7 +155,7 @@ export async function runInterleavedSweep(o: InterleavedSweepOptions): Promise<I
   const revisitWarmups = o.revisitWarmups ?? warmups
   const test = o.test ?? 'sign-flip'
   const seed = o.seed ?? 1
-  const strip = o.withoutDefaults ?? withoutDefaults
+  const strip = o.withoutDefaults
   if (!(maxRounds >= 2)) throw new KerneltuneError('INVALID_INPUT', `rounds must be at least 2 (a paired comparison needs 2 rounds), got ${maxRounds}`)
   const baselineCombo = o.baseline ?? {}
   const seen = new Set([sweepComboHash(strip(baselineCombo))])
@@ -225,6 +224,8 @@ export async function runInterleavedSweep(o: InterleavedSweepOptions): Promise<I
           break
         }
         if (isKerneltuneError(e) && e.code === 'CANCELLED') throw e
+        // A backend reached through a registry reports a cancelled measurement as its own failure: the signal says which it was.
+        if (o.signal?.aborted) throw new KerneltuneError('CANCELLED', 'the sweep was cancelled', { cause: e })
         const message = e instanceof Error ? e.message : String(e)
         if (arm.id === 'baseline' || arm.id === 'aa') throw new KerneltuneError('MEASUREMENT_FAILED', `the default settings could not be measured: ${message}`, { cause: e })
         // A combination that fails (to start, or under load) is a result: it drops out of later rounds.
@@ -243,21 +244,21 @@ export async function runInterleavedSweep(o: InterleavedSweepOptions): Promise<I
   const measured: MeasuredCombo[] = cands.map((a) => ({ combo: a.combo, hash: a.hash, reps: dense(a), ...(a.error ? { error: a.error } : {}) }))
   const analysis = analyzeSweep({ combo: base.combo, hash: base.hash, reps: dense(base) }, measured, o)
   // Every arm against the defaults of the same rounds, per metric (paired.ts).
-  const tableOf = (list: readonly Arm[], m: SweepMetric) => Array.from({ length: rounds }, (_, r) => list.map((a) => valueOf(a.reps[r], m)))
-  const compared = (list: readonly Arm[]) => {
-    const out = list.map((): Partial<Record<SweepMetric, PairedComparison>> => ({}))
-    for (const m of SWEEP_METRICS) compareRounds(tableOf(list, m), metricDirection(m) === 'higher', alpha, test).forEach((c, i) => c && (out[i]![m] = c))
+  const tableOf = (list: readonly Arm[], m: ExperimentMetric) => Array.from({ length: rounds }, (_, r) => list.map((a) => valueOf(a.reps[r], m)))
+  const pairAgainstDefaults = (list: readonly Arm[]) => {
+    const out = list.map((): Partial<Record<ExperimentMetric, PairedComparison>> => ({}))
+    for (const m of compared) compareRounds(tableOf(list, m), metricDirection(m) === 'higher', alpha, test).forEach((c, i) => c && (out[i]![m] = c))
     return out
   }
   const armOrder = [base, ...(aaArm ? [aaArm] : []), ...cands]
-  const allPaired = compared(armOrder)
+  const allPaired = pairAgainstDefaults(armOrder)
   const pairedOf = (a: Arm) => allPaired[armOrder.indexOf(a)]!
   // The decision rule, the same for candidates and the A/A arm: paired-better on the metric, and
   // (regression gate) no other metric worse by more than epsilon on the paired estimate.
-  const decides = (paired: Partial<Record<SweepMetric, PairedComparison>>, gatePassed: boolean | undefined) => {
+  const decides = (paired: Partial<Record<ExperimentMetric, PairedComparison>>, gatePassed: boolean | undefined) => {
     if (paired[metric]?.verdict !== 'better') return false
     if (gateMethod === 'manual') return true
-    if (gateMethod === 'regression') return SWEEP_METRICS.every((m) => m === metric || paired[m] === undefined || paired[m]!.improvement >= -epsilon)
+    if (gateMethod === 'regression') return compared.every((m) => m === metric || paired[m] === undefined || paired[m]!.improvement >= -epsilon)
     return gatePassed === true
   }
   const combos: InterleavedComboStats[] = analysis.combos.map((c, i) => ({ ...c, paired: pairedOf(cands[i]!) }))
@@ -289,7 +290,7 @@ export async function runInterleavedSweep(o: InterleavedSweepOptions): Promise<I
     }
   }
 
-  const engine = o.engine ?? llamacppEngine()
+  const engine = o.engine
   const argvOf = async (combo: Combo) => {
     const t = await engine.translate(strip(combo), o.model === undefined ? {} : { model: o.model })
     if (!t.ok) throw new KerneltuneError('INTERNAL', `${engine.name} could not translate the measured combo ${JSON.stringify(combo)}: ${t.reason}`)

@@ -12,6 +12,16 @@ import { summarizeRepetitions, type RepetitionSummary } from './summary.ts'
 /** The metrics a sweep compares and gates on. Memory is reported, not gated: the resident set sampled between phases is too coarse for a 2–5% test. */
 export const SWEEP_METRICS = ['decodeTps', 'prefillTps', 'ttftMs'] as const
 export type SweepMetric = (typeof SWEEP_METRICS)[number]
+/** Every metric a design can rank by: the sweep's, and the tuner's run metrics (a run's backend may report only those). */
+export const EXPERIMENT_METRICS = [...SWEEP_METRICS, 'throughputTps', 'latencyMs'] as const
+export type ExperimentMetric = (typeof EXPERIMENT_METRICS)[number]
+
+/** The metrics compared and gated: `metrics` when given, else the sweep's, with the ranking metric first when it is not one of them. */
+export function comparedMetrics(o: { readonly metric?: ExperimentMetric; readonly metrics?: readonly ExperimentMetric[] }): readonly ExperimentMetric[] {
+  const metric = o.metric ?? 'decodeTps'
+  const list: readonly ExperimentMetric[] = o.metrics ?? SWEEP_METRICS
+  return list.includes(metric) ? list : [metric, ...list]
+}
 
 export const SWEEP_GATE_DEFAULTS = { gate: 'regression' as GateMethod, epsilon: 0.05, margin: 0.05, alpha: 0.05 } as const
 
@@ -26,7 +36,9 @@ export interface MeasuredCombo {
 }
 
 export interface AnalyzeOptions {
-  readonly metric?: SweepMetric
+  readonly metric?: ExperimentMetric
+  /** The metrics compared with the defaults and gated on; default SWEEP_METRICS (plus `metric`). */
+  readonly metrics?: readonly ExperimentMetric[]
   readonly gate?: GateMethod
   readonly epsilon?: number
   readonly margin?: number
@@ -37,12 +49,12 @@ export interface AnalyzeOptions {
 export interface SweepComboStats extends MeasuredCombo {
   readonly stats: RepetitionSummary
   /** Per metric, against the default settings; absent with fewer than 2 reps on either side. */
-  readonly comparison: Partial<Record<SweepMetric, Comparison>>
+  readonly comparison: Partial<Record<ExperimentMetric, Comparison>>
   readonly gate?: ComboGateResult
 }
 
 export interface SweepAnalysis {
-  readonly metric: SweepMetric
+  readonly metric: ExperimentMetric
   readonly baseline: MeasuredCombo & { readonly stats: RepetitionSummary }
   readonly combos: readonly SweepComboStats[]
   readonly gate: GateResult
@@ -52,7 +64,7 @@ export interface SweepAnalysis {
   readonly verdict: string
 }
 
-const samples = (reps: readonly RepetitionMetrics[], m: SweepMetric) =>
+const samples = (reps: readonly RepetitionMetrics[], m: ExperimentMetric) =>
   reps.map((r) => r[m]).filter((v): v is number => typeof v === 'number' && Number.isFinite(v))
 
 const pct = (x: number) => `${x >= 0 ? '+' : ''}${(x * 100).toFixed(1)}%`
@@ -64,10 +76,11 @@ export function analyzeSweep(baseline: MeasuredCombo, measured: readonly Measure
   if (samples(baseline.reps, metric).length < 2) {
     throw new KerneltuneError('INVALID_INPUT', `the default settings need at least 2 repetitions of ${metric} to compare against; measure more`)
   }
-  const baseMetrics = Object.fromEntries(SWEEP_METRICS.map((m) => [m, samples(baseline.reps, m)]))
+  const compared = comparedMetrics(options)
+  const baseMetrics = Object.fromEntries(compared.map((m) => [m, samples(baseline.reps, m)]))
   const ok = measured.filter((c) => !c.error && c.reps.length > 0)
   const gate = evaluateGate(method, {
-    candidates: ok.map((c) => ({ comboHash: c.hash, metrics: Object.fromEntries(SWEEP_METRICS.map((m) => [m, samples(c.reps, m)])) })),
+    candidates: ok.map((c) => ({ comboHash: c.hash, metrics: Object.fromEntries(compared.map((m) => [m, samples(c.reps, m)])) })),
     baseline: baseMetrics,
     metric,
     epsilon: options.epsilon ?? SWEEP_GATE_DEFAULTS.epsilon,
@@ -77,8 +90,8 @@ export function analyzeSweep(baseline: MeasuredCombo, measured: readonly Measure
   })
   const perCombo = new Map(gate.perCombo.map((g) => [g.comboHash, g]))
   const combos: SweepComboStats[] = measured.map((c) => {
-    const comparison: Partial<Record<SweepMetric, Comparison>> = {}
-    for (const m of SWEEP_METRICS) {
+    const comparison: Partial<Record<ExperimentMetric, Comparison>> = {}
+    for (const m of compared) {
       const xs = samples(c.reps, m)
       if (xs.length >= 2 && baseMetrics[m]!.length >= 2) {
         comparison[m] = compareToBaseline(xs, baseMetrics[m]!, { higherIsBetter: metricDirection(m) === 'higher', alpha })

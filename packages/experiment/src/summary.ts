@@ -23,6 +23,7 @@ export interface RepetitionSummary {
   readonly ttftMs?: MetricSummary
   readonly peakMemoryBytes?: MetricSummary
   readonly latencyMs?: MetricSummary
+  readonly throughputTps?: MetricSummary
 }
 
 export function summarizeMetric(xs: readonly number[]): MetricSummary | undefined {
@@ -32,7 +33,7 @@ export function summarizeMetric(xs: readonly number[]): MetricSummary | undefine
   return { n: s.n, mean: s.mean, trimmedMean: s.trimmedMean, median: s.p50, sd: s.sd, min: s.min, max: s.max, ...(ci ? { ci95: { low: ci.low, high: ci.high } } : {}) }
 }
 
-const METRICS = ['prefillTps', 'decodeTps', 'ttftMs', 'peakMemoryBytes', 'latencyMs'] as const
+const METRICS = ['prefillTps', 'decodeTps', 'ttftMs', 'peakMemoryBytes', 'latencyMs', 'throughputTps'] as const
 
 export function summarizeRepetitions(reps: readonly RepetitionMetrics[]): RepetitionSummary {
   const out: Record<string, MetricSummary> = {}

@@ -15,10 +15,8 @@
  */
 import { KerneltuneError, isKerneltuneError } from '@kerneltune/core/lite'
 import type { Combo, EnginePlugin, MeasurementBackend, RepetitionMetrics } from '@kerneltune/core'
-import { shouldStopEarly } from '@kerneltune/stats'
-import { llamacppEngine } from './engine.ts'
-import { analyzeSweep, type AnalyzeOptions, type MeasuredCombo, type SweepAnalysis, type SweepComboStats, type SweepMetric } from './sweep-analysis.ts'
-import { withoutDefaults } from './sweep-space.ts'
+import { metricDirection, shouldStopEarly } from '@kerneltune/stats'
+import { analyzeSweep, type AnalyzeOptions, type MeasuredCombo, type SweepAnalysis, type SweepComboStats, type ExperimentMetric } from './sweep-analysis.ts'
 
 export interface SweepProgress {
   /** 'baseline' for the default settings, 'combo' for a candidate. */
@@ -50,10 +48,10 @@ export interface SweepOptions extends AnalyzeOptions {
   readonly earlyStop?: boolean
   /** Interval width, relative to the value, below which a combo's estimate is tight; default 0.05. */
   readonly noiseFloor?: number
-  /** Translates the winner into a command line; default the llama.cpp translator (llamacppServerEngine for server settings). */
-  readonly engine?: EnginePlugin
-  /** Removes default values so equal combos compare equal; default llama.cpp's withoutDefaults. */
-  readonly withoutDefaults?: (combo: Combo) => Combo
+  /** Translates the winner into a command line (the engine's translator: llama.cpp's, or its server-settings one). */
+  readonly engine: EnginePlugin
+  /** Removes the engine's default values so equal combos compare equal (the engine package's withoutDefaults). */
+  readonly withoutDefaults: (combo: Combo) => Combo
   readonly signal?: AbortSignal
   readonly onProgress?: (p: SweepProgress) => void
 }
@@ -79,7 +77,7 @@ export function sweepComboHash(combo: Combo): string {
   return h.toString(16).padStart(16, '0')
 }
 
-const values = (reps: readonly RepetitionMetrics[], m: SweepMetric) => reps.map((r) => r[m]).filter((v): v is number => typeof v === 'number' && Number.isFinite(v))
+const values = (reps: readonly RepetitionMetrics[], m: ExperimentMetric) => reps.map((r) => r[m]).filter((v): v is number => typeof v === 'number' && Number.isFinite(v))
 
 export async function runSweep(options: SweepOptions): Promise<SweepResult> {
   const { backend, signal } = options
@@ -91,7 +89,7 @@ export async function runSweep(options: SweepOptions): Promise<SweepResult> {
   const noiseFloor = options.noiseFloor ?? 0.05
   if (!(maxReps >= 2)) throw new KerneltuneError('INVALID_INPUT', `maxReps must be at least 2 (the comparison needs 2 samples), got ${maxReps}`)
   const baselineCombo = options.baseline ?? {}
-  const strip = options.withoutDefaults ?? withoutDefaults
+  const strip = options.withoutDefaults
   // Combos that run the same as the defaults, or as each other, are measured once.
   const seen = new Set<string>([sweepComboHash(strip(baselineCombo))])
   const candidates = options.candidates.filter((c) => {
@@ -119,7 +117,7 @@ export async function runSweep(options: SweepOptions): Promise<SweepResult> {
   const baseline: MeasuredCombo = { combo: baselineCombo, hash: sweepComboHash(baselineCombo), reps: baseReps }
   options.onProgress?.({ phase: 'baseline', index: 0, total, combo: baselineCombo, reps: baseReps.length, done: true })
 
-  const higherIsBetter = metric !== 'ttftMs'
+  const higherIsBetter = metricDirection(metric) === 'higher'
   let best: { id: string; samples: number[]; score: number } | undefined
   const measured: MeasuredCombo[] = []
   for (const [i, c] of candidates.entries()) {
@@ -158,7 +156,7 @@ export async function runSweep(options: SweepOptions): Promise<SweepResult> {
   }
 
   const analysis = analyzeSweep(baseline, measured, options)
-  const engine = options.engine ?? llamacppEngine()
+  const engine = options.engine
   const argvOf = async (combo: Combo): Promise<string[]> => {
     const t = await engine.translate(combo, options.model === undefined ? {} : { model: options.model })
     if (!t.ok) throw new KerneltuneError('INTERNAL', `${engine.name} could not translate the measured combo ${JSON.stringify(combo)}: ${t.reason}`)

@@ -2,7 +2,10 @@ import { KerneltuneError, mulberry32, type Combo, type MeasurementBackend } from
 import { describe, expect, it } from 'vitest'
 import { runInterleavedSweep } from './interleaved-sweep.ts'
 import { minRoundsToDecide, pairedComparison } from './paired.ts'
-import { llamacppServerEngine, withoutServingDefaults } from './server-settings.ts'
+import { llamacppEngine, withoutDefaults } from '@kerneltune/engines-llamacpp'
+
+// The design is engine-neutral; these tests run it over llama.cpp's translator and defaults.
+const LLAMA = { engine: llamacppEngine(), withoutDefaults }
 
 /**
  * A backend with known truth: each combo has a true decode rate; the machine's load drifts from
@@ -37,17 +40,17 @@ const candidates: { combo: Combo }[] = [{ combo: { threads: '1' } }, { combo: { 
 describe('runInterleavedSweep', () => {
   it('should measure every arm once per round in a seeded random order, the defaults twice (A/A)', async () => {
     const backend = driftingBackend(truth)
-    const r = await runInterleavedSweep({ backend, candidates, rounds: 4, seed: 3, warmups: 0 })
+    const r = await runInterleavedSweep({ ...LLAMA, backend, candidates, rounds: 4, seed: 3, warmups: 0 })
     expect(r.rounds).toBe(4)
     expect(backend.calls.length).toBe(4 * 5)
     for (const round of r.order) expect(new Set(round).size).toBe(5)
     expect(new Set(r.order.map((x) => x.join())).size).toBeGreaterThan(1)
-    const again = await runInterleavedSweep({ backend: driftingBackend(truth), candidates, rounds: 4, seed: 3, warmups: 0 })
+    const again = await runInterleavedSweep({ ...LLAMA, backend: driftingBackend(truth), candidates, rounds: 4, seed: 3, warmups: 0 })
     expect(again.order).toEqual(r.order)
   })
 
   it('should find a 10% gain that drift of up to 40% hides from unpaired statistics, without crowning the A/A arm', async () => {
-    const r = await runInterleavedSweep({ backend: driftingBackend(truth), candidates, rounds: 8, seed: 1, warmups: 0 })
+    const r = await runInterleavedSweep({ ...LLAMA, backend: driftingBackend(truth), candidates, rounds: 8, seed: 1, warmups: 0 })
     expect(r.winner?.combo).toEqual({ threads: '1' })
     expect(r.winner!.paired.decodeTps!.improvement).toBeGreaterThan(0.07)
     expect(r.winner!.paired.decodeTps!.improvement).toBeLessThan(0.13)
@@ -59,34 +62,34 @@ describe('runInterleavedSweep', () => {
   })
 
   it('should say in the verdict whether the p-value is exact (up to 14 rounds) or resampled (past them)', async () => {
-    const r = await runInterleavedSweep({ backend: driftingBackend(truth), candidates, rounds: 8, seed: 1, warmups: 0 })
+    const r = await runInterleavedSweep({ ...LLAMA, backend: driftingBackend(truth), candidates, rounds: 8, seed: 1, warmups: 0 })
     expect(r.winner!.paired.decodeTps).toMatchObject({ pMethod: 'exact', patterns: 256 })
     expect(r.verdict).toMatch(/p=[0-9.e-]+, exact \(2\^8 = 256 patterns\)\)/)
-    const long = await runInterleavedSweep({ backend: driftingBackend(truth), candidates, rounds: 16, seed: 1, warmups: 0, aaResamples: 200 })
+    const long = await runInterleavedSweep({ ...LLAMA, backend: driftingBackend(truth), candidates, rounds: 16, seed: 1, warmups: 0, aaResamples: 200 })
     expect(long.winner!.paired.decodeTps).toMatchObject({ pMethod: 'resampled', patterns: 10_000, resamples: 10_000, pFloor: 1 / 10_001 })
     expect(long.verdict).toMatch(/p=[0-9.e-]+, resampled \(10,000 patterns, p ≥ 1\/10,001\)\)/)
     // No winner: the best arm's p-value is labelled too, with its test.
-    const none = await runInterleavedSweep({ backend: driftingBackend(() => 100), candidates, rounds: 8, seed: 1, warmups: 0, aaResamples: 0 })
+    const none = await runInterleavedSweep({ ...LLAMA, backend: driftingBackend(() => 100), candidates, rounds: 8, seed: 1, warmups: 0, aaResamples: 0 })
     expect(none.winner).toBeUndefined()
     expect(none.verdict).toMatch(/p=[0-9.e-]+, sign-flip exact \(2\^8 = 256 patterns\)\); keep the defaults/)
   })
 
   it('should record a combination that fails as a failed arm and keep going', async () => {
     const backend = driftingBackend(truth, (c) => (c.flash_attn === 'off' ? 'llama-server exited (code 1) before it was ready: error: bad' : undefined))
-    const r = await runInterleavedSweep({ backend, candidates, rounds: 3, warmups: 0 })
+    const r = await runInterleavedSweep({ ...LLAMA, backend, candidates, rounds: 3, warmups: 0 })
     const failed = r.combos.find((c) => c.combo.flash_attn === 'off')!
     expect(failed.error).toMatch(/exited \(code 1\)/)
     expect(backend.calls.filter((c) => c.flash_attn === 'off').length).toBe(1)
-    await expect(runInterleavedSweep({ backend: driftingBackend(truth, (c) => (Object.keys(c).length === 0 ? 'no' : undefined)), candidates, rounds: 2, warmups: 0 })).rejects.toThrow(/default settings could not be measured/)
+    await expect(runInterleavedSweep({ ...LLAMA, backend: driftingBackend(truth, (c) => (Object.keys(c).length === 0 ? 'no' : undefined)), candidates, rounds: 2, warmups: 0 })).rejects.toThrow(/default settings could not be measured/)
   })
 
   it('should say when too few rounds were measured for the sign-flip test to decide anything', async () => {
     expect(minRoundsToDecide(0.05)).toBe(7)
     expect(minRoundsToDecide(0.01)).toBe(9)
-    const r = await runInterleavedSweep({ backend: driftingBackend(truth), candidates, rounds: 4, seed: 1, warmups: 0 })
+    const r = await runInterleavedSweep({ ...LLAMA, backend: driftingBackend(truth), candidates, rounds: 4, seed: 1, warmups: 0 })
     expect(r.winner).toBeUndefined()
     expect(r.verdict).toMatch(/with 4 rounds no comparison can reach p < 0.05 \(the sign-flip test needs 7\)/)
-    const paired = await runInterleavedSweep({ backend: driftingBackend(truth), candidates, rounds: 4, seed: 1, warmups: 0, test: 'paired' })
+    const paired = await runInterleavedSweep({ ...LLAMA, backend: driftingBackend(truth), candidates, rounds: 4, seed: 1, warmups: 0, test: 'paired' })
     expect(paired.verdict).not.toMatch(/sign-flip/)
   })
 
@@ -94,7 +97,7 @@ describe('runInterleavedSweep', () => {
     let t = 0
     const backend = driftingBackend(truth)
     const timed: MeasurementBackend = { ...backend, measure: async (req) => ((t += 1000), backend.measure(req)) }
-    const r = await runInterleavedSweep({ backend: timed, candidates, rounds: 10, timeBudgetMs: 12_000, now: () => t, warmups: 0 })
+    const r = await runInterleavedSweep({ ...LLAMA, backend: timed, candidates, rounds: 10, timeBudgetMs: 12_000, now: () => t, warmups: 0 })
     // A measurement takes 1 s, a round 5 s: rounds 1-2 always run (10 s), then two measurements
     // of round 3 fit (11 s, 12 s) and a third would end at 13 s.
     expect(t).toBe(12_000)
@@ -105,7 +108,7 @@ describe('runInterleavedSweep', () => {
     expect(r.baseline.reps.length).toBe(third.has('baseline') ? 3 : 2)
     // A budget that ends exactly with a round starts no other.
     t = 0
-    const whole = await runInterleavedSweep({ backend: timed, candidates, rounds: 10, timeBudgetMs: 10_000, now: () => t, warmups: 0 })
+    const whole = await runInterleavedSweep({ ...LLAMA, backend: timed, candidates, rounds: 10, timeBudgetMs: 10_000, now: () => t, warmups: 0 })
     expect([whole.rounds, whole.partialRound, whole.order.length, t]).toEqual([2, false, 2, 10_000])
   })
 
@@ -122,7 +125,7 @@ describe('runInterleavedSweep', () => {
       },
     }
     // 2 s leaves the first 12 instant visits ample time on a loaded machine; the 13th then waits for the deadline.
-    const r = await runInterleavedSweep({ backend: hanging, candidates, rounds: 100, timeBudgetMs: 2000, warmups: 0 })
+    const r = await runInterleavedSweep({ ...LLAMA, backend: hanging, candidates, rounds: 100, timeBudgetMs: 2000, warmups: 0 })
     expect(slowAborted).toBe(true)
     expect(visits).toBe(13)
     // Rounds 1-2 (10 visits) and 2 visits of round 3 were kept; the cancelled one is not in the order.
@@ -130,7 +133,7 @@ describe('runInterleavedSweep', () => {
     // A cancellation by the caller is still a cancellation.
     const ctl = new AbortController()
     ctl.abort()
-    await expect(runInterleavedSweep({ backend, candidates, rounds: 3, signal: ctl.signal, warmups: 0 })).rejects.toThrow(/cancelled/)
+    await expect(runInterleavedSweep({ ...LLAMA, backend, candidates, rounds: 3, signal: ctl.signal, warmups: 0 })).rejects.toThrow(/cancelled/)
   })
 
   it('should estimate a measurement by the arm\'s last one, not its first that paid for a launch', async () => {
@@ -147,7 +150,7 @@ describe('runInterleavedSweep', () => {
         return backend.measure(req)
       },
     }
-    const r = await runInterleavedSweep({ backend: timed, candidates, rounds: 10, timeBudgetMs: 40_000, now: () => t, warmups: 0, aaCombo: { cont_batching: 'on' } })
+    const r = await runInterleavedSweep({ ...LLAMA, backend: timed, candidates, rounds: 10, timeBudgetMs: 40_000, now: () => t, warmups: 0, aaCombo: { cont_batching: 'on' } })
     // Round 1: 5 arms x 5 s = 25 s; later measurements 1 s each. Rounds 2-4 end at 30, 35 and 40 s;
     // the 5th's first measurement would end at 41 s: four rounds. Estimating by the first visit
     // (5 s) would have stopped after two, with a quarter of the budget unused.
@@ -185,7 +188,7 @@ describe('runInterleavedSweep statistics', () => {
     let aaWins = 0
     let nullDecisions = 0
     for (let s = 0; s < o.sweeps; s++) {
-      const r = await runInterleavedSweep({ backend, candidates, rounds: o.rounds, seed: s, warmups: 0, aaCombo: { cont_batching: 'on' }, aaResamples: 0, test: o.test })
+      const r = await runInterleavedSweep({ ...LLAMA, backend, candidates, rounds: o.rounds, seed: s, warmups: 0, aaCombo: { cont_batching: 'on' }, aaResamples: 0, test: o.test })
       const gain = r.combos.find((c) => c.combo.threads === '1')!
       if (gain.paired.decodeTps!.verdict === 'better') found++
       const pairs = gain.reps.map((x, i) => [x.decodeTps!, r.baseline.reps[i]!.decodeTps!] as const)
@@ -251,22 +254,5 @@ describe('pairedComparison', () => {
     expect(pairedComparison([[100, 100], [101, 99], [99, 101]], true)!.verdict).toBe('indistinguishable')
     expect(pairedComparison([[90, 100], [45, 50], [89, 99]], false)!.verdict).toBe('better')
     expect(pairedComparison([[1, 1]], true)).toBeUndefined()
-  })
-})
-
-describe('llamacppServerEngine', () => {
-  it('should add the slot and continuous-batching flags to the translation', async () => {
-    const t = await llamacppServerEngine().translate({ threads: '2', parallel: '1', cont_batching: 'off' }, { model: 'm.gguf' })
-    expect(t.ok && t.argv).toEqual(['llama-server', '-m', 'm.gguf', '--threads', '2', '--parallel', '1', '--no-cont-batching'])
-    const auto = await llamacppServerEngine().translate({ parallel: 'auto', cont_batching: 'on' }, { model: 'm.gguf' })
-    expect(auto.ok && auto.argv).toEqual(['llama-server', '-m', 'm.gguf'])
-    const refused = await llamacppServerEngine().translate({ parallel: 'x' })
-    expect(refused.ok).toBe(false)
-    const passes = await llamacppServerEngine().translate({ cache_type_v: 'q8_0', flash_attn: 'off' })
-    expect(!passes.ok && passes.dimension).toBe('cache_type_v')
-  })
-
-  it('should drop server defaults from a combo', () => {
-    expect(withoutServingDefaults({ parallel: 'auto', cont_batching: 'on', threads: 'auto', flash_attn: 'off' })).toEqual({ flash_attn: 'off' })
   })
 })

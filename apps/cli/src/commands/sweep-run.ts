@@ -1,0 +1,65 @@
+/**
+ * `kerneltune sweep` as a stored run: the plan becomes a run in the store (the embedded one by
+ * default, or --db), its combinations the run's, and the tuner's executeExperimentRun measures it
+ * with the design the sweep asked for, storing every combination's repetitions, its comparison
+ * and the design's summary. The run is then in History, `run show` reads it, and `--json` carries
+ * its `runId`. The sweep brings what only it has: its own backend (node-llama-cpp in-process, or a
+ * pool of llama-servers kept across rounds), the translator of its space, and the design settings.
+ */
+import type { Combo, EnginePlugin, HardwareSpec, MeasurementBackend } from '@kerneltune/core'
+import { createRegistry, KerneltuneError } from '@kerneltune/core'
+import { comboHash } from '@kerneltune/catalog'
+import { LLAMACPP_VERSION } from '@kerneltune/engines-llamacpp'
+import type { InterleavedSweepResult, SweepResult } from '@kerneltune/experiment'
+import type { Store } from '@kerneltune/store'
+import { executeExperimentRun, type ExperimentHooks, type RunEvent } from '@kerneltune/tuner'
+import type { SweepPlan } from './sweep-plan.ts'
+
+export interface SweepAsRun<R extends InterleavedSweepResult | SweepResult> {
+  readonly store: Store
+  readonly modelPath: string
+  readonly hardware: HardwareSpec
+  readonly plan: SweepPlan
+  readonly design: 'sequential' | 'interleaved'
+  /** The backend's name as the run records it (node-llama-cpp, server). */
+  readonly backendName: string
+  readonly backend: MeasurementBackend
+  readonly engine: EnginePlugin
+  readonly withoutDefaults: (combo: Combo) => Combo
+  readonly workload: { readonly batch: number; readonly promptTokens: number; readonly generatedTokens: number }
+  readonly repetitions: number
+  readonly warmups: number
+  readonly settings: NonNullable<ExperimentHooks['settings']>
+  readonly onEvent?: (e: RunEvent) => void
+  /** Narrows the design's result to what this path ran (the caller knows which). */
+  readonly is: (r: InterleavedSweepResult | SweepResult) => r is R
+}
+
+/** Creates the sweep's run in the store and measures it through the tuner; returns the run id and the design's result. */
+export async function sweepAsRun<R extends InterleavedSweepResult | SweepResult>(o: SweepAsRun<R>): Promise<{ runId: string; result: R }> {
+  const { fromGguf } = await import('@kerneltune/features/node')
+  const model = (await fromGguf(o.modelPath)).model
+  const baseline: Combo = {}
+  const run = await o.store.runs.create({
+    tenant: 'default',
+    mode: o.plan.mode === 'quick' ? 'quick' : 'exhaustive',
+    target: {
+      model, hardware: o.hardware, engine: 'llamacpp', engineVersion: LLAMACPP_VERSION, workload: o.workload, modelPath: o.modelPath,
+      // A sweep measures fresh: the result cache would answer for another load or space.
+      options: { warmups: o.warmups, metric: 'throughputTps', noiseFloor: o.settings.noiseFloor ?? 0.05, earlyStop: o.settings.earlyStop ?? true, useCache: false, design: o.design, ...(o.settings.rounds !== undefined ? { rounds: o.settings.rounds } : {}), ...(o.settings.seed !== undefined ? { seed: o.settings.seed } : {}), ...(o.settings.test ? { test: o.settings.test } : {}) },
+    } as never,
+    snapshot: { hash: o.plan.catalog.hash, version: o.plan.catalog.version, content: o.plan.snapshot },
+    qualityGate: o.settings.gate ?? 'regression',
+    backend: o.backendName,
+    repetitions: o.repetitions,
+    combos: [{ combo: baseline, comboHash: comboHash(baseline), isBaseline: true }, ...o.plan.candidates.map((c) => ({ combo: c.combo, comboHash: c.hash, isBaseline: false }))],
+  })
+  let result: R | undefined
+  await executeExperimentRun(run.id, { store: o.store, registry: createRegistry([]), ...(o.onEvent ? { onEvent: o.onEvent } : {}) }, {
+    backend: o.backend, engine: o.engine, withoutDefaults: o.withoutDefaults, settings: o.settings,
+    onResult: (r) => { if (o.is(r)) result = r },
+  })
+  // executeExperimentRun throws when the design fails (onResult set): without a result here, the design ran was not the one asked for.
+  if (!result) throw new KerneltuneError('INTERNAL', `run ${run.id} finished without a ${o.design} result`)
+  return { runId: run.id, result }
+}

@@ -1,0 +1,80 @@
+import { describe, expect, it } from 'vitest'
+import { createCatalog } from '@kerneltune/catalog'
+import { createRegistry, KerneltuneError, mulberry32, type MeasurementBackend, type RepetitionMetrics } from '@kerneltune/core'
+import { openStore } from '@kerneltune/store'
+import { createRun, executeRun, type InterleavedSummary, type RunEvent, type RunSummary } from '../index.ts'
+import { HARDWARE, MODEL, testEngine } from '../test-fixtures.ts'
+
+/**
+ * fp8 is 30% faster; every measurement carries 10% noise and a load that drifts up over time, so
+ * the rounds must pair to see it. Records the order of its measurements.
+ */
+function driftingBackend(calls: string[] = []): MeasurementBackend {
+  const rand = mulberry32(11)
+  let t = 0
+  return {
+    name: 'analytical', kind: 'measurement-backend', apiVersion: 1, simulated: true,
+    async measure(request) {
+      calls.push(JSON.stringify(request.combo))
+      if (request.signal?.aborted) throw new KerneltuneError('CANCELLED', 'cancelled')
+      const reps: RepetitionMetrics[] = []
+      for (let i = 0; i < request.repetitions; i++) {
+        t++
+        const speed = (request.combo.activation_dtype?.startsWith('fp8') ? 130 : 100) * (1 + 0.1 * (rand() - 0.5)) / (1 + t / 50)
+        reps.push({ latencyMs: 1000 / speed, throughputTps: speed })
+      }
+      return { backend: 'analytical', simulated: true, device: 'drifting fixture', repetitions: reps }
+    },
+  }
+}
+
+const request = {
+  model: MODEL, hardware: HARDWARE, engine: 'vllm', backend: 'analytical', repetitions: 3, workload: { batch: 16, contextLength: 8192 },
+  restrict: { attention_backend: ['flash_attn_v2'], kv_layout: ['paged'], matmul_path: ['cublas'], fusion_strategy: ['none'], cuda_graph: ['per-shape'] },
+  design: 'interleaved' as const, rounds: 8, seed: 3, slo: { ttft_p99_ms: 500 }, objective: 'goodput',
+}
+
+describe('a run with the interleaved design', () => {
+  it('should measure every combination once per round beside the baseline and an A/A arm, and pick the winner by the paired test', async () => {
+    const store = await openStore(':memory:')
+    const calls: string[] = []
+    const registry = createRegistry([testEngine(), driftingBackend(calls)])
+    const run = await createRun(store, request, { catalog: createCatalog(), registry, tenant: 't' })
+    // The objectives travel with the run, opaque to the tuner.
+    expect((run.target as { options?: Record<string, unknown> }).options).toMatchObject({ design: 'interleaved', rounds: 8, seed: 3, slo: { ttft_p99_ms: 500 }, objective: 'goodput' })
+    const events: RunEvent[] = []
+    const done = await executeRun(run.id, { store, registry, worker: 'w-1', onEvent: (e) => events.push(e) })
+    expect(done.status).toBe('succeeded')
+    const combos = await store.runs.combos(run.id)
+    const arms = combos.length + 1
+    // Every arm once per round (plus one warm-up each on its first visit): no sequential block of repetitions.
+    expect(calls.length).toBe(8 * arms)
+    for (const c of combos) expect(c.repetitions).toHaveLength(8)
+    const s = done.summary as unknown as RunSummary & { experiment: InterleavedSummary }
+    expect(s.experiment).toMatchObject({ design: 'interleaved', rounds: 8, seed: 3, worker: 'w-1', device: 'drifting fixture' })
+    expect(s.experiment.order).toHaveLength(8)
+    for (const round of s.experiment.order) expect(round.filter((a) => a === 'baseline' || a === 'aa')).toHaveLength(2)
+    expect(s.experiment.aa.declaredWinner).toBe(false)
+    expect(s.experiment.winner?.combo.activation_dtype).toMatch(/^fp8/)
+    expect(s.winner?.combo.activation_dtype).toMatch(/^fp8/)
+    expect(s.experiment.winner!.improvement).toBeGreaterThan(0.15)
+    // The replicate noise per combination (variance of the log ratio over rounds) is stored for Tier 2.
+    expect(Object.keys(s.experiment.replicateVariance)).toHaveLength(combos.length - 1)
+    const fp8 = combos.find((c) => !c.isBaseline && c.combo.activation_dtype?.startsWith('fp8'))!
+    expect(fp8.comparison).toMatchObject({ design: 'interleaved', metric: 'throughputTps', verdict: 'better' })
+    expect(events.at(-1)).toMatchObject({ type: 'run.finished', status: 'succeeded' })
+    expect(events.filter((e) => e.type === 'progress').length).toBe(8 * arms)
+  })
+
+  it('should go back to the queue on a pause and measure all its rounds again when resumed', async () => {
+    const store = await openStore(':memory:')
+    const registry = createRegistry([testEngine(), driftingBackend()])
+    const run = await createRun(store, request, { catalog: createCatalog(), registry, tenant: 't' })
+    const ctl = new AbortController()
+    const paused = await executeRun(run.id, { store, registry, signal: ctl.signal, onEvent: (e) => e.type === 'progress' && e.done === 5 && ctl.abort('pause') })
+    expect([paused.status, paused.error]).toEqual(['queued', null])
+    const resumed = await executeRun(run.id, { store, registry })
+    expect(resumed.status).toBe('succeeded')
+    for (const c of await store.runs.combos(run.id)) expect(c.repetitions).toHaveLength(8)
+  })
+})
