@@ -83,8 +83,9 @@ export {
   normalizeHardwareLabel,
   parseDeviceCount,
   requireHardwarePreset,
+  usualBackend,
 } from './hardware/presets.ts'
-export type { HardwarePreset } from './hardware/types.ts'
+export type { HardwareBackend, HardwarePreset } from './hardware/types.ts'
 export { countParams, type ParamCount, type TransformerShape } from './model/param-count.ts'
 export {
   SUPPORTED_MODEL_TYPES,

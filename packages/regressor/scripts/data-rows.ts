@@ -6,78 +6,12 @@
  */
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { parseCsv as parseCsvRecords } from '@kerneltune/core'
-import { findHardwarePreset, type HardwarePreset } from '@kerneltune/features'
-import type { TrainingSample } from '../src/learned.ts'
+import { findHardwarePreset } from '@kerneltune/features'
 import type { ThroughputQueryInput } from '../src/query.ts'
+import { LLAMA_SHAPES, REPO_MODELS, exclude, parseCsv, report, shapesOf, spec, type DataSet, type LoadOptions } from './data-common.ts'
+import { recentBuilds } from './recent-rows.ts'
 
-/** The rows of a CSV file as objects keyed by its header; rows with every field blank are skipped. */
-export function parseCsv(text: string): Record<string, string>[] {
-  const { records, problems } = parseCsvRecords(text)
-  if (problems.length) throw new Error(`CSV line ${problems[0]!.line}: ${problems[0]!.message}`)
-  const [header, ...body] = records.map((r) => r.cells)
-  return body.filter((r) => r.some((v) => v.trim() !== '')).map((r) => Object.fromEntries(header!.map((h, i) => [h, r[i] ?? ''])))
-}
-
-export interface FileReport {
-  file: string
-  rows: number
-  used: number
-  samples: number
-  excluded: Record<string, number>
-  /** 1-based data row numbers (header excluded) that fed the samples. */
-  usedRows: number[]
-}
-
-export interface DataSet {
-  samples: TrainingSample[]
-  files: FileReport[]
-}
-
-const spec = (p: HardwarePreset) => ({ ...(p.tdpWatts ? { tdpWatts: p.tdpWatts } : {}), memBwGbs: p.memBwGbs, tflops: p.fp16Tflops, unifiedMemory: p.unifiedMemory ?? false, vendor: (['nvidia', 'amd', 'apple', 'intel'].includes(p.vendor) ? p.vendor : 'other') as ThroughputQueryInput['vendor'] })
-
-/** Attention shapes of a model, as query fields: KV bytes and attention FLOPs per context token, sliding windows. */
-interface Shapes { layers: number; kvBytesPerToken: number; attnFlopsPerToken: number; slidingWindow?: { tokens: number; share: number } }
-
-/**
- * From a model config: layers, query heads × head size (attention width), KV heads × head size, and
- * the layers with a sliding window. KV bytes per context token = 2 (K, V) × KV width × layers × 2
- * bytes (F16 cache); attention FLOPs per token per context token = 4 × attention width × layers.
- */
-function shapes(layers: number, attnWidth: number, kvWidth: number, window?: { tokens: number; layers: number }): Shapes {
-  return {
-    layers, kvBytesPerToken: 2 * kvWidth * layers * 2, attnFlopsPerToken: 4 * attnWidth * layers,
-    ...(window ? { slidingWindow: { tokens: window.tokens, share: window.layers / layers } } : {}),
-  }
-}
-
-/**
- * LLaMA families of the XiongjieDai tables (LLaMA and LLaMA 2 papers, LLaMA 3 model card): layers,
- * hidden size, KV heads × 128. LLaMA 1 and LLaMA 2 7B/13B have no grouped-query attention, so their
- * KV cache per token is 4–6× what a LLaMA-3-anchored proxy says; LLaMA 2 70B and LLaMA 3 have 8 KV heads.
- */
-const LLAMA_SHAPES: Record<string, Shapes> = {
-  'LLaMA|7': shapes(32, 4096, 4096), 'LLaMA|13': shapes(40, 5120, 5120), 'LLaMA|30': shapes(60, 6656, 6656), 'LLaMA|65': shapes(80, 8192, 8192),
-  'LLaMA 2|7': shapes(32, 4096, 4096), 'LLaMA 2|13': shapes(40, 5120, 5120), 'LLaMA 2|70': shapes(80, 8192, 1024),
-  'LLaMA 3|8': shapes(32, 4096, 1024), 'LLaMA 3|70': shapes(80, 8192, 1024),
-}
-
-/**
- * Models of the llama.cpp benches: format, parameters read per token (model cards) and shapes from
- * each model's config.json (as recalled; not re-checked offline): layers (the per-layer overhead;
- * gpt-oss-120b has 36 where the size proxy says 74), attention and KV widths, sliding windows
- * (gemma-3: 5 of every 6 layers see 1024 tokens; gpt-oss: every other layer sees 128).
- * GLM-4.7-Flash is taken as DeepSeek-style multi-head latent attention as llama.cpp runs it (20
- * heads over a 512 + 64 latent cached per layer: K width 576, V width 512, so 20 × 544 per head pair).
- */
-const REPO_MODELS: Record<string, { quant: string; activeParamsB?: number } & Shapes> = {
-  'ggml-org/GLM-4.7-Flash-GGUF': { quant: 'Q8_0', activeParamsB: 3, ...shapes(47, 20 * 544, 288) }, // "30B.A3B" in llama.cpp's model name
-  'ggml-org/Qwen2.5-Coder-7B-Q8_0-GGUF': { quant: 'Q8_0', ...shapes(28, 28 * 128, 4 * 128) },
-  'ggml-org/Qwen3-Coder-30B-A3B-Instruct-Q8_0-GGUF': { quant: 'Q8_0', activeParamsB: 3.3, ...shapes(48, 32 * 128, 4 * 128) }, // Qwen3 model card: 3.3B activated
-  'ggml-org/gemma-3-4b-it-qat-GGUF': { quant: 'Q4_0', ...shapes(34, 8 * 256, 4 * 256, { tokens: 1024, layers: 29 }) },
-  'ggml-org/gpt-oss-120b-GGUF': { quant: 'MXFP4', activeParamsB: 5.1, ...shapes(36, 64 * 64, 8 * 64, { tokens: 128, layers: 18 }) }, // OpenAI gpt-oss model card
-  'ggml-org/gpt-oss-20b-GGUF': { quant: 'MXFP4', activeParamsB: 3.6, ...shapes(24, 64 * 64, 8 * 64, { tokens: 128, layers: 12 }) },
-}
+export { parseCsv, type DataSet, type FileReport, type LoadOptions } from './data-common.ts'
 
 /**
  * The Apple CPU clusters of the "(CPU)" rows, which run llama.cpp on the CPU cores of the same
@@ -93,12 +27,6 @@ export const CPU_SPECS: Record<string, { memBwGbs: number; tflops: number; note:
   'm3-max': { memBwGbs: 200, tflops: 1.56, note: 'M3 Max (40-core GPU) CPU: 12 P-cores × 4.05 GHz × 32; 400/2 GB/s' },
 }
 
-const shapesOf = (m: Shapes): Shapes => ({ layers: m.layers, kvBytesPerToken: m.kvBytesPerToken, attnFlopsPerToken: m.attnFlopsPerToken, ...(m.slidingWindow ? { slidingWindow: m.slidingWindow } : {}) })
-
-function report(file: string, rows: number): FileReport {
-  return { file, rows, used: 0, samples: 0, excluded: {}, usedRows: [] }
-}
-const exclude = (r: FileReport, why: string) => void (r.excluded[why] = (r.excluded[why] ?? 0) + 1)
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!
 
 /**
@@ -112,16 +40,11 @@ const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.len
  * A100 SXM and L40S F16 (pp512 about 600 on A100 SXM)", i.e. the LLaMA 3 F16 prefill rows of those two
  * labels (their prefill rate rises with the prompt length and sits below the same chip's Q4_K_M rate,
  * where every other chip is the other way round). A rule fixed by the data's collector, not by a
- * model's error; the training script also scores the model with them kept.
+ * model's error (v2.4.0 also scored the model with them kept: the README's issue 18 record).
  */
 export const PROVENANCE_FLAGGED = 'flagged anomalous in PROVENANCE.md §A1 (LLaMA 3 F16 pp on A100 SXM and L40S)'
 const flagged = (row: Record<string, string>) =>
   row.model_family === 'LLaMA 3' && row.quant === 'F16' && row.test === 'pp' && ['A100 SXM 80GB', 'L40S 48GB'].includes(row.hw_base!)
-
-export interface LoadOptions {
-  /** Keep the rows PROVENANCE flags as anomalous (default false: they are excluded and counted). */
-  keepFlagged?: boolean
-}
 
 function xiongjie(dir: string, out: DataSet, opts: LoadOptions): void {
   const file = 'xiongjiedai_gpu_benchmarks_llamacpp.csv'
@@ -254,5 +177,6 @@ export function loadThroughputData(dir: string, opts: LoadOptions = {}): DataSet
   llamaBench(dir, out)
   batchedBench(dir, out, params)
   argonne(dir, out)
+  recentBuilds(dir, out, opts)
   return out
 }

@@ -18,10 +18,11 @@
  */
 export { HEURISTIC_IMPORTANCE, heuristicModel, heuristicWeights, type HeuristicModel } from './heuristic.ts'
 export {
-  CPU_INT8_SPEEDUP, QUERY_FEATURE_NAMES, ThroughputQuerySchema, VENDOR_NAMES, attendedContext, attnFlopsPerToken, engineer, featuresFromQuery, kvBytesPerToken, matmulFlops, meanContext,
+  BACKEND_NAMES, CPU_INT8_SPEEDUP, QUERY_FEATURE_NAMES, ThroughputQuerySchema, VENDOR_NAMES, weightBytesPerParam, attendedContext, attnFlopsPerToken, engineer, featuresFromQuery, kvBytesPerToken, matmulFlops, meanContext,
   moeWeightCoverage, parseQuery, queryBound, queryFromFeatures,
-  type QueryBound, type ThroughputQuery, type ThroughputQueryInput,
+  type BackendName, type QueryBound, type ThroughputQuery, type ThroughputQueryInput,
 } from './query.ts'
+export { chipGroups, chipOf } from './chips.ts'
 export {
   LearnedModel, LearnedModelSchema, MODEL_FORMAT, MODEL_KINDS, MODEL_VERSION, mapeOf, prepare,
   type IntervalPrediction, type LearnedKind, type LearnedModelJson, type PreparedRow, type TrainOptions, type TrainingSample,
@@ -30,7 +31,7 @@ export { crossValidate, leaveOneGroupOut, permutationImportance, seededRandom, s
 export { PhysicsStateSchema, fitPhysics, physicsBreakdown, predictPhysics, unseenEffects, type PhysicsOptions, type PhysicsRow, type PhysicsState } from './physics.ts'
 export { PHYSICS_TERMS, backendOf, baseName, effectKeys, hardwareClass, isLegacy, kernelFlops, layersOf, stepTerms, type PhysicsTerm, type StepTerms } from './physics-terms.ts'
 export {
-  INTERVAL_LEVEL, IntervalScaleSchema, IntervalStateSchema, SCALE_SHRINK, conformalQuantiles, coverageOfRows, heldOutCoverage, heldOutIntervals, intervalFor, intervalRegime, intervalScale, intervalState, scaleOf,
+  CHIP_WEIGHTINGS, INTERVAL_LEVEL, IntervalScaleSchema, IntervalStateSchema, SCALE_SHRINK, chooseWeighting, conformalQuantiles, weightedConformalQuantiles, coverageOfRows, heldOutCoverage, heldOutIntervals, intervalFor, intervalRegime, intervalScale, intervalState, scaleOf,
   type CoverageReport, type HeldOutRow, type IntervalScale, type IntervalState, type PredictionInterval,
 } from './intervals.ts'
 export { DEFAULT_FOREST, type ForestOptions, type RidgeState } from './estimators.ts'

@@ -30,6 +30,7 @@ export const IntervalScaleSchema: z.ZodObject<{
 export const IntervalStateSchema: z.ZodObject<{
   level: z.ZodNumber; method: z.ZodString; decode: typeof IntervalQuantilesSchema; prefill: typeof IntervalQuantilesSchema
   scale: z.ZodOptional<typeof IntervalScaleSchema>
+  weighting: z.ZodOptional<z.ZodObject<{ decode: z.ZodNumber; prefill: z.ZodNumber }>>
 }> = z.object({
   level: z.number().gt(0).lt(1),
   method: z.string(),
@@ -37,6 +38,8 @@ export const IntervalStateSchema: z.ZodObject<{
   decode: IntervalQuantilesSchema,
   prefill: IntervalQuantilesSchema,
   scale: IntervalScaleSchema.optional(),
+  /** Per phase, the exponent p of the chip weighting the quantiles were taken with (`CHIP_WEIGHTINGS`). */
+  weighting: z.object({ decode: z.number().min(0).max(1), prefill: z.number().min(0).max(1) }).optional(),
 })
 export type IntervalState = z.output<typeof IntervalStateSchema>
 export type IntervalScale = z.output<typeof IntervalScaleSchema>
@@ -63,6 +66,42 @@ export function conformalQuantiles(residuals: readonly number[], level: number =
 }
 
 /**
+ * Weighted split-conformal quantiles: with unit weights exactly `conformalQuantiles`; with weights,
+ * the upper end is the smallest residual whose cumulative weight reaches (1 − α/2) of the total
+ * plus one mean weight (the test point's), the lower end the largest within α/2 of it.
+ */
+export function weightedConformalQuantiles(residuals: readonly number[], weights: readonly number[], level: number = INTERVAL_LEVEL): { low: number; high: number; count: number } {
+  const pairs = residuals.map((r, i) => [r, weights[i]!] as const).filter(([r, w]) => Number.isFinite(r) && w > 0).sort((x, y) => x[0] - y[0])
+  const n = pairs.length
+  if (n === 0) return { low: Number.NEGATIVE_INFINITY, high: Number.POSITIVE_INFINITY, count: 0 }
+  const a = (1 - level) / 2
+  const total = pairs.reduce((t, [, w]) => t + w, 0)
+  const mean = total / n
+  const hiTarget = (1 - a) * (total + mean) - 1e-9 * mean
+  const loTarget = a * (total + mean) + 1e-9 * mean
+  let hi = n - 1
+  let lo = 0
+  let cum = 0
+  for (let k = 0; k < n; k++) {
+    cum += pairs[k]![1]
+    if (cum <= loTarget) lo = k
+    if (cum >= hiTarget) {
+      hi = k
+      break
+    }
+  }
+  return { low: pairs[lo]![0], high: pairs[hi]![0], count: n }
+}
+
+/**
+ * Chip weightings the interval may be calibrated with: each held-out row weighs (rows of its chip in
+ * its phase)^−p. p = 0 treats rows as exchangeable (chips with sweeps, GB10 and M2 Ultra's hundreds of
+ * rows, set the quantiles); p = 1 treats chips as exchangeable, which is what leave-one-chip-out
+ * holds out; 0.5 between. Which one is chosen on held-out chips (`chooseWeighting`), not fixed.
+ */
+export const CHIP_WEIGHTINGS: readonly number[] = [0, 0.5, 1]
+
+/**
  * The interval of one prediction (quantiles times the regime's scale, 1 when unscaled); the upper
  * end never exceeds the roofline bound.
  */
@@ -76,11 +115,16 @@ export function intervalFor(predictedTps: number, boundTps: number, q: { low: nu
  */
 export const SCALE_SHRINK = 20
 
-/** The workload regime of a query, the cell of the normalised interval: phase, batch, MoE, build age. */
-export function intervalRegime(q: { phase: string; batch: number; paramsB: number; activeParamsB?: number | undefined; engineEra?: string | undefined }): string {
+/**
+ * The workload regime of a query, the cell of the normalised interval: phase, batch, MoE, build age,
+ * and whether the prediction extrapolates (needs an effect, such as its backend's current build or
+ * its vendor, that no training row had: `unseenEffects`). Held out, such rows are the ones a model
+ * gets most wrong, so their own scale widens the interval of a query that extrapolates.
+ */
+export function intervalRegime(q: { phase: string; batch: number; paramsB: number; activeParamsB?: number | undefined; engineEra?: string | undefined }, extrapolates = false): string {
   const moe = (q.activeParamsB ?? q.paramsB) < q.paramsB
   const era = q.engineEra === 'legacy-2023' ? 'legacy' : (q.engineEra ?? 'current')
-  return `${q.phase}|${q.batch > 1 ? 'batch' : 'single'}|${moe ? 'moe' : 'dense'}|${era}`
+  return `${q.phase}|${q.batch > 1 ? 'batch' : 'single'}|${moe ? 'moe' : 'dense'}|${era}${extrapolates ? '|x' : ''}`
 }
 
 /** The regime scales of a set of held-out rows (mean |log residual| per regime, shrunk). */
@@ -137,11 +181,11 @@ const median = (xs: number[]) => {
  * quantiles are taken from the held-out residuals of the other chips only, then applied to its rows.
  * Per row: whether the measurement fell inside, and the width (high − low) ÷ predicted.
  */
-export function heldOutIntervals(rows: readonly HeldOutRow[], level: number = INTERVAL_LEVEL): { inside: boolean[]; width: number[] } {
+export function heldOutIntervals(rows: readonly HeldOutRow[], level: number = INTERVAL_LEVEL, weighting?: { decode: number; prefill: number }): { inside: boolean[]; width: number[] } {
   const inside: boolean[] = []
   const width: number[] = []
   for (const group of new Set(rows.map((r) => r.group))) {
-    const state = intervalState(rows.filter((o) => o.group !== group), level)
+    const state = intervalState(rows.filter((o) => o.group !== group), level, weighting)
     rows.forEach((r, i) => {
       if (r.group !== group) return
       const iv = intervalFor(r.predicted, r.bound, state[r.phase], level, scaleOf(state.scale, r.regime, r.phase))
@@ -166,13 +210,43 @@ export function heldOutCoverage(rows: readonly HeldOutRow[], level: number = INT
   return { all: report(() => true), decode: report((r) => r.phase === 'decode'), prefill: report((r) => r.phase === 'prefill'), byGroup }
 }
 
-/** The interval state shipped with a model: regime scales and normalised quantiles of all held-out residuals. */
-export function intervalState(rows: readonly HeldOutRow[], level: number = INTERVAL_LEVEL): IntervalState {
+/**
+ * The interval state shipped with a model: regime scales and normalised quantiles of all held-out
+ * residuals, weighted per phase by `weighting` (exponents of CHIP_WEIGHTINGS; unweighted without).
+ */
+export function intervalState(rows: readonly HeldOutRow[], level: number = INTERVAL_LEVEL, weighting?: { decode: number; prefill: number }): IntervalState {
   const scale = intervalScale(rows)
-  const q = (phase: 'decode' | 'prefill') =>
-    conformalQuantiles(rows.filter((r) => r.phase === phase).map((r) => Math.log(r.measured / r.predicted) / scaleOf(scale, r.regime, phase)), level)
-  return {
-    level, method: `split-conformal on leave-one-hardware-out log residuals (log measured ÷ predicted) per phase, each divided by its workload regime's mean |residual| (phase, batch, MoE, build age; shrunk to the phase mean with ${scale.shrink} pseudo-rows)`,
-    decode: q('decode'), prefill: q('prefill'), scale,
+  const q = (phase: 'decode' | 'prefill') => {
+    const pick = rows.filter((r) => r.phase === phase)
+    const res = pick.map((r) => Math.log(r.measured / r.predicted) / scaleOf(scale, r.regime, phase))
+    if (!weighting) return conformalQuantiles(res, level)
+    const counts = new Map<string, number>()
+    for (const r of pick) counts.set(r.group, (counts.get(r.group) ?? 0) + 1)
+    return weightedConformalQuantiles(res, pick.map((r) => counts.get(r.group)! ** -weighting[phase]), level)
   }
+  return {
+    level, method: `split-conformal on held-out-chip log residuals (log measured ÷ predicted) per phase, each divided by its workload regime's mean |residual| (phase, batch, MoE, build age, extrapolation; shrunk to the phase mean with ${scale.shrink} pseudo-rows)${weighting ? `, rows weighted by (rows of their chip)^−p, p = ${weighting.decode} decode, ${weighting.prefill} prefill` : ''}`,
+    decode: q('decode'), prefill: q('prefill'), scale, ...(weighting ? { weighting } : {}),
+  }
+}
+
+/**
+ * The chip weighting per phase whose intervals, each chip's taken from the other chips' residuals,
+ * cover closest to the nominal level over rows and over chips (the sum of both misses; ties: the
+ * narrower): over rows alone, the chips with sweeps would decide. Run on the held-out rows of the
+ * training chips only, it is part of the nested selection, like the model variant.
+ */
+export function chooseWeighting(rows: readonly HeldOutRow[], level: number = INTERVAL_LEVEL): { decode: number; prefill: number } {
+  const pick = (phase: 'decode' | 'prefill') => {
+    const idx = rows.flatMap((r, i) => (r.phase === phase ? [i] : []))
+    const groups = [...new Set(idx.map((i) => rows[i]!.group))]
+    const scored = CHIP_WEIGHTINGS.map((p) => {
+      const iv = heldOutIntervals(rows, level, { decode: p, prefill: p })
+      const c = coverageOfRows(idx, iv, level)
+      const chips = groups.reduce((t, g) => t + coverageOfRows(idx.filter((i) => rows[i]!.group === g), iv, level).coverage, 0) / Math.max(groups.length, 1)
+      return { p, miss: Math.abs(c.coverage - level) + Math.abs(chips - level), width: c.medianRelativeWidth }
+    })
+    return scored.reduce((b, x) => (x.miss < b.miss - 1e-12 || (Math.abs(x.miss - b.miss) <= 1e-12 && x.width < b.width) ? x : b)).p
+  }
+  return { decode: pick('decode'), prefill: pick('prefill') }
 }

@@ -3,7 +3,6 @@ import { requireOrSkip } from '@kerneltune/tooling/test-skip'
 import { existsSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import { loadThroughputData } from '../scripts/data-rows.ts'
-import { supportSplit } from '../scripts/accuracy.ts'
 import { calibrate, crossValidate, LearnedModel, leaveOneGroupOut, permutationImportance, pretrainedModel, QUERY_FEATURE_NAMES, trainEvaluated } from './index.ts'
 
 const DATA = fileURLToPath(new URL('../../../../shared/data/llm_throughput', import.meta.url))
@@ -69,17 +68,19 @@ describe.skipIf(requireOrSkip(existsSync(DATA), `data: ${DATA} is absent (learne
     expect(Math.max(...oss.map((s) => s.measuredTps))).toBeGreaterThan(fastest512)
   })
 
-  it('should split held-out rows by whether another chip shares their backend and build', () => {
-    const r = leaveOneGroupOut(all, { kind: 'linear' })
-    const split = supportSplit(all, r.predictions)
-    expect(split.kinds['cuda current']).toEqual(['gb10'])
-    expect(split.kinds['metal current']).toEqual(['m2-ultra'])
-    expect(split.alone.chips.sort()).toEqual(['gb10', 'm2-ultra'])
-    // M2 Ultra has legacy rows too, which the Apple chips share: it is on both sides.
-    expect(split.shared.chips).toContain('m2-ultra')
-    expect(split.shared.chips).not.toContain('gb10')
-    const rows = (s: typeof split.shared) => s.decode.interval.rows + s.prefill.interval.rows
-    expect(rows(split.shared) + rows(split.alone)).toBe(all.length)
+  it('should read the current-build rows with their backend, micro-batch and file bits per weight (issue 26)', () => {
+    const recent = all.filter((s) => s.id!.startsWith('llamacpp_recent_builds.csv:'))
+    const row = (n: number) => recent.find((s) => s.id === `llamacpp_recent_builds.csv:${n}`)
+    // Data row 1 (row_id 17): RTX 5070 Ti, CUDA, Qwen3.5-35B-A3B "Q2_K" file of 11.76 GiB: 2.91 bits per weight.
+    expect(row(1)!.query).toMatchObject({ backend: 'cuda', quant: 'Q2_K', activeParamsB: 3, phase: 'prefill', ubatch: 512 })
+    expect(row(1)!.query.bitsPerWeight).toBeCloseTo((11.76 * 2 ** 30 * 8) / 34.66e9, 6)
+    expect(row(1)!.group).toBe('rtx-5070-ti')
+    // The same RTX 4090 on Vulkan and on CUDA; the micro-batch sweeps keep their n_ubatch.
+    expect(new Set(recent.filter((s) => s.group === 'rtx-4090').map((s) => s.query.backend))).toEqual(new Set(['vulkan', 'cuda']))
+    expect(recent.filter((s) => s.query.ubatch === 1)).toHaveLength(1)
+    // Layer split, the combined pp+tg rate, the unnamed CPUs and the flagged row are left out.
+    expect(recent.some((s) => s.id === 'llamacpp_recent_builds.csv:25')).toBe(false)
+    expect(new Set(recent.map((s) => s.query.backend))).toEqual(new Set(['cuda', 'vulkan', 'metal', 'rocm', 'cpu']))
   })
 
   it('should predict held-out hardware (leave-one-hardware-out) for every chip in the data', () => {

@@ -172,7 +172,7 @@ export class LearnedModel {
     const unseen = this.json.kind === 'physics' ? unseenEffects(this.json.physics as PhysicsState, q) : []
     return {
       kind: 'prediction', predictedTps: Math.min(raw, bound), rooflineTps: bound, capped, rawTps: raw,
-      ...(iv ? { interval: intervalFor(Math.min(raw, bound), bound, iv[q.phase], iv.level, scaleOf(iv.scale, intervalRegime(q), q.phase)) } : {}),
+      ...(iv ? { interval: intervalFor(Math.min(raw, bound), bound, iv[q.phase], iv.level, scaleOf(iv.scale, intervalRegime(q, unseen.length > 0), q.phase)) } : {}),
       confidence: Math.max(1 - this.json.mape, 0.5) * (capped ? 0.9 : 1),
       topFeatures: [...this.json.importance].sort((a, b) => b[1] - a[1]).slice(0, 5).map(([n, v]) => [n, v] as const),
       model: this.json.name,

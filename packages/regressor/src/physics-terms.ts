@@ -9,9 +9,7 @@
  * model learns one positive multiplier per term (1 ÷ efficiency), adjusted per hardware class,
  * vendor and weight format, so a prediction is a sum of physically meaningful times.
  */
-import type { QuantName } from '@kerneltune/core'
-import { bytesPerWeight } from '@kerneltune/roofline'
-import { PLAIN_FORMATS, attendedContext, attnFlopsPerToken, kvBytesPerToken, matmulFlops, moeWeightCoverage, type ThroughputQuery } from './query.ts'
+import { PLAIN_FORMATS, attendedContext, attnFlopsPerToken, kvBytesPerToken, matmulFlops, moeWeightCoverage, weightBytesPerParam, type ThroughputQuery } from './query.ts'
 
 export const PHYSICS_TERMS = ['mem', 'moe', 'kv', 'compute', 'energy', 'dequant', 'dqcopy', 'attn', 'score', 'act', 'layer', 'step'] as const
 export type PhysicsTerm = (typeof PHYSICS_TERMS)[number]
@@ -89,10 +87,15 @@ export function effectKeys(q: ThroughputQuery, term: PhysicsTerm): string[] {
   return keys
 }
 
-/** The llama.cpp backend a query runs on: its kernels, and how they changed between builds. */
-export function backendOf(q: ThroughputQuery): string {
+/**
+ * The llama.cpp backend a query runs on: its kernels, and how they changed between builds. The
+ * query's `backend` when given, else the vendor's usual one (Apple Metal, NVIDIA CUDA, AMD ROCm,
+ * Intel SYCL; a CPU device the CPU backend).
+ */
+export function backendOf(q: Pick<ThroughputQuery, 'device' | 'vendor' | 'backend'>): string {
+  if (q.backend !== undefined) return q.backend
   if (q.device === 'cpu') return 'cpu'
-  return q.vendor === 'apple' ? 'metal' : q.vendor === 'nvidia' ? 'cuda' : q.vendor === 'amd' ? 'rocm' : q.vendor
+  return q.vendor === 'apple' ? 'metal' : q.vendor === 'nvidia' ? 'cuda' : q.vendor === 'amd' ? 'rocm' : q.vendor === 'intel' ? 'sycl' : q.vendor
 }
 
 /** A build before mid-2024 (no flash attention, cuBLAS prefill of quantized weights on CUDA). */
@@ -153,8 +156,8 @@ export function stepTerms(q: ThroughputQuery): StepTerms {
   const legacy = isLegacy(q)
   const dqCopy = prefill && legacy && q.device !== 'cpu' && (q.vendor === 'nvidia' || q.vendor === 'amd') && !PLAIN_FORMATS.has(q.quant)
   const t = {
-    mem: (weights * bytesPerWeight(q.quant as QuantName) * ubatches) / bw,
-    moe: (extra * bytesPerWeight(q.quant as QuantName)) / bw,
+    mem: (weights * weightBytesPerParam(q) * ubatches) / bw,
+    moe: (extra * weightBytesPerParam(q)) / bw,
     kv: prefill ? 0 : (q.batch * ctx * kvBytesPerToken(q)) / bw,
     compute: (2 * active * tokens) / kernelFlops(q),
     energy: prefill && q.tdpWatts ? (2 * active * tokens * JOULES_PER_FLOP) / q.tdpWatts : 0,

@@ -49,6 +49,25 @@ interface Compiled {
   tokens: number
   /** Per term with a nonzero time: its seconds at multiplier 1 and its parameter indices. */
   parts: { phi: number; idx: number[] }[]
+  /** The row's distinct parameter indices (first-seen order), and each part's positions in it. */
+  uniq?: Int32Array
+  pos?: Int32Array[]
+}
+
+/** Adds the row's distinct parameters and the part positions (fit only: the gradient loop reads them). */
+function withPositions(c: Compiled): Compiled {
+  const order: number[] = []
+  const at = new Map<number, number>()
+  const pos = c.parts.map((p) => Int32Array.from(p.idx, (j) => {
+    let k = at.get(j)
+    if (k === undefined) {
+      k = order.length
+      order.push(j)
+      at.set(j, k)
+    }
+    return k
+  }))
+  return { ...c, uniq: Int32Array.from(order), pos }
 }
 
 function compile(q: ThroughputQuery, index: (name: string) => number | undefined): Compiled {
@@ -122,7 +141,7 @@ export function fitPhysics(rows: readonly PhysicsRow[], opts: PhysicsOptions = {
     }
     return i
   }
-  const compiled = rows.map((r) => compile(r.query, index))
+  const compiled = rows.map((r) => withPositions(compile(r.query, index)))
   const y = rows.map((r, i) => Math.log(compiled[i]!.tokens / r.measured))
   // Row weights: a blend of equal rows and equal hardware, normalised to a mean of 1, so the
   // GB10 and M2 Ultra sweeps (over half the rows) do not set every shared multiplier alone.
@@ -148,12 +167,21 @@ export function fitPhysics(rows: readonly PhysicsRow[], opts: PhysicsOptions = {
     compiled.forEach((c, i) => {
       const { t, contrib } = stepTime(c, theta)
       const r = Math.log(t) - y[i]!
-      // d log t / d θ_j = Σ over the parts using θ_j of contrib ÷ t.
-      const grad = new Map<number, number>()
-      c.parts.forEach((p, k) => p.idx.forEach((j) => grad.set(j, (grad.get(j) ?? 0) + contrib[k]! / t)))
-      for (const [j, gj] of grad) {
-        g[j]! += w[i]! * r * gj
-        for (const [l, gl] of grad) if (l >= j) A[j * P + l]! += w[i]! * gj * gl
+      // d log t / d θ_j = Σ over the parts using θ_j of contrib ÷ t (typed arrays over the row's own
+      // parameters: the fit's hot loop, in the same order of additions as a map would give).
+      const uniq = c.uniq!
+      const grad = new Float64Array(uniq.length)
+      c.pos!.forEach((p, k) => { for (let a = 0; a < p.length; a++) grad[p[a]!]! += contrib[k]! / t })
+      const wi = w[i]!
+      for (let a = 0; a < uniq.length; a++) {
+        const j = uniq[a]!
+        const gj = grad[a]!
+        g[j]! += wi * r * gj
+        const row = j * P
+        for (let b = 0; b < uniq.length; b++) {
+          const l = uniq[b]!
+          if (l >= j) A[row + l]! += wi * gj * grad[b]!
+        }
       }
     })
     for (let j = 0; j < P; j++) {

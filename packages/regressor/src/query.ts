@@ -14,6 +14,12 @@ import {
 import { bytesPerWeight, decodeBound, prefillBound } from '@kerneltune/roofline'
 
 export const VENDOR_NAMES = ['nvidia', 'amd', 'apple', 'intel', 'other'] as const
+/**
+ * llama.cpp backends a query can name: the same card runs different kernels (and speeds) on CUDA
+ * and on Vulkan, so the backend is part of what is predicted, not a property of the card.
+ */
+export const BACKEND_NAMES = ['cuda', 'metal', 'vulkan', 'rocm', 'sycl', 'cpu'] as const
+export type BackendName = (typeof BACKEND_NAMES)[number]
 
 // The zod type is spelled out (not inferred) so JSR can publish the package without slow types.
 export const ThroughputQuerySchema: z.ZodObject<{
@@ -24,6 +30,8 @@ export const ThroughputQuerySchema: z.ZodObject<{
   tflops: z.ZodNumber
   unifiedMemory: z.ZodDefault<z.ZodBoolean>
   vendor: z.ZodDefault<z.ZodEnum<{ [V in (typeof VENDOR_NAMES)[number]]: V }>>
+  backend: z.ZodOptional<z.ZodEnum<{ [B in BackendName]: B }>>
+  bitsPerWeight: z.ZodOptional<z.ZodNumber>
   batch: z.ZodDefault<z.ZodNumber>
   phase: z.ZodDefault<z.ZodEnum<{ decode: 'decode'; prefill: 'prefill' }>>
   promptTokens: z.ZodDefault<z.ZodNumber>
@@ -56,6 +64,16 @@ export const ThroughputQuerySchema: z.ZodObject<{
   tflops: z.number().positive(),
   unifiedMemory: z.boolean().default(false),
   vendor: z.enum(VENDOR_NAMES).default('other'),
+  /**
+   * The llama.cpp backend (default: the vendor's usual one, `backendOf`). 'cpu' also makes the
+   * device a CPU when `device` is not given.
+   */
+  backend: z.enum(BACKEND_NAMES).optional(),
+  /**
+   * Average bits per weight of the file (its size × 8 ÷ parameters), for mixed-format files: a
+   * "Q2_K" file keeps some tensors at Q4_K–Q6_K, so its bytes are not `quant`'s. Default: `quant`'s.
+   */
+  bitsPerWeight: z.number().positive().max(64).optional(),
   batch: z.number().int().min(1).default(1),
   phase: z.enum(['decode', 'prefill']).default('decode'),
   /** Prefill: prompt tokens per sequence (default 512). */
@@ -98,7 +116,15 @@ export type ThroughputQuery = z.output<typeof ThroughputQuerySchema>
 export type ThroughputQueryInput = z.input<typeof ThroughputQuerySchema>
 
 export function parseQuery(q: unknown): ThroughputQuery {
-  return parseWith(ThroughputQuerySchema, q, 'throughput query')
+  const out = parseWith(ThroughputQuerySchema, q, 'throughput query')
+  // The CPU backend runs on the CPU: its kernels and bandwidth are the CPU's.
+  if (out.backend === 'cpu' && out.device === undefined) out.device = 'cpu'
+  return out
+}
+
+/** Bytes per weight of a query's file: its average bits per weight when given, else its format's. */
+export function weightBytesPerParam(q: Pick<ThroughputQuery, 'quant' | 'bitsPerWeight'>): number {
+  return q.bitsPerWeight !== undefined ? q.bitsPerWeight / 8 : bytesPerWeight(q.quant as QuantName)
 }
 
 export interface QueryBound {
@@ -132,7 +158,8 @@ export function matmulFlops(q: Pick<ThroughputQuery, 'tflops' | 'device' | 'quan
  * used (no KV term), so the bound means the same thing whether or not the caller knows the shapes.
  */
 export function queryBound(q: ThroughputQuery): QueryBound {
-  const model = { paramsB: q.activeParamsB ?? q.paramsB, quant: q.quant as QuantName }
+  const paramsB = q.activeParamsB ?? q.paramsB
+  const model = { paramsB, quant: q.quant as QuantName, ...(q.bitsPerWeight !== undefined ? { weightBytes: paramsB * 1e9 * weightBytesPerParam(q) } : {}) }
   const hw = { memBwGbs: q.memBwGbs, fp16Tflops: matmulFlops(q) / 1e12 }
   const b = q.phase === 'prefill'
     ? prefillBound(model, hw, { batch: q.batch, contextLength: q.promptTokens })
@@ -172,7 +199,7 @@ export function moeWeightCoverage(q: ThroughputQuery): number {
  */
 export function kvToWeightBytes(q: ThroughputQuery): number {
   const active = q.activeParamsB ?? q.paramsB
-  const weights = active * 1e9 * bytesPerWeight(q.quant as QuantName) * moeWeightCoverage(q)
+  const weights = active * 1e9 * weightBytesPerParam(q) * moeWeightCoverage(q)
   return (q.batch * attendedContext(q) * kvBytesPerToken(q)) / weights
 }
 
@@ -202,7 +229,7 @@ export function engineer(q: ThroughputQuery, bound: number = queryBound(q).bound
   const prefill = q.phase === 'prefill'
   return [
     Math.log2(q.memBwGbs), Math.log2(q.tflops), Math.log2((q.tflops * 1000) / q.memBwGbs), Math.log2(active),
-    bytesPerWeight(q.quant as QuantName), Math.log2(q.batch), prefill ? 1 : 0,
+    weightBytesPerParam(q), Math.log2(q.batch), prefill ? 1 : 0,
     Math.log2(prefill ? q.batch * q.promptTokens : q.batch), Math.log2(1 + meanContext(q)), q.unifiedMemory ? 1 : 0,
     q.vendor === 'nvidia' ? 1 : 0, q.vendor === 'amd' ? 1 : 0, q.vendor === 'apple' ? 1 : 0, q.vendor === 'intel' ? 1 : 0,
     active < q.paramsB ? 1 : 0, Math.log2(bound), Math.log2(moeWeightCoverage(q)), Math.log2(1 + kvToWeightBytes(q)),

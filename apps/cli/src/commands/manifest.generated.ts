@@ -129,7 +129,7 @@ export const COMMAND_MANIFEST: readonly CommandMeta[] = [
             "description": "Only this vendor."
           }
         ],
-        "jsonOutput": "HardwarePreset[]: { id, name, vendor, kind, memBwGbs, fp16Tflops, smCount?, l2CacheMb?, memoryGb?, computeCapability?, architecture?, unifiedMemory, sources: string[], aliases: string[], notes? }",
+        "jsonOutput": "HardwarePreset[]: { id, name, vendor, kind, memBwGbs, fp16Tflops, smCount?, l2CacheMb?, memoryGb?, computeCapability?, architecture?, unifiedMemory, backend? (usual llama.cpp backend: cuda, metal, vulkan, rocm, sycl, cpu), sources: string[], aliases: string[], notes? }",
         "examples": [
           "kerneltune hardware list",
           "kerneltune hardware list --vendor apple --json"
@@ -598,7 +598,7 @@ export const COMMAND_MANIFEST: readonly CommandMeta[] = [
   {
     "name": "predict",
     "summary": "Predict throughput (tokens/s) of a model on hardware, clamped by the roofline bound.",
-    "description": "A prediction, not a measurement. The pretrained model is a physics model (weight and KV bytes over bandwidth, compute, dequantization, per-layer and per-step overheads, efficiencies learned per hardware class, vendor and format) fitted on public llama.cpp measurements; every prediction carries a 90% interval whose coverage on unseen hardware was measured (see the regressor README for the leave-one-hardware-out accuracy and coverage). With --input FILE (JSON lines with keys paramsB, activeParamsB, quant, batch, phase, promptTokens, contextTokens or context, memBwGbs, tflops, layers, device, or hardware for a preset) one result is printed per line, in order.",
+    "description": "A prediction, not a measurement. The pretrained model is a physics model (weight and KV bytes over bandwidth, compute, dequantization, per-layer and per-step overheads, efficiencies learned per hardware class, vendor and format) fitted on public llama.cpp measurements; every prediction carries a 90% interval whose coverage on unseen hardware was measured (see the regressor README for the leave-one-hardware-out accuracy and coverage). With --input FILE (JSON lines with keys paramsB, activeParamsB, quant, bitsPerWeight, batch, phase, promptTokens, contextTokens or context, ubatch, memBwGbs, tflops, vendor, backend, layers, device, tdpWatts, or hardware for a preset) one result is printed per line, in order. The backend (cuda, metal, vulkan, rocm, sycl, cpu) is part of the query: a preset names its usual one, --backend or a \"backend\" key overrides it.",
     "flags": [
       {
         "name": "model",
@@ -826,6 +826,46 @@ export const COMMAND_MANIFEST: readonly CommandMeta[] = [
         "description": "Use trueno's default heuristic regressor instead."
       },
       {
+        "name": "backend",
+        "type": "string",
+        "choices": [
+          "cuda",
+          "metal",
+          "vulkan",
+          "rocm",
+          "sycl",
+          "cpu"
+        ],
+        "description": "llama.cpp backend (the same card runs at different speeds on CUDA and on Vulkan). Default: the preset's usual one, else the vendor's."
+      },
+      {
+        "name": "vendor",
+        "type": "string",
+        "choices": [
+          "nvidia",
+          "amd",
+          "apple",
+          "intel",
+          "other"
+        ],
+        "description": "Vendor of the hardware (overrides the preset; with --mem-bw-gbs/--tflops alone the query is vendor \"other\" unless given)."
+      },
+      {
+        "name": "ubatch",
+        "type": "integer",
+        "valueName": "N",
+        "min": 1,
+        "description": "Prefill micro-batch (llama.cpp's n_ubatch, default 512): the weights are read once per micro-batch."
+      },
+      {
+        "name": "bits-per-weight",
+        "type": "number",
+        "valueName": "B",
+        "min": 0.5,
+        "max": 64,
+        "description": "Average bits per weight of the model file (size × 8 ÷ parameters), for mixed-format files; default the format's."
+      },
+      {
         "name": "input",
         "type": "string",
         "valueName": "FILE",
@@ -836,6 +876,8 @@ export const COMMAND_MANIFEST: readonly CommandMeta[] = [
     "examples": [
       "kerneltune predict --model llama-3-8b --hardware rtx-4090 --batch 1",
       "kerneltune predict --params-b 70 --quant Q4_K --mem-bw-gbs 5300 --tflops 1300 --phase prefill --prompt-tokens 2048 --json",
+      "kerneltune predict --params-b 8 --quant Q4_0 --backend cuda --vendor nvidia --mem-bw-gbs 1792 --tflops 419",
+      "kerneltune predict --model llama-3-8b --hardware rtx-4090 --backend vulkan",
       "kerneltune predict --input rows.jsonl --json"
     ],
     "runs": true
@@ -1069,6 +1111,46 @@ export const COMMAND_MANIFEST: readonly CommandMeta[] = [
         "name": "heuristic",
         "type": "boolean",
         "description": "Use trueno's default heuristic regressor instead."
+      },
+      {
+        "name": "backend",
+        "type": "string",
+        "choices": [
+          "cuda",
+          "metal",
+          "vulkan",
+          "rocm",
+          "sycl",
+          "cpu"
+        ],
+        "description": "llama.cpp backend (the same card runs at different speeds on CUDA and on Vulkan). Default: the preset's usual one, else the vendor's."
+      },
+      {
+        "name": "vendor",
+        "type": "string",
+        "choices": [
+          "nvidia",
+          "amd",
+          "apple",
+          "intel",
+          "other"
+        ],
+        "description": "Vendor of the hardware (overrides the preset; with --mem-bw-gbs/--tflops alone the query is vendor \"other\" unless given)."
+      },
+      {
+        "name": "ubatch",
+        "type": "integer",
+        "valueName": "N",
+        "min": 1,
+        "description": "Prefill micro-batch (llama.cpp's n_ubatch, default 512): the weights are read once per micro-batch."
+      },
+      {
+        "name": "bits-per-weight",
+        "type": "number",
+        "valueName": "B",
+        "min": 0.5,
+        "max": 64,
+        "description": "Average bits per weight of the model file (size × 8 ÷ parameters), for mixed-format files; default the format's."
       }
     ],
     "jsonOutput": "{ \"throughput\": Prediction { kind: \"prediction\", predictedTps, rooflineTps, capped, rawTps, confidence, topFeatures, model }, \"kernel\": { topKernel, confidence, alternatives: [kernel, confidence][] }, \"bottleneck\": { class, confidence, explanation, recommendedAction }, \"modelVersion\": string, \"confidenceOverall\": number, \"suggestedExperiments\": ExperimentSuggestion[] (externally tagged, as upstream), \"experimentText\": string[], \"predictor\": string, \"query\": ThroughputQuery, \"modelSource\": string, \"hardwareSource\": string, \"assumptions\": string[] }",

@@ -40,14 +40,55 @@ describe('kerneltune predict', () => {
   })
 
   it('should say when a prediction extrapolates past what the training rows cover, and what was measured there', async () => {
-    const amd = JSON.parse((await run(['predict', '--model', 'llama-3-8b', '--hardware', 'mi300x', '--json'])).out)
-    expect(amd.extrapolation).toEqual(['vendor:amd', 'class:amd-gpu', 'era:current:rocm'])
+    const intel = JSON.parse((await run(['predict', '--model', 'llama-3-8b', '--hardware', 'intel-max-1550', '--json'])).out)
+    expect(intel.query.backend).toBe('sycl')
+    expect(intel.extrapolation).toEqual(['vendor:intel', 'class:intel-gpu', 'era:current:sycl'])
     const nv = JSON.parse((await run(['predict', '--model', 'llama-3-8b', '--hardware', 'rtx-4090', '--json'])).out)
     expect(nv.extrapolation).toBeUndefined()
-    const text = (await run(['predict', '--model', 'llama-3-8b', '--hardware', 'mi300x'])).out
+    // An extrapolating query gets the wider interval calibrated on held-out rows that extrapolated.
+    const width = (j: { interval: { low: number; high: number }; predictedTps: number }) => (j.interval.high - j.interval.low) / j.predictedTps
+    const sycl = JSON.parse((await run(['predict', '--model', 'llama-3-8b', '--hardware', 'rtx-4090', '--backend', 'sycl', '--json'])).out)
+    expect(sycl.extrapolation).toEqual(['era:current:sycl'])
+    expect(width(sycl)).toBeGreaterThan(width(nv))
+    const text = (await run(['predict', '--model', 'llama-3-8b', '--hardware', 'intel-max-1550'])).out
     // The note quotes the held-out figures the pretrained asset records for such rows.
-    expect(text).toMatch(/extrapolates\s+vendor:amd, class:amd-gpu, era:current:rocm \(no training row has these.*gb10, m2-ultra\) were \d+% \(decode\) and \d+% \(prefill\) off/)
+    expect(text).toMatch(/extrapolates\s+vendor:intel, class:intel-gpu, era:current:sycl \(no training row has these.*chips [a-z0-9-]+.*\) were \d+% \(decode\) and \d+% \(prefill\) off/)
     expect((await run(['predict', '--model', 'llama-3-8b', '--hardware', 'rtx-4090'])).out).not.toMatch(/extrapolates/)
+  })
+
+  it('should take the backend and vendor from flags, presets and input lines (issue 26)', async () => {
+    const card = ['predict', '--params-b', '8', '--quant', 'Q4_0', '--mem-bw-gbs', '1792', '--tflops', '419', '--json']
+    const plain = JSON.parse((await run(card)).out)
+    expect(plain.query.vendor).toBe('other')
+    const nv = JSON.parse((await run([...card, '--backend', 'cuda', '--vendor', 'nvidia'])).out)
+    expect(nv.query).toMatchObject({ vendor: 'nvidia', backend: 'cuda' })
+    expect(nv.extrapolation).toBeUndefined()
+    // The preset names its usual backend; --backend overrides it, and the same card predicts differently.
+    const cuda = JSON.parse((await run(['predict', '--model', 'llama-3-8b', '--hardware', 'rtx-4090', '--json'])).out)
+    const vulkan = JSON.parse((await run(['predict', '--model', 'llama-3-8b', '--hardware', 'rtx-4090', '--backend', 'vulkan', '--json'])).out)
+    expect(cuda.query.backend).toBe('cuda')
+    expect(vulkan.query.backend).toBe('vulkan')
+    expect(vulkan.predictedTps).not.toBeCloseTo(cuda.predictedTps, 0)
+    const ub = JSON.parse((await run(['predict', '--model', 'llama-3-8b', '--hardware', 'rtx-4090', '--phase', 'prefill', '--ubatch', '16', '--json'])).out)
+    expect(ub.query.ubatch).toBe(16)
+    expect(ub.predictedTps).toBeLessThan(JSON.parse((await run(['predict', '--model', 'llama-3-8b', '--hardware', 'rtx-4090', '--phase', 'prefill', '--json'])).out).predictedTps)
+    expect((await run([...card, '--backend', 'opencl'])).code).toBe(2)
+    const dir = mkdtempSync(join(tmpdir(), 'kt-predict-'))
+    try {
+      writeFileSync(join(dir, 'rows.jsonl'), [
+        '{"paramsB":8,"quant":"Q4_0","memBwGbs":1792,"tflops":419,"vendor":"nvidia","backend":"cuda"}',
+        '{"paramsB":8,"quant":"Q4_0","hardware":"rtx-4090","backend":"vulkan"}',
+        '{"paramsB":8,"quant":"Q4_0","hardware":"rtx-4090","backend":"opencl"}',
+        '{"paramsB":35,"activeParamsB":3,"quant":"Q2_K","bitsPerWeight":2.91,"hardware":"rtx-5070-ti","phase":"prefill","ubatch":512}',
+      ].join('\n') + '\n')
+      const rows = (await run(['predict', '--input', 'rows.jsonl', '--json'], dir)).out.trim().split('\n').map((l) => JSON.parse(l))
+      expect(rows[0].query).toMatchObject({ vendor: 'nvidia', backend: 'cuda' })
+      expect(rows[1].query).toMatchObject({ vendor: 'nvidia', backend: 'vulkan' })
+      expect(rows[2].error.message).toMatch(/backend.*cuda.*metal.*vulkan.*rocm.*sycl.*cpu/s)
+      expect(rows[3].query).toMatchObject({ backend: 'cuda', bitsPerWeight: 2.91 })
+    } finally {
+      rmSync(dir, { recursive: true, force: true })
+    }
   })
 
   it('should give the trueno worked value 256.0 with --heuristic', async () => {

@@ -8,7 +8,8 @@
 import { readFile } from 'node:fs/promises'
 import { resolve } from 'node:path'
 import { isKerneltuneError } from '@kerneltune/core'
-import { parseQuery, type PredictionInterval, type ThroughputQuery } from '@kerneltune/regressor'
+import { BACKEND_NAMES, VENDOR_NAMES, backendOf, parseQuery, type PredictionInterval, type ThroughputQuery } from '@kerneltune/regressor'
+import { findHardwarePreset } from '@kerneltune/features'
 import { usageError } from '../cli/args.ts'
 import { defineCommand } from '../cli/command.ts'
 import { fmt, keyValues } from '../cli/output.ts'
@@ -20,6 +21,10 @@ export const PREDICT_FLAGS = [
   { name: 'context', type: 'integer', valueName: 'N', min: 0, description: 'Decode: tokens already in each KV cache (same as --seq-len).' },
   { name: 'model-file', type: 'string', valueName: 'FILE', description: 'A saved model (kerneltune train / calibrate). Default: the pretrained model.' },
   { name: 'heuristic', type: 'boolean', description: "Use trueno's default heuristic regressor instead." },
+  { name: 'backend', type: 'string', choices: [...BACKEND_NAMES], description: "llama.cpp backend (the same card runs at different speeds on CUDA and on Vulkan). Default: the preset's usual one, else the vendor's." },
+  { name: 'vendor', type: 'string', choices: [...VENDOR_NAMES], description: 'Vendor of the hardware (overrides the preset; with --mem-bw-gbs/--tflops alone the query is vendor "other" unless given).' },
+  { name: 'ubatch', type: 'integer', valueName: 'N', min: 1, description: "Prefill micro-batch (llama.cpp's n_ubatch, default 512): the weights are read once per micro-batch." },
+  { name: 'bits-per-weight', type: 'number', valueName: 'B', min: 0.5, max: 64, description: "Average bits per weight of the model file (size × 8 ÷ parameters), for mixed-format files; default the format's." },
 ] as const
 
 const VENDORS = ['nvidia', 'amd', 'apple', 'intel']
@@ -29,12 +34,14 @@ const intervalText = (iv: PredictionInterval | undefined) => (iv ? ` [90%: ${fmt
 export const predictCommand = defineCommand({
   name: 'predict',
   summary: 'Predict throughput (tokens/s) of a model on hardware, clamped by the roofline bound.',
-  description: 'A prediction, not a measurement. The pretrained model is a physics model (weight and KV bytes over bandwidth, compute, dequantization, per-layer and per-step overheads, efficiencies learned per hardware class, vendor and format) fitted on public llama.cpp measurements; every prediction carries a 90% interval whose coverage on unseen hardware was measured (see the regressor README for the leave-one-hardware-out accuracy and coverage). With --input FILE (JSON lines with keys paramsB, activeParamsB, quant, batch, phase, promptTokens, contextTokens or context, memBwGbs, tflops, layers, device, or hardware for a preset) one result is printed per line, in order.',
+  description: 'A prediction, not a measurement. The pretrained model is a physics model (weight and KV bytes over bandwidth, compute, dequantization, per-layer and per-step overheads, efficiencies learned per hardware class, vendor and format) fitted on public llama.cpp measurements; every prediction carries a 90% interval whose coverage on unseen hardware was measured (see the regressor README for the leave-one-hardware-out accuracy and coverage). With --input FILE (JSON lines with keys paramsB, activeParamsB, quant, bitsPerWeight, batch, phase, promptTokens, contextTokens or context, ubatch, memBwGbs, tflops, vendor, backend, layers, device, tdpWatts, or hardware for a preset) one result is printed per line, in order. The backend (cuda, metal, vulkan, rocm, sycl, cpu) is part of the query: a preset names its usual one, --backend or a "backend" key overrides it.',
   flags: [...MODEL_FLAGS, ...HARDWARE_FLAGS, ...WORKLOAD_FLAGS, ...PREDICT_FLAGS, { name: 'input', type: 'string', valueName: 'FILE', description: 'JSON lines to predict in bulk (one result per line).' }],
   jsonOutput: '{ "kind": "prediction", "predictedTps": number, "rooflineTps": number, "capped": boolean, "rawTps": number, "confidence": number, "interval": { "low": number, "high": number, "level": 0.9 } (absent for --heuristic and models saved without one), "extrapolation": string[] (the vendor, hardware class, weight format or backend build no training row had, e.g. "vendor:amd", "era:current:rocm"; absent when the query is inside the data), "topFeatures": [name, importance][], "model": string, "query": ThroughputQuery }. With --input: one such object per line plus "line", or { "line", "error": { code, message } } for a bad line.',
   examples: [
     'kerneltune predict --model llama-3-8b --hardware rtx-4090 --batch 1',
     'kerneltune predict --params-b 70 --quant Q4_K --mem-bw-gbs 5300 --tflops 1300 --phase prefill --prompt-tokens 2048 --json',
+    'kerneltune predict --params-b 8 --quant Q4_0 --backend cuda --vendor nvidia --mem-bw-gbs 1792 --tflops 419',
+    'kerneltune predict --model llama-3-8b --hardware rtx-4090 --backend vulkan',
     'kerneltune predict --input rows.jsonl --json',
   ],
   async run(ctx) {
@@ -68,9 +75,14 @@ export const predictCommand = defineCommand({
     if (f.phase === 'decode' && f.prefill === true) throw usageError('--phase decode contradicts --prefill')
     const prefill = f.phase === 'prefill' || f.prefill === true
     const w = resolveWorkload({ ...f, prefill })
+    // The preset's usual backend unless --backend says otherwise; without either, the vendor's (backendOf).
+    const backend = f.backend ?? (f.hardware !== undefined ? findHardwarePreset(String(f.hardware))?.backend : undefined)
     const q: ThroughputQuery = parseQuery({
       paramsB: m.model.paramsB, activeParamsB: m.model.activeParamsB, quant: m.model.quant, memBwGbs: hw.hardware.memBwGbs, tflops: hw.hardware.fp16Tflops,
-      unifiedMemory: hw.hardware.unifiedMemory ?? false, vendor: VENDORS.includes(hw.hardware.vendor ?? '') ? hw.hardware.vendor : 'other',
+      unifiedMemory: hw.hardware.unifiedMemory ?? false, vendor: f.vendor ?? (VENDORS.includes(hw.hardware.vendor ?? '') ? hw.hardware.vendor : 'other'),
+      ...(backend ? { backend } : {}),
+      ...(f.ubatch !== undefined ? { ubatch: f.ubatch } : {}),
+      ...(f.bitsPerWeight !== undefined ? { bitsPerWeight: f.bitsPerWeight } : {}),
       // Board power, where the preset has it: the physics model's power-limited prefill (issue 18).
       ...(hw.hardware.tdpWatts ? { tdpWatts: hw.hardware.tdpWatts } : {}),
       ...(hw.hardware.kind === 'cpu' ? { device: 'cpu' } : {}),
@@ -81,7 +93,7 @@ export const predictCommand = defineCommand({
     ctx.io.stdout(`Prediction (${predictor.name}; not a measurement)\n\n`)
     ctx.io.stdout(keyValues([
       ['model', `${fmt(m.model.paramsB, 2)}B ${m.model.quant} (${m.source})`],
-      ['hardware', `${hw.hardware.name}: ${fmt(hw.hardware.memBwGbs)} GB/s, ${fmt(hw.hardware.fp16Tflops)} TFLOPS (${hw.source})`],
+      ['hardware', `${hw.hardware.name}: ${fmt(hw.hardware.memBwGbs)} GB/s, ${fmt(hw.hardware.fp16Tflops)} TFLOPS, vendor ${q.vendor}, backend ${backendOf(q)}${q.backend ? '' : " (the vendor's usual one)"} (${hw.source})`],
       ['workload', `${q.phase}, batch ${q.batch}${q.phase === 'prefill' ? `, prompt ${q.promptTokens}` : `, context ${q.contextTokens}`}`],
       ['prediction', `${fmt(p.predictedTps)} tok/s${p.capped ? ` (capped from ${fmt(p.rawTps)})` : ''}`],
       ...(p.interval ? [['90% interval', `${fmt(p.interval.low)} – ${fmt(p.interval.high)} tok/s (${p.extrapolation ? 'its coverage was measured on unseen chips of kinds the data has; this query is not one, see below' : 'held-out coverage measured on unseen hardware'})`] as [string, string]] : []),

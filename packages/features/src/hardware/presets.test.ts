@@ -9,6 +9,7 @@ import {
   normalizeHardwareLabel,
   parseDeviceCount,
   requireHardwarePreset,
+  usualBackend,
 } from './presets.ts'
 
 // Every distinct hardware label in shared/data/llm_throughput (checked when the table was made),
@@ -25,6 +26,11 @@ const DATA_LABELS: [string, string][] = [
   ['Nvidia A100 GPU', 'a100-sxm-40gb'], ['Nvidia H100 GPU', 'h100-sxm'], ['Nvidia GH200 GPU', 'gh200'],
   ['AMD MI250 GPU', 'mi250'], ['AMD MI300X GPU', 'mi300x'], ['Intel Max 1550', 'intel-max-1550'], ['Intel PVC GPU', 'intel-max-1550'],
   ['Habana Gaudi2', 'gaudi2'], ['NVIDIA DGX Spark (GB10)', 'gb10'], ['Apple M2 Ultra (Mac Studio)', 'm2-ultra'],
+  // llamacpp_recent_builds.csv (PROVENANCE A4)
+  ['NVIDIA GeForce RTX 5070 Ti (16GB, CC 12.0)', 'rtx-5070-ti'], ['NVIDIA GeForce RTX 5060 Ti (16GB, CC 12.0)', 'rtx-5060-ti'],
+  ['NVIDIA GeForce RTX 2080 Ti (CC 7.5)', 'rtx-2080-ti'], ['NVIDIA GeForce RTX 2080 Ti', 'rtx-2080-ti'], ['NVIDIA GeForce RTX 3060 12GB', 'rtx-3060'],
+  ['AMD Radeon AI PRO R9700 32GB', 'radeon-ai-pro-r9700'], ["AMD Ryzen AI Max+ 395 'Strix Halo' iGPU Radeon 8060S (gfx1151)", 'radeon-8060s'],
+  ['NVIDIA GeForce RTX 4090', 'rtx-4090'], ['Apple M1 Ultra (64-core GPU, 128GB) Mac Studio', 'm1-ultra'], ['NVIDIA GeForce RTX 3090', 'rtx-3090'],
 ]
 
 describe('HARDWARE_PRESETS', () => {
@@ -49,6 +55,15 @@ describe('HARDWARE_PRESETS', () => {
     expect(listHardwarePresets('amd').length).toBeGreaterThanOrEqual(5)
     expect(getHardwarePreset('rtx-4090')).toMatchObject({ memBwGbs: 1008, smCount: 128, l2CacheMb: 72, memoryGb: 24 })
     expect(getHardwarePreset('m2-ultra')).toMatchObject({ unifiedMemory: true, smCount: 76, memBwGbs: 800 })
+  })
+
+  it('should name the usual llama.cpp backend of each preset (issue 26), none for Gaudi', () => {
+    expect(getHardwarePreset('rtx-5070-ti')?.backend).toBe('cuda')
+    expect(getHardwarePreset('m1-ultra')?.backend).toBe('metal')
+    expect(getHardwarePreset('radeon-8060s')?.backend).toBe('rocm')
+    expect(getHardwarePreset('intel-max-1550')?.backend).toBe('sycl')
+    expect(getHardwarePreset('gaudi2')?.backend).toBeUndefined()
+    expect(usualBackend({ vendor: 'nvidia', kind: 'gpu', backend: 'vulkan' })).toBe('vulkan')
   })
 })
 

@@ -6,9 +6,20 @@
 import { KerneltuneError } from '@kerneltune/core'
 import { NVIDIA_PRESETS } from './nvidia.ts'
 import { AMD_PRESETS, APPLE_PRESETS, INTEL_PRESETS } from './others.ts'
-import type { HardwarePreset } from './types.ts'
+import type { HardwareBackend, HardwarePreset } from './types.ts'
 
-export const HARDWARE_PRESETS: readonly HardwarePreset[] = [...NVIDIA_PRESETS, ...AMD_PRESETS, ...APPLE_PRESETS, ...INTEL_PRESETS]
+/** The backend a vendor's hardware usually runs in llama.cpp; undefined where llama.cpp has none (Gaudi). */
+export function usualBackend(p: Pick<HardwarePreset, 'vendor' | 'kind' | 'backend'>): HardwareBackend | undefined {
+  if (p.backend) return p.backend
+  if (p.kind === 'cpu') return 'cpu'
+  if (p.kind === 'accelerator') return undefined
+  return ({ nvidia: 'cuda', apple: 'metal', amd: 'rocm', intel: 'sycl' } as Record<string, HardwareBackend | undefined>)[p.vendor ?? 'other']
+}
+
+export const HARDWARE_PRESETS: readonly HardwarePreset[] = [...NVIDIA_PRESETS, ...AMD_PRESETS, ...APPLE_PRESETS, ...INTEL_PRESETS].map((p) => {
+  const backend = usualBackend(p)
+  return backend ? { ...p, backend } : p
+})
 
 /** Labels seen in benchmark tables that deliberately have no preset, with the reason. */
 export const UNSUPPORTED_HARDWARE_LABELS: Readonly<Record<string, string>> = {

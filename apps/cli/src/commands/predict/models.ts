@@ -23,16 +23,16 @@ export interface Predictor {
   extrapolationNote?: string
 }
 
-const SubsetSchema = z.object({ mapeRows: z.number(), interval: z.object({ coverage: z.number() }) })
-const BySupportSchema = z.object({ alone: z.object({ chips: z.array(z.string()), decode: SubsetSchema, prefill: SubsetSchema }) })
+const RowSetSchema = z.object({ mape: z.number(), coverage: z.number(), medianWidth: z.number(), rows: z.number() })
+const ExtrapolatingSchema = z.object({ chips: z.array(z.string()), decode: RowSetSchema, prefill: RowSetSchema })
 
-/** The note from a model's `meta.bySupport` (training script 2.4.0 on), or undefined without one. */
+/** The note from a model's `meta.extrapolating` (training script 3.0.0 on), or undefined without one. */
 export function extrapolationNote(m: LearnedModel): string | undefined {
-  const r = BySupportSchema.safeParse((m.json.meta as { bySupport?: unknown } | undefined)?.bySupport)
+  const r = ExtrapolatingSchema.safeParse((m.json.meta as { extrapolating?: unknown } | undefined)?.extrapolating)
   if (!r.success) return undefined
-  const { chips, decode, prefill } = r.data.alone
-  const pct = (x: number) => `${(x * 100).toFixed(0)}%`
-  return `no training row has these, so the model falls back on what the other rows say; held out, the rows whose backend and build no other chip shared (${chips.join(', ')}) were ${pct(decode.mapeRows)} (decode) and ${pct(prefill.mapeRows)} (prefill) off on average, and the 90% interval covered ${pct(decode.interval.coverage)} and ${pct(prefill.interval.coverage)} of them`
+  const { chips, decode, prefill } = r.data
+  const pct = (x: number) => (Number.isNaN(x) ? '–' : `${(x * 100).toFixed(0)}%`)
+  return `no training row has these, so the model falls back on what the other rows say; in the nested leave-one-chip-out evaluation, held-out rows that extrapolated like this (chips ${chips.join(', ')}) were ${pct(decode.mape)} (decode) and ${pct(prefill.mape)} (prefill) off on average, and the 90% interval, wider for such queries, covered ${pct(decode.coverage)} and ${pct(prefill.coverage)} of them`
 }
 
 export const CalibratedFileSchema = z.object({ format: z.literal('kerneltune.calibrated-model'), version: z.literal(1), base: z.unknown(), corrections: CorrectionsSchema, calibration: z.unknown().optional() })
@@ -72,8 +72,10 @@ export async function loadPredictor(io: Io, file: string | undefined, heuristic 
 const VENDORS = ['nvidia', 'amd', 'apple', 'intel']
 
 /**
- * One JSONL row (keys named like the flags) → a query. `hardware` names a preset; explicit
- * memBwGbs / tflops override it. `context` is an alias of contextTokens.
+ * One JSONL row (keys named like the flags) → a query. `hardware` names a preset (its specifications,
+ * vendor and usual backend); explicit memBwGbs / tflops / vendor / backend override it. `context` is
+ * an alias of contextTokens. Every key is checked by the query's zod schema (an unknown backend or
+ * vendor is an error that lists the accepted values).
  */
 export function queryFromRow(row: unknown): ThroughputQuery {
   if (typeof row !== 'object' || row === null || Array.isArray(row)) throw usageError('each line must be a JSON object')
@@ -85,7 +87,11 @@ export function queryFromRow(row: unknown): ThroughputQuery {
     Object.assign(q, { memBwGbs: p.memBwGbs, tflops: p.fp16Tflops, unifiedMemory: p.unifiedMemory ?? false, vendor: VENDORS.includes(p.vendor) ? p.vendor : 'other', ...(p.tdpWatts ? { tdpWatts: p.tdpWatts } : {}) })
   }
   if (r.hardware !== undefined && findHardwarePreset(String(r.hardware))?.kind === 'cpu') q.device = 'cpu'
-  for (const k of ['paramsB', 'activeParamsB', 'quant', 'batch', 'phase', 'promptTokens', 'contextTokens', 'memBwGbs', 'tflops', 'unifiedMemory', 'vendor', 'layers', 'device', 'ubatch', 'tdpWatts']) {
+  if (r.hardware !== undefined) {
+    const backend = findHardwarePreset(String(r.hardware))?.backend
+    if (backend) q.backend = backend
+  }
+  for (const k of ['paramsB', 'activeParamsB', 'quant', 'bitsPerWeight', 'batch', 'phase', 'promptTokens', 'contextTokens', 'memBwGbs', 'tflops', 'unifiedMemory', 'vendor', 'backend', 'layers', 'device', 'ubatch', 'tdpWatts']) {
     if (r[k] !== undefined) q[k] = r[k]
   }
   if (r.context !== undefined && r.contextTokens === undefined) q.contextTokens = r.context
