@@ -21,5 +21,6 @@ export { exponential, seededRandom, shuffled, uniformInt, type Random } from './
 export { metricValue, parsePrometheus, type PrometheusMetrics, type PrometheusSample } from './prometheus.ts'
 export { requestBody, sendRequest, type RequestOptions, type RequestRecord, type ServerTimings } from './request.ts'
 export { readSse, sseEventParser, sseParser, type SseEvent, type SseEventParser, type SseParser } from './sse.ts'
+export { formatSlo, parseSlo, SLO_METRICS, SLO_STATS, type SloMetric, type SloObjective, type SloStat } from './slo.ts'
 export { percentile, summarize, type Distribution } from './summary.ts'
 export { parseDatasetJsonl, requestSpec, SERVING_APIS, WorkloadSpecSchema, type RequestSpec, type ServingApi, type WorkloadSpec } from './workload.ts'
