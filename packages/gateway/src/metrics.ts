@@ -12,6 +12,8 @@ export interface GatewayTotals {
   readonly retries: number
   readonly inFlight: number
   readonly relaunches: number
+  /** Pooled connections an arm had closed while idle; the request went again on a fresh one. */
+  readonly staleConnections: number
 }
 
 const label = (v: string) => v.replaceAll('\\', '\\\\').replaceAll('"', '\\"').replaceAll('\n', '\\n')
@@ -39,5 +41,6 @@ export function renderMetrics(arms: readonly ArmSnapshot[], totals: GatewayTotal
   scalar('retries_total', 'counter', 'Requests retried on a second arm.', totals.retries)
   scalar('in_flight', 'gauge', 'Requests in flight now.', totals.inFlight)
   scalar('relaunches_total', 'counter', 'Arm servers relaunched after a crash.', totals.relaunches)
+  scalar('stale_connections_total', 'counter', 'Requests sent again on a fresh connection because an arm had closed the pooled one.', totals.staleConnections)
   return lines.join('\n') + '\n'
 }

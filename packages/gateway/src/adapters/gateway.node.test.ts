@@ -1,3 +1,4 @@
+import { createServer as createTcpServer, type Socket } from 'node:net'
 import { parseSlo } from '@kerneltune/serving'
 import { startInstantServer, type InstantServer } from '@kerneltune/serving/node'
 import { afterEach, describe, expect, it } from 'vitest'
@@ -72,6 +73,37 @@ describe('startGateway (endpoint arms)', () => {
     // The same port answers again: the poll marks the arm up.
     open.push(await startInstantServer({ port }))
     await expect.poll(() => g.arm('dead').up, { timeout: 10_000 }).toBe(true)
+  })
+
+  it('should send a request again on a fresh connection to the same arm when its pooled connection was closed, without counting it against the arm', async () => {
+    // A server that answers the first request of each connection with keep-alive and drops the
+    // connection on the second, as a server that closed an idle connection meanwhile.
+    const body = 'data: {"choices":[{"text":"a"}]}\n\ndata: {"choices":[{"text":"","finish_reason":"length"}],"usage":{"completion_tokens":1}}\n\ndata: [DONE]\n\n'
+    const sockets = new Set<Socket>()
+    const tcp = createTcpServer((sock) => {
+      sockets.add(sock)
+      let seen = 0
+      sock.on('data', (d) => {
+        if (!d.toString().includes('POST ') && !d.toString().includes('GET ')) return
+        if (++seen > 1) return void sock.destroy()
+        sock.write(`HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: keep-alive\r\n\r\n${body}`)
+      })
+      sock.on('close', () => sockets.delete(sock))
+    })
+    await new Promise<void>((r) => tcp.listen(0, '127.0.0.1', () => r()))
+    open.push({ close: () => new Promise<void>((r) => { for (const s of sockets) s.destroy(); tcp.close(() => r()) }) })
+    const url = `http://127.0.0.1:${(tcp.address() as { port: number }).port}`
+    const g = await startGateway({ arms: [{ id: 'defaults', target: { kind: 'endpoint', url } }], fallback: 'defaults', objectives })
+    open.push({ close: () => g.stop() })
+    for (let i = 0; i < 3; i++) {
+      const a = await post(g.url, '/v1/completions', completion(`s${i}`, 1))
+      expect(a.status).toBe(200)
+      expect(a.body.toString()).toBe(body)
+    }
+    const s = g.status()
+    expect(s.totals).toMatchObject({ requests: 3, failed: 0, retries: 0 })
+    expect(s.totals.staleConnections).toBeGreaterThanOrEqual(1)
+    expect(s.arms[0]).toMatchObject({ requests: 3, retriedAway: 0, up: true })
   })
 
   it('should drain in-flight requests on stop and then refuse new ones', async () => {

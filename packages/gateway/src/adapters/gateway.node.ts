@@ -20,7 +20,7 @@ import { KerneltuneError, type Combo } from '@kerneltune/core'
 import type { PolicyInput } from '@kerneltune/bandit'
 import type { SloObjective } from '@kerneltune/serving'
 import { openServer, type OpenServer, type ServerTarget } from '@kerneltune/serving/node'
-import { renderMetrics } from '../metrics.ts'
+import { renderMetrics, type GatewayTotals } from '../metrics.ts'
 import { observeResponse } from '../observe.ts'
 import { judge, type Observation } from '../reward.ts'
 import { Router, type ArmSnapshot, type GuardOptions, type Reason } from '../router.ts'
@@ -91,7 +91,7 @@ export interface GatewayStatus {
   readonly fallback: string
   readonly objectives: readonly SloObjective[]
   readonly draining: boolean
-  readonly totals: { readonly requests: number; readonly failed: number; readonly retries: number; readonly inFlight: number; readonly relaunches: number }
+  readonly totals: GatewayTotals
   readonly arms: readonly (ArmSnapshot & { readonly server: ArmInfo })[]
 }
 
@@ -162,6 +162,7 @@ export async function startGateway(o: GatewayOptions): Promise<Gateway> {
   let failed = 0
   let retries = 0
   let relaunches = 0
+  let staleConnections = 0
   let inFlight = 0
   let drained: (() => void) | undefined
 
@@ -222,10 +223,15 @@ export async function startGateway(o: GatewayOptions): Promise<Gateway> {
     }
   }
 
-  type Attempt = { kind: 'done'; obs: Observation } | { kind: 'retryable'; why: string } | { kind: 'cut'; obs: Observation; why: string }
+  type Attempt = { kind: 'done'; obs: Observation } | { kind: 'retryable'; why: string } | { kind: 'stale' } | { kind: 'cut'; obs: Observation; why: string }
 
-  /** One try on one arm; resolves 'retryable' when nothing was written to the client. */
-  const attempt = (rt: ArmRuntime, req: IncomingMessage, body: Buffer, streamed: boolean, res: ServerResponse, requestId: number, startMs: number): Promise<Attempt> =>
+  /**
+   * One try on one arm; resolves 'retryable' when nothing was written to the client, and 'stale'
+   * when a pooled keep-alive connection turned out closed by the server (llama-server closes idle
+   * ones after 5 s): the request never reached the arm, so it goes again to the same arm on a
+   * fresh connection and counts against nobody.
+   */
+  const attempt = (rt: ArmRuntime, req: IncomingMessage, body: Buffer, streamed: boolean, res: ServerResponse, requestId: number, startMs: number, fresh = false): Promise<Attempt> =>
     new Promise((resolve) => {
       const base = rt.server?.server.baseUrl
       if (!base) return resolve({ kind: 'retryable', why: 'the arm has no server' })
@@ -239,7 +245,7 @@ export async function startGateway(o: GatewayOptions): Promise<Gateway> {
           resolve(a)
         }
       }
-      const up = httpRequest(url, { method: req.method, headers: { ...forwardHeaders(req.headers), host: url.host, 'content-length': String(body.length) }, agent }, (ures) => {
+      const up = httpRequest(url, { method: req.method, headers: { ...forwardHeaders(req.headers), host: url.host, 'content-length': String(body.length) }, agent: fresh ? false : agent }, (ures) => {
         const status = ures.statusCode ?? 502
         // A 5xx before any byte went out (llama-server: 503 while loading): another arm may serve it.
         if (status >= 500) {
@@ -276,7 +282,9 @@ export async function startGateway(o: GatewayOptions): Promise<Gateway> {
         })
       })
       up.on('error', (e) => {
-        if (!wrote) return settle({ kind: 'retryable', why: `${e.message} ${String((e as { code?: string }).code ?? '')}`.trim() })
+        const why = `${e.message} ${String((e as { code?: string }).code ?? '')}`.trim()
+        if (!wrote && !fresh && up.reusedSocket && /ECONNRESET|EPIPE|socket hang up/i.test(why)) return settle({ kind: 'stale' })
+        if (!wrote) return settle({ kind: 'retryable', why })
         res.destroy(e)
         settle({ kind: 'cut', obs: observer.end(performance.now(), false), why: e.message })
       })
@@ -311,7 +319,10 @@ export async function startGateway(o: GatewayOptions): Promise<Gateway> {
       const rt = runtimes.get(choice.arm)!
       tried.add(choice.arm)
       rt.inFlight++
-      const a = await attempt(rt, req, body, streamed, res, requestId, startMs).finally(() => rt.inFlight--)
+      const a = await attempt(rt, req, body, streamed, res, requestId, startMs)
+        .then((first) => (first.kind === 'stale' ? (staleConnections++, attempt(rt, req, body, streamed, res, requestId, startMs, true)) : first))
+        .finally(() => rt.inFlight--)
+      if (a.kind === 'stale') throw new Error('unreachable: a fresh connection is never stale')
       if (a.kind === 'retryable') {
         log(`request ${requestId}: arm ${choice.arm} failed before answering (${a.why}); ${n === 0 ? 'retrying on another arm' : 'no retry left'}`)
         router.retriedAway(choice.arm)
@@ -347,14 +358,14 @@ export async function startGateway(o: GatewayOptions): Promise<Gateway> {
   let url = ''
   const status = (): GatewayStatus => ({
     url, policy: policyName, fallback: o.fallback, objectives: o.objectives, draining,
-    totals: { requests: received, failed, retries, inFlight, relaunches },
+    totals: { requests: received, failed, retries, inFlight, relaunches, staleConnections },
     arms: router.snapshot().map((a) => ({ ...a, server: info(runtimes.get(a.arm)!) })),
   })
 
   const server = createServer((req, res) => {
     const path = (req.url ?? '/').split('?')[0]!
     if (req.method === 'GET' && path === '/metrics') {
-      const text = renderMetrics(router.snapshot(), { requests: received, failed, retries, inFlight, relaunches }, policyName)
+      const text = renderMetrics(router.snapshot(), { requests: received, failed, retries, inFlight, relaunches, staleConnections }, policyName)
       res.writeHead(200, { 'content-type': 'text/plain; version=0.0.4' })
       return res.end(text)
     }
