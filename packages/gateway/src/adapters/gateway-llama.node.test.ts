@@ -17,7 +17,7 @@ import { parseSlo } from '@kerneltune/serving'
 import { BUILD_HINT, findLlamaServer, processAlive } from '@kerneltune/serving/node'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startGateway, type Decision, type Gateway } from './gateway.node.ts'
-import { completeStream, completion, post, type RawAnswer } from './test-client.node.ts'
+import { completeStream, completion, post, waitUntil, type RawAnswer } from './test-client.node.ts'
 
 const found = findLlamaServer(LLAMACPP_VERSION)
 const skip = !found && process.env.CI !== 'true'
@@ -95,7 +95,7 @@ describe.skipIf(skip)('gateway in front of two llama-servers', () => {
     const got = [...(await batch('k0', 4)), ...(await batch('k1', 4))]
     expect(got.map((a) => a.status)).toEqual(Array(8).fill(200))
     expect(got.every((a) => completeStream(a.body) && a.body.equals(Buffer.concat(upstream.get(a.requestId!)!)))).toBe(true)
-    await expect.poll(() => g.arm('fast').up, { timeout: 120_000, interval: 200 }).toBe(true)
+    await waitUntil(() => g.arm('fast').up, 120_000, 'the relaunch')
     const after = g.arm('fast')
     expect(after.launches).toBe(2)
     expect(after.pid).not.toBe(before.pid)

@@ -3,7 +3,7 @@ import { parseSlo } from '@kerneltune/serving'
 import { startInstantServer, type InstantServer } from '@kerneltune/serving/node'
 import { afterEach, describe, expect, it } from 'vitest'
 import { startGateway, type Decision, type Gateway } from './gateway.node.ts'
-import { completeStream, completion, post } from './test-client.node.ts'
+import { completeStream, completion, post, waitUntil } from './test-client.node.ts'
 
 const objectives = parseSlo('ttft_p99_ms=200,tpot_p99_ms=20')
 const open: { close(): Promise<unknown> }[] = []
@@ -72,7 +72,7 @@ describe('startGateway (endpoint arms)', () => {
     expect(s.totals.retries).toBe(s.arms.find((a) => a.arm === 'dead')!.retriedAway)
     // The same port answers again: the poll marks the arm up.
     open.push(await startInstantServer({ port }))
-    await expect.poll(() => g.arm('dead').up, { timeout: 10_000 }).toBe(true)
+    await waitUntil(() => g.arm('dead').up, 10_000, 'the arm coming back')
   })
 
   it('should send a request again on a fresh connection to the same arm when its pooled connection was closed, without counting it against the arm', async () => {
@@ -102,14 +102,15 @@ describe('startGateway (endpoint arms)', () => {
     }
     const s = g.status()
     expect(s.totals).toMatchObject({ requests: 3, failed: 0, retries: 0 })
-    expect(s.totals.staleConnections).toBeGreaterThanOrEqual(1)
+    // Deno's node:http client opens a new connection per request (no pooled socket to go stale).
+    if (!('Deno' in globalThis)) expect(s.totals.staleConnections).toBeGreaterThanOrEqual(1)
     expect(s.arms[0]).toMatchObject({ requests: 3, retriedAway: 0, up: true })
   })
 
   it('should drain in-flight requests on stop and then refuse new ones', async () => {
     const g = await startGateway({ arms: [{ id: 'defaults', target: { kind: 'endpoint', url: (await instant(30)).baseUrl } }], fallback: 'defaults', objectives })
     const slow = post(g.url, '/v1/completions', completion('slow', 10))
-    await expect.poll(() => g.status().totals.inFlight).toBe(1)
+    await waitUntil(() => g.status().totals.inFlight === 1)
     const stopping = g.stop()
     const a = await slow
     expect(a.status).toBe(200)

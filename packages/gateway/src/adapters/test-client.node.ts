@@ -36,3 +36,12 @@ export const completion = (prompt: string, n: number, stream = true) => ({ promp
 
 /** True when an SSE answer has its closing [DONE] event and some generated text. */
 export const completeStream = (b: Buffer) => /data: \[DONE\]\s*$/.test(b.toString('utf8')) && /"(text|content)":"[^"]/.test(b.toString('utf8'))
+
+/** Polls until `f` returns true (or throws after `timeoutMs`): the same under vitest, Bun and Deno. */
+export async function waitUntil(f: () => boolean, timeoutMs = 10_000, what = 'the condition'): Promise<void> {
+  const t0 = Date.now()
+  while (!f()) {
+    if (Date.now() - t0 > timeoutMs) throw new Error(`${what} did not hold within ${timeoutMs} ms`)
+    await new Promise((r) => setTimeout(r, 50))
+  }
+}
