@@ -14,13 +14,14 @@
  * - stop() drains: no new requests (503), in-flight ones finish (or are cut at the drain
  *   timeout), then every launched server is stopped (process group, no orphan: launcher.node.ts).
  */
-import { createServer, request as httpRequest, Agent, type IncomingMessage, type ServerResponse, type IncomingHttpHeaders } from 'node:http'
+import { createServer, request as httpRequest, Agent, type IncomingMessage, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { KerneltuneError, type Combo } from '@kerneltune/core'
 import type { PolicyInput } from '@kerneltune/bandit'
 import type { SloObjective } from '@kerneltune/serving'
 import { openServer, type OpenServer, type ServerTarget } from '@kerneltune/serving/node'
 import { renderMetrics, type GatewayTotals } from '../metrics.ts'
+import { apiError, COMPLETION_PATHS, forwardHeaders, json, readBody } from './http.node.ts'
 import { observeResponse } from '../observe.ts'
 import { judge, type Observation } from '../reward.ts'
 import { Router, type ArmSnapshot, type GuardOptions, type Reason } from '../router.ts'
@@ -112,39 +113,6 @@ interface ArmRuntime {
   relaunching: boolean
   inFlight: number
 }
-
-const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-authenticate', 'proxy-authorization', 'te', 'trailer', 'transfer-encoding', 'upgrade', 'host'])
-const COMPLETION_PATHS = new Set(['/v1/completions', '/v1/chat/completions'])
-
-function forwardHeaders(h: IncomingHttpHeaders): Record<string, string | string[]> {
-  const out: Record<string, string | string[]> = {}
-  for (const [k, v] of Object.entries(h)) if (v !== undefined && !HOP_BY_HOP.has(k)) out[k] = v
-  return out
-}
-
-function readBody(req: IncomingMessage, limit = 32 << 20): Promise<Buffer> {
-  return new Promise((resolve, reject) => {
-    const parts: Buffer[] = []
-    let n = 0
-    req.on('data', (c: Buffer) => {
-      n += c.length
-      if (n > limit) reject(new KerneltuneError('PAYLOAD_TOO_LARGE', `request body over ${limit} bytes`))
-      else parts.push(c)
-    })
-    req.on('end', () => resolve(Buffer.concat(parts)))
-    req.on('error', reject)
-  })
-}
-
-const json = (res: ServerResponse, status: number, body: unknown, extra: Record<string, string> = {}) => {
-  const text = JSON.stringify(body)
-  res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text), ...extra })
-  res.end(text)
-}
-
-/** An OpenAI-style error body, so clients of the gateway parse it as they would the server's. */
-const apiError = (res: ServerResponse, status: number, message: string, type: string, extra: Record<string, string> = {}) =>
-  json(res, status, { error: { message, type, code: status } }, extra)
 
 export async function startGateway(o: GatewayOptions): Promise<Gateway> {
   if (o.arms.length === 0) throw new KerneltuneError('INVALID_INPUT', 'the gateway needs at least one arm')
