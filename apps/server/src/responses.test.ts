@@ -39,6 +39,12 @@ describe('response schemas', () => {
     await call('get', '/deployments-recent', '/deployments-recent')
     await call('get', '/deployments/:id/current-combo', `/deployments/${dep.id}/current-combo`)
     await call('get', '/deployments/:id/drift', `/deployments/${dep.id}/drift`)
+    expect(await call('get', '/deployments/:id/gateway', `/deployments/${dep.id}/gateway`)).toMatchObject({ gateway: null, arms: [], decisionCount: 0 })
+    await t.store.deployments.recordGateway(null, dep.id, {
+      gateway: { policy: 'thompson', state: 'running' }, arms: [{ arm: 'defaults', combo: {}, stats: { requests: 1, share: 1 } }],
+      decisions: [{ seq: 1, at: new Date().toISOString(), arm: 'defaults', reason: 'policy', ok: true, met: true, reward: 0.8, ttftMs: 10, tpotMs: null }],
+    })
+    expect(await call('get', '/deployments/:id/gateway', `/deployments/${dep.id}/gateway?decisions=5`)).toMatchObject({ gateway: { policy: 'thompson' }, arms: [{ arm: 'defaults' }], decisionCount: 1 })
     await call('post', '/runs/:id/cancel', `/runs/${run.id}/cancel`, {})
     const session = await call('post', '/tune', '/tune', { runId: run.id, budget: { trials: 3 }, strategy: 'random' })
     await t.queue.idle()

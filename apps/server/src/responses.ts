@@ -154,6 +154,17 @@ export const DriftResponse = z.object({
   deploymentId: z.string(), predictedTps: z.number().nullable(), measuredTps: z.number().nullable(), relative: z.number().nullable(),
   band: z.enum(['none', 'minor', 'significant', 'unknown']), at: z.string().nullable(),
 }).meta({ title: 'Drift' })
+/** A deployment served through `kerneltune gateway`: its settings, per-arm statistics and latest routing decisions (gateway null otherwise). */
+export const GatewayStateResponse = z.object({
+  deploymentId: z.string(),
+  gateway: z.record(z.string(), z.unknown()).nullable(),
+  arms: z.array(z.object({ arm: z.string(), combo: ComboSchema.nullable(), stats: z.record(z.string(), z.unknown()) }).meta({ title: 'GatewayArm' })),
+  decisions: z.array(z.object({
+    seq: z.number(), at: z.string(), arm: z.string(), reason: z.string(), ok: z.boolean(), met: z.boolean(), reward: z.number(),
+    ttftMs: z.number().nullable(), tpotMs: z.number().nullable(),
+  }).meta({ title: 'GatewayDecision' })),
+  decisionCount: z.number(),
+}).meta({ title: 'GatewayState' })
 
 /** The choices a run request can name on this server (routes/options.ts). */
 export const OptionsResponse = z.object({

@@ -43,6 +43,7 @@ const REQUESTS: Record<string, Req> = {
   'GET /options': {},
   'GET /deployments/:id/current-combo': { id: 'deployment' },
   'GET /deployments/:id/drift': { id: 'deployment' },
+  'GET /deployments/:id/gateway': { id: 'deployment' },
   'POST /deployments/:id/validate': { id: 'deployment' },
   'POST /tokens': { body: () => ({ role: 'viewer', tenant: OWN }) },
   'GET /tokens': {},

@@ -2,6 +2,7 @@
  * The dashboard in a real browser (Debian's chromium through playwright-core) against the real
  * server on a fresh embedded store: no mocked API. Under CI=true a missing chromium fails.
  */
+import { openStore } from '@kerneltune/store'
 import { requireOrSkip } from '@kerneltune/tooling/test-skip'
 import type { Browser, Page } from 'playwright-core'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
@@ -100,6 +101,30 @@ describe.skipIf(requireOrSkip(hasChromium, `chromium at ${CHROMIUM} (apt-get ins
     await page.goto(`${server.url}/?tab=runner&deployment=${dep.id}`)
     await page.getByRole('region', { name: 'Current combination' }).getByText(Object.values(run.summary!.winner.combo)[0]!).first().waitFor()
     expect(await page.getByTestId('drift-badge').textContent()).toMatch(/^drift: /)
+  })
+
+  it('shows a deployment served through the gateway: each arm\'s traffic, misses and posterior, and the latest decisions', async () => {
+    const dep = await server.api<{ id: string }>('/deployments', { method: 'POST', body: { name: 'gw', engine: 'llamacpp', engineVersion: 'b1' } })
+    // What `kerneltune gateway --db` writes: the store, not a route.
+    const store = await openStore(server.databaseUrl)
+    try {
+      const arm = (requests: number, share: number, extra: object) => ({ up: true, suspended: false, fallback: false, requests, share, misses: 1, meanTtftMs: 12.25, meanTpotMs: 3.5, posterior: { mean: 0.8125, sd: 0.05 }, ...extra })
+      await store.deployments.recordGateway(null, dep.id, {
+        gateway: { policy: 'thompson', state: 'running', objectives: 'ttft_p99_ms=500' },
+        arms: [{ arm: 'defaults', combo: {}, stats: arm(30, 0.25, { fallback: true }) }, { arm: 'slots1', combo: { parallel: '1' }, stats: arm(90, 0.75, { suspended: true }) }],
+        decisions: [{ seq: 1, at: new Date().toISOString(), arm: 'slots1', reason: 'probe', ok: true, met: false, reward: 0.2, ttftMs: 700, tpotMs: 4 }],
+        currentCombo: { parallel: '1' },
+      })
+    } finally {
+      await store.close()
+    }
+    page = await open(browser, server, `?tab=runner&deployment=${dep.id}`)
+    const table = page.getByTestId('gateway-arms')
+    await table.waitFor()
+    expect(await page.getByTestId('gateway').getByRole('heading').textContent()).toBe('Gateway: thompson policy, running, objectives ttft_p99_ms=500 (1 decisions stored)')
+    expect(await table.locator('tr[data-arm="slots1"] td').allTextContents()).toEqual(['slots1', 'suspended', '90', '75.0%', '1', '12.3 ms', '3.50 ms', '0.813 ± 0.050'])
+    expect(await table.locator('tr[data-arm="defaults"] td').first().textContent()).toBe('defaults (fallback)')
+    await page.getByText('Latest decisions: #1 slots1 (probe) missed').waitFor()
   })
 
   it('history: filters and pagination, each row with its run id', async () => {

@@ -15,7 +15,7 @@ export const TOKEN = 'dashboard-suite-admin-token-0123456789'
 const ROOT = fileURLToPath(new URL('../../..', import.meta.url))
 export const ARTIFACTS = join(ROOT, 'apps/web/test-output')
 
-export interface Server { url: string; close(): Promise<void>; api<T>(path: string, init?: { method?: string; body?: unknown }): Promise<T> }
+export interface Server { url: string; /** The server's store (the gateway writes there directly, as `kerneltune gateway --db` does). */ databaseUrl: string; close(): Promise<void>; api<T>(path: string, init?: { method?: string; body?: unknown }): Promise<T> }
 
 export async function startServer(): Promise<Server> {
   const dir = mkdtempSync(join(tmpdir(), 'kerneltune-web-'))
@@ -45,7 +45,7 @@ export async function startServer(): Promise<Server> {
     return json
   }
   return {
-    url, api,
+    url, api, databaseUrl: `file:${join(dir, 'k.db')}`,
     async close() {
       const exited = new Promise((r) => child.once('exit', r))
       child.kill('SIGTERM')

@@ -591,6 +591,32 @@ export type Drift = {
   at: string | null
 }
 
+export type GatewayArm = {
+  arm: string
+  combo: Record<string, string> | null
+  stats: Record<string, unknown>
+}
+
+export type GatewayDecision = {
+  seq: number
+  at: string
+  arm: string
+  reason: string
+  ok: boolean
+  met: boolean
+  reward: number
+  ttftMs: number | null
+  tpotMs: number | null
+}
+
+export type GatewayState = {
+  deploymentId: string
+  gateway: Record<string, unknown> | null
+  arms: GatewayArm[]
+  decisions: GatewayDecision[]
+  decisionCount: number
+}
+
 export type EngineOption = {
   name: string
   displayName: string
@@ -650,6 +676,7 @@ export interface ApiResponses {
   'GET /deployments-recent': DeploymentList
   'GET /deployments/{id}/current-combo': CurrentCombo
   'GET /deployments/{id}/drift': Drift
+  'GET /deployments/{id}/gateway': GatewayState
   'GET /options': Options
 }
 

@@ -6,7 +6,7 @@
 import { useMutation, useQuery } from '@tanstack/react-query'
 import { useState } from 'react'
 import { api, qs } from './api.ts'
-import type { ApiBodies, ApiResponses, CatalogPreview, CurrentCombo, DeploymentList, Drift, Options } from './api-types.gen.ts'
+import type { ApiBodies, ApiResponses, CatalogPreview, CurrentCombo, DeploymentList, Drift, GatewayState, Options } from './api-types.gen.ts'
 import { backendNote, MODELS, useOptions, withCurrent, type ModelId } from './presets.ts'
 import { useFirstScreen } from './ttfs.ts'
 import { useUrl } from './url-state.ts'
@@ -14,6 +14,41 @@ import { useUrl } from './url-state.ts'
 const MAX_COMBOS = 512
 type Mode = Options['modes'][number]
 type Gate = Options['gates'][number]
+
+const num = (v: unknown, digits: number, unit = '') => (typeof v === 'number' && Number.isFinite(v) ? `${v.toFixed(digits)}${unit}` : '–')
+
+/** A deployment served through `kerneltune gateway`: each arm's traffic, misses and the policy's belief, and the latest decisions. */
+function GatewayPanel({ id }: { id: string }) {
+  const g = useQuery({ queryKey: ['gateway', id], queryFn: () => api<GatewayState>(`/deployments/${encodeURIComponent(id)}/gateway?decisions=10`), refetchInterval: 5000 })
+  if (!g.data?.gateway) return null
+  const gw = g.data.gateway as { policy?: string; state?: string; objectives?: string; url?: string }
+  return (
+    <section aria-label="Gateway" data-testid="gateway">
+      <h4>Gateway: {gw.policy ?? '?'} policy, {gw.state ?? '?'}{gw.objectives ? `, objectives ${gw.objectives}` : ''} ({g.data.decisionCount} decisions stored)</h4>
+      <table data-testid="gateway-arms">
+        <thead><tr><th>arm</th><th>state</th><th>requests</th><th>share</th><th>objective misses</th><th>mean TTFT</th><th>mean TPOT</th><th>posterior mean ± sd</th></tr></thead>
+        <tbody>
+          {g.data.arms.map((a) => {
+            const s = a.stats as { up?: boolean; suspended?: boolean; fallback?: boolean; requests?: number; share?: number; misses?: number; meanTtftMs?: number | null; meanTpotMs?: number | null; posterior?: { mean?: number; sd?: number | null } }
+            return (
+              <tr key={a.arm} data-arm={a.arm}>
+                <td>{a.arm}{s.fallback ? ' (fallback)' : ''}</td>
+                <td>{s.up === false ? 'down' : s.suspended ? 'suspended' : 'up'}</td>
+                <td>{s.requests ?? 0}</td>
+                <td>{num((s.share ?? 0) * 100, 1, '%')}</td>
+                <td>{s.misses ?? 0}</td>
+                <td>{num(s.meanTtftMs, 1, ' ms')}</td>
+                <td>{num(s.meanTpotMs, 2, ' ms')}</td>
+                <td>{num(s.posterior?.mean, 3)} ± {num(s.posterior?.sd, 3)}</td>
+              </tr>
+            )
+          })}
+        </tbody>
+      </table>
+      <p className="hint">Latest decisions: {g.data.decisions.map((d) => `#${d.seq} ${d.arm}${d.reason === 'policy' ? '' : ` (${d.reason})`}${d.met ? '' : ' missed'}`).join(', ') || 'none yet'}</p>
+    </section>
+  )
+}
 
 function DeploymentCard({ id }: { id: string }) {
   const combo = useQuery({ queryKey: ['combo', id], queryFn: () => api<CurrentCombo>(`/deployments/${encodeURIComponent(id)}/current-combo`) })
@@ -25,6 +60,7 @@ function DeploymentCard({ id }: { id: string }) {
       <h3>Deployment {id} <span className={`badge ${band}`} data-testid="drift-badge">drift: {band}{drift.data?.relative != null ? ` (${(drift.data.relative * 100).toFixed(1)}%)` : ''}</span></h3>
       {combo.data?.combo ? <pre>{JSON.stringify(combo.data.combo, null, 1)}</pre> : <p>No combination applied yet.</p>}
       <p className="hint">Drift bands: minor 5–15%, significant above 15% (from the drift endpoint).</p>
+      <GatewayPanel id={id} />
     </section>
   )
 }

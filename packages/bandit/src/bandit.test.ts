@@ -134,4 +134,33 @@ describe('Bandit', () => {
     expect(b.report()[0]!.currentWeight).toBeCloseTo(0.25, 12)
     expect(b.report()[1]!.currentWeight).toBeCloseTo(1.5, 12)
   })
+
+  it.each(['ucb1', 'thompson', 'epsilon-greedy', 'discounted-thompson'] as const)('should select only allowed arms with %s, whatever the statistics say', (kind) => {
+    const b = createBandit({ arms: ['best', 'mid', 'worst'], policy: { kind }, seed: 3 })
+    for (let i = 0; i < 50; i++) {
+      b.update('best', 0.95)
+      b.update('mid', 0.5)
+      b.update('worst', 0.1)
+    }
+    const picks = Array.from({ length: 200 }, () => b.select((a) => a !== 'best'))
+    expect(picks).not.toContain('best')
+    expect(picks.filter((a) => a === 'mid').length).toBeGreaterThan(150)
+    expect(() => b.select(() => false)).toThrow(/no arm is allowed/)
+  })
+
+  it('should report the Beta posterior of Thompson sampling and a Gaussian one otherwise', () => {
+    const b = createBandit({ arms: ['a', 'b'], policy: { kind: 'thompson' } })
+    for (let i = 0; i < 8; i++) b.update('a', 1)
+    b.update('a', 0)
+    const [a, u] = b.posterior()
+    // Beta(1 + 8, 1 + 1): mean 9/11, variance αβ/((α+β)²(α+β+1)) = 18/(121·12).
+    expect(a!.mean).toBeCloseTo(9 / 11, 12)
+    expect(a!.sd).toBeCloseTo(Math.sqrt(18 / 1452), 12)
+    expect(u).toMatchObject({ mean: 0.5, weight: 0 })
+    const g = createBandit({ arms: ['x'], policy: { kind: 'ucb1' } })
+    g.update('x', 1)
+    g.update('x', 3)
+    expect(g.posterior()[0]).toMatchObject({ mean: 2, weight: 2 })
+    expect(g.posterior()[0]!.sd).toBeCloseTo(Math.SQRT1_2, 12)
+  })
 })

@@ -74,10 +74,13 @@ export interface ArmReport {
 const mean = (s: ArmStats) => (s.pulls > 0 ? s.sum / s.pulls : 0)
 const empty = (): ArmStats => ({ pulls: 0, sum: 0, sumSq: 0 })
 
-/** Index of the largest score, ties to the lowest index. */
-function argmaxFirst(scores: readonly number[]): number {
-  let best = 0
-  for (let i = 1; i < scores.length; i++) if (scores[i]! > scores[best]!) best = i
+/** Index of the largest score among the allowed ones, ties to the lowest index. */
+function argmaxFirst(scores: readonly number[], allowed?: (i: number) => boolean): number {
+  let best = -1
+  for (let i = 0; i < scores.length; i++) {
+    if (allowed && !allowed(i)) continue
+    if (best < 0 || scores[i]! > scores[best]!) best = i
+  }
   return best
 }
 
@@ -123,29 +126,56 @@ export class Bandit {
     }
   }
 
-  /** The arm to play next. */
-  select(): string {
-    return this.arms[this.selectIndex()]!
+  /**
+   * The arm to play next. `allowed` restricts the choice to some arms (a gateway leaves out arms
+   * that are down or suspended) without touching the statistics of the others.
+   */
+  select(allowed?: (arm: string) => boolean): string {
+    return this.arms[this.selectIndex(allowed && ((i) => allowed(this.arms[i]!)))]!
   }
 
-  selectIndex(): number {
+  selectIndex(allowed?: (index: number) => boolean): number {
     const p = this.policy
+    const open = allowed ? this.arms.map((_, i) => i).filter(allowed) : this.arms.map((_, i) => i)
+    if (open.length === 0) throw new KerneltuneError('INVALID_INPUT', 'no arm is allowed: the bandit has nothing to select')
     switch (p.kind) {
       case 'ucb1':
       case 'discounted-ucb':
       case 'sliding-window-ucb':
-        return argmaxFirst(this.ucbScores())
+        return argmaxFirst(this.ucbScores(), allowed)
       case 'thompson':
       case 'discounted-thompson':
-        return argmaxFirst(this.thompsonSamples())
+        return argmaxFirst(this.thompsonSamples(), allowed)
       case 'epsilon-greedy': {
-        const unpulled = this.current.findIndex((a) => a.pulls === 0)
-        if (unpulled >= 0) return unpulled
+        const unpulled = open.find((i) => this.current[i]!.pulls === 0)
+        if (unpulled !== undefined) return unpulled
         const eps = p.decay ? Math.min(p.epsilon, this.arms.length / Math.max(this.steps, 1)) : p.epsilon
-        if (this.prng.next() < eps) return this.prng.int(this.arms.length)
-        return argmaxFirst(this.current.map(mean))
+        if (this.prng.next() < eps) return open[this.prng.int(open.length)]!
+        return argmaxFirst(this.current.map(mean), allowed)
       }
     }
+  }
+
+  /**
+   * What the policy believes of each arm now, in the reward's units: the posterior mean and
+   * standard deviation for Thompson sampling, the current mean and the exploration bonus's
+   * scale otherwise. For /metrics; it draws nothing from the PRNG.
+   */
+  posterior(): { arm: string; mean: number; sd: number; weight: number }[] {
+    const p = this.policy
+    const pooled = this.pooledVariance()
+    return this.arms.map((arm, i) => {
+      const a = this.current[i]!
+      if ((p.kind === 'thompson' || p.kind === 'discounted-thompson') && p.likelihood === 'beta') {
+        const alpha = p.priorAlpha + a.sum
+        const beta = p.priorBeta + Math.max(a.pulls - a.sum, 0)
+        const n = alpha + beta
+        return { arm, mean: alpha / n, sd: Math.sqrt((alpha * beta) / (n * n * (n + 1))), weight: a.pulls }
+      }
+      const m = mean(a)
+      const own = a.pulls >= 2 ? Math.max(a.sumSq / a.pulls - m * m, 0) : pooled
+      return { arm, mean: m, sd: a.pulls > 1e-9 ? Math.sqrt(own / a.pulls) : Number.POSITIVE_INFINITY, weight: a.pulls }
+    })
   }
 
   /** UCB index of every arm: mean + c·sqrt(2 ln N / n), Infinity for an arm never (or no longer) seen. */

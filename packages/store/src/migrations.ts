@@ -140,6 +140,20 @@ export const MIGRATIONS: readonly Migration[] = [
       'CREATE INDEX api_token_events_tenant ON api_token_events (tenant, created_at)',
     ],
   },
+  {
+    version: 8,
+    name: 'deployments served through `kerneltune gateway`: the gateway\'s settings and state, per-arm statistics, routing decisions',
+    statements: [
+      `ALTER TABLE deployments ADD COLUMN gateway ${JSON_TEXT}`,
+      `CREATE TABLE deployment_arms (
+        deployment_id TEXT NOT NULL REFERENCES deployments(id), arm TEXT NOT NULL, combo ${JSON_TEXT}, stats ${JSON_TEXT} NOT NULL,
+        updated_at TEXT NOT NULL, PRIMARY KEY (deployment_id, arm))`,
+      `CREATE TABLE deployment_decisions (
+        deployment_id TEXT NOT NULL REFERENCES deployments(id), seq INTEGER NOT NULL, at TEXT NOT NULL, arm TEXT NOT NULL,
+        reason TEXT NOT NULL, ok INTEGER NOT NULL, met INTEGER NOT NULL, reward DOUBLE PRECISION NOT NULL,
+        ttft_ms DOUBLE PRECISION, tpot_ms DOUBLE PRECISION, PRIMARY KEY (deployment_id, seq))`,
+    ],
+  },
 ]
 
 /** Applies every pending migration, in order; returns the versions it applied. */

@@ -16,7 +16,7 @@ const PG_URL = process.env.KERNELTUNE_TEST_PG_URL
 const dir = mkdtempSync(join(tmpdir(), 'kerneltune-store-'))
 afterAll(() => rmSync(dir, { recursive: true, force: true }))
 
-const TABLES = ['api_token_events', 'calibration_runs', 'deployments', 'api_tokens', 'result_cache', 'l1_kernel_registry_approvals', 'l1_kernel_registry',
+const TABLES = ['deployment_decisions', 'deployment_arms', 'api_token_events', 'calibration_runs', 'deployments', 'api_tokens', 'result_cache', 'l1_kernel_registry_approvals', 'l1_kernel_registry',
   'kernel_tune_trials', 'kernel_tune_sessions', 'kernel_run_combos', 'kernel_runs', 'kernel_catalog_snapshots', 'schema_migrations']
 
 const target: RunTarget = {
@@ -81,9 +81,9 @@ describe.each(drivers)('store on %s', (name, url) => {
   })
 
   it.skipIf(skip)('should migrate once and report the schema version', async () => {
-    expect(await store.schemaVersion()).toBe(7)
+    expect(await store.schemaVersion()).toBe(8)
     const again = await openStore(url()!)
-    expect(await again.schemaVersion()).toBe(7)
+    expect(await again.schemaVersion()).toBe(8)
     await again.close()
   })
 
@@ -312,6 +312,21 @@ describe.each(drivers)('store on %s', (name, url) => {
     expect(await store.deployments.drift('t1', d.id)).toMatchObject({ band: 'minor', predictedTps: 100, measuredTps: 90 })
     expect((await store.deployments.require('t1', d.id)).currentCombo).toEqual({ attention_backend: 'flashinfer' })
     expect((await store.deployments.recent('t1', '2000-01-01')).map((x) => x.id)).toContain(d.id)
+  })
+
+  it.skipIf(skip)('should store a gateway deployment: settings, per-arm statistics replaced, decisions appended, the leading combination', async () => {
+    const d = await store.deployments.create({ tenant: 't1', name: 'gw', engine: 'llamacpp', engineVersion: 'b1' })
+    expect(await store.deployments.gateway('t1', d.id)).toBeNull()
+    const decision = (seq: number, arm: string) => ({ seq, at: `2026-01-01T00:00:0${seq}Z`, arm, reason: 'policy', ok: true, met: seq !== 2, reward: 0.7, ttftMs: 12.5, tpotMs: null })
+    await store.deployments.recordGateway('t1', d.id, { gateway: { policy: 'thompson', state: 'running' }, arms: [{ arm: 'defaults', combo: {}, stats: { requests: 1 } }, { arm: 'slots1', combo: { parallel: '1' }, stats: { requests: 1 } }], decisions: [decision(1, 'defaults'), decision(2, 'slots1')] })
+    await store.deployments.recordGateway('t1', d.id, { gateway: { policy: 'thompson', state: 'stopped' }, arms: [{ arm: 'defaults', combo: {}, stats: { requests: 2 } }, { arm: 'slots1', combo: { parallel: '1' }, stats: { requests: 1 } }], decisions: [decision(3, 'defaults')], currentCombo: {} })
+    const g = (await store.deployments.gateway('t1', d.id, 2))!
+    expect(g.gateway).toEqual({ policy: 'thompson', state: 'stopped' })
+    expect(g.arms).toEqual([{ arm: 'defaults', combo: {}, stats: { requests: 2 } }, { arm: 'slots1', combo: { parallel: '1' }, stats: { requests: 1 } }])
+    expect(g.decisionCount).toBe(3)
+    expect(g.decisions.map((x) => [x.seq, x.arm, x.met, x.ttftMs, x.tpotMs])).toEqual([[3, 'defaults', true, 12.5, null], [2, 'slots1', false, 12.5, null]])
+    expect((await store.deployments.require('t1', d.id)).currentCombo).toEqual({})
+    await expect(store.deployments.gateway('t2', d.id)).rejects.toMatchObject({ code: 'NOT_FOUND' })
   })
 })
 

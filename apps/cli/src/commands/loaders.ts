@@ -38,4 +38,5 @@ export const COMMAND_LOADERS: Readonly<Record<string, () => Promise<Command<any>
   worker: async () => (await import('./worker.ts')).workerCommand,
   token: async () => (await import('./token.ts')).tokenCommand,
   bandit: async () => (await import('./bandit.ts')).banditCommand,
+  gateway: async () => (await import('./gateway.ts')).gatewayCommand,
 }

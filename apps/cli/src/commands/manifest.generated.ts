@@ -4318,5 +4318,193 @@ export const COMMAND_MANIFEST: readonly CommandMeta[] = [
         "runs": true
       }
     ]
+  },
+  {
+    "name": "gateway",
+    "summary": "Serve an OpenAI-compatible endpoint that routes live requests among llama-server configurations with a bandit, and keeps tuning while it serves.",
+    "description": "Launches one llama-server per arm with the GGUF (or uses running servers), then serves POST /v1/completions and /v1/chat/completions (streamed or not): each request goes to the arm the policy picks (Thompson sampling by default) and the arm's answer is passed back byte for byte. A request's reward is what it experienced against the latency objectives (--slo): 0.5 when it met them all, plus 0.5 × the mean headroom under each bound; a failed request earns 0. Guardrails: the defaults arm is the fallback; an arm whose objective-miss rate over its last --suspend-window requests exceeds the defaults' by --suspend-margin with --suspend-confidence is suspended and probed at --retry-rate; a crashed server is relaunched in the background; a request whose arm fails before its first byte is retried once on another arm. GET /metrics gives requests, misses, traffic share and the posterior per arm; GET /gateway/status the same as JSON. Decisions and per-arm statistics are stored as a deployment (the dashboard's deployment card shows them). SIGTERM or SIGINT drains in-flight requests, stops every server and exits 0.",
+    "flags": [
+      {
+        "name": "engine",
+        "type": "string",
+        "description": "Engine of the arms.",
+        "choices": [
+          "llamacpp"
+        ],
+        "default": "llamacpp"
+      },
+      {
+        "name": "gguf",
+        "type": "string",
+        "description": "The GGUF model every launched arm serves.",
+        "valueName": "FILE"
+      },
+      {
+        "name": "arms",
+        "type": "string",
+        "description": "Comma-separated arms: defaults, recommended, top:N (from --run), {\"threads\":\"1\"}, NAME={...}, NAME=http://host:port. Default: defaults.",
+        "valueName": "LIST"
+      },
+      {
+        "name": "endpoint",
+        "type": "list",
+        "description": "A running server to add as an arm (repeatable).",
+        "valueName": "URL"
+      },
+      {
+        "name": "run",
+        "type": "string",
+        "description": "The stored run that recommended and top:N come from.",
+        "valueName": "RUN_ID"
+      },
+      {
+        "name": "fallback",
+        "type": "string",
+        "description": "The safe arm (default: defaults, else the first arm).",
+        "valueName": "ARM"
+      },
+      {
+        "name": "slo",
+        "type": "string",
+        "description": "Latency objectives, metric_stat_unit=value (metrics ttft, tpot, itl, e2e; stats mean, p50, p90, p95, p99). Default ttft_p99_ms=1000,tpot_p99_ms=100.",
+        "valueName": "LIST"
+      },
+      {
+        "name": "policy",
+        "type": "string",
+        "description": "Bandit policy.",
+        "choices": [
+          "ucb1",
+          "thompson",
+          "epsilon-greedy",
+          "discounted-ucb",
+          "sliding-window-ucb",
+          "discounted-thompson"
+        ],
+        "default": "thompson"
+      },
+      {
+        "name": "gamma",
+        "type": "number",
+        "description": "Discount of discounted-ucb / discounted-thompson (memory about 1/(1-gamma) requests).",
+        "min": 0.000001,
+        "max": 0.999999
+      },
+      {
+        "name": "policy-window",
+        "type": "integer",
+        "description": "Requests sliding-window-ucb remembers.",
+        "min": 1
+      },
+      {
+        "name": "epsilon",
+        "type": "number",
+        "description": "Exploration probability of epsilon-greedy.",
+        "min": 0,
+        "max": 1
+      },
+      {
+        "name": "suspend-window",
+        "type": "integer",
+        "description": "Recent requests per arm the suspension test looks at.",
+        "default": 40,
+        "min": 2
+      },
+      {
+        "name": "suspend-margin",
+        "type": "number",
+        "description": "Miss-rate excess over the defaults that counts as worse.",
+        "default": 0.1,
+        "min": 0,
+        "max": 1
+      },
+      {
+        "name": "suspend-confidence",
+        "type": "number",
+        "description": "One-sided confidence of the suspension test.",
+        "default": 0.95,
+        "min": 0.5,
+        "max": 0.9999
+      },
+      {
+        "name": "retry-rate",
+        "type": "number",
+        "description": "Share of requests that probe a suspended arm.",
+        "default": 0.05,
+        "min": 0,
+        "max": 1
+      },
+      {
+        "name": "seed",
+        "type": "integer",
+        "description": "Seed of the policy's draws.",
+        "default": 1,
+        "min": 0
+      },
+      {
+        "name": "host",
+        "type": "string",
+        "description": "Address to listen on.",
+        "default": "127.0.0.1"
+      },
+      {
+        "name": "port",
+        "type": "integer",
+        "description": "Port to listen on (0: a free one).",
+        "default": 8000,
+        "min": 0,
+        "max": 65535
+      },
+      {
+        "name": "db",
+        "type": "string",
+        "description": "Store for the deployment (default: $KERNELTUNE_DATABASE_URL, else $XDG_DATA_HOME/kerneltune/kerneltune.db).",
+        "valueName": "PATH"
+      },
+      {
+        "name": "tenant",
+        "type": "string",
+        "description": "Tenant of the deployment (default $KERNELTUNE_TENANT or default)."
+      },
+      {
+        "name": "deployment",
+        "type": "string",
+        "description": "Record into this existing deployment instead of creating one.",
+        "valueName": "ID"
+      },
+      {
+        "name": "name",
+        "type": "string",
+        "description": "Name of the deployment created (default: gateway <model file>)."
+      },
+      {
+        "name": "save-every",
+        "type": "number",
+        "description": "Seconds between saves of decisions and statistics to the store.",
+        "default": 5,
+        "min": 0.1
+      },
+      {
+        "name": "ready-timeout",
+        "type": "number",
+        "description": "Seconds to wait for each server to be ready.",
+        "default": 120,
+        "min": 1
+      },
+      {
+        "name": "drain-timeout",
+        "type": "number",
+        "description": "Seconds SIGTERM waits for in-flight requests.",
+        "default": 30,
+        "min": 0
+      }
+    ],
+    "examples": [
+      "kerneltune gateway --gguf m.gguf --arms defaults,'{\"parallel\":\"1\"}','{\"threads\":\"1\"}' --slo ttft_p99_ms=500,tpot_p99_ms=50",
+      "kerneltune gateway --gguf m.gguf --run 3f2a… --arms defaults,recommended,top:2 --port 8000",
+      "kerneltune gateway --arms defaults=http://127.0.0.1:8080 --endpoint http://127.0.0.1:8081 --policy discounted-thompson --json"
+    ],
+    "jsonOutput": "Two JSON lines on stdout. When serving: { event: \"ready\", deploymentId, url, policy, fallback, objectives, arms: [{ arm, combo, pid, baseUrl, version, argv, ... }], notes }. After SIGTERM/SIGINT: { event: \"stopped\", deploymentId, url, policy, fallback, objectives, totals: { requests, failed, retries, inFlight, relaunches }, arms: [{ arm, fallback, up, suspended, requests, failures, misses, retriedAway, share, meanReward, meanTtftMs, meanTpotMs, recentMissRate, posterior: { mean, sd, weight }, suspensions, crashes, combo, pid, baseUrl, version, launches, argv }] }",
+    "runs": true
   }
 ]

@@ -3,7 +3,7 @@ import { boundedJsonRecord, HardwareSpecSchema, KerneltuneError, nameSchema, Reg
 import { ENUMERATION_MODES } from '@kerneltune/catalog'
 import { z } from 'zod'
 import { Id, IdParams, requireTenant, route, type Route } from '../http.ts'
-import { CatalogPreviewResponse, CurrentComboResponse, DeploymentListResponse, DeploymentResponse, DriftResponse, RegistryAuditResponse, RegistryListResponse } from '../responses.ts'
+import { CatalogPreviewResponse, CurrentComboResponse, DeploymentListResponse, DeploymentResponse, DriftResponse, GatewayStateResponse, RegistryAuditResponse, RegistryListResponse } from '../responses.ts'
 
 // Tenants are normalised (ACME is acme) and names refused with control characters or outer
 // whitespace: the rules live in core (schemas/names.ts) so that every name field shares them.
@@ -70,6 +70,10 @@ export const otherRoutes: Route[] = [
   }),
   route({ method: 'get', path: '/deployments/:id/drift', summary: 'Drift from the latest calibration run (minor 5-15%, significant >15%)', role: 'viewer', params: IdParams, response: DriftResponse }, async ({ auth, params, deps }) =>
     deps.store.deployments.drift(auth.tenant, params.id)),
+  route({ method: 'get', path: '/deployments/:id/gateway', summary: 'A deployment served through kerneltune gateway: per-arm statistics and the latest routing decisions', role: 'viewer', params: IdParams, query: z.object({ decisions: z.coerce.number().int().min(0).max(1000).default(50) }).strict(), response: GatewayStateResponse }, async ({ auth, params, query, deps }) => {
+    const g = await deps.store.deployments.gateway(auth.tenant, params.id, query.decisions)
+    return g ? { deploymentId: g.deploymentId, gateway: { ...g.gateway }, arms: g.arms.map((a) => ({ ...a, stats: { ...a.stats } })), decisions: [...g.decisions], decisionCount: g.decisionCount } : { deploymentId: params.id, gateway: null, arms: [], decisions: [], decisionCount: 0 }
+  }),
   route({ method: 'post', path: '/deployments/:id/validate', summary: 'Pre-submission check: the deployment exists and this tenant may use it', role: 'viewer', params: IdParams }, async ({ auth, params, deps }) => {
     const d = await deps.store.deployments.require(auth.tenant, params.id)
     return { valid: true, deploymentId: d.id, engine: d.engine, engineVersion: d.engineVersion }

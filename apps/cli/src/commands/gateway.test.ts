@@ -1,0 +1,181 @@
+import { spawn, type ChildProcess } from 'node:child_process'
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
+import { request } from 'node:http'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { LLAMACPP_VERSION } from '@kerneltune/engines-llamacpp'
+import { synthLlama } from '@kerneltune/gguf'
+import { writeGgufFile } from '@kerneltune/gguf/node'
+import { BUILD_HINT, findLlamaServer, processAlive, startInstantServer } from '@kerneltune/serving/node'
+import { openStore } from '@kerneltune/store'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { runMain } from '../cli/testing.ts'
+import type { Store } from '@kerneltune/store'
+import { resolveArms, splitArms } from './gateway-arms.ts'
+
+const dir = mkdtempSync(join(tmpdir(), 'kt-gateway-cli-'))
+afterAll(() => rmSync(dir, { recursive: true, force: true }))
+const run = (...argv: string[]) => runMain(argv, dir)
+const MAIN = join(import.meta.dirname, '..', 'main.ts')
+
+/** The CLI as its own process, as an operator runs it (SIGTERM reaches it alone). */
+function startCli(argv: string[]): { child: ChildProcess; lines: () => Record<string, any>[]; stderr: () => string; exited: Promise<number | null> } {
+  const child = spawn(process.execPath, ['--import', 'tsx', '--conditions=@kerneltune/source', MAIN, ...argv], { cwd: join(import.meta.dirname, '..', '..'), stdio: ['ignore', 'pipe', 'pipe'] })
+  let out = ''
+  let err = ''
+  child.stdout!.on('data', (b: Buffer) => void (out += b.toString()))
+  child.stderr!.on('data', (b: Buffer) => void (err += b.toString()))
+  const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)))
+  return { child, lines: () => out.split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l)), stderr: () => err, exited }
+}
+
+async function ready(c: ReturnType<typeof startCli>, timeoutMs: number): Promise<Record<string, any>> {
+  const t0 = Date.now()
+  for (;;) {
+    const r = c.lines().find((l) => l.event === 'ready')
+    if (r) return r
+    if (c.child.exitCode !== null) throw new Error(`the gateway exited (${c.child.exitCode}): ${c.stderr()}`)
+    if (Date.now() - t0 > timeoutMs) throw new Error(`the gateway was not ready in ${timeoutMs} ms: ${c.stderr()}`)
+    await new Promise((r) => setTimeout(r, 100))
+  }
+}
+
+/** A streamed completion through the gateway: status, arm and the whole body. */
+function stream(url: string, prompt: string, n: number): Promise<{ status: number; arm: string | undefined; body: string }> {
+  return new Promise((resolve, reject) => {
+    const text = JSON.stringify({ prompt, max_tokens: n, n_predict: n, ignore_eos: true, temperature: 0, stream: true })
+    const req = request(new URL('/v1/completions', url), { method: 'POST', headers: { 'content-type': 'application/json' } }, (res) => {
+      let body = ''
+      res.on('data', (c: Buffer) => void (body += c.toString()))
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, arm: res.headers['x-kerneltune-arm'] as string | undefined, body }))
+      res.on('error', reject)
+    })
+    req.on('error', reject)
+    req.end(text)
+  })
+}
+
+const complete = (body: string) => /data: \[DONE\]\s*$/.test(body)
+
+describe('kerneltune gateway', () => {
+  it('should split --arms at commas outside JSON objects', () => {
+    expect(splitArms('defaults, fast={"threads":"1","parallel":"1"},{"parallel":"2"}')).toEqual(['defaults', 'fast={"threads":"1","parallel":"1"}', '{"parallel":"2"}'])
+  })
+
+  it('should take recommended and top:N from a stored run, serve a configuration once, and add --endpoint arms', async () => {
+    const measured = (combo: Record<string, string>, tps: number, isBaseline = false) => ({ combo, status: 'measured', isBaseline, metrics: { throughputTps: tps } })
+    // Only the two reads resolveArms makes of the store.
+    const store = {
+      runs: {
+        get: async (_t: string, id: string) => (id === 'r1' ? { target: { engine: 'llamacpp' }, summary: { winner: { combo: { threads: '2' } } } } : id === 'v' ? { target: { engine: 'vllm' }, summary: null } : undefined),
+        combos: async () => [measured({}, 50, true), measured({ threads: '1' }, 40), measured({ threads: '2' }, 60), measured({ parallel: '1' }, 45), { combo: { parallel: '2' }, status: 'failed', isBaseline: false, metrics: null }],
+      },
+    } as unknown as Store
+    const ctx = { runId: 'r1', endpoints: ['http://127.0.0.1:9'], openStore: async () => store, tenant: 'default' }
+    const r = await resolveArms('defaults,recommended,top:3,slow={"threads":"1"}', ctx)
+    expect(r.arms.map((a) => [a.id, a.kind === 'combo' ? a.combo : a.url])).toEqual([
+      ['defaults', {}], ['recommended', { threads: '2' }], ['top2', { parallel: '1' }], ['top3', { threads: '1' }], ['endpoint1', 'http://127.0.0.1:9'],
+    ])
+    expect(r.notes).toEqual(['arm top1 is the same configuration as arm recommended; it is served once, as recommended', 'arm slow is the same configuration as arm top3; it is served once, as top3'])
+    await expect(resolveArms('recommended', { ...ctx, runId: 'nope' })).rejects.toThrow(/no such run/)
+    await expect(resolveArms('recommended', { ...ctx, runId: 'v' })).rejects.toThrow(/tuned vllm/)
+  })
+
+  it.each([
+    [['--slo', 'ttft_p98_ms=1', '--endpoint', 'http://127.0.0.1:9'], /--slo: latency objective/],
+    [['--arms', 'recommended', '--gguf', 'm.gguf'], /give --run RUN_ID/],
+    [['--arms', '{"threads":1}', '--gguf', 'm.gguf'], /maps settings to string values/],
+    [['--arms', 'defaults,{"threads":"1"'], /unbalanced braces/],
+    [['--arms', 'defaults,{"threads":"1"}'], /give --gguf FILE/],
+    [['--arms', 'a=http://127.0.0.1:9', '--fallback', 'b'], /--fallback b is not one of the arms/],
+    [['--arms', 'a=http://127.0.0.1:9,a=http://127.0.0.1:10'], /two arms are named a/],
+    [['--arms', 'fastest'], /is not an arm/],
+    [['--endpoint', 'ftp://x', '--gamma', '0.9'], /--gamma is for discounted/],
+    [['--endpoint', 'ftp://x'], /--endpoint must be an http\(s\) URL/],
+  ])('should refuse %j with exit code 2 and the reason', async (argv, why) => {
+    const r = await run('gateway', '--db', join(dir, 'usage.db'), ...argv)
+    expect(r.code).toBe(2)
+    expect(r.err).toMatch(why)
+  })
+
+  it('should serve, store the deployment, and on SIGTERM drain the in-flight request and exit 0', async () => {
+    const slow = await startInstantServer({ tokenDelayMs: 20 })
+    const fast = await startInstantServer({ tokenDelayMs: 0 })
+    const db = join(dir, 'gw.db')
+    try {
+      const c = startCli(['gateway', '--arms', `defaults=${slow.baseUrl},fast=${fast.baseUrl}`, '--slo', 'ttft_p99_ms=500,tpot_p99_ms=50', '--port', '0', '--db', db, '--save-every', '0.2', '--json'])
+      const r = await ready(c, 60_000)
+      expect(r).toMatchObject({ policy: 'thompson', fallback: 'defaults', objectives: 'ttft_p99_ms=500,tpot_p99_ms=50' })
+      expect(r.arms.map((a: { arm: string }) => a.arm)).toEqual(['defaults', 'fast'])
+      for (let i = 0; i < 5; i++) await Promise.all([0, 1, 2].map((j) => stream(r.url, `p${i}${j}`, 4)))
+      const metrics = await (await fetch(`${r.url}/metrics`)).text()
+      expect(metrics).toContain('kerneltune_gateway_requests_total{arm="fast"}')
+      // A long answer in flight on the slow arm when SIGTERM comes: it still completes.
+      const inflight = [stream(r.url, 'long', 40), stream(r.url, 'long2', 40)]
+      await new Promise((res) => setTimeout(res, 150))
+      c.child.kill('SIGTERM')
+      const answers = await Promise.all(inflight)
+      expect(answers.every((a) => a.status === 200 && complete(a.body))).toBe(true)
+      expect(await c.exited).toBe(0)
+      const stopped = c.lines().find((l) => l.event === 'stopped')!
+      expect(stopped.totals).toMatchObject({ requests: 17, failed: 0 })
+      expect(c.stderr()).toMatch(/SIGTERM: draining/)
+      const store = await openStore(db)
+      try {
+        const g = (await store.deployments.gateway('default', r.deploymentId))!
+        expect(g.gateway).toMatchObject({ state: 'stopped', policy: 'thompson' })
+        expect(g.decisionCount).toBe(17)
+        expect(g.arms.map((a) => a.arm)).toEqual(['defaults', 'fast'])
+        expect(g.arms.reduce((t, a) => t + (a.stats.requests as number), 0)).toBe(17)
+      } finally {
+        await store.close()
+      }
+    } finally {
+      await slow.close()
+      await fast.close()
+    }
+  }, 120_000)
+})
+
+// The real llama-server: outside CI a missing binary skips with the reason; under CI=true it fails.
+const found = findLlamaServer(LLAMACPP_VERSION)
+const skip = !found && process.env.CI !== 'true'
+if (skip) console.warn(`kerneltune-skip: kerneltune gateway on llama-server: no binary; ${BUILD_HINT}`)
+
+/** Pids of processes whose command line names this file (Linux /proc). */
+function processesOn(file: string): number[] {
+  return readdirSync('/proc').filter((d) => /^\d+$/.test(d)).filter((d) => {
+    try {
+      return readFileSync(`/proc/${d}/cmdline`, 'utf8').split('\0').includes(file)
+    } catch {
+      return false
+    }
+  }).map(Number)
+}
+
+describe.skipIf(skip)('kerneltune gateway on llama-server', () => {
+  beforeAll(async () => {
+    if (!found) throw new Error(`CI=true and no llama-server binary: ${BUILD_HINT}`)
+    await writeGgufFile(join(dir, 'tiny.gguf'), synthLlama({ params: 1e6, vocabSize: 320, quant: 'Q8_0', seed: 5 }).file)
+  })
+
+  it('should launch one llama-server per arm, serve streamed requests, and on SIGTERM leave no process behind', async () => {
+    const model = join(dir, 'tiny.gguf')
+    const c = startCli(['gateway', '--gguf', model, '--arms', 'defaults,{"threads":"1"}', '--port', '0', '--db', join(dir, 'llama.db'), '--json'])
+    const r = await ready(c, 240_000)
+    const pids = r.arms.map((a: { pid: number }) => a.pid)
+    expect(pids.every((p: number) => processAlive(p))).toBe(true)
+    expect(r.arms[1].argv.join(' ')).toMatch(/llama-server -m .*tiny\.gguf --threads 1 .*--metrics/)
+    expect(processesOn(model).length).toBeGreaterThanOrEqual(2)
+    const first = await Promise.all([0, 1, 2, 3].map((i) => stream(r.url, `hello ${i}`, 8)))
+    expect(first.every((a) => a.status === 200 && complete(a.body))).toBe(true)
+    const inflight = [0, 1, 2].map((i) => stream(r.url, `drain ${i}`, 48))
+    await new Promise((res) => setTimeout(res, 50))
+    c.child.kill('SIGTERM')
+    const drained = await Promise.all(inflight)
+    expect(drained.every((a) => a.status === 200 && complete(a.body))).toBe(true)
+    expect(await c.exited).toBe(0)
+    for (const p of pids) expect(processAlive(p)).toBe(false)
+    expect(processesOn(model)).toEqual([])
+  }, 300_000)
+})

@@ -1,0 +1,182 @@
+/**
+ * `kerneltune gateway`: keep tuning while serving. Launches one llama-server per arm (or uses
+ * running endpoints), serves an OpenAI-compatible endpoint in front of them and routes each
+ * request with a bandit (@kerneltune/gateway). Routing decisions and per-arm statistics are
+ * stored as a deployment, which the dashboard shows. Runs until SIGTERM or SIGINT, then drains,
+ * stops every server and exits 0.
+ */
+import { basename, resolve } from 'node:path'
+import { POLICY_KINDS, type PolicyInput, type PolicyKind } from '@kerneltune/bandit'
+import { defaultDatabaseUrl, openStoreAt } from '@kerneltune/compose/node'
+import type { Combo } from '@kerneltune/core'
+import { LLAMACPP_VERSION, llamacppServerEngine } from '@kerneltune/engines-llamacpp'
+import { startGateway, type Decision, type GatewayArmSpec, type GatewayStatus } from '@kerneltune/gateway/node'
+import { formatSlo, parseSlo, type LatencyObjective } from '@kerneltune/serving'
+import { requireLlamaServer } from '@kerneltune/serving/node'
+import type { GatewayDecisionRow, Store } from '@kerneltune/store'
+import { usageError } from '../cli/args.ts'
+import { defineCommand } from '../cli/command.ts'
+import { fmt, table } from '../cli/output.ts'
+import { EXIT } from '../cli/run.ts'
+import { resolveArms, type ArmRequest } from './gateway-arms.ts'
+import { LLAMA_SERVER_EXTRA_ARGS } from './bench/serve-target.ts'
+
+/** A chat-like budget for a small model on a CPU; give --slo for yours. */
+export const DEFAULT_SLO = 'ttft_p99_ms=1000,tpot_p99_ms=100'
+
+function policyOf(kind: PolicyKind, f: { gamma?: number | undefined; policyWindow?: number | undefined; epsilon?: number | undefined }): PolicyInput {
+  if (f.gamma !== undefined && kind !== 'discounted-ucb' && kind !== 'discounted-thompson') throw usageError(`--gamma is for discounted-ucb and discounted-thompson, not ${kind}`)
+  if (f.policyWindow !== undefined && kind !== 'sliding-window-ucb') throw usageError(`--policy-window is for sliding-window-ucb, not ${kind}`)
+  if (f.epsilon !== undefined && kind !== 'epsilon-greedy') throw usageError(`--epsilon is for epsilon-greedy, not ${kind}`)
+  switch (kind) {
+    case 'discounted-ucb':
+    case 'discounted-thompson':
+      return { kind, ...(f.gamma === undefined ? {} : { gamma: f.gamma }) }
+    case 'sliding-window-ucb':
+      return { kind, ...(f.policyWindow === undefined ? {} : { window: f.policyWindow }) }
+    case 'epsilon-greedy':
+      return { kind, ...(f.epsilon === undefined ? {} : { epsilon: f.epsilon }) }
+    default:
+      return { kind }
+  }
+}
+
+function sloOf(text: string): readonly LatencyObjective[] {
+  try {
+    return parseSlo(text)
+  } catch (e) {
+    throw usageError(`--slo: ${e instanceof Error ? e.message : String(e)}`)
+  }
+}
+
+const decisionRow = (d: Decision, startedAt: number): GatewayDecisionRow => ({
+  seq: d.requestId, at: new Date(startedAt + d.atMs).toISOString(), arm: d.arm, reason: d.reason, ok: d.ok, met: d.met, reward: d.reward,
+  ttftMs: d.ttftMs ?? null, tpotMs: d.tpotMs ?? null,
+})
+
+/** The status as the JSON output and the store give it: no functions, the server's pid and URL per arm. */
+const statusJson = (s: GatewayStatus) => ({
+  url: s.url, policy: s.policy, fallback: s.fallback, objectives: formatSlo(s.objectives), draining: s.draining, totals: s.totals,
+  arms: s.arms.map(({ server, ...a }) => ({ ...a, combo: server.combo, pid: server.pid, baseUrl: server.baseUrl, version: server.version, launches: server.launches, argv: server.argv })),
+})
+
+function render(s: GatewayStatus): string {
+  return table(s.arms.map((a) => [
+    `${a.arm}${a.fallback ? ' (fallback)' : ''}`, a.up ? (a.suspended ? 'suspended' : 'up') : 'down', a.requests, `${fmt(a.share * 100, 1)}%`, a.misses,
+    a.meanTtftMs === null ? '-' : fmt(a.meanTtftMs, 1), a.meanTpotMs === null ? '-' : fmt(a.meanTpotMs, 2), `${fmt(a.posterior.mean, 3)}`, a.server.pid ?? a.server.baseUrl ?? '-',
+  ]), ['arm', 'state', 'requests', 'share', 'misses', 'TTFT ms', 'TPOT ms', 'posterior', 'server'])
+}
+
+export const gatewayCommand = defineCommand({
+  name: 'gateway',
+  summary: 'Serve an OpenAI-compatible endpoint that routes live requests among llama-server configurations with a bandit, and keeps tuning while it serves.',
+  description:
+    'Launches one llama-server per arm with the GGUF (or uses running servers), then serves POST /v1/completions and /v1/chat/completions (streamed or not): each request goes to the arm the policy picks (Thompson sampling by default) and the arm\'s answer is passed back byte for byte. A request\'s reward is what it experienced against the latency objectives (--slo): 0.5 when it met them all, plus 0.5 × the mean headroom under each bound; a failed request earns 0. Guardrails: the defaults arm is the fallback; an arm whose objective-miss rate over its last --suspend-window requests exceeds the defaults\' by --suspend-margin with --suspend-confidence is suspended and probed at --retry-rate; a crashed server is relaunched in the background; a request whose arm fails before its first byte is retried once on another arm. GET /metrics gives requests, misses, traffic share and the posterior per arm; GET /gateway/status the same as JSON. Decisions and per-arm statistics are stored as a deployment (the dashboard\'s deployment card shows them). SIGTERM or SIGINT drains in-flight requests, stops every server and exits 0.',
+  flags: [
+    { name: 'engine', type: 'string', description: 'Engine of the arms.', choices: ['llamacpp'], default: 'llamacpp' },
+    { name: 'gguf', type: 'string', description: 'The GGUF model every launched arm serves.', valueName: 'FILE' },
+    { name: 'arms', type: 'string', description: 'Comma-separated arms: defaults, recommended, top:N (from --run), {"threads":"1"}, NAME={...}, NAME=http://host:port. Default: defaults.', valueName: 'LIST' },
+    { name: 'endpoint', type: 'list', description: 'A running server to add as an arm (repeatable).', valueName: 'URL' },
+    { name: 'run', type: 'string', description: 'The stored run that recommended and top:N come from.', valueName: 'RUN_ID' },
+    { name: 'fallback', type: 'string', description: 'The safe arm (default: defaults, else the first arm).', valueName: 'ARM' },
+    { name: 'slo', type: 'string', description: `Latency objectives, metric_stat_unit=value (metrics ttft, tpot, itl, e2e; stats mean, p50, p90, p95, p99). Default ${DEFAULT_SLO}.`, valueName: 'LIST' },
+    { name: 'policy', type: 'string', description: 'Bandit policy.', choices: [...POLICY_KINDS], default: 'thompson' },
+    { name: 'gamma', type: 'number', description: 'Discount of discounted-ucb / discounted-thompson (memory about 1/(1-gamma) requests).', min: 0.000001, max: 0.999999 },
+    { name: 'policy-window', type: 'integer', description: 'Requests sliding-window-ucb remembers.', min: 1 },
+    { name: 'epsilon', type: 'number', description: 'Exploration probability of epsilon-greedy.', min: 0, max: 1 },
+    { name: 'suspend-window', type: 'integer', description: 'Recent requests per arm the suspension test looks at.', default: 40, min: 2 },
+    { name: 'suspend-margin', type: 'number', description: 'Miss-rate excess over the defaults that counts as worse.', default: 0.1, min: 0, max: 1 },
+    { name: 'suspend-confidence', type: 'number', description: 'One-sided confidence of the suspension test.', default: 0.95, min: 0.5, max: 0.9999 },
+    { name: 'retry-rate', type: 'number', description: 'Share of requests that probe a suspended arm.', default: 0.05, min: 0, max: 1 },
+    { name: 'seed', type: 'integer', description: 'Seed of the policy\'s draws.', default: 1, min: 0 },
+    { name: 'host', type: 'string', description: 'Address to listen on.', default: '127.0.0.1' },
+    { name: 'port', type: 'integer', description: 'Port to listen on (0: a free one).', default: 8000, min: 0, max: 65535 },
+    { name: 'db', type: 'string', description: 'Store for the deployment (default: $KERNELTUNE_DATABASE_URL, else $XDG_DATA_HOME/kerneltune/kerneltune.db).', valueName: 'PATH' },
+    { name: 'tenant', type: 'string', description: 'Tenant of the deployment (default $KERNELTUNE_TENANT or default).' },
+    { name: 'deployment', type: 'string', description: 'Record into this existing deployment instead of creating one.', valueName: 'ID' },
+    { name: 'name', type: 'string', description: 'Name of the deployment created (default: gateway <model file>).' },
+    { name: 'save-every', type: 'number', description: 'Seconds between saves of decisions and statistics to the store.', default: 5, min: 0.1 },
+    { name: 'ready-timeout', type: 'number', description: 'Seconds to wait for each server to be ready.', default: 120, min: 1 },
+    { name: 'drain-timeout', type: 'number', description: 'Seconds SIGTERM waits for in-flight requests.', default: 30, min: 0 },
+  ],
+  examples: [
+    'kerneltune gateway --gguf m.gguf --arms defaults,\'{"parallel":"1"}\',\'{"threads":"1"}\' --slo ttft_p99_ms=500,tpot_p99_ms=50',
+    'kerneltune gateway --gguf m.gguf --run 3f2a… --arms defaults,recommended,top:2 --port 8000',
+    'kerneltune gateway --arms defaults=http://127.0.0.1:8080 --endpoint http://127.0.0.1:8081 --policy discounted-thompson --json',
+  ],
+  jsonOutput: 'Two JSON lines on stdout. When serving: { event: "ready", deploymentId, url, policy, fallback, objectives, arms: [{ arm, combo, pid, baseUrl, version, argv, ... }], notes }. After SIGTERM/SIGINT: { event: "stopped", deploymentId, url, policy, fallback, objectives, totals: { requests, failed, retries, inFlight, relaunches }, arms: [{ arm, fallback, up, suspended, requests, failures, misses, retriedAway, share, meanReward, meanTtftMs, meanTpotMs, recentMissRate, posterior: { mean, sd, weight }, suspensions, crashes, combo, pid, baseUrl, version, launches, argv }] }',
+  async run(ctx) {
+    const f = ctx.flags
+    const objectives = sloOf(f.slo ?? DEFAULT_SLO)
+    const policy = policyOf((f.policy ?? 'thompson') as PolicyKind, f)
+    const tenant = f.tenant ?? ctx.io.env.KERNELTUNE_TENANT ?? 'default'
+    let store: Store | undefined
+    const openStore = async () => (store ??= await openStoreAt(f.db ? resolve(ctx.io.cwd, f.db) : defaultDatabaseUrl(ctx.io.env)))
+    try {
+      const { arms: requested, notes } = await resolveArms(f.arms, { runId: f.run, endpoints: f.endpoint ?? [], openStore, tenant })
+      const needsModel = requested.some((a) => a.kind === 'combo')
+      if (needsModel && !f.gguf) throw usageError('launched arms need the model: give --gguf FILE (or serve only running servers with NAME=http://… / --endpoint)')
+      const fallback = f.fallback ?? (requested.some((a) => a.id === 'defaults') ? 'defaults' : requested[0]!.id)
+      if (!requested.some((a) => a.id === fallback)) throw usageError(`--fallback ${fallback} is not one of the arms (${requested.map((a) => a.id).join(', ')})`)
+      const model = f.gguf ? resolve(ctx.io.cwd, f.gguf) : undefined
+      const binary = needsModel ? requireLlamaServer(LLAMACPP_VERSION).path : undefined
+      const engine = binary ? llamacppServerEngine({ binary }) : undefined
+      const spec = (a: ArmRequest): GatewayArmSpec => a.kind === 'endpoint'
+        ? { id: a.id, target: { kind: 'endpoint', url: a.url } }
+        : { id: a.id, combo: a.combo, target: { kind: 'engine', engine: engine!, binary: binary!, model: model!, extraArgs: [...LLAMA_SERVER_EXTRA_ARGS] } }
+
+      const db = await openStore()
+      const deployment = f.deployment
+        ? await db.deployments.require(tenant, f.deployment)
+        : await db.deployments.create({ tenant, name: f.name ?? `gateway ${model ? basename(model) : requested.map((a) => a.id).join(',')}`, engine: 'llamacpp', engineVersion: LLAMACPP_VERSION })
+      const combos = new Map<string, Combo | null>(requested.map((a) => [a.id, a.kind === 'combo' ? a.combo : null]))
+      const pending: GatewayDecisionRow[] = []
+      const startedAt = Date.now()
+      let saving: Promise<void> = Promise.resolve()
+      const save = (s: GatewayStatus, state: 'running' | 'stopped') => {
+        const rows = pending.splice(0)
+        const lead = [...s.arms].sort((a, b) => b.requests - a.requests)[0]
+        saving = saving.then(() => db.deployments.recordGateway(tenant, deployment.id, {
+          gateway: { ...statusJson(s), arms: undefined, state, startedAt: new Date(startedAt).toISOString(), model: model ?? null },
+          arms: s.arms.map(({ server, ...a }) => ({ arm: a.arm, combo: combos.get(a.arm) ?? null, stats: { ...a, pid: server.pid, baseUrl: server.baseUrl, launches: server.launches } })),
+          decisions: rows,
+          ...(lead && lead.requests > 0 ? { currentCombo: combos.get(lead.arm) ?? null } : {}),
+        })).catch((e: unknown) => ctx.io.stderr(`kerneltune gateway: could not save to the store: ${e instanceof Error ? e.message : String(e)}\n`))
+        return saving
+      }
+
+      const g = await startGateway({
+        arms: requested.map(spec), fallback, objectives, policy, seed: f.seed ?? 1,
+        guard: { window: f.suspendWindow ?? 40, margin: f.suspendMargin ?? 0.1, confidence: f.suspendConfidence ?? 0.95, retryRate: f.retryRate ?? 0.05 },
+        host: f.host ?? '127.0.0.1', port: f.port ?? 8000, readyTimeoutMs: (f.readyTimeout ?? 120) * 1000, drainTimeoutMs: (f.drainTimeout ?? 30) * 1000,
+        onDecision: (d) => void pending.push(decisionRow(d, startedAt)),
+        log: (l) => ctx.io.stderr(`kerneltune gateway: ${l}\n`),
+      })
+      const timer = setInterval(() => void save(g.status(), 'running'), (f.saveEvery ?? 5) * 1000)
+      timer.unref()
+      await save(g.status(), 'running')
+      const ready = statusJson(g.status())
+      if (ctx.json) ctx.io.stdout(JSON.stringify({ event: 'ready', deploymentId: deployment.id, ...ready, totals: undefined, notes }) + '\n')
+      else {
+        ctx.io.stderr(`kerneltune gateway: serving on ${g.url} (deployment ${deployment.id}, ${g.status().policy} policy, objectives ${formatSlo(objectives)})\n${render(g.status())}\n`)
+        for (const n of notes) ctx.io.stderr(`note: ${n}\n`)
+      }
+      await new Promise<void>((done) => {
+        const stop = (sig: string) => {
+          ctx.io.stderr(`kerneltune gateway: ${sig}: draining ${g.status().totals.inFlight} in-flight request(s), then stopping every server\n`)
+          done()
+        }
+        process.once('SIGTERM', () => stop('SIGTERM'))
+        process.once('SIGINT', () => stop('SIGINT'))
+      })
+      clearInterval(timer)
+      const final = await g.stop()
+      await save(final, 'stopped')
+      if (ctx.json) ctx.io.stdout(JSON.stringify({ event: 'stopped', deploymentId: deployment.id, ...statusJson(final) }) + '\n')
+      else ctx.io.stderr(`kerneltune gateway: stopped after ${final.totals.requests} request(s), ${final.totals.failed} failed, ${final.totals.retries} retried\n${render(final)}\n`)
+      return EXIT.OK
+    } finally {
+      await store?.close()
+    }
+  },
+})
