@@ -36,7 +36,7 @@ export function renderSummary(ctx: KitContext, models: readonly ModelResult[], e
   return `${lines.join('\n')}\n`
 }
 
-interface SweepJson { result?: { winner?: { combo?: Record<string, string> } | null; recommendedArgv?: string[]; verdict?: string; capacity?: unknown } | null; exitCode?: number | null }
+interface SweepJson { timedOut?: boolean; result?: { winner?: { combo?: Record<string, string> } | null; recommendedArgv?: string[]; verdict?: string; capacity?: unknown } | null; exitCode?: number | null }
 interface ServeJson { levels?: { concurrency: number; result?: { outputTokensPerSecond?: number; requestThroughput?: number; ttftMs?: { p50?: number; p99?: number }; tpotMs?: { p50?: number; p99?: number }; goodput?: { requestsPerSecond?: number; met?: number } } | null }[] }
 
 /** The serving steps in a few lines for the summary. */
@@ -44,7 +44,7 @@ export function servingLines(sweep: SweepJson | undefined, serve: ServeJson | un
   const out: string[] = []
   if (sweep) {
     const r = sweep.result
-    out.push('Step 2 (serving sweep):', `- exit ${sweep.exitCode}; verdict: ${r?.verdict ?? '-'}`, `- recommended: ${r?.recommendedArgv?.join(' ') ?? '-'}`)
+    out.push('Step 2 (serving sweep):', `- exit ${sweep.exitCode}${sweep.timedOut ? ' (stopped at the kit\'s time limit: no result)' : ''}; verdict: ${r?.verdict ?? '-'}`, `- recommended: ${r?.recommendedArgv?.join(' ') ?? '-'}`)
     if (r?.capacity !== undefined) out.push(`- capacity: ${JSON.stringify(r.capacity).slice(0, 300)}`)
   }
   if (serve?.levels?.length) {

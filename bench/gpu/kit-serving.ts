@@ -20,25 +20,33 @@ export async function servingSweep(ctx: KitContext, modelPath: string, budgetS: 
   const s = ctx.plan.sweep
   if (budgetS < 30) return skip(ctx, 'serving-sweep', 'the whole step', `only ${Math.round(budgetS)} s of the time budget left`)
   const objectives = await cliHas(ctx, ['sweep'], '--slo')
+  // The sweep is stored as a run: in a store of the kit's own, not the user's embedded one.
+  const db = (await cliHas(ctx, ['sweep'], '--db')) ? ['--db', join(ctx.workDir, 'kit-runs.db')] : []
   const capacity = s.capacity && objectives && (await cliHas(ctx, ['sweep'], '--capacity-by'))
   // The capacity searches come after the rounds (at most 16 short closed-loop measurements each).
   const rounds = Math.max(20, Math.floor(budgetS - 20 - (capacity ? 80 : 0)))
-  const args = [ctx.cli, 'sweep', '--engine', 'llamacpp', '--gguf', modelPath, '--backend', 'server', '--design', 'interleaved',
+  // --quick: the quick space's base (threads, slots, flash attention) under the plan's overrides,
+  // so no dimension of the standard space (continuous batching, micro-batch) multiplies the arms:
+  // the first GPU run, without it, had 24 arms whose two rounds outran the lease.
+  const args = [ctx.cli, 'sweep', '--engine', 'llamacpp', '--gguf', modelPath, '--backend', 'server', '--design', 'interleaved', '--quick',
     '--space', JSON.stringify(s.space), '--concurrency', String(s.concurrency), '--requests', String(s.requests),
     '--prompt-tokens', String(s.promptTokens), '--gen-tokens', String(s.outputTokens), '--rounds', String(s.rounds),
     '--time-budget', String(rounds),
     ...(objectives ? ['--slo', s.slo, '--objective', 'goodput'] : []),
     ...(capacity ? ['--capacity', '--capacity-by', 'concurrency'] : []),
+    ...db,
     '--json']
   if (!objectives) skip(ctx, 'serving-sweep', 'latency objectives (--slo, --objective goodput)', 'this CLI build has no --slo on sweep; ranked by decode tok/s instead')
   if (!capacity) skip(ctx, 'serving-sweep', 'capacity of the defaults and the winner', s.capacity ? 'this CLI build has no --capacity-by on sweep' : 'not searched in this variant (see kit-plan.ts)')
   ctx.log(`serving sweep: ${JSON.stringify(s.space)}, ${s.concurrency} in flight, budget ${Math.round(budgetS)} s`)
-  const r = await runProc(ctx.node, args, { timeoutMs: (budgetS + 60) * 1000, env: serverEnv(ctx), onStderr: progressOnly(ctx) })
+  const r = await runProc(ctx.node, args, { timeoutMs: (budgetS + 90) * 1000, env: serverEnv(ctx), onStderr: progressOnly(ctx) })
   const result = parseJsonOut(r)
+  if (r.timedOut) ctx.log(`the sweep outran the kit's limit (${Math.round(budgetS + 90)} s) and was stopped: no result`)
   writeResult(ctx, 'serving-sweep.json', {
     step: 'serving-sweep',
-    command: ['kerneltune', ...args.slice(2).map((a) => (a === modelPath ? `${ctx.plan.sweepModel}.gguf` : a))],
+    command: ['kerneltune', ...args.slice(2).map((a) => (a === modelPath ? `${ctx.plan.sweepModel}.gguf` : a.startsWith(ctx.workDir) ? a.replace(ctx.workDir, '$KT_KIT_WORK') : a))],
     exitCode: r.code,
+    ...(r.timedOut ? { timedOut: true } : {}),
     seconds: r.seconds,
     ...(r.code === 0 || r.code === 3 ? {} : { stderrTail: r.stderrTail }),
     result: result ?? null,

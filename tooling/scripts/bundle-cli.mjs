@@ -21,7 +21,9 @@ if (outIdx < 0 || !args[outIdx + 1]) {
 }
 const outDir = resolve(args[outIdx + 1])
 
-const NATIVE = ['node-llama-cpp', '@node-llama-cpp/*', '@libsql/*', 'libsql', 'playwright-core']
+// libsql (the embedded store's SQLite) loads a prebuilt binary by platform: pack-device.sh ships it
+// in a node_modules folder beside the bundle, where Node's resolution finds it.
+const NATIVE = ['node-llama-cpp', '@node-llama-cpp/*', 'libsql', 'playwright-core']
 // ESM output still meets CommonJS dependencies that call require(): give them one.
 const banner = "import { createRequire as __ktRequire } from 'node:module'; const require = __ktRequire(import.meta.url);"
 

@@ -35,6 +35,15 @@ trap 'rm -rf "$stage"' EXIT
 say "bundling the CLI and the kit driver"
 node tooling/scripts/bundle-cli.mjs --out-dir "$stage" >&2
 
+# The embedded store (sweeps are stored runs) needs libsql's prebuilt binary for this platform:
+# libsql, its two small dependencies and the linux-x64-gnu binary, copied (not linked) beside the bundle.
+libsql_dir="$(ls -d "$ROOT"/node_modules/.pnpm/libsql@*/node_modules 2>/dev/null | sort | tail -n1)"
+[ -n "$libsql_dir" ] || { say "libsql is not installed: run the workspace install first"; exit 2; }
+mkdir -p "$stage/node_modules/@libsql" "$stage/node_modules/@neon-rs"
+cp -rL "$libsql_dir/libsql" "$libsql_dir/detect-libc" "$stage/node_modules/"
+cp -rL "$libsql_dir/@neon-rs/load" "$stage/node_modules/@neon-rs/"
+cp -rL "$libsql_dir/@libsql/linux-x64-gnu" "$stage/node_modules/@libsql/"
+
 # 2. Node: the binary running here, xz-compressed (the device has xz or Python's lzma).
 node_bin="$(node -p 'process.execPath')"
 node_version="$(node -p 'process.version')"
