@@ -13,7 +13,7 @@
  */
 import { z } from 'zod'
 import { KerneltuneError, parseWith } from '@kerneltune/core'
-import { tpotOf } from './metrics.ts'
+import { tpotOf, type ServingMetrics } from './metrics.ts'
 import type { RequestRecord } from './request.ts'
 import { percentile, summarize, type Distribution } from './summary.ts'
 
@@ -88,14 +88,7 @@ export function parseObjective(text: string): Objective {
 }
 
 /** The figures of one measured candidate that objectives read; ServingMetrics is one. */
-export interface CandidateMetrics {
-  readonly requests: { readonly completed: number; readonly failed: number }
-  readonly ttftMs: Distribution
-  readonly tpotMs: Distribution
-  readonly itlMs: Distribution
-  readonly e2eMs: Distribution
-  readonly requestThroughput: number
-  readonly outputTokensPerSecond: number
+export type CandidateMetrics = Pick<ServingMetrics, 'requests' | 'ttftMs' | 'tpotMs' | 'itlMs' | 'e2eMs' | 'requestThroughput' | 'outputTokensPerSecond'> & {
   /** Goodput under the objectives; absent without them. */
   readonly goodput?: { readonly requestsPerSecond: number; readonly met: number }
 }

@@ -2790,7 +2790,7 @@ export const COMMAND_MANIFEST: readonly CommandMeta[] = [
           {
             "name": "combo",
             "type": "string",
-            "description": "llama.cpp settings to launch with, as JSON: {\"threads\":\"2\",\"parallel\":\"1\"}.",
+            "description": "llama.cpp settings to launch with, as JSON: {\"threads\":\"2\",\"parallel\":\"2\"}.",
             "valueName": "JSON"
           },
           {

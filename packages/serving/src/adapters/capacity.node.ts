@@ -3,7 +3,7 @@
  * as a load run on the server (open loop at a Poisson rate, or closed loop at a concurrency) and
  * judged by the latency objectives. Shared by `kerneltune bench capacity` and `sweep --capacity`.
  */
-import { searchCapacity, type CapacityResult, type CapacityUnit } from '../capacity.ts'
+import { searchCapacity, type CapacityOptions, type CapacityResult, type CapacityUnit } from '../capacity.ts'
 import { candidateMetricsOf, evaluate, type Slo, type Violation } from '../objectives.ts'
 import type { RequestRecord } from '../request.ts'
 import { loadServer, type LoadServerOptions, type OpenServer } from './serving-session.node.ts'
@@ -22,7 +22,8 @@ export interface CapacityFigures {
   readonly violations: readonly Violation[]
 }
 
-export interface ServerCapacityOptions {
+/** The search's bounds and effort are bench capacity's flags, as the pure search takes them. */
+export interface ServerCapacityOptions extends Pick<CapacityOptions<CapacityFigures>, 'start' | 'min' | 'max' | 'growth' | 'tolerance' | 'repeats' | 'maxMeasurements'> {
   readonly server: OpenServer
   readonly slo: Slo
   readonly unit: CapacityUnit
@@ -37,13 +38,6 @@ export interface ServerCapacityOptions {
    * to show it. Default 0 (just `requests`).
    */
   readonly minSeconds?: number
-  readonly start: number
-  readonly min?: number
-  readonly max?: number
-  readonly growth?: number
-  readonly tolerance?: number
-  readonly repeats?: number
-  readonly maxMeasurements?: number
   /** Loads the server had before (fresh prompts per load, see loadServer). Default 0. */
   readonly loadsBefore?: number
   readonly signal?: AbortSignal

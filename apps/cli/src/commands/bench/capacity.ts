@@ -14,6 +14,7 @@ import { EXIT } from '../../cli/run.ts'
 import { objectivesFromFlags, writeRecords } from '../shared/objectives-flags.ts'
 import { parseCombo } from './serve.ts'
 import { serverTarget } from './serve-target.ts'
+import { SERVER_TARGET_FLAGS } from './target-flags.ts'
 
 /** A capacity result as --json gives it: each point's level and verdict next to its figures. */
 export function capacityJson(c: CapacityResult<CapacityFigures>) {
@@ -50,11 +51,7 @@ export const benchCapacity = defineCommand({
   description:
     'Launches llama-server with the GGUF (or uses --endpoint / --launch, as bench serve does) and searches the load at which the --slo objectives stop holding. --by rate: open loop, Poisson arrivals at a rate in requests/s (seeded); --by concurrency: closed loop. From --start the level doubles while the objectives hold (halves while they do not) until they are bracketed; bisection then narrows the bracket (rates: geometric midpoints, to --tolerance relative width; concurrency: to adjacent whole numbers), measuring each bisection level --repeats times and judging it by the majority, since near the boundary one measurement is a coin toss. Each rate measurement sends at least --min-seconds of arrivals (a fixed request count gets shorter as the rate grows, too short for an overloaded server\'s queue to show). A level meets the objectives when every stated statistic is within its limit and no request failed. The capacity is the highest level judged to meet them; the interval is [that level, the lowest level judged to miss them). Every measurement is reported with its figures; --records writes every request.',
   flags: [
-    { name: 'engine', type: 'string', description: 'Engine of the GGUF.', choices: ['llamacpp'], default: 'llamacpp' },
-    { name: 'gguf', type: 'string', description: 'The GGUF model file to serve.', valueName: 'FILE' },
-    { name: 'endpoint', type: 'string', description: 'Measure a server that is already running at this URL instead of launching one.', valueName: 'URL' },
-    { name: 'launch', type: 'string', description: "Launch this shell command instead; {port} is replaced by a free port, {args} by the translated --combo flags.", valueName: 'CMD' },
-    { name: 'combo', type: 'string', description: 'llama.cpp settings to launch with, as JSON: {"threads":"2","parallel":"2"}.', valueName: 'JSON' },
+    ...SERVER_TARGET_FLAGS,
     { name: 'slo', type: 'string', description: 'Latency objectives, NAME=MS comma-separated (TTFT, TPOT, ITL, E2E at mean, p50, p90, p95, p99), e.g. ttft_p99_ms=500,tpot_p99_ms=50. Required.', valueName: 'NAME=MS[,...]' },
     { name: 'by', type: 'string', description: 'rate: open loop, Poisson arrivals (capacity in req/s). concurrency: closed loop (capacity in requests in flight).', choices: ['rate', 'concurrency'], default: 'rate' },
     { name: 'start', type: 'number', description: 'First level tried (default 1).', min: 0.001 },

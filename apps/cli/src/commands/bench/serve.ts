@@ -15,6 +15,7 @@ import { fmt, keyValues, table } from '../../cli/output.ts'
 import { EXIT } from '../../cli/run.ts'
 import { assess, OBJECTIVE_FLAGS, objectivesFromFlags, objectivesHeader, verdictOf, writeRecords, type Assessment, type CandidateAssessment, type Objectives } from '../shared/objectives-flags.ts'
 import { serverTarget } from './serve-target.ts'
+import { SERVER_TARGET_FLAGS } from './target-flags.ts'
 
 /** A distribution as the JSON output gives it (the fields vLLM prints). */
 const dist = (d: Distribution) => ({ mean: d.mean, p50: d.p50, p90: d.p90, p95: d.p95, p99: d.p99, std: d.std, count: d.count })
@@ -142,11 +143,7 @@ export const benchServe = defineCommand({
   description:
     'Starts llama-server with the GGUF (found through $KERNELTUNE_LLAMA_SERVER or the build cache of tooling/scripts/build-llama-server.sh) on a free loopback port with --metrics, waits for /health, and sends streamed /v1/completions (or chat) requests: closed loop at each --concurrency level, or open loop with Poisson arrivals at --rate. Every request asks for exactly --output-tokens (max_tokens with ignore_eos); token counts come from the server\'s usage. Metrics follow vLLM\'s benchmark_serving: TTFT, TPOT = (e2e - TTFT)/(tokens - 1), ITL (every gap between chunks), E2E latency (mean, p50, p90, p95, p99), request and output-token throughput, goodput under --slo objectives (vLLM\'s definition: requests per second whose every stated latency met its limit; the older --slo-ttft-ms, --slo-tpot-ms, --slo-e2e-ms still set per-request limits), each level\'s feasibility (every stated statistic within its limit, no failed request) and the Pareto front of throughput against latency. The server\'s own per-request timings and Prometheus counters are put next to the client figures. The server is stopped (and never orphaned) at the end.',
   flags: [
-    { name: 'engine', type: 'string', description: 'Engine of the GGUF.', choices: ['llamacpp'], default: 'llamacpp' },
-    { name: 'gguf', type: 'string', description: 'The GGUF model file to serve.', valueName: 'FILE' },
-    { name: 'endpoint', type: 'string', description: 'Measure a server that is already running at this URL instead of launching one.', valueName: 'URL' },
-    { name: 'launch', type: 'string', description: "Launch this shell command instead; {port} is replaced by a free port, {args} by the translated --combo flags.", valueName: 'CMD' },
-    { name: 'combo', type: 'string', description: 'llama.cpp settings to launch with, as JSON: {"threads":"2","parallel":"1"}.', valueName: 'JSON' },
+    ...SERVER_TARGET_FLAGS,
     { name: 'concurrency', type: 'string', description: 'Closed-loop concurrency levels, comma-separated (default 1,4); with --rate, the cap on requests in flight.', valueName: 'N[,N...]' },
     { name: 'rate', type: 'number', description: 'Open loop: Poisson arrivals at this many requests per second.', min: 0.001 },
     { name: 'requests', type: 'integer', description: 'Measured requests per level.', default: 16, min: 1, max: 100000 },
