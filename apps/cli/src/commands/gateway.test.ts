@@ -82,7 +82,7 @@ describe('kerneltune gateway', () => {
   })
 
   it.each([
-    [['--slo', 'ttft_p98_ms=1', '--endpoint', 'http://127.0.0.1:9'], /--slo: latency objective/],
+    [['--slo', 'ttft_p98_ms=1', '--endpoint', 'http://127.0.0.1:9'], /--slo: unknown latency objective 'ttft_p98_ms'; accepted: ttft_mean_ms/],
     [['--arms', 'recommended', '--gguf', 'm.gguf'], /give --run RUN_ID/],
     [['--arms', '{"threads":1}', '--gguf', 'm.gguf'], /maps settings to string values/],
     [['--arms', 'defaults,{"threads":"1"'], /unbalanced braces/],
