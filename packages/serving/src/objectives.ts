@@ -25,16 +25,23 @@ export type SloStat = (typeof SLO_STATS)[number]
 /** Every accepted objective name: ttft_mean_ms, ttft_p50_ms, ..., e2e_p99_ms. */
 export const SLO_NAMES: readonly string[] = SLO_METRICS.flatMap((m) => SLO_STATS.map((s) => `${m}_${s}_ms`))
 
-export const LatencyObjectiveSchema = z.object({
+export interface LatencyObjective {
+  readonly name: string
+  readonly metric: SloMetric
+  readonly stat: SloStat
+  readonly limitMs: number
+}
+
+// Typed explicitly (not inferred) so JSR publishes the package without slow types.
+export const LatencyObjectiveSchema: z.ZodType<LatencyObjective> = z.object({
   name: z.string(),
   metric: z.enum(SLO_METRICS),
   stat: z.enum(SLO_STATS),
   limitMs: z.number().positive().finite(),
 })
-export type LatencyObjective = z.infer<typeof LatencyObjectiveSchema>
 
 /** Objectives in the order they were stated; at most one per name. */
-export const SloSchema = z.array(LatencyObjectiveSchema).refine((xs) => new Set(xs.map((x) => x.name)).size === xs.length, 'an objective is stated twice')
+export const SloSchema: z.ZodType<LatencyObjective[]> = z.array(LatencyObjectiveSchema).refine((xs) => new Set(xs.map((x) => x.name)).size === xs.length, 'an objective is stated twice')
 export type Slo = readonly LatencyObjective[]
 
 const NAME = /^(ttft|tpot|itl|e2e)_(mean|p50|p90|p95|p99)_ms$/

@@ -25,8 +25,8 @@ export const ROUNDS_TESTS = ['sign-flip', 'paired', 'blocked'] as const
  * name): the objectives module of @kerneltune/serving parses and checks them; the run stores them
  * with its options so results can be judged by them.
  */
-const SloSchema = z.record(z.string().min(1).max(64), z.number().finite())
-const ObjectiveSchema = z.string().min(1).max(64)
+const SloSchema: z.ZodRecord<z.ZodString, z.ZodNumber> = z.record(z.string().min(1).max(64), z.number().finite())
+const ObjectiveSchema: z.ZodString = z.string().min(1).max(64)
 
 // The zod types are spelled out (not inferred) so JSR can publish the package without slow types.
 export const RunRequestSchema: z.ZodObject<{
