@@ -110,7 +110,7 @@ export function kitPlan(mode: KitMode): KitPlan {
     serveModel: 'tiny-q4_0',
     sweepModel: 'tiny-q4_0',
     sweep: {
-      space: { threads: ['auto'], flash_attn: ['on', 'off'], cache_type_v: ['f16', 'q8_0'] },
+      space: { threads: ['auto'], parallel: ['auto'], flash_attn: ['on', 'off'], cache_type_v: ['f16', 'q8_0'] },
       concurrency: 2,
       requests: 4,
       promptTokens: 16,

@@ -80,3 +80,17 @@ describe('the GPU kit parsers', () => {
   })
 })
 
+
+describe('the GPU kit sweep space', () => {
+  it('varies only the dimensions the plan names, under sweep --quick (the first H100 run swept 24 arms, not 12, and outran its lease)', async () => {
+    const { servingSweepSpace } = await import('@kerneltune/engines-llamacpp')
+    for (const [mode, cores] of [['cuda', 16], ['cpu', 2]] as const) {
+      const plan = kitPlan(mode).sweep.space
+      const space = { ...servingSweepSpace('quick', cores), ...plan }
+      const varied = Object.entries(space).filter(([, v]) => v.length > 1).map(([k]) => k).sort()
+      expect(varied).toEqual(Object.keys(plan).filter((k) => plan[k]!.length > 1).sort())
+      const arms = Object.values(space).reduce((n, v) => n * v.length, 1)
+      expect(arms).toBeLessThanOrEqual(16)
+    }
+  })
+})
