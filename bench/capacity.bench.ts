@@ -17,7 +17,6 @@
  *
  *   pnpm bench capacity     (PARAMS=5e6 SEARCHES=5 REQUESTS=24 MULTIPLE=4 FLOOR_MS=100 START=4 MIN_RATE=1 MIN_SECONDS=4 STAT=p90 OUT=capacity)
  */
-import { execFileSync } from 'node:child_process'
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { cpus, loadavg, tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
@@ -27,6 +26,7 @@ import { synthLlama } from '@kerneltune/gguf'
 import { writeGgufFile } from '@kerneltune/gguf/node'
 import { candidateMetricsOf, evaluate, parseSlo } from '@kerneltune/serving'
 import { loadServer, openServer, requireLlamaServer, serverCapacity } from '@kerneltune/serving/node'
+import { median, uptimeLine } from './support/load.ts'
 
 const HERE = dirname(fileURLToPath(import.meta.url))
 const PARAMS = Number(process.env.PARAMS ?? 5e6)
@@ -47,17 +47,7 @@ const START = Number(process.env.START ?? 4)
 const workload = { kind: 'synthetic', promptTokens: 64, outputTokens: 8 } as const
 const combo = { threads: '1', parallel: '1' }
 
-const uptime = () => {
-  try {
-    return execFileSync('uptime', { encoding: 'utf8' }).trim()
-  } catch {
-    return `load average: ${loadavg().map((x) => x.toFixed(2)).join(', ')}`
-  }
-}
-const median = (xs: readonly number[]) => {
-  const s = [...xs].sort((a, b) => a - b)
-  return s.length % 2 ? s[(s.length - 1) / 2]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2
-}
+const uptime = uptimeLine
 
 const started = Date.now()
 const before = { uptime: uptime(), loadAverage1m: loadavg()[0]!, at: new Date().toISOString() }

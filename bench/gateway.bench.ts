@@ -26,7 +26,7 @@
  *
  *   pnpm bench gateway     (RUN_SECONDS=24, ORACLE_SECONDS=6, OVERHEAD_BLOCKS=3, OVERHEAD_REQUESTS=8, SEED=1)
  */
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process'
+import { spawn, type ChildProcess } from 'node:child_process'
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { cpus, loadavg, tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
@@ -40,6 +40,7 @@ import { writeGgufFile } from '@kerneltune/gguf/node'
 import { formatSlo, parseSlo, runLoad, tpotOf, type LoadResult, type RequestRecord, type LatencyObjective } from '@kerneltune/serving'
 import { findLlamaServer } from '@kerneltune/serving/node'
 import type { PolicyInput } from '@kerneltune/bandit'
+import { median, uptimeLine } from './support/load.ts'
 
 const HERE = dirname(fileURLToPath(import.meta.url))
 // Sizes follow the rate the calibration finds (the machine is shared and its speed varies by 10×
@@ -55,17 +56,7 @@ const t0 = Date.now()
 const elapsed = () => ((Date.now() - t0) / 1000).toFixed(0)
 const log = (m: string) => console.error(`[gateway bench ${elapsed()} s] ${m}`)
 
-const uptime = () => {
-  try {
-    return execFileSync('uptime', { encoding: 'utf8' }).trim()
-  } catch {
-    return `load average: ${loadavg().map((x) => x.toFixed(2)).join(', ')}`
-  }
-}
-const median = (xs: readonly number[]) => {
-  const s = [...xs].sort((a, b) => a - b)
-  return s.length ? (s.length % 2 ? s[(s.length - 1) / 2]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2) : Number.NaN
-}
+const uptime = uptimeLine
 const mean = (xs: readonly number[]) => (xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : Number.NaN)
 const observation = (r: RequestRecord): Observation => ({
   ok: r.ok, e2eMs: r.e2eMs, ttftMs: r.ttftMs, tpotMs: tpotOf(r), itlMs: r.itlMs.length ? mean(r.itlMs) : undefined, outputTokens: r.outputTokens,

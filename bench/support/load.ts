@@ -13,12 +13,22 @@ export interface LoadSnapshot {
   cpus: number
 }
 
-export function loadSnapshot(): LoadSnapshot {
-  let uptime: string
+/** The `uptime` line, or the load averages in its words where the command is missing. */
+export function uptimeLine(): string {
   try {
-    uptime = execFileSync('uptime', { encoding: 'utf8' }).trim()
-  } catch (err) {
-    uptime = `uptime unavailable: ${err instanceof Error ? err.message : String(err)}`
+    return execFileSync('uptime', { encoding: 'utf8' }).trim()
+  } catch {
+    return `load average: ${loadavg().map((x) => x.toFixed(2)).join(', ')}`
   }
-  return { utc: new Date().toISOString(), uptime, loadAverage: loadavg(), cpus: cpus().length }
+}
+
+export function loadSnapshot(): LoadSnapshot {
+  return { utc: new Date().toISOString(), uptime: uptimeLine(), loadAverage: loadavg(), cpus: cpus().length }
+}
+
+/** The median; NaN for no values. */
+export function median(xs: readonly number[]): number {
+  const s = [...xs].sort((a, b) => a - b)
+  if (!s.length) return Number.NaN
+  return s.length % 2 ? s[(s.length - 1) / 2]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2
 }
