@@ -59,7 +59,9 @@ describe.skipIf(skip)('gateway in front of two llama-servers', () => {
     g = await startGateway({
       arms: [{ id: 'defaults', target: target(large) }, { id: 'fast', target: target(small) }],
       fallback: 'defaults',
-      objectives: parseSlo('ttft_p99_ms=2000,tpot_p99_ms=200'),
+      // Bounds near the arms' own latencies, so their rewards (the headroom under each bound) differ:
+      // with 200 ms TPOT both arms earned ~0.99 and the shift rested on noise (9 of 16 once in CI).
+      objectives: parseSlo('ttft_p99_ms=1000,tpot_p99_ms=20'),
       seed: 3,
       onDecision: (d) => decisions.push(d),
       onUpstreamChunk: (id, _arm, c) => void (upstream.get(id) ?? upstream.set(id, []).get(id)!).push(Buffer.from(c)),
