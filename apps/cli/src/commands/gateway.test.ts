@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process'
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
+import { mkdtempSync, rmSync } from 'node:fs'
 import { request } from 'node:http'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -12,6 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { runMain } from '../cli/testing.ts'
 import type { Store } from '@kerneltune/store'
 import { resolveArms, splitArms } from './gateway-arms.ts'
+import { processesNaming } from '@kerneltune/tooling/test-processes'
 
 const dir = mkdtempSync(join(tmpdir(), 'kt-gateway-cli-'))
 afterAll(() => rmSync(dir, { recursive: true, force: true }))
@@ -142,16 +143,6 @@ const found = findLlamaServer(LLAMACPP_VERSION)
 const skip = !found && process.env.CI !== 'true'
 if (skip) console.warn(`kerneltune-skip: kerneltune gateway on llama-server: no binary; ${BUILD_HINT}`)
 
-/** Pids of processes whose command line names this file (Linux /proc). */
-function processesOn(file: string): number[] {
-  return readdirSync('/proc').filter((d) => /^\d+$/.test(d)).filter((d) => {
-    try {
-      return readFileSync(`/proc/${d}/cmdline`, 'utf8').split('\0').includes(file)
-    } catch {
-      return false
-    }
-  }).map(Number)
-}
 
 describe.skipIf(skip)('kerneltune gateway on llama-server', () => {
   beforeAll(async () => {
@@ -166,7 +157,7 @@ describe.skipIf(skip)('kerneltune gateway on llama-server', () => {
     const pids = r.arms.map((a: { pid: number }) => a.pid)
     expect(pids.every((p: number) => processAlive(p))).toBe(true)
     expect(r.arms[1].argv.join(' ')).toMatch(/llama-server -m .*tiny\.gguf --threads 1 .*--metrics/)
-    expect(processesOn(model).length).toBeGreaterThanOrEqual(2)
+    expect(processesNaming(model).length).toBeGreaterThanOrEqual(2)
     const first = await Promise.all([0, 1, 2, 3].map((i) => stream(r.url, `hello ${i}`, 8)))
     expect(first.every((a) => a.status === 200 && complete(a.body))).toBe(true)
     const inflight = [0, 1, 2].map((i) => stream(r.url, `drain ${i}`, 48))
@@ -176,6 +167,6 @@ describe.skipIf(skip)('kerneltune gateway on llama-server', () => {
     expect(drained.every((a) => a.status === 200 && complete(a.body))).toBe(true)
     expect(await c.exited).toBe(0)
     for (const p of pids) expect(processAlive(p)).toBe(false)
-    expect(processesOn(model)).toEqual([])
+    expect(processesNaming(model)).toEqual([])
   }, 300_000)
 })

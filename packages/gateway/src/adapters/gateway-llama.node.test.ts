@@ -7,7 +7,7 @@
  * "the better arm" is not a matter of noise. The defaults are the slow one on purpose: traffic
  * must move away from the fallback for the shift to show.
  */
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
+import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { LLAMACPP_VERSION, llamacppServerEngine } from '@kerneltune/engines-llamacpp'
@@ -18,6 +18,7 @@ import { BUILD_HINT, findLlamaServer, processAlive } from '@kerneltune/serving/n
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startGateway, type Decision, type Gateway } from './gateway.node.ts'
 import { completeStream, completion, post, waitUntil, type RawAnswer } from './test-client.node.ts'
+import { processesNaming } from '@kerneltune/tooling/test-processes'
 
 const found = findLlamaServer(LLAMACPP_VERSION)
 const skip = !found && process.env.CI !== 'true'
@@ -28,16 +29,6 @@ const small = join(dir, 'small.gguf')
 const large = join(dir, 'large.gguf')
 afterAll(() => rmSync(dir, { recursive: true, force: true }))
 
-/** Pids of processes whose command line names this file (Linux /proc). */
-function processesOn(file: string): number[] {
-  return readdirSync('/proc').filter((d) => /^\d+$/.test(d)).filter((d) => {
-    try {
-      return readFileSync(`/proc/${d}/cmdline`, 'utf8').split('\0').includes(file)
-    } catch {
-      return false
-    }
-  }).map(Number)
-}
 
 describe.skipIf(skip)('gateway in front of two llama-servers', () => {
   let g: Gateway
@@ -112,6 +103,6 @@ describe.skipIf(skip)('gateway in front of two llama-servers', () => {
     const final = await g.stop()
     expect(final.totals.failed).toBe(0)
     for (const p of pids) expect(processAlive(p)).toBe(false)
-    expect([...processesOn(small), ...processesOn(large)]).toEqual([])
+    expect([...processesNaming(small), ...processesNaming(large)]).toEqual([])
   }, 120_000)
 })

@@ -1,4 +1,4 @@
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { LLAMACPP_VERSION } from '@kerneltune/engines-llamacpp'
@@ -7,24 +7,12 @@ import { writeGgufFile } from '@kerneltune/gguf/node'
 import { BUILD_HINT, findLlamaServer, startInstantServer } from '@kerneltune/serving/node'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { runMain } from '../../cli/testing.ts'
+import { processesNaming } from '@kerneltune/tooling/test-processes'
 
 const dir = mkdtempSync(join(tmpdir(), 'kt-bench-serve-'))
 afterAll(() => rmSync(dir, { recursive: true, force: true }))
 const run = (...argv: string[]) => runMain(argv, dir)
 
-/** Pids of processes whose command line names this model file (Linux /proc). */
-function serversOn(model: string): number[] {
-  return readdirSync('/proc')
-    .filter((d) => /^\d+$/.test(d))
-    .filter((d) => {
-      try {
-        return readFileSync(`/proc/${d}/cmdline`, 'utf8').split('\0').includes(model)
-      } catch {
-        return false
-      }
-    })
-    .map(Number)
-}
 
 describe('kerneltune bench serve', () => {
   it('should measure a running server and print the vLLM-style figures, the server and its own rates', async () => {
@@ -147,7 +135,7 @@ describe.skipIf(skip)('kerneltune bench serve and sweep --backend server on llam
     expect(j.recommendedArgv[0]).toBe('llama-server')
     // One server per arm (defaults, A/A, the candidate) for both rounds, and none left running.
     expect(j.notes).toContain('llama-server launches: 3 for 3 arms over 2 rounds (0 after a server died, 0 stopped to stay within 3 kept servers)')
-    expect(serversOn(join(dir, 'tiny.gguf'))).toEqual([])
+    expect(processesNaming(join(dir, 'tiny.gguf'))).toEqual([])
   }, 300_000)
 
   it('should sweep under latency objectives: feasibility per candidate, the Pareto front, the decision, --records and --capacity', async () => {
@@ -181,6 +169,6 @@ describe.skipIf(skip)('kerneltune bench serve and sweep --backend server on llam
     expect(j.capacity).toHaveLength(j.decision.winner === null ? 1 : 2)
     expect(j.capacity[0]).toMatchObject({ candidate: 0, capacity: { unit: 'req/s' } })
     expect(j.capacity[0].capacity.points.length).toBeGreaterThan(0)
-    expect(serversOn(join(dir, 'tiny.gguf'))).toEqual([])
+    expect(processesNaming(join(dir, 'tiny.gguf'))).toEqual([])
   }, 300_000)
 })
