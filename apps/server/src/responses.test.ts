@@ -32,6 +32,10 @@ describe('response schemas', () => {
     const detail = await call('get', '/runs/:id', `/runs/${run.id}`)
     expect(detail.summary.winner).not.toBeNull()
     const combos = await call('get', '/runs/:id/combos', `/runs/${run.id}/combos`)
+    // An interleaved run's summary carries the design's result (rounds, the A/A check, replicate variances): the dashboard reads it.
+    const interleaved = await call('post', '/runs', '/runs', { ...SMALL_RUN, design: 'interleaved', rounds: 3 })
+    await t.queue.idle()
+    expect((await call('get', '/runs/:id', `/runs/${interleaved.id}`)).summary.experiment).toMatchObject({ design: 'interleaved', rounds: 3, aa: { declaredWinner: false } })
     expect(combos.items.some((c: { comparison: unknown }) => c.comparison !== null)).toBe(true)
     const dep = await call('post', '/deployments', '/deployments', { name: 'prod', engine: 'vllm', engineVersion: detail.target.engineVersion })
     await call('post', '/runs/:id/apply', `/runs/${run.id}/apply`, { force: true })

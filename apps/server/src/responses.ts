@@ -39,6 +39,35 @@ export const ObjectivesResponse = z.object({
   decision: z.object({ winner: z.number().nullable(), defaultsFeasible: z.boolean().nullable(), reason: z.string() }).optional(),
 }).meta({ title: 'Objectives' })
 
+/** experiment's PairedComparison (paired.ts): one arm against the baseline of the same rounds. */
+const PairedComparisonResponse = z.object({
+  n: z.number(), improvement: Stat, interval: z.object({ low: Stat, high: Stat }), t: Stat, df: Stat, pValue: Stat,
+  verdict: z.enum(['better', 'worse', 'indistinguishable']), test: z.enum(['sign-flip', 'paired', 'blocked']), trim: z.number(),
+  pMethod: z.enum(['exact', 'resampled']).optional(), patterns: z.number().optional(), resamples: z.number().optional(), pFloor: z.number().optional(),
+}).meta({ title: 'PairedComparison' })
+
+const ExperimentCommon = {
+  metric: z.string(), device: z.string(), worker: z.string().nullable(),
+  winner: z.object({ index: z.number(), comboHash: z.string(), combo: ComboSchema, improvement: Stat, argv: z.array(z.string()) }).nullable(),
+  verdict: z.string(), recommendedArgv: z.array(z.string()),
+}
+/**
+ * tuner's ExperimentSummary / InterleavedSummary (run/experiment-run.ts): the design that measured
+ * the run, and for the interleaved design its rounds, the A/A check (the defaults measured twice
+ * per round: a "winner" there is noise) and the replicate variance per combination.
+ */
+export const ExperimentResponse = z.discriminatedUnion('design', [
+  z.object({ design: z.literal('sequential'), ...ExperimentCommon }),
+  z.object({
+    design: z.literal('interleaved'), ...ExperimentCommon,
+    rounds: z.number(), partialRound: z.boolean(), seed: z.number(), test: z.string(),
+    paired: z.record(z.string(), PairedComparisonResponse.nullable()),
+    aa: z.object({ comparison: PairedComparisonResponse.nullable(), declaredWinner: z.boolean(), falseWinnerRate: Stat }),
+    order: z.array(z.array(z.string())),
+    replicateVariance: z.record(z.string(), Stat),
+  }),
+]).meta({ title: 'Experiment' })
+
 /** tuner's RunSummary (run/summary.ts). */
 export const RunSummaryResponse = z.object({
   metric: z.string(),
@@ -62,6 +91,8 @@ export const RunSummaryResponse = z.object({
   registryKernels: z.array(z.object({ id: z.string(), name: z.string(), kernelFamily: z.string(), selection: z.enum(['selected', 'excluded']), usedBy: z.array(z.number()), why: z.string() })).optional(),
   /** Present when the run states latency objectives (--slo / --objective). */
   objectives: ObjectivesResponse.optional(),
+  /** Present when a design of @kerneltune/experiment measured the run (run create --design, kerneltune sweep). */
+  experiment: ExperimentResponse.optional(),
 }).meta({ title: 'RunSummary' })
 
 /** The run's options (tuner's RunOptions: repetitions, metric, restrictions...) travel in its target. */

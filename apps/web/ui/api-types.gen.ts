@@ -52,6 +52,67 @@ export type Objectives = {
   }
 }
 
+export type PairedComparison = {
+  n: number
+  improvement: number | null
+  interval: {
+    low: number | null
+    high: number | null
+  }
+  t: number | null
+  df: number | null
+  pValue: number | null
+  verdict: 'better' | 'worse' | 'indistinguishable'
+  test: 'sign-flip' | 'paired' | 'blocked'
+  trim: number
+  pMethod?: 'exact' | 'resampled'
+  patterns?: number
+  resamples?: number
+  pFloor?: number
+}
+
+export type Experiment = {
+  design: 'sequential'
+  metric: string
+  device: string
+  worker: string | null
+  winner: {
+    index: number
+    comboHash: string
+    combo: Record<string, string>
+    improvement: number | null
+    argv: string[]
+  } | null
+  verdict: string
+  recommendedArgv: string[]
+} | {
+  design: 'interleaved'
+  metric: string
+  device: string
+  worker: string | null
+  winner: {
+    index: number
+    comboHash: string
+    combo: Record<string, string>
+    improvement: number | null
+    argv: string[]
+  } | null
+  verdict: string
+  recommendedArgv: string[]
+  rounds: number
+  partialRound: boolean
+  seed: number
+  test: string
+  paired: Record<string, PairedComparison | null>
+  aa: {
+    comparison: PairedComparison | null
+    declaredWinner: boolean
+    falseWinnerRate: number | null
+  }
+  order: Array<string[]>
+  replicateVariance: Record<string, number | null>
+}
+
 export type RunSummary = {
   metric: string
   backend: string
@@ -112,6 +173,7 @@ export type RunSummary = {
     why: string
   }>
   objectives?: Objectives
+  experiment?: Experiment
 }
 
 export type Run = {

@@ -1,5 +1,6 @@
 /**
- * Run detail: live progress over SSE, the combinations table with the statistics against the
+ * Run detail: live progress over SSE, the measurement design with its A/A check (experiment.tsx),
+ * the combinations table with the statistics against the
  * baseline, the Pareto plot, the best combination with the gate's verdict on it and its engine
  * command line, and Apply to a deployment. A simulated or proxy run says so at the top, and a best
  * candidate the gate rejected is called that, not a winner (issue 23 item 13).
@@ -8,6 +9,7 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
 import { useCallback, useEffect, useMemo, useState } from 'react'
 import { api } from './api.ts'
 import type { ApplyResult, RunCombo, RunCombos, RunDetail, RunSummary } from './api-types.gen.ts'
+import { ExperimentView } from './experiment.tsx'
 import { ObjectivesView } from './objectives.tsx'
 import { ParetoPlot, type PlotNoise, type Point } from './pareto.tsx'
 import { ProvenanceBanner } from './provenance.tsx'
@@ -70,6 +72,7 @@ export function RunDetail() {
     .filter((c) => c.metrics?.throughputTps !== undefined)
     .map((c) => ({ index: c.index, throughput: c.metrics!.throughputTps!, p95: c.metrics!.latencyP95Ms, frontier: frontier.has(c.index), label: `#${c.index} ${short(c.combo)}` })), [combos.data, frontier])
   const onSelect = useCallback((i: number) => setSelected(i), [])
+  const comboById = useMemo(() => new Map((combos.data?.items ?? []).map((c) => [c.index, c.combo])), [combos.data])
   // The baseline's noise, centred on its plotted values (throughput, p95 latency).
   const noise: PlotNoise = useMemo(() => {
     const s = run.data?.summary?.noise
@@ -139,6 +142,8 @@ export function RunDetail() {
           {apply.error && <p className="error" role="alert">{apply.error.message}</p>}
         </section>
       )}
+      {/* Before the objectives: a false A/A winner says the run's numbers are this machine's noise. */}
+      {summary && <ExperimentView e={summary.experiment} combos={comboById} />}
       {summary?.objectives && <ObjectivesView o={summary.objectives} />}
       {done && <ParetoPlot points={points} noise={noise} simulated={simulated} onSelect={onSelect} />}
       {sel && <p role="status" data-testid="selected">Selected #{sel.index}: {short(sel.combo)}</p>}
