@@ -13,9 +13,14 @@
  *      capacity is the last step met before the first step missed, and the agreement is its
  *      distance from the searches' median.
  * Every measurement uses fresh prompt seeds. Writes bench/results/capacity.json with the machine,
- * the load average before and after, and the date.
+ * the load average before and after, and the date. A search that finds no rate meeting the
+ * objective is counted apart (notFound), not as capacity 0 in the spread.
  *
- *   pnpm bench capacity     (PARAMS=5e6 SEARCHES=5 REQUESTS=24 MULTIPLE=4 FLOOR_MS=100 START=4 MIN_RATE=1 MIN_SECONDS=4 STAT=p90 OUT=capacity)
+ * Time: about 5 minutes on the 2-core machine, idle or not: a measurement lasts its arrivals
+ * (at least MIN_SECONDS = 3 s of them), about 11 per search and 27 for the sweep. KT_BENCH_SMALL=1
+ * is the development version (2 searches, a 5-step sweep, bench/results/capacity-dev.json).
+ *
+ *   pnpm bench capacity     (PARAMS=5e6 SEARCHES=5 REQUESTS=24 MULTIPLE=4 FLOOR_MS=100 START=4 MIN_RATE=1 MIN_SECONDS=3 STAT=p90 OUT=capacity)
  */
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { cpus, loadavg, tmpdir } from 'node:os'
@@ -30,14 +35,16 @@ import { median, uptimeLine } from './support/load.ts'
 
 const HERE = dirname(fileURLToPath(import.meta.url))
 const PARAMS = Number(process.env.PARAMS ?? 5e6)
-const SEARCHES = Number(process.env.SEARCHES ?? 5)
+const SMALL = process.env.KT_BENCH_SMALL === '1'
+const SEARCHES = Number(process.env.SEARCHES ?? (SMALL ? 2 : 5))
 const REQUESTS = Number(process.env.REQUESTS ?? 24)
 const MULTIPLE = Number(process.env.MULTIPLE ?? 4)
 // Open loop: at least this many seconds of arrivals per measurement (see serverCapacity's minSeconds).
-const MIN_SECONDS = Number(process.env.MIN_SECONDS ?? 4)
+// 3 s (4 s before) so that the bench fits in about 5 minutes; a measurement at 12 req/s still has 36 requests.
+const MIN_SECONDS = Number(process.env.MIN_SECONDS ?? 3)
 // The statistic judged: p90, since the p99 of a few dozen requests is their maximum, one hiccup of a shared machine.
 const STAT = process.env.STAT ?? 'p90'
-const OUT = process.env.OUT ?? 'capacity'
+const OUT = process.env.OUT ?? (SMALL ? 'capacity-dev' : 'capacity')
 const FLOOR_MS = Number(process.env.FLOOR_MS ?? 100)
 // The lowest rate searched: below it one measurement of REQUESTS takes more than REQUESTS seconds.
 const MIN_RATE = Number(process.env.MIN_RATE ?? 1)
@@ -77,12 +84,13 @@ try {
     console.log(`search ${s + 1}: ${c.value} req/s in [${c.low}, ${c.high}), ${c.points.length} measurements, ${seconds.toFixed(0)} s`)
     searches.push({ value: c.value, low: c.low, high: c.high, stop: c.stop, measurements: c.points.length, seconds, points: c.points.map((p) => ({ rate: p.level, phase: p.phase, feasible: p.feasible, requests: p.figures.requests.completed + p.figures.requests.failed, ttftP90Ms: p.figures.ttftMs.p90, ttftP99Ms: p.figures.ttftMs.p99, requestThroughput: p.figures.requestThroughput })) })
   }
-  const values = searches.map((s) => s.value ?? 0)
+  const values = searches.flatMap((s) => (s.value === null || s.value === undefined ? [] : [s.value]))
+  if (!values.length) throw new Error(`no search found a rate meeting ${STAT} TTFT <= ${limit} ms: nothing to compare`)
   const med = median(values)
-  const spread = { min: Math.min(...values), median: med, max: Math.max(...values), relativeRange: (Math.max(...values) - Math.min(...values)) / med }
+  const spread = { min: Math.min(...values), median: med, max: Math.max(...values), relativeRange: (Math.max(...values) - Math.min(...values)) / med, found: values.length, notFound: searches.length - values.length }
 
-  // The fixed-step sweep around the searches' median.
-  const steps = Array.from({ length: 9 }, (_, i) => Number((med * (0.5 + 0.1 * i)).toPrecision(4)))
+  // The fixed-step sweep around the searches' median: 50% to 130% in 10% steps (development: 60% to 140% in 20%).
+  const steps = SMALL ? Array.from({ length: 5 }, (_, i) => Number((med * (0.6 + 0.2 * i)).toPrecision(4))) : Array.from({ length: 9 }, (_, i) => Number((med * (0.5 + 0.1 * i)).toPrecision(4)))
   const sweep = []
   const t1 = Date.now()
   for (const rate of steps) {
@@ -111,11 +119,18 @@ try {
     model: { synthetic: 'llama', params: PARAMS, quant: 'Q8_0' },
     workload: { ...workload, requestsPerMeasurement: `max(${REQUESTS}, rate x ${MIN_SECONDS} s)`, arrivals: 'open loop, Poisson (seeded), a fresh prompt seed per measurement' },
     objective: { slo, unloadedTtftP50Ms: unloadedTtftP50, rule: `TTFT ${STAT} <= max(${FLOOR_MS} ms, ${MULTIPLE} x the unloaded TTFT p50, rounded)` },
-    search: { start: START, min: MIN_RATE, growth: 2, tolerance: 0.1, repeats: 3 },
+    mode: SMALL ? 'development (KT_BENCH_SMALL=1): 2 searches and a 5-step sweep; not the reported result' : 'full',
+    search: { start: START, min: MIN_RATE, growth: 2, tolerance: 0.1, repeats: 3, minSeconds: MIN_SECONDS, requests: REQUESTS },
     searches,
     spread,
     sweep: { steps: sweep, stepRepeats: STEP_REPEATS, capacity: sweepCapacity, highestMet, seconds: (Date.now() - t1) / 1000, measurements: steps.length * STEP_REPEATS },
-    agreement: sweepCapacity === null ? null : { sweepCapacity, searchMedian: med, relativeDifference: (med - sweepCapacity) / sweepCapacity, searchesWithinOneStep: values.filter((v) => Math.abs(v - sweepCapacity) <= med * 0.1 + 1e-9).length },
+    // Within one step: 10% of the median. Intervals: each search's [low, high) bracket, the interval it reports.
+    agreement: sweepCapacity === null ? null : {
+      sweepCapacity, searchMedian: med, relativeDifference: (med - sweepCapacity) / sweepCapacity,
+      searchesWithinOneStep: values.filter((v) => Math.abs(v - sweepCapacity) <= med * 0.1 + 1e-9).length,
+      intervalsHoldingSweep: searches.filter((s) => s.low <= sweepCapacity && (s.high === null || sweepCapacity < s.high)).length,
+      of: searches.length,
+    },
     seconds: (Date.now() - started) / 1000,
   }
   mkdirSync(join(HERE, 'results'), { recursive: true })
