@@ -2,11 +2,10 @@
  * Accessibility in a real browser: axe-core finds no serious or critical violation on the main
  * pages, and the Runner can be used with the keyboard alone (Tab to the form, Enter on Start).
  */
-import { AxeBuilder } from '@axe-core/playwright'
 import { requireOrSkip } from '@kerneltune/tooling/test-skip'
 import type { Browser, Page } from 'playwright-core'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
-import { CHROMIUM, hasChromium, keepScreenshot, launch, open, startServer, tinyRun, waitFor, type Server } from './harness.ts'
+import { CHROMIUM, hasChromium, keepScreenshot, launch, open, serious, startServer, tinyRun, waitFor, type Server } from './harness.ts'
 
 describe.skipIf(requireOrSkip(hasChromium, `chromium at ${CHROMIUM} (apt-get install -y chromium)`))('the dashboard, accessibility', () => {
   let server: Server
@@ -29,11 +28,6 @@ describe.skipIf(requireOrSkip(hasChromium, `chromium at ${CHROMIUM} (apt-get ins
     await page?.close()
     page = undefined
   })
-
-  const serious = async (p: Page) => {
-    const { violations } = await new AxeBuilder({ page: p as never }).analyze()
-    return violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.id}: ${v.help} (${v.nodes.length}× e.g. ${v.nodes[0]?.html})`)
-  }
 
   it('Runner: no serious or critical axe violation', async () => {
     page = await open(browser, server)

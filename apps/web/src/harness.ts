@@ -7,6 +7,7 @@ import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
+import { AxeBuilder } from '@axe-core/playwright'
 import { chromium, type Browser, type Page } from 'playwright-core'
 
 export const CHROMIUM = process.env.KERNELTUNE_CHROMIUM ?? '/usr/bin/chromium'
@@ -108,4 +109,10 @@ export async function waitFor<T>(f: () => Promise<T | undefined>, ms = 60_000): 
     if (Date.now() > end) throw new Error('waitFor: timed out')
     await new Promise((r) => setTimeout(r, 200))
   }
+}
+
+/** axe-core's serious and critical violations on the page, in words (the accessibility suite's bar). */
+export async function serious(p: Page): Promise<string[]> {
+  const { violations } = await new AxeBuilder({ page: p as never }).analyze()
+  return violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.id}: ${v.help} (${v.nodes.length}× e.g. ${v.nodes[0]?.html})`)
 }

@@ -10,7 +10,7 @@ import { requireOrSkip } from '@kerneltune/tooling/test-skip'
 import type { Browser, Page } from 'playwright-core'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import type { Experiment, Objectives, RunDetail, RunSummary } from '../ui/api-types.gen.ts'
-import { CHROMIUM, cspViolations, H100, hasChromium, keepScreenshot, launch, MODEL, open, startServer, tinyRun, waitFor, type Server } from './harness.ts'
+import { CHROMIUM, cspViolations, H100, hasChromium, keepScreenshot, launch, MODEL, open, serious, startServer, tinyRun, waitFor, type Server } from './harness.ts'
 
 type Interleaved = Extract<Experiment, { design: 'interleaved' }>
 
@@ -93,6 +93,8 @@ describe.skipIf(requireOrSkip(hasChromium, `chromium at ${CHROMIUM} (apt-get ins
     expect(await page.getByTestId('experiment').getByRole('heading').textContent()).toBe('Design: interleaved, 6 rounds, seed 11, sign-flip test')
     expect(await page.getByTestId('experiment').textContent()).toContain('by worker w-1')
     expect(await page.getByTestId('replicates').locator('tr[data-replicate="0"] td').last().textContent()).toBe('4.20e-4')
+    // The alert, the design's section and its table pass the accessibility suite's bar.
+    expect(await serious(page)).toEqual([])
     await server.api(`/runs/${id}`, { method: 'DELETE' })
   })
 

@@ -8,6 +8,7 @@
  * run without a design's summary, measured the defaults once: it has no A/A check, and says so.
  */
 import type { Experiment, PairedComparison } from './api-types.gen.ts'
+import { comboText } from './objectives.tsx'
 
 type Interleaved = Extract<Experiment, { design: 'interleaved' }>
 
@@ -15,7 +16,6 @@ const fin = (v: number | null | undefined): v is number => v !== undefined && v 
 /** A ratio minus one as a signed percentage: 0.034 is '+3.4%'. */
 export const pct = (v: number | null | undefined) => (fin(v) ? `${v >= 0 ? '+' : ''}${(v * 100).toFixed(1)}%` : '—')
 const p = (v: number | null | undefined) => (fin(v) ? (v < 0.001 ? v.toExponential(1) : v.toFixed(3)) : '—')
-const short = (c: Record<string, string> | undefined) => (c ? Object.entries(c).map(([k, v]) => `${k}=${v}`).join(' ') || '(defaults)' : '')
 
 /** '+1.2%, p = 0.031, 95% interval [+0.1%, +2.3%] over 12 rounds (sign-flip)' */
 export function comparisonText(c: PairedComparison): string {
@@ -70,7 +70,7 @@ export function ExperimentView({ e, combos }: { e: Experiment | undefined; combo
               const v = e.replicateVariance[String(i)]
               return (
                 <tr key={i} data-replicate={i}>
-                  <td>{i}</td><td>{short(combos.get(i))}</td><td>{c ? comparisonText(c) : '—'}</td><td>{c?.verdict ?? '—'}</td>
+                  <td>{i}</td><td>{comboText(combos.get(i))}</td><td>{c ? comparisonText(c) : '—'}</td><td>{c?.verdict ?? '—'}</td>
                   <td>{fin(v) ? v.toExponential(2) : '—'}</td>
                 </tr>
               )

@@ -7,7 +7,8 @@
 import type { Objectives } from './api-types.gen.ts'
 
 const n = (v: number | null | undefined, d = 2) => (v === undefined || v === null || !Number.isFinite(v) ? '—' : v.toFixed(d))
-const short = (c: Record<string, string> | undefined) => (c ? Object.entries(c).map(([k, v]) => `${k}=${v}`).join(' ') || '(defaults)' : '')
+/** 'threads=1 parallel=4', or '(defaults)' for the empty combination. */
+export const comboText = (c: Record<string, string> | undefined) => (c ? Object.entries(c).map(([k, v]) => `${k}=${v}`).join(' ') || '(defaults)' : '')
 
 type Violation = Objectives['candidates'][number]['violations'][number]
 
@@ -35,7 +36,7 @@ export function ObjectivesView({ o }: { o: Objectives }) {
         <tbody>
           {o.candidates.map((c) => (
             <tr key={c.index} data-candidate={c.index} data-feasible={c.feasible} data-pareto={front.has(c.index)}>
-              <td>{c.index}</td><td>{short(c.combo)}</td><td>{c.feasible ? 'yes' : 'no'}</td>
+              <td>{c.index}</td><td>{comboText(c.combo)}</td><td>{c.feasible ? 'yes' : 'no'}</td>
               <td>{c.violations.map(violationText).join('; ') || '—'}</td>
               <td>{c.goodput ? `${n(c.goodput.requestsPerSecond)} (${c.goodput.met} met)` : '—'}</td>
               <td>{n(c.objectiveValue)}</td><td>{front.has(c.index) ? 'on the front' : ''}</td>
