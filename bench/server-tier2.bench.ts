@@ -151,6 +151,7 @@ function judge(r: Measured) {
 const judged = reference.map((r) => ({ r, j: judge(r) }))
 const feasible = judged.filter((x) => x.j.outcome === 'feasible')
 const bestGoodput = Math.max(...feasible.map((x) => x.j.goodput!))
+if (!feasible.length) throw new Error(`no combination met ${slo.map((o) => o.name + '=' + o.limitMs).join(',')}: nothing to rank (see the reference rows)`)
 const count = (o: string) => judged.filter((x) => x.j.outcome === o).length
 const mispredicted = reference.filter((r) => predictedToFail(r.combo) === r.ran).map((r) => ({ combo: r.combo, predicted: predictedToFail(r.combo) ? 'fail' : 'run', ran: r.ran, failure: r.failure?.message ?? null }))
 console.log(`objectives ${slo.map((o) => o.name + '=' + o.limitMs).join(',')}: ${count('feasible')} feasible, ${count('infeasible')} infeasible by objective, ${count('failed')} failed to run (${mispredicted.length} against the predicted region); best feasible goodput ${bestGoodput.toFixed(3)} req/s`)
