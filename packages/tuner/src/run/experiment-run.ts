@@ -9,13 +9,19 @@
  * measurements from two times. `kerneltune sweep` creates its runs and executes them here, with
  * its own backend and design settings (ExperimentHooks); executeRun sends interleaved runs here.
  */
-import { isKerneltuneError, KerneltuneError, type Combo, type EnginePlugin, type MeasurementBackend, type Run } from '@kerneltune/core'
-import { runInterleavedSweep, runSweep, type ExperimentMetric, type InterleavedSweepOptions, type InterleavedSweepResult, type PairedComparison, type SweepOptions, type SweepResult } from '@kerneltune/experiment'
+import { isKerneltuneError, KerneltuneError, type Combo, type EnginePlugin, type MeasurementBackend, type RepetitionMetrics, type Run } from '@kerneltune/core'
+import { metricDirection } from '@kerneltune/stats'
+import { compareWithBaseline, runInterleavedSweep, runSweep, sweepComboHash, type ExperimentMetric, type MeasuredCombo, type InterleavedSweepOptions, type InterleavedSweepResult, type PairedComparison, type SweepOptions, type SweepResult } from '@kerneltune/experiment'
 import { backendForRun } from './backend.ts'
 import { runOptions } from './create.ts'
 import { comboMetrics } from './metrics.ts'
 import { summarizeRun, type RunSummary } from './summary.ts'
 import type { ExecuteRunDeps } from './deps.ts'
+
+/** The abort reason of an interrupted run (SIGINT to the process measuring it): the run goes back to queued, resumable. */
+export const INTERRUPT = 'interrupt'
+/** The error an interrupted run carries while it waits to be resumed. */
+export const INTERRUPTED_ERROR = 'interrupted before it finished; the combinations measured so far are kept'
 
 /** What a design's run adds to its summary: the design's own result, per combination index. */
 export interface ExperimentSummary {
@@ -70,6 +76,13 @@ function forRun(backend: MeasurementBackend, run: Run): MeasurementBackend {
   }
 }
 
+/** A sequential combination against the baseline as stored while the design runs (the final record replaces it with the analysis's). */
+function unpairedComparison(m: MeasuredCombo, baseline: readonly RepetitionMetrics[], metric: ExperimentMetric, higherIsBetter: boolean): Record<string, unknown> | null {
+  const of = (reps: readonly RepetitionMetrics[]) => reps.map((x) => x[metric]).filter((v): v is number => typeof v === 'number' && Number.isFinite(v))
+  const cmp = compareWithBaseline(of(m.reps), of(baseline), { higherIsBetter })
+  return cmp ? { metric, design: 'sequential', stoppedEarly: Boolean(m.stoppedEarly), ...(m.stoppedEarly ? { stoppedEarlyReason: m.stoppedEarly } : {}), ...cmp } : null
+}
+
 /** The variance of log(arm / baseline) over the rounds both were measured in. */
 function logRatioVariance(arm: readonly (number | undefined)[], base: readonly (number | undefined)[]): number | undefined {
   const xs: number[] = []
@@ -112,6 +125,8 @@ export async function executeExperimentRun(runId: string, deps: ExecuteRunDeps, 
     ...hooks.settings,
     ...(signal ? { signal } : {}),
   }
+  let storedBaseline: readonly RepetitionMetrics[] = baseline.status === 'measured' ? baseline.repetitions : []
+  const baselineReps = () => storedBaseline
   try {
     let r: InterleavedSweepResult | SweepResult
     if (design === 'interleaved') {
@@ -121,7 +136,27 @@ export async function executeExperimentRun(runId: string, deps: ExecuteRunDeps, 
         onProgress: (p) => onEvent({ type: 'progress', runId, done: Math.min((p.round - 1) * p.steps + p.step, rounds * arms), total: rounds * arms }),
       })
     } else {
-      r = await runSweep({ ...common, maxReps: hooks.settings?.maxReps ?? run.repetitions, noiseFloor: hooks.settings?.noiseFloor ?? opts.noiseFloor, earlyStop: hooks.settings?.earlyStop ?? opts.earlyStop, onProgress: (p) => p.done && onEvent({ type: 'progress', runId, done: p.index + 1, total: p.total + 1 }) })
+      // Stored after each combination, and kept on a resume: a sweep killed after its baseline
+      // continues with the combinations still pending instead of measuring everything again.
+      const indexOf = new Map(combos.map((c) => [c.isBaseline ? sweepComboHash(c.combo) : c.comboHash, c.index]))
+      const done = new Map<string, MeasuredCombo>()
+      for (const c of combos) {
+        if (c.status !== 'measured' && c.status !== 'failed') continue
+        const reason = (c.comparison as { stoppedEarlyReason?: unknown } | null)?.stoppedEarlyReason
+        done.set(c.isBaseline ? sweepComboHash(c.combo) : c.comboHash, { combo: c.combo, hash: c.comboHash, reps: c.repetitions, ...(c.error ? { error: c.error } : {}), ...(typeof reason === 'string' ? { stoppedEarly: reason } : {}) })
+      }
+      const higherIsBetter = metricDirection(metric) === 'higher'
+      r = await runSweep({
+        ...common, done, maxReps: hooks.settings?.maxReps ?? run.repetitions, noiseFloor: hooks.settings?.noiseFloor ?? opts.noiseFloor, earlyStop: hooks.settings?.earlyStop ?? opts.earlyStop,
+        onProgress: (p) => p.done && onEvent({ type: 'progress', runId, done: p.index + 1, total: p.total + 1 }),
+        onMeasured: async (m, isBaseline) => {
+          const index = indexOf.get(m.hash)
+          if (index === undefined) return
+          const comparison = isBaseline ? null : unpairedComparison(m, baselineReps(), metric, higherIsBetter)
+          await store.runs.recordCombo(runId, index, { status: m.error ? 'failed' : 'measured', simulated: base.simulated, cached: false, repetitions: [...m.reps], metrics: comboMetrics(m.reps), comparison, error: m.error ?? null })
+          if (isBaseline) storedBaseline = m.reps
+        },
+      })
     }
     const byHash = new Map(others.map((c) => [c.comboHash, c]))
     const paired: Record<string, PairedComparison | null> = {}
@@ -137,7 +172,7 @@ export async function executeExperimentRun(runId: string, deps: ExecuteRunDeps, 
         if (v !== undefined) replicateVariance[String(rc.index)] = v
       }
       const unpaired = c.comparison[metric]
-      const comparison = p ? { metric, design, stoppedEarly: false, ...p } : unpaired ? { metric, design, stoppedEarly: Boolean(c.stoppedEarly), ...unpaired } : null
+      const comparison = p ? { metric, design, stoppedEarly: false, ...p } : unpaired ? { metric, design, stoppedEarly: Boolean(c.stoppedEarly), ...(c.stoppedEarly ? { stoppedEarlyReason: c.stoppedEarly } : {}), ...unpaired } : null
       await store.runs.recordCombo(runId, rc.index, {
         status: c.error ? 'failed' : 'measured', simulated: r.simulated, cached: false, repetitions: [...c.reps], metrics: comboMetrics(c.reps), comparison, error: c.error ?? null,
       })
@@ -176,8 +211,10 @@ export async function executeExperimentRun(runId: string, deps: ExecuteRunDeps, 
     return run
   } catch (e) {
     const cancelled = isKerneltuneError(e) && e.code === 'CANCELLED'
-    if (cancelled && signal?.reason === 'pause') {
-      await store.runs.setStatus(runId, 'queued')
+    // A pause (server shutdown) or an interrupt (the sweep's process got SIGINT) leaves the run to
+    // be continued: queued, with what was stored kept; an interrupt says so in the run's error.
+    if (cancelled && (signal?.reason === 'pause' || signal?.reason === INTERRUPT)) {
+      await store.runs.setStatus(runId, 'queued', signal.reason === INTERRUPT ? INTERRUPTED_ERROR : null)
       return store.runs.require(null, runId)
     }
     const status = cancelled ? 'cancelled' : 'failed'

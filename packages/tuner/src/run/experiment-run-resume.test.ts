@@ -1,0 +1,63 @@
+import { describe, expect, it } from 'vitest'
+import { createCatalog } from '@kerneltune/catalog'
+import { createRegistry, KerneltuneError, mulberry32, type MeasurementBackend, type RepetitionMetrics } from '@kerneltune/core'
+import { openStore } from '@kerneltune/store'
+import { createRun, executeExperimentRun, INTERRUPT, INTERRUPTED_ERROR } from '../index.ts'
+import { HARDWARE, MODEL, testEngine } from '../test-fixtures.ts'
+
+/** Noisy measurements (so a repetition is never repeated by chance) and a log of which combination each call measured. */
+function countingBackend(calls: string[]): MeasurementBackend {
+  const rand = mulberry32(5)
+  return {
+    name: 'analytical', kind: 'measurement-backend', apiVersion: 1, simulated: true,
+    async measure(request) {
+      if (request.signal?.aborted) throw new KerneltuneError('CANCELLED', 'cancelled')
+      calls.push(JSON.stringify(request.combo))
+      const reps: RepetitionMetrics[] = []
+      for (let i = 0; i < request.repetitions; i++) {
+        const speed = (request.combo.activation_dtype?.startsWith('fp8') ? 130 : 100) * (1 + 0.2 * (rand() - 0.5))
+        reps.push({ latencyMs: 1000 / speed, throughputTps: speed })
+      }
+      return { backend: 'analytical', simulated: true, device: 'fixture', repetitions: reps }
+    },
+  }
+}
+
+const request = {
+  model: MODEL, hardware: HARDWARE, engine: 'vllm', backend: 'analytical', repetitions: 4, workload: { batch: 16, contextLength: 8192 },
+  restrict: { attention_backend: ['flash_attn_v2'], kv_layout: ['paged'], matmul_path: ['cublas'], fusion_strategy: ['none'], cuda_graph: ['per-shape'] },
+  design: 'sequential' as const,
+}
+
+describe('a sequential design run interrupted and resumed', () => {
+  it('should store each combination as it is measured, go back to queued on an interrupt, and measure only the rest when resumed', async () => {
+    const store = await openStore(':memory:')
+    const calls: string[] = []
+    const registry = createRegistry([testEngine(), countingBackend(calls)])
+    const run = await createRun(store, request, { catalog: createCatalog(), registry, tenant: 't' })
+    const ctl = new AbortController()
+    // Interrupted once the baseline and one combination are stored (progress counts the baseline as 1).
+    const first = await executeExperimentRun(run.id, { store, registry, signal: ctl.signal, onEvent: (e) => e.type === 'progress' && e.done === 2 && ctl.abort(INTERRUPT) })
+    expect([first.status, first.error]).toEqual(['queued', INTERRUPTED_ERROR])
+    const before = await store.runs.combos(run.id)
+    const kept = before.filter((c) => c.status !== 'pending')
+    expect(kept.map((c) => c.isBaseline)).toEqual([true, false])
+    const callsBefore = calls.length
+    const done = await executeExperimentRun(run.id, { store, registry })
+    expect(done.status).toBe('succeeded')
+    const after = await store.runs.combos(run.id)
+    // What was stored before the interrupt is kept as it was: the baseline and that combination are not measured again.
+    for (const k of kept) expect(after.find((c) => c.index === k.index)!.repetitions).toEqual(k.repetitions)
+    const resumedCalls = calls.slice(callsBefore)
+    for (const k of kept) expect(resumedCalls).not.toContain(JSON.stringify(k.combo))
+    // Every other combination was measured in the resumed execution, each in one run of calls.
+    const pending = before.filter((c) => c.status === 'pending')
+    expect(pending.length).toBeGreaterThan(0)
+    for (const c of pending) {
+      expect(after.find((x) => x.index === c.index)!.status).toBe('measured')
+      expect(calls.slice(0, callsBefore)).not.toContain(JSON.stringify(c.combo))
+    }
+    expect(after.every((c) => c.status === 'measured')).toBe(true)
+    expect((done.summary as { experiment?: { design?: string } }).experiment?.design).toBe('sequential')
+  })
+})
