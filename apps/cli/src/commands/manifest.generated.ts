@@ -1633,6 +1633,17 @@ export const COMMAND_MANIFEST: readonly CommandMeta[] = [
         "default": "sign-flip"
       },
       {
+        "name": "resume",
+        "type": "string",
+        "description": "Continue a sweep's stored run that was interrupted or whose process died, with the flags it stored (sequential: the combinations already measured are kept; interleaved: the rounds start again). Refused while the process measuring it is alive.",
+        "valueName": "RUN_ID"
+      },
+      {
+        "name": "force",
+        "type": "boolean",
+        "description": "With --resume: take the run over even if the process holding it looks alive (one that is hung)."
+      },
+      {
         "name": "db",
         "type": "string",
         "description": "Store the sweep's run here (default: the embedded store, $XDG_DATA_HOME/kerneltune/kerneltune.db).",
@@ -1819,6 +1830,46 @@ export const COMMAND_MANIFEST: readonly CommandMeta[] = [
           }
         ],
         "jsonOutput": "{ items: Run[], total }",
+        "runs": true
+      },
+      {
+        "name": "resume",
+        "summary": "Continue a run left unfinished by a process that died or was interrupted: a sweep's run with the flags it stored (as sweep --resume), any other run here",
+        "description": "A sweep's run (kerneltune sweep, demo) is measured again by the sweep with its stored flags, backend and design: sequential keeps the combinations already measured and measures the rest; interleaved starts its rounds again (a round cut by a crash would pair measurements from two times). Refused while the process that holds the run is alive (same host: its pid exists; another host: its heartbeat is under a minute old); --force takes it over. Other runs in the embedded store are continued here as run watch does.",
+        "positionals": [
+          "RUN_ID"
+        ],
+        "flags": [
+          {
+            "name": "server",
+            "type": "string",
+            "description": "Server URL; without it the embedded store is used",
+            "valueName": "URL"
+          },
+          {
+            "name": "token",
+            "type": "string",
+            "description": "API token for --server (or KERNELTUNE_TOKEN)",
+            "valueName": "T"
+          },
+          {
+            "name": "db",
+            "type": "string",
+            "description": "Embedded store path (default: $XDG_DATA_HOME/kerneltune/kerneltune.db)",
+            "valueName": "PATH"
+          },
+          {
+            "name": "force",
+            "type": "boolean",
+            "description": "Take the run over even if the process holding it looks alive",
+            "default": false
+          }
+        ],
+        "jsonOutput": "a sweep's run: the sweep's --json; another run: the Run once finished",
+        "examples": [
+          "kerneltune run resume 3f1c0b9e-…",
+          "kerneltune run resume RUN_ID --db /tmp/kt.db --force"
+        ],
         "runs": true
       },
       {
