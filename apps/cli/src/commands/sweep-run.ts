@@ -64,7 +64,7 @@ export async function sweepAsRun<R extends InterleavedSweepResult | SweepResult>
     target: {
       model, hardware: o.hardware, engine: 'llamacpp', engineVersion: LLAMACPP_VERSION, workload: o.workload, modelPath: o.modelPath,
       // A sweep measures fresh: the result cache would answer for another load or space.
-      options: { sweep: o.session.spec, warmups: o.warmups, metric: 'throughputTps', noiseFloor: o.settings.noiseFloor ?? 0.05, earlyStop: o.settings.earlyStop ?? true, useCache: false, design: o.design, ...(o.settings.rounds !== undefined ? { rounds: o.settings.rounds } : {}), ...(o.settings.seed !== undefined ? { seed: o.settings.seed } : {}), ...(o.settings.test ? { test: o.settings.test } : {}) },
+      options: { sweep: o.session.spec, experiment: o.settings, warmups: o.warmups, metric: 'throughputTps', noiseFloor: o.settings.noiseFloor ?? 0.05, earlyStop: o.settings.earlyStop ?? true, useCache: false, design: o.design, ...(o.settings.rounds !== undefined ? { rounds: o.settings.rounds } : {}), ...(o.settings.seed !== undefined ? { seed: o.settings.seed } : {}), ...(o.settings.test ? { test: o.settings.test } : {}) },
     } as never,
     snapshot: { hash: o.plan.catalog.hash, version: o.plan.catalog.version, content: o.plan.snapshot },
     qualityGate: o.settings.gate ?? 'regression',

@@ -12,7 +12,7 @@ import { comboCacheKey, deviceFingerprint } from '../fingerprint.ts'
 import { comboMetrics, higherIsBetter, samplesOf } from './metrics.ts'
 import { runOptions, type RunOptions } from './create.ts'
 import { summarizeRun } from './summary.ts'
-import { executeExperimentRun } from './experiment-run.ts'
+import { executeExperimentRun, storedDesignSettings } from './experiment-run.ts'
 import type { ExecuteRunDeps } from './deps.ts'
 
 /** Waits one turn of the event loop (setTimeout is the one such call every runtime has). */
@@ -101,8 +101,9 @@ export async function executeRun(runId: string, deps: ExecuteRunDeps): Promise<R
   const { store, registry, signal, onEvent = () => {}, observer = {}, cacheScope = 'tenant' } = deps
   let run = await store.runs.require(null, runId)
   const opts = runOptions(run)
-  // Rounds pair measurements across combinations: the design runs the whole run in one go.
-  if (opts.design === 'interleaved') return executeExperimentRun(runId, deps)
+  // Rounds pair measurements across combinations: the design runs the whole run in one go. A run
+  // that stored its design settings (a sweep's) is executed by its design too, as its creator would.
+  if (opts.design === 'interleaved' || storedDesignSettings(run)) return executeExperimentRun(runId, deps)
   const backend = backendForRun(registry, run)
   const started = Date.now()
   await store.runs.setStatus(runId, 'running')

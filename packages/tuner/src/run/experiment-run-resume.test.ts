@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest'
 import { createCatalog } from '@kerneltune/catalog'
 import { createRegistry, KerneltuneError, mulberry32, type MeasurementBackend, type RepetitionMetrics } from '@kerneltune/core'
 import { openStore } from '@kerneltune/store'
-import { createRun, executeExperimentRun, INTERRUPT, INTERRUPTED_ERROR } from '../index.ts'
+import { createRun, executeExperimentRun, executeRun, INTERRUPT, INTERRUPTED_ERROR } from '../index.ts'
 import { HARDWARE, MODEL, testEngine } from '../test-fixtures.ts'
 
 /** Noisy measurements (so a repetition is never repeated by chance) and a log of which combination each call measured. */
@@ -59,5 +59,25 @@ describe('a sequential design run interrupted and resumed', () => {
     }
     expect(after.every((c) => c.status === 'measured')).toBe(true)
     expect((done.summary as { experiment?: { design?: string } }).experiment?.design).toBe('sequential')
+  })
+
+  it('should execute a run that stored its design settings (a sweep\'s) by its design from the generic executeRun, with those settings', async () => {
+    const store = await openStore(':memory:')
+    const calls: string[] = []
+    const registry = createRegistry([testEngine(), countingBackend(calls)])
+    const planned = await createRun(store, request, { catalog: createCatalog(), registry, tenant: 't' })
+    const snapshot = (await store.runs.snapshot(planned.snapshotHash))!
+    const combos = (await store.runs.combos(planned.id)).map((c) => ({ combo: c.combo, comboHash: c.comboHash, isBaseline: c.isBaseline }))
+    const options = (planned.target as { options?: Record<string, unknown> }).options
+    // As a sweep stores it: ranked by latency, 3 repetitions at most, no early stop.
+    const target = { ...planned.target, options: { ...options, experiment: { metric: 'latencyMs', maxReps: 3, earlyStop: false, gate: 'regression', epsilon: 0.5 } } }
+    const run = await store.runs.create({ tenant: 't', mode: planned.mode, target: target as never, snapshot, qualityGate: planned.qualityGate, backend: planned.backend, repetitions: 4, combos })
+    const done = await executeRun(run.id, { store, registry })
+    expect(done.status).toBe('succeeded')
+    const s = done.summary as { experiment?: { design?: string; metric?: string } }
+    expect(s.experiment).toMatchObject({ design: 'sequential', metric: 'latencyMs' })
+    // The stored maxReps (3), not the run's repetitions (4): the design's settings came from the run.
+    for (const c of await store.runs.combos(run.id)) expect(c.repetitions).toHaveLength(3)
+    await expect(executeRun((await store.runs.create({ tenant: 't', mode: planned.mode, target: { ...target, options: { ...options, experiment: { metric: 'nope' } } } as never, snapshot, qualityGate: planned.qualityGate, backend: planned.backend, repetitions: 4, combos })).id, { store, registry })).rejects.toThrow(/stored design settings are not readable/)
   })
 })

@@ -10,8 +10,9 @@
  * its own backend and design settings (ExperimentHooks); executeRun sends interleaved runs here.
  */
 import { isKerneltuneError, KerneltuneError, type Combo, type EnginePlugin, type MeasurementBackend, type RepetitionMetrics, type Run } from '@kerneltune/core'
-import { metricDirection } from '@kerneltune/stats'
-import { compareWithBaseline, runInterleavedSweep, runSweep, sweepComboHash, type ExperimentMetric, type MeasuredCombo, type InterleavedSweepOptions, type InterleavedSweepResult, type PairedComparison, type SweepOptions, type SweepResult } from '@kerneltune/experiment'
+import { GATE_METHODS, metricDirection } from '@kerneltune/stats'
+import { z } from 'zod'
+import { compareWithBaseline, EXPERIMENT_METRICS, runInterleavedSweep, runSweep, sweepComboHash, type ExperimentMetric, type MeasuredCombo, type InterleavedSweepOptions, type InterleavedSweepResult, type PairedComparison, type SweepOptions, type SweepResult } from '@kerneltune/experiment'
 import { backendForRun } from './backend.ts'
 import { runOptions } from './create.ts'
 import { comboMetrics } from './metrics.ts'
@@ -53,7 +54,28 @@ export interface InterleavedSummary extends ExperimentSummary {
   replicateVariance: Record<string, number>
 }
 
-type DesignSettings = Omit<Partial<InterleavedSweepOptions> & Partial<SweepOptions>, 'backend' | 'candidates' | 'baseline' | 'signal' | 'onProgress'>
+type DesignSettings = Omit<Partial<InterleavedSweepOptions> & Partial<SweepOptions>, 'backend' | 'candidates' | 'baseline' | 'signal' | 'onProgress' | 'done' | 'onMeasured' | 'engine' | 'withoutDefaults'>
+
+/** The design settings a run may store beside its options (a sweep's), checked when read back. */
+const StoredSettingsSchema = z.object({
+  metric: z.enum(EXPERIMENT_METRICS), metrics: z.array(z.enum(EXPERIMENT_METRICS)), gate: z.enum(GATE_METHODS), epsilon: z.number(), margin: z.number(), alpha: z.number(), k: z.number().int(),
+  model: z.string(), warmups: z.number().int().min(0), minReps: z.number().int().min(2), maxReps: z.number().int().min(2), earlyStop: z.boolean(), noiseFloor: z.number().positive(),
+  rounds: z.number().int().min(2), seed: z.number().int(), test: z.enum(['sign-flip', 'paired', 'blocked']), timeBudgetMs: z.number().positive(), revisitWarmups: z.number().int().min(0),
+  aaCombo: z.record(z.string(), z.string()), aaResamples: z.number().int().positive(),
+}).partial()
+
+/**
+ * The design settings a run stores (`options.experiment`: a sweep's metric, gate and repetitions),
+ * so that any process executing it (a resume, a server's queue after a restart) measures it as
+ * the process that created it would; undefined for runs without them.
+ */
+export function storedDesignSettings(run: Pick<Run, 'target'>): DesignSettings | undefined {
+  const raw = (run.target as { options?: { experiment?: unknown } }).options?.experiment
+  if (raw === undefined) return undefined
+  const parsed = StoredSettingsSchema.safeParse(raw)
+  if (!parsed.success) throw new KerneltuneError('INVALID_INPUT', `the run's stored design settings are not readable: ${parsed.error.message}`)
+  return Object.fromEntries(Object.entries(parsed.data).filter(([, v]) => v !== undefined)) as DesignSettings
+}
 
 /**
  * What a caller that owns the measurement can set (kerneltune sweep): its own backend (a llama-server
@@ -101,6 +123,8 @@ export async function executeExperimentRun(runId: string, deps: ExecuteRunDeps, 
   let run = await store.runs.require(null, runId)
   const opts = runOptions(run)
   const design = opts.design ?? 'sequential'
+  // What the run stored, under what the caller sets: a resumed sweep and a generic executor agree.
+  const settings: DesignSettings = { ...storedDesignSettings(run), ...hooks.settings }
   const base = hooks.backend ?? backendForRun(registry, run)
   const backend = hooks.backend ?? forRun(base, run)
   const engine: EnginePlugin = hooks.engine ?? registry.get('engine', run.target.engine)
@@ -112,17 +136,17 @@ export async function executeExperimentRun(runId: string, deps: ExecuteRunDeps, 
   const others = combos.filter((c) => !c.isBaseline)
   // Values equal to the baseline's are the baseline's: two combinations that differ only there run alike.
   const withoutDefaults = hooks.withoutDefaults ?? ((c: Combo): Combo => Object.fromEntries(Object.entries(c).filter(([k, v]) => baseline.combo[k] !== v)))
-  const rounds = hooks.settings?.rounds ?? opts.rounds ?? 8
+  const rounds = settings.rounds ?? opts.rounds ?? 8
   onEvent({ type: 'run.started', runId, total: combos.length })
   const described = { proxy: base.proxy, exercises: base.exercises, equivalentValues: base.equivalentValues, cacheScope }
   // The run's metric decides unless the caller ranks by another (the sweep: decode tokens/s).
-  const metric: ExperimentMetric = hooks.settings?.metric ?? opts.metric
+  const metric: ExperimentMetric = settings.metric ?? opts.metric
   const common = {
     backend, engine, withoutDefaults, baseline: baseline.combo,
     candidates: others.map((c) => ({ combo: c.combo, hash: c.comboHash })),
-    metric, ...(hooks.settings?.metric ? {} : { metrics: ['throughputTps', 'latencyMs'] as const }),
+    metric, ...(settings.metric ? {} : { metrics: ['throughputTps', 'latencyMs'] as const }),
     warmups: opts.warmups, gate: 'regression' as const, epsilon: opts.epsilon ?? 0.02,
-    ...hooks.settings,
+    ...settings,
     ...(signal ? { signal } : {}),
   }
   let storedBaseline: readonly RepetitionMetrics[] = baseline.status === 'measured' ? baseline.repetitions : []
@@ -132,7 +156,7 @@ export async function executeExperimentRun(runId: string, deps: ExecuteRunDeps, 
     if (design === 'interleaved') {
       const arms = others.length + 2
       r = await runInterleavedSweep({
-        ...common, rounds, seed: opts.seed ?? 1, ...(opts.test ? { test: opts.test } : {}), ...(hooks.settings?.seed !== undefined ? { seed: hooks.settings.seed } : {}),
+        ...common, rounds, seed: opts.seed ?? 1, ...(opts.test ? { test: opts.test } : {}), ...(settings.seed !== undefined ? { seed: settings.seed } : {}),
         onProgress: (p) => onEvent({ type: 'progress', runId, done: Math.min((p.round - 1) * p.steps + p.step, rounds * arms), total: rounds * arms }),
       })
     } else {
@@ -147,7 +171,7 @@ export async function executeExperimentRun(runId: string, deps: ExecuteRunDeps, 
       }
       const higherIsBetter = metricDirection(metric) === 'higher'
       r = await runSweep({
-        ...common, done, maxReps: hooks.settings?.maxReps ?? run.repetitions, noiseFloor: hooks.settings?.noiseFloor ?? opts.noiseFloor, earlyStop: hooks.settings?.earlyStop ?? opts.earlyStop,
+        ...common, done, maxReps: settings.maxReps ?? run.repetitions, noiseFloor: settings.noiseFloor ?? opts.noiseFloor, earlyStop: settings.earlyStop ?? opts.earlyStop,
         onProgress: (p) => p.done && onEvent({ type: 'progress', runId, done: p.index + 1, total: p.total + 1 }),
         onMeasured: async (m, isBaseline) => {
           const index = indexOf.get(m.hash)
