@@ -107,6 +107,8 @@ describe('a sweep whose process dies', () => {
       const run = await store.runs.require(null, runId)
       expect([run.status, run.error]).toEqual(['queued', expect.stringMatching(/^interrupted/)])
       expect(await store.runs.owner(runId)).toBeNull()
+      const list = await runMain(['run', 'list', '--db', db], dir)
+      expect(list.out).toMatch(new RegExp(`${runId}\\s+interrupted \\(run resume\\)`))
     } finally {
       if (c.child.exitCode === null) c.child.kill('SIGKILL')
       await store.close()

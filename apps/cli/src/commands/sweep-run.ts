@@ -87,7 +87,8 @@ export async function sweepAsRun<R extends InterleavedSweepResult | SweepResult>
   }
   if (finished.status === 'queued') {
     const done = finished.progress
-    throw new KerneltuneError('CANCELLED', `the sweep was interrupted after ${done.done} of ${done.total} combinations; run ${run.id} keeps them: continue it with ${resumeCommandOf(run.id)} (or kerneltune run resume ${run.id})`, { details: { runId: run.id, resume: resumeCommandOf(run.id), interrupted: true } })
+    const kept = o.design === 'interleaved' ? `run ${run.id} starts its rounds again when resumed` : `after ${done.done} of ${done.total} combinations; run ${run.id} keeps them`
+    throw new KerneltuneError('CANCELLED', `the sweep was interrupted ${kept}: continue it with ${resumeCommandOf(run.id)} (or kerneltune run resume ${run.id})`, { details: { runId: run.id, resume: resumeCommandOf(run.id), interrupted: true } })
   }
   // executeExperimentRun throws when the design fails (onResult set): without a result here, the design ran was not the one asked for.
   if (!result) throw new KerneltuneError('INTERNAL', `run ${run.id} finished without a ${o.design} result`)

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest'
 import { createCatalog } from '@kerneltune/catalog'
 import { createRegistry, KerneltuneError, mulberry32, type MeasurementBackend, type RepetitionMetrics } from '@kerneltune/core'
 import { openStore } from '@kerneltune/store'
-import { createRun, executeExperimentRun, executeRun, INTERRUPT, INTERRUPTED_ERROR } from '../index.ts'
+import { createRun, executeExperimentRun, executeRun, INTERRUPT, interruptedError } from '../index.ts'
 import { HARDWARE, MODEL, testEngine } from '../test-fixtures.ts'
 
 /** Noisy measurements (so a repetition is never repeated by chance) and a log of which combination each call measured. */
@@ -38,7 +38,7 @@ describe('a sequential design run interrupted and resumed', () => {
     const ctl = new AbortController()
     // Interrupted once the baseline and one combination are stored (progress counts the baseline as 1).
     const first = await executeExperimentRun(run.id, { store, registry, signal: ctl.signal, onEvent: (e) => e.type === 'progress' && e.done === 2 && ctl.abort(INTERRUPT) })
-    expect([first.status, first.error]).toEqual(['queued', INTERRUPTED_ERROR])
+    expect([first.status, first.error]).toEqual(['queued', interruptedError('sequential')])
     const before = await store.runs.combos(run.id)
     const kept = before.filter((c) => c.status !== 'pending')
     expect(kept.map((c) => c.isBaseline)).toEqual([true, false])

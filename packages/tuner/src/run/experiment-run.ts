@@ -21,8 +21,9 @@ import type { ExecuteRunDeps } from './deps.ts'
 
 /** The abort reason of an interrupted run (SIGINT to the process measuring it): the run goes back to queued, resumable. */
 export const INTERRUPT = 'interrupt'
-/** The error an interrupted run carries while it waits to be resumed. */
-export const INTERRUPTED_ERROR = 'interrupted before it finished; the combinations measured so far are kept'
+/** The error an interrupted run carries while it waits to be resumed: what a resume keeps. */
+export const interruptedError = (design: 'sequential' | 'interleaved'): string =>
+  design === 'interleaved' ? 'interrupted before it finished; its rounds start again when it is resumed' : 'interrupted before it finished; the combinations measured so far are kept'
 
 /** What a design's run adds to its summary: the design's own result, per combination index. */
 export interface ExperimentSummary {
@@ -238,7 +239,7 @@ export async function executeExperimentRun(runId: string, deps: ExecuteRunDeps, 
     // A pause (server shutdown) or an interrupt (the sweep's process got SIGINT) leaves the run to
     // be continued: queued, with what was stored kept; an interrupt says so in the run's error.
     if (cancelled && (signal?.reason === 'pause' || signal?.reason === INTERRUPT)) {
-      await store.runs.setStatus(runId, 'queued', signal.reason === INTERRUPT ? INTERRUPTED_ERROR : null)
+      await store.runs.setStatus(runId, 'queued', signal.reason === INTERRUPT ? interruptedError(design) : null)
       return store.runs.require(null, runId)
     }
     const status = cancelled ? 'cancelled' : 'failed'
