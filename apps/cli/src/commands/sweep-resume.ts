@@ -12,13 +12,14 @@ import process from 'node:process'
 import { z } from 'zod'
 import { KerneltuneError, type Run } from '@kerneltune/core'
 import type { RunOwner, Store } from '@kerneltune/store'
+import { RUN_OWNER_LEASE_MS } from '@kerneltune/tuner'
 import { camel, parseArgs, type FlagSpec } from '../cli/args.ts'
 import { SWEEP_FLAGS } from './sweep-flags.ts'
 
 /** How often the measuring process says it is alive. */
 export const HEARTBEAT_MS = 5_000
-/** A holder on another host whose heartbeat is older than this is taken for dead. */
-export const LEASE_MS = 60_000
+/** A holder on another host whose heartbeat is older than this is taken for dead (the tuner's lease, which the generic executor honours too). */
+export const LEASE_MS = RUN_OWNER_LEASE_MS
 
 /** Flags that say how to run this invocation, not what the sweep is: never stored. */
 const NOT_STORED = new Set(['db', 'resume', 'force'])

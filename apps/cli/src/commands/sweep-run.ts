@@ -78,7 +78,7 @@ export async function sweepAsRun<R extends InterleavedSweepResult | SweepResult>
   let finished: Run
   try {
     const signal = o.session.signal
-    finished = await executeExperimentRun(run.id, { store: o.store, registry: createRegistry([]), ...(signal ? { signal } : {}), ...(o.onEvent ? { onEvent: o.onEvent } : {}) }, {
+    finished = await executeExperimentRun(run.id, { store: o.store, registry: createRegistry([]), ownerId: hold.owner.id, ...(signal ? { signal } : {}), ...(o.onEvent ? { onEvent: o.onEvent } : {}) }, {
       backend: o.backend, engine: o.engine, withoutDefaults: o.withoutDefaults, settings: o.settings,
       onResult: (r) => { if (o.is(r)) result = r },
     })

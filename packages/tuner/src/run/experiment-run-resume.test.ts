@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest'
 import { createCatalog } from '@kerneltune/catalog'
 import { createRegistry, KerneltuneError, mulberry32, type MeasurementBackend, type RepetitionMetrics } from '@kerneltune/core'
 import { openStore } from '@kerneltune/store'
-import { createRun, executeExperimentRun, executeRun, INTERRUPT, interruptedError } from '../index.ts'
+import { createRun, executeExperimentRun, executeRun, INTERRUPT, interruptedError, RUN_OWNER_LEASE_MS } from '../index.ts'
 import { HARDWARE, MODEL, testEngine } from '../test-fixtures.ts'
 
 /** Noisy measurements (so a repetition is never repeated by chance) and a log of which combination each call measured. */
@@ -79,5 +79,21 @@ describe('a sequential design run interrupted and resumed', () => {
     // The stored maxReps (3), not the run's repetitions (4): the design's settings came from the run.
     for (const c of await store.runs.combos(run.id)) expect(c.repetitions).toHaveLength(3)
     await expect(executeRun((await store.runs.create({ tenant: 't', mode: planned.mode, target: { ...target, options: { ...options, experiment: { metric: 'nope' } } } as never, snapshot, qualityGate: planned.qualityGate, backend: planned.backend, repetitions: 4, combos })).id, { store, registry })).rejects.toThrow(/stored design settings are not readable/)
+  })
+
+  it('should not execute a run another process holds with a fresh heartbeat, and execute it once the holder\'s lease has run out', async () => {
+    const store = await openStore(':memory:')
+    const calls: string[] = []
+    const registry = createRegistry([testEngine(), countingBackend(calls)])
+    const run = await createRun(store, request, { catalog: createCatalog(), registry, tenant: 't' })
+    const now = new Date().toISOString()
+    expect(await store.runs.claim(run.id, { id: 'sweep-1', pid: 4242, host: 'elsewhere', startedAt: now, heartbeatAt: now }, null)).toBe(true)
+    await expect(executeExperimentRun(run.id, { store, registry })).rejects.toThrow(/being measured by pid 4242 on elsewhere/)
+    // Nothing was measured or written: the holder's run is as it left it.
+    expect([calls.length, (await store.runs.require(null, run.id)).status]).toEqual([0, 'queued'])
+    // Past the lease the holder is taken for gone.
+    const stale = new Date(Date.now() - RUN_OWNER_LEASE_MS - 1000).toISOString()
+    await store.runs.heartbeat(run.id, { id: 'sweep-1', pid: 4242, host: 'elsewhere', startedAt: now, heartbeatAt: stale })
+    expect((await executeExperimentRun(run.id, { store, registry })).status).toBe('succeeded')
   })
 })

@@ -17,7 +17,7 @@ import { backendForRun } from './backend.ts'
 import { runOptions } from './create.ts'
 import { comboMetrics } from './metrics.ts'
 import { summarizeRun, type RunSummary } from './summary.ts'
-import type { ExecuteRunDeps } from './deps.ts'
+import { RUN_OWNER_LEASE_MS, type ExecuteRunDeps } from './deps.ts'
 
 /** The abort reason of an interrupted run (SIGINT to the process measuring it): the run goes back to queued, resumable. */
 export const INTERRUPT = 'interrupt'
@@ -122,6 +122,13 @@ function logRatioVariance(arm: readonly (number | undefined)[], base: readonly (
 export async function executeExperimentRun(runId: string, deps: ExecuteRunDeps, hooks: ExperimentHooks = {}): Promise<Run> {
   const { store, registry, signal, onEvent = () => {}, cacheScope = 'tenant' } = deps
   let run = await store.runs.require(null, runId)
+  // Another process holding the run with a fresh heartbeat (a sweep) is measuring it: executing it
+  // here too would race it, and a failure here would overwrite its run. Nothing is written.
+  const owner = await store.runs.owner(runId)
+  const age = owner ? Date.now() - Date.parse(owner.heartbeatAt) : Infinity
+  if (owner && owner.id !== deps.ownerId && age < RUN_OWNER_LEASE_MS) {
+    throw new KerneltuneError('CONFLICT', `run ${runId} is being measured by pid ${owner.pid} on ${owner.host} (heartbeat ${Math.round(age / 1000)} s ago); it can be executed here once that process has stopped for ${RUN_OWNER_LEASE_MS / 1000} s (kerneltune run resume ${runId} checks the process itself)`)
+  }
   const opts = runOptions(run)
   const design = opts.design ?? 'sequential'
   // What the run stored, under what the caller sets: a resumed sweep and a generic executor agree.
