@@ -65,8 +65,10 @@ export interface SweepAnalysis {
   readonly verdict: string
 }
 
-const samples = (reps: readonly RepetitionMetrics[], m: ExperimentMetric) =>
+/** A metric's finite values over repetitions (a backend may not report every metric). */
+export const metricSamples = (reps: readonly RepetitionMetrics[], m: ExperimentMetric): number[] =>
   reps.map((r) => r[m]).filter((v): v is number => typeof v === 'number' && Number.isFinite(v))
+const samples = metricSamples
 
 const pct = (x: number) => `${x >= 0 ? '+' : ''}${(x * 100).toFixed(1)}%`
 

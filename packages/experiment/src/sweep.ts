@@ -16,7 +16,7 @@
 import { KerneltuneError, isKerneltuneError } from '@kerneltune/core/lite'
 import type { Combo, EnginePlugin, MeasurementBackend, RepetitionMetrics } from '@kerneltune/core'
 import { metricDirection } from '@kerneltune/stats'
-import { analyzeSweep, type AnalyzeOptions, type MeasuredCombo, type SweepAnalysis, type SweepComboStats, type ExperimentMetric } from './sweep-analysis.ts'
+import { analyzeSweep, metricSamples, type AnalyzeOptions, type MeasuredCombo, type SweepAnalysis, type SweepComboStats } from './sweep-analysis.ts'
 import { measureWithEarlyStop } from './sequential.ts'
 
 export interface SweepProgress {
@@ -85,7 +85,7 @@ export function sweepComboHash(combo: Combo): string {
   return h.toString(16).padStart(16, '0')
 }
 
-const values = (reps: readonly RepetitionMetrics[], m: ExperimentMetric) => reps.map((r) => r[m]).filter((v): v is number => typeof v === 'number' && Number.isFinite(v))
+const values = metricSamples
 
 export async function runSweep(options: SweepOptions): Promise<SweepResult> {
   const { backend, signal } = options

@@ -12,7 +12,7 @@
 import { isKerneltuneError, KerneltuneError, type Combo, type EnginePlugin, type MeasurementBackend, type RepetitionMetrics, type Run } from '@kerneltune/core'
 import { GATE_METHODS, metricDirection } from '@kerneltune/stats'
 import { z } from 'zod'
-import { compareWithBaseline, EXPERIMENT_METRICS, runInterleavedSweep, runSweep, sweepComboHash, type ExperimentMetric, type MeasuredCombo, type InterleavedSweepOptions, type InterleavedSweepResult, type PairedComparison, type SweepOptions, type SweepResult } from '@kerneltune/experiment'
+import { compareWithBaseline, EXPERIMENT_METRICS, metricSamples, runInterleavedSweep, runSweep, sweepComboHash, type ExperimentMetric, type MeasuredCombo, type InterleavedSweepOptions, type InterleavedSweepResult, type PairedComparison, type SweepOptions, type SweepResult } from '@kerneltune/experiment'
 import { backendForRun } from './backend.ts'
 import { runOptions } from './create.ts'
 import { comboMetrics } from './metrics.ts'
@@ -101,8 +101,7 @@ function forRun(backend: MeasurementBackend, run: Run): MeasurementBackend {
 
 /** A sequential combination against the baseline as stored while the design runs (the final record replaces it with the analysis's). */
 function unpairedComparison(m: MeasuredCombo, baseline: readonly RepetitionMetrics[], metric: ExperimentMetric, higherIsBetter: boolean): Record<string, unknown> | null {
-  const of = (reps: readonly RepetitionMetrics[]) => reps.map((x) => x[metric]).filter((v): v is number => typeof v === 'number' && Number.isFinite(v))
-  const cmp = compareWithBaseline(of(m.reps), of(baseline), { higherIsBetter })
+  const cmp = compareWithBaseline(metricSamples(m.reps, metric), metricSamples(baseline, metric), { higherIsBetter })
   return cmp ? { metric, design: 'sequential', stoppedEarly: Boolean(m.stoppedEarly), ...(m.stoppedEarly ? { stoppedEarlyReason: m.stoppedEarly } : {}), ...cmp } : null
 }
 
