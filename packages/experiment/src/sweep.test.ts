@@ -98,7 +98,7 @@ describe('runSweep', () => {
   it('should report each combination as measured, and on a resume keep the results it is given without measuring them again', async () => {
     const first = scripted(bySpeed)
     const told: [string, boolean][] = []
-    const candidates = [{ combo: { threads: '1' } }, { combo: { threads: '2' } }, { combo: { flash_attn: 'off' } }]
+    const candidates: { combo: Combo }[] = [{ combo: { threads: '1' } }, { combo: { threads: '2' } }, { combo: { flash_attn: 'off' } }]
     const full = await runSweep({ ...LLAMA, backend: first.backend, candidates, maxReps: 3, earlyStop: false, onMeasured: (m, isBaseline) => void told.push([JSON.stringify(m.combo), isBaseline]) })
     expect(told).toEqual([['{}', true], ['{"threads":"1"}', false], ['{"threads":"2"}', false], ['{"flash_attn":"off"}', false]])
     // As if the process died after the baseline and the first combination: those two are kept.
