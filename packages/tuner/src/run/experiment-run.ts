@@ -174,7 +174,8 @@ export async function executeExperimentRun(runId: string, deps: ExecuteRunDeps, 
       for (const c of combos) {
         if (c.status !== 'measured' && c.status !== 'failed') continue
         const reason = (c.comparison as { stoppedEarlyReason?: unknown } | null)?.stoppedEarlyReason
-        done.set(c.isBaseline ? sweepComboHash(c.combo) : c.comboHash, { combo: c.combo, hash: c.comboHash, reps: c.repetitions, ...(c.error ? { error: c.error } : {}), ...(typeof reason === 'string' ? { stoppedEarly: reason } : {}) })
+        const hash = c.isBaseline ? sweepComboHash(c.combo) : c.comboHash
+        done.set(hash, { combo: c.combo, hash, reps: c.repetitions, ...(c.error ? { error: c.error } : {}), ...(typeof reason === 'string' ? { stoppedEarly: reason } : {}) })
       }
       const higherIsBetter = metricDirection(metric) === 'higher'
       r = await runSweep({
