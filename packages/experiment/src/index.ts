@@ -16,7 +16,8 @@
  * ```
  */
 export { summarizeMetric, summarizeRepetitions, type MetricSummary, type RepetitionSummary } from './summary.ts'
-export { EXPERIMENT_METRICS, SWEEP_GATE_DEFAULTS, SWEEP_METRICS, analyzeSweep, comparedMetrics, type AnalyzeOptions, type ExperimentMetric, type MeasuredCombo, type SweepAnalysis, type SweepComboStats, type SweepMetric } from './sweep-analysis.ts'
+export { EXPERIMENT_METRICS, SWEEP_GATE_DEFAULTS, SWEEP_METRICS, analyzeSweep, comparedMetrics, metricSamples, type AnalyzeOptions, type ExperimentMetric, type MeasuredCombo, type SweepAnalysis, type SweepComboStats, type SweepMetric } from './sweep-analysis.ts'
+export { compareWithBaseline, measureWithEarlyStop, type EarlyStopMeasureOptions, type EarlyStopMeasurement, type EarlyStopRival } from './sequential.ts'
 export { runSweep, sweepComboHash, type SweepOptions, type SweepProgress, type SweepResult } from './sweep.ts'
 export { runInterleavedSweep, type AaCheck, type InterleavedComboStats, type InterleavedProgress, type InterleavedSweepOptions, type InterleavedSweepResult } from './interleaved-sweep.ts'
 export { SIGN_FLIP_RESAMPLES, SIGN_FLIP_TRIM, blockedComparisons, compareRounds, minRoundsToDecide, pairedComparison, pValueMethod, signFlipMethodOf, type PairedComparison, type RoundsTest } from './paired.ts'

@@ -6,8 +6,9 @@
  */
 import { KerneltuneError } from '@kerneltune/core/lite'
 import type { Combo, RepetitionMetrics } from '@kerneltune/core'
-import { compareToBaseline, evaluateGate, metricDirection, trimmedMean, type Comparison, type ComboGateResult, type GateMethod, type GateResult } from '@kerneltune/stats'
+import { evaluateGate, metricDirection, trimmedMean, type Comparison, type ComboGateResult, type GateMethod, type GateResult } from '@kerneltune/stats'
 import { summarizeRepetitions, type RepetitionSummary } from './summary.ts'
+import { compareWithBaseline } from './sequential.ts'
 
 /** The metrics a sweep compares and gates on. Memory is reported, not gated: the resident set sampled between phases is too coarse for a 2–5% test. */
 export const SWEEP_METRICS = ['decodeTps', 'prefillTps', 'ttftMs'] as const
@@ -64,8 +65,10 @@ export interface SweepAnalysis {
   readonly verdict: string
 }
 
-const samples = (reps: readonly RepetitionMetrics[], m: ExperimentMetric) =>
+/** A metric's finite values over repetitions (a backend may not report every metric). */
+export const metricSamples = (reps: readonly RepetitionMetrics[], m: ExperimentMetric): number[] =>
   reps.map((r) => r[m]).filter((v): v is number => typeof v === 'number' && Number.isFinite(v))
+const samples = metricSamples
 
 const pct = (x: number) => `${x >= 0 ? '+' : ''}${(x * 100).toFixed(1)}%`
 
@@ -92,10 +95,8 @@ export function analyzeSweep(baseline: MeasuredCombo, measured: readonly Measure
   const combos: SweepComboStats[] = measured.map((c) => {
     const comparison: Partial<Record<ExperimentMetric, Comparison>> = {}
     for (const m of compared) {
-      const xs = samples(c.reps, m)
-      if (xs.length >= 2 && baseMetrics[m]!.length >= 2) {
-        comparison[m] = compareToBaseline(xs, baseMetrics[m]!, { higherIsBetter: metricDirection(m) === 'higher', alpha })
-      }
+      const cmp = compareWithBaseline(samples(c.reps, m), baseMetrics[m]!, { higherIsBetter: metricDirection(m) === 'higher', alpha })
+      if (cmp) comparison[m] = cmp
     }
     const g = perCombo.get(c.hash)
     return { ...c, stats: summarizeRepetitions(c.reps), comparison, ...(g ? { gate: g } : {}) }

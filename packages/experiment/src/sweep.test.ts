@@ -95,6 +95,22 @@ describe('runSweep', () => {
     expect(calls).toHaveLength(2)
   })
 
+  it('should report each combination as measured, and on a resume keep the results it is given without measuring them again', async () => {
+    const first = scripted(bySpeed)
+    const told: [string, boolean][] = []
+    const candidates: { combo: Combo }[] = [{ combo: { threads: '1' } }, { combo: { threads: '2' } }, { combo: { flash_attn: 'off' } }]
+    const full = await runSweep({ ...LLAMA, backend: first.backend, candidates, maxReps: 3, earlyStop: false, onMeasured: (m, isBaseline) => void told.push([JSON.stringify(m.combo), isBaseline]) })
+    expect(told).toEqual([['{}', true], ['{"threads":"1"}', false], ['{"threads":"2"}', false], ['{"flash_attn":"off"}', false]])
+    // As if the process died after the baseline and the first combination: those two are kept.
+    const done = new Map([full.baseline, full.combos[0]!].map((m) => [m.hash, { combo: m.combo, hash: m.hash, reps: m.reps }]))
+    const second = scripted(bySpeed)
+    const resumed = await runSweep({ ...LLAMA, backend: second.backend, candidates, maxReps: 3, earlyStop: false, done })
+    expect(second.calls.map((c) => c.combo)).toEqual([{ threads: '2' }, { flash_attn: 'off' }])
+    expect(resumed.baseline.reps).toEqual(full.baseline.reps)
+    expect(resumed.combos[0]!.reps).toEqual(full.combos[0]!.reps)
+    expect(resumed.winner?.combo).toEqual({ threads: '1' })
+  })
+
   it('should refuse fewer than 2 repetitions', async () => {
     const { backend } = scripted(bySpeed)
     await expect(runSweep({ ...LLAMA, backend, candidates: [], maxReps: 1 })).rejects.toThrow(/at least 2/)

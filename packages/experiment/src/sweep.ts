@@ -15,8 +15,9 @@
  */
 import { KerneltuneError, isKerneltuneError } from '@kerneltune/core/lite'
 import type { Combo, EnginePlugin, MeasurementBackend, RepetitionMetrics } from '@kerneltune/core'
-import { metricDirection, shouldStopEarly } from '@kerneltune/stats'
-import { analyzeSweep, type AnalyzeOptions, type MeasuredCombo, type SweepAnalysis, type SweepComboStats, type ExperimentMetric } from './sweep-analysis.ts'
+import { metricDirection } from '@kerneltune/stats'
+import { analyzeSweep, metricSamples, type AnalyzeOptions, type MeasuredCombo, type SweepAnalysis, type SweepComboStats } from './sweep-analysis.ts'
+import { measureWithEarlyStop } from './sequential.ts'
 
 export interface SweepProgress {
   /** 'baseline' for the default settings, 'combo' for a candidate. */
@@ -54,6 +55,13 @@ export interface SweepOptions extends AnalyzeOptions {
   readonly withoutDefaults: (combo: Combo) => Combo
   readonly signal?: AbortSignal
   readonly onProgress?: (p: SweepProgress) => void
+  /**
+   * Results a previous, interrupted execution stored, by hash (the baseline's under its own):
+   * kept as they are and not measured again, so a resumed sweep measures only what is missing.
+   */
+  readonly done?: ReadonlyMap<string, MeasuredCombo>
+  /** Told once per combination measured here (the baseline first), before the next starts: where a caller stores progress. */
+  readonly onMeasured?: (c: MeasuredCombo, isBaseline: boolean) => void | Promise<void>
 }
 
 export interface SweepResult extends Omit<SweepAnalysis, 'winner'> {
@@ -77,7 +85,7 @@ export function sweepComboHash(combo: Combo): string {
   return h.toString(16).padStart(16, '0')
 }
 
-const values = (reps: readonly RepetitionMetrics[], m: ExperimentMetric) => reps.map((r) => r[m]).filter((v): v is number => typeof v === 'number' && Number.isFinite(v))
+const values = metricSamples
 
 export async function runSweep(options: SweepOptions): Promise<SweepResult> {
   const { backend, signal } = options
@@ -112,47 +120,53 @@ export async function runSweep(options: SweepOptions): Promise<SweepResult> {
     return [...r.repetitions]
   }
 
-  options.onProgress?.({ phase: 'baseline', index: 0, total, combo: baselineCombo, reps: 0, done: false })
-  const baseReps = await measure(baselineCombo, maxReps, warmups)
-  const baseline: MeasuredCombo = { combo: baselineCombo, hash: sweepComboHash(baselineCombo), reps: baseReps }
+  const baselineHash = sweepComboHash(baselineCombo)
+  let baseline = options.done?.get(baselineHash)
+  if (!baseline) {
+    options.onProgress?.({ phase: 'baseline', index: 0, total, combo: baselineCombo, reps: 0, done: false })
+    baseline = { combo: baselineCombo, hash: baselineHash, reps: await measure(baselineCombo, maxReps, warmups) }
+    await options.onMeasured?.(baseline, true)
+  }
+  const baseReps = baseline.reps
   options.onProgress?.({ phase: 'baseline', index: 0, total, combo: baselineCombo, reps: baseReps.length, done: true })
 
   const higherIsBetter = metricDirection(metric) === 'higher'
   let best: { id: string; samples: number[]; score: number } | undefined
   const measured: MeasuredCombo[] = []
+  const consider = (m: MeasuredCombo) => {
+    const xs = values(m.reps, metric)
+    if (m.error || xs.length === 0) return
+    const score = (higherIsBetter ? 1 : -1) * (xs.reduce((a, b) => a + b, 0) / xs.length)
+    if (!best || score > best.score) best = { id: m.hash, samples: xs, score }
+  }
   for (const [i, c] of candidates.entries()) {
     const hash = c.hash ?? sweepComboHash(c.combo)
-    const reps: RepetitionMetrics[] = []
-    let stoppedEarly: string | undefined
-    let error: string | undefined
+    const previous = options.done?.get(hash)
+    if (previous) {
+      measured.push(previous)
+      consider(previous)
+      options.onProgress?.({ phase: 'combo', index: i + 1, total, combo: c.combo, reps: previous.reps.length, done: true })
+      continue
+    }
+    let m: MeasuredCombo
     try {
-      while (reps.length < maxReps) {
-        const chunk = reps.length === 0 ? (earlyStop ? minReps : maxReps) : 1
-        reps.push(...(await measure(c.combo, chunk, reps.length === 0 ? warmups : 0)))
-        options.onProgress?.({ phase: 'combo', index: i + 1, total, combo: c.combo, reps: reps.length, done: false })
-        if (!earlyStop || reps.length >= maxReps) continue
-        // Settled when, among this combo, the default and the best so far, the leader's interval
-        // is tight and overlaps neither of the others: more repetitions would not change the ranking.
-        const pool = [{ id: hash, samples: values(reps, metric) }, { id: 'default', samples: values(baseReps, metric) }]
-        if (best && best.id !== hash) pool.push({ id: best.id, samples: best.samples })
-        const d = shouldStopEarly(pool, { higherIsBetter, noiseFloor, minSamples: minReps })
-        if (d.stop) {
-          stoppedEarly = `after ${reps.length} of ${maxReps} repetitions: ${d.reasons.join('; ')}`
-          break
-        }
-      }
+      // Ranked against the default and the best so far: settled once more repetitions would not change the ranking.
+      const rivals = [{ id: 'default', samples: values(baseReps, metric) }, ...(best && best.id !== hash ? [{ id: best.id, samples: best.samples }] : [])]
+      const r = await measureWithEarlyStop({
+        id: hash, measure: (n, warm) => measure(c.combo, n, warm), maxReps, firstChunk: minReps, step: 1, warmups, earlyStop,
+        samples: (reps) => values(reps, metric), rivals, higherIsBetter, noiseFloor, minSamples: minReps, ...(signal ? { signal } : {}),
+        onChunk: (reps) => options.onProgress?.({ phase: 'combo', index: i + 1, total, combo: c.combo, reps: reps.length, done: false }),
+      })
+      m = { combo: c.combo, hash, reps: r.reps, ...(r.stoppedEarly ? { stoppedEarly: r.stoppedEarly } : {}) }
     } catch (e) {
       if (isKerneltuneError(e) && e.code === 'CANCELLED') throw e
       // A setting llama.cpp refuses at run time is a result of the sweep, not a reason to stop it.
-      error = e instanceof Error ? e.message : String(e)
+      m = { combo: c.combo, hash, reps: [], error: e instanceof Error ? e.message : String(e) }
     }
-    measured.push({ combo: c.combo, hash, reps, ...(stoppedEarly ? { stoppedEarly } : {}), ...(error ? { error } : {}) })
-    const xs = values(reps, metric)
-    if (!error && xs.length > 0) {
-      const score = (higherIsBetter ? 1 : -1) * (xs.reduce((a, b) => a + b, 0) / xs.length)
-      if (!best || score > best.score) best = { id: hash, samples: xs, score }
-    }
-    options.onProgress?.({ phase: 'combo', index: i + 1, total, combo: c.combo, reps: reps.length, done: true })
+    measured.push(m)
+    consider(m)
+    await options.onMeasured?.(m, false)
+    options.onProgress?.({ phase: 'combo', index: i + 1, total, combo: c.combo, reps: m.reps.length, done: true })
   }
 
   const analysis = analyzeSweep(baseline, measured, options)

@@ -15,7 +15,7 @@
 export { openStore, createStoreFromDriver, isPostgresUrl, sqliteUrl, type Store, type StoreOptions } from './store.ts'
 export { MIGRATIONS, migrate, schemaVersion, type Migration } from './migrations.ts'
 export { toDollarParams, type SqlDriver, type SqlExecutor, type SqlValue, type Row } from './driver.ts'
-export type { NewRun, RunFilter, RunBrief, ComboResult, SnapshotInput, RunsRepo } from './repos/runs.ts'
+export type { NewRun, RunFilter, RunBrief, RunOwner, ComboResult, SnapshotInput, RunsRepo } from './repos/runs.ts'
 export type { NewTuneSession, TrialRecord, TuneRepo } from './repos/tune.ts'
 export type { NewRegistryEntry, RegistryRepo } from './repos/registry.ts'
 export { cacheKey, DEFAULT_CACHE_TTL_MS, SHARED_CACHE_TENANT, type CacheKeyParts, type CacheRepo } from './repos/cache.ts'

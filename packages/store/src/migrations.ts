@@ -154,6 +154,14 @@ export const MIGRATIONS: readonly Migration[] = [
         ttft_ms DOUBLE PRECISION, tpot_ms DOUBLE PRECISION, PRIMARY KEY (deployment_id, seq))`,
     ],
   },
+  {
+    version: 9,
+    name: 'the process measuring a run (a `kerneltune sweep`): its claim, pid, host and heartbeat, so a run left running by a dead process can be told from a live one and resumed',
+    statements: [
+      'ALTER TABLE kernel_runs ADD COLUMN owner_id TEXT',
+      `ALTER TABLE kernel_runs ADD COLUMN owner ${JSON_TEXT}`,
+    ],
+  },
 ]
 
 /** Applies every pending migration, in order; returns the versions it applied. */

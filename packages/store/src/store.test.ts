@@ -81,10 +81,29 @@ describe.each(drivers)('store on %s', (name, url) => {
   })
 
   it.skipIf(skip)('should migrate once and report the schema version', async () => {
-    expect(await store.schemaVersion()).toBe(8)
+    expect(await store.schemaVersion()).toBe(9)
     const again = await openStore(url()!)
-    expect(await again.schemaVersion()).toBe(8)
+    expect(await again.schemaVersion()).toBe(9)
     await again.close()
+  })
+
+  it.skipIf(skip)('should let one process claim a run, refresh its heartbeat, refuse a second claim on a stale view and release it', async () => {
+    const run = await store.runs.create({ tenant: 't1', mode: 'quick', target, snapshot, qualityGate: 'topk5', backend: 'gpu-kernels', repetitions: 2, combos })
+    expect(await store.runs.owner(run.id)).toBeNull()
+    const a = { id: 'claim-a', pid: 11, host: 'h1', startedAt: '2026-01-01T00:00:00Z', heartbeatAt: '2026-01-01T00:00:00Z' }
+    const b = { ...a, id: 'claim-b', pid: 22 }
+    expect(await store.runs.claim(run.id, a, null)).toBe(true)
+    // b read the run as unclaimed before a's claim: its compare-and-set fails.
+    expect(await store.runs.claim(run.id, b, null)).toBe(false)
+    expect(await store.runs.heartbeat(run.id, { ...a, heartbeatAt: '2026-01-01T00:00:10Z' })).toBe(true)
+    expect(await store.runs.owner(run.id)).toMatchObject({ id: 'claim-a', pid: 11, heartbeatAt: '2026-01-01T00:00:10Z' })
+    // Taking over from a (resume --force, or a dead owner) names the claim it replaces; a's heartbeat then fails.
+    expect(await store.runs.claim(run.id, b, 'claim-a')).toBe(true)
+    expect(await store.runs.heartbeat(run.id, a)).toBe(false)
+    await store.runs.release(run.id, 'claim-a')
+    expect((await store.runs.owner(run.id))?.id).toBe('claim-b')
+    await store.runs.release(run.id, 'claim-b')
+    expect(await store.runs.owner(run.id)).toBeNull()
   })
 
   it.skipIf(skip)('should create a run with its snapshot and combos, and isolate tenants', async () => {

@@ -18,6 +18,7 @@ import { SWEEP_GATE_DEFAULTS } from '@kerneltune/experiment'
 import { defineCommand } from '../cli/command.ts'
 import { fmt, keyValues, progressBar } from '../cli/output.ts'
 import { executeSweep, parseSpace, sweepStore } from './sweep.ts'
+import { sweepSpecOf } from './sweep-resume.ts'
 import { SWEEP_DEFAULTS, planSweep, renderSweep } from './sweep-plan.ts'
 import { renderSession, sessionJson } from './bench/serve.ts'
 import { demoServe, type DemoServeResult } from './demo-serve.ts'
@@ -158,6 +159,8 @@ export const demoCommand = defineCommand({
         epsilon: SWEEP_GATE_DEFAULTS.epsilon,
         margin: SWEEP_GATE_DEFAULTS.margin,
         onBaselineDone: () => void (baselineDone = Date.now()),
+        // The sweep's flags that plan and measure the same, so `kerneltune sweep --resume` can continue the demo's run.
+        session: { spec: sweepSpecOf({ gguf: path, quick: true, ...(f.space ? { space: f.space } : {}), reps: d.maxReps, minReps: d.minReps, warmup: 1, promptTokens: d.promptTokens, genTokens: d.genTokens, gate: f.gate ?? SWEEP_GATE_DEFAULTS.gate, metric: 'decodeTps' }, detected.cpu.threads) },
       }).finally(() => store.close())
       // The objectives decide unless a gate was asked for (issue 25).
       const byObjectives = f.gate === undefined ? await decideDemo(sweep, objectivesFromFlags({ slo: f.slo ?? DEMO_SLO_TEXT })!.slo, d.genTokens, path) : undefined

@@ -1409,7 +1409,7 @@ export const COMMAND_MANIFEST: readonly CommandMeta[] = [
   {
     "name": "sweep",
     "summary": "Sweep llama.cpp settings on this machine for real, with statistics against the defaults and a quality gate.",
-    "description": "Stores the sweep as a run (in the embedded store, or --db) that the tuner measures, so it is listed in History and `kerneltune run show` reads it. Enumerates llama.cpp settings through the catalog (with the engine's legality rules), measures the defaults and then every legal combination through node-llama-cpp, with warm-ups, repetitions and early termination, compares each to the defaults (10% trimmed means, Welch/Yuen test, Cohen's d) on decode and prefill tokens/s and time to first token, applies a quality gate and names the winner: the fastest combination (by --metric) that passes the gate and is significantly better than the defaults. Quick mode sweeps threads x flash attention x V cache type; standard adds the micro-batch and K cache type. The default gate is regression: no gated metric may be worse than the defaults by more than --epsilon.",
+    "description": "Stores the sweep as a run (in the embedded store, or --db) that the tuner measures, so it is listed in History and `kerneltune run show` reads it. Enumerates llama.cpp settings through the catalog (with the engine's legality rules), measures the defaults and then every legal combination through node-llama-cpp, with warm-ups, repetitions and early termination, compares each to the defaults (10% trimmed means, Welch/Yuen test, Cohen's d) on decode and prefill tokens/s and time to first token, applies a quality gate and names the winner: the fastest combination (by --metric) that passes the gate and is significantly better than the defaults. Quick mode sweeps threads x flash attention x V cache type; standard adds the micro-batch and K cache type. The default gate is regression: no gated metric may be worse than the defaults by more than --epsilon. Interrupted (SIGINT) or killed, the run keeps what it measured: --resume RUN_ID (or kerneltune run resume RUN_ID) continues it with the flags it stored.",
     "flags": [
       {
         "name": "engine",
@@ -1633,6 +1633,17 @@ export const COMMAND_MANIFEST: readonly CommandMeta[] = [
         "default": "sign-flip"
       },
       {
+        "name": "resume",
+        "type": "string",
+        "description": "Continue a sweep's stored run that was interrupted or whose process died, with the flags it stored (sequential: the combinations already measured are kept; interleaved: the rounds start again). Refused while the process measuring it is alive.",
+        "valueName": "RUN_ID"
+      },
+      {
+        "name": "force",
+        "type": "boolean",
+        "description": "With --resume: take the run over even if the process holding it looks alive (one that is hung)."
+      },
+      {
         "name": "db",
         "type": "string",
         "description": "Store the sweep's run here (default: the embedded store, $XDG_DATA_HOME/kerneltune/kerneltune.db).",
@@ -1643,9 +1654,10 @@ export const COMMAND_MANIFEST: readonly CommandMeta[] = [
       "kerneltune model synth --params 15M --quant Q8_0 --vocab-size 2048 --out /tmp/m.gguf && kerneltune sweep --engine llamacpp --gguf /tmp/m.gguf --quick",
       "kerneltune sweep --engine llamacpp --gguf /tmp/m.gguf --backend server --quick --concurrency 4",
       "kerneltune sweep --gguf m.gguf --gate topk5 --reps 10 --json",
-      "kerneltune sweep --gguf m.gguf --quick --space '{\"threads\":[\"1\",\"2\"],\"cache_type_k\":[\"f16\",\"q8_0\"]}'"
+      "kerneltune sweep --gguf m.gguf --quick --space '{\"threads\":[\"1\",\"2\"],\"cache_type_k\":[\"f16\",\"q8_0\"]}'",
+      "kerneltune sweep --resume RUN_ID"
     ],
-    "jsonOutput": "Both carry runId: the stored run (kerneltune run show RUN_ID, the dashboard's History). With --backend server or --design interleaved: { ok, runId, engine, backend, design: \"interleaved\", device, rounds, partialRound, order, metric, baseline, combos: [{ combo, reps, error?, stats, comparison, paired: { decodeTps?, prefillTps?, ttftMs? } }], aa: { comparison, declaredWinner, falseWinnerRate, resamples, reps }, winner | null, verdict, recommendedArgv, load: { concurrency, requests, promptTokens, outputTokens }, settings, seconds, ... }. Otherwise: { ok, runId, engine: \"llamacpp\", measured: true, simulated: false, device, model: { path, bytes }, mode, space, catalog: { version, hash }, pruned: [{ combo, rule }], workload: { promptTokens, genTokens }, settings: { warmups, minReps, maxReps, earlyStop, noiseFloor }, metric, baseline: { combo, hash, reps, stats }, combos: [{ combo, hash, reps, stoppedEarly?, error?, stats, comparison: { decodeTps?, prefillTps?, ttftMs? }, gate }], gate: GateResult, winner: { combo, hash, reps, stats, comparison, gate, llamaServerArgv } | null, verdict, recommendedArgv, notes, seconds }",
+    "jsonOutput": "Both carry runId: the stored run (kerneltune run show RUN_ID, the dashboard's History). With --backend server or --design interleaved: { ok, runId, engine, backend, design: \"interleaved\", device, rounds, partialRound, order, metric, baseline, combos: [{ combo, reps, error?, stats, comparison, paired: { decodeTps?, prefillTps?, ttftMs? } }], aa: { comparison, declaredWinner, falseWinnerRate, resamples, reps }, winner | null, verdict, recommendedArgv, load: { concurrency, requests, promptTokens, outputTokens }, settings, seconds, ... }. Otherwise: { ok, runId, engine: \"llamacpp\", measured: true, simulated: false, device, model: { path, bytes }, mode, space, catalog: { version, hash }, pruned: [{ combo, rule }], workload: { promptTokens, genTokens }, settings: { warmups, minReps, maxReps, earlyStop, noiseFloor }, metric, baseline: { combo, hash, reps, stats }, combos: [{ combo, hash, reps, stoppedEarly?, error?, stats, comparison: { decodeTps?, prefillTps?, ttftMs? }, gate }], gate: GateResult, winner: { combo, hash, reps, stats, comparison, gate, llamaServerArgv } | null, verdict, recommendedArgv, notes, seconds }. Interrupted: { ok: false, error: { code: \"CANCELLED\", message, details: { runId, resume: \"kerneltune sweep --resume RUN_ID\", interrupted: true } } }",
     "runs": true
   },
   {
@@ -1819,6 +1831,46 @@ export const COMMAND_MANIFEST: readonly CommandMeta[] = [
           }
         ],
         "jsonOutput": "{ items: Run[], total }",
+        "runs": true
+      },
+      {
+        "name": "resume",
+        "summary": "Continue a run left unfinished by a process that died or was interrupted: a sweep's run with the flags it stored (as sweep --resume), any other run here",
+        "description": "A sweep's run (kerneltune sweep, demo) is measured again by the sweep with its stored flags, backend and design: sequential keeps the combinations already measured and measures the rest; interleaved starts its rounds again (a round cut by a crash would pair measurements from two times). Refused while the process that holds the run is alive (same host: its pid exists; another host: its heartbeat is under a minute old); --force takes it over. Other runs in the embedded store are continued here as run watch does.",
+        "positionals": [
+          "RUN_ID"
+        ],
+        "flags": [
+          {
+            "name": "server",
+            "type": "string",
+            "description": "Server URL; without it the embedded store is used",
+            "valueName": "URL"
+          },
+          {
+            "name": "token",
+            "type": "string",
+            "description": "API token for --server (or KERNELTUNE_TOKEN)",
+            "valueName": "T"
+          },
+          {
+            "name": "db",
+            "type": "string",
+            "description": "Embedded store path (default: $XDG_DATA_HOME/kerneltune/kerneltune.db)",
+            "valueName": "PATH"
+          },
+          {
+            "name": "force",
+            "type": "boolean",
+            "description": "Take the run over even if the process holding it looks alive",
+            "default": false
+          }
+        ],
+        "jsonOutput": "a sweep's run: the sweep's --json; another run: the Run once finished",
+        "examples": [
+          "kerneltune run resume 3f1c0b9e-…",
+          "kerneltune run resume RUN_ID --db /tmp/kt.db --force"
+        ],
         "runs": true
       },
       {

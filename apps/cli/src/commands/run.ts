@@ -47,9 +47,32 @@ export const runCommand = defineCommand({
       return withClient(ctx.flags, ctx.io.env, async (c) => {
         const r = await c.call('GET', '/runs')
         if (ctx.json) ctx.printJson(r)
-        else ctx.io.stdout(table(r.items.map((x: any) => [x.id, x.status, x.mode, x.target.engine, `${x.progress.done}/${x.progress.total}`, x.backend, x.createdAt]), ['id', 'status', 'mode', 'engine', 'progress', 'backend', 'created']))
+        // A run an interrupt put back in the queue (a sweep's, SIGINT) reads as what it is: resumable.
+        else ctx.io.stdout(table(r.items.map((x: any) => [x.id, x.status === 'queued' && /^interrupted/.test(x.error ?? '') ? 'interrupted (run resume)' : x.status, x.mode, x.target.engine, `${x.progress.done}/${x.progress.total}`, x.backend, x.createdAt]), ['id', 'status', 'mode', 'engine', 'progress', 'backend', 'created']))
       })
     } }),
+    defineCommand({
+      name: 'resume', summary: 'Continue a run left unfinished by a process that died or was interrupted: a sweep\'s run with the flags it stored (as sweep --resume), any other run here',
+      description: 'A sweep\'s run (kerneltune sweep, demo) is measured again by the sweep with its stored flags, backend and design: sequential keeps the combinations already measured and measures the rest; interleaved starts its rounds again (a round cut by a crash would pair measurements from two times). Refused while the process that holds the run is alive (same host: its pid exists; another host: its heartbeat is under a minute old); --force takes it over. Other runs in the embedded store are continued here as run watch does.',
+      positionals: ['RUN_ID'], flags: [...TARGET_FLAGS, { name: 'force', type: 'boolean', description: 'Take the run over even if the process holding it looks alive', default: false }] as const,
+      jsonOutput: 'a sweep\'s run: the sweep\'s --json; another run: the Run once finished',
+      examples: ['kerneltune run resume 3f1c0b9e-…', 'kerneltune run resume RUN_ID --db /tmp/kt.db --force'],
+      async run(ctx) {
+        const id = requireId(ctx.positionals, 'RUN_ID')
+        if (!ctx.flags.server) {
+          const { resumeSweepRun } = await import('./sweep.ts')
+          const code = await resumeSweepRun(ctx, id, { ...(ctx.flags.db ? { db: ctx.flags.db } : {}), force: ctx.flags.force === true })
+          if (code !== undefined) return code
+        }
+        return withClient(ctx.flags, ctx.io.env, async (c) => {
+          await watch(ctx, c, id)
+          const run = await c.call('GET', `/runs/${id}`)
+          if (ctx.json) ctx.printJson(run)
+          else ctx.io.stdout(runSummary(run))
+          return run.status === 'failed' ? 1 : 0
+        })
+      },
+    }),
     ...(['show', 'watch', 'cancel', 'apply'] as const).map((name) => defineCommand({
       name, summary: { show: 'Show a run and its combinations', watch: 'Follow a run with a progress bar', cancel: 'Cancel a run', apply: 'Translate the winner for the engine (flags, env, files)' }[name],
       positionals: ['RUN_ID'], flags: [...TARGET_FLAGS, { name: 'deployment', type: 'string', description: 'apply: also set it on this deployment', valueName: 'ID' }, { name: 'force', type: 'boolean', description: 'apply: even if the gate rejected it', default: false }] as const,

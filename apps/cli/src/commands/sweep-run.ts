@@ -6,7 +6,7 @@
  * its `runId`. The sweep brings what only it has: its own backend (node-llama-cpp in-process, or a
  * pool of llama-servers kept across rounds), the translator of its space, and the design settings.
  */
-import type { Combo, EnginePlugin, HardwareSpec, MeasurementBackend } from '@kerneltune/core'
+import type { Combo, EnginePlugin, HardwareSpec, MeasurementBackend, Run } from '@kerneltune/core'
 import { createRegistry, KerneltuneError } from '@kerneltune/core'
 import { comboHash } from '@kerneltune/catalog'
 import { LLAMACPP_VERSION } from '@kerneltune/engines-llamacpp'
@@ -14,6 +14,7 @@ import type { InterleavedSweepResult, SweepResult } from '@kerneltune/experiment
 import type { Store } from '@kerneltune/store'
 import { executeExperimentRun, type ExperimentHooks, type RunEvent } from '@kerneltune/tuner'
 import type { SweepPlan } from './sweep-plan.ts'
+import { holdRun, type SweepSpec } from './sweep-resume.ts'
 
 export interface SweepAsRun<R extends InterleavedSweepResult | SweepResult> {
   readonly store: Store
@@ -33,33 +34,76 @@ export interface SweepAsRun<R extends InterleavedSweepResult | SweepResult> {
   readonly onEvent?: (e: RunEvent) => void
   /** Narrows the design's result to what this path ran (the caller knows which). */
   readonly is: (r: InterleavedSweepResult | SweepResult) => r is R
+  readonly session: SweepSession
 }
+
+/** How this invocation runs the sweep: what the run stores to be resumed, which run it resumes, and its interrupt. */
+export interface SweepSession {
+  /** The sweep's flags and core count, stored with a new run (sweep-resume.ts). */
+  readonly spec: SweepSpec
+  /** Continue this stored run instead of creating one. */
+  readonly resumeRunId?: string
+  /** Take the run over even if the process holding it looks alive. */
+  readonly force?: boolean
+  /** Aborted with INTERRUPT on SIGINT: the run is left queued, to be resumed. */
+  readonly signal?: AbortSignal
+}
+
+/** The command that continues a sweep's run. */
+export const resumeCommandOf = (runId: string): string => `kerneltune sweep --resume ${runId}`
 
 /** Creates the sweep's run in the store and measures it through the tuner; returns the run id and the design's result. */
 export async function sweepAsRun<R extends InterleavedSweepResult | SweepResult>(o: SweepAsRun<R>): Promise<{ runId: string; result: R }> {
   const { fromGguf } = await import('@kerneltune/features/node')
   const model = (await fromGguf(o.modelPath)).model
   const baseline: Combo = {}
-  const run = await o.store.runs.create({
+  const combos = [{ combo: baseline, comboHash: comboHash(baseline), isBaseline: true }, ...o.plan.candidates.map((c) => ({ combo: c.combo, comboHash: c.hash, isBaseline: false }))]
+  const run = o.session.resumeRunId ? await resumable(o.store, o.session.resumeRunId, combos.map((c) => c.comboHash)) : await o.store.runs.create({
     tenant: 'default',
     mode: o.plan.mode === 'quick' ? 'quick' : 'exhaustive',
     target: {
       model, hardware: o.hardware, engine: 'llamacpp', engineVersion: LLAMACPP_VERSION, workload: o.workload, modelPath: o.modelPath,
       // A sweep measures fresh: the result cache would answer for another load or space.
-      options: { warmups: o.warmups, metric: 'throughputTps', noiseFloor: o.settings.noiseFloor ?? 0.05, earlyStop: o.settings.earlyStop ?? true, useCache: false, design: o.design, ...(o.settings.rounds !== undefined ? { rounds: o.settings.rounds } : {}), ...(o.settings.seed !== undefined ? { seed: o.settings.seed } : {}), ...(o.settings.test ? { test: o.settings.test } : {}) },
+      options: { sweep: o.session.spec, experiment: o.settings, warmups: o.warmups, metric: 'throughputTps', noiseFloor: o.settings.noiseFloor ?? 0.05, earlyStop: o.settings.earlyStop ?? true, useCache: false, design: o.design, ...(o.settings.rounds !== undefined ? { rounds: o.settings.rounds } : {}), ...(o.settings.seed !== undefined ? { seed: o.settings.seed } : {}), ...(o.settings.test ? { test: o.settings.test } : {}) },
     } as never,
     snapshot: { hash: o.plan.catalog.hash, version: o.plan.catalog.version, content: o.plan.snapshot },
     qualityGate: o.settings.gate ?? 'regression',
     backend: o.backendName,
     repetitions: o.repetitions,
-    combos: [{ combo: baseline, comboHash: comboHash(baseline), isBaseline: true }, ...o.plan.candidates.map((c) => ({ combo: c.combo, comboHash: c.hash, isBaseline: false }))],
+    combos,
   })
+  // Held while this process measures: a resume elsewhere then refuses unless this process is gone.
+  const hold = await holdRun(o.store, run.id, { force: o.session.force ?? false })
   let result: R | undefined
-  await executeExperimentRun(run.id, { store: o.store, registry: createRegistry([]), ...(o.onEvent ? { onEvent: o.onEvent } : {}) }, {
-    backend: o.backend, engine: o.engine, withoutDefaults: o.withoutDefaults, settings: o.settings,
-    onResult: (r) => { if (o.is(r)) result = r },
-  })
+  let finished: Run
+  try {
+    const signal = o.session.signal
+    finished = await executeExperimentRun(run.id, { store: o.store, registry: createRegistry([]), ownerId: hold.owner.id, ...(signal ? { signal } : {}), ...(o.onEvent ? { onEvent: o.onEvent } : {}) }, {
+      backend: o.backend, engine: o.engine, withoutDefaults: o.withoutDefaults, settings: o.settings,
+      onResult: (r) => { if (o.is(r)) result = r },
+    })
+  } finally {
+    await hold.release()
+  }
+  if (finished.status === 'queued') {
+    const done = finished.progress
+    const kept = o.design === 'interleaved' ? `run ${run.id} starts its rounds again when resumed` : `after ${done.done} of ${done.total} combinations; run ${run.id} keeps them`
+    throw new KerneltuneError('CANCELLED', `the sweep was interrupted ${kept}: continue it with ${resumeCommandOf(run.id)} (or kerneltune run resume ${run.id})`, { details: { runId: run.id, resume: resumeCommandOf(run.id), interrupted: true } })
+  }
   // executeExperimentRun throws when the design fails (onResult set): without a result here, the design ran was not the one asked for.
   if (!result) throw new KerneltuneError('INTERNAL', `run ${run.id} finished without a ${o.design} result`)
   return { runId: run.id, result }
+}
+
+/** The stored run a resume continues: a sweep's, not finished, with the same combinations as the plan made from its stored flags. */
+async function resumable(store: Store, runId: string, hashes: readonly string[]): Promise<Run> {
+  const run = await store.runs.require(null, runId)
+  if (run.status === 'succeeded' || run.status === 'failed' || run.status === 'cancelled') {
+    throw new KerneltuneError('CONFLICT', `run ${runId} has ${run.status}: there is nothing to resume (kerneltune run show ${runId})`)
+  }
+  const stored = (await store.runs.combos(runId)).map((c) => c.comboHash)
+  if (stored.length !== hashes.length || stored.some((h, i) => h !== hashes[i])) {
+    throw new KerneltuneError('CONFLICT', `run ${runId}'s combinations are not the ones its stored flags plan now (${stored.length} stored, ${hashes.length} planned): the catalog or the engine's rules changed since; start a new sweep`)
+  }
+  return run
 }

@@ -18,7 +18,7 @@ import { serverTarget } from './bench/serve-target.ts'
 import { objectivesFromFlags, writeRecords } from './shared/objectives-flags.ts'
 import { assessSweep, createRunCollector, sweepCapacity, sweepObjectivesOutput } from './sweep-objectives.ts'
 import { executeServerSweep, planServingSweep, renderInterleaved } from './sweep-server.ts'
-import { sweepAsRun } from './sweep-run.ts'
+import { sweepAsRun, type SweepSession } from './sweep-run.ts'
 
 export interface ServerRunInput {
   readonly store: Store
@@ -28,6 +28,7 @@ export interface ServerRunInput {
   readonly override: SweepSpace | undefined
   readonly hardware: HardwareSpec
   readonly cores: number
+  readonly session: SweepSession
 }
 
 const isInterleaved = (r: InterleavedSweepResult | SweepResult): r is InterleavedSweepResult => (r as InterleavedSweepResult).design === 'interleaved'
@@ -59,7 +60,7 @@ export async function runServerOrInterleaved(ctx: CommandContext<typeof SWEEP_FL
     r = await executeServerSweep(ctx.io, {
       store: i.store, hardware: i.hardware, modelPath: i.modelPath, modelBytes: i.modelBytes, plan, design, concurrency: f.concurrency ?? 4, requests: f.requests ?? 8, promptTokens, outputTokens,
       rounds, ...(f.timeBudget === undefined ? {} : { timeBudgetMs: f.timeBudget * 1000 }), warmups: f.warmup ?? 1, seed: f.seed ?? 1, test, gate, metric, epsilon, margin,
-      ...(collector ? { onSession: collector.onSession } : {}),
+      ...(collector ? { onSession: collector.onSession } : {}), session: i.session,
     })
   } else {
     const backend = llamacppBackend({ modelPath: i.modelPath, gpu: f.gpu === 'off' || f.gpu === undefined ? false : f.gpu, promptTokens, genTokens: outputTokens })
@@ -69,7 +70,7 @@ export async function runServerOrInterleaved(ctx: CommandContext<typeof SWEEP_FL
       store: i.store, modelPath: i.modelPath, hardware: i.hardware, plan, design: 'interleaved', backendName: 'node-llama-cpp', backend, engine: llamacppEngine(), withoutDefaults,
       workload: { batch: 1, promptTokens, generatedTokens: outputTokens }, repetitions: rounds, warmups: f.warmup ?? 1,
       settings: { model: i.modelPath, gate, metric, epsilon, margin, warmups: f.warmup ?? 1, rounds, seed: f.seed ?? 1, test, ...(f.timeBudget === undefined ? {} : { timeBudgetMs: f.timeBudget * 1000 }) },
-      is: (x): x is InterleavedSweepResult => 'aa' in x,
+      is: (x): x is InterleavedSweepResult => 'aa' in x, session: i.session,
       onEvent: (e) => e.type === 'progress' && bar.update(e.done, `round ${Math.ceil(e.done / arms)}`),
     })
     r = { ...result, runId }

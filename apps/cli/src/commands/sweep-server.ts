@@ -22,7 +22,7 @@ import type { Io } from '../cli/command.ts'
 import { fmt, progressBar, table } from '../cli/output.ts'
 import { serverTarget } from './bench/serve-target.ts'
 import { planThroughCatalog, type SweepPlan } from './sweep-plan.ts'
-import { sweepAsRun } from './sweep-run.ts'
+import { sweepAsRun, type SweepSession } from './sweep-run.ts'
 
 /** The serving space through the catalog (llama.cpp's rules apply), without the all-defaults combo. */
 export function planServingSweep(mode: 'quick' | 'standard', hardware: HardwareSpec, logicalCores: number, override?: Readonly<Record<string, readonly string[]>>): SweepPlan {
@@ -54,6 +54,8 @@ export interface ServerSweepOptions {
   readonly modelBytes: number
   /** Receives every load run with its requests (latency objectives, sweep-objectives.ts). */
   readonly onSession?: ServerBackendOptions['onSession']
+  /** What the run stores to be resumed, the run resumed, the interrupt. */
+  readonly session: SweepSession
 }
 
 /**
@@ -88,7 +90,7 @@ export async function executeServerSweep(io: Io, o: ServerSweepOptions): Promise
   // The server settings (parallel, cont_batching) need the serving translator for the winner's command line.
   const common = {
     store: o.store, modelPath: o.modelPath, hardware: o.hardware, plan: o.plan, backendName: 'server', backend, engine: llamacppServerEngine(), withoutDefaults: withoutServingDefaults,
-    workload: { batch: o.concurrency, promptTokens: o.promptTokens, generatedTokens: o.outputTokens }, warmups: o.warmups,
+    workload: { batch: o.concurrency, promptTokens: o.promptTokens, generatedTokens: o.outputTokens }, warmups: o.warmups, session: o.session,
   }
   const design = { model: o.modelPath, gate: o.gate, metric: o.metric, epsilon: o.epsilon, margin: o.margin, warmups: o.warmups }
   try {

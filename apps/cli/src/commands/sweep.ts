@@ -5,6 +5,7 @@
  * against llama-server's defaults, and the winner comes with its statistics and command line.
  */
 import { resolve } from 'node:path'
+import process from 'node:process'
 import { KerneltuneError, type HardwareSpec } from '@kerneltune/core'
 import { requireGgufFile } from './shared/target-flags.ts'
 import { llamacppEngine, withoutDefaults, type SweepMode, type SweepSpace } from '@kerneltune/engines-llamacpp'
@@ -14,11 +15,14 @@ import type { GateMethod } from '@kerneltune/stats'
 import type { Store } from '@kerneltune/store'
 import type { CommandContext, Io } from '../cli/command.ts'
 import { defineCommand } from '../cli/command.ts'
+import { parseArgs } from '../cli/args.ts'
 import { fmt, progressBar } from '../cli/output.ts'
 import { SWEEP_FLAGS } from './sweep-flags.ts'
 import { label, planSweep, renderSweep, SWEEP_DEFAULTS, type SweepPlan } from './sweep-plan.ts'
 import { runServerOrInterleaved } from './sweep-server-run.ts'
-import { sweepAsRun } from './sweep-run.ts'
+import { sweepAsRun, type SweepSession } from './sweep-run.ts'
+import { storedSweepSpec, sweepFlagsOf, sweepSpecOf } from './sweep-resume.ts'
+import { INTERRUPT } from '@kerneltune/tuner'
 
 export interface SweepRunOptions {
   /** Where the sweep's run is stored (the embedded store, or --db). */
@@ -40,6 +44,8 @@ export interface SweepRunOptions {
   readonly margin: number
   /** Told when the defaults are measured (the demo times that apart from the sweep). */
   readonly onBaselineDone?: () => void
+  /** What the run stores to be resumed (the flags of a `kerneltune sweep` that plans the same), the run resumed, the interrupt. */
+  readonly session: SweepSession
 }
 
 /** `--space` JSON: dimension → list of values (checked against the catalog by sweepSpace). */
@@ -65,6 +71,7 @@ export async function executeSweep(io: Io, o: SweepRunOptions): Promise<SweepRes
     workload: { batch: 1, promptTokens: o.promptTokens, generatedTokens: o.genTokens }, repetitions: o.maxReps, warmups: o.warmups,
     settings: { model: o.modelPath, warmups: o.warmups, minReps: o.minReps, maxReps: o.maxReps, earlyStop: o.earlyStop, noiseFloor: o.noiseFloor, gate: o.gate, metric: o.metric, epsilon: o.epsilon, margin: o.margin },
     is: (r): r is SweepResult => !('aa' in r),
+    session: o.session,
     onEvent: (e) => {
       if (e.type !== 'progress') return
       bar.update(e.done, `${e.done}/${e.total}`)
@@ -73,6 +80,23 @@ export async function executeSweep(io: Io, o: SweepRunOptions): Promise<SweepRes
   })
   bar.done()
   return { ...result, runId }
+}
+
+/**
+ * `run resume` on a sweep's run: the sweep command with --resume (its stored flags, backend and
+ * design). Undefined when the run is not a sweep's, for run resume's generic path.
+ */
+export async function resumeSweepRun(ctx: Omit<CommandContext, 'flags'>, runId: string, o: { db?: string; force: boolean }): Promise<number | undefined> {
+  const store = await sweepStore(ctx.io, o.db)
+  let spec
+  try {
+    spec = storedSweepSpec(await store.runs.require(null, runId))
+  } finally {
+    await store.close()
+  }
+  if (!spec) return undefined
+  const defaults = parseArgs([], SWEEP_FLAGS).flags as CommandContext<typeof SWEEP_FLAGS>['flags']
+  return sweepCommand.run!({ ...ctx, flags: { ...defaults, resume: runId, force: o.force, ...(o.db ? { db: o.db } : {}) } }) as Promise<number>
 }
 
 /** The store a sweep's run goes to: --db (as the run commands read it), else the embedded store every command uses. */
@@ -85,35 +109,66 @@ export const sweepCommand = defineCommand({
   name: 'sweep',
   summary: 'Sweep llama.cpp settings on this machine for real, with statistics against the defaults and a quality gate.',
   description:
-    'Stores the sweep as a run (in the embedded store, or --db) that the tuner measures, so it is listed in History and `kerneltune run show` reads it. Enumerates llama.cpp settings through the catalog (with the engine\'s legality rules), measures the defaults and then every legal combination through node-llama-cpp, with warm-ups, repetitions and early termination, compares each to the defaults (10% trimmed means, Welch/Yuen test, Cohen\'s d) on decode and prefill tokens/s and time to first token, applies a quality gate and names the winner: the fastest combination (by --metric) that passes the gate and is significantly better than the defaults. Quick mode sweeps threads x flash attention x V cache type; standard adds the micro-batch and K cache type. The default gate is regression: no gated metric may be worse than the defaults by more than --epsilon.',
+    'Stores the sweep as a run (in the embedded store, or --db) that the tuner measures, so it is listed in History and `kerneltune run show` reads it. Enumerates llama.cpp settings through the catalog (with the engine\'s legality rules), measures the defaults and then every legal combination through node-llama-cpp, with warm-ups, repetitions and early termination, compares each to the defaults (10% trimmed means, Welch/Yuen test, Cohen\'s d) on decode and prefill tokens/s and time to first token, applies a quality gate and names the winner: the fastest combination (by --metric) that passes the gate and is significantly better than the defaults. Quick mode sweeps threads x flash attention x V cache type; standard adds the micro-batch and K cache type. The default gate is regression: no gated metric may be worse than the defaults by more than --epsilon. Interrupted (SIGINT) or killed, the run keeps what it measured: --resume RUN_ID (or kerneltune run resume RUN_ID) continues it with the flags it stored.',
   flags: SWEEP_FLAGS,
   examples: [
     'kerneltune model synth --params 15M --quant Q8_0 --vocab-size 2048 --out /tmp/m.gguf && kerneltune sweep --engine llamacpp --gguf /tmp/m.gguf --quick',
     'kerneltune sweep --engine llamacpp --gguf /tmp/m.gguf --backend server --quick --concurrency 4',
     'kerneltune sweep --gguf m.gguf --gate topk5 --reps 10 --json',
     'kerneltune sweep --gguf m.gguf --quick --space \'{"threads":["1","2"],"cache_type_k":["f16","q8_0"]}\'',
+    'kerneltune sweep --resume RUN_ID',
   ],
   jsonOutput:
-    'Both carry runId: the stored run (kerneltune run show RUN_ID, the dashboard\'s History). With --backend server or --design interleaved: { ok, runId, engine, backend, design: "interleaved", device, rounds, partialRound, order, metric, baseline, combos: [{ combo, reps, error?, stats, comparison, paired: { decodeTps?, prefillTps?, ttftMs? } }], aa: { comparison, declaredWinner, falseWinnerRate, resamples, reps }, winner | null, verdict, recommendedArgv, load: { concurrency, requests, promptTokens, outputTokens }, settings, seconds, ... }. Otherwise: { ok, runId, engine: "llamacpp", measured: true, simulated: false, device, model: { path, bytes }, mode, space, catalog: { version, hash }, pruned: [{ combo, rule }], workload: { promptTokens, genTokens }, settings: { warmups, minReps, maxReps, earlyStop, noiseFloor }, metric, baseline: { combo, hash, reps, stats }, combos: [{ combo, hash, reps, stoppedEarly?, error?, stats, comparison: { decodeTps?, prefillTps?, ttftMs? }, gate }], gate: GateResult, winner: { combo, hash, reps, stats, comparison, gate, llamaServerArgv } | null, verdict, recommendedArgv, notes, seconds }',
+    'Both carry runId: the stored run (kerneltune run show RUN_ID, the dashboard\'s History). With --backend server or --design interleaved: { ok, runId, engine, backend, design: "interleaved", device, rounds, partialRound, order, metric, baseline, combos: [{ combo, reps, error?, stats, comparison, paired: { decodeTps?, prefillTps?, ttftMs? } }], aa: { comparison, declaredWinner, falseWinnerRate, resamples, reps }, winner | null, verdict, recommendedArgv, load: { concurrency, requests, promptTokens, outputTokens }, settings, seconds, ... }. Otherwise: { ok, runId, engine: "llamacpp", measured: true, simulated: false, device, model: { path, bytes }, mode, space, catalog: { version, hash }, pruned: [{ combo, rule }], workload: { promptTokens, genTokens }, settings: { warmups, minReps, maxReps, earlyStop, noiseFloor }, metric, baseline: { combo, hash, reps, stats }, combos: [{ combo, hash, reps, stoppedEarly?, error?, stats, comparison: { decodeTps?, prefillTps?, ttftMs? }, gate }], gate: GateResult, winner: { combo, hash, reps, stats, comparison, gate, llamaServerArgv } | null, verdict, recommendedArgv, notes, seconds }. Interrupted: { ok: false, error: { code: "CANCELLED", message, details: { runId, resume: "kerneltune sweep --resume RUN_ID", interrupted: true } } }',
   async run(ctx) {
-    const f = ctx.flags
-    const { path: modelPath, bytes: modelBytes } = await requireGgufFile(ctx.io, f.gguf, 'sweep')
-    const override = f.space ? parseSpace(f.space) : undefined
-    const mode: SweepMode = f.quick ? 'quick' : 'standard'
-    const { detectHardware, specFromDetected } = await import('@kerneltune/features/node')
-    const detected = await detectHardware()
-    const store = await sweepStore(ctx.io, f.db)
+    const store = await sweepStore(ctx.io, ctx.flags.db)
+    // SIGINT leaves the run queued with what it measured, to be resumed; a second SIGINT kills as usual.
+    const interrupt = new AbortController()
+    // Not `once`: a once-listener is removed before it runs, and signal-exit (loaded with
+    // node-llama-cpp) then sees itself alone and re-raises the signal, killing the process.
+    const onSigint = () => {
+      if (!interrupt.signal.aborted) return interrupt.abort(INTERRUPT)
+      process.off('SIGINT', onSigint)
+      process.kill(process.pid, 'SIGINT')
+    }
+    process.on('SIGINT', onSigint)
     try {
-      if (f.backend === 'server' || f.design === 'interleaved') return await runServerOrInterleaved(ctx, { store, modelPath, modelBytes, mode, override, hardware: specFromDetected(detected), cores: detected.cpu.threads })
-      return await sequentialSweep(ctx, store, { modelPath, modelBytes, mode, override, hardware: specFromDetected(detected), cores: detected.cpu.threads })
+      let f = ctx.flags
+      let hardware: HardwareSpec
+      let cores: number
+      if (f.resume) {
+        // A resume plans from the flags, hardware and core count the run stored, so it measures the same combinations.
+        const stored = await store.runs.require(null, f.resume)
+        const spec = storedSweepSpec(stored)
+        if (!spec) throw new KerneltuneError('INVALID_INPUT', `run ${f.resume} was not made by kerneltune sweep: continue it with kerneltune run watch ${f.resume}`)
+        f = { ...sweepFlagsOf(spec), db: f.db, resume: f.resume, force: f.force } as typeof f
+        hardware = stored.target.hardware
+        cores = spec.cores
+        ctx.io.stderr(`resuming run ${f.resume} (${stored.progress.done} of ${stored.progress.total} combinations stored)\n`)
+      } else {
+        const { detectHardware, specFromDetected } = await import('@kerneltune/features/node')
+        const detected = await detectHardware()
+        hardware = specFromDetected(detected)
+        cores = detected.cpu.threads
+      }
+      const { path: modelPath, bytes: modelBytes } = await requireGgufFile(ctx.io, f.gguf, 'sweep')
+      const override = f.space ? parseSpace(f.space) : undefined
+      const mode: SweepMode = f.quick ? 'quick' : 'standard'
+      const session: SweepSession = {
+        spec: sweepSpecOf({ ...f, gguf: modelPath }, cores), force: f.force === true, signal: interrupt.signal, ...(f.resume ? { resumeRunId: f.resume } : {}),
+      }
+      const c = { ...ctx, flags: f }
+      if (f.backend === 'server' || f.design === 'interleaved') return await runServerOrInterleaved(c, { store, modelPath, modelBytes, mode, override, hardware, cores, session })
+      return await sequentialSweep(c, store, { modelPath, modelBytes, mode, override, hardware, cores, session })
     } finally {
+      process.off('SIGINT', onSigint)
       await store.close()
     }
   },
 })
 
 /** The in-process sequential path (the default): node-llama-cpp, the defaults first, early stopping. */
-async function sequentialSweep(ctx: CommandContext<typeof SWEEP_FLAGS>, store: Store, i: { modelPath: string; modelBytes: number; mode: SweepMode; override: SweepSpace | undefined; hardware: HardwareSpec; cores: number }): Promise<number> {
+async function sequentialSweep(ctx: CommandContext<typeof SWEEP_FLAGS>, store: Store, i: { modelPath: string; modelBytes: number; mode: SweepMode; override: SweepSpace | undefined; hardware: HardwareSpec; cores: number; session: SweepSession }): Promise<number> {
     const f = ctx.flags
     const { modelPath, modelBytes, mode } = i
     const d = SWEEP_DEFAULTS[mode]
@@ -137,6 +192,7 @@ async function sequentialSweep(ctx: CommandContext<typeof SWEEP_FLAGS>, store: S
       metric: f.metric ?? 'decodeTps',
       epsilon: f.epsilon ?? SWEEP_GATE_DEFAULTS.epsilon,
       margin: f.margin ?? SWEEP_GATE_DEFAULTS.margin,
+      session: i.session,
     }
     ctx.io.stderr(`sweeping ${plan.candidates.length} combinations (${plan.pruned.length} removed by llama.cpp's rules) against the defaults, ${mode} mode\n`)
     const r = await executeSweep(ctx.io, o)

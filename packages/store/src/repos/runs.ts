@@ -51,6 +51,19 @@ export interface RunBrief {
   readonly winner: { value: number | null; improvement: number | null } | null
 }
 
+/**
+ * The process measuring a run outside a server's queue (a `kerneltune sweep`): `id` is its claim
+ * (compared and set atomically), pid and host say where it runs, heartbeatAt when it last said it
+ * was alive.
+ */
+export interface RunOwner {
+  readonly id: string
+  readonly pid: number
+  readonly host: string
+  readonly startedAt: string
+  readonly heartbeatAt: string
+}
+
 export type ComboResult = Pick<RunCombo, 'status' | 'simulated' | 'cached' | 'repetitions' | 'metrics' | 'comparison' | 'error' | 'kernels'>
 
 function toRun(r: Row): Run {
@@ -271,6 +284,27 @@ export function runsRepo(db: SqlDriver): RunsRepo {
       })
     },
 
+    async owner(id: string): Promise<RunOwner | null> {
+      const rows = await db.query('SELECT owner FROM kernel_runs WHERE id = ?', [id])
+      return rows[0] ? (fromJson<RunOwner | null>(rows[0].owner) ?? null) : null
+    },
+
+    async claim(id: string, owner: RunOwner, previous: string | null): Promise<boolean> {
+      // Compare-and-set on the claim: of two processes resuming one run, one wins.
+      const sql = `UPDATE kernel_runs SET owner_id = ?, owner = ?, updated_at = ? WHERE id = ? AND ${previous === null ? 'owner_id IS NULL' : 'owner_id = ?'}`
+      const { changes } = await db.run(sql, [owner.id, JSON.stringify(owner), now(), id, ...(previous === null ? [] : [previous])])
+      return changes > 0
+    },
+
+    async heartbeat(id: string, owner: RunOwner): Promise<boolean> {
+      const { changes } = await db.run('UPDATE kernel_runs SET owner = ? WHERE id = ? AND owner_id = ?', [JSON.stringify(owner), id, owner.id])
+      return changes > 0
+    },
+
+    async release(id: string, ownerId: string): Promise<void> {
+      await db.run('UPDATE kernel_runs SET owner_id = NULL, owner = NULL WHERE id = ? AND owner_id = ?', [id, ownerId])
+    },
+
     async softDelete(tenant: string | null, id: string): Promise<void> {
       await this.require(tenant, id)
       await db.run('UPDATE kernel_runs SET deleted_at = ?, updated_at = ? WHERE id = ?', [now(), now(), id])
@@ -300,4 +334,12 @@ export interface RunsRepo {
   /** Writes the gate verdicts and the summary, and sets the final status, together. */
   finish(runId: string, status: RunStatus, summary: unknown, gates: ReadonlyMap<number, { passed: boolean; reasons: string[] }>, error?: string | null): Promise<void>
   softDelete(tenant: string | null, id: string): Promise<void>
+  /** The process that claimed the run, if one has and has not released it. */
+  owner(id: string): Promise<RunOwner | null>
+  /** Claims the run for `owner` if its current claim is `previous` (null: unclaimed); says whether it did. */
+  claim(id: string, owner: RunOwner, previous: string | null): Promise<boolean>
+  /** Refreshes the owner's heartbeat while it still holds the claim; false once another took it. */
+  heartbeat(id: string, owner: RunOwner): Promise<boolean>
+  /** Drops the claim `ownerId` holds (no-op when another holds it). */
+  release(id: string, ownerId: string): Promise<void>
 }

@@ -24,6 +24,11 @@ export interface ExecuteRunDeps {
   readonly cacheScope?: CacheScopeName
   /** The worker measuring the run, when one does: an interleaved run's summary names it. */
   readonly worker?: string
+  /** The claim this process holds on the run (store.runs.claim), when it took one: a sweep's. */
+  readonly ownerId?: string
 }
+
+/** A process holding a run whose heartbeat is older than this is taken for gone. */
+export const RUN_OWNER_LEASE_MS = 60_000
 
 export type CacheScopeName = 'tenant' | 'shared'

@@ -5,14 +5,13 @@
  * killed mid-measurement, its job retried elsewhere) stores one result and counts once.
  */
 import { isKerneltuneError, KerneltuneError, type RegistryKernelUse, type RepetitionMetrics } from '@kerneltune/core'
-import { compareToBaseline } from '@kerneltune/stats'
 import { SHARED_CACHE_TENANT, type Store } from '@kerneltune/store'
 import type { Registry } from '@kerneltune/core'
 import { backendForRun, runModelPath } from './backend.ts'
 import { comboCacheKey, deviceFingerprint } from '../fingerprint.ts'
-import { comboMetrics, higherIsBetter, samplesOf } from './metrics.ts'
+import { comboMetrics } from './metrics.ts'
 import { runOptions } from './create.ts'
-import { measureCombo, measuringDevice, registryEntriesFor, type CacheScopeName, type RunObserver } from './execute.ts'
+import { measureCombo, measuringDevice, registryEntriesFor, runComparison, type CacheScopeName, type RunObserver } from './execute.ts'
 
 export interface EvaluateComboDeps {
   readonly store: Store
@@ -81,12 +80,7 @@ export async function evaluateCombo(runId: string, index: number, deps: Evaluate
       result = { status: 'failed', reps: [], simulated: backend.simulated, error: message(e), early: false, device: '' }
     }
   }
-  let comparison: Record<string, unknown> | null = null
-  if (result.status === 'measured' && baselineReps && !c.isBaseline && result.reps.length >= 2 && baselineReps.length >= 2) {
-    const mine = samplesOf(result.reps, opts.metric)
-    const base = samplesOf(baselineReps, mine.metric)
-    comparison = { metric: mine.metric, stoppedEarly: result.early, ...compareToBaseline(mine.values, base.values, { higherIsBetter: higherIsBetter(mine.metric) }) }
-  }
+  const comparison = result.status === 'measured' && !c.isBaseline ? runComparison(result.reps, baselineReps, opts, result.early) : null
   const stored = await store.runs.recordComboOnce(runId, index, { status: result.status, simulated: result.simulated, cached: Boolean(cached), repetitions: result.reps, metrics: comboMetrics(result.reps), comparison, error: result.error, ...(result.kernels ? { kernels: result.kernels } : {}) })
   return { outcome: stored ? 'stored' : 'duplicate', status: result.status, device: result.device, stoppedEarly: result.early, cached: Boolean(cached) }
 }

@@ -5,14 +5,14 @@
  * Progress is stored after each combination, so a run can be followed from another process.
  */
 import { isKerneltuneError, KerneltuneError, type MeasurementBackend, type RegistryEntry, type RegistryKernelUse, type RepetitionMetrics, type Run, type RunCombo } from '@kerneltune/core'
-import { compareToBaseline, shouldStopEarly } from '@kerneltune/stats'
+import { compareWithBaseline, measureWithEarlyStop } from '@kerneltune/experiment'
 import { SHARED_CACHE_TENANT, type Store } from '@kerneltune/store'
 import { backendForRun, runModelPath } from './backend.ts'
 import { comboCacheKey, deviceFingerprint } from '../fingerprint.ts'
 import { comboMetrics, higherIsBetter, samplesOf } from './metrics.ts'
 import { runOptions, type RunOptions } from './create.ts'
 import { summarizeRun } from './summary.ts'
-import { executeExperimentRun } from './experiment-run.ts'
+import { executeExperimentRun, storedDesignSettings } from './experiment-run.ts'
 import type { ExecuteRunDeps } from './deps.ts'
 
 /** Waits one turn of the event loop (setTimeout is the one such call every runtime has). */
@@ -39,7 +39,6 @@ export async function measuringDevice(backend: MeasurementBackend): Promise<stri
 
 const message = (e: unknown) => (e instanceof Error ? e.message : String(e))
 
-/** Measures one combination in chunks, stopping once its interval is tight and clearly apart from the baseline's. */
 /** The tenant's registry entries for a run that opted into Tier 3 kernels; the backend selects among them. */
 export async function registryEntriesFor(store: Store, run: Run, opts: RunOptions): Promise<RegistryEntry[] | undefined> {
   return opts.registryKernels ? store.registry.list(run.tenant) : undefined
@@ -58,46 +57,53 @@ function mergeKernelUses(into: RegistryKernelUse[], more: readonly RegistryKerne
   }
 }
 
+/**
+ * Measures one combination of a run through the experiment package's sequential step: chunks of
+ * repetitions, stopped early once its interval is tight and clearly apart from the baseline's.
+ */
 export async function measureCombo(backend: MeasurementBackend, run: Run, combo: RunCombo, opts: RunOptions, baseline: readonly RepetitionMetrics[] | undefined, signal?: AbortSignal, registryKernels?: readonly RegistryEntry[]) {
-  const reps: RepetitionMetrics[] = []
   const kernels: RegistryKernelUse[] = []
   let device = ''
   let simulated = backend.simulated
   const notes: string[] = []
-  let stoppedEarly = false
-  const N = run.repetitions
-  while (reps.length < N) {
-    if (signal?.aborted) throw new KerneltuneError('CANCELLED', 'the run was cancelled')
-    const chunk = reps.length === 0 ? Math.min(N, opts.earlyStop && baseline ? 3 : N) : Math.min(2, N - reps.length)
-    const result = await backend.measure({
-      combo: combo.combo, engine: run.target.engine, hardware: run.target.hardware, model: run.target.model, workload: run.target.workload,
-      repetitions: chunk, warmups: reps.length === 0 ? opts.warmups : 0, ...(signal ? { signal } : {}), ...(registryKernels ? { registryKernels } : {}),
-    })
-    mergeKernelUses(kernels, result.registryKernels ?? [])
-    if (result.repetitions.length === 0) throw new KerneltuneError('MEASUREMENT_FAILED', `backend ${backend.name} returned no repetitions`)
-    reps.push(...result.repetitions)
-    device = result.device
-    simulated = simulated || result.simulated
-    for (const n of result.notes ?? []) if (!notes.includes(n)) notes.push(n)
-    if (opts.earlyStop && baseline && reps.length < N) {
-      const mine = samplesOf(reps, opts.metric)
-      const base = samplesOf(baseline, mine.metric)
-      const d = shouldStopEarly([{ id: 'combo', samples: mine.values }, { id: 'baseline', samples: base.values }], { higherIsBetter: higherIsBetter(mine.metric), noiseFloor: opts.noiseFloor })
-      if (d.stop) {
-        stoppedEarly = true
-        break
-      }
-    }
-  }
-  return { reps, device, simulated, notes, stoppedEarly, ...(registryKernels ? { kernels } : {}) }
+  const metric = samplesOf(baseline ?? [], opts.metric).metric
+  const r = await measureWithEarlyStop({
+    id: 'combo', maxReps: run.repetitions, firstChunk: 3, step: 2, warmups: opts.warmups, earlyStop: opts.earlyStop,
+    rivals: baseline ? [{ id: 'baseline', samples: samplesOf(baseline, opts.metric).values }] : [],
+    samples: (reps) => samplesOf(reps, metric).values, higherIsBetter: higherIsBetter(metric), noiseFloor: opts.noiseFloor,
+    ...(signal ? { signal } : {}),
+    measure: async (repetitions, warmups) => {
+      if (signal?.aborted) throw new KerneltuneError('CANCELLED', 'the run was cancelled')
+      const result = await backend.measure({
+        combo: combo.combo, engine: run.target.engine, hardware: run.target.hardware, model: run.target.model, workload: run.target.workload,
+        repetitions, warmups, ...(signal ? { signal } : {}), ...(registryKernels ? { registryKernels } : {}),
+      })
+      mergeKernelUses(kernels, result.registryKernels ?? [])
+      if (result.repetitions.length === 0) throw new KerneltuneError('MEASUREMENT_FAILED', `backend ${backend.name} returned no repetitions`)
+      device = result.device
+      simulated = simulated || result.simulated
+      for (const n of result.notes ?? []) if (!notes.includes(n)) notes.push(n)
+      return result.repetitions
+    },
+  })
+  return { reps: r.reps, device, simulated, notes, stoppedEarly: Boolean(r.stoppedEarly), ...(registryKernels ? { kernels } : {}) }
+}
+
+/** A combination's comparison with the baseline on the run's metric, as runs store it; null with fewer than 2 repetitions on either side. */
+export function runComparison(reps: readonly RepetitionMetrics[], baseline: readonly RepetitionMetrics[] | undefined, opts: RunOptions, stoppedEarly: boolean): Record<string, unknown> | null {
+  if (!baseline) return null
+  const mine = samplesOf(reps, opts.metric)
+  const cmp = compareWithBaseline(mine.values, samplesOf(baseline, mine.metric).values, { higherIsBetter: higherIsBetter(mine.metric) })
+  return cmp ? { metric: mine.metric, stoppedEarly, ...cmp } : null
 }
 
 export async function executeRun(runId: string, deps: ExecuteRunDeps): Promise<Run> {
   const { store, registry, signal, onEvent = () => {}, observer = {}, cacheScope = 'tenant' } = deps
   let run = await store.runs.require(null, runId)
   const opts = runOptions(run)
-  // Rounds pair measurements across combinations: the design runs the whole run in one go.
-  if (opts.design === 'interleaved') return executeExperimentRun(runId, deps)
+  // Rounds pair measurements across combinations: the design runs the whole run in one go. A run
+  // that stored its design settings (a sweep's) is executed by its design too, as its creator would.
+  if (opts.design === 'interleaved' || storedDesignSettings(run)) return executeExperimentRun(runId, deps)
   const backend = backendForRun(registry, run)
   const started = Date.now()
   await store.runs.setStatus(runId, 'running')
@@ -153,12 +159,7 @@ export async function executeRun(runId: string, deps: ExecuteRunDeps): Promise<R
         baselineReps = result.reps
       }
       if (result.early) stoppedEarly.push(c.index)
-      let comparison: Record<string, unknown> | null = null
-      if (result.status === 'measured' && baselineReps && !c.isBaseline && result.reps.length >= 2 && baselineReps.length >= 2) {
-        const mine = samplesOf(result.reps, opts.metric)
-        const base = samplesOf(baselineReps, mine.metric)
-        comparison = { metric: mine.metric, stoppedEarly: result.early, ...compareToBaseline(mine.values, base.values, { higherIsBetter: higherIsBetter(mine.metric) }) }
-      }
+      const comparison = result.status === 'measured' && !c.isBaseline ? runComparison(result.reps, baselineReps, opts, result.early) : null
       const metrics = comboMetrics(result.reps)
       await store.runs.recordCombo(runId, c.index, { status: result.status, simulated: result.simulated, cached: Boolean(cached), repetitions: result.reps, metrics, comparison, error: result.error, ...(result.kernels ? { kernels: result.kernels } : {}) })
       done++

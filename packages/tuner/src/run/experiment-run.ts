@@ -9,13 +9,21 @@
  * measurements from two times. `kerneltune sweep` creates its runs and executes them here, with
  * its own backend and design settings (ExperimentHooks); executeRun sends interleaved runs here.
  */
-import { isKerneltuneError, KerneltuneError, type Combo, type EnginePlugin, type MeasurementBackend, type Run } from '@kerneltune/core'
-import { runInterleavedSweep, runSweep, type ExperimentMetric, type InterleavedSweepOptions, type InterleavedSweepResult, type PairedComparison, type SweepOptions, type SweepResult } from '@kerneltune/experiment'
+import { isKerneltuneError, KerneltuneError, type Combo, type EnginePlugin, type MeasurementBackend, type RepetitionMetrics, type Run } from '@kerneltune/core'
+import { GATE_METHODS, metricDirection } from '@kerneltune/stats'
+import { z } from 'zod'
+import { compareWithBaseline, EXPERIMENT_METRICS, metricSamples, runInterleavedSweep, runSweep, sweepComboHash, type ExperimentMetric, type MeasuredCombo, type InterleavedSweepOptions, type InterleavedSweepResult, type PairedComparison, type SweepOptions, type SweepResult } from '@kerneltune/experiment'
 import { backendForRun } from './backend.ts'
 import { runOptions } from './create.ts'
 import { comboMetrics } from './metrics.ts'
 import { summarizeRun, type RunSummary } from './summary.ts'
-import type { ExecuteRunDeps } from './deps.ts'
+import { RUN_OWNER_LEASE_MS, type ExecuteRunDeps } from './deps.ts'
+
+/** The abort reason of an interrupted run (SIGINT to the process measuring it): the run goes back to queued, resumable. */
+export const INTERRUPT = 'interrupt'
+/** The error an interrupted run carries while it waits to be resumed: what a resume keeps. */
+export const interruptedError = (design: 'sequential' | 'interleaved'): string =>
+  design === 'interleaved' ? 'interrupted before it finished; its rounds start again when it is resumed' : 'interrupted before it finished; the combinations measured so far are kept'
 
 /** What a design's run adds to its summary: the design's own result, per combination index. */
 export interface ExperimentSummary {
@@ -47,7 +55,28 @@ export interface InterleavedSummary extends ExperimentSummary {
   replicateVariance: Record<string, number>
 }
 
-type DesignSettings = Omit<Partial<InterleavedSweepOptions> & Partial<SweepOptions>, 'backend' | 'candidates' | 'baseline' | 'signal' | 'onProgress'>
+type DesignSettings = Omit<Partial<InterleavedSweepOptions> & Partial<SweepOptions>, 'backend' | 'candidates' | 'baseline' | 'signal' | 'onProgress' | 'done' | 'onMeasured' | 'engine' | 'withoutDefaults'>
+
+/** The design settings a run may store beside its options (a sweep's), checked when read back. */
+const StoredSettingsSchema = z.object({
+  metric: z.enum(EXPERIMENT_METRICS), metrics: z.array(z.enum(EXPERIMENT_METRICS)), gate: z.enum(GATE_METHODS), epsilon: z.number(), margin: z.number(), alpha: z.number(), k: z.number().int(),
+  model: z.string(), warmups: z.number().int().min(0), minReps: z.number().int().min(2), maxReps: z.number().int().min(2), earlyStop: z.boolean(), noiseFloor: z.number().positive(),
+  rounds: z.number().int().min(2), seed: z.number().int(), test: z.enum(['sign-flip', 'paired', 'blocked']), timeBudgetMs: z.number().positive(), revisitWarmups: z.number().int().min(0),
+  aaCombo: z.record(z.string(), z.string()), aaResamples: z.number().int().positive(),
+}).partial()
+
+/**
+ * The design settings a run stores (`options.experiment`: a sweep's metric, gate and repetitions),
+ * so that any process executing it (a resume, a server's queue after a restart) measures it as
+ * the process that created it would; undefined for runs without them.
+ */
+export function storedDesignSettings(run: Pick<Run, 'target'>): DesignSettings | undefined {
+  const raw = (run.target as { options?: { experiment?: unknown } }).options?.experiment
+  if (raw === undefined) return undefined
+  const parsed = StoredSettingsSchema.safeParse(raw)
+  if (!parsed.success) throw new KerneltuneError('INVALID_INPUT', `the run's stored design settings are not readable: ${parsed.error.message}`)
+  return Object.fromEntries(Object.entries(parsed.data).filter(([, v]) => v !== undefined)) as DesignSettings
+}
 
 /**
  * What a caller that owns the measurement can set (kerneltune sweep): its own backend (a llama-server
@@ -70,6 +99,12 @@ function forRun(backend: MeasurementBackend, run: Run): MeasurementBackend {
   }
 }
 
+/** A sequential combination against the baseline as stored while the design runs (the final record replaces it with the analysis's). */
+function unpairedComparison(m: MeasuredCombo, baseline: readonly RepetitionMetrics[], metric: ExperimentMetric, higherIsBetter: boolean): Record<string, unknown> | null {
+  const cmp = compareWithBaseline(metricSamples(m.reps, metric), metricSamples(baseline, metric), { higherIsBetter })
+  return cmp ? { metric, design: 'sequential', stoppedEarly: Boolean(m.stoppedEarly), ...(m.stoppedEarly ? { stoppedEarlyReason: m.stoppedEarly } : {}), ...cmp } : null
+}
+
 /** The variance of log(arm / baseline) over the rounds both were measured in. */
 function logRatioVariance(arm: readonly (number | undefined)[], base: readonly (number | undefined)[]): number | undefined {
   const xs: number[] = []
@@ -86,8 +121,17 @@ function logRatioVariance(arm: readonly (number | undefined)[], base: readonly (
 export async function executeExperimentRun(runId: string, deps: ExecuteRunDeps, hooks: ExperimentHooks = {}): Promise<Run> {
   const { store, registry, signal, onEvent = () => {}, cacheScope = 'tenant' } = deps
   let run = await store.runs.require(null, runId)
+  // Another process holding the run with a fresh heartbeat (a sweep) is measuring it: executing it
+  // here too would race it, and a failure here would overwrite its run. Nothing is written.
+  const owner = await store.runs.owner(runId)
+  const age = owner ? Date.now() - Date.parse(owner.heartbeatAt) : Infinity
+  if (owner && owner.id !== deps.ownerId && age < RUN_OWNER_LEASE_MS) {
+    throw new KerneltuneError('CONFLICT', `run ${runId} is being measured by pid ${owner.pid} on ${owner.host} (heartbeat ${Math.round(age / 1000)} s ago); it can be executed here once that process has stopped for ${RUN_OWNER_LEASE_MS / 1000} s (kerneltune run resume ${runId} checks the process itself)`)
+  }
   const opts = runOptions(run)
   const design = opts.design ?? 'sequential'
+  // What the run stored, under what the caller sets: a resumed sweep and a generic executor agree.
+  const settings: DesignSettings = { ...storedDesignSettings(run), ...hooks.settings }
   const base = hooks.backend ?? backendForRun(registry, run)
   const backend = hooks.backend ?? forRun(base, run)
   const engine: EnginePlugin = hooks.engine ?? registry.get('engine', run.target.engine)
@@ -99,29 +143,52 @@ export async function executeExperimentRun(runId: string, deps: ExecuteRunDeps, 
   const others = combos.filter((c) => !c.isBaseline)
   // Values equal to the baseline's are the baseline's: two combinations that differ only there run alike.
   const withoutDefaults = hooks.withoutDefaults ?? ((c: Combo): Combo => Object.fromEntries(Object.entries(c).filter(([k, v]) => baseline.combo[k] !== v)))
-  const rounds = hooks.settings?.rounds ?? opts.rounds ?? 8
+  const rounds = settings.rounds ?? opts.rounds ?? 8
   onEvent({ type: 'run.started', runId, total: combos.length })
   const described = { proxy: base.proxy, exercises: base.exercises, equivalentValues: base.equivalentValues, cacheScope }
   // The run's metric decides unless the caller ranks by another (the sweep: decode tokens/s).
-  const metric: ExperimentMetric = hooks.settings?.metric ?? opts.metric
+  const metric: ExperimentMetric = settings.metric ?? opts.metric
   const common = {
     backend, engine, withoutDefaults, baseline: baseline.combo,
     candidates: others.map((c) => ({ combo: c.combo, hash: c.comboHash })),
-    metric, ...(hooks.settings?.metric ? {} : { metrics: ['throughputTps', 'latencyMs'] as const }),
+    metric, ...(settings.metric ? {} : { metrics: ['throughputTps', 'latencyMs'] as const }),
     warmups: opts.warmups, gate: 'regression' as const, epsilon: opts.epsilon ?? 0.02,
-    ...hooks.settings,
+    ...settings,
     ...(signal ? { signal } : {}),
   }
+  let storedBaseline: readonly RepetitionMetrics[] = baseline.status === 'measured' ? baseline.repetitions : []
+  const baselineReps = () => storedBaseline
   try {
     let r: InterleavedSweepResult | SweepResult
     if (design === 'interleaved') {
       const arms = others.length + 2
       r = await runInterleavedSweep({
-        ...common, rounds, seed: opts.seed ?? 1, ...(opts.test ? { test: opts.test } : {}), ...(hooks.settings?.seed !== undefined ? { seed: hooks.settings.seed } : {}),
+        ...common, rounds, seed: opts.seed ?? 1, ...(opts.test ? { test: opts.test } : {}), ...(settings.seed !== undefined ? { seed: settings.seed } : {}),
         onProgress: (p) => onEvent({ type: 'progress', runId, done: Math.min((p.round - 1) * p.steps + p.step, rounds * arms), total: rounds * arms }),
       })
     } else {
-      r = await runSweep({ ...common, maxReps: hooks.settings?.maxReps ?? run.repetitions, noiseFloor: hooks.settings?.noiseFloor ?? opts.noiseFloor, earlyStop: hooks.settings?.earlyStop ?? opts.earlyStop, onProgress: (p) => p.done && onEvent({ type: 'progress', runId, done: p.index + 1, total: p.total + 1 }) })
+      // Stored after each combination, and kept on a resume: a sweep killed after its baseline
+      // continues with the combinations still pending instead of measuring everything again.
+      const indexOf = new Map(combos.map((c) => [c.isBaseline ? sweepComboHash(c.combo) : c.comboHash, c.index]))
+      const done = new Map<string, MeasuredCombo>()
+      for (const c of combos) {
+        if (c.status !== 'measured' && c.status !== 'failed') continue
+        const reason = (c.comparison as { stoppedEarlyReason?: unknown } | null)?.stoppedEarlyReason
+        const hash = c.isBaseline ? sweepComboHash(c.combo) : c.comboHash
+        done.set(hash, { combo: c.combo, hash, reps: c.repetitions, ...(c.error ? { error: c.error } : {}), ...(typeof reason === 'string' ? { stoppedEarly: reason } : {}) })
+      }
+      const higherIsBetter = metricDirection(metric) === 'higher'
+      r = await runSweep({
+        ...common, done, maxReps: settings.maxReps ?? run.repetitions, noiseFloor: settings.noiseFloor ?? opts.noiseFloor, earlyStop: settings.earlyStop ?? opts.earlyStop,
+        onProgress: (p) => p.done && onEvent({ type: 'progress', runId, done: p.index + 1, total: p.total + 1 }),
+        onMeasured: async (m, isBaseline) => {
+          const index = indexOf.get(m.hash)
+          if (index === undefined) return
+          const comparison = isBaseline ? null : unpairedComparison(m, baselineReps(), metric, higherIsBetter)
+          await store.runs.recordCombo(runId, index, { status: m.error ? 'failed' : 'measured', simulated: base.simulated, cached: false, repetitions: [...m.reps], metrics: comboMetrics(m.reps), comparison, error: m.error ?? null })
+          if (isBaseline) storedBaseline = m.reps
+        },
+      })
     }
     const byHash = new Map(others.map((c) => [c.comboHash, c]))
     const paired: Record<string, PairedComparison | null> = {}
@@ -137,7 +204,7 @@ export async function executeExperimentRun(runId: string, deps: ExecuteRunDeps, 
         if (v !== undefined) replicateVariance[String(rc.index)] = v
       }
       const unpaired = c.comparison[metric]
-      const comparison = p ? { metric, design, stoppedEarly: false, ...p } : unpaired ? { metric, design, stoppedEarly: Boolean(c.stoppedEarly), ...unpaired } : null
+      const comparison = p ? { metric, design, stoppedEarly: false, ...p } : unpaired ? { metric, design, stoppedEarly: Boolean(c.stoppedEarly), ...(c.stoppedEarly ? { stoppedEarlyReason: c.stoppedEarly } : {}), ...unpaired } : null
       await store.runs.recordCombo(runId, rc.index, {
         status: c.error ? 'failed' : 'measured', simulated: r.simulated, cached: false, repetitions: [...c.reps], metrics: comboMetrics(c.reps), comparison, error: c.error ?? null,
       })
@@ -176,8 +243,10 @@ export async function executeExperimentRun(runId: string, deps: ExecuteRunDeps, 
     return run
   } catch (e) {
     const cancelled = isKerneltuneError(e) && e.code === 'CANCELLED'
-    if (cancelled && signal?.reason === 'pause') {
-      await store.runs.setStatus(runId, 'queued')
+    // A pause (server shutdown) or an interrupt (the sweep's process got SIGINT) leaves the run to
+    // be continued: queued, with what was stored kept; an interrupt says so in the run's error.
+    if (cancelled && (signal?.reason === 'pause' || signal?.reason === INTERRUPT)) {
+      await store.runs.setStatus(runId, 'queued', signal.reason === INTERRUPT ? interruptedError(design) : null)
       return store.runs.require(null, runId)
     }
     const status = cancelled ? 'cancelled' : 'failed'
