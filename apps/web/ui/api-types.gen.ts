@@ -346,6 +346,18 @@ export type RunCombo = {
     ttftMs?: number
     peakMemoryBytes?: number
     breakdown?: Record<string, number>
+    serving?: {
+      durationS: number
+      requests: Array<{
+        ok: boolean
+        startMs: number
+        e2eMs: number
+        ttftMs?: number
+        outputTokens?: number
+        itlMs: number[]
+        error?: string
+      }>
+    }
   }>
   metrics: {
     throughputTps?: number
@@ -450,7 +462,7 @@ export type TuneTrial = {
   sessionId: string
   index: number
   config: Record<string, string>
-  outcome: 'ok' | 'failed'
+  outcome: 'ok' | 'infeasible' | 'failed'
   value: number | null
   metrics: Record<string, unknown> | null
   createdAt: string
