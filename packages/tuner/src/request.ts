@@ -34,12 +34,15 @@ const ObjectiveSchema: z.ZodString = z.string().min(1).max(64)
 /** Adds resolveObjectives' complaint (unknown name, bad limit, goodput without objectives) as an issue at the field it is about. */
 function refineObjectives(r: { slo?: Record<string, number> | undefined; objective?: string | undefined }, ctx: z.core.$RefinementCtx): void {
   if (r.slo === undefined && r.objective === undefined) return
-  try {
-    resolveObjectives(r)
-  } catch (e) {
-    if (!isKerneltuneError(e)) throw e
-    const path = r.slo !== undefined && /objective|slo|latency|limit|stated/i.test(e.message) && !/^unknown objective/.test(e.message) ? 'slo' : 'objective'
-    ctx.addIssue({ code: 'custom', message: e.message, path: [path] })
+  // The objectives alone first, so that a complaint about them is put at `slo`.
+  for (const [path, input] of [['slo', { slo: r.slo, objective: r.slo === undefined ? undefined : 'outputTokensPerSecond' }], ['objective', r]] as const) {
+    try {
+      resolveObjectives(input)
+    } catch (e) {
+      if (!isKerneltuneError(e)) throw e
+      ctx.addIssue({ code: 'custom', message: e.message, path: [path] })
+      return
+    }
   }
 }
 

@@ -68,8 +68,10 @@ describe('objectives in a run', () => {
     const bad = RunRequestSchema.safeParse({ ...request, slo: { ttft_p98_ms: 300 } })
     expect(bad.success).toBe(false)
     expect(JSON.stringify(bad.error?.issues)).toMatch(/unknown latency objective 'ttft_p98_ms'; accepted: ttft_mean_ms, .*e2e_p99_ms/)
+    expect(bad.error?.issues.map((i) => i.path)).toEqual([['slo']])
     const goodput = TuneRequestSchema.safeParse({ runId: 'r', budget: { trials: 2 }, objective: 'goodput' })
     expect(JSON.stringify(goodput.error?.issues)).toMatch(/goodput objective counts the requests/)
+    expect(goodput.error?.issues.map((i) => i.path)).toEqual([['objective']])
     expect(() => parseWith(RunRequestSchema, { ...request, objective: 'fastest' }, 'run request')).toThrow(/unknown objective 'fastest'; accepted: goodput, outputTokensPerSecond/)
   })
 

@@ -7,7 +7,7 @@
  * infeasible combination never wins.
  */
 import type { Combo, RepetitionMetrics, RunCombo } from '@kerneltune/core'
-import { assess, assessCandidate, candidateMetricsOf, recordLine, resolveObjectives, type Assessment, type CandidateAssessment, type CandidateMetrics, type Objectives, type RecordLine } from '@kerneltune/serving'
+import { assess, assessCandidate, candidateMetricsOf, rankCandidates, recordLine, resolveObjectives, type Assessment, type CandidateAssessment, type CandidateMetrics, type Objectives, type RecordLine } from '@kerneltune/serving'
 
 /** The objectives a run (or session) stores; undefined when it states none. */
 export function storedObjectives(o: { slo?: Record<string, number> | undefined; objective?: string | undefined }): Objectives | undefined {
@@ -54,7 +54,8 @@ export function runObjectives(combos: readonly RunCombo[], o: Objectives, backen
   const a = assess(judged.map((x) => x.m), o, base < 0 ? undefined : base)
   const at = (i: number) => judged[i]!.c.index
   // Without the defaults measured there is nothing to beat: the best feasible combination is the answer.
-  const best = a.decision ? a.decision.winner : (a.candidates.map((c, i) => ({ c, i })).filter((x) => x.c.feasible).sort((x, y) => (o.objective.direction === 'max' ? -1 : 1) * ((x.c.objectiveValue ?? 0) - (y.c.objectiveValue ?? 0)))[0]?.i ?? null)
+  const top = rankCandidates(judged.map((x, index) => ({ index, metrics: x.m, feasible: a.candidates[index]!.feasible })), o.objective)[0]
+  const best = a.decision ? a.decision.winner : top?.feasible ? top.index : null
   return {
     objective: a.objective,
     slo: a.slo,
@@ -62,7 +63,7 @@ export function runObjectives(combos: readonly RunCombo[], o: Objectives, backen
     pareto: a.pareto.map(at),
     paretoAxes: a.paretoAxes,
     decision: {
-      winner: best === null || best === undefined ? null : at(best),
+      winner: best === null ? null : at(best),
       defaultsFeasible: a.decision?.defaultsFeasible ?? null,
       // decide() speaks of candidate positions; the run's own indices are what a reader sees.
       reason: a.decision ? a.decision.reason.replace(/candidate (\d+)/g, (_, i: string) => `combination ${at(Number(i))}`) : 'the defaults were not measured: the best feasible combination',
