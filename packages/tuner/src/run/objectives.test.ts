@@ -110,6 +110,21 @@ describe('objectives in a run', () => {
   })
 })
 
+describe('objectives in an interleaved run', () => {
+  it('should let the objectives choose, not the design\'s throughput winner, which misses TTFT', async () => {
+    const store = await openStore(':memory:')
+    const registry = createRegistry([testEngine(), servingBackend()])
+    const catalog = createCatalog()
+    const restrict = { ...request.restrict, fusion_strategy: ['none'] }
+    const run = await executeRun((await createRun(store, { ...request, restrict, design: 'interleaved', rounds: 3 }, { catalog, registry, tenant: 't' })).id, { store, registry })
+    expect(run.status).toBe('succeeded')
+    const s = run.summary as unknown as RunSummary
+    const good = s.objectives!.combos.find((c) => c.combo.activation_dtype === 'fp8_e4m3' && c.combo.matmul_path === 'cublas')!
+    expect(s.winner?.index).toBe(good.index)
+    expect(s.objectives!.combos.find((c) => c.index === s.winner!.index)!.feasible).toBe(true)
+  })
+})
+
 describe('objectives in a tune session', () => {
   it('should label a trial that missed an objective infeasible, apart from a failed one, and never make it the best', async () => {
     const { store, registry, catalog, run } = await setup()
