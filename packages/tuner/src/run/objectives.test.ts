@@ -7,7 +7,7 @@
  */
 import { describe, expect, it } from 'vitest'
 import { createCatalog } from '@kerneltune/catalog'
-import { createRegistry, KerneltuneError, parseWith, type Combo, type MeasurementBackend, type ServedRequest } from '@kerneltune/core'
+import { createRegistry, KerneltuneError, parseWith, type Combo, type MeasurementBackend, type SearchObservation, type SearchStrategyPlugin, type ServedRequest } from '@kerneltune/core'
 import { randomSearchStrategy } from '@kerneltune/bayesian-optimizer'
 import { openStore } from '@kerneltune/store'
 import { createRun, executeRun, RunRequestSchema, runRecordLines, runTune, startTune, TuneRequestSchema, type RunSummary } from '../index.ts'
@@ -162,5 +162,31 @@ describe('objectives in a tune session', () => {
     expect(fastest.outcome).toBe('infeasible')
     expect(fastest.value!).toBeGreaterThan(done.best!.value)
     expect(trials.find((t) => t.index === done.best!.trial)?.outcome).toBe('ok')
+  })
+
+  it('should tell the strategy an infeasible trial as a failure, as it tells a failed one, and a feasible one by its objective value', async () => {
+    const { store, registry, catalog, run } = await setup()
+    const told: SearchObservation[] = []
+    const inner = registry.get('search-strategy', 'random')
+    const spy: SearchStrategyPlugin = {
+      ...inner, name: 'spy',
+      async create(space, options) {
+        const s = await inner.create(space, options)
+        const tell = s.tell.bind(s)
+        s.tell = (o) => (told.push(o), tell(o))
+        return s
+      },
+      restore: inner.restore!,
+    }
+    registry.register(spy)
+    const s = await startTune(store, { runId: run.id, budget: { trials: 8 }, strategy: 'spy', seed: 3, keep: ['matmul_path', 'activation_dtype', 'fusion_strategy'] }, { catalog, registry, tenant: 't' })
+    await runTune(s.id, { store, registry, catalog })
+    const trials = await store.tune.trials(s.id)
+    expect(told).toHaveLength(8)
+    for (const [i, t] of trials.entries()) {
+      // Strategies minimise: goodput is told negated.
+      if (t.outcome === 'ok') expect(told[i]).toMatchObject({ value: -t.value! })
+      else expect(told[i]).toMatchObject({ failed: true })
+    }
   })
 })
