@@ -114,6 +114,9 @@ describe('kerneltune run (embedded store)', () => {
     expect(r.json).toMatchObject({ status: 'succeeded', backend: 'node-llama-cpp', progress: { done: 2, total: 2 } })
     expect(r.json.target).toMatchObject({ engine: 'llamacpp', modelPath: join(t.dir, 'tiny.gguf') })
     expect(r.json.summary.simulated).toBe(false)
+    // In process there are no server slots: the run holds them (and continuous batching) at their defaults and says so.
+    expect(r.json.summary.heldAtDefault).toEqual({ parallel: 'auto', cont_batching: 'on' })
+    expect((await cli(t.dir, ['run', 'show', r.json.id, '--db', db])).out).toMatch(/held at default\s+parallel=auto, cont_batching=on \(the backend cannot exercise them: not searched\)/)
     const combos = (await cli(t.dir, ['run', 'show', r.json.id, '--db', db, '--json'])).json.combos
     expect(combos.map((c: any) => [c.combo.flash_attn, c.simulated, c.repetitions.length])).toEqual([['auto', false, 2], ['off', false, 2]])
     const apply = await cli(t.dir, ['run', 'apply', r.json.id, '--db', db, '--json', '--force'])
