@@ -1,11 +1,11 @@
 /** kerneltune run create|list|show|watch|cancel|apply: Tier 1 runs, embedded or against a server. */
 import { formatCommandLine, KerneltuneError } from '@kerneltune/core'
+import { describeSlo, describeViolation, parseObjective } from '@kerneltune/serving'
+import { runRecordLines } from '@kerneltune/tuner'
 import { defineCommand } from '../cli/command.ts'
 import { keyValues, progressBar, table } from '../cli/output.ts'
 import { kernelsClient, TARGET_FLAGS } from '../store-location.ts'
 import { buildRunRequest, requireId, RUN_REQUEST_FLAGS } from './run-request.ts'
-import { describeSlo, describeViolation, parseObjective } from '@kerneltune/serving'
-import { runRecordLines } from '@kerneltune/tuner'
 import { OBJECTIVE_FLAGS, writeRecords } from './shared/objectives-flags.ts'
 
 const withClient = async <T>(flags: any, env: any, f: (c: Awaited<ReturnType<typeof kernelsClient>>) => Promise<T>) => {

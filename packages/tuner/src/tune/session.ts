@@ -7,6 +7,7 @@
  */
 import type { Catalog } from '@kerneltune/catalog'
 import { isKerneltuneError, KerneltuneError, parseWith, type Combo, type Registry, type Run, type SearchConfig, type SearchSpaceDefinition, type Searcher, type TuneSession } from '@kerneltune/core'
+import { sloRecord } from '@kerneltune/serving'
 import { trimmedMean } from '@kerneltune/stats'
 import type { Store } from '@kerneltune/store'
 import { backendForRun } from '../run/backend.ts'
@@ -17,7 +18,6 @@ import type { RunSummary } from '../run/summary.ts'
 import { narrow, type Narrowing } from './narrow.ts'
 import { classifyFailure } from './failure.ts'
 import { assessRepetitions, storedObjectives } from '../run/objectives.ts'
-import { sloRecord } from '@kerneltune/serving'
 
 export interface TuneDeps {
   readonly registry: Registry
