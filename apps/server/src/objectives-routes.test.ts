@@ -4,6 +4,7 @@
  */
 import { describe, expect, it } from 'vitest'
 import { API_BASE } from './app.ts'
+import { ObjectivesResponse } from './responses.ts'
 import { SMALL_RUN, testApp } from './test-helpers.ts'
 
 describe('objectives in the runs and tune routes', () => {
@@ -17,6 +18,11 @@ describe('objectives in the runs and tune routes', () => {
     const run = (await res.json()) as { id: string; target: { options: Record<string, unknown> } }
     expect(run.target.options).toMatchObject({ slo: { ttft_p99_ms: 500 }, objective: 'goodput' })
     await t.queue.idle()
+    // The analytical backend measures no requests: the summary says so rather than judging.
+    const judged = (await (await t.call('GET', `${API_BASE}/runs/${run.id}`)).json()) as { summary: { objectives: Record<string, unknown> } }
+    expect(judged.summary.objectives).toMatchObject({ objective: 'goodput', candidates: [], pareto: [], note: expect.stringMatching(/backend analytical measured no requests/) })
+    // The shape the API documents and the dashboard's run view reads, key for key.
+    expect(ObjectivesResponse.strict().safeParse(judged.summary.objectives).success).toBe(true)
     const badTune = await t.call('POST', `${API_BASE}/tune`, { body: { runId: run.id, budget: { trials: 1 }, objective: 'fastest' } })
     expect(badTune.status).toBe(400)
     expect(JSON.stringify(await badTune.json())).toMatch(/unknown objective 'fastest'; accepted: goodput/)

@@ -50,6 +50,7 @@ export type Objectives = {
     defaultsFeasible: boolean | null
     reason: string
   }
+  note?: string
 }
 
 export type RunSummary = {

@@ -88,7 +88,7 @@ export const runCommand = defineCommand({
 function withObjectives(run: any, combos: any[]): any {
   const o = run.summary?.objectives
   if (!o) return { run, combos }
-  const per = new Map<number, any>(o.combos.map((c: any) => [c.index, c]))
+  const per = new Map<number, any>(o.candidates.map((c: any) => [c.index, c]))
   return {
     run,
     combos: combos.map((x) => {

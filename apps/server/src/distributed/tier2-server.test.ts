@@ -22,6 +22,8 @@ import { writeGgufFile } from '@kerneltune/gguf/node'
 import { BUILD_HINT, findLlamaServer } from '@kerneltune/serving/node'
 import { openStore, type Store } from '@kerneltune/store'
 import { createRun, type RunSummary } from '@kerneltune/tuner'
+import { z } from 'zod'
+import { ObjectivesResponse } from '../responses.ts'
 import { connect } from './names.ts'
 import { children, kill, PG, REDIS, spawnFixture, until } from './test-cluster.node.ts'
 import { MODEL } from '../test-helpers.ts'
@@ -73,8 +75,10 @@ describe.skipIf(missing)('a Tier 2 session over llama-server settings with objec
       // The run judged its combinations by the objectives from the requests the worker stored.
       const objectives = (tier1.summary as unknown as RunSummary).objectives!
       expect(objectives.objective).toBe('goodput')
-      expect(objectives.combos.length).toBe(2)
-      for (const x of objectives.combos) expect(x.goodput!.met).toBeLessThanOrEqual(2 * 8)
+      expect(objectives.candidates.length).toBe(2)
+      for (const x of objectives.candidates) expect(x.goodput!.met).toBeLessThanOrEqual(2 * 8)
+      // The shape the API documents and the dashboard's run view reads (the candidates' keys too).
+      expect(ObjectivesResponse.strict().extend({ candidates: z.array(ObjectivesResponse.shape.candidates.element.strict()) }).safeParse(objectives).error).toBeUndefined()
 
       const started = await api(server.line.url!, 'POST', '/tune', { runId: run.id, budget: { trials: 6 }, strategy: 'random', seed: 4, keep: ['parallel', 'cont_batching'], repetitions: 2, slo: SLO, objective: 'goodput' })
       expect(started.status).toBe(202)

@@ -83,7 +83,7 @@ describe('objectives in a run', () => {
     expect(o.objective).toBe('goodput')
     expect(o.slo).toEqual([{ name: 'ttft_p99_ms', metric: 'ttft', stat: 'p99', limitMs: 300 }])
     const combos = await store.runs.combos(run.id)
-    const byShape = (dtype: string, path: string) => o.combos.find((c) => c.combo.activation_dtype === dtype && c.combo.matmul_path === path && c.combo.fusion_strategy === 'none')!
+    const byShape = (dtype: string, path: string) => o.candidates.find((c) => c.combo.activation_dtype === dtype && c.combo.matmul_path === path && c.combo.fusion_strategy === 'none')!
     // The fastest by tokens/s misses TTFT: infeasible, with the objective it missed and by how much.
     const fastest = byShape('fp8_e4m3', 'cutlass')
     expect(fastest.feasible).toBe(false)
@@ -100,7 +100,7 @@ describe('objectives in a run', () => {
     expect(s.winner?.value).toBeCloseTo(good.goodput!.requestsPerSecond, 9)
     // Failed combinations (aggressive fusion) are failed, not judged.
     expect(combos.filter((c) => c.status === 'failed').length).toBe(4)
-    expect(o.combos.length).toBe(4)
+    expect(o.candidates.length).toBe(4)
     expect(o.pareto).toContain(good.index)
     expect(o.pareto).not.toContain(fastest.index)
     // Every request is kept: --records can recompute every figure.
@@ -119,9 +119,9 @@ describe('objectives in an interleaved run', () => {
     const run = await executeRun((await createRun(store, { ...request, restrict, design: 'interleaved', rounds: 3 }, { catalog, registry, tenant: 't' })).id, { store, registry })
     expect(run.status).toBe('succeeded')
     const s = run.summary as unknown as RunSummary
-    const good = s.objectives!.combos.find((c) => c.combo.activation_dtype === 'fp8_e4m3' && c.combo.matmul_path === 'cublas')!
+    const good = s.objectives!.candidates.find((c) => c.combo.activation_dtype === 'fp8_e4m3' && c.combo.matmul_path === 'cublas')!
     expect(s.winner?.index).toBe(good.index)
-    expect(s.objectives!.combos.find((c) => c.index === s.winner!.index)!.feasible).toBe(true)
+    expect(s.objectives!.candidates.find((c) => c.index === s.winner!.index)!.feasible).toBe(true)
   })
 })
 

@@ -27,13 +27,17 @@ export function assessRepetitions(reps: readonly RepetitionMetrics[], o: Objecti
   return m && assessCandidate(m, o)
 }
 
-/** Per combination of a run: feasibility, violations, goodput (the sweep's --json shapes), and the run-wide front and decision. */
+/**
+ * Per combination of a run: feasibility, violations, goodput (the sweep's --json shapes), and the
+ * run-wide front and decision. The server's RunSummary response (ObjectivesResponse) and the
+ * dashboard's run view read this shape.
+ */
 export interface RunObjectives {
   objective: string
   /** As parsed: [{ name, metric, stat, limitMs }]. */
   slo: Assessment['slo']
-  /** By combination index (the run's own indices), measured combinations with requests only. */
-  combos: ({ index: number; comboHash: string; combo: Combo } & CandidateAssessment)[]
+  /** `index` is the run's own combination index; measured combinations with requests only. */
+  candidates: ({ index: number; combo: Combo } & CandidateAssessment)[]
   /** Combination indices on the Pareto front of `paretoAxes`. */
   pareto: number[]
   paretoAxes: Assessment['paretoAxes']
@@ -49,7 +53,7 @@ export function runObjectives(combos: readonly RunCombo[], o: Objectives, backen
     .map((c) => ({ c, m: servedMetrics(c.repetitions, o) }))
     .filter((x): x is { c: RunCombo; m: CandidateMetrics } => x.m !== undefined)
   const base = judged.findIndex((x) => x.c.isBaseline)
-  const empty = { objective: o.objective.name, slo: o.slo, combos: [], pareto: [], paretoAxes: assess([], o).paretoAxes }
+  const empty = { objective: o.objective.name, slo: o.slo, candidates: [], pareto: [], paretoAxes: assess([], o).paretoAxes }
   if (judged.length === 0) return { ...empty, decision: { winner: null, defaultsFeasible: null, reason: 'nothing was judged' }, note: `backend ${backend} measured no requests: latency objectives and goodput need a serving backend (server)` }
   const a = assess(judged.map((x) => x.m), o, base < 0 ? undefined : base)
   const at = (i: number) => judged[i]!.c.index
@@ -59,7 +63,7 @@ export function runObjectives(combos: readonly RunCombo[], o: Objectives, backen
   return {
     objective: a.objective,
     slo: a.slo,
-    combos: judged.map((x, i) => ({ index: x.c.index, comboHash: x.c.comboHash, combo: x.c.combo, ...a.candidates[i]! })),
+    candidates: judged.map((x, i) => ({ index: x.c.index, combo: x.c.combo, ...a.candidates[i]! })),
     pareto: a.pareto.map(at),
     paretoAxes: a.paretoAxes,
     decision: {

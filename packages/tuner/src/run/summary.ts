@@ -211,18 +211,19 @@ export function summarizeRun(run: Run, combos: readonly RunCombo[], opts: RunOpt
   if (objectives) {
     const o = runObjectives(combos, objectives, run.backend)
     summary.objectives = o
-    if (!o.note) summary.winner = objectivesWinner(o, objectives.objective.direction === 'max' ? 1 : -1, summary, measuredOnly, extra)
+    if (!o.note) summary.winner = objectivesWinner(o, objectives.objective.direction === 'max' ? 1 : -1, combos, summary, measuredOnly, extra)
   }
   return { summary, gates, rejections }
 }
 
 /** The winner by the objectives: their decision, the defaults when they hold and nothing beats them, null when nothing meets them. */
-function objectivesWinner(o: RunObjectives, sign: 1 | -1, summary: RunSummary, measuredOnly: (c: Combo) => Combo, extra: SummaryExtra): RunSummary['winner'] {
-  const base = summary.baseline && o.combos.find((c) => c.index === summary.baseline!.index)
+function objectivesWinner(o: RunObjectives, sign: 1 | -1, combos: readonly RunCombo[], summary: RunSummary, measuredOnly: (c: Combo) => Combo, extra: SummaryExtra): RunSummary['winner'] {
+  const base = summary.baseline && o.candidates.find((c) => c.index === summary.baseline!.index)
   const pick = o.decision.winner ?? (o.decision.defaultsFeasible ? base?.index ?? null : null)
-  const w = o.combos.find((c) => c.index === pick)
-  if (!w || w.objectiveValue === null) return null
+  const w = o.candidates.find((c) => c.index === pick)
+  const hash = combos.find((c) => c.index === pick)?.comboHash
+  if (!w || w.objectiveValue === null || hash === undefined) return null
   const bv = base?.objectiveValue ?? null
   const combo = measuredOnly(w.combo)
-  return { index: w.index, comboHash: w.comboHash, combo, value: w.objectiveValue, improvement: bv ? (sign * (w.objectiveValue - bv)) / Math.abs(bv) : null, proxy: summary.proxy, notMeasured: summary.notMeasured, notToldApart: notToldApart(combo, extra.equivalentValues) }
+  return { index: w.index, comboHash: hash, combo, value: w.objectiveValue, improvement: bv ? (sign * (w.objectiveValue - bv)) / Math.abs(bv) : null, proxy: summary.proxy, notMeasured: summary.notMeasured, notToldApart: notToldApart(combo, extra.equivalentValues) }
 }
