@@ -37,6 +37,8 @@ export const ObjectivesResponse = z.object({
   pareto: z.array(z.number()),
   paretoAxes: z.object({ throughput: z.string(), latency: z.string() }),
   decision: z.object({ winner: z.number().nullable(), defaultsFeasible: z.boolean().nullable(), reason: z.string() }).optional(),
+  /** Why nothing was judged: the run's backend measured no requests (a run on the server backend does). */
+  note: z.string().optional(),
 }).meta({ title: 'Objectives' })
 
 /** experiment's PairedComparison (paired.ts): one arm against the baseline of the same rounds. */

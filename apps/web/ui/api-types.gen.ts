@@ -50,6 +50,7 @@ export type Objectives = {
     defaultsFeasible: boolean | null
     reason: string
   }
+  note?: string
 }
 
 export type PairedComparison = {
@@ -408,6 +409,18 @@ export type RunCombo = {
     ttftMs?: number
     peakMemoryBytes?: number
     breakdown?: Record<string, number>
+    serving?: {
+      durationS: number
+      requests: Array<{
+        ok: boolean
+        startMs: number
+        e2eMs: number
+        ttftMs?: number
+        outputTokens?: number
+        itlMs: number[]
+        error?: string
+      }>
+    }
   }>
   metrics: {
     throughputTps?: number
@@ -512,7 +525,7 @@ export type TuneTrial = {
   sessionId: string
   index: number
   config: Record<string, string>
-  outcome: 'ok' | 'failed'
+  outcome: 'ok' | 'infeasible' | 'failed'
   value: number | null
   metrics: Record<string, unknown> | null
   createdAt: string

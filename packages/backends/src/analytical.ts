@@ -7,6 +7,7 @@
  * size (fp8 → 1 byte, fp16/bf16 → 2). The other dimensions have no term in a roofline, so combos
  * that differ only in them predict the same numbers; Tier 1 then reports them as insensitive.
  */
+import { LLAMACPP_SERVER_DIMENSIONS } from '@kerneltune/engines-llamacpp'
 import { KerneltuneError, type MeasurementBackend, type MeasurementRequest, type MeasurementResult, type RepetitionMetrics } from '@kerneltune/core'
 import { decodeBound, prefillBound } from '@kerneltune/roofline'
 
@@ -49,6 +50,9 @@ export function analyticalBackend(options: AnalyticalBackendOptions = {}): Measu
     // Only the KV element size has a term in the roofline; runs report the other dimensions as
     // not measured and leave them out of the winner.
     exercises: ['activation_dtype'],
+    // The roofline has no server slots or batching policy: llama.cpp runs hold them at their
+    // defaults rather than multiplying the (unmeasured) combinations by them.
+    ignores: LLAMACPP_SERVER_DIMENSIONS.map((d) => d.id),
     equivalentValues: { activation_dtype: [['fp16', 'bf16'], ['fp8_e4m3', 'fp8_e5m2']] },
     available: () => ({ ok: true }),
     async measure(request: MeasurementRequest): Promise<MeasurementResult> {

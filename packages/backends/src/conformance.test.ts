@@ -42,6 +42,8 @@ describe('checkMeasurementBackend', () => {
     expect(await text({ device: async () => 'another device' })).toMatch(/device\(\) says "another device" but results say/)
     expect(await text({ proxy: { engine: true, device: true } })).toMatch(/simulated backend is a prediction, not a proxy/)
     expect(await text({ exercises: [''] })).toMatch(/exercises must list dimension ids/)
+    expect(await text({ ignores: [''] })).toMatch(/ignores must list dimension ids/)
+    expect(await text({ exercises: ['parallel'], ignores: ['parallel'] })).toMatch(/both exercised and ignored/)
   })
 
   it('should catch a backend that ignores abort, or crashes instead of refusing', async () => {

@@ -60,7 +60,7 @@ export function resultProblems(backend: Pick<MeasurementBackend, 'name' | 'simul
 /**
  * Checks a backend against the contract: its shape and registration, availability, every
  * repetition returned for several counts, its results labelled (simulated or not) and its device
- * named (and device(), when given, naming the same one), proxy and exercises well-formed,
+ * named (and device(), when given, naming the same one), proxy, exercises and ignores well-formed,
  * progress reports in range, errors raised as KerneltuneErrors, and abort honoured (an
  * aborted request is refused with CANCELLED, and a measurement aborted from its first progress
  * report stops with CANCELLED). When available() says no, the measuring checks are not run.
@@ -118,6 +118,8 @@ export async function checkMeasurementBackend(plugin: MeasurementBackend, reques
   if (plugin.proxy && (typeof plugin.proxy.engine !== 'boolean' || typeof plugin.proxy.device !== 'boolean')) problems.push('proxy must say { engine: boolean, device: boolean }')
   if (plugin.proxy && plugin.simulated) problems.push('a simulated backend is a prediction, not a proxy: leave proxy out')
   if (plugin.exercises && (!Array.isArray(plugin.exercises) || plugin.exercises.some((d) => typeof d !== 'string' || d === ''))) problems.push('exercises must list dimension ids')
+  if (plugin.ignores && (!Array.isArray(plugin.ignores) || plugin.ignores.some((d) => typeof d !== 'string' || d === ''))) problems.push('ignores must list dimension ids')
+  if (plugin.ignores?.some((d) => plugin.exercises?.includes(d))) problems.push('a dimension cannot be both exercised and ignored')
 
   // Abort before the start: nothing may be measured, and the refusal is CANCELLED.
   const pre = new AbortController()

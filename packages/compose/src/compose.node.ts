@@ -13,7 +13,7 @@ import { analyticalBackend, type AnalyticalBackendOptions } from '@kerneltune/ba
 import { gpuKernelsBackend, llamacppRunBackend, llamaServerRunBackend } from '@kerneltune/backends/node'
 import { buildCatalog, type Catalog } from '@kerneltune/catalog'
 import { createRegistry, type AnyPlugin, type EngineLookup, type EnginePlugin, type MeasurementBackend, type Registry } from '@kerneltune/core'
-import { llamacppEngine } from '@kerneltune/engines-llamacpp'
+import { llamacppServerEngine } from '@kerneltune/engines-llamacpp'
 import { onnxEngine } from '@kerneltune/engines-onnx'
 import { tgiEngine } from '@kerneltune/engines-tgi'
 import { tritonEngine } from '@kerneltune/engines-triton'
@@ -29,7 +29,7 @@ import { searchStrategies } from '@kerneltune/tuner'
  * among the engines of this list.
  */
 export function enginePlugins(engines?: EngineLookup): EnginePlugin[] {
-  const list: EnginePlugin[] = [vllmEngine(), tgiEngine(), trtllmEngine(), trtllmServeEngine(), tritonEngine({ engines: engines ?? { list: () => list } }), onnxEngine(), llamacppEngine()]
+  const list: EnginePlugin[] = [vllmEngine(), tgiEngine(), trtllmEngine(), trtllmServeEngine(), tritonEngine({ engines: engines ?? { list: () => list } }), onnxEngine(), llamacppServerEngine()]
   return list
 }
 

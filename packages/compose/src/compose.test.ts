@@ -1,6 +1,9 @@
 import { describe, expect, it } from 'vitest'
 import { ENGINE_NAMES, engineRegistry, loadEngine } from './index.ts'
 import { backendPlugins, compose, defaultRegistry, enginePlugins } from './node.ts'
+import { buildCatalog } from '@kerneltune/catalog'
+import { parseWith } from '@kerneltune/core'
+import { planCombos, RunRequestSchema } from '@kerneltune/tuner'
 
 describe('the composition root', () => {
   it('should register each engine exactly once, under the names ENGINE_NAMES lists', () => {
@@ -43,5 +46,40 @@ describe('the engine registry', () => {
   it('should load one engine by name and refuse an unknown one', async () => {
     expect((await loadEngine('tgi')).name).toBe('tgi')
     await expect(loadEngine('nope')).rejects.toMatchObject({ code: 'PLUGIN_NOT_FOUND' })
+  })
+})
+
+describe('llama.cpp server settings in runs', () => {
+  const request = {
+    model: { name: 'tiny', paramsB: 0.01, hiddenDim: 64, numLayers: 2, numHeads: 4, numKvHeads: 4, intermediateDim: 128, quant: 'F16' as const },
+    hardware: { name: 'cpu', vendor: 'cpu' as const, memBwGbs: 20, fp16Tflops: 0.5 },
+    engine: 'llamacpp', modelPath: '/nowhere/tiny.gguf', mode: 'quick' as const,
+    // Every translator dimension at one value: what varies is the server's settings.
+    restrict: { threads: ['auto'], batch_size: ['2048'], ubatch_size: ['512'], flash_attn: ['auto'], cache_type_k: ['f16'], cache_type_v: ['f16'], gpu_layers: ['auto'], ctx_size: ['0'], mmap: ['on'], mlock: ['off'] },
+  }
+  const plan = async (backend: string, extra: Record<string, unknown> = {}) => {
+    const registry = defaultRegistry()
+    return planCombos(parseWith(RunRequestSchema, { ...request, backend, ...extra }, 'run request'), { registry, catalog: buildCatalog(registry) })
+  }
+
+  it('should search slots and continuous batching on the server backend', async () => {
+    const p = await plan('server', { restrict: { ...request.restrict, parallel: ['auto', '1'], cont_batching: ['on', 'off'] } })
+    expect(new Set(p.combos.map((c) => `${c.combo.parallel}/${c.combo.cont_batching}`)).size).toBe(4)
+    expect(p.heldAtDefault).toEqual({})
+  })
+
+  it('should hold them at their defaults on node-llama-cpp, which runs in process and has no slots, and say so', async () => {
+    const server = await plan('server')
+    const inProcess = await plan('node-llama-cpp')
+    expect(inProcess.heldAtDefault).toEqual({ parallel: 'auto', cont_batching: 'on' })
+    expect(inProcess.combos.every((c) => c.combo.parallel === 'auto' && c.combo.cont_batching === 'on')).toBe(true)
+    expect(server.combos.length).toBeGreaterThan(inProcess.combos.length)
+    await expect(plan('node-llama-cpp', { restrict: { ...request.restrict, parallel: ['2'] } })).rejects.toThrow(/parallel: backend node-llama-cpp cannot exercise it \(held at auto\)/)
+  })
+
+  it('should translate the server settings of the registered llamacpp engine to llama-server flags', async () => {
+    const engine = await loadEngine('llamacpp')
+    const t = await engine.translate({ parallel: '2', cont_batching: 'off', threads: '2' })
+    expect(t.ok && t.argv).toEqual(expect.arrayContaining(['--parallel', '2', '--no-cont-batching', '--threads', '2']))
   })
 })

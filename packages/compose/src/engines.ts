@@ -15,7 +15,8 @@ const ENGINES = {
   'trtllm-serve': async (): Promise<EnginePlugin> => (await import('@kerneltune/engines-trtllm')).trtllmServeEngine(),
   triton: async (engines: Registry): Promise<EnginePlugin> => (await import('@kerneltune/engines-triton')).tritonEngine({ engines }),
   onnx: async (): Promise<EnginePlugin> => (await import('@kerneltune/engines-onnx')).onnxEngine(),
-  llamacpp: async (): Promise<EnginePlugin> => (await import('@kerneltune/engines-llamacpp')).llamacppEngine(),
+  // With llama-server's slots and continuous batching: runs on the server backend search them.
+  llamacpp: async (): Promise<EnginePlugin> => (await import('@kerneltune/engines-llamacpp')).llamacppServerEngine(),
 } satisfies Record<string, (engines: Registry) => Promise<EnginePlugin>>
 
 export type EngineName = keyof typeof ENGINES

@@ -122,14 +122,16 @@ describe.each(drivers)('store on %s', (name, url) => {
     await store.runs.setStatus(run.id, 'running')
     const metrics = { throughputTps: 100, latencyP50Ms: 10, latencyP95Ms: 12, latencyP99Ms: 13 }
     const kernels = [{ id: 'k1', name: 'gemv.thread-per-row.f16', kernelFamily: 'gemv/f16', selection: 'selected' as const, used: true, why: 'approved; used for qkv' }]
-    await store.runs.recordCombo(run.id, 0, { status: 'measured', simulated: false, cached: false, repetitions: [{ latencyMs: 10 }], metrics, comparison: null, error: null, kernels })
+    // A serving backend's repetition carries its load run's requests (objectives and goodput are judged from them).
+    const serving = { durationS: 0.5, requests: [{ ok: true, startMs: 0, e2eMs: 40, ttftMs: 12, outputTokens: 8, itlMs: [4, 4, 4, 4, 4, 4, 4] }, { ok: false, startMs: 1, e2eMs: 3, itlMs: [], error: 'HTTP 400' }] }
+    await store.runs.recordCombo(run.id, 0, { status: 'measured', simulated: false, cached: false, repetitions: [{ latencyMs: 10, serving }], metrics, comparison: null, error: null, kernels })
     expect((await store.runs.require('t1', run.id)).progress).toEqual({ done: 1, total: 2 })
     await store.runs.recordCombo(run.id, 1, { status: 'failed', simulated: false, cached: true, repetitions: [], metrics: null, comparison: { p: 0.01 }, error: 'boom' })
     await store.runs.finish(run.id, 'succeeded', { winner: 0 }, new Map([[0, { passed: true, reasons: ['ok'] }]]))
     const done = await store.runs.require('t1', run.id)
     expect(done).toMatchObject({ status: 'succeeded', summary: { winner: 0 }, progress: { done: 2, total: 2 } })
     const [c0, c1] = await store.runs.combos(run.id)
-    expect(c0).toMatchObject({ status: 'measured', metrics, gate: { passed: true, reasons: ['ok'] }, simulated: false, kernels })
+    expect(c0).toMatchObject({ status: 'measured', metrics, gate: { passed: true, reasons: ['ok'] }, simulated: false, kernels, repetitions: [{ latencyMs: 10, serving }] })
     expect(c1).toMatchObject({ status: 'failed', cached: true, comparison: { p: 0.01 }, error: 'boom', gate: null })
     expect(c1!.kernels).toBeUndefined()
   })
@@ -212,9 +214,11 @@ describe.each(drivers)('store on %s', (name, url) => {
     await expect(store.tune.recordTrial(s.id, { index: 0, config: { a: 'y' }, outcome: 'ok', value: 2 }, { optimizerState: { n: 9 }, best: null, elapsedMs: 6 }))
       .rejects.toMatchObject({ code: 'CONFLICT' })
     await store.tune.recordTrial(s.id, { index: 1, config: { a: 'y' }, outcome: 'failed', value: null }, { optimizerState: { n: 2 }, best: { trial: 0, config: { a: 'x' }, value: 3 }, elapsedMs: 9 })
+    // Ran but missed a latency objective: its value is kept, and it is not the best.
+    await store.tune.recordTrial(s.id, { index: 2, config: { a: 'z' }, outcome: 'infeasible', value: 7, metrics: { feasible: false, violations: [{ metric: 'ttft_p99_ms', limit: 500, value: 812 }] } }, { optimizerState: { n: 2 }, best: { trial: 0, config: { a: 'x' }, value: 3 }, elapsedMs: 9 })
     const after = await store.tune.require('t1', s.id)
-    expect(after).toMatchObject({ trialsDone: 2, optimizerState: { n: 2 }, elapsedMs: 9, best: { trial: 0, value: 3 } })
-    expect((await store.tune.trials(s.id)).map((t) => [t.index, t.outcome, t.value])).toEqual([[0, 'ok', 3], [1, 'failed', null]])
+    expect(after).toMatchObject({ trialsDone: 3, optimizerState: { n: 2 }, elapsedMs: 9, best: { trial: 0, value: 3 } })
+    expect((await store.tune.trials(s.id)).map((t) => [t.index, t.outcome, t.value])).toEqual([[0, 'ok', 3], [1, 'failed', null], [2, 'infeasible', 7]])
     await store.tune.setStatus(s.id, 'paused', null, { n: 2, paused: true })
     expect((await store.tune.require('t1', s.id)).status).toBe('paused')
     expect(await store.tune.get('t2', s.id)).toBeUndefined()

@@ -10,7 +10,7 @@ export type RunEvent =
 
 export type TuneEvent =
   | { type: 'tune.started'; sessionId: string; trialsDone: number }
-  | { type: 'trial'; sessionId: string; index: number; config: Combo; outcome: 'ok' | 'failed'; value: number | null; best: { trial: number; config: Combo; value: number } | null }
+  | { type: 'trial'; sessionId: string; index: number; config: Combo; outcome: 'ok' | 'infeasible' | 'failed'; value: number | null; best: { trial: number; config: Combo; value: number } | null }
   | { type: 'tune.finished'; sessionId: string; status: 'completed' | 'cancelled' | 'failed' | 'paused'; best: { trial: number; config: Combo; value: number } | null; error: string | null }
 
 export type TunerEvent = RunEvent | TuneEvent

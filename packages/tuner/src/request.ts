@@ -4,6 +4,8 @@
  * everywhere (INVALID_INPUT listing every problem).
  */
 import { ComboSchema, HardwareSpecSchema, ModelSpecSchema, QualityGateMethodSchema, RunModeSchema, TuneBudgetSchema, WorkloadSchema } from '@kerneltune/core'
+import { isKerneltuneError } from '@kerneltune/core'
+import { resolveObjectives } from '@kerneltune/serving'
 import { z } from 'zod'
 
 /** The metrics a run can rank combinations by. */
@@ -21,12 +23,28 @@ export type RunDesign = (typeof RUN_DESIGNS)[number]
 export const ROUNDS_TESTS = ['sign-flip', 'paired', 'blocked'] as const
 
 /**
- * Latency objectives and the objective to rank by, carried opaque here (metric name → limit, and a
- * name): the objectives module of @kerneltune/serving parses and checks them; the run stores them
- * with its options so results can be judged by them.
+ * Latency objectives (name → limit in ms, e.g. { ttft_p99_ms: 500 }) and the objective to rank by
+ * (goodput, outputTokensPerSecond, requestThroughput or a latency statistic). They are checked by
+ * the one parser, @kerneltune/serving's resolveObjectives (refineObjectives below), whose error
+ * lists the accepted names; the run stores them with its options so results are judged by them.
  */
 const SloSchema: z.ZodRecord<z.ZodString, z.ZodNumber> = z.record(z.string().min(1).max(64), z.number().finite())
 const ObjectiveSchema: z.ZodString = z.string().min(1).max(64)
+
+/** Adds resolveObjectives' complaint (unknown name, bad limit, goodput without objectives) as an issue at the field it is about. */
+function refineObjectives(r: { slo?: Record<string, number> | undefined; objective?: string | undefined }, ctx: z.core.$RefinementCtx): void {
+  if (r.slo === undefined && r.objective === undefined) return
+  // The objectives alone first, so that a complaint about them is put at `slo`.
+  for (const [path, input] of [['slo', { slo: r.slo, objective: r.slo === undefined ? undefined : 'outputTokensPerSecond' }], ['objective', r]] as const) {
+    try {
+      resolveObjectives(input)
+    } catch (e) {
+      if (!isKerneltuneError(e)) throw e
+      ctx.addIssue({ code: 'custom', message: e.message, path: [path] })
+      return
+    }
+  }
+}
 
 // The zod types are spelled out (not inferred) so JSR can publish the package without slow types.
 export const RunRequestSchema: z.ZodObject<{
@@ -110,7 +128,7 @@ export const RunRequestSchema: z.ZodObject<{
   test: z.enum(ROUNDS_TESTS).optional(),
   slo: SloSchema.optional(),
   objective: ObjectiveSchema.optional(),
-}).strict()
+}).strict().superRefine(refineObjectives)
 export type RunRequest = z.output<typeof RunRequestSchema>
 export type RunRequestInput = z.input<typeof RunRequestSchema>
 
@@ -136,9 +154,9 @@ export const TuneRequestSchema: z.ZodObject<{
   repetitions: z.number().int().min(2).max(100).optional(),
   /** Dimensions to search whatever the Tier 1 evidence says (an explicit override, recorded in the narrowing). */
   keep: z.array(z.string().regex(/^[a-z][a-z0-9_]*$/)).max(64).optional(),
-  /** Latency objectives and the objective (opaque here; see RunRequestSchema.slo). */
+  /** Latency objectives and the objective of the trials (see RunRequestSchema.slo); default the run's. */
   slo: SloSchema.optional(),
   objective: ObjectiveSchema.optional(),
-}).strict()
+}).strict().superRefine(refineObjectives)
 export type TuneRequest = z.output<typeof TuneRequestSchema>
 export type TuneRequestInput = z.input<typeof TuneRequestSchema>

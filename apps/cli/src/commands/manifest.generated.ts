@@ -1793,6 +1793,18 @@ export const COMMAND_MANIFEST: readonly CommandMeta[] = [
             "description": "Interleaved: how a combination is compared with the baseline of the same rounds (default sign-flip)"
           },
           {
+            "name": "slo",
+            "type": "string",
+            "description": "Latency objectives, NAME=MS comma-separated: any of TTFT, TPOT, ITL, E2E at mean, p50, p90, p95, p99 (ttft_mean_ms .. e2e_p99_ms), e.g. ttft_p99_ms=500,tpot_p99_ms=50. A candidate that misses one is infeasible.",
+            "valueName": "NAME=MS[,...]"
+          },
+          {
+            "name": "objective",
+            "type": "string",
+            "description": "What to maximise among feasible candidates: goodput (requests/s meeting every --slo objective; the default with --slo), outputTokensPerSecond, requestThroughput, or a latency statistic to minimise (e.g. ttft_p99_ms).",
+            "valueName": "NAME"
+          },
+          {
             "name": "watch",
             "type": "boolean",
             "description": "Follow the run to the end",
@@ -1909,9 +1921,15 @@ export const COMMAND_MANIFEST: readonly CommandMeta[] = [
             "type": "boolean",
             "description": "apply: even if the gate rejected it",
             "default": false
+          },
+          {
+            "name": "records",
+            "type": "string",
+            "description": "show: Write one JSON line per measured request (candidate, ok, ttftMs, tpotMs, e2eMs, outputTokens, startMs, itlMs) to this file, to recompute every figure. (runs on the server backend; candidate is the combination index)",
+            "valueName": "FILE"
           }
         ],
-        "jsonOutput": "{ run, combos }",
+        "jsonOutput": "{ run, combos (with feasible, violations, goodput under objectives), objective?, slo?, pareto?, paretoAxes?, decision? }",
         "runs": true
       },
       {
@@ -1950,6 +1968,12 @@ export const COMMAND_MANIFEST: readonly CommandMeta[] = [
             "type": "boolean",
             "description": "apply: even if the gate rejected it",
             "default": false
+          },
+          {
+            "name": "records",
+            "type": "string",
+            "description": "show: Write one JSON line per measured request (candidate, ok, ttftMs, tpotMs, e2eMs, outputTokens, startMs, itlMs) to this file, to recompute every figure. (runs on the server backend; candidate is the combination index)",
+            "valueName": "FILE"
           }
         ],
         "jsonOutput": "the final run event",
@@ -1991,6 +2015,12 @@ export const COMMAND_MANIFEST: readonly CommandMeta[] = [
             "type": "boolean",
             "description": "apply: even if the gate rejected it",
             "default": false
+          },
+          {
+            "name": "records",
+            "type": "string",
+            "description": "show: Write one JSON line per measured request (candidate, ok, ttftMs, tpotMs, e2eMs, outputTokens, startMs, itlMs) to this file, to recompute every figure. (runs on the server backend; candidate is the combination index)",
+            "valueName": "FILE"
           }
         ],
         "jsonOutput": "{ id, status }",
@@ -2032,6 +2062,12 @@ export const COMMAND_MANIFEST: readonly CommandMeta[] = [
             "type": "boolean",
             "description": "apply: even if the gate rejected it",
             "default": false
+          },
+          {
+            "name": "records",
+            "type": "string",
+            "description": "show: Write one JSON line per measured request (candidate, ok, ttftMs, tpotMs, e2eMs, outputTokens, startMs, itlMs) to this file, to recompute every figure. (runs on the server backend; candidate is the combination index)",
+            "valueName": "FILE"
           }
         ],
         "jsonOutput": "ApplyResult { combo, translation, deployment }",
@@ -2098,6 +2134,18 @@ export const COMMAND_MANIFEST: readonly CommandMeta[] = [
             "min": 0
           },
           {
+            "name": "slo",
+            "type": "string",
+            "description": "start: Latency objectives, NAME=MS comma-separated: any of TTFT, TPOT, ITL, E2E at mean, p50, p90, p95, p99 (ttft_mean_ms .. e2e_p99_ms), e.g. ttft_p99_ms=500,tpot_p99_ms=50. A candidate that misses one is infeasible. Default: the run's.",
+            "valueName": "NAME=MS[,...]"
+          },
+          {
+            "name": "objective",
+            "type": "string",
+            "description": "start: What to maximise among feasible candidates: goodput (requests/s meeting every --slo objective; the default with --slo), outputTokensPerSecond, requestThroughput, or a latency statistic to minimise (e.g. ttft_p99_ms). Default: the run's.",
+            "valueName": "NAME"
+          },
+          {
             "name": "watch",
             "type": "boolean",
             "description": "start: follow the session to the end; --no-watch only starts it (embedded: creates it, to be run by tune watch)",
@@ -2160,6 +2208,18 @@ export const COMMAND_MANIFEST: readonly CommandMeta[] = [
             "type": "integer",
             "description": "start: seed of the strategy",
             "min": 0
+          },
+          {
+            "name": "slo",
+            "type": "string",
+            "description": "start: Latency objectives, NAME=MS comma-separated: any of TTFT, TPOT, ITL, E2E at mean, p50, p90, p95, p99 (ttft_mean_ms .. e2e_p99_ms), e.g. ttft_p99_ms=500,tpot_p99_ms=50. A candidate that misses one is infeasible. Default: the run's.",
+            "valueName": "NAME=MS[,...]"
+          },
+          {
+            "name": "objective",
+            "type": "string",
+            "description": "start: What to maximise among feasible candidates: goodput (requests/s meeting every --slo objective; the default with --slo), outputTokensPerSecond, requestThroughput, or a latency statistic to minimise (e.g. ttft_p99_ms). Default: the run's.",
+            "valueName": "NAME"
           },
           {
             "name": "watch",
@@ -2226,6 +2286,18 @@ export const COMMAND_MANIFEST: readonly CommandMeta[] = [
             "min": 0
           },
           {
+            "name": "slo",
+            "type": "string",
+            "description": "start: Latency objectives, NAME=MS comma-separated: any of TTFT, TPOT, ITL, E2E at mean, p50, p90, p95, p99 (ttft_mean_ms .. e2e_p99_ms), e.g. ttft_p99_ms=500,tpot_p99_ms=50. A candidate that misses one is infeasible. Default: the run's.",
+            "valueName": "NAME=MS[,...]"
+          },
+          {
+            "name": "objective",
+            "type": "string",
+            "description": "start: What to maximise among feasible candidates: goodput (requests/s meeting every --slo objective; the default with --slo), outputTokensPerSecond, requestThroughput, or a latency statistic to minimise (e.g. ttft_p99_ms). Default: the run's.",
+            "valueName": "NAME"
+          },
+          {
             "name": "watch",
             "type": "boolean",
             "description": "start: follow the session to the end; --no-watch only starts it (embedded: creates it, to be run by tune watch)",
@@ -2290,6 +2362,18 @@ export const COMMAND_MANIFEST: readonly CommandMeta[] = [
             "min": 0
           },
           {
+            "name": "slo",
+            "type": "string",
+            "description": "start: Latency objectives, NAME=MS comma-separated: any of TTFT, TPOT, ITL, E2E at mean, p50, p90, p95, p99 (ttft_mean_ms .. e2e_p99_ms), e.g. ttft_p99_ms=500,tpot_p99_ms=50. A candidate that misses one is infeasible. Default: the run's.",
+            "valueName": "NAME=MS[,...]"
+          },
+          {
+            "name": "objective",
+            "type": "string",
+            "description": "start: What to maximise among feasible candidates: goodput (requests/s meeting every --slo objective; the default with --slo), outputTokensPerSecond, requestThroughput, or a latency statistic to minimise (e.g. ttft_p99_ms). Default: the run's.",
+            "valueName": "NAME"
+          },
+          {
             "name": "watch",
             "type": "boolean",
             "description": "start: follow the session to the end; --no-watch only starts it (embedded: creates it, to be run by tune watch)",
@@ -2352,6 +2436,18 @@ export const COMMAND_MANIFEST: readonly CommandMeta[] = [
             "type": "integer",
             "description": "start: seed of the strategy",
             "min": 0
+          },
+          {
+            "name": "slo",
+            "type": "string",
+            "description": "start: Latency objectives, NAME=MS comma-separated: any of TTFT, TPOT, ITL, E2E at mean, p50, p90, p95, p99 (ttft_mean_ms .. e2e_p99_ms), e.g. ttft_p99_ms=500,tpot_p99_ms=50. A candidate that misses one is infeasible. Default: the run's.",
+            "valueName": "NAME=MS[,...]"
+          },
+          {
+            "name": "objective",
+            "type": "string",
+            "description": "start: What to maximise among feasible candidates: goodput (requests/s meeting every --slo objective; the default with --slo), outputTokensPerSecond, requestThroughput, or a latency statistic to minimise (e.g. ttft_p99_ms). Default: the run's.",
+            "valueName": "NAME"
           },
           {
             "name": "watch",

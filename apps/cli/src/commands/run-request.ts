@@ -10,7 +10,12 @@ import { stat } from 'node:fs/promises'
 import { cpus } from 'node:os'
 import { resolve } from 'node:path'
 import { KerneltuneError } from '@kerneltune/core'
-import { LLAMACPP_DIMENSIONS, sweepSpace } from '@kerneltune/engines-llamacpp'
+import { LLAMACPP_DIMENSIONS, LLAMACPP_SERVER_DIMENSIONS, servingSweepSpace, sweepSpace } from '@kerneltune/engines-llamacpp'
+import { sloRecord } from '@kerneltune/serving'
+import { OBJECTIVE_FLAGS, objectivesFromFlags } from './shared/objectives-flags.ts'
+
+/** --slo and --objective as bench serve and sweep take them (serving's one parser). */
+export const RUN_OBJECTIVE_FLAGS = [OBJECTIVE_FLAGS[0], OBJECTIVE_FLAGS[1]] as const
 
 export const RUN_REQUEST_FLAGS = [
   { name: 'engine', type: 'string', description: 'Engine plugin (vllm, tgi, trtllm, trtllm-serve, triton, onnx, llamacpp); overrides the file', valueName: 'NAME' },
@@ -28,6 +33,7 @@ export const RUN_REQUEST_FLAGS = [
   { name: 'rounds', type: 'integer', description: 'Interleaved: rounds (default 8; the sign-flip test needs 7 to decide)', min: 2, max: 1000 },
   { name: 'seed', type: 'integer', description: 'Interleaved: seed of the round orders (default 1)', min: 0 },
   { name: 'test', type: 'string', choices: ['sign-flip', 'paired', 'blocked'], description: 'Interleaved: how a combination is compared with the baseline of the same rounds (default sign-flip)' },
+  ...RUN_OBJECTIVE_FLAGS,
 ] as const
 
 /** The one positional id a subcommand needs, or a usage error naming it. */
@@ -40,6 +46,13 @@ export interface RunRequestFlags {
   engine?: string; backend?: string; gguf?: string; mode?: string; reps?: number; warmups?: number
   restrict?: string; maxCombos?: number; promptTokens?: number; genTokens?: number; registryKernels?: boolean
   design?: 'sequential' | 'interleaved'; rounds?: number; seed?: number; test?: 'sign-flip' | 'paired' | 'blocked'
+  slo?: string; objective?: string
+}
+
+/** The request fields of --slo/--objective (name → ms, and the objective resolved); none without them. Bad values are usage errors listing the accepted names. */
+export function objectiveFields(f: { slo?: string | undefined; objective?: string | undefined }): { slo?: Record<string, number>; objective?: string } {
+  const o = objectivesFromFlags(f)
+  return o ? { ...(o.slo.length ? { slo: sloRecord(o.slo) } : {}), objective: o.objective.name } : {}
 }
 
 const parseJson = (text: string, what: string): Record<string, unknown> => {
@@ -50,12 +63,14 @@ const parseJson = (text: string, what: string): Record<string, unknown> => {
 }
 
 /**
- * A llama.cpp space with every dimension it does not name pinned to llama-server's default; with
- * no `given` space, the quick sweep space (threads up to the core count × flash_attn × V cache).
+ * A llama.cpp space with every dimension it does not name (the translator's and llama-server's
+ * slots and continuous batching) pinned to llama-server's default; with no `given` space, the
+ * quick sweep space (threads up to the core count × flash_attn × V cache), or on the server
+ * backend the quick serving space (threads × slots auto/1 × flash_attn).
  */
-export function llamacppRestrict(cores = cpus().length, given: Record<string, string[]> = {}): Record<string, string[]> {
-  const space = (Object.keys(given).length ? given : sweepSpace('quick', cores)) as Record<string, readonly string[]>
-  return Object.fromEntries(LLAMACPP_DIMENSIONS.map((d) => [d.id, [...(space[d.id] ?? [d.defaultValue])]]))
+export function llamacppRestrict(cores = cpus().length, given: Record<string, string[]> = {}, serving = false): Record<string, string[]> {
+  const space = (Object.keys(given).length ? given : serving ? servingSweepSpace('quick', cores) : sweepSpace('quick', cores)) as Record<string, readonly string[]>
+  return Object.fromEntries([...LLAMACPP_DIMENSIONS, ...LLAMACPP_SERVER_DIMENSIONS].map((d) => [d.id, [...(space[d.id] ?? [d.defaultValue])]]))
 }
 
 export async function buildRunRequest(file: string | undefined, f: RunRequestFlags, cwd: string): Promise<Record<string, unknown>> {
@@ -88,11 +103,12 @@ export async function buildRunRequest(file: string | undefined, f: RunRequestFla
   if (f.rounds !== undefined) body.rounds = f.rounds
   if (f.seed !== undefined) body.seed = f.seed
   if (f.test) body.test = f.test
+  Object.assign(body, objectiveFields(f))
   if (f.promptTokens !== undefined || f.genTokens !== undefined) {
     body.workload = { batch: 1, ...(body.workload as object ?? {}), ...(f.promptTokens !== undefined ? { promptTokens: f.promptTokens } : {}), ...(f.genTokens !== undefined ? { generatedTokens: f.genTokens } : {}) }
   }
   // llama.cpp's full space is tens of thousands of combinations: default to the quick sweep space.
-  if (body.engine === 'llamacpp') body.restrict = llamacppRestrict(undefined, restrict ?? (body.restrict as Record<string, string[]> | undefined) ?? {})
+  if (body.engine === 'llamacpp') body.restrict = llamacppRestrict(undefined, restrict ?? (body.restrict as Record<string, string[]> | undefined) ?? {}, body.backend === 'server')
   else if (restrict) body.restrict = restrict
   if (!body.model || !body.hardware || !body.engine) {
     throw new KerneltuneError('INVALID_INPUT', 'a run needs a model, hardware and an engine: pass REQUEST.json or --gguf FILE (the file follows RunRequestSchema)')

@@ -114,6 +114,9 @@ describe('kerneltune run (embedded store)', () => {
     expect(r.json).toMatchObject({ status: 'succeeded', backend: 'node-llama-cpp', progress: { done: 2, total: 2 } })
     expect(r.json.target).toMatchObject({ engine: 'llamacpp', modelPath: join(t.dir, 'tiny.gguf') })
     expect(r.json.summary.simulated).toBe(false)
+    // In process there are no server slots: the run holds them (and continuous batching) at their defaults and says so.
+    expect(r.json.summary.heldAtDefault).toEqual({ parallel: 'auto', cont_batching: 'on' })
+    expect((await cli(t.dir, ['run', 'show', r.json.id, '--db', db])).out).toMatch(/held at default\s+parallel=auto, cont_batching=on \(the backend cannot exercise them: not searched\)/)
     const combos = (await cli(t.dir, ['run', 'show', r.json.id, '--db', db, '--json'])).json.combos
     expect(combos.map((c: any) => [c.combo.flash_attn, c.simulated, c.repetitions.length])).toEqual([['auto', false, 2], ['off', false, 2]])
     const apply = await cli(t.dir, ['run', 'apply', r.json.id, '--db', db, '--json', '--force'])
@@ -123,4 +126,38 @@ describe('kerneltune run (embedded store)', () => {
     const missing = await cli(t.dir, ['run', 'create', '--gguf', 'nope.gguf', '--db', db])
     expect([missing.code, /is not a file/.test(missing.err)]).toEqual([2, true])
   }, 120_000)
+})
+
+describe('kerneltune run create/show --slo --objective', () => {
+  const db2 = join(t.dir, 'objectives.db')
+  beforeAll(() => { t.file('small.json', SMALL_RUN) })
+
+  it('should refuse an unknown objective with the accepted names, as a usage error', async () => {
+    const bad = await cli(t.dir, ['run', 'create', 'small.json', '--db', db2, '--slo', 'ttft_p98_ms=500'])
+    expect(bad.code).toBe(2)
+    expect(bad.err).toMatch(/--slo: unknown latency objective 'ttft_p98_ms'; accepted: ttft_mean_ms, .*e2e_p99_ms/)
+    const goodput = await cli(t.dir, ['run', 'create', 'small.json', '--db', db2, '--objective', 'goodput'])
+    expect(goodput.code).toBe(2)
+    expect(goodput.err).toMatch(/state them with --slo/)
+  })
+
+  it('should store the objectives with the run and show them, and say when the backend measured no requests', async () => {
+    const created = await cli(t.dir, ['run', 'create', 'small.json', '--db', db2, '--slo', 'ttft_p99_ms=500,tpot_p99_ms=50', '--json'])
+    expect(created.code).toBe(0)
+    expect(created.json.target.options).toMatchObject({ slo: { ttft_p99_ms: 500, tpot_p99_ms: 50 }, objective: 'goodput' })
+    const show = await cli(t.dir, ['run', 'show', created.json.id, '--db', db2, '--json'])
+    expect(show.json).toMatchObject({ objective: 'goodput', slo: [{ name: 'ttft_p99_ms', limitMs: 500 }, { name: 'tpot_p99_ms', limitMs: 50 }], pareto: [] })
+    const human = await cli(t.dir, ['run', 'show', created.json.id, '--db', db2])
+    expect(human.out).toMatch(/objectives\s+TTFT p99 ≤ 500 ms, TPOT p99 ≤ 50 ms; maximise goodput/)
+    expect(human.out).toMatch(/backend analytical measured no requests/)
+  })
+})
+
+describe('llamacppRestrict', () => {
+  it('should search slots on the server backend by default and pin them (and continuous batching) at llama-server\'s defaults otherwise', async () => {
+    const { llamacppRestrict } = await import('./run-request.ts')
+    expect(llamacppRestrict(2, {}, true)).toMatchObject({ parallel: ['auto', '1'], cont_batching: ['on'], flash_attn: ['auto', 'off'] })
+    expect(llamacppRestrict(2)).toMatchObject({ parallel: ['auto'], cont_batching: ['on'] })
+    expect(llamacppRestrict(2, { threads: ['1'] }, true)).toMatchObject({ threads: ['1'], parallel: ['auto'], cont_batching: ['on'] })
+  })
 })

@@ -1,9 +1,12 @@
 /** kerneltune run create|list|show|watch|cancel|apply: Tier 1 runs, embedded or against a server. */
 import { formatCommandLine, KerneltuneError } from '@kerneltune/core'
+import { describeSlo, describeViolation, parseObjective } from '@kerneltune/serving'
+import { runRecordLines } from '@kerneltune/tuner'
 import { defineCommand } from '../cli/command.ts'
 import { keyValues, progressBar, table } from '../cli/output.ts'
 import { kernelsClient, TARGET_FLAGS } from '../store-location.ts'
 import { buildRunRequest, requireId, RUN_REQUEST_FLAGS } from './run-request.ts'
+import { OBJECTIVE_FLAGS, writeRecords } from './shared/objectives-flags.ts'
 
 const withClient = async <T>(flags: any, env: any, f: (c: Awaited<ReturnType<typeof kernelsClient>>) => Promise<T>) => {
   const c = await kernelsClient(flags, env)
@@ -75,18 +78,22 @@ export const runCommand = defineCommand({
     }),
     ...(['show', 'watch', 'cancel', 'apply'] as const).map((name) => defineCommand({
       name, summary: { show: 'Show a run and its combinations', watch: 'Follow a run with a progress bar', cancel: 'Cancel a run', apply: 'Translate the winner for the engine (flags, env, files)' }[name],
-      positionals: ['RUN_ID'], flags: [...TARGET_FLAGS, { name: 'deployment', type: 'string', description: 'apply: also set it on this deployment', valueName: 'ID' }, { name: 'force', type: 'boolean', description: 'apply: even if the gate rejected it', default: false }] as const,
-      jsonOutput: { show: '{ run, combos }', watch: 'the final run event', cancel: '{ id, status }', apply: 'ApplyResult { combo, translation, deployment }' }[name],
+      positionals: ['RUN_ID'], flags: [...TARGET_FLAGS, { name: 'deployment', type: 'string', description: 'apply: also set it on this deployment', valueName: 'ID' }, { name: 'force', type: 'boolean', description: 'apply: even if the gate rejected it', default: false }, { ...OBJECTIVE_FLAGS[2], description: `show: ${OBJECTIVE_FLAGS[2].description} (runs on the server backend; candidate is the combination index)` }] as const,
+      jsonOutput: { show: '{ run, combos (with feasible, violations, goodput under objectives), objective?, slo?, pareto?, paretoAxes?, decision? }', watch: 'the final run event', cancel: '{ id, status }', apply: 'ApplyResult { combo, translation, deployment }' }[name],
       async run(ctx) {
         const id = requireId(ctx.positionals, 'RUN_ID')
         return withClient(ctx.flags, ctx.io.env, async (c) => {
           let out: any
-          if (name === 'show') out = { run: await c.call('GET', `/runs/${id}`), combos: (await c.call('GET', `/runs/${id}/combos`)).items }
+          if (name === 'show') {
+            const combos = (await c.call('GET', `/runs/${id}/combos`)).items
+            if (ctx.flags.records) ctx.io.stderr(`records: ${await writeRecords(ctx.io, ctx.flags.records, runRecordLines(combos))}\n`)
+            out = withObjectives(await c.call('GET', `/runs/${id}`), combos)
+          }
           if (name === 'watch') out = await watch(ctx, c, id)
           if (name === 'cancel') out = await c.call('POST', `/runs/${id}/cancel`)
           if (name === 'apply') out = await c.call('POST', `/runs/${id}/apply`, { ...(ctx.flags.deployment ? { deploymentId: ctx.flags.deployment } : {}), ...(ctx.flags.force ? { force: true } : {}) })
           if (ctx.json) ctx.printJson(out)
-          else if (name === 'show') ctx.io.stdout(runSummary(out.run) + '\n' + table(out.combos.map((x: any) => [x.index, x.status, x.isBaseline ? 'yes' : '', x.cached ? 'yes' : '', measuredAs(out.run, x), x.metrics?.throughputTps?.toFixed(2) ?? '', x.metrics?.latencyP50Ms?.toFixed(3) ?? '', JSON.stringify(x.combo)]), ['#', 'status', 'baseline', 'cached', 'measured as', 'tps', 'p50 ms', 'combo']))
+          else if (name === 'show') ctx.io.stdout(runSummary(out.run) + '\n' + combosTable(out))
           else if (name === 'apply') {
             // Warnings go to stderr, so that stdout stays the command line and environment to use.
             for (const w of out.warnings ?? []) ctx.io.stderr(`warning: ${w}\n`)
@@ -99,6 +106,31 @@ export const runCommand = defineCommand({
     })),
   ],
 })
+
+/** `run show`'s JSON: with objectives, each combination's feasibility, violations and goodput, and the run's objective, objectives, front and decision (the sweep's --json shapes). */
+function withObjectives(run: any, combos: any[]): any {
+  const o = run.summary?.objectives
+  if (!o) return { run, combos }
+  const per = new Map<number, any>(o.candidates.map((c: any) => [c.index, c]))
+  return {
+    run,
+    combos: combos.map((x) => {
+      const c = per.get(x.index)
+      return c ? { ...x, feasible: c.feasible, violations: c.violations, ...(c.goodput ? { goodput: c.goodput } : {}), objectiveValue: c.objectiveValue } : x
+    }),
+    objective: o.objective, slo: o.slo, pareto: o.pareto, paretoAxes: o.paretoAxes, decision: o.decision,
+  }
+}
+
+function combosTable(out: any): string {
+  const o = out.objective !== undefined
+  const rows = out.combos.map((x: any) => [
+    x.index, x.status, x.isBaseline ? 'yes' : '', x.cached ? 'yes' : '', measuredAs(out.run, x), x.metrics?.throughputTps?.toFixed(2) ?? '', x.metrics?.latencyP50Ms?.toFixed(3) ?? '',
+    ...(o ? [x.goodput ? x.goodput.requestsPerSecond.toFixed(2) : '', x.feasible === undefined ? '' : x.feasible ? 'meets' : `misses: ${x.violations.map(describeViolation).join('; ')}`, out.pareto.includes(x.index) ? 'yes' : ''] : []),
+    JSON.stringify(x.combo),
+  ])
+  return table(rows, ['#', 'status', 'baseline', 'cached', 'measured as', 'tps', 'p50 ms', ...(o ? ['goodput req/s', 'objectives', 'Pareto'] : []), 'combo'])
+}
 
 /** How a combination's numbers were obtained: a proxy of the target, a prediction, or a measurement of it. */
 function measuredAs(run: any, combo: any): string {
@@ -122,6 +154,17 @@ function runSummary(run: any): string {
     [s.simulated ? 'simulated on' : 'measured on', (s.devices ?? []).join('; ')],
   ]
   if (proxy) rows.push(['numbers', `${proxy} (not measured on the target engine or hardware)`])
+  if (s.heldAtDefault) rows.push(['held at default', `${Object.entries(s.heldAtDefault).map(([d, v]) => `${d}=${v}`).join(', ')} (the backend cannot exercise them: not searched)`])
+  const o = s.objectives
+  if (o) {
+    rows.push(['objectives', `${o.slo.length ? describeSlo(o.slo) : 'none stated'}; ${parseObjective(o.objective).direction === 'min' ? 'minimise' : 'maximise'} ${o.objective}`])
+    if (o.note) rows.push(['objectives note', o.note])
+    else {
+      if (o.decision.defaultsFeasible === false) rows.push(['defaults', 'miss the objectives: the winner must meet them'])
+      rows.push(['decision', o.decision.reason])
+      rows.push(['Pareto front', `${o.paretoAxes.throughput} against ${o.paretoAxes.latency}: ${o.pareto.map((i: number) => `#${i}`).join(', ') || 'none'}`])
+    }
+  }
   if (s.notMeasured?.length) rows.push(['not measured', `${s.notMeasured.join(', ')} (the backend does not exercise them: not part of the winner)`])
   rows.push(['repetitions', run.repetitions], ['combos', run.progress.total])
   const winner = s.winner ? `${JSON.stringify(s.winner.combo)}${proxy ? ` [${proxy}]` : ''}` : JSON.stringify(null)

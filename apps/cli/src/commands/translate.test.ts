@@ -30,6 +30,14 @@ describe('kerneltune translate', () => {
     expect(JSON.parse(r.out)).toMatchObject({ ok: true, version: '0.32.0', argv: ['vllm', 'serve', 'm', '--attention-backend', 'FLASHINFER'], env: {}, files: {} })
   })
 
+  it('should translate llama-server\'s slots and continuous batching for llamacpp', async () => {
+    const r = await run(['translate', '--engine', 'llamacpp', '--combo', '{"parallel":"2","cont_batching":"off","threads":"2"}', '--model', 'm.gguf', '--json'])
+    expect(r.code).toBe(0)
+    const argv = (JSON.parse(r.out) as { argv: string[] }).argv
+    expect(argv.slice(-3)).toEqual(['--parallel', '2', '--no-cont-batching'])
+    expect(argv).toEqual(expect.arrayContaining(['--threads', '2']))
+  })
+
   it('should print a refusal and exit 3', async () => {
     const r = await run(['translate', '--engine', 'tgi', '--combo', '{"kv_layout":"contiguous"}', '--json'])
     expect(r.code).toBe(3)

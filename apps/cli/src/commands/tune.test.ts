@@ -104,3 +104,20 @@ describe('--help and --json on every run, tune, token and serve command', () => 
     }
   })
 })
+
+describe('kerneltune tune start --slo --objective', () => {
+  it('should store the session\'s objectives, refuse unknown ones, and show them', async () => {
+    const db3 = join(t.dir, 'tune-objectives.db')
+    t.file('small.json', SMALL_RUN)
+    const runId = (await cli(t.dir, ['run', 'create', 'small.json', '--db', db3, '--json'])).json.id
+    const bad = await cli(t.dir, ['tune', 'start', runId, '--trials', '2', '--db', db3, '--objective', 'fastest'])
+    expect(bad.code).toBe(2)
+    expect(bad.err).toMatch(/unknown objective 'fastest'; accepted: goodput, outputTokensPerSecond, requestThroughput, ttft_mean_ms/)
+    const start = await cli(t.dir, ['tune', 'start', runId, '--trials', '2', '--strategy', 'random', '--keep', 'attention_backend', '--slo', 'e2e_p99_ms=100', '--objective', 'e2e_p99_ms', '--db', db3, '--json'])
+    expect(start.code).toBe(0)
+    expect(start.json.narrowing).toMatchObject({ slo: { e2e_p99_ms: 100 }, objective: 'e2e_p99_ms' })
+    const human = await cli(t.dir, ['tune', 'status', start.json.id, '--db', db3])
+    expect(human.out).toMatch(/objectives\s+E2E p99 ≤ 100 ms; trials valued by e2e_p99_ms/)
+    expect(human.out).toMatch(/trials\s+2 \(/)
+  })
+})

@@ -2,7 +2,8 @@
 import { defineCommand } from '../cli/command.ts'
 import { keyValues, progressBar } from '../cli/output.ts'
 import { kernelsClient, TARGET_FLAGS } from '../store-location.ts'
-import { requireId } from './run-request.ts'
+import { describeSlo, resolveObjectives } from '@kerneltune/serving'
+import { objectiveFields, requireId, RUN_OBJECTIVE_FLAGS } from './run-request.ts'
 
 export const tuneCommand = defineCommand({
   name: 'tune',
@@ -17,6 +18,8 @@ export const tuneCommand = defineCommand({
       { name: 'strategy', type: 'string', description: 'start: bo, tpe, random or tuner-random', default: 'bo' },
       { name: 'keep', type: 'string', description: 'start: comma-separated dimensions to search even if the run found them insensitive', valueName: 'DIMS' },
       { name: 'seed', type: 'integer', description: 'start: seed of the strategy', min: 0 },
+      // Without them a session takes the run's objectives (if it had any).
+      ...RUN_OBJECTIVE_FLAGS.map((f) => ({ ...f, description: `start: ${f.description} Default: the run's.` })),
       { name: 'watch', type: 'boolean', description: 'start: follow the session to the end; --no-watch only starts it (embedded: creates it, to be run by tune watch)', default: true }] as const,
     jsonOutput: 'the TuneSession',
     async run(ctx) {
@@ -32,7 +35,7 @@ export const tuneCommand = defineCommand({
           bar.done()
         }
         if (name === 'start') {
-          s = await c.call('POST', '/tune', { runId: id, strategy: ctx.flags.strategy, budget: { ...(ctx.flags.trials ? { trials: ctx.flags.trials } : {}), ...(ctx.flags.minutes ? { minutes: ctx.flags.minutes } : {}) }, ...(ctx.flags.keep ? { keep: ctx.flags.keep.split(',').map((d) => d.trim()).filter(Boolean) } : {}), ...(ctx.flags.seed !== undefined ? { seed: ctx.flags.seed } : {}) })
+          s = await c.call('POST', '/tune', { runId: id, strategy: ctx.flags.strategy, budget: { ...(ctx.flags.trials ? { trials: ctx.flags.trials } : {}), ...(ctx.flags.minutes ? { minutes: ctx.flags.minutes } : {}) }, ...(ctx.flags.keep ? { keep: ctx.flags.keep.split(',').map((d) => d.trim()).filter(Boolean) } : {}), ...(ctx.flags.seed !== undefined ? { seed: ctx.flags.seed } : {}), ...objectiveFields(ctx.flags) })
           if (ctx.flags.watch) await follow(s.id)
         } else if (name === 'watch' || name === 'resume') {
           if (name === 'resume') await c.call('POST', `/tune/${id}/resume`)
@@ -40,10 +43,25 @@ export const tuneCommand = defineCommand({
         } else if (name === 'cancel') await c.call('POST', `/tune/${id}/cancel`)
         s = await c.call('GET', `/tune/${s?.id ?? id}`)
         if (ctx.json) ctx.printJson(s)
-        else ctx.io.stdout(keyValues([['id', s.id], ['status', s.status], ['trials', s.trialsDone], ['best', s.best ? `${s.best.value} ${JSON.stringify(s.best.config)}` : '-'], ['dropped', Object.keys(s.narrowing.dropped ?? {}).join(', ')]]))
+        else ctx.io.stdout(sessionText(s))
       } finally {
         await c.close()
       }
     },
   })),
 })
+
+/** A session in words: its objectives, its trials by outcome (infeasible apart from failed) and the best feasible one. */
+function sessionText(s: any): string {
+  const n = s.narrowing ?? {}
+  const trials: any[] = s.trials ?? []
+  const count = (o: string) => trials.filter((t) => t.outcome === o).length
+  const rows: [string, unknown][] = [['id', s.id], ['status', s.status], ['trials', `${s.trialsDone}${trials.length ? ` (${count('ok')} ok, ${count('infeasible')} infeasible: ran but missed an objective, ${count('failed')} failed: did not run)` : ''}`]]
+  if (n.objective) {
+    const { slo } = resolveObjectives({ slo: n.slo, objective: n.objective })
+    rows.push(['objectives', `${slo.length ? describeSlo(slo) : 'none stated'}; trials valued by ${n.objective}`])
+  }
+  rows.push(['best', s.best ? `${s.best.value} ${JSON.stringify(s.best.config)}${n.objective ? ' (the best trial that meets the objectives)' : ''}` : n.objective && trials.length ? 'none meets the objectives' : '-'])
+  rows.push(['dropped', Object.keys(n.dropped ?? {}).join(', ')])
+  return keyValues(rows)
+}

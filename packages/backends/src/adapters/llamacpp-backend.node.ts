@@ -5,7 +5,7 @@
  * The prompt and generated token counts come from the run's workload.
  */
 import { modelFileBackend, type EnginePlugin, type ModelFileBackend } from '@kerneltune/core'
-import { llamacppEngine, type LlamacppEngineOptions } from '@kerneltune/engines-llamacpp'
+import { LLAMACPP_SERVER_DIMENSIONS, llamacppEngine, type LlamacppEngineOptions } from '@kerneltune/engines-llamacpp'
 import { llamacppBackend, type LlamacppBackendOptions } from '@kerneltune/engines-llamacpp/node'
 
 /** Not 'llamacpp': plugin names are unique across kinds and the engine has that one. Requests may say 'llamacpp'. */
@@ -20,6 +20,8 @@ export function llamacppRunBackend(options: LlamacppRunBackendOptions = {}): Mod
     simulated: false,
     fileKind: 'a GGUF file',
     engine: 'llamacpp',
+    // In process there are no server slots and no batching policy: runs hold them at their defaults.
+    ignores: LLAMACPP_SERVER_DIMENSIONS.map((d) => d.id),
     create: (modelPath) => llamacppBackend({ ...options, modelPath }),
   })
 }

@@ -36,6 +36,12 @@ describe('serverBackend', () => {
     expect(r.repetitions.length).toBe(2)
     expect(r.repetitions[0]!.decodeTps).toBeGreaterThan(0)
     expect(r.repetitions[0]!.breakdown?.tpotMeanMs).toBeGreaterThan(0)
+    // Every measured request is kept with its repetition, for objectives and goodput in runs and sessions.
+    const served = r.repetitions[0]!.serving!
+    expect(served.requests).toHaveLength(3)
+    expect(served.durationS).toBeGreaterThan(0)
+    expect(served.requests[0]).toMatchObject({ ok: true, outputTokens: 4, ttftMs: expect.any(Number), e2eMs: expect.any(Number), startMs: expect.any(Number) })
+    expect(served.requests[0]!.itlMs).toHaveLength(3)
     expect(r.device).toMatch(/^CPU: /)
     expect(r.notes).toContain('server version: llama.cpp instant-0')
     expect(r.notes!.some((n) => n.startsWith('server argv: '))).toBe(true)

@@ -5,7 +5,9 @@
  * figures map to the shared repetition metrics as:
  *   decodeTps = throughputTps = output tokens per second of the whole load (all streams together),
  *   prefillTps = mean over requests of prompt tokens / TTFT, ttftMs = mean TTFT,
- *   latencyMs = mean end-to-end latency, breakdown = TPOT, ITL and tail percentiles.
+ *   latencyMs = mean end-to-end latency, breakdown = TPOT, ITL and tail percentiles,
+ *   serving = the load run's duration and every request (TTFT, chunk gaps, E2E, tokens, ok), which
+ *   runs and tune sessions judge latency objectives and goodput by.
  * The engine version read from the server and the device are in every result.
  *
  * @example
@@ -15,7 +17,7 @@
  * ```
  */
 import { existsSync } from 'node:fs'
-import type { MeasurementBackend, MeasurementRequest, MeasurementResult, RepetitionMetrics } from '@kerneltune/core'
+import type { MeasurementBackend, MeasurementRequest, MeasurementResult, RepetitionMetrics, ServedRequest } from '@kerneltune/core'
 import type { LoadResult } from '@kerneltune/serving'
 import { createServerPool, runServingSession, type LoadLevel, type PoolStats, type ServerTarget, type SessionOptions, type SessionResult } from '@kerneltune/serving/node'
 
@@ -78,8 +80,15 @@ export function repetitionOf(r: LoadResult): RepetitionMetrics {
     ...(prefill.length ? { prefillTps: prefill.reduce((a, b) => a + b, 0) / prefill.length } : {}),
     ...(finite(m.ttftMs.mean) ? { ttftMs: m.ttftMs.mean } : {}),
     breakdown,
+    serving: { durationS: m.durationS, requests: r.records.map(servedRequest) },
   }
 }
+
+/** A request as runs store it: what objectives read, without the server's own timings. */
+const servedRequest = (x: LoadResult['records'][number]): ServedRequest => ({
+  ok: x.ok, startMs: x.startMs, e2eMs: x.e2eMs, itlMs: [...x.itlMs],
+  ...(x.ttftMs === undefined ? {} : { ttftMs: x.ttftMs }), ...(x.outputTokens === undefined ? {} : { outputTokens: x.outputTokens }), ...(x.error === undefined ? {} : { error: x.error }),
+})
 
 export function serverBackend(o: ServerBackendOptions): ServerBackend {
   const loadFor = (request: MeasurementRequest): { level: LoadLevel; load: SessionOptions['load'] } => {

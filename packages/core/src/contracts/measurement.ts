@@ -17,6 +17,31 @@ export interface RepetitionMetrics {
   readonly peakMemoryBytes?: number
   /** Kernel-time breakdown (name → ms) where the backend can give one. */
   readonly breakdown?: Readonly<Record<string, number>>
+  /**
+   * A serving backend's load run behind this repetition: its duration and every request it sent,
+   * so latency objectives, goodput and the --records lines can be computed from what is stored.
+   */
+  readonly serving?: ServedLoad
+}
+
+/** One request of a load run, as latency objectives read it (the shape of serving's RequestRecord). */
+export interface ServedRequest {
+  readonly ok: boolean
+  /** Client clock when sent (ms), for ordering. */
+  readonly startMs: number
+  readonly e2eMs: number
+  readonly ttftMs?: number
+  readonly outputTokens?: number
+  /** Gaps between successive content chunks after the first. */
+  readonly itlMs: number[]
+  readonly error?: string
+}
+
+export interface ServedLoad {
+  /** Seconds from the first request sent to the last one done (goodput is per second of this). */
+  readonly durationS: number
+  // Mutable arrays: the stored shape (RepetitionMetricsSchema) is the same type.
+  readonly requests: ServedRequest[]
 }
 
 export interface MeasurementRequest {
@@ -70,6 +95,12 @@ export interface MeasurementBackend extends PluginBase<'measurement-backend'> {
    * the others as not measured and leaves them out of its winner.
    */
   readonly exercises?: readonly string[]
+  /**
+   * Catalog dimensions this backend cannot exercise at all (node-llama-cpp in-process has no
+   * server slots): a run holds them at their default value instead of multiplying its
+   * combinations by them, and says so (`heldAtDefault` in its summary).
+   */
+  readonly ignores?: readonly string[]
   /**
    * Values of an exercised dimension that run the same work here (e.g. fp16 and bf16 both as f16
    * weights): a winner's value is reported with the ones it was not told apart from.

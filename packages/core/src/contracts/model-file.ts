@@ -20,6 +20,8 @@ export interface ModelFileBackendOptions {
    * cannot share the engine's name; a run request may still name the backend by the engine's name.
    */
   readonly engine?: string
+  /** Dimensions no model's backend can exercise (MeasurementBackend.ignores): runs hold them at their default. */
+  readonly ignores?: readonly string[]
   /** The concrete backend of one model file. Called once per path. */
   readonly create: (modelPath: string) => MeasurementBackend
 }
@@ -46,6 +48,7 @@ export function modelFileBackend(options: ModelFileBackendOptions): ModelFileBac
     apiVersion: 1,
     description: options.description,
     simulated: options.simulated,
+    ...(options.ignores ? { ignores: options.ignores } : {}),
     modelFile: { fileKind: options.fileKind, ...(options.engine ? { engine: options.engine } : {}), forModel },
     // Without a file there is nothing to load; availability is checked per file by forModel(path).available().
     async available() {

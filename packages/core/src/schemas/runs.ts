@@ -37,6 +37,28 @@ export const RunTargetSchema: z.ZodObject<{
 })
 export type RunTarget = z.output<typeof RunTargetSchema>
 
+export const ServedRequestSchema: z.ZodObject<{
+  ok: z.ZodBoolean
+  startMs: z.ZodNumber
+  e2eMs: z.ZodNumber
+  ttftMs: z.ZodOptional<z.ZodNumber>
+  outputTokens: z.ZodOptional<z.ZodNumber>
+  itlMs: z.ZodArray<z.ZodNumber>
+  error: z.ZodOptional<z.ZodString>
+}> = z.object({
+  ok: z.boolean(),
+  startMs: z.number(),
+  e2eMs: z.number().nonnegative(),
+  ttftMs: z.number().nonnegative().optional(),
+  outputTokens: z.number().int().nonnegative().optional(),
+  itlMs: z.array(z.number()),
+  error: z.string().optional(),
+})
+export const ServedLoadSchema: z.ZodObject<{ durationS: z.ZodNumber; requests: z.ZodArray<typeof ServedRequestSchema> }> = z.object({
+  durationS: z.number().nonnegative(),
+  requests: z.array(ServedRequestSchema),
+})
+
 export const RepetitionMetricsSchema: z.ZodObject<{
   latencyMs: z.ZodNumber
   throughputTps: z.ZodOptional<z.ZodNumber>
@@ -45,6 +67,7 @@ export const RepetitionMetricsSchema: z.ZodObject<{
   ttftMs: z.ZodOptional<z.ZodNumber>
   peakMemoryBytes: z.ZodOptional<z.ZodNumber>
   breakdown: z.ZodOptional<z.ZodRecord<z.ZodString, z.ZodNumber>>
+  serving: z.ZodOptional<typeof ServedLoadSchema>
 }> = z.object({
   latencyMs: z.number().nonnegative(),
   throughputTps: z.number().nonnegative().optional(),
@@ -53,6 +76,8 @@ export const RepetitionMetricsSchema: z.ZodObject<{
   ttftMs: z.number().nonnegative().optional(),
   peakMemoryBytes: z.number().nonnegative().optional(),
   breakdown: z.record(z.string(), z.number()).optional(),
+  /** A serving backend's load run: its duration and requests (see ServedLoad in the measurement contract). */
+  serving: ServedLoadSchema.optional(),
 })
 
 /** Summary metrics of one measured combination. */
@@ -203,7 +228,7 @@ export const TuneTrialSchema: z.ZodObject<{
   sessionId: z.ZodString
   index: z.ZodNumber
   config: typeof ComboSchema
-  outcome: z.ZodEnum<{ ok: 'ok'; failed: 'failed' }>
+  outcome: z.ZodEnum<{ ok: 'ok'; infeasible: 'infeasible'; failed: 'failed' }>
   value: z.ZodNullable<z.ZodNumber>
   metrics: z.ZodNullable<z.ZodRecord<z.ZodString, z.ZodUnknown>>
   createdAt: z.ZodString
@@ -211,7 +236,11 @@ export const TuneTrialSchema: z.ZodObject<{
   sessionId: z.string(),
   index: z.number().int().nonnegative(),
   config: ComboSchema,
-  outcome: z.enum(['ok', 'failed']),
+  /**
+   * ok: measured and (with latency objectives) meeting them; infeasible: measured but missing an
+   * objective (its metrics say which, by how much); failed: did not run (hidden constraint).
+   */
+  outcome: z.enum(['ok', 'infeasible', 'failed']),
   value: z.number().nullable(),
   metrics: z.record(z.string(), z.unknown()).nullable(),
   createdAt: z.string(),

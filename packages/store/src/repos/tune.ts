@@ -47,7 +47,7 @@ export interface NewTuneSession {
 export interface TrialRecord {
   readonly index: number
   readonly config: Combo
-  readonly outcome: 'ok' | 'failed'
+  readonly outcome: TuneTrial['outcome']
   readonly value: number | null
   readonly metrics?: Record<string, unknown> | null
 }

@@ -18,12 +18,17 @@ export interface CreateRunDeps {
 }
 
 /** Options that executeRun needs later; stored with the target so a restarted process has them. */
-export type RunOptions = Pick<RunRequest, 'warmups' | 'metric' | 'noiseFloor' | 'earlyStop' | 'margin' | 'epsilon' | 'useCache' | 'requireDevice' | 'design' | 'rounds' | 'seed' | 'test' | 'slo' | 'objective'> & { registryKernels?: boolean }
+export type RunOptions = Pick<RunRequest, 'warmups' | 'metric' | 'noiseFloor' | 'earlyStop' | 'margin' | 'epsilon' | 'useCache' | 'requireDevice' | 'design' | 'rounds' | 'seed' | 'test' | 'slo' | 'objective'> & {
+  registryKernels?: boolean
+  /** Dimensions the backend cannot exercise (MeasurementBackend.ignores), held at their default value, with it. */
+  heldAtDefault?: Record<string, string>
+}
 
 /** The design options a request carries, only those it set (runs created before designs existed have none). */
 const designOptions = (o: Partial<RunOptions>) => ({
   ...(o.design ? { design: o.design } : {}), ...(o.rounds !== undefined ? { rounds: o.rounds } : {}), ...(o.seed !== undefined ? { seed: o.seed } : {}),
   ...(o.test ? { test: o.test } : {}), ...(o.slo ? { slo: o.slo } : {}), ...(o.objective ? { objective: o.objective } : {}),
+  ...(o.heldAtDefault && Object.keys(o.heldAtDefault).length ? { heldAtDefault: o.heldAtDefault } : {}),
 })
 
 export function runOptions(run: Run): RunOptions {
@@ -31,7 +36,7 @@ export function runOptions(run: Run): RunOptions {
   return { warmups: o.warmups ?? 1, metric: o.metric ?? 'throughputTps', noiseFloor: o.noiseFloor ?? 0.02, earlyStop: o.earlyStop ?? true, margin: o.margin, epsilon: o.epsilon, useCache: (o.useCache ?? true) && !o.registryKernels, ...(o.requireDevice ? { requireDevice: o.requireDevice } : {}), ...(o.registryKernels ? { registryKernels: true } : {}), ...designOptions(o) }
 }
 
-export async function planCombos(request: RunRequest, deps: Pick<CreateRunDeps, 'catalog' | 'registry'>): Promise<{ engineVersion: string; backend: string; combos: { combo: Combo; comboHash: string; isBaseline: boolean }[] }> {
+export async function planCombos(request: RunRequest, deps: Pick<CreateRunDeps, 'catalog' | 'registry'>): Promise<{ engineVersion: string; backend: string; heldAtDefault: Record<string, string>; combos: { combo: Combo; comboHash: string; isBaseline: boolean }[] }> {
   const { catalog, registry } = deps
   const engine = registry.find('engine', request.engine)
   if (!engine) {
@@ -56,6 +61,16 @@ export async function planCombos(request: RunRequest, deps: Pick<CreateRunDeps, 
     if (!d) problems.push(`restrict.${id}: not a dimension of ${request.engine}; known: ${dims.map((x) => x.id).join(', ')}`)
     else for (const v of values) if (!d.values.some((x) => x.id === v)) problems.push(`restrict.${id}: ${v} is not a value; accepted: ${d.values.map((x) => x.id).join(', ')}`)
   }
+  // A dimension the backend cannot exercise would only multiply combinations that measure the same
+  // thing: it is held at its default (restrict may not ask for another value).
+  const heldAtDefault: Record<string, string> = {}
+  for (const id of backend.ignores ?? []) {
+    const d = dims.find((x) => x.id === id)
+    if (!d) continue
+    heldAtDefault[id] = d.defaultValue
+    const asked = request.restrict?.[id]?.filter((v) => v !== d.defaultValue) ?? []
+    if (asked.length || (request.baseline?.[id] !== undefined && request.baseline[id] !== d.defaultValue)) problems.push(`${id}: backend ${backend.name} cannot exercise it (held at ${d.defaultValue}); measure it with a backend that does (e.g. server)`)
+  }
   const baseline: Record<string, string> = Object.fromEntries(dims.map((d) => [d.id, request.restrict?.[d.id]?.includes(d.defaultValue) === false ? request.restrict[d.id]![0]! : d.defaultValue]))
   Object.assign(baseline, request.baseline ?? {})
   const check = catalog.check(baseline, target)
@@ -71,6 +86,7 @@ export async function planCombos(request: RunRequest, deps: Pick<CreateRunDeps, 
   for await (const e of catalog.enumerateAsync(target, { mode: request.mode, refuse })) {
     if (e.status !== 'legal' || e.hash === baseHash) continue
     if (request.restrict && Object.entries(request.restrict).some(([id, vs]) => !vs.includes(e.combo[id] ?? ''))) continue
+    if (Object.entries(heldAtDefault).some(([id, v]) => e.combo[id] !== undefined && e.combo[id] !== v)) continue
     combos.push({ combo: e.combo, comboHash: e.hash, isBaseline: false })
     if (combos.length > request.maxCombos) {
       throw new KerneltuneError('INVALID_INPUT', `invalid run request: more than maxCombos=${request.maxCombos} legal combinations; narrow the sweep with restrict, use mode quick, or raise maxCombos`, { details: { errors: [`maxCombos: more than ${request.maxCombos} combinations`] } })
@@ -78,13 +94,13 @@ export async function planCombos(request: RunRequest, deps: Pick<CreateRunDeps, 
   }
   const refusal = await refuse(baseline)
   if (refusal) throw new KerneltuneError('INVALID_INPUT', `invalid run request: engine ${request.engine} cannot express the baseline: ${refusal.reason}`, { details: { errors: [`baseline.${refusal.dimension}: ${refusal.reason}`] } })
-  return { engineVersion, combos, backend: backend.name }
+  return { engineVersion, combos, backend: backend.name, heldAtDefault }
 }
 
 export async function createRun(store: Store, input: RunRequestInput | unknown, deps: CreateRunDeps): Promise<Run> {
   const request = parseWith(RunRequestSchema, input, 'run request')
-  const { engineVersion, combos, backend } = await planCombos(request, deps)
-  const options: RunOptions = { warmups: request.warmups, metric: request.metric, noiseFloor: request.noiseFloor, earlyStop: request.earlyStop, margin: request.margin, epsilon: request.epsilon, useCache: request.useCache, ...(request.requireDevice ? { requireDevice: request.requireDevice } : {}), ...(request.registryKernels ? { registryKernels: true } : {}), ...designOptions(request) }
+  const { engineVersion, combos, backend, heldAtDefault } = await planCombos(request, deps)
+  const options: RunOptions = { warmups: request.warmups, metric: request.metric, noiseFloor: request.noiseFloor, earlyStop: request.earlyStop, margin: request.margin, epsilon: request.epsilon, useCache: request.useCache, ...(request.requireDevice ? { requireDevice: request.requireDevice } : {}), ...(request.registryKernels ? { registryKernels: true } : {}), ...designOptions({ ...request, heldAtDefault }) }
   return store.runs.create({
     tenant: deps.tenant,
     mode: request.mode,

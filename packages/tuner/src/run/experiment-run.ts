@@ -234,7 +234,8 @@ export async function executeExperimentRun(runId: string, deps: ExecuteRunDeps, 
     const designWinner: RunSummary['winner'] = w && r.winner
       ? { index: w.index, comboHash: w.comboHash, combo: w.combo, value: r.winner.stats[metric]?.trimmedMean ?? NaN, improvement: improvementOf(r.winner), proxy: summary.proxy, notMeasured: summary.notMeasured, notToldApart: {} }
       : null
-    const full = { ...summary, winner: designWinner, experiment }
+    // With latency objectives judged, they decide (an infeasible combination never wins), as in a sequential run.
+    const full = { ...summary, winner: summary.objectives && !summary.objectives.note ? summary.winner : designWinner, experiment }
     const status = stored.some((c) => c.status === 'measured') ? 'succeeded' : 'failed'
     await store.runs.finish(runId, status, full, gates, status === 'failed' ? 'no combination could be measured' : null)
     run = await store.runs.require(null, runId)

@@ -10,6 +10,7 @@ import { confidenceInterval, evaluateGate, mean, standardDeviation, trimmedMean 
 import { dimensionSensitivity, type DimensionSensitivity } from '../tune/narrow.ts'
 import type { RunOptions } from './create.ts'
 import { gateSamples, higherIsBetter, samplesOf } from './metrics.ts'
+import { runObjectives, storedObjectives, type RunObjectives } from './objectives.ts'
 
 export interface ParetoPoint { index: number; comboHash: string; combo: Combo; throughputTps: number | null; latencyP50Ms: number }
 
@@ -53,6 +54,14 @@ export interface RunSummary {
    * with the combinations that used it and the reason (e.g. "proposed: not approved yet").
    */
   registryKernels?: { id: string; name: string; kernelFamily: string; selection: 'selected' | 'excluded'; usedBy: number[]; why: string }[]
+  /** Dimensions the backend cannot exercise, held at this value in every combination (not searched). */
+  heldAtDefault?: Record<string, string>
+  /**
+   * Runs with latency objectives (slo/objective): each combination's feasibility, violations and
+   * goodput, the Pareto front and the decision. The winner is then the objectives' (an infeasible
+   * combination never wins; null when nothing meets them) and its value the objective's.
+   */
+  objectives?: RunObjectives
 }
 
 /** Per registry kernel over the combinations: selected wins over excluded, usedBy lists the combinations. */
@@ -197,5 +206,24 @@ export function summarizeRun(run: Run, combos: readonly RunCombo[], opts: RunOpt
   }
   const registryKernels = registryKernelSummary(combos)
   if (registryKernels) summary.registryKernels = registryKernels
+  if (opts.heldAtDefault && Object.keys(opts.heldAtDefault).length) summary.heldAtDefault = opts.heldAtDefault
+  const objectives = storedObjectives(opts)
+  if (objectives) {
+    const o = runObjectives(combos, objectives, run.backend)
+    summary.objectives = o
+    if (!o.note) summary.winner = objectivesWinner(o, objectives.objective.direction === 'max' ? 1 : -1, combos, summary, measuredOnly, extra)
+  }
   return { summary, gates, rejections }
+}
+
+/** The winner by the objectives: their decision, the defaults when they hold and nothing beats them, null when nothing meets them. */
+function objectivesWinner(o: RunObjectives, sign: 1 | -1, combos: readonly RunCombo[], summary: RunSummary, measuredOnly: (c: Combo) => Combo, extra: SummaryExtra): RunSummary['winner'] {
+  const base = summary.baseline && o.candidates.find((c) => c.index === summary.baseline!.index)
+  const pick = o.decision.winner ?? (o.decision.defaultsFeasible ? base?.index ?? null : null)
+  const w = o.candidates.find((c) => c.index === pick)
+  const hash = combos.find((c) => c.index === pick)?.comboHash
+  if (!w || w.objectiveValue === null || hash === undefined) return null
+  const bv = base?.objectiveValue ?? null
+  const combo = measuredOnly(w.combo)
+  return { index: w.index, comboHash: hash, combo, value: w.objectiveValue, improvement: bv ? (sign * (w.objectiveValue - bv)) / Math.abs(bv) : null, proxy: summary.proxy, notMeasured: summary.notMeasured, notToldApart: notToldApart(combo, extra.equivalentValues) }
 }

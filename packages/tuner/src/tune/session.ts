@@ -7,6 +7,7 @@
  */
 import type { Catalog } from '@kerneltune/catalog'
 import { isKerneltuneError, KerneltuneError, parseWith, type Combo, type Registry, type Run, type SearchConfig, type SearchSpaceDefinition, type Searcher, type TuneSession } from '@kerneltune/core'
+import { sloRecord } from '@kerneltune/serving'
 import { trimmedMean } from '@kerneltune/stats'
 import type { Store } from '@kerneltune/store'
 import { backendForRun } from '../run/backend.ts'
@@ -16,6 +17,7 @@ import { higherIsBetter, samplesOf } from '../run/metrics.ts'
 import type { RunSummary } from '../run/summary.ts'
 import { narrow, type Narrowing } from './narrow.ts'
 import { classifyFailure } from './failure.ts'
+import { assessRepetitions, storedObjectives } from '../run/objectives.ts'
 
 export interface TuneDeps {
   readonly registry: Registry
@@ -32,6 +34,13 @@ interface SessionPlan extends Narrowing {
   seedPoints: SearchConfig[]
   /** The median replicate variance of the run's interleaved rounds (variance of a log ratio: relative), when the run was interleaved. */
   replicateRelVariance?: number
+  /**
+   * Latency objectives (name → ms) and the objective trials are valued by (the request's, else the
+   * run's): a trial's value is the objective (goodput, ...), and one that misses an objective is
+   * infeasible. Absent: trials are valued by `metric`.
+   */
+  slo?: Record<string, number>
+  objective?: string
 }
 
 interface OptimizerState {
@@ -86,9 +95,14 @@ export async function startTune(store: Store, input: TuneRequestInput | unknown,
   // An interleaved run measured each combination's replicate noise: half the variance of a log ratio of two measurements is one measurement's relative variance.
   const rv = Object.values((summary as { experiment?: { replicateVariance?: Record<string, number> } }).experiment?.replicateVariance ?? {}).sort((a, b) => a - b)
   const replicateRelVariance = rv.length ? rv[Math.floor(rv.length / 2)]! / 2 : undefined
+  const runOpts = (run.target as { options?: { slo?: Record<string, number>; objective?: string } }).options ?? {}
+  const stated = req.slo !== undefined || req.objective !== undefined ? { slo: req.slo, objective: req.objective } : { slo: runOpts.slo, objective: runOpts.objective }
+  const objectives = storedObjectives(stated)
   const plan: SessionPlan = {
     ...n, keptByRequest: req.keep ?? [], engine: run.target.engine, metric: summary.metric as TargetMetric, repetitions: req.repetitions ?? run.repetitions, seed: req.seed, seedPoints,
     ...(replicateRelVariance !== undefined ? { replicateRelVariance } : {}),
+    // Stored as parsed back to name → ms with the objective resolved (goodput when only objectives were stated).
+    ...(objectives ? { ...(objectives.slo.length ? { slo: sloRecord(objectives.slo) } : {}), objective: objectives.objective.name } : {}),
   }
   return store.tune.create({ tenant: deps.tenant, runId: run.id, strategy: req.strategy, budget: req.budget, narrowing: plan as unknown as Record<string, unknown>, optimizerState: null })
 }
@@ -100,7 +114,7 @@ export interface RunTuneDeps {
   /** Abort to stop: with reason 'pause' the session is paused (resumable), otherwise cancelled. */
   readonly signal?: AbortSignal
   readonly onEvent?: (e: TuneEvent) => void
-  readonly observer?: { trial?(outcome: 'ok' | 'failed'): void }
+  readonly observer?: { trial?(outcome: 'ok' | 'infeasible' | 'failed'): void }
   /**
    * Measures a q-batch of trials elsewhere (the server's BullMQ workers), in the order given;
    * rejects only when the signal aborted. Default: measured here, one after another.
@@ -111,6 +125,17 @@ export interface RunTuneDeps {
 }
 
 export interface TrialMeasurement { value: number | null; metrics: Record<string, unknown> | null }
+
+/**
+ * failed: the combination did not run (its metrics carry the failure); infeasible: it ran but
+ * missed a latency objective (its metrics carry the violations); ok otherwise.
+ */
+export function trialOutcome(t: TrialMeasurement): 'ok' | 'infeasible' | 'failed' {
+  const m = t.metrics as { failure?: unknown; feasible?: unknown } | null
+  if (m?.failure !== undefined || (t.value === null && m?.feasible === undefined)) return 'failed'
+  if (m?.feasible === false || t.value === null) return 'infeasible'
+  return 'ok'
+}
 
 /**
  * The variance of a trial's value (the mean of its repetitions), the noise the strategy's model is
@@ -142,8 +167,15 @@ export async function measureTrial(sessionId: string, combo: Combo, deps: { stor
   try {
     const r = await backend.measure({ combo, engine: run.target.engine, hardware: run.target.hardware, model: run.target.model, workload: run.target.workload, repetitions: plan.repetitions, warmups: 1, ...(signal ? { signal } : {}) })
     const smp = samplesOf(r.repetitions, plan.metric)
+    const common = { simulated: r.simulated || backend.simulated, device: r.device }
+    const o = storedObjectives(plan)
+    const a = o && assessRepetitions(r.repetitions, o)
+    if (o && a) {
+      // Valued by the objective over the trial's pooled requests; its variance is not known from one pool.
+      return { value: a.objectiveValue, metrics: { ...common, objective: o.objective.name, feasible: a.feasible, violations: a.violations, ...(a.goodput ? { goodput: a.goodput } : {}), metric: smp.metric, samples: smp.values } }
+    }
     const value = trimmedMean(smp.values)
-    return { value, metrics: { metric: smp.metric, samples: smp.values, variance: meanVariance(smp.values, value, plan.replicateRelVariance), simulated: r.simulated || backend.simulated, device: r.device } }
+    return { value, metrics: { metric: smp.metric, samples: smp.values, variance: meanVariance(smp.values, value, plan.replicateRelVariance), ...common, ...(o ? { note: `backend ${backend.name} measured no requests: valued by ${smp.metric}, not by the objectives` } : {}) } }
   } catch (e) {
     if (signal?.aborted) throw e
     // A hidden constraint: the combination did not run. Kept apart from an objective missed (which has measurements).
@@ -180,7 +212,8 @@ export async function runTune(sessionId: string, deps: RunTuneDeps): Promise<Tun
   const carried = [...((session.optimizerState as OptimizerState | null)?.inFlight ?? [])]
   let inFlight: SearchConfig[] = []
   const state = (): OptimizerState => ({ searcher: searcher.toJSON(), inFlight: [...inFlight, ...carried] })
-  const sign = higherIsBetter(plan.metric) ? 1 : -1
+  const objectives = storedObjectives(plan)
+  const sign = (objectives ? objectives.objective.direction === 'max' : higherIsBetter(plan.metric)) ? 1 : -1
   const stop = async (): Promise<TuneSession> => {
     const paused = signal?.reason === 'pause'
     const status = paused ? 'paused' : 'cancelled'
@@ -216,9 +249,12 @@ export async function runTune(sessionId: string, deps: RunTuneDeps): Promise<Tun
         const { config, combo } = b
         // Strategies minimise: throughput is told negated (its variance is unchanged by the sign).
         const variance = (metrics as { variance?: unknown } | null)?.variance
-        searcher.tell(value === null ? { config, failed: true } : { config, value: -sign * value, ...(typeof variance === 'number' && Number.isFinite(variance) ? { variance } : {}) })
-        if (value !== null && (!best || sign * (value - best.value) > 0)) best = { trial: index, config: combo, value }
-        const outcome = value === null ? 'failed' : 'ok'
+        const outcome = trialOutcome(results[i]!)
+        // Infeasible and failed are both told as failures: bo's feasibility vote learns where
+        // either lies and steers its acquisition away; the trial keeps which it was.
+        searcher.tell(outcome !== 'ok' || value === null ? { config, failed: true } : { config, value: -sign * value, ...(typeof variance === 'number' && Number.isFinite(variance) ? { variance } : {}) })
+        // The best is the best feasible trial.
+        if (outcome === 'ok' && value !== null && (!best || sign * (value - best.value) > 0)) best = { trial: index, config: combo, value }
         inFlight = inFlight.slice(1)
         await store.tune.recordTrial(sessionId, { index, config: combo, outcome, value, metrics }, { optimizerState: state(), best, elapsedMs: elapsed() })
         observer.trial?.(outcome)

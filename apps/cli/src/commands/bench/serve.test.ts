@@ -115,6 +115,30 @@ describe.skipIf(skip)('kerneltune bench serve and sweep --backend server on llam
     expect(j.summary.simulated).toBe(false)
   }, 300_000)
 
+  it('should judge a server run by --slo: feasibility, goodput and every request in run show', async () => {
+    const db = join(dir, 'runs-slo.db')
+    // Slots auto and 1: two combinations; objectives so loose that each request meets them.
+    const r = await run('run', 'create', '--engine', 'llamacpp', '--backend', 'server', '--gguf', 'tiny.gguf', '--db', db,
+      '--restrict', '{"threads":["1"],"parallel":["auto","1"]}', '--reps', '2', '--warmups', '0', '--prompt-tokens', '16', '--gen-tokens', '4', '--slo', 'e2e_p99_ms=60000', '--json')
+    expect(r.code).toBe(0)
+    const id = JSON.parse(r.out).id as string
+    const records = join(dir, 'run-records.jsonl')
+    const show = JSON.parse((await run('run', 'show', id, '--db', db, '--records', records, '--json')).out)
+    expect(show).toMatchObject({ objective: 'goodput', slo: [{ name: 'e2e_p99_ms', limitMs: 60000 }], decision: { defaultsFeasible: true } })
+    expect(show.combos).toHaveLength(2)
+    for (const c of show.combos) {
+      expect(c).toMatchObject({ feasible: true, violations: [] })
+      // Every request measured (the workload's batch 1: 8 per repetition, 2 repetitions) met the objectives.
+      expect(c.goodput.met).toBe(16)
+    }
+    const lines = readFileSync(records, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { candidate: number; ok: boolean; e2eMs: number })
+    expect(lines).toHaveLength(32)
+    expect(new Set(lines.map((l) => l.candidate))).toEqual(new Set(show.combos.map((c: { index: number }) => c.index)))
+    const human = (await run('run', 'show', id, '--db', db)).out
+    expect(human).toMatch(/objectives\s+E2E p99 ≤ 60000 ms; maximise goodput/)
+    expect(human).toMatch(/Pareto front\s+goodput against e2e_p99_ms/)
+  }, 300_000)
+
   it('should sweep server settings with the interleaved design and an A/A check', async () => {
     // --space replaces dimensions of the quick serving space: 2 arms plus the defaults twice.
     const space = JSON.stringify({ threads: ['auto', '1'], parallel: ['auto'], flash_attn: ['auto'] })

@@ -7,24 +7,16 @@
 import { writeFile } from 'node:fs/promises'
 import { resolve } from 'node:path'
 import {
-  decide,
   describeSlo,
   describeViolation,
-  evaluate,
-  objectiveValue,
   OBJECTIVE_NAMES,
-  paretoAxes,
-  paretoFront,
-  parseObjective,
   parseSlo,
   recordLines,
+  resolveObjectives,
   SLO_NAMES,
-  type CandidateMetrics,
-  type Decision,
-  type Objective,
+  type CandidateAssessment,
+  type Objectives,
   type RecordLine,
-  type Slo,
-  type Violation,
 } from '@kerneltune/serving'
 import { isKerneltuneError } from '@kerneltune/core'
 import { usageError, type FlagSpec } from '../../cli/args.ts'
@@ -37,18 +29,15 @@ export const OBJECTIVE_FLAGS = [
   { name: 'records', type: 'string', description: 'Write one JSON line per measured request (candidate, ok, ttftMs, tpotMs, e2eMs, outputTokens, startMs, itlMs) to this file, to recompute every figure.', valueName: 'FILE' },
 ] as const satisfies readonly FlagSpec[]
 
-export interface Objectives {
-  readonly slo: Slo
-  readonly objective: Objective
-}
+export { assess, type Assessment, type CandidateAssessment, type Objectives } from '@kerneltune/serving'
 
 /** The objectives the flags state; undefined when neither --slo nor --objective is given. Errors are usage errors (exit 2). */
 export function objectivesFromFlags(f: { readonly slo?: string | undefined; readonly objective?: string | undefined }): Objectives | undefined {
   if (f.slo === undefined && f.objective === undefined) return undefined
-  const slo = f.slo === undefined ? [] : asUsage('--slo', () => parseSlo(f.slo!))
-  const objective = asUsage('--objective', () => parseObjective(f.objective ?? (slo.length ? 'goodput' : 'outputTokensPerSecond')))
-  if (objective.name === 'goodput' && slo.length === 0) throw usageError('--objective goodput counts the requests that meet the latency objectives: state them with --slo, e.g. --slo ttft_p99_ms=500,tpot_p99_ms=50')
-  return { slo, objective }
+  // Each flag parsed on its own first, so an error names the flag it is about.
+  if (f.slo !== undefined) asUsage('--slo', () => parseSlo(f.slo!))
+  if (f.objective === 'goodput' && f.slo === undefined) throw usageError('--objective goodput counts the requests that meet the latency objectives: state them with --slo, e.g. --slo ttft_p99_ms=500,tpot_p99_ms=50')
+  return asUsage('--objective', () => resolveObjectives(f))
 }
 
 /** A parse error of a flag's value as a usage error (exit 2) that names the flag. */
@@ -58,50 +47,6 @@ function asUsage<T>(flag: string, parse: () => T): T {
   } catch (e) {
     if (isKerneltuneError(e) && e.code === 'INVALID_INPUT') throw usageError(`${flag}: ${e.message}`, { accepted: { slo: SLO_NAMES, objective: OBJECTIVE_NAMES } })
     throw e
-  }
-}
-
-export interface CandidateAssessment {
-  readonly feasible: boolean
-  readonly violations: readonly Violation[]
-  readonly goodput?: { readonly requestsPerSecond: number; readonly met: number }
-  /** The objective's value for this candidate (null when it cannot be read). */
-  readonly objectiveValue: number | null
-}
-
-export interface Assessment {
-  readonly objective: string
-  readonly slo: Slo
-  readonly candidates: readonly CandidateAssessment[]
-  /** Candidate indices on the Pareto front of `paretoAxes`. */
-  readonly pareto: readonly number[]
-  readonly paretoAxes: { readonly throughput: string; readonly latency: string }
-  readonly decision?: Decision
-}
-
-const num = (x: number) => (Number.isFinite(x) ? x : null)
-
-/**
- * Assesses candidates (their metrics must carry goodput under `o.slo` where it has objectives;
- * see candidateMetricsOf). With `defaultsIndex`, also decides which candidate to choose.
- */
-export function assess(metrics: readonly CandidateMetrics[], o: Objectives, defaultsIndex?: number, beatsDefaults?: (index: number) => boolean): Assessment {
-  const evals = metrics.map((m) => evaluate(m, o.slo))
-  const axes = paretoAxes(o.objective, o.slo)
-  const pareto = paretoFront(metrics.map((m, index) => ({ index, throughput: objectiveValue(m, parseObjective(axes.throughput)), latency: m[`${axes.latency.metric}Ms` as 'ttftMs'][axes.latency.stat] })))
-  const cands = metrics.map((m, index) => ({ index, metrics: m, feasible: evals[index]!.feasible }))
-  return {
-    objective: o.objective.name,
-    slo: o.slo,
-    candidates: metrics.map((m, i) => ({
-      feasible: evals[i]!.feasible,
-      violations: evals[i]!.violations,
-      ...(m.goodput ? { goodput: { requestsPerSecond: m.goodput.requestsPerSecond, met: m.goodput.met } } : {}),
-      objectiveValue: num(objectiveValue(m, o.objective)),
-    })),
-    pareto,
-    paretoAxes: { throughput: axes.throughput, latency: axes.latency.name },
-    ...(defaultsIndex === undefined ? {} : { decision: decide(cands, defaultsIndex, o.objective, beatsDefaults) }),
   }
 }
 
