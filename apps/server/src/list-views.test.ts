@@ -72,3 +72,26 @@ describe('measuredBy (what a list row says about how its numbers were made)', ()
     expect(measuredBy(registry, 'gone')).toBeNull()
   })
 })
+
+describe('GET /runs: a run whose measuring process died', () => {
+  it('marks a running run interrupted once its holder\'s heartbeat is older than the lease, in both views, and not before', async () => {
+    const t = await testApp()
+    const run = await (await t.call('POST', '/api/v1/kernels/runs', { body: SMALL_RUN })).json() as { id: string }
+    await waitDone(t, run.id)
+    // As a `kerneltune sweep` holds its run: running, with a claim it refreshes every few seconds.
+    await t.store.runs.setStatus(run.id, 'running')
+    const rows = async (view: string) => ((await (await t.call('GET', `/api/v1/kernels/runs?limit=20${view}`)).json()) as { items: Array<{ id: string; interrupted?: boolean }> }).items.filter((r) => r.id === run.id)
+    const fresh = { id: 'live', pid: 1, host: 'elsewhere', startedAt: new Date().toISOString(), heartbeatAt: new Date().toISOString() }
+    expect(await t.store.runs.claim(run.id, fresh, null)).toBe(true)
+    expect((await rows('&view=brief'))[0]!.interrupted).toBeUndefined()
+    const silent = { ...fresh, id: 'dead', heartbeatAt: new Date(Date.now() - 61_000).toISOString() }
+    expect(await t.store.runs.claim(run.id, silent, 'live')).toBe(true)
+    expect((await rows('&view=brief'))[0]!.interrupted).toBe(true)
+    expect((await rows(''))[0]!.interrupted).toBe(true)
+    // A finished run is never marked, whatever its last holder.
+    await t.store.runs.setStatus(run.id, 'succeeded')
+    expect((await rows('&view=brief'))[0]!.interrupted).toBeUndefined()
+    await t.queue.shutdown()
+    await t.store.close()
+  })
+})

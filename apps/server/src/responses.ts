@@ -36,7 +36,7 @@ export const ObjectivesResponse = z.object({
   })),
   pareto: z.array(z.number()),
   paretoAxes: z.object({ throughput: z.string(), latency: z.string() }),
-  decision: z.object({ winner: z.number().nullable(), defaultsFeasible: z.boolean().nullable(), reason: z.string() }).optional(),
+  decision: z.object({ winner: z.number().nullable(), defaultsFeasible: z.boolean().nullable(), reason: z.string(), test: z.string().optional() }).optional(),
   /** Why nothing was judged: the run's backend measured no requests (a run on the server backend does). */
   note: z.string().optional(),
 }).meta({ title: 'Objectives' })
@@ -99,7 +99,13 @@ export const RunSummaryResponse = z.object({
 
 /** The run's options (tuner's RunOptions: repetitions, metric, restrictions...) travel in its target. */
 const RunTargetResponse = RunSchema.shape.target.extend({ options: z.record(z.string(), z.unknown()).optional() })
-export const RunResponse = RunSchema.extend({ target: RunTargetResponse, summary: RunSummaryResponse.nullable() }).meta({ title: 'Run' })
+/**
+ * Set on a list row whose run is `running` but whose measuring process (a `kerneltune sweep`) has
+ * not said it is alive for longer than the owner lease: the process died, and `kerneltune run
+ * resume ID` continues the run.
+ */
+const Interrupted = z.boolean().optional()
+export const RunResponse = RunSchema.extend({ target: RunTargetResponse, summary: RunSummaryResponse.nullable(), interrupted: Interrupted }).meta({ title: 'Run' })
 export const RunDetailResponse = RunResponse.extend({ registryNotes: z.array(z.string()).optional() }).meta({ title: 'RunDetail' })
 
 /** store's RunBrief, with what the run's backend declares about its numbers. */
@@ -116,6 +122,7 @@ export const RunBriefResponse = z.object({
   target: z.object({ engine: z.string(), engineVersion: z.string().optional(), model: z.object({ name: z.string().optional() }), hardware: z.object({ name: z.string().optional() }) }),
   winner: z.object({ value: z.number().nullable(), improvement: z.number().nullable() }).nullable(),
   measuredBy: MeasuredByResponse.nullable(),
+  interrupted: Interrupted,
 }).meta({ title: 'RunBrief' })
 
 const page = <T extends z.ZodType>(item: T) => z.object({ items: z.array(item), total: z.number(), limit: z.number(), offset: z.number() })

@@ -49,6 +49,7 @@ export type Objectives = {
     winner: number | null
     defaultsFeasible: boolean | null
     reason: string
+    test?: string
   }
   note?: string
 }
@@ -243,6 +244,7 @@ export type Run = {
   createdAt: string
   updatedAt: string
   deletedAt: string | null
+  interrupted?: boolean
 }
 
 export type MeasurementProxy = {
@@ -284,6 +286,7 @@ export type RunBrief = {
     improvement: number | null
   } | null
   measuredBy: MeasuredBy | null
+  interrupted?: boolean
 }
 
 export type RunList = {
@@ -359,6 +362,7 @@ export type RunDetail = {
   createdAt: string
   updatedAt: string
   deletedAt: string | null
+  interrupted?: boolean
   registryNotes?: string[]
 }
 

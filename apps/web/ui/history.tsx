@@ -57,7 +57,7 @@ export function History() {
           {items.map((r) => (
             <tr key={r.id} data-run-id={r.id}>
               <td><a href={`?tab=run&run=${r.id}`} onClick={(e) => { e.preventDefault(); setUrl({ tab: 'run', run: r.id }) }}>{r.id.slice(0, 8)}</a></td>
-              <td>{r.status}</td><td>{r.target.engine} {r.target.engineVersion}</td><td>{r.mode}</td>
+              <td>{r.interrupted ? <span title={`its measuring process stopped: kerneltune run resume ${r.id}`}>interrupted (resumable)</span> : r.status}</td><td>{r.target.engine} {r.target.engineVersion}</td><td>{r.mode}</td>
               <td>{r.target.model.name ?? ''}</td><td>{r.target.hardware.name} <ProvenanceBadge by={r.measuredBy} engine={`${r.target.engine} ${r.target.engineVersion}`} hardware={r.target.hardware.name} /></td><td>{r.progress.done}/{r.progress.total}</td><td>{r.createdAt.replace('T', ' ').slice(0, 19)}</td>
             </tr>
           ))}

@@ -31,7 +31,7 @@ export { executeExperimentRun, INTERRUPT, interruptedError, type ExperimentHooks
 export { evaluateCombo, type EvaluateComboDeps, type EvaluateComboResult } from './run/evaluate.ts'
 export { summarizeRun, noiseOf, paretoFrontier, proxyLabel, unmeasuredDimensions, type RunSummary, type ParetoPoint, type ProxyLabel, type NoiseEstimate } from './run/summary.ts'
 export { comboMetrics, samplesOf } from './run/metrics.ts'
-export { assessRepetitions, runObjectives, runRecordLines, servedMetrics, storedObjectives, type RunObjectives } from './run/objectives.ts'
+export { assessRepetitions, objectivesTest, pairedBeats, repetitionValues, runObjectives, runRecordLines, servedMetrics, storedObjectives, type RunObjectives } from './run/objectives.ts'
 export { applyRun, type ApplyResult } from './run/apply.ts'
 export { dimensionSensitivity, narrow, type DimensionSensitivity, type Narrowing } from './tune/narrow.ts'
 export { classifyFailure, FAILURE_KINDS, type FailureKind, type TrialFailure } from './tune/failure.ts'

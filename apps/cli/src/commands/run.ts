@@ -51,7 +51,7 @@ export const runCommand = defineCommand({
         const r = await c.call('GET', '/runs')
         if (ctx.json) ctx.printJson(r)
         // A run an interrupt put back in the queue (a sweep's, SIGINT) reads as what it is: resumable.
-        else ctx.io.stdout(table(r.items.map((x: any) => [x.id, x.status === 'queued' && /^interrupted/.test(x.error ?? '') ? 'interrupted (run resume)' : x.status, x.mode, x.target.engine, `${x.progress.done}/${x.progress.total}`, x.backend, x.createdAt]), ['id', 'status', 'mode', 'engine', 'progress', 'backend', 'created']))
+        else ctx.io.stdout(table(r.items.map((x: any) => [x.id, (x.status === 'queued' && /^interrupted/.test(x.error ?? '')) || x.interrupted ? 'interrupted (run resume)' : x.status, x.mode, x.target.engine, `${x.progress.done}/${x.progress.total}`, x.backend, x.createdAt]), ['id', 'status', 'mode', 'engine', 'progress', 'backend', 'created']))
       })
     } }),
     defineCommand({

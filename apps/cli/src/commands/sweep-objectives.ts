@@ -15,7 +15,7 @@ import type { Combo } from '@kerneltune/core'
 import { llamacppServerEngine, withoutServingDefaults } from '@kerneltune/engines-llamacpp'
 import { candidateMetricsOf, objectiveValue, recordLine, type CandidateMetrics, type CapacityResult, type CapacityUnit, type RecordLine } from '@kerneltune/serving'
 import { openServer, serverCapacity, type CapacityFigures, type LevelResult, type ServerTarget, type SessionResult } from '@kerneltune/serving/node'
-import { signFlipTest } from '@kerneltune/stats'
+import { objectivesTest, pairedBeats } from '@kerneltune/tuner'
 import type { Io } from '../cli/command.ts'
 import { fmt, table } from '../cli/output.ts'
 import { capacityJson, capacityLine } from './bench/capacity.ts'
@@ -65,17 +65,8 @@ export async function assessSweep(collector: RunCollector, baseline: Combo, comb
   const all = [baseline, ...combos.map((c) => c.combo)]
   const runs = all.map((c) => collector.runsOf(c))
   const metrics = runs.map((r) => pooled(r, o))
-  const base = perRun(runs[0]!, o)
-  const beats = (i: number) => {
-    const mine = perRun(runs[i]!, o)
-    const n = Math.min(mine.length, base.length)
-    const d = Array.from({ length: n }, (_, k) => (o.objective.direction === 'max' ? mine[k]! - base[k]! : base[k]! - mine[k]!)).filter(Number.isFinite)
-    if (d.length < 2) return false
-    const mean = (xs: readonly number[]) => xs.reduce((a, b) => a + b, 0) / xs.length
-    const t = signFlipTest(d, mean)
-    return t.statistic > 0 && t.pValue < 0.05
-  }
-  const assessment = assess(metrics, o, 0, paired ? beats : undefined)
+  const beats = paired ? pairedBeats(runs.map((r) => perRun(r, o)), 0, o) : undefined
+  const assessment = assess(metrics, o, 0, beats)
   const w = assessment.decision?.winner ?? null
   const engine = llamacppServerEngine()
   const argvOf = async (combo: Combo) => {
@@ -89,9 +80,7 @@ export async function assessSweep(collector: RunCollector, baseline: Combo, comb
     metrics,
     ...(w === null ? {} : { winner: { candidate: w, combo: all[w]!, llamaServerArgv: await argvOf(all[w]!) } }),
     recommendedArgv: await argvOf(w === null ? baseline : all[w]!),
-    test: paired
-      ? `the winner beats the defaults on ${o.objective.name} in a sign-flip test on the per-round differences (two-sided p < 0.05, paired by round)`
-      : `sequential runs are not paired by round: the better pooled ${o.objective.name} decides`,
+    test: objectivesTest(o, paired),
     records,
   }
 }

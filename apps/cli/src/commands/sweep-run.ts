@@ -11,6 +11,7 @@ import { createRegistry, KerneltuneError } from '@kerneltune/core'
 import { comboHash } from '@kerneltune/catalog'
 import { LLAMACPP_VERSION } from '@kerneltune/engines-llamacpp'
 import type { InterleavedSweepResult, SweepResult } from '@kerneltune/experiment'
+import { sloRecord, type Objectives } from '@kerneltune/serving'
 import type { Store } from '@kerneltune/store'
 import { executeExperimentRun, type ExperimentHooks, type RunEvent } from '@kerneltune/tuner'
 import type { SweepPlan } from './sweep-plan.ts'
@@ -35,6 +36,8 @@ export interface SweepAsRun<R extends InterleavedSweepResult | SweepResult> {
   /** Narrows the design's result to what this path ran (the caller knows which). */
   readonly is: (r: InterleavedSweepResult | SweepResult) => r is R
   readonly session: SweepSession
+  /** Latency objectives stated with --slo/--objective: stored with the run, whose summary then judges every combination by them. */
+  readonly objectives?: Objectives
 }
 
 /** How this invocation runs the sweep: what the run stores to be resumed, which run it resumes, and its interrupt. */
@@ -48,6 +51,9 @@ export interface SweepSession {
   /** Aborted with INTERRUPT on SIGINT: the run is left queued, to be resumed. */
   readonly signal?: AbortSignal
 }
+
+/** Objectives as a run stores them (name → limit, and the objective's name); none stated, nothing. */
+const objectivesOptions = (o: Objectives | undefined) => (o ? { ...(o.slo.length ? { slo: sloRecord(o.slo) } : {}), objective: o.objective.name } : {})
 
 /** The command that continues a sweep's run. */
 export const resumeCommandOf = (runId: string): string => `kerneltune sweep --resume ${runId}`
@@ -64,7 +70,7 @@ export async function sweepAsRun<R extends InterleavedSweepResult | SweepResult>
     target: {
       model, hardware: o.hardware, engine: 'llamacpp', engineVersion: LLAMACPP_VERSION, workload: o.workload, modelPath: o.modelPath,
       // A sweep measures fresh: the result cache would answer for another load or space.
-      options: { sweep: o.session.spec, experiment: o.settings, warmups: o.warmups, metric: 'throughputTps', noiseFloor: o.settings.noiseFloor ?? 0.05, earlyStop: o.settings.earlyStop ?? true, useCache: false, design: o.design, ...(o.settings.rounds !== undefined ? { rounds: o.settings.rounds } : {}), ...(o.settings.seed !== undefined ? { seed: o.settings.seed } : {}), ...(o.settings.test ? { test: o.settings.test } : {}) },
+      options: { sweep: o.session.spec, experiment: o.settings, warmups: o.warmups, metric: 'throughputTps', noiseFloor: o.settings.noiseFloor ?? 0.05, earlyStop: o.settings.earlyStop ?? true, useCache: false, design: o.design, ...(o.settings.rounds !== undefined ? { rounds: o.settings.rounds } : {}), ...(o.settings.seed !== undefined ? { seed: o.settings.seed } : {}), ...(o.settings.test ? { test: o.settings.test } : {}), ...objectivesOptions(o.objectives) },
     } as never,
     snapshot: { hash: o.plan.catalog.hash, version: o.plan.catalog.version, content: o.plan.snapshot },
     qualityGate: o.settings.gate ?? 'regression',

@@ -13,6 +13,7 @@
  */
 import { freemem } from 'node:os'
 import type { Combo, HardwareSpec } from '@kerneltune/core'
+import type { Objectives } from '@kerneltune/serving'
 import type { Store } from '@kerneltune/store'
 import { serverBackend, type ServerBackend, type ServerBackendOptions } from '@kerneltune/backends/node'
 import { llamacppServerEngine, servingSweepExtension, servingSweepSpace, withoutServingDefaults } from '@kerneltune/engines-llamacpp'
@@ -56,6 +57,8 @@ export interface ServerSweepOptions {
   readonly onSession?: ServerBackendOptions['onSession']
   /** What the run stores to be resumed, the run resumed, the interrupt. */
   readonly session: SweepSession
+  /** --slo/--objective, stored with the run (its summary judges every combination by them). */
+  readonly objectives?: Objectives
 }
 
 /**
@@ -90,7 +93,7 @@ export async function executeServerSweep(io: Io, o: ServerSweepOptions): Promise
   // The server settings (parallel, cont_batching) need the serving translator for the winner's command line.
   const common = {
     store: o.store, modelPath: o.modelPath, hardware: o.hardware, plan: o.plan, backendName: 'server', backend, engine: llamacppServerEngine(), withoutDefaults: withoutServingDefaults,
-    workload: { batch: o.concurrency, promptTokens: o.promptTokens, generatedTokens: o.outputTokens }, warmups: o.warmups, session: o.session,
+    workload: { batch: o.concurrency, promptTokens: o.promptTokens, generatedTokens: o.outputTokens }, warmups: o.warmups, session: o.session, ...(o.objectives ? { objectives: o.objectives } : {}),
   }
   const design = { model: o.modelPath, gate: o.gate, metric: o.metric, epsilon: o.epsilon, margin: o.margin, warmups: o.warmups }
   try {

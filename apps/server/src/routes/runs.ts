@@ -1,7 +1,8 @@
 /** Tier 1 run endpoints: create, list, detail, combos, SSE events, cancel, apply, delete. */
 import { RunModeSchema, RunStatusSchema, type MeasurementProxy, type Registry, type Run } from '@kerneltune/core'
 import { usageNotes } from '@kerneltune/kernel-lab'
-import { applyRun, createRun, proxyLabel, RunRequestSchema, type ProxyLabel } from '@kerneltune/tuner'
+import { applyRun, createRun, proxyLabel, RUN_OWNER_LEASE_MS, RunRequestSchema, type ProxyLabel } from '@kerneltune/tuner'
+import type { Store } from '@kerneltune/store'
 import { z } from 'zod'
 import type { AppDeps } from '../deps.ts'
 import { IdParams, route, withPlainNames, type Route } from '../http.ts'
@@ -56,6 +57,19 @@ async function withRegistryNotes(run: Run, deps: AppDeps): Promise<Run & { regis
  * prediction (`simulated`) or a proxy of the engine/device. Null for a backend this server does
  * not have, whose declaration it cannot know.
  */
+
+/**
+ * Marks the running rows whose measuring process (a sweep holds its run with a heartbeat) has been
+ * silent for longer than the owner lease: it died, and the run waits for `kerneltune run resume`.
+ * Runs the server executes have no holder and are never marked.
+ */
+async function withInterrupted<R extends { id: string; status: string }>(store: Store, rows: R[]): Promise<(R & { interrupted?: boolean })[]> {
+  return Promise.all(rows.map(async (r) => {
+    if (r.status !== 'running') return r
+    const owner = await store.runs.owner(r.id)
+    return owner && Date.now() - Date.parse(owner.heartbeatAt) > RUN_OWNER_LEASE_MS ? { ...r, interrupted: true } : r
+  }))
+}
 export function measuredBy(registry: Registry, backend: string): { simulated: boolean; proxy: MeasurementProxy | null } | null {
   const b = registry.find('measurement-backend', backend)
   return b ? { simulated: b.simulated, proxy: b.proxy && (b.proxy.engine || b.proxy.device) ? b.proxy : null } : null
@@ -78,10 +92,10 @@ export const runRoutes: Route[] = [
     if (view === 'brief') {
       // A list that shows a run's hardware must also say when nothing ran on it (issue 23 item 13).
       const { items, total } = await deps.store.runs.listBrief(auth.tenant, filters)
-      return { items: items.map((r) => ({ ...r, measuredBy: measuredBy(deps.registry, r.backend) })), total, limit: query.limit, offset: query.offset }
+      return { items: await withInterrupted(deps.store, items.map((r) => ({ ...r, measuredBy: measuredBy(deps.registry, r.backend) }))), total, limit: query.limit, offset: query.offset }
     }
     const { items, total } = await deps.store.runs.list(auth.tenant, filters)
-    return { items, total, limit: query.limit, offset: query.offset }
+    return { items: await withInterrupted(deps.store, items), total, limit: query.limit, offset: query.offset }
   }),
   route({ method: 'get', path: '/runs/:id', summary: 'Run detail and summary (with registryNotes when a registry kernel it measured is deprecated now)', role: 'viewer', params: IdParams, response: RunDetailResponse }, async ({ auth, params, deps }) =>
     withRegistryNotes(await deps.store.runs.require(auth.tenant, params.id), deps)),

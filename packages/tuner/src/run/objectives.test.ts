@@ -10,7 +10,8 @@ import { createCatalog } from '@kerneltune/catalog'
 import { createRegistry, KerneltuneError, parseWith, type Combo, type MeasurementBackend, type SearchObservation, type SearchStrategyPlugin, type ServedRequest } from '@kerneltune/core'
 import { randomSearchStrategy } from '@kerneltune/bayesian-optimizer'
 import { openStore } from '@kerneltune/store'
-import { createRun, executeRun, RunRequestSchema, runRecordLines, runTune, startTune, TuneRequestSchema, type RunSummary } from '../index.ts'
+import { resolveObjectives } from '@kerneltune/serving'
+import { createRun, executeRun, pairedBeats, RunRequestSchema, runRecordLines, runTune, startTune, TuneRequestSchema, type RunSummary } from '../index.ts'
 import { HARDWARE, MODEL, testEngine } from '../test-fixtures.ts'
 
 /**
@@ -188,5 +189,26 @@ describe('objectives in a tune session', () => {
       if (t.outcome === 'ok') expect(told[i]).toMatchObject({ value: -t.value! })
       else expect(told[i]).toMatchObject({ failed: true })
     }
+  })
+})
+
+describe('the paired rule of interleaved runs under objectives (pairedBeats)', () => {
+  const o = resolveObjectives({ objective: 'requestThroughput' })
+  // Round by round: the candidate beats the defaults in 8 of 8 rounds by a little, or by a lot in one round and loses the rest.
+  const defaults = [10, 11, 9, 10, 12, 10, 11, 9]
+  const steady = defaults.map((x) => x + 1)
+  const lucky = [60, 10, 8, 9, 11, 9, 10, 8]
+  it('should crown a candidate that wins every round, and not one whose pooled value rests on one lucky round', () => {
+    const beats = pairedBeats([defaults, steady, lucky], 0, o)
+    expect(beats(1)).toBe(true)
+    // lucky's mean (15.6) is above the defaults' (10.25), yet it loses 7 of 8 rounds.
+    expect(lucky.reduce((a, b) => a + b) / 8).toBeGreaterThan(defaults.reduce((a, b) => a + b) / 8)
+    expect(beats(2)).toBe(false)
+  })
+  it('should read a latency objective the other way round, and refuse to decide on fewer than two rounds', () => {
+    const lat = resolveObjectives({ slo: { e2e_p99_ms: 1000 }, objective: 'e2e_p99_ms' })
+    expect(pairedBeats([defaults, steady], 0, lat)(1)).toBe(false)
+    expect(pairedBeats([steady, defaults], 0, lat)(1)).toBe(true)
+    expect(pairedBeats([[10], [20]], 0, o)(1)).toBe(false)
   })
 })

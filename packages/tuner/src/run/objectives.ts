@@ -7,7 +7,8 @@
  * infeasible combination never wins.
  */
 import type { Combo, RepetitionMetrics, RunCombo } from '@kerneltune/core'
-import { assess, assessCandidate, candidateMetricsOf, rankCandidates, recordLine, resolveObjectives, type Assessment, type CandidateAssessment, type CandidateMetrics, type Objectives, type RecordLine } from '@kerneltune/serving'
+import { assess, assessCandidate, candidateMetricsOf, objectiveValue, rankCandidates, recordLine, resolveObjectives, type Assessment, type CandidateAssessment, type CandidateMetrics, type Objectives, type RecordLine } from '@kerneltune/serving'
+import { signFlipTest } from '@kerneltune/stats'
 
 /** The objectives a run (or session) stores; undefined when it states none. */
 export function storedObjectives(o: { slo?: Record<string, number> | undefined; objective?: string | undefined }): Objectives | undefined {
@@ -20,6 +21,33 @@ export function servedMetrics(reps: readonly RepetitionMetrics[], o: Objectives)
   if (loads.length === 0) return undefined
   return candidateMetricsOf(loads.flatMap((l) => l.requests), o.slo, loads.reduce((a, l) => a + l.durationS, 0))
 }
+
+/** The objective's value in each repetition (NaN where a repetition carries no requests): per round, in an interleaved run. */
+export const repetitionValues = (reps: readonly RepetitionMetrics[], o: Objectives): number[] =>
+  reps.map((r) => (r.serving ? objectiveValue(candidateMetricsOf(r.serving.requests, o.slo, r.serving.durationS), o.objective) : NaN))
+
+/**
+ * The rule an interleaved design decides by under objectives, for runs and `kerneltune sweep`
+ * alike: candidate i beats the defaults when the per-round difference of the objective (in its
+ * direction) is positive in a two-sided sign-flip test at p < 0.05, paired by round as the design
+ * pairs every arm. `rounds[i][k]` is candidate i's objective value in round k.
+ */
+export function pairedBeats(rounds: readonly (readonly number[])[], defaults: number, o: Objectives): (i: number) => boolean {
+  const base = rounds[defaults] ?? []
+  return (i) => {
+    const mine = rounds[i] ?? []
+    const n = Math.min(mine.length, base.length)
+    const d = Array.from({ length: n }, (_, k) => (o.objective.direction === 'max' ? mine[k]! - base[k]! : base[k]! - mine[k]!)).filter(Number.isFinite)
+    if (d.length < 2) return false
+    const t = signFlipTest(d, (xs) => xs.reduce((a, b) => a + b, 0) / xs.length)
+    return t.statistic > 0 && t.pValue < 0.05
+  }
+}
+
+/** How a candidate was compared with the defaults under objectives, in words (paired: interleaved rounds). */
+export const objectivesTest = (o: Objectives, paired: boolean): string => paired
+  ? `the winner beats the defaults on ${o.objective.name} in a sign-flip test on the per-round differences (two-sided p < 0.05, paired by round)`
+  : `not paired by round (sequential): the better pooled ${o.objective.name} decides`
 
 /** One trial (or combination) under the objectives; undefined when its backend measured no requests. */
 export function assessRepetitions(reps: readonly RepetitionMetrics[], o: Objectives): CandidateAssessment | undefined {
@@ -42,20 +70,23 @@ export interface RunObjectives {
   pareto: number[]
   paretoAxes: Assessment['paretoAxes']
   /** The best feasible combination by the objective (null: none meets the objectives), and whether the defaults do. */
-  decision: { winner: number | null; defaultsFeasible: boolean | null; reason: string }
+  decision: { winner: number | null; defaultsFeasible: boolean | null; reason: string; test: string }
   /** Why nothing could be judged (a backend that measures no requests), when so. */
   note?: string
 }
 
-export function runObjectives(combos: readonly RunCombo[], o: Objectives, backend: string): RunObjectives {
+/** `paired`: the run's repetitions are rounds of an interleaved design, and a winner must beat the defaults round by round (pairedBeats). */
+export function runObjectives(combos: readonly RunCombo[], o: Objectives, backend: string, paired = false): RunObjectives {
   const judged = combos
     .filter((c) => c.status === 'measured')
     .map((c) => ({ c, m: servedMetrics(c.repetitions, o) }))
     .filter((x): x is { c: RunCombo; m: CandidateMetrics } => x.m !== undefined)
   const base = judged.findIndex((x) => x.c.isBaseline)
   const empty = { objective: o.objective.name, slo: o.slo, candidates: [], pareto: [], paretoAxes: assess([], o).paretoAxes }
-  if (judged.length === 0) return { ...empty, decision: { winner: null, defaultsFeasible: null, reason: 'nothing was judged' }, note: `backend ${backend} measured no requests: latency objectives and goodput need a serving backend (server)` }
-  const a = assess(judged.map((x) => x.m), o, base < 0 ? undefined : base)
+  const test = objectivesTest(o, paired)
+  if (judged.length === 0) return { ...empty, decision: { winner: null, defaultsFeasible: null, reason: 'nothing was judged', test }, note: `backend ${backend} measured no requests: latency objectives and goodput need a serving backend (server)` }
+  const beats = paired && base >= 0 ? pairedBeats(judged.map((x) => repetitionValues(x.c.repetitions, o)), base, o) : undefined
+  const a = assess(judged.map((x) => x.m), o, base < 0 ? undefined : base, beats)
   const at = (i: number) => judged[i]!.c.index
   // Without the defaults measured there is nothing to beat: the best feasible combination is the answer.
   const top = rankCandidates(judged.map((x, index) => ({ index, metrics: x.m, feasible: a.candidates[index]!.feasible })), o.objective)[0]
@@ -71,6 +102,7 @@ export function runObjectives(combos: readonly RunCombo[], o: Objectives, backen
       defaultsFeasible: a.decision?.defaultsFeasible ?? null,
       // decide() speaks of candidate positions; the run's own indices are what a reader sees.
       reason: a.decision ? a.decision.reason.replace(/candidate (\d+)/g, (_, i: string) => `combination ${at(Number(i))}`) : 'the defaults were not measured: the best feasible combination',
+      test,
     },
   }
 }

@@ -209,7 +209,7 @@ export function summarizeRun(run: Run, combos: readonly RunCombo[], opts: RunOpt
   if (opts.heldAtDefault && Object.keys(opts.heldAtDefault).length) summary.heldAtDefault = opts.heldAtDefault
   const objectives = storedObjectives(opts)
   if (objectives) {
-    const o = runObjectives(combos, objectives, run.backend)
+    const o = runObjectives(combos, objectives, run.backend, opts.design === 'interleaved')
     summary.objectives = o
     if (!o.note) summary.winner = objectivesWinner(o, objectives.objective.direction === 'max' ? 1 : -1, combos, summary, measuredOnly, extra)
   }

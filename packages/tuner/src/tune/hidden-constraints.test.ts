@@ -82,6 +82,9 @@ describe('classifyFailure', () => {
     expect(classifyFailure(new KerneltuneError('MEASUREMENT_FAILED', 'llama-server was not ready within 60000 ms')).kind).toBe('timeout')
     expect(classifyFailure(new KerneltuneError('MEASUREMENT_FAILED', 'fetch failed; server output: GGML_ASSERT failed', { details: { errorLines: ['GGML_ASSERT failed'] } })).kind).toBe('crash')
     expect(classifyFailure(new Error('every request of a load run failed: 400 the request exceeds the available context size (8x)')).kind).toBe('rejected')
+    // llama-server's own refusal of a prompt longer than a slot's context, at the warm-up (the message carries the server's output too: not a crash).
+    const warm = 'the warm-up request to http://127.0.0.1:34841 failed: HTTP 400: {"error":{"code":400,"message":"request (300 tokens) exceeds the available context size (256 tokens), try increasing it","type":"exceed_context_size_error"}}; check that the server is up and speaks the OpenAI completions API; server output: E srv send_error'
+    expect(classifyFailure(new KerneltuneError('MEASUREMENT_FAILED', warm)).kind).toBe('rejected')
     expect(classifyFailure(new Error('something else')).kind).toBe('error')
   })
 })

@@ -193,6 +193,11 @@ describe.skipIf(skip)('kerneltune bench serve and sweep --backend server on llam
     expect(j.capacity).toHaveLength(j.decision.winner === null ? 1 : 2)
     expect(j.capacity[0]).toMatchObject({ candidate: 0, capacity: { unit: 'req/s' } })
     expect(j.capacity[0].capacity.points.length).toBeGreaterThan(0)
+    // The stored run carries the objectives and judges its combinations as the sweep did (same requests, same paired rule).
+    const show = JSON.parse((await run('run', 'show', j.runId, '--json')).out)
+    expect(show).toMatchObject({ objective: 'goodput', slo: j.slo, pareto: j.pareto, decision: { winner: j.decision.winner, defaultsFeasible: j.decision.defaultsFeasible, test: j.decision.test } })
+    expect(show.combos.map((c: { index: number; feasible: boolean }) => [c.index, c.feasible])).toEqual(j.candidates.map((c: { index: number; feasible: boolean }) => [c.index, c.feasible]))
+    expect(show.combos.map((c: { goodput: { met: number } }) => c.goodput.met)).toEqual(j.candidates.map((c: { goodput: { met: number } }) => c.goodput.met))
     expect(processesNaming(join(dir, 'tiny.gguf'))).toEqual([])
   }, 300_000)
 })
