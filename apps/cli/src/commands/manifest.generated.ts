@@ -3048,6 +3048,17 @@ export const COMMAND_MANIFEST: readonly CommandMeta[] = [
             "type": "string",
             "description": "Write one JSON line per measured request (candidate, ok, ttftMs, tpotMs, e2eMs, outputTokens, startMs, itlMs) to this file, to recompute every figure.",
             "valueName": "FILE"
+          },
+          {
+            "name": "db",
+            "type": "string",
+            "description": "Store the run in this database (SQLite path or postgres:// URL) instead of the embedded store.",
+            "valueName": "URL"
+          },
+          {
+            "name": "no-store",
+            "type": "boolean",
+            "description": "Do not store the measurement as a run (by default it is, in the embedded store or --db: kerneltune run show RUN_ID)."
           }
         ],
         "examples": [
@@ -3057,7 +3068,7 @@ export const COMMAND_MANIFEST: readonly CommandMeta[] = [
           "kerneltune bench serve --endpoint http://127.0.0.1:8080 --concurrency 1,4,8 --slo ttft_p99_ms=500,tpot_p99_ms=50 --records requests.jsonl",
           "kerneltune bench serve --launch 'docker run --gpus all -p {port}:8000 vllm/vllm-openai --model m' --concurrency 1,8,32"
         ],
-        "jsonOutput": "{ ok, engine, device, model: { path } | null, server: { argv, version, pid, baseUrl, launched }, workload: { api, kind, promptTokens, outputTokens, requests, warmups, seed }, mode, concurrency?, rate?, requests: { completed, failed }, durationS, ttftMs, tpotMs, itlMs, e2eMs (each { mean, p50, p90, p95, p99, std, count }), requestThroughput, outputTokensPerSecond, totalTokensPerSecond, tokens: { prompt, output, source }, goodput?: { requestsPerSecond, met, objectives? }, feasible?, violations?: [{ metric, limit, value }], serverReported: { promptTokens?, outputTokens?, promptTokensPerSecond?, outputTokensPerSecond?, promptMs?, msPerOutputToken? }, crossCheck: { gaps, lines }, errors, levels: [same fields per level], objective?, slo?: [{ name, metric, stat, limitMs }], pareto?: [level indices], paretoAxes?: { throughput, latency }, notes } — the top-level figures are the last (heaviest) level; with --slo/--objective every level is a candidate: feasible, violations, goodput under the objectives",
+        "jsonOutput": "{ ok, runId (the stored run, unless --no-store: kerneltune run show RUN_ID), engine, device, model: { path } | null, server: { argv, version, pid, baseUrl, launched }, workload: { api, kind, promptTokens, outputTokens, requests, warmups, seed }, mode, concurrency?, rate?, requests: { completed, failed }, durationS, ttftMs, tpotMs, itlMs, e2eMs (each { mean, p50, p90, p95, p99, std, count }), requestThroughput, outputTokensPerSecond, totalTokensPerSecond, tokens: { prompt, output, source }, goodput?: { requestsPerSecond, met, objectives? }, feasible?, violations?: [{ metric, limit, value }], serverReported: { promptTokens?, outputTokens?, promptTokensPerSecond?, outputTokensPerSecond?, promptMs?, msPerOutputToken? }, crossCheck: { gaps, lines }, errors, levels: [same fields per level], objective?, slo?: [{ name, metric, stat, limitMs }], pareto?: [level indices], paretoAxes?: { throughput, latency }, notes } — the top-level figures are the last (heaviest) level; with --slo/--objective every level is a candidate: feasible, violations, goodput under the objectives",
         "runs": true
       },
       {
@@ -3228,6 +3239,17 @@ export const COMMAND_MANIFEST: readonly CommandMeta[] = [
             "type": "string",
             "description": "Write one JSON line per measured request (candidate 0, level, repeat, ok, ttftMs, tpotMs, e2eMs, outputTokens, startMs, itlMs) to this file.",
             "valueName": "FILE"
+          },
+          {
+            "name": "db",
+            "type": "string",
+            "description": "Store the run in this database (SQLite path or postgres:// URL) instead of the embedded store.",
+            "valueName": "URL"
+          },
+          {
+            "name": "no-store",
+            "type": "boolean",
+            "description": "Do not store the measurement as a run (by default it is, in the embedded store or --db: kerneltune run show RUN_ID)."
           }
         ],
         "examples": [
@@ -3235,7 +3257,7 @@ export const COMMAND_MANIFEST: readonly CommandMeta[] = [
           "kerneltune bench capacity --gguf m.gguf --combo '{\"parallel\":\"4\"}' --slo ttft_p99_ms=500 --by concurrency --json",
           "kerneltune bench capacity --endpoint http://127.0.0.1:8080 --slo e2e_p90_ms=3000 --records capacity.jsonl"
         ],
-        "jsonOutput": "{ ok, engine, device, model: { path } | null, server: { argv, version, pid, baseUrl, launched }, workload: { api, promptTokens, outputTokens, requests, warmups, seed }, slo: [{ name, metric, stat, limitMs }], capacity: { value (null: none), low, high (null: not reached), unit: \"req/s\" | \"concurrency\", stop: converged | max | min | budget, points: [{ level, phase: bracket | bisect, repeat, feasible, requests, durationS, ttftMs, tpotMs, itlMs, e2eMs, requestThroughput, outputTokensPerSecond, goodput: { requestsPerSecond, met }, violations: [{ metric, limit, value }] }] }, notes }",
+        "jsonOutput": "{ ok, runId (the stored run, one combination per measurement, unless --no-store: kerneltune run show RUN_ID), engine, device, model: { path } | null, server: { argv, version, pid, baseUrl, launched }, workload: { api, promptTokens, outputTokens, requests, warmups, seed }, slo: [{ name, metric, stat, limitMs }], capacity: { value (null: none), low, high (null: not reached), unit: \"req/s\" | \"concurrency\", stop: converged | max | min | budget, points: [{ level, phase: bracket | bisect, repeat, feasible, requests, durationS, ttftMs, tpotMs, itlMs, e2eMs, requestThroughput, outputTokensPerSecond, goodput: { requestsPerSecond, met }, violations: [{ metric, limit, value }] }] }, notes }",
         "runs": true
       }
     ]

@@ -5,6 +5,7 @@ import { runRecordLines } from '@kerneltune/tuner'
 import { defineCommand } from '../cli/command.ts'
 import { keyValues, progressBar, table } from '../cli/output.ts'
 import { kernelsClient, TARGET_FLAGS } from '../store-location.ts'
+import { capacityLine } from './bench/capacity-line.ts'
 import { buildRunRequest, requireId, RUN_REQUEST_FLAGS } from './run-request.ts'
 import { OBJECTIVE_FLAGS, writeRecords } from './shared/objectives-flags.ts'
 
@@ -149,7 +150,7 @@ function runSummary(run: any): string {
   const rows: [string, unknown][] = [
     ['id', run.id],
     ['status', run.status],
-    ['target', `${run.target.model.name ?? `${run.target.model.paramsB}B`} ${run.target.model.quant} on ${run.target.hardware.name}, engine ${run.target.engine} ${run.target.engineVersion}`],
+    ['target', `${run.target.model.name ?? `${run.target.model.paramsB}B`}${run.target.model.quant ? ` ${run.target.model.quant}` : ''} on ${run.target.hardware.name}, engine ${run.target.engine} ${run.target.engineVersion}`],
     ['backend', run.backend],
     [s.simulated ? 'simulated on' : 'measured on', (s.devices ?? []).join('; ')],
   ]
@@ -165,6 +166,9 @@ function runSummary(run: any): string {
       rows.push(['Pareto front', `${o.paretoAxes.throughput} against ${o.paretoAxes.latency}: ${o.pareto.map((i: number) => `#${i}`).join(', ') || 'none'}`])
     }
   }
+  // A bench serve / bench capacity run: its combinations are loads, and a capacity search's result.
+  if (s.bench) rows.push(['measured by', s.bench.note])
+  if (s.capacity) rows.push(['capacity', capacityLine(s.capacity).replace(/^capacity: /, '')])
   if (s.notMeasured?.length) rows.push(['not measured', `${s.notMeasured.join(', ')} (the backend does not exercise them: not part of the winner)`])
   rows.push(['repetitions', run.repetitions], ['combos', run.progress.total])
   const winner = s.winner ? `${JSON.stringify(s.winner.combo)}${proxy ? ` [${proxy}]` : ''}` : JSON.stringify(null)

@@ -5,6 +5,7 @@
  */
 import { searchCapacity, type CapacityOptions, type CapacityResult, type CapacityUnit } from '../capacity.ts'
 import { candidateMetricsOf, evaluate, type Slo, type Violation } from '../objectives.ts'
+import type { LoadResult } from '../load-generator.ts'
 import type { RequestRecord } from '../request.ts'
 import { loadServer, type LoadServerOptions, type OpenServer } from './serving-session.node.ts'
 
@@ -42,8 +43,8 @@ export interface ServerCapacityOptions extends Pick<CapacityOptions<CapacityFigu
   readonly loadsBefore?: number
   readonly signal?: AbortSignal
   readonly onProgress?: (message: string) => void
-  /** Receives each level's request records (for --records). */
-  readonly onRecords?: (level: number, repeat: number, records: readonly RequestRecord[]) => void
+  /** Receives each level's request records (for --records), and the whole load run (for a stored run's repetition). */
+  readonly onRecords?: (level: number, repeat: number, records: readonly RequestRecord[], run: LoadResult) => void
 }
 
 const r = (d: { mean: number; p50: number; p90: number; p99: number }) => ({ mean: d.mean, p50: d.p50, p90: d.p90, p99: d.p99 })
@@ -67,7 +68,7 @@ export async function serverCapacity(o: ServerCapacityOptions): Promise<Capacity
       const [run] = await loadServer(o.server, { load: { ...o.load, requests, ...(loads > (o.loadsBefore ?? 0) ? { warmups: 0 } : {}) }, levels, loadsBefore: loads++, ...(o.signal ? { signal: o.signal } : {}) })
       const m = candidateMetricsOf(run!.records, o.slo, run!.metrics.durationS)
       const e = evaluate(m, o.slo)
-      o.onRecords?.(level, info.repeat, run!.records)
+      o.onRecords?.(level, info.repeat, run!.records, run!)
       return {
         feasible: e.feasible,
         figures: {

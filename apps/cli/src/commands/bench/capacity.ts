@@ -5,30 +5,24 @@
  * interval and every measurement it rests on.
  */
 import { resolve } from 'node:path'
-import { describeSlo, describeViolation, recordLine, SERVING_APIS, type CapacityResult, type CapacityUnit, type RecordLine, type RequestRecord, type ServingApi } from '@kerneltune/serving'
+import { describeSlo, describeViolation, recordLine, SERVING_APIS, type CapacityResult, type CapacityUnit, type LoadResult, type RecordLine, type RequestRecord, type ServingApi } from '@kerneltune/serving'
 import { cpuDevice, openServer, serverCapacity, type CapacityFigures } from '@kerneltune/serving/node'
 import { usageError } from '../../cli/args.ts'
 import { defineCommand } from '../../cli/command.ts'
 import { fmt, keyValues, table } from '../../cli/output.ts'
 import { EXIT } from '../../cli/run.ts'
 import { objectivesFromFlags, writeRecords } from '../shared/objectives-flags.ts'
+import { DB_FLAG, NO_STORE_FLAG, storeBenchRun } from './bench-run.ts'
+import { capacityLine, levelText } from './capacity-line.ts'
 import { parseCombo } from './serve.ts'
 import { serverTarget } from './serve-target.ts'
 import { SERVER_TARGET_FLAGS } from './target-flags.ts'
 
+export { capacityLine }
+
 /** A capacity result as --json gives it: each point's level and verdict next to its figures. */
 export function capacityJson(c: CapacityResult<CapacityFigures>) {
   return { value: c.value, low: c.low, high: c.high, unit: c.unit, stop: c.stop, points: c.points.map((p) => ({ level: p.level, phase: p.phase, repeat: p.repeat, feasible: p.feasible, ...p.figures })) }
-}
-
-const levelText = (unit: CapacityUnit, x: number) => (unit === 'req/s' ? `${fmt(x, 3)} req/s` : `concurrency ${x}`)
-
-/** The capacity in one line: 'capacity: 4.2 req/s (met at 4.2, missed at 4.5; 11 measurements)'. */
-export function capacityLine(c: CapacityResult<CapacityFigures>): string {
-  const n = `${c.points.length} measurements`
-  if (c.value === null) return `capacity: none: the objectives were missed even at ${levelText(c.unit, c.high!)} (${n})`
-  if (c.high === null) return `capacity: at least ${levelText(c.unit, c.value)}: the objectives still held at the highest level tried (${n})`
-  return `capacity: ${levelText(c.unit, c.value)} (met at ${levelText(c.unit, c.low)}, missed at ${levelText(c.unit, c.high)}${c.stop === 'budget' ? '; measurement budget spent before the interval narrowed' : ''}; ${n})`
 }
 
 export function renderCapacity(c: CapacityResult<CapacityFigures>): string {
@@ -70,6 +64,8 @@ export const benchCapacity = defineCommand({
     { name: 'seed', type: 'integer', description: 'Seed of prompts and arrival times.', default: 1, min: 0 },
     { name: 'ready-timeout', type: 'number', description: 'Seconds to wait for the server to be ready.', default: 120, min: 1 },
     { name: 'records', type: 'string', description: 'Write one JSON line per measured request (candidate 0, level, repeat, ok, ttftMs, tpotMs, e2eMs, outputTokens, startMs, itlMs) to this file.', valueName: 'FILE' },
+    DB_FLAG,
+    NO_STORE_FLAG,
   ],
   examples: [
     'kerneltune bench capacity --gguf m.gguf --slo ttft_p99_ms=1000,tpot_p99_ms=200 --by rate --start 2',
@@ -77,11 +73,12 @@ export const benchCapacity = defineCommand({
     'kerneltune bench capacity --endpoint http://127.0.0.1:8080 --slo e2e_p90_ms=3000 --records capacity.jsonl',
   ],
   jsonOutput:
-    '{ ok, engine, device, model: { path } | null, server: { argv, version, pid, baseUrl, launched }, workload: { api, promptTokens, outputTokens, requests, warmups, seed }, slo: [{ name, metric, stat, limitMs }], capacity: { value (null: none), low, high (null: not reached), unit: "req/s" | "concurrency", stop: converged | max | min | budget, points: [{ level, phase: bracket | bisect, repeat, feasible, requests, durationS, ttftMs, tpotMs, itlMs, e2eMs, requestThroughput, outputTokensPerSecond, goodput: { requestsPerSecond, met }, violations: [{ metric, limit, value }] }] }, notes }',
+    '{ ok, runId (the stored run, one combination per measurement, unless --no-store: kerneltune run show RUN_ID), engine, device, model: { path } | null, server: { argv, version, pid, baseUrl, launched }, workload: { api, promptTokens, outputTokens, requests, warmups, seed }, slo: [{ name, metric, stat, limitMs }], capacity: { value (null: none), low, high (null: not reached), unit: "req/s" | "concurrency", stop: converged | max | min | budget, points: [{ level, phase: bracket | bisect, repeat, feasible, requests, durationS, ttftMs, tpotMs, itlMs, e2eMs, requestThroughput, outputTokensPerSecond, goodput: { requestsPerSecond, met }, violations: [{ metric, limit, value }] }] }, notes }',
   async run(ctx) {
     const f = ctx.flags
     if (f.slo === undefined) throw usageError('bench capacity needs the objectives whose limit it finds: --slo NAME=MS[,...], e.g. --slo ttft_p99_ms=500,tpot_p99_ms=50')
-    const { slo } = objectivesFromFlags({ slo: f.slo })!
+    const objectives = objectivesFromFlags({ slo: f.slo })!
+    const { slo } = objectives
     const unit: CapacityUnit = f.by === 'concurrency' ? 'concurrency' : 'req/s'
     const whole = (name: string, x: number | undefined) => {
       if (unit === 'concurrency' && x !== undefined && !Number.isInteger(x)) throw usageError(`--by concurrency: --${name} is a whole number of requests in flight, got ${x}`)
@@ -96,6 +93,9 @@ export const benchCapacity = defineCommand({
     const workload = { kind: 'synthetic' as const, promptTokens: f.promptTokens ?? 64, outputTokens: f.outputTokens ?? 32 }
     const server = await openServer({ target, combo, readyTimeoutMs: (f.readyTimeout ?? 120) * 1000, onProgress: (m) => ctx.io.stderr(`bench capacity: ${m}\n`) })
     const records: RecordLine[] = []
+    // Every measurement's load run, in the search's order: the stored run's combinations.
+    const loads: { level: number; repeat: number; run: LoadResult }[] = []
+    const started = Date.now()
     let c: CapacityResult<CapacityFigures>
     try {
       ctx.io.stderr(`bench capacity: objectives ${describeSlo(slo)}; searching the ${unit === 'req/s' ? 'request rate' : 'concurrency'} from ${start}\n`)
@@ -106,28 +106,41 @@ export const benchCapacity = defineCommand({
         minSeconds: f.minSeconds ?? 4,
         load: { api, workload, requests: f.requests ?? 24, warmups: f.warmup ?? 1, seed: f.seed ?? 1 },
         onProgress: (m) => ctx.io.stderr(`bench capacity: ${m}\n`),
-        ...(f.records ? { onRecords: (level: number, repeat: number, rs: readonly RequestRecord[]) => void records.push(...rs.map((r) => recordLine(0, r, { level, repeat }))) } : {}),
+        onRecords: (level: number, repeat: number, rs: readonly RequestRecord[], run: LoadResult) => {
+          loads.push({ level, repeat, run })
+          if (f.records) records.push(...rs.map((r) => recordLine(0, r, { level, repeat })))
+        },
       })
     } finally {
       await server.stop()
     }
     if (f.records) ctx.io.stderr(`bench capacity: ${records.length} request records written to ${await writeRecords(ctx.io, f.records, records)}\n`)
     const s = server.server
+    const capacity = capacityJson(c)
+    // A measurement is a combination (its level; a bisection's repeats numbered), judged as the search judged it: same requests, same objectives.
+    const runId = f.noStore ? undefined : await storeBenchRun({
+      io: ctx.io, db: f.db, command: 'capacity', target, server: s, device: cpuDevice(), settings: combo, objectives, durationMs: Date.now() - started,
+      workload: { promptTokens: workload.promptTokens, generatedTokens: workload.outputTokens },
+      levels: loads.map((x, i) => ({ combo: { [unit === 'req/s' ? 'rate' : 'concurrency']: String(x.level), ...(c.points[i]?.phase === 'bisect' ? { repeat: String(x.repeat + 1) } : {}) }, loads: [x.run] })),
+      extra: { capacity },
+    })
     if (ctx.json) {
       ctx.printJson({
         ok: true,
+        ...(runId ? { runId } : {}),
         engine: f.engine ?? 'llamacpp',
         device: cpuDevice(),
         model: f.gguf ? { path: resolve(ctx.io.cwd, f.gguf) } : null,
         server: { argv: s.argv, version: s.version, pid: s.pid ?? null, baseUrl: s.baseUrl, launched: s.launched },
         workload: { api, promptTokens: workload.promptTokens, outputTokens: workload.outputTokens, requests: f.requests ?? 24, warmups: f.warmup ?? 1, seed: f.seed ?? 1 },
         slo,
-        capacity: capacityJson(c),
+        capacity,
         notes: server.notes,
       })
     } else {
       ctx.io.stdout(keyValues([['device', cpuDevice()], ['server', `${s.version}${s.pid ? ` (pid ${s.pid})` : ''}`], ['command', s.argv.join(' ') || s.baseUrl], ['objectives', describeSlo(slo)]]))
       ctx.io.stdout(renderCapacity(c))
+      if (runId) ctx.io.stdout(`stored as run ${runId} (kerneltune run show ${runId})\n`)
     }
     return EXIT.OK
   },

@@ -67,6 +67,41 @@ describe('kerneltune bench serve', () => {
     }
   })
 
+  it('should store the levels as a run whose run show judges each level as the bench did, and say so', async () => {
+    const s = await startInstantServer({ tokenDelayMs: 1 })
+    const db = join(dir, 'bench-serve.db')
+    const same = (c: { feasible: boolean; violations: unknown[]; goodput: unknown }) => ({ feasible: c.feasible, violations: c.violations, goodput: c.goodput })
+    try {
+      // Two runs: every request meets a 10 s TTFT; none meets a 0.001 ms TPOT.
+      for (const slo of ['ttft_p99_ms=10000', 'ttft_p99_ms=10000,tpot_p99_ms=0.001']) {
+        const r = await run('bench', 'serve', '--endpoint', s.baseUrl, '--concurrency', '1,3', '--requests', '6', '--prompt-tokens', '8', '--output-tokens', '4', '--slo', slo, '--db', db, '--json')
+        expect(r.code).toBe(0)
+        const j = JSON.parse(r.out)
+        expect(j.runId).toMatch(/\S/)
+        const show = JSON.parse((await run('run', 'show', j.runId, '--db', db, '--json')).out)
+        expect(show).toMatchObject({ objective: j.objective, slo: j.slo, pareto: j.pareto, paretoAxes: j.paretoAxes })
+        expect(show.run).toMatchObject({ status: 'succeeded', backend: 'server', target: { engine: 'llamacpp', engineVersion: 'llama.cpp instant-0' }, summary: { bench: { command: 'serve' }, baseline: null, gate: null } })
+        expect(show.combos.map((c: { combo: object; isBaseline: boolean }) => [c.combo, c.isBaseline])).toEqual([[{ concurrency: '1' }, false], [{ concurrency: '3' }, false]])
+        // Every request of each level is stored with it: the run judges the same requests.
+        expect(show.combos.map((c: { repetitions: { serving: { requests: unknown[] } }[] }) => c.repetitions[0]!.serving.requests.length)).toEqual([6, 6])
+        expect(show.combos.map(same)).toEqual(j.levels.map(same))
+        // Loads of one configuration: the decision compares no level with defaults.
+        expect(show.decision.reason).toMatch(/no defaults compared/)
+        expect(show.decision.reason).not.toMatch(/beat/)
+        expect(show.decision.winner).toEqual(j.levels.every((l: { feasible: boolean }) => !l.feasible) ? null : expect.any(Number))
+      }
+      const text = await run('bench', 'serve', '--endpoint', s.baseUrl, '--concurrency', '2', '--requests', '4', '--prompt-tokens', '8', '--output-tokens', '4', '--db', db)
+      const id = /stored as run (\S+) \(kerneltune run show \1\)\n$/.exec(text.out)?.[1]
+      expect(id).toBeDefined()
+      expect((await run('run', 'show', id!, '--db', db)).out).toMatch(/measured by\s+kerneltune bench serve: each combination is a load level/)
+      const none = JSON.parse((await run('bench', 'serve', '--endpoint', s.baseUrl, '--concurrency', '2', '--requests', '4', '--prompt-tokens', '8', '--output-tokens', '4', '--db', db, '--no-store', '--json')).out)
+      expect(none.runId).toBeUndefined()
+      expect(JSON.parse((await run('run', 'list', '--db', db, '--json')).out).total).toBe(3)
+    } finally {
+      await s.close()
+    }
+  })
+
   it('should refuse unknown objectives with exit code 2, listing the accepted names', async () => {
     const bad = await run('bench', 'serve', '--endpoint', 'http://127.0.0.1:9', '--slo', 'ttft_p98_ms=5')
     expect(bad.code).toBe(2)

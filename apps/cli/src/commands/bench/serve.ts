@@ -14,6 +14,7 @@ import { defineCommand, type Io } from '../../cli/command.ts'
 import { fmt, keyValues, table } from '../../cli/output.ts'
 import { EXIT } from '../../cli/run.ts'
 import { assess, OBJECTIVE_FLAGS, objectivesFromFlags, objectivesHeader, verdictOf, writeRecords, type Assessment, type CandidateAssessment, type Objectives } from '../shared/objectives-flags.ts'
+import { DB_FLAG, NO_STORE_FLAG, storeBenchRun } from './bench-run.ts'
 import { serverTarget } from './serve-target.ts'
 import { SERVER_TARGET_FLAGS } from './target-flags.ts'
 
@@ -158,6 +159,8 @@ export const benchServe = defineCommand({
     { name: 'seed', type: 'integer', description: 'Seed of prompts and arrival times.', default: 1, min: 0 },
     { name: 'ready-timeout', type: 'number', description: 'Seconds to wait for the server to be ready.', default: 120, min: 1 },
     ...OBJECTIVE_FLAGS,
+    DB_FLAG,
+    NO_STORE_FLAG,
   ],
   examples: [
     'kerneltune model synth --params 15M --quant Q8_0 --out /tmp/m15.gguf && kerneltune bench serve --engine llamacpp --gguf /tmp/m15.gguf --concurrency 1,4 --requests 16 --prompt-tokens 64 --output-tokens 32',
@@ -167,7 +170,7 @@ export const benchServe = defineCommand({
     "kerneltune bench serve --launch 'docker run --gpus all -p {port}:8000 vllm/vllm-openai --model m' --concurrency 1,8,32",
   ],
   jsonOutput:
-    '{ ok, engine, device, model: { path } | null, server: { argv, version, pid, baseUrl, launched }, workload: { api, kind, promptTokens, outputTokens, requests, warmups, seed }, mode, concurrency?, rate?, requests: { completed, failed }, durationS, ttftMs, tpotMs, itlMs, e2eMs (each { mean, p50, p90, p95, p99, std, count }), requestThroughput, outputTokensPerSecond, totalTokensPerSecond, tokens: { prompt, output, source }, goodput?: { requestsPerSecond, met, objectives? }, feasible?, violations?: [{ metric, limit, value }], serverReported: { promptTokens?, outputTokens?, promptTokensPerSecond?, outputTokensPerSecond?, promptMs?, msPerOutputToken? }, crossCheck: { gaps, lines }, errors, levels: [same fields per level], objective?, slo?: [{ name, metric, stat, limitMs }], pareto?: [level indices], paretoAxes?: { throughput, latency }, notes } — the top-level figures are the last (heaviest) level; with --slo/--objective every level is a candidate: feasible, violations, goodput under the objectives',
+    '{ ok, runId (the stored run, unless --no-store: kerneltune run show RUN_ID), engine, device, model: { path } | null, server: { argv, version, pid, baseUrl, launched }, workload: { api, kind, promptTokens, outputTokens, requests, warmups, seed }, mode, concurrency?, rate?, requests: { completed, failed }, durationS, ttftMs, tpotMs, itlMs, e2eMs (each { mean, p50, p90, p95, p99, std, count }), requestThroughput, outputTokensPerSecond, totalTokensPerSecond, tokens: { prompt, output, source }, goodput?: { requestsPerSecond, met, objectives? }, feasible?, violations?: [{ metric, limit, value }], serverReported: { promptTokens?, outputTokens?, promptTokensPerSecond?, outputTokensPerSecond?, promptMs?, msPerOutputToken? }, crossCheck: { gaps, lines }, errors, levels: [same fields per level], objective?, slo?: [{ name, metric, stat, limitMs }], pareto?: [level indices], paretoAxes?: { throughput, latency }, notes } — the top-level figures are the last (heaviest) level; with --slo/--objective every level is a candidate: feasible, violations, goodput under the objectives',
   async run(ctx) {
     const f = ctx.flags
     const target = serverTarget(ctx.io, f)
@@ -175,6 +178,7 @@ export const benchServe = defineCommand({
     const workload = await workloadFrom(ctx.io, f)
     const combo = parseCombo(f.combo)
     const objectives = objectivesFromFlags(f)
+    const started = Date.now()
     const perRequest = { ...(f.sloTtftMs === undefined ? {} : { ttftMs: f.sloTtftMs }), ...(f.sloTpotMs === undefined ? {} : { tpotMs: f.sloTpotMs }), ...(f.sloE2eMs === undefined ? {} : { e2eMs: f.sloE2eMs }) }
     const session = await runServingSession({
       target,
@@ -197,9 +201,16 @@ export const benchServe = defineCommand({
       const path = await writeRecords(ctx.io, f.records, session.levels.flatMap((l, i) => l.records.map((r) => recordLine(i, r, l.mode === 'open' ? { rate: l.rate } : { concurrency: l.concurrency ?? 1 }))))
       ctx.io.stderr(`bench serve: ${session.levels.reduce((a, l) => a + l.records.length, 0)} request records written to ${path}\n`)
     }
+    // Each level one combination of a stored run, judged by the same objectives (bench-run.ts).
+    const runId = f.noStore ? undefined : await storeBenchRun({
+      io: ctx.io, db: f.db, command: 'serve', target, server: session.server, device: session.device, settings: combo, objectives, durationMs: Date.now() - started,
+      workload: { promptTokens: f.promptTokens ?? 64, generatedTokens: f.outputTokens ?? 32 },
+      levels: session.levels.map((l) => ({ combo: l.mode === 'open' ? { rate: String(l.rate), ...(l.concurrency === undefined ? {} : { concurrency: String(l.concurrency) }) } : { concurrency: String(l.concurrency ?? 1) }, loads: [l] })),
+    })
     if (ctx.json) {
       ctx.printJson({
         ok: failed === 0,
+        ...(runId ? { runId } : {}),
         engine: f.engine ?? 'llamacpp',
         model: f.gguf ? { path: resolve(ctx.io.cwd, f.gguf) } : null,
         workload: { api: f.api ?? 'completions', kind: workload.kind, promptTokens: f.promptTokens ?? 64, outputTokens: f.outputTokens ?? 32, requests: f.requests ?? 16, warmups: f.warmup ?? 1, seed: f.seed ?? 1 },
@@ -208,6 +219,7 @@ export const benchServe = defineCommand({
     } else {
       ctx.io.stdout(renderSession(session))
       if (objectives && assessment) ctx.io.stdout(renderAssessment(session, objectives, assessment))
+      if (runId) ctx.io.stdout(`stored as run ${runId} (kerneltune run show ${runId})\n`)
     }
     return failed === 0 ? EXIT.OK : EXIT.FAILURE
   },
