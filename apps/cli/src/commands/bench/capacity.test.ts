@@ -4,7 +4,7 @@ import { join } from 'node:path'
 import { LLAMACPP_VERSION } from '@kerneltune/engines-llamacpp'
 import { synthLlama } from '@kerneltune/gguf'
 import { writeGgufFile } from '@kerneltune/gguf/node'
-import { BUILD_HINT, findLlamaServer } from '@kerneltune/serving/node'
+import { BUILD_HINT, findLlamaServer, startInstantServer } from '@kerneltune/serving/node'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { runMain } from '../../cli/testing.ts'
 
@@ -22,19 +22,54 @@ describe('kerneltune bench capacity: flags', () => {
   })
 })
 
+type Point = { level: number; phase: string; repeat: number; feasible: boolean; violations: unknown[]; requests: { completed: number } }
+
+/** The stored run of a capacity search judges each measurement as the search did: one combination per point, same verdict and violations. */
+async function expectStoredAsSearched(j: { runId: string; slo: unknown; capacity: { unit: string; points: Point[] } }, db: string) {
+  const show = JSON.parse((await run('run', 'show', j.runId, '--db', db, '--json')).out)
+  const key = j.capacity.unit === 'req/s' ? 'rate' : 'concurrency'
+  expect(show.slo).toEqual(j.slo)
+  expect(show.objective).toBe('goodput')
+  expect(show.run.summary.capacity).toEqual(j.capacity)
+  expect(show.combos.map((c: { combo: object }) => c.combo)).toEqual(j.capacity.points.map((p) => ({ [key]: String(p.level), ...(p.phase === 'bisect' ? { repeat: String(p.repeat + 1) } : {}) })))
+  expect(show.combos.map((c: Point) => [c.feasible, c.violations])).toEqual(j.capacity.points.map((p) => [p.feasible, p.violations]))
+  expect(show.decision.reason).toMatch(/no defaults compared/)
+}
+
+describe('kerneltune bench capacity: the stored run', () => {
+  it('should store each measurement as a combination of a run that run show judges and prints with the capacity', async () => {
+    const s = await startInstantServer({ tokenDelayMs: 1 })
+    const db = join(dir, 'capacity.db')
+    try {
+      const r = await run('bench', 'capacity', '--endpoint', s.baseUrl, '--by', 'concurrency', '--max', '2', '--requests', '4', '--prompt-tokens', '8', '--output-tokens', '4', '--slo', 'e2e_p99_ms=60000', '--db', db, '--json')
+      expect(r.code).toBe(0)
+      const j = JSON.parse(r.out)
+      expect(j.capacity).toMatchObject({ value: 2, high: null, stop: 'max' })
+      await expectStoredAsSearched(j, db)
+      const text = (await run('run', 'show', j.runId, '--db', db)).out
+      expect(text).toMatch(/capacity\s+at least concurrency 2: the objectives still held at the highest level tried \(2 measurements\)/)
+      expect(text).toMatch(/measured by\s+kerneltune bench capacity: each combination is a measurement of the capacity search/)
+      const none = JSON.parse((await run('bench', 'capacity', '--endpoint', s.baseUrl, '--by', 'concurrency', '--max', '1', '--requests', '2', '--prompt-tokens', '8', '--output-tokens', '4', '--slo', 'e2e_p99_ms=60000', '--db', db, '--no-store', '--json')).out)
+      expect(none.runId).toBeUndefined()
+      expect(JSON.parse((await run('run', 'list', '--db', db, '--json')).out).total).toBe(1)
+    } finally {
+      await s.close()
+    }
+  })
+})
+
 // The real llama-server: outside CI a missing binary skips with the reason; under CI=true it fails.
 const found = findLlamaServer(LLAMACPP_VERSION)
 const skip = !found && process.env.CI !== 'true'
 if (skip) console.warn(`kerneltune-skip: bench capacity on llama-server: no binary; ${BUILD_HINT}`)
 
-type Point = { level: number; phase: string; feasible: boolean; violations: unknown[]; requests: { completed: number } }
 
 describe.skipIf(skip)('kerneltune bench capacity on llama-server', () => {
   beforeAll(async () => {
     if (!found) throw new Error(`CI=true and no llama-server binary: ${BUILD_HINT}`)
     await writeGgufFile(join(dir, 'tiny.gguf'), synthLlama({ params: 1e6, vocabSize: 320, quant: 'Q8_0', seed: 5 }).file)
   })
-  const common = ['--gguf', 'tiny.gguf', '--requests', '4', '--prompt-tokens', '16', '--output-tokens', '4', '--json']
+  const common = ['--gguf', 'tiny.gguf', '--requests', '4', '--prompt-tokens', '16', '--output-tokens', '4', '--db', join(dir, 'runs.db'), '--json']
 
   it('should search the concurrency of one slot: bracketing, then bisection to adjacent whole numbers, every point kept with its verdict', async () => {
     // One slot queues requests, so TTFT grows with the concurrency; a limit of 4 TTFTs of one request lands the boundary a few streams up.
@@ -59,6 +94,8 @@ describe.skipIf(skip)('kerneltune bench capacity on llama-server', () => {
     const lines = readFileSync(join(dir, 'cap.jsonl'), 'utf8').trim().split('\n').map((x) => JSON.parse(x))
     expect(lines).toHaveLength((c.points as Point[]).reduce((a, p) => a + Math.max(4, 2 * p.level), 0))
     expect(lines[0]).toMatchObject({ candidate: 0, level: 1, repeat: 0, ok: true, outputTokens: 4 })
+    // Bisection's repeats are combinations of their own, each judged as the search judged it.
+    await expectStoredAsSearched(j, join(dir, 'runs.db'))
   }, 300_000)
 
   it('should say when the objectives hold at the top rate, and when they fail at the bottom', async () => {
