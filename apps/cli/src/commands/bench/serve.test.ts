@@ -18,7 +18,7 @@ describe('kerneltune bench serve', () => {
   it('should measure a running server and print the vLLM-style figures, the server and its own rates', async () => {
     const s = await startInstantServer({ tokenDelayMs: 1 })
     try {
-      const r = await run('bench', 'serve', '--endpoint', s.baseUrl, '--concurrency', '1,3', '--requests', '6', '--prompt-tokens', '8', '--output-tokens', '4', '--slo-ttft-ms', '10000', '--json')
+      const r = await run('bench', 'serve', '--endpoint', s.baseUrl, '--concurrency', '1,3', '--requests', '6', '--prompt-tokens', '8', '--output-tokens', '4', '--slo-ttft-ms', '10000', '--no-store', '--json')
       expect(r.code).toBe(0)
       const j = JSON.parse(r.out)
       for (const k of ['ttftMs', 'tpotMs', 'itlMs', 'e2eMs']) expect(Object.keys(j[k])).toEqual(expect.arrayContaining(['mean', 'p50', 'p90', 'p99']))
@@ -38,7 +38,7 @@ describe('kerneltune bench serve', () => {
     try {
       const records = join(dir, 'serve-records.jsonl')
       // TPOT is about 1 ms here: a 0.001 ms limit is missed by every request, 10 s TTFT met by all.
-      const r = await run('bench', 'serve', '--endpoint', s.baseUrl, '--concurrency', '1,3', '--requests', '6', '--prompt-tokens', '8', '--output-tokens', '4', '--slo', 'ttft_p99_ms=10000,tpot_p99_ms=0.001', '--records', records, '--json')
+      const r = await run('bench', 'serve', '--endpoint', s.baseUrl, '--concurrency', '1,3', '--requests', '6', '--prompt-tokens', '8', '--output-tokens', '4', '--slo', 'ttft_p99_ms=10000,tpot_p99_ms=0.001', '--records', records, '--no-store', '--json')
       expect(r.code).toBe(0)
       const j = JSON.parse(r.out)
       expect(j.objective).toBe('goodput')
@@ -58,9 +58,9 @@ describe('kerneltune bench serve', () => {
       const ttfts = lines.filter((x) => x.candidate === 0).map((x) => x.ttftMs).sort((a, b) => a - b)
       expect((ttfts[2] + ttfts[3]) / 2).toBeCloseTo(j.levels[0].ttftMs.p50, 9)
 
-      const ok = JSON.parse((await run('bench', 'serve', '--endpoint', s.baseUrl, '--concurrency', '2', '--requests', '4', '--prompt-tokens', '8', '--output-tokens', '4', '--slo', 'ttft_p99_ms=10000', '--json')).out)
+      const ok = JSON.parse((await run('bench', 'serve', '--endpoint', s.baseUrl, '--concurrency', '2', '--requests', '4', '--prompt-tokens', '8', '--output-tokens', '4', '--slo', 'ttft_p99_ms=10000', '--no-store', '--json')).out)
       expect(ok).toMatchObject({ feasible: true, violations: [], goodput: { met: 4 } })
-      const text = await run('bench', 'serve', '--endpoint', s.baseUrl, '--concurrency', '2', '--requests', '4', '--prompt-tokens', '8', '--output-tokens', '4', '--slo', 'tpot_p99_ms=0.001')
+      const text = await run('bench', 'serve', '--endpoint', s.baseUrl, '--concurrency', '2', '--requests', '4', '--prompt-tokens', '8', '--output-tokens', '4', '--slo', 'tpot_p99_ms=0.001', '--no-store')
       expect(text.out).toMatch(/objectives: TPOT p99 ≤ 0\.001 ms; maximise goodput\n  concurrency 2: misses: tpot_p99_ms [\d.]+ > 0\.001/)
     } finally {
       await s.close()
@@ -130,7 +130,7 @@ describe.skipIf(skip)('kerneltune bench serve and sweep --backend server on llam
   })
 
   it('should launch llama-server with the GGUF and measure it under concurrent load', async () => {
-    const r = await run('bench', 'serve', '--engine', 'llamacpp', '--gguf', 'tiny.gguf', '--concurrency', '1,2', '--requests', '4', '--prompt-tokens', '16', '--output-tokens', '4', '--combo', '{"threads":"1"}', '--json')
+    const r = await run('bench', 'serve', '--engine', 'llamacpp', '--gguf', 'tiny.gguf', '--concurrency', '1,2', '--requests', '4', '--prompt-tokens', '16', '--output-tokens', '4', '--combo', '{"threads":"1"}', '--no-store', '--json')
     const j = JSON.parse(r.out)
     expect(j.server.version).toMatch(/^llama\.cpp b\d+-/)
     expect(typeof j.server.pid).toBe('number')
