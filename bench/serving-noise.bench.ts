@@ -48,6 +48,10 @@ import { summarizeDesign, type Trial, type Verdict } from './support/serving-noi
 const HERE = dirname(fileURLToPath(import.meta.url))
 const env = (name: string, fallback: number) => Number(process.env[name] ?? fallback)
 const TRIALS = env('TRIALS', 6)
+// Trial t draws its noise schedule from seed 1000 + SEED_BASE + t and its round orders from 100 +
+// SEED_BASE + t. The committed runs before 2026-11-26 14:00 UTC (development and reported) all used
+// SEED_BASE 0; a run judging a design change uses a base no earlier run used, and records it.
+const SEED_BASE = env('SEED_BASE', 0)
 // One measurement: REQUESTS requests of 16 prompt + OUTPUT output tokens, 4 at a time. The
 // interleaved design measures VISIT_REQUESTS per visit instead (default one wave, 4): it spends the
 // same budget on more, shorter visits, so a round is short next to the load's changes and its
@@ -139,6 +143,7 @@ function write() {
     model: 'synthetic llama 15M Q8_0 (random weights)',
     load: `closed loop, concurrency 4, requests of 16 prompt + ${OUTPUT} output tokens: ${REQUESTS} per sequential repetition (4 warm-up requests before a combination's first), ${VISIT_REQUESTS} per interleaved visit (4 warm-up requests on an arm's first visit only); servers kept running between a combination's measurements`,
     noise: NOISE === 'bursts' ? `a noisy neighbour per design run: 0 to ${NOISE_MAX} spinning threads, redrawn after exponential dwell times of mean ${NOISE_MEAN_MS} ms, seeded by the trial (both designs of a trial get the same schedule); the machine's own load on top` : "none added: the machine's own load only",
+    seeds: { base: SEED_BASE, noise: `1000 + ${SEED_BASE} + trial index (from 0)`, roundOrders: `100 + ${SEED_BASE} + trial index`, reference: 999 },
     fairness: 'interleaved gets the wall-clock seconds the sequential design used in the same trial, launches included; after its first 2 rounds it starts no measurement that the arm\'s last one says would end past the budget (the round it stops in counts as far as it got); overBudget counts trials where it still ran past, by the seconds in overBySeconds',
     decision: 'a candidate is decided when its comparison with the defaults is significant (p < 0.05), better or worse; sequential: Yuen/Welch on trimmed means, unpaired; interleaved: the sweep\'s default, the 20% trimmed mean of each arm\'s per-round log ratios with the sign-flip p-value (exact over all 2^n sign patterns up to 14 rounds, else resampled from 10,000 random patterns, so never below 1/10,001: pMethod and patterns in each verdict); interleaved-paired / interleaved-blocked: the same measurements judged by a t-test on the mean log ratio / by the blocked test (rounds as blocks, error variance pooled over the arms); winner not recomputed. A false winner is an A/A arm called better; aaSignificant counts A/A arms called better or worse. agreeing/contradicting: decisions with the same/opposite sign as a significant reference effect.',
     metric: 'decodeTps = output tokens/s of the whole load',
@@ -156,7 +161,7 @@ function write() {
 
 for (let t = 0; t < TRIALS; t++) {
   const load = loadavg()[0]!
-  let noise = noiseFor(1000 + t)
+  let noise = noiseFor(1000 + SEED_BASE + t)
   const t0 = performance.now()
   const seqBackend = backendFor(1, REQUESTS)
   const seqCount = counting(seqBackend)
@@ -178,11 +183,11 @@ for (let t = 0; t < TRIALS; t++) {
   })
   console.error(`trial ${t + 1} sequential: ${seqSeconds.toFixed(0)} s, ${seqCount.count.reps} repetitions, ${seq.verdict}`)
 
-  noise = noiseFor(1000 + t)
+  noise = noiseFor(1000 + SEED_BASE + t)
   const t1 = performance.now()
   const intBackend = backendFor(candidates.length + 2, VISIT_REQUESTS)
   const intCount = counting(intBackend)
-  const inter = await runInterleavedSweep({ backend: intCount.backend, candidates, model, engine: llamacppServerEngine(), withoutDefaults, aaCombo: AA_RUN, rounds: 10_000, timeBudgetMs: seqSeconds * 1000, seed: 100 + t, metric: 'decodeTps', revisitWarmups: 0 }).finally(() => intBackend.close())
+  const inter = await runInterleavedSweep({ backend: intCount.backend, candidates, model, engine: llamacppServerEngine(), withoutDefaults, aaCombo: AA_RUN, rounds: 10_000, timeBudgetMs: seqSeconds * 1000, seed: 100 + SEED_BASE + t, metric: 'decodeTps', revisitWarmups: 0 }).finally(() => intBackend.close())
   const intSeconds = (performance.now() - t1) / 1000
   const intNoise = await noise?.stop()
   const perInt = interleavedVerdicts(inter)
