@@ -3,7 +3,7 @@
  * measurements in ../shared/data/llm_throughput, and writes assets/accuracy.md and the accuracy
  * tables of the regressor README and the top README (between their markers), all from one run.
  *
- *   pnpm --filter @kerneltune/regressor train-pretrained [--data DIR] [--check] [--jobs N]
+ *   pnpm --filter @kerneltune/regressor train-pretrained [--data DIR] [--kit FILE] [--check] [--jobs N] [--only CHIP,...]
  *   (or: npx tsx --conditions=@kerneltune/source packages/regressor/scripts/train-pretrained.ts)
  *
  * The physics model (time per step as weight and KV bytes over bandwidth, compute, dequantization,
@@ -23,7 +23,7 @@ import { fileURLToPath } from 'node:url'
 import { chipGroups } from '../src/chips.ts'
 import { LearnedModel, prepare, type TrainingSample } from '../src/learned.ts'
 import { summarize } from './accuracy.ts'
-import { renderAccuracy, withBlock } from './accuracy-report.ts'
+import { devReport, renderAccuracy, withBlock } from './accuracy-report.ts'
 import { CPU_SPECS, PROVENANCE_FLAGGED, loadThroughputData } from './data-rows.ts'
 import { select, VARIANTS } from './nested.ts'
 import { runNested } from './nested-parallel.ts'
@@ -35,7 +35,13 @@ const HERE = dirname(fileURLToPath(import.meta.url))
 const args = process.argv.slice(2)
 const dataArg = args.indexOf('--data')
 const DATA = resolve(dataArg >= 0 ? args[dataArg + 1]! : join(HERE, '../../../../shared/data/llm_throughput'))
+// Our own H100 llama-bench rows (kit-rows.ts), committed with the repository, not in ../shared/data.
+const kitArg = args.indexOf('--kit')
+const KIT = resolve(kitArg >= 0 ? args[kitArg + 1]! : join(HERE, '../../../bench/results/gpu/predict-vs-measure.json'))
 const CHECK = args.includes('--check')
+// The development loop: only these chips' outer folds, their figures printed, nothing written or checked.
+const onlyArg = args.indexOf('--only')
+const ONLY = onlyArg >= 0 ? args[onlyArg + 1]!.split(',') : undefined
 // Outer folds run in N child processes (default 2, the shared machine's cores); the result is the same for any N.
 const jobsArg = args.indexOf('--jobs')
 const JOBS = jobsArg >= 0 ? Number(args[jobsArg + 1]) : 2
@@ -46,10 +52,14 @@ if (!existsSync(DATA)) {
 }
 
 const t0 = Date.now()
-const data = loadThroughputData(DATA)
+const data = loadThroughputData(DATA, { kit: KIT })
 const samples = data.samples
 console.error(`rows: ${samples.length} samples from ${data.files.map((f) => `${f.file} (${f.used}/${f.rows} rows used)`).join(', ')}`)
-const outer = await runNested(samples, JOBS, (line) => console.error(line))
+const outer = await runNested(samples, JOBS, (line) => console.error(line), ONLY)
+if (ONLY) {
+  console.log(devReport(samples, outer, ONLY))
+  process.exit(0)
+}
 const summary = summarize(samples, outer)
 for (const t of summary.targets) console.error(`${t.met ? 'met' : 'NOT MET'}: ${t.name}: ${t.figure}${t.gap ? ` (${t.gap})` : ''}`)
 // The shipped model: the same inner procedure on every chip (variant and interval), then one fit.
