@@ -3,7 +3,7 @@
  * leave-one-chip-out (packages/regressor/scripts/nested.ts: a chip is a die, its labels held out
  * together; the variant and the 90% interval chosen and calibrated inside each outer fold), MAPE per
  * phase over rows and over chips, interval coverage and median width, the decode error of every
- * current-build discrete GPU, and the verdict on each target. The same evaluation the training
+ * current-build discrete GPU (the GPU kit's H100 rows in bench/results/gpu included, as in training), and the verdict on each target. The same evaluation the training
  * script runs (and writes into the asset and both READMEs); deterministic except the timing.
  * Writes bench/results/regressor-accuracy.json. Needs ../shared/data/llm_throughput.
  *
@@ -25,13 +25,14 @@ if (!existsSync(DATA)) {
   process.exit(process.env.CI === 'true' ? 1 : 0)
 }
 const loadStart = os.loadavg()
-const samples = loadThroughputData(DATA).samples
+// The same rows as the training script: the public files and the GPU kit's own H100 rows.
+const samples = loadThroughputData(DATA, { kit: join(HERE, 'results/gpu/predict-vs-measure.json') }).samples
 // Two child processes: the machine's two cores (the figures are the same for any number).
 const outer = await runNested(samples, 2, (line) => console.error(line))
 const summary = summarize(samples, outer)
 const result = {
   measured: true,
-  what: 'nested leave-one-chip-out accuracy on ../shared/data/llm_throughput (each chip predicted, with its 90% interval, by a model whose variant, fit and interval never saw it); one deterministic run',
+  what: 'nested leave-one-chip-out accuracy on ../shared/data/llm_throughput and the GPU kit rows of bench/results/gpu/predict-vs-measure.json (each chip predicted, with its 90% interval, by a model whose variant, fit and interval never saw it); one deterministic run',
   date: new Date().toISOString(),
   machine: `${os.cpus()[0]?.model ?? 'cpu'} × ${os.cpus().length}`,
   // Shared with other jobs: the evaluation's figures do not depend on the load, its seconds do.

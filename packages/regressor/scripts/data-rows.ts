@@ -9,6 +9,7 @@ import { join } from 'node:path'
 import { findHardwarePreset } from '@kerneltune/features'
 import type { ThroughputQueryInput } from '../src/query.ts'
 import { LLAMA_SHAPES, REPO_MODELS, exclude, parseCsv, report, shapesOf, spec, type DataSet, type LoadOptions } from './data-common.ts'
+import { kitRows } from './kit-rows.ts'
 import { recentBuilds } from './recent-rows.ts'
 
 export { parseCsv, type DataSet, type FileReport, type LoadOptions } from './data-common.ts'
@@ -168,7 +169,7 @@ function argonne(dir: string, out: DataSet): void {
   }
 }
 
-/** Every sample of the folder, in file order (deterministic). */
+/** Every sample of the folder, in file order (deterministic), then the kit's rows when `opts.kit` names them. */
 export function loadThroughputData(dir: string, opts: LoadOptions = {}): DataSet {
   const out: DataSet = { samples: [], files: [] }
   xiongjie(dir, out, opts)
@@ -178,5 +179,6 @@ export function loadThroughputData(dir: string, opts: LoadOptions = {}): DataSet
   batchedBench(dir, out, params)
   argonne(dir, out)
   recentBuilds(dir, out, opts)
+  if (opts.kit) kitRows(opts.kit, out)
   return out
 }

@@ -8,11 +8,12 @@ import { fileURLToPath } from 'node:url'
 import type { TrainingSample } from '../src/learned.ts'
 import { foldLine, mergeFolds, nestedLeaveOneChipOut, outerSplits, type FoldResult, type OuterResult } from './nested.ts'
 
-export async function runNested(samples: readonly TrainingSample[], jobs: number, log: (line: string) => void = () => {}): Promise<OuterResult> {
-  if (jobs <= 1) return nestedLeaveOneChipOut(samples, log)
+export async function runNested(samples: readonly TrainingSample[], jobs: number, log: (line: string) => void = () => {}, only?: readonly string[]): Promise<OuterResult> {
+  if (jobs <= 1 && !only) return nestedLeaveOneChipOut(samples, log)
   const t0 = Date.now()
-  const chips = outerSplits(samples).map((s) => s.chip)
-  const shares = Array.from({ length: jobs }, (_, k) => chips.filter((_, i) => i % jobs === k)).filter((s) => s.length)
+  // `only`: the development loop's subset of outer folds (train-pretrained --only); never what is written.
+  const chips = outerSplits(samples).map((s) => s.chip).filter((c) => !only || only.includes(c))
+  const shares = Array.from({ length: Math.max(1, jobs) }, (_, k) => chips.filter((_, i) => i % jobs === k)).filter((s) => s.length)
   const folds = new Map<string, FoldResult>()
   await Promise.all(shares.map((share) => new Promise<void>((resolve, reject) => {
     // Structured-clone messages, so every number (NaN included) comes back as it was computed.

@@ -3,7 +3,7 @@
  * measurements in ../shared/data/llm_throughput, and writes assets/accuracy.md and the accuracy
  * tables of the regressor README and the top README (between their markers), all from one run.
  *
- *   pnpm --filter @kerneltune/regressor train-pretrained [--data DIR] [--check] [--jobs N]
+ *   pnpm --filter @kerneltune/regressor train-pretrained [--data DIR] [--kit FILE] [--check] [--jobs N] [--only CHIP,...]
  *   (or: npx tsx --conditions=@kerneltune/source packages/regressor/scripts/train-pretrained.ts)
  *
  * The physics model (time per step as weight and KV bytes over bandwidth, compute, dequantization,
@@ -23,19 +23,25 @@ import { fileURLToPath } from 'node:url'
 import { chipGroups } from '../src/chips.ts'
 import { LearnedModel, prepare, type TrainingSample } from '../src/learned.ts'
 import { summarize } from './accuracy.ts'
-import { renderAccuracy, withBlock } from './accuracy-report.ts'
+import { devReport, renderAccuracy, withBlock } from './accuracy-report.ts'
 import { CPU_SPECS, PROVENANCE_FLAGGED, loadThroughputData } from './data-rows.ts'
 import { select, VARIANTS } from './nested.ts'
 import { runNested } from './nested-parallel.ts'
 import { MULTI_GPU, RECENT_CPU_SPECS, RECENT_FLAGGED } from './recent-rows.ts'
 
-export const SCRIPT_VERSION = '3.0.0'
+export const SCRIPT_VERSION = '3.1.0'
 const SEED = 42
 const HERE = dirname(fileURLToPath(import.meta.url))
 const args = process.argv.slice(2)
 const dataArg = args.indexOf('--data')
 const DATA = resolve(dataArg >= 0 ? args[dataArg + 1]! : join(HERE, '../../../../shared/data/llm_throughput'))
+// Our own H100 llama-bench rows (kit-rows.ts), committed with the repository, not in ../shared/data.
+const kitArg = args.indexOf('--kit')
+const KIT = resolve(kitArg >= 0 ? args[kitArg + 1]! : join(HERE, '../../../bench/results/gpu/predict-vs-measure.json'))
 const CHECK = args.includes('--check')
+// The development loop: only these chips' outer folds, their figures printed, nothing written or checked.
+const onlyArg = args.indexOf('--only')
+const ONLY = onlyArg >= 0 ? args[onlyArg + 1]!.split(',') : undefined
 // Outer folds run in N child processes (default 2, the shared machine's cores); the result is the same for any N.
 const jobsArg = args.indexOf('--jobs')
 const JOBS = jobsArg >= 0 ? Number(args[jobsArg + 1]) : 2
@@ -46,10 +52,14 @@ if (!existsSync(DATA)) {
 }
 
 const t0 = Date.now()
-const data = loadThroughputData(DATA)
+const data = loadThroughputData(DATA, { kit: KIT })
 const samples = data.samples
 console.error(`rows: ${samples.length} samples from ${data.files.map((f) => `${f.file} (${f.used}/${f.rows} rows used)`).join(', ')}`)
-const outer = await runNested(samples, JOBS, (line) => console.error(line))
+const outer = await runNested(samples, JOBS, (line) => console.error(line), ONLY)
+if (ONLY) {
+  console.log(devReport(samples, outer, ONLY))
+  process.exit(0)
+}
 const summary = summarize(samples, outer)
 for (const t of summary.targets) console.error(`${t.met ? 'met' : 'NOT MET'}: ${t.name}: ${t.figure}${t.gap ? ` (${t.gap})` : ''}`)
 // The shipped model: the same inner procedure on every chip (variant and interval), then one fit.
@@ -93,6 +103,7 @@ const model = fitted.with({
       'the backend of a row: as llama-bench printed it in llamacpp_recent_builds.csv (CUDA, Vulkan, Metal, ROCm, CPU); elsewhere the vendor\'s usual one (CUDA on NVIDIA, Metal on Apple); it enters the model as an effect on every term\'s multiplier for current builds (era:current:<backend>), so the same card on CUDA and on Vulkan gets different efficiencies',
       'llamacpp_recent_builds.csv: n_ubatch from the row (empty = llama-bench\'s default 512); the file\'s average bits per weight = size_GiB × 2^30 × 8 ÷ params where the size is printed (mixed-format files); test "pp512 @ dN" is a 512-token prompt at context N, tg128 decode at context 64',
       `excluded by a rule fixed before scoring: the rows ${PROVENANCE_FLAGGED}; ${RECENT_FLAGGED}; ${MULTI_GPU}`,
+      'bench/results/gpu/predict-vs-measure.json: our own llama-bench run (pp512, tg128, 3 repetitions, every layer offloaded, micro-batch 512) of a current llama.cpp build (de3ff815ea7d, CUDA 13) on an NVIDIA H100 80GB HBM3 (SXM), 2026-11-26, with the h100-sxm preset\'s datasheet figures; nine synthetic llama-family models (1B and 8B dense shapes, a 6B mixture of 8 experts with 2 used; Q4_0, Q8_0, F16) whose weights are random: decode and prefill time depend on the tensors\' shapes and formats, not their values; shapes from the kit\'s model synth flags (chooseLlamaShape), sizes from the files; held out with the H100 PCIe rows as one die (nvidia-gh100)',
       'board power (tdpWatts) from the hardware presets (vendor data sheets); Apple publishes none and Strix Halo\'s is configurable, so those rows have no energy term',
       'single-device rows only (multi-GPU rows use layer split); OOM rows dropped',
       `CPU-only rows (Apple CPU clusters): ${Object.entries(CPU_SPECS).map(([k, v]) => `${k}: ${v.note}`).join('; ')}`,

@@ -53,6 +53,8 @@ describe('pretrainedModel', () => {
     const info = pretrainedInfo() as { trainedOn: { file: string; used: number }[]; seed: number; scriptVersion: string }
     expect(info.trainedOn.some((f) => f.file === 'xiongjiedai_gpu_benchmarks_llamacpp.csv' && f.used > 0)).toBe(true)
     expect(typeof info.seed).toBe('number')
+    // Our own H100 current-build rows (bench/results/gpu) are training rows too (issue 26).
+    expect(info.trainedOn.find((f) => f.file === 'bench/results/gpu/predict-vs-measure.json')?.used).toBe(18)
     const q = { paramsB: 8, quant: 'Q4_K_M', memBwGbs: 1008, tflops: 330, batch: 1, phase: 'decode' as const }
     const p = m.predict(q)
     expect(p.kind).toBe('prediction')
