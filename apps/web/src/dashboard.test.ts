@@ -5,8 +5,8 @@
 import { openStore } from '@kerneltune/store'
 import { requireOrSkip } from '@kerneltune/tooling/test-skip'
 import type { Browser, Page } from 'playwright-core'
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
-import { ARTIFACTS, CHROMIUM, cspViolations, H100, hasChromium, keepScreenshot, launch, MODEL, open, startServer, tinyRun, waitFor, type Server } from './harness.ts'
+import { describe, expect, it } from 'vitest'
+import { ARTIFACTS, browserHooks, CHROMIUM, H100, hasChromium, MODEL, open, tinyRun, waitFor, type Server } from './harness.ts'
 
 /** Llama 3 8B's shape (32 layers, 8 KV heads of 128): the analytical backend then gives fp8 KV its ~0.2%. */
 const MODEL_SHAPED = { ...MODEL, hiddenDim: 4096, numLayers: 32, numHeads: 32, numKvHeads: 8, headDim: 128 }
@@ -19,20 +19,7 @@ describe.skipIf(requireOrSkip(hasChromium, `chromium at ${CHROMIUM} (apt-get ins
   let page: Page | undefined
   let quickRun = ''
 
-  beforeAll(async () => {
-    [server, browser] = await Promise.all([startServer(), launch()])
-  })
-  afterAll(async () => {
-    await browser?.close()
-    await server?.close()
-  })
-  afterEach(async (ctx) => {
-    if (ctx.task.result?.state === 'fail') await keepScreenshot(page, ctx.task.name)
-    const refused = page ? cspViolations.get(page) ?? [] : []
-    await page?.close()
-    page = undefined
-    expect(refused, 'the page needed something the server\'s Content-Security-Policy blocks').toEqual([])
-  })
+  browserHooks({ started: (s, b) => { server = s; browser = b }, page: () => page, pageClosed: () => { page = undefined } })
 
   it('the fragment token moves to sessionStorage and leaves the address bar', async () => {
     page = await open(browser, server, '?tab=registry')

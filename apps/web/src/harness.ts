@@ -9,6 +9,7 @@ import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { AxeBuilder } from '@axe-core/playwright'
 import { chromium, type Browser, type Page } from 'playwright-core'
+import { afterAll, afterEach, beforeAll, expect } from 'vitest'
 
 export const CHROMIUM = process.env.KERNELTUNE_CHROMIUM ?? '/usr/bin/chromium'
 export const hasChromium = existsSync(CHROMIUM)
@@ -115,4 +116,30 @@ export async function waitFor<T>(f: () => Promise<T | undefined>, ms = 60_000): 
 export async function serious(p: Page): Promise<string[]> {
   const { violations } = await new AxeBuilder({ page: p as never }).analyze()
   return violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.id}: ${v.help} (${v.nodes.length}× e.g. ${v.nodes[0]?.html})`)
+}
+
+/**
+ * The hooks every browser suite registers: one server and one chromium for the suite, a
+ * screenshot of a failed test's page, and after each test the check that the page needed nothing
+ * the server's Content-Security-Policy blocks. The suite keeps its own `page` (tests open it).
+ */
+export function browserHooks(o: { started(server: Server, browser: Browser): void; page(): Page | undefined; pageClosed(): void }): void {
+  let server: Server | undefined
+  let browser: Browser | undefined
+  beforeAll(async () => {
+    [server, browser] = await Promise.all([startServer(), launch()])
+    o.started(server, browser)
+  })
+  afterAll(async () => {
+    await browser?.close()
+    await server?.close()
+  })
+  afterEach(async (ctx) => {
+    const page = o.page()
+    if (ctx.task.result?.state === 'fail') await keepScreenshot(page, ctx.task.name)
+    const refused = page ? cspViolations.get(page) ?? [] : []
+    await page?.close()
+    o.pageClosed()
+    expect(refused, 'the page needed something the server\'s Content-Security-Policy blocks').toEqual([])
+  })
 }

@@ -8,9 +8,9 @@
 import { openStore } from '@kerneltune/store'
 import { requireOrSkip } from '@kerneltune/tooling/test-skip'
 import type { Browser, Page } from 'playwright-core'
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import type { Experiment, Objectives, RunDetail, RunSummary } from '../ui/api-types.gen.ts'
-import { CHROMIUM, cspViolations, H100, hasChromium, keepScreenshot, launch, MODEL, open, serious, startServer, tinyRun, waitFor, type Server } from './harness.ts'
+import { browserHooks, CHROMIUM, H100, hasChromium, MODEL, open, serious, tinyRun, waitFor, type Server } from './harness.ts'
 
 type Interleaved = Extract<Experiment, { design: 'interleaved' }>
 
@@ -19,20 +19,7 @@ describe.skipIf(requireOrSkip(hasChromium, `chromium at ${CHROMIUM} (apt-get ins
   let browser: Browser
   let page: Page | undefined
 
-  beforeAll(async () => {
-    [server, browser] = await Promise.all([startServer(), launch()])
-  })
-  afterAll(async () => {
-    await browser?.close()
-    await server?.close()
-  })
-  afterEach(async (ctx) => {
-    if (ctx.task.result?.state === 'fail') await keepScreenshot(page, ctx.task.name)
-    const refused = page ? cspViolations.get(page) ?? [] : []
-    await page?.close()
-    page = undefined
-    expect(refused, 'the page needed something the server\'s Content-Security-Policy blocks').toEqual([])
-  })
+  browserHooks({ started: (s, b) => { server = s; browser = b }, page: () => page, pageClosed: () => { page = undefined } })
 
   const finished = (id: string) => waitFor(async () => {
     const r = await server.api<RunDetail>(`/runs/${id}`)
