@@ -15,6 +15,8 @@ export interface InstantServerOptions {
   /** Leave `usage` out of responses (to test the fallback). */
   readonly omitUsage?: boolean
   readonly port?: number
+  /** Answer /v1/models with this parameter count in `meta.n_params`, as llama-server does; default: no /v1/models. */
+  readonly modelParams?: number
 }
 
 export interface InstantServer {
@@ -42,6 +44,7 @@ export async function startInstantServer(o: InstantServerOptions = {}): Promise<
     const url = req.url ?? '/'
     if (url === '/health') return res.writeHead(200, { 'content-type': 'application/json' }).end('{"status":"ok"}')
     if (url === '/props') return res.writeHead(200, { 'content-type': 'application/json' }).end('{"build_info":"instant-0"}')
+    if (url === '/v1/models' && o.modelParams !== undefined) return res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ object: 'list', data: [{ id: 'instant-model', object: 'model', meta: { n_params: o.modelParams } }] }))
     if (url === '/metrics') {
       return res.writeHead(200, { 'content-type': 'text/plain' }).end(
         `# TYPE llamacpp:prompt_tokens_total counter\nllamacpp:prompt_tokens_total ${promptTotal}\n# TYPE llamacpp:tokens_predicted_total counter\nllamacpp:tokens_predicted_total ${predictedTotal}\n`,

@@ -58,11 +58,26 @@ export function engineOf(target: ServerTarget, server: ServerInfo): { engine: st
   return { engine: /^llama\.cpp\b/.test(server.version) ? 'llamacpp' : 'openai-compatible', engineVersion: server.version || 'unknown' }
 }
 
-/** The model: read from the GGUF when there is one; a server's model is named by where it was served, its size unknown. */
-async function modelOf(target: ServerTarget, io: Io): Promise<ModelSpec> {
+/**
+ * The model: read from the GGUF when there is one; else what the server says of it (llama-server's
+ * /v1/models gives each model's parameter count in `meta.n_params`). A run's model needs its size,
+ * and a made-up one would be stored as if measured: without it the run is not stored (the reason
+ * comes back instead).
+ */
+async function modelOf(target: ServerTarget, io: Io, server: ServerInfo): Promise<ModelSpec | string> {
   const path = target.kind === 'engine' ? target.model : target.kind === 'template' ? target.model : undefined
   if (path) return (await (await import('@kerneltune/features/node')).fromGguf(resolve(io.cwd, path))).model
-  return { name: `the model served at ${target.kind === 'endpoint' ? target.url : 'the launched server'}` } as ModelSpec
+  const where = target.kind === 'endpoint' ? target.url : server.baseUrl
+  try {
+    const r = await fetch(`${server.baseUrl.replace(/\/$/, '')}/v1/models`, { signal: AbortSignal.timeout(3000) })
+    const body = (await r.json()) as { data?: { id?: unknown; meta?: { n_params?: unknown } }[] }
+    const m = body.data?.[0]
+    const n = Number(m?.meta?.n_params)
+    if (r.ok && Number.isFinite(n) && n > 0) return { name: typeof m?.id === 'string' && m.id ? m.id : `the model served at ${where}`, paramsB: n / 1e9 } as ModelSpec
+  } catch {
+    // A server that is gone or answers otherwise says nothing of its model: not stored, below.
+  }
+  return `the server at ${where} does not say its model's size (llama-server's /v1/models meta.n_params), and a run records it; pass --gguf FILE, or --no-store`
 }
 
 /** This machine's hardware (the one that ran the load; with --endpoint the server may be elsewhere, and the summary says so). */
@@ -79,12 +94,16 @@ function levelsDecision(winner: number | null, objective: string): string {
 }
 
 /** Stores the measurement as a finished run; returns its id. */
-export async function storeBenchRun(o: BenchRun): Promise<string> {
+export async function storeBenchRun(o: BenchRun): Promise<{ runId: string } | { notStored: string }> {
+  const [model, hardware] = await Promise.all([modelOf(o.target, o.io, o.server), hardwareOf()])
+  if (typeof model === 'string') {
+    o.io.stderr(`bench ${o.command}: not stored as a run: ${model}\n`)
+    return { notStored: model }
+  }
   // The store sweep and run use: --db, else the embedded one every command shares.
   const { defaultDatabaseUrl, openStoreAt } = await import('@kerneltune/compose/node')
   const store: Store = await openStoreAt(o.db ?? defaultDatabaseUrl(o.io.env))
   try {
-    const [model, hardware] = await Promise.all([modelOf(o.target, o.io), hardwareOf()])
     const catalog = createCatalog()
     const first = o.levels[0]?.combo
     const run = await store.runs.create({
@@ -122,7 +141,7 @@ export async function storeBenchRun(o: BenchRun): Promise<string> {
     const note = `kerneltune bench ${o.command}: each combination is a ${o.command === 'capacity' ? 'measurement of the capacity search' : 'load level'} on one server configuration${Object.keys(o.settings).length ? ` (${JSON.stringify(o.settings)})` : ''}, not a setting; the winner is the best load, not a configuration to apply${o.target.kind === 'endpoint' ? `; the server at ${o.target.url} may run on other hardware than the one recorded (this machine's, which sent the load)` : ''}`
     const ok = combos.some((c) => c.status === 'measured')
     await store.runs.finish(run.id, ok ? 'succeeded' : 'failed', { ...summary, bench: { command: o.command, note }, ...o.extra }, new Map(), ok ? null : 'no request completed at any load')
-    return run.id
+    return { runId: run.id }
   } finally {
     await store.close()
   }

@@ -38,7 +38,7 @@ async function expectStoredAsSearched(j: { runId: string; slo: unknown; capacity
 
 describe('kerneltune bench capacity: the stored run', () => {
   it('should store each measurement as a combination of a run that run show judges and prints with the capacity', async () => {
-    const s = await startInstantServer({ tokenDelayMs: 1 })
+    const s = await startInstantServer({ tokenDelayMs: 1, modelParams: 15e6 })
     const db = join(dir, 'capacity.db')
     try {
       const r = await run('bench', 'capacity', '--endpoint', s.baseUrl, '--by', 'concurrency', '--max', '2', '--requests', '4', '--prompt-tokens', '8', '--output-tokens', '4', '--slo', 'e2e_p99_ms=60000', '--db', db, '--json')

@@ -73,7 +73,7 @@ export const benchCapacity = defineCommand({
     'kerneltune bench capacity --endpoint http://127.0.0.1:8080 --slo e2e_p90_ms=3000 --records capacity.jsonl',
   ],
   jsonOutput:
-    '{ ok, runId (the stored run, one combination per measurement, unless --no-store: kerneltune run show RUN_ID), engine, device, model: { path } | null, server: { argv, version, pid, baseUrl, launched }, workload: { api, promptTokens, outputTokens, requests, warmups, seed }, slo: [{ name, metric, stat, limitMs }], capacity: { value (null: none), low, high (null: not reached), unit: "req/s" | "concurrency", stop: converged | max | min | budget, points: [{ level, phase: bracket | bisect, repeat, feasible, requests, durationS, ttftMs, tpotMs, itlMs, e2eMs, requestThroughput, outputTokensPerSecond, goodput: { requestsPerSecond, met }, violations: [{ metric, limit, value }] }] }, notes }',
+    '{ ok, runId (the stored run, one combination per measurement, unless --no-store: kerneltune run show RUN_ID), notStored? (why no run was stored), engine, device, model: { path } | null, server: { argv, version, pid, baseUrl, launched }, workload: { api, promptTokens, outputTokens, requests, warmups, seed }, slo: [{ name, metric, stat, limitMs }], capacity: { value (null: none), low, high (null: not reached), unit: "req/s" | "concurrency", stop: converged | max | min | budget, points: [{ level, phase: bracket | bisect, repeat, feasible, requests, durationS, ttftMs, tpotMs, itlMs, e2eMs, requestThroughput, outputTokensPerSecond, goodput: { requestsPerSecond, met }, violations: [{ metric, limit, value }] }] }, notes }',
   async run(ctx) {
     const f = ctx.flags
     if (f.slo === undefined) throw usageError('bench capacity needs the objectives whose limit it finds: --slo NAME=MS[,...], e.g. --slo ttft_p99_ms=500,tpot_p99_ms=50')
@@ -118,16 +118,17 @@ export const benchCapacity = defineCommand({
     const s = server.server
     const capacity = capacityJson(c)
     // A measurement is a combination (its level; a bisection's repeats numbered), judged as the search judged it: same requests, same objectives.
-    const runId = f.noStore ? undefined : await storeBenchRun({
+    const stored = f.noStore ? undefined : await storeBenchRun({
       io: ctx.io, db: f.db, command: 'capacity', target, server: s, device: cpuDevice(), settings: combo, objectives, durationMs: Date.now() - started,
       workload: { promptTokens: workload.promptTokens, generatedTokens: workload.outputTokens },
       levels: loads.map((x, i) => ({ combo: { [unit === 'req/s' ? 'rate' : 'concurrency']: String(x.level), ...(c.points[i]?.phase === 'bisect' ? { repeat: String(x.repeat + 1) } : {}) }, loads: [x.run] })),
       extra: { capacity },
     })
+    const runId = stored && 'runId' in stored ? stored.runId : undefined
     if (ctx.json) {
       ctx.printJson({
         ok: true,
-        ...(runId ? { runId } : {}),
+        ...(runId ? { runId } : {}), ...(stored && 'notStored' in stored ? { notStored: stored.notStored } : {}),
         engine: f.engine ?? 'llamacpp',
         device: cpuDevice(),
         model: f.gguf ? { path: resolve(ctx.io.cwd, f.gguf) } : null,

@@ -68,7 +68,8 @@ describe('kerneltune bench serve', () => {
   })
 
   it('should store the levels as a run whose run show judges each level as the bench did, and say so', async () => {
-    const s = await startInstantServer({ tokenDelayMs: 1 })
+    // The server says its model's size (/v1/models meta.n_params, as llama-server does): a run records it.
+    const s = await startInstantServer({ tokenDelayMs: 1, modelParams: 15e6 })
     const db = join(dir, 'bench-serve.db')
     const same = (c: { feasible: boolean; violations: unknown[]; goodput: unknown }) => ({ feasible: c.feasible, violations: c.violations, goodput: c.goodput })
     try {
@@ -97,6 +98,20 @@ describe('kerneltune bench serve', () => {
       const none = JSON.parse((await run('bench', 'serve', '--endpoint', s.baseUrl, '--concurrency', '2', '--requests', '4', '--prompt-tokens', '8', '--output-tokens', '4', '--db', db, '--no-store', '--json')).out)
       expect(none.runId).toBeUndefined()
       expect(JSON.parse((await run('run', 'list', '--db', db, '--json')).out).total).toBe(3)
+      expect(JSON.parse((await run('run', 'show', id!, '--db', db, '--json')).out).run.target.model).toEqual({ name: 'instant-model', paramsB: 0.015 })
+      // A server that does not say its model's size is measured but not stored: no size is made up.
+      const quiet = await startInstantServer({ tokenDelayMs: 1 })
+      try {
+        const r = await run('bench', 'serve', '--endpoint', quiet.baseUrl, '--concurrency', '2', '--requests', '4', '--prompt-tokens', '8', '--output-tokens', '4', '--db', db, '--json')
+        expect(r.code).toBe(0)
+        const j = JSON.parse(r.out)
+        expect(j.runId).toBeUndefined()
+        expect(j.notStored).toMatch(/does not say its model's size .*--gguf FILE, or --no-store/)
+        expect(r.err).toMatch(/bench serve: not stored as a run/)
+        expect(JSON.parse((await run('run', 'list', '--db', db, '--json')).out).total).toBe(3)
+      } finally {
+        await quiet.close()
+      }
     } finally {
       await s.close()
     }

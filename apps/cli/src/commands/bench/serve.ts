@@ -170,7 +170,7 @@ export const benchServe = defineCommand({
     "kerneltune bench serve --launch 'docker run --gpus all -p {port}:8000 vllm/vllm-openai --model m' --concurrency 1,8,32",
   ],
   jsonOutput:
-    '{ ok, runId (the stored run, unless --no-store: kerneltune run show RUN_ID), engine, device, model: { path } | null, server: { argv, version, pid, baseUrl, launched }, workload: { api, kind, promptTokens, outputTokens, requests, warmups, seed }, mode, concurrency?, rate?, requests: { completed, failed }, durationS, ttftMs, tpotMs, itlMs, e2eMs (each { mean, p50, p90, p95, p99, std, count }), requestThroughput, outputTokensPerSecond, totalTokensPerSecond, tokens: { prompt, output, source }, goodput?: { requestsPerSecond, met, objectives? }, feasible?, violations?: [{ metric, limit, value }], serverReported: { promptTokens?, outputTokens?, promptTokensPerSecond?, outputTokensPerSecond?, promptMs?, msPerOutputToken? }, crossCheck: { gaps, lines }, errors, levels: [same fields per level], objective?, slo?: [{ name, metric, stat, limitMs }], pareto?: [level indices], paretoAxes?: { throughput, latency }, notes } — the top-level figures are the last (heaviest) level; with --slo/--objective every level is a candidate: feasible, violations, goodput under the objectives',
+    '{ ok, runId (the stored run, unless --no-store: kerneltune run show RUN_ID), notStored? (why no run was stored: a server that does not say its model\'s size), engine, device, model: { path } | null, server: { argv, version, pid, baseUrl, launched }, workload: { api, kind, promptTokens, outputTokens, requests, warmups, seed }, mode, concurrency?, rate?, requests: { completed, failed }, durationS, ttftMs, tpotMs, itlMs, e2eMs (each { mean, p50, p90, p95, p99, std, count }), requestThroughput, outputTokensPerSecond, totalTokensPerSecond, tokens: { prompt, output, source }, goodput?: { requestsPerSecond, met, objectives? }, feasible?, violations?: [{ metric, limit, value }], serverReported: { promptTokens?, outputTokens?, promptTokensPerSecond?, outputTokensPerSecond?, promptMs?, msPerOutputToken? }, crossCheck: { gaps, lines }, errors, levels: [same fields per level], objective?, slo?: [{ name, metric, stat, limitMs }], pareto?: [level indices], paretoAxes?: { throughput, latency }, notes } — the top-level figures are the last (heaviest) level; with --slo/--objective every level is a candidate: feasible, violations, goodput under the objectives',
   async run(ctx) {
     const f = ctx.flags
     const target = serverTarget(ctx.io, f)
@@ -202,15 +202,16 @@ export const benchServe = defineCommand({
       ctx.io.stderr(`bench serve: ${session.levels.reduce((a, l) => a + l.records.length, 0)} request records written to ${path}\n`)
     }
     // Each level one combination of a stored run, judged by the same objectives (bench-run.ts).
-    const runId = f.noStore ? undefined : await storeBenchRun({
+    const stored = f.noStore ? undefined : await storeBenchRun({
       io: ctx.io, db: f.db, command: 'serve', target, server: session.server, device: session.device, settings: combo, objectives, durationMs: Date.now() - started,
       workload: { promptTokens: f.promptTokens ?? 64, generatedTokens: f.outputTokens ?? 32 },
       levels: session.levels.map((l) => ({ combo: l.mode === 'open' ? { rate: String(l.rate), ...(l.concurrency === undefined ? {} : { concurrency: String(l.concurrency) }) } : { concurrency: String(l.concurrency ?? 1) }, loads: [l] })),
     })
+    const runId = stored && 'runId' in stored ? stored.runId : undefined
     if (ctx.json) {
       ctx.printJson({
         ok: failed === 0,
-        ...(runId ? { runId } : {}),
+        ...(runId ? { runId } : {}), ...(stored && 'notStored' in stored ? { notStored: stored.notStored } : {}),
         engine: f.engine ?? 'llamacpp',
         model: f.gguf ? { path: resolve(ctx.io.cwd, f.gguf) } : null,
         workload: { api: f.api ?? 'completions', kind: workload.kind, promptTokens: f.promptTokens ?? 64, outputTokens: f.outputTokens ?? 32, requests: f.requests ?? 16, warmups: f.warmup ?? 1, seed: f.seed ?? 1 },
