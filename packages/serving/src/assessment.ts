@@ -45,6 +45,10 @@ const sloText = (r: Readonly<Record<string, number>>): string => Object.entries(
 /** Objectives as name → limit (how runs and sessions store them). */
 export const sloRecord = (slo: Slo): Record<string, number> => Object.fromEntries(slo.map((o) => [o.name, o.limitMs]))
 
+/** Objectives as a run or session stores them (name → ms, and the objective resolved), the inverse of resolveObjectives; none stated, nothing. */
+export const objectivesRecord = (o: Objectives | undefined): { slo?: Record<string, number>; objective?: string } =>
+  o ? { ...(o.slo.length ? { slo: sloRecord(o.slo) } : {}), objective: o.objective.name } : {}
+
 export interface CandidateAssessment {
   readonly feasible: boolean
   readonly violations: readonly Violation[]

@@ -56,7 +56,7 @@ export {
   type ThroughputObjective,
   type Violation,
 } from './objectives.ts'
-export { assess, assessCandidate, resolveObjectives, sloRecord, type Assessment, type CandidateAssessment, type Objectives } from './assessment.ts'
+export { assess, assessCandidate, objectivesRecord, resolveObjectives, sloRecord, type Assessment, type CandidateAssessment, type Objectives } from './assessment.ts'
 export { recordLine, recordLines, type RecordLine } from './records.ts'
 export { exponential, seededRandom, shuffled, uniformInt, type Random } from './prng.ts'
 export { metricValue, parsePrometheus, type PrometheusMetrics, type PrometheusSample } from './prometheus.ts'

@@ -11,7 +11,7 @@ import { cpus } from 'node:os'
 import { resolve } from 'node:path'
 import { KerneltuneError } from '@kerneltune/core'
 import { LLAMACPP_DIMENSIONS, LLAMACPP_SERVER_DIMENSIONS, servingSweepSpace, sweepSpace } from '@kerneltune/engines-llamacpp'
-import { sloRecord } from '@kerneltune/serving'
+import { objectivesRecord } from '@kerneltune/serving'
 import { OBJECTIVE_FLAGS, objectivesFromFlags } from './shared/objectives-flags.ts'
 
 /** --slo and --objective as bench serve and sweep take them (serving's one parser). */
@@ -52,7 +52,7 @@ export interface RunRequestFlags {
 /** The request fields of --slo/--objective (name → ms, and the objective resolved); none without them. Bad values are usage errors listing the accepted names. */
 export function objectiveFields(f: { slo?: string | undefined; objective?: string | undefined }): { slo?: Record<string, number>; objective?: string } {
   const o = objectivesFromFlags(f)
-  return o ? { ...(o.slo.length ? { slo: sloRecord(o.slo) } : {}), objective: o.objective.name } : {}
+  return objectivesRecord(o)
 }
 
 const parseJson = (text: string, what: string): Record<string, unknown> => {

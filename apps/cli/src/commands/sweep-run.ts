@@ -11,7 +11,7 @@ import { createRegistry, KerneltuneError } from '@kerneltune/core'
 import { comboHash } from '@kerneltune/catalog'
 import { LLAMACPP_VERSION } from '@kerneltune/engines-llamacpp'
 import type { InterleavedSweepResult, SweepResult } from '@kerneltune/experiment'
-import { sloRecord, type Objectives } from '@kerneltune/serving'
+import { objectivesRecord, type Objectives } from '@kerneltune/serving'
 import type { Store } from '@kerneltune/store'
 import { executeExperimentRun, type ExperimentHooks, type RunEvent } from '@kerneltune/tuner'
 import type { SweepPlan } from './sweep-plan.ts'
@@ -52,9 +52,6 @@ export interface SweepSession {
   readonly signal?: AbortSignal
 }
 
-/** Objectives as a run stores them (name → limit, and the objective's name); none stated, nothing. */
-const objectivesOptions = (o: Objectives | undefined) => (o ? { ...(o.slo.length ? { slo: sloRecord(o.slo) } : {}), objective: o.objective.name } : {})
-
 /** The command that continues a sweep's run. */
 export const resumeCommandOf = (runId: string): string => `kerneltune sweep --resume ${runId}`
 
@@ -70,7 +67,7 @@ export async function sweepAsRun<R extends InterleavedSweepResult | SweepResult>
     target: {
       model, hardware: o.hardware, engine: 'llamacpp', engineVersion: LLAMACPP_VERSION, workload: o.workload, modelPath: o.modelPath,
       // A sweep measures fresh: the result cache would answer for another load or space.
-      options: { sweep: o.session.spec, experiment: o.settings, warmups: o.warmups, metric: 'throughputTps', noiseFloor: o.settings.noiseFloor ?? 0.05, earlyStop: o.settings.earlyStop ?? true, useCache: false, design: o.design, ...(o.settings.rounds !== undefined ? { rounds: o.settings.rounds } : {}), ...(o.settings.seed !== undefined ? { seed: o.settings.seed } : {}), ...(o.settings.test ? { test: o.settings.test } : {}), ...objectivesOptions(o.objectives) },
+      options: { sweep: o.session.spec, experiment: o.settings, warmups: o.warmups, metric: 'throughputTps', noiseFloor: o.settings.noiseFloor ?? 0.05, earlyStop: o.settings.earlyStop ?? true, useCache: false, design: o.design, ...(o.settings.rounds !== undefined ? { rounds: o.settings.rounds } : {}), ...(o.settings.seed !== undefined ? { seed: o.settings.seed } : {}), ...(o.settings.test ? { test: o.settings.test } : {}), ...objectivesRecord(o.objectives) },
     } as never,
     snapshot: { hash: o.plan.catalog.hash, version: o.plan.catalog.version, content: o.plan.snapshot },
     qualityGate: o.settings.gate ?? 'regression',

@@ -53,12 +53,6 @@ async function withRegistryNotes(run: Run, deps: AppDeps): Promise<Run & { regis
 }
 
 /**
- * What a run's backend declares about its numbers, for list rows (which carry no summary): a
- * prediction (`simulated`) or a proxy of the engine/device. Null for a backend this server does
- * not have, whose declaration it cannot know.
- */
-
-/**
  * Marks the running rows whose measuring process (a sweep holds its run with a heartbeat) has been
  * silent for longer than the owner lease: it died, and the run waits for `kerneltune run resume`.
  * Runs the server executes have no holder and are never marked.
@@ -70,6 +64,12 @@ async function withInterrupted<R extends { id: string; status: string }>(store: 
     return owner && Date.now() - Date.parse(owner.heartbeatAt) > RUN_OWNER_LEASE_MS ? { ...r, interrupted: true } : r
   }))
 }
+
+/**
+ * What a run's backend declares about its numbers, for list rows (which carry no summary): a
+ * prediction (`simulated`) or a proxy of the engine/device. Null for a backend this server does
+ * not have, whose declaration it cannot know.
+ */
 export function measuredBy(registry: Registry, backend: string): { simulated: boolean; proxy: MeasurementProxy | null } | null {
   const b = registry.find('measurement-backend', backend)
   return b ? { simulated: b.simulated, proxy: b.proxy && (b.proxy.engine || b.proxy.device) ? b.proxy : null } : null

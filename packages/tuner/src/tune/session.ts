@@ -7,7 +7,7 @@
  */
 import type { Catalog } from '@kerneltune/catalog'
 import { isKerneltuneError, KerneltuneError, parseWith, type Combo, type Registry, type Run, type SearchConfig, type SearchSpaceDefinition, type Searcher, type TuneSession } from '@kerneltune/core'
-import { sloRecord } from '@kerneltune/serving'
+import { objectivesRecord } from '@kerneltune/serving'
 import { trimmedMean } from '@kerneltune/stats'
 import type { Store } from '@kerneltune/store'
 import { backendForRun } from '../run/backend.ts'
@@ -102,7 +102,7 @@ export async function startTune(store: Store, input: TuneRequestInput | unknown,
     ...n, keptByRequest: req.keep ?? [], engine: run.target.engine, metric: summary.metric as TargetMetric, repetitions: req.repetitions ?? run.repetitions, seed: req.seed, seedPoints,
     ...(replicateRelVariance !== undefined ? { replicateRelVariance } : {}),
     // Stored as parsed back to name → ms with the objective resolved (goodput when only objectives were stated).
-    ...(objectives ? { ...(objectives.slo.length ? { slo: sloRecord(objectives.slo) } : {}), objective: objectives.objective.name } : {}),
+    ...objectivesRecord(objectives),
   }
   return store.tune.create({ tenant: deps.tenant, runId: run.id, strategy: req.strategy, budget: req.budget, narrowing: plan as unknown as Record<string, unknown>, optimizerState: null })
 }

@@ -14,7 +14,7 @@ import { repetitionOf } from '@kerneltune/backends/node'
 import type { Combo, HardwareSpec, ModelSpec } from '@kerneltune/core'
 import { comboHash, createCatalog } from '@kerneltune/catalog'
 import { LLAMACPP_VERSION } from '@kerneltune/engines-llamacpp'
-import { sloRecord, type LoadResult, type Objectives } from '@kerneltune/serving'
+import { objectivesRecord, type LoadResult, type Objectives } from '@kerneltune/serving'
 import type { ServerInfo, ServerTarget } from '@kerneltune/serving/node'
 import type { Store } from '@kerneltune/store'
 import { comboMetrics, runOptions, summarizeRun } from '@kerneltune/tuner'
@@ -116,7 +116,7 @@ export async function storeBenchRun(o: BenchRun): Promise<{ runId: string } | { 
         options: {
           bench: { command: o.command, settings: o.settings, server: { argv: o.server.argv, version: o.server.version, baseUrl: o.server.baseUrl, launched: o.server.launched } },
           warmups: 0, metric: 'throughputTps', useCache: false,
-          ...(o.objectives ? { ...(o.objectives.slo.length ? { slo: sloRecord(o.objectives.slo) } : {}), objective: o.objectives.objective.name } : {}),
+          ...objectivesRecord(o.objectives),
         },
       } as never,
       snapshot: { hash: catalog.hash, version: catalog.version, content: catalog.snapshot },
