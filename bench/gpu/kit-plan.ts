@@ -9,7 +9,7 @@ export type KitMode = 'cuda' | 'cpu'
 export interface KitModel {
   /** File stem and the name in every result. */
   readonly id: string
-  readonly family: 'llama-1b' | 'llama-8b' | 'moe' | 'tiny' | 'tiny-moe'
+  readonly family: 'llama-1b' | 'llama-3b' | 'llama-8b' | 'llama-14b' | 'moe' | 'moe-128x' | 'tiny' | 'tiny-moe'
   readonly quant: 'Q4_0' | 'Q8_0' | 'F16'
   /** `kerneltune model synth` flags besides --quant and --out. */
   readonly synthArgs: readonly string[]
@@ -58,8 +58,8 @@ export interface KitPlan {
 
 const QUANTS = ['Q4_0', 'Q8_0', 'F16'] as const
 
-function family(f: KitModel['family'], args: readonly string[]): KitModel[] {
-  return QUANTS.map((quant) => ({ id: `${f}-${quant.toLowerCase()}`, family: f, quant, synthArgs: args }))
+function family(f: KitModel['family'], args: readonly string[], quants: readonly KitModel['quant'][] = QUANTS): KitModel[] {
+  return quants.map((quant) => ({ id: `${f}-${quant.toLowerCase()}`, family: f, quant, synthArgs: args }))
 }
 
 /** Priority: every shape in Q4_0 first, then Q8_0, then F16 (the largest files last). */
@@ -70,11 +70,18 @@ function byQuantFirst(models: readonly KitModel[]): KitModel[] {
 export function kitPlan(mode: KitMode): KitPlan {
   if (mode === 'cuda') {
     // Llama 3.2 1B's shape (with its output matrix untied: 1.5B), Llama 3 8B's shape, and a
-    // Mixtral-style MoE of 6.0B parameters, 8 experts with 2 used per token (1.8B active).
+    // Mixtral-style MoE of 6.0B parameters, 8 experts with 2 used per token (1.8B active); then
+    // (issue 26: more sizes and a many-expert MoE for the regressor's current-build CUDA rows)
+    // Llama 3.2 3B's shape (untied: 3.6B), Qwen2.5 14B's widths (14.9B) and a Qwen3-30B-A3B-like
+    // MoE of 30B with 128 narrow experts, 8 routed (3.0B active). The 30B MoE has no F16 file:
+    // 60 GB would not fit the lent machine's disk beside the others.
     const models = byQuantFirst([
       ...family('llama-1b', ['--params', '1.2B', '--hidden', '2048', '--layers', '16', '--ffn', '8192', '--vocab-size', '128256', '--context-length', '8192']),
       ...family('llama-8b', ['--params', '8B', '--hidden', '4096', '--layers', '32', '--ffn', '14336', '--vocab-size', '128256', '--context-length', '8192']),
       ...family('moe', ['--params', '6B', '--experts', '8', '--experts-used', '2', '--vocab-size', '32000', '--context-length', '8192']),
+      ...family('llama-3b', ['--params', '3.2B', '--hidden', '3072', '--layers', '28', '--ffn', '8192', '--vocab-size', '128256', '--context-length', '8192']),
+      ...family('llama-14b', ['--params', '14B', '--hidden', '5120', '--layers', '48', '--ffn', '13824', '--vocab-size', '152064', '--context-length', '8192']),
+      ...family('moe-128x', ['--params', '30B', '--hidden', '2048', '--layers', '48', '--ffn', '768', '--experts', '128', '--experts-used', '8', '--vocab-size', '151936', '--context-length', '8192'], ['Q4_0', 'Q8_0']),
     ])
     return {
       mode,

@@ -7,10 +7,12 @@ import { renderSummary } from './kit-report.ts'
 import { parseKitArgs } from './kit.ts'
 
 describe('the GPU kit plan', () => {
-  it('measures 1B, 8B and a mixture-of-experts shape in Q4_0, Q8_0 and F16 on CUDA, every Q4_0 first', () => {
+  it('measures 1B to 14B dense and two mixture-of-experts shapes in Q4_0, Q8_0 and F16 on CUDA, every Q4_0 first', () => {
     const p = kitPlan('cuda')
     expect(p.models.map((m) => m.id)).toEqual([
-      'llama-1b-q4_0', 'llama-8b-q4_0', 'moe-q4_0', 'llama-1b-q8_0', 'llama-8b-q8_0', 'moe-q8_0', 'llama-1b-f16', 'llama-8b-f16', 'moe-f16',
+      'llama-1b-q4_0', 'llama-8b-q4_0', 'moe-q4_0', 'llama-3b-q4_0', 'llama-14b-q4_0', 'moe-128x-q4_0',
+      'llama-1b-q8_0', 'llama-8b-q8_0', 'moe-q8_0', 'llama-3b-q8_0', 'llama-14b-q8_0', 'moe-128x-q8_0',
+      'llama-1b-f16', 'llama-8b-f16', 'moe-f16', 'llama-3b-f16', 'llama-14b-f16',
     ])
     expect(p.models.find((m) => m.id === 'moe-q4_0')?.synthArgs).toContain('--experts')
     expect(p.models.some((m) => m.id === p.serveModel)).toBe(true)

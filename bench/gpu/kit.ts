@@ -80,12 +80,14 @@ export async function kitMain(argv: readonly string[]): Promise<number> {
   const hardware = await hardwareFlags(ctx)
   const results: ModelResult[] = []
   const byId = (id: string) => ctx.plan.models.find((m) => m.id === id)!
-  const keep = new Set([ctx.plan.serveModel, ctx.plan.sweepModel])
+  // KT_KIT_STEPS=sweep (say) reruns one step on a machine that already holds the build.
+  const steps = new Set((process.env.KT_KIT_STEPS ?? 'models,serve,sweep').split(',').map((x) => x.trim()))
+  // Files the serving steps load stay on disk; with those steps off, every file goes after its
+  // measurement (the larger formats need the room).
+  const keep = new Set([...(steps.has('serve') ? [ctx.plan.serveModel] : []), ...(steps.has('sweep') ? [ctx.plan.sweepModel] : [])])
   const first = ctx.plan.models.filter((m) => m.quant === 'Q4_0')
   const rest = ctx.plan.models.filter((m) => m.quant !== 'Q4_0')
 
-  // KT_KIT_STEPS=sweep (say) reruns one step on a machine that already holds the build.
-  const steps = new Set((process.env.KT_KIT_STEPS ?? 'models,serve,sweep').split(',').map((x) => x.trim()))
   if (steps.has('models')) await predictVsMeasure(ctx, { models: first, keep, results, tiled, predictExtra, hardware })
   const pathOf = async (id: string, step: string): Promise<string | undefined> => {
     try {
