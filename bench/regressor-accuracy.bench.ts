@@ -3,7 +3,7 @@
  * leave-one-chip-out (packages/regressor/scripts/nested.ts: a chip is a die, its labels held out
  * together; the variant and the 90% interval chosen and calibrated inside each outer fold), MAPE per
  * phase over rows and over chips, interval coverage and median width, the decode error of every
- * current-build discrete GPU (the GPU kit's H100 rows in bench/results/gpu included, as in training), and the verdict on each target. The same evaluation the training
+ * current-build discrete GPU (the GPU kit's H100 and H200 rows under bench/results included, as in training), and the verdict on each target. The same evaluation the training
  * script runs (and writes into the asset and both READMEs); deterministic except the timing.
  * Writes bench/results/regressor-accuracy.json. Needs ../shared/data/llm_throughput.
  *
@@ -15,6 +15,7 @@ import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { TARGETS, summarize } from '../packages/regressor/scripts/accuracy.ts'
 import { loadThroughputData } from '../packages/regressor/scripts/data-rows.ts'
+import { kitPaths } from '../packages/regressor/scripts/kit-rows.ts'
 import { INNER_FOLDS, VARIANTS } from '../packages/regressor/scripts/nested.ts'
 import { runNested } from '../packages/regressor/scripts/nested-parallel.ts'
 
@@ -25,8 +26,8 @@ if (!existsSync(DATA)) {
   process.exit(process.env.CI === 'true' ? 1 : 0)
 }
 const loadStart = os.loadavg()
-// The same rows as the training script: the public files and the GPU kit's own H100 rows.
-const samples = loadThroughputData(DATA, { kit: join(HERE, 'results/gpu/predict-vs-measure.json') }).samples
+// The same rows as the training script: the public files and the GPU kit's own H100 and H200 rows.
+const samples = loadThroughputData(DATA, kitPaths()).samples
 // Two child processes: the machine's two cores (the figures are the same for any number).
 const outer = await runNested(samples, 2, (line) => console.error(line))
 const summary = summarize(samples, outer)

@@ -85,7 +85,9 @@ export const exclude = (r: FileReport, why: string) => void (r.excluded[why] = (
 export interface LoadOptions {
   /** Keep the rows PROVENANCE flags as anomalous (default false: they are excluded and counted). */
   keepFlagged?: boolean
-  /** Our own GPU kit results (bench/results/gpu/predict-vs-measure.json) to add as training rows (kit-rows.ts). */
-  kit?: string
+  /** Our own GPU kit results (predict-vs-measure.json files under bench/results/) to add as training rows (kit-rows.ts). */
+  kit?: readonly string[]
+  /** Manifests of llama-bench runs beside a kit run (kit-rows.ts kitExtraRows). */
+  kitExtra?: readonly string[]
 }
 

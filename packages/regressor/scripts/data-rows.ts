@@ -9,7 +9,7 @@ import { join } from 'node:path'
 import { findHardwarePreset } from '@kerneltune/features'
 import type { ThroughputQueryInput } from '../src/query.ts'
 import { LLAMA_SHAPES, REPO_MODELS, exclude, parseCsv, report, shapesOf, spec, type DataSet, type LoadOptions } from './data-common.ts'
-import { kitRows } from './kit-rows.ts'
+import { kitExtraRows, kitRows } from './kit-rows.ts'
 import { recentBuilds } from './recent-rows.ts'
 
 export { parseCsv, type DataSet, type FileReport, type LoadOptions } from './data-common.ts'
@@ -179,6 +179,7 @@ export function loadThroughputData(dir: string, opts: LoadOptions = {}): DataSet
   batchedBench(dir, out, params)
   argonne(dir, out)
   recentBuilds(dir, out, opts)
-  if (opts.kit) kitRows(opts.kit, out)
+  for (const f of opts.kit ?? []) kitRows(f, out)
+  for (const f of opts.kitExtra ?? []) kitExtraRows(f, out)
   return out
 }

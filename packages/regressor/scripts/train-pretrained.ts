@@ -27,17 +27,19 @@ import { devReport, renderAccuracy, withBlock } from './accuracy-report.ts'
 import { CPU_SPECS, PROVENANCE_FLAGGED, loadThroughputData } from './data-rows.ts'
 import { select, VARIANTS } from './nested.ts'
 import { runNested } from './nested-parallel.ts'
+import { kitPaths } from './kit-rows.ts'
 import { MULTI_GPU, RECENT_CPU_SPECS, RECENT_FLAGGED } from './recent-rows.ts'
 
-export const SCRIPT_VERSION = '3.1.0'
+export const SCRIPT_VERSION = '3.2.0'
 const SEED = 42
 const HERE = dirname(fileURLToPath(import.meta.url))
 const args = process.argv.slice(2)
 const dataArg = args.indexOf('--data')
 const DATA = resolve(dataArg >= 0 ? args[dataArg + 1]! : join(HERE, '../../../../shared/data/llm_throughput'))
-// Our own H100 llama-bench rows (kit-rows.ts), committed with the repository, not in ../shared/data.
+// Our own H100 and H200 llama-bench rows (kit-rows.ts), committed with the repository, not in
+// ../shared/data; --kit FILE,FILE names other kit runs instead (and then no llama-bench extras).
 const kitArg = args.indexOf('--kit')
-const KIT = resolve(kitArg >= 0 ? args[kitArg + 1]! : join(HERE, '../../../bench/results/gpu/predict-vs-measure.json'))
+const KIT = kitArg >= 0 ? { kit: args[kitArg + 1]!.split(',').map((f) => resolve(f)), kitExtra: [] } : kitPaths()
 const CHECK = args.includes('--check')
 // The development loop: only these chips' outer folds, their figures printed, nothing written or checked.
 const onlyArg = args.indexOf('--only')
@@ -52,7 +54,7 @@ if (!existsSync(DATA)) {
 }
 
 const t0 = Date.now()
-const data = loadThroughputData(DATA, { kit: KIT })
+const data = loadThroughputData(DATA, KIT)
 const samples = data.samples
 console.error(`rows: ${samples.length} samples from ${data.files.map((f) => `${f.file} (${f.used}/${f.rows} rows used)`).join(', ')}`)
 const outer = await runNested(samples, JOBS, (line) => console.error(line), ONLY)
@@ -103,7 +105,7 @@ const model = fitted.with({
       'the backend of a row: as llama-bench printed it in llamacpp_recent_builds.csv (CUDA, Vulkan, Metal, ROCm, CPU); elsewhere the vendor\'s usual one (CUDA on NVIDIA, Metal on Apple); it enters the model as an effect on every term\'s multiplier for current builds (era:current:<backend>), so the same card on CUDA and on Vulkan gets different efficiencies',
       'llamacpp_recent_builds.csv: n_ubatch from the row (empty = llama-bench\'s default 512); the file\'s average bits per weight = size_GiB × 2^30 × 8 ÷ params where the size is printed (mixed-format files); test "pp512 @ dN" is a 512-token prompt at context N, tg128 decode at context 64',
       `excluded by a rule fixed before scoring: the rows ${PROVENANCE_FLAGGED}; ${RECENT_FLAGGED}; ${MULTI_GPU}`,
-      'bench/results/gpu/predict-vs-measure.json: our own llama-bench run (pp512, tg128, 3 repetitions, every layer offloaded, micro-batch 512) of a current llama.cpp build (de3ff815ea7d, CUDA 13) on an NVIDIA H100 80GB HBM3 (SXM), 2026-11-26, with the h100-sxm preset\'s datasheet figures; nine synthetic llama-family models (1B and 8B dense shapes, a 6B mixture of 8 experts with 2 used; Q4_0, Q8_0, F16) whose weights are random: decode and prefill time depend on the tensors\' shapes and formats, not their values; shapes from the kit\'s model synth flags (chooseLlamaShape), sizes from the files; held out with the H100 PCIe rows as one die (nvidia-gh100)',
+      'bench/results/gpu/predict-vs-measure.json: our own llama-bench run (pp512, tg128, 3 repetitions, every layer offloaded, micro-batch 512) of a current llama.cpp build (de3ff815ea7d, CUDA 13) on an NVIDIA H100 80GB HBM3 (SXM), 2026-11-26, with the h100-sxm preset\'s datasheet figures; nine synthetic llama-family models (1B and 8B dense shapes, a 6B mixture of 8 experts with 2 used; Q4_0, Q8_0, F16); bench/results/gpu-h200/predict-vs-measure.json: the same kit and build on an NVIDIA H200 (h200 preset), 2026-11-26, the nine and 3B and 14B dense shapes and a 30B mixture of 128 experts with 8 used (17 files); bench/results/gpu-h200/extra/: llama-bench beside it on the H200 (prefill of 512 and 2048 tokens at micro-batches 128–2048, decode at depths 4k and 16k; workloads the kit run measured left out). The models\' weights are random: decode and prefill time depend on the tensors\' shapes and formats, not their values; shapes from the kit\'s model synth flags (chooseLlamaShape), sizes from the files; held out with the other H100 and H200 labels as one die (nvidia-gh100)',
       'board power (tdpWatts) from the hardware presets (vendor data sheets); Apple publishes none and Strix Halo\'s is configurable, so those rows have no energy term',
       'single-device rows only (multi-GPU rows use layer split); OOM rows dropped',
       `CPU-only rows (Apple CPU clusters): ${Object.entries(CPU_SPECS).map(([k, v]) => `${k}: ${v.note}`).join('; ')}`,

@@ -16,6 +16,19 @@ describe('physics terms', () => {
     expect(term(at({ tokens: 128, share: 0.5 }), 'attn')).toBeCloseTo(((0.5 * 32768 + 0.5 * 128) * 262144) / 330e12, 12)
   })
 
+  it('should key current-build GPU prefill products on their kernel family only when the variant asks for it', () => {
+    const prefill = parseQuery({ ...gpu, phase: 'prefill', promptTokens: 512, backend: 'cuda' })
+    const f16 = parseQuery({ ...gpu, quant: 'F16', phase: 'prefill', promptTokens: 512, backend: 'cuda' })
+    const on = { mmKernels: true }
+    expect(effectKeys(prefill, 'compute')).not.toContain('mm:quantized:cuda') // off by default (v3.1.0 assets)
+    expect(effectKeys(prefill, 'compute', on)).toContain('mm:quantized:cuda') // MMQ
+    expect(effectKeys(f16, 'compute', on)).toContain('mm:float:cuda') // cuBLAS
+    expect(effectKeys(f16, 'mem', on).some((k) => k.startsWith('mm:'))).toBe(false) // products only
+    expect(effectKeys(parseQuery({ ...gpu, phase: 'decode', backend: 'cuda' }), 'compute', on).some((k) => k.startsWith('mm:'))).toBe(false)
+    expect(effectKeys(parseQuery({ ...gpu, phase: 'prefill', promptTokens: 512, engineEra: 'legacy' }), 'compute', on).some((k) => k.startsWith('mm:'))).toBe(false)
+    expect(effectKeys(parseQuery({ ...gpu, phase: 'prefill', promptTokens: 512, device: 'cpu', vendor: 'intel' }), 'compute', on).some((k) => k.startsWith('mm:'))).toBe(false)
+  })
+
   it('should charge the F16 weight copy and the attention scores to legacy builds only', () => {
     const prefill = { ...gpu, phase: 'prefill' as const, promptTokens: 512 }
     expect(term({ ...prefill, engineEra: 'legacy' }, 'dqcopy')).toBeGreaterThan(0)

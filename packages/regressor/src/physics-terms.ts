@@ -67,8 +67,22 @@ export function hardwareClass(q: ThroughputQuery): string {
   return `${q.vendor}-gpu`
 }
 
+/** Which optional effects a fitted model carries (a variant of the nested selection). */
+export interface EffectOptions {
+  /**
+   * Prefill's matrix products on current GPU builds get an effect per backend and kernel family:
+   * quantized weights against float (F16, BF16, F32) ones. On CUDA they are different kernels:
+   * ggml_cuda_mul_mat sends a quantized matrix with a prompt-sized batch to MMQ (integer tensor
+   * cores, ggml_cuda_should_use_mmq: every legacy, K, IQ and FP4 format on Turing or later) and an
+   * F16 one to cuBLAS (llama.cpp de3ff815ea7d, ggml/src/ggml-cuda/ggml-cuda.cu ggml_cuda_mul_mat and
+   * mmq.cu ggml_cuda_should_use_mmq); the H100 and H200 rows show cuBLAS F16 prefill at about twice
+   * MMQ's rate on one die.
+   */
+  mmKernels?: boolean
+}
+
 /** The effect keys that adjust a term's multiplier for this query (unseen keys weigh nothing). */
-export function effectKeys(q: ThroughputQuery, term: PhysicsTerm): string[] {
+export function effectKeys(q: ThroughputQuery, term: PhysicsTerm, opts: EffectOptions = {}): string[] {
   // One share for every device: only two chips have batched MoE rows, too few to split it by class.
   if (term === 'moe') return []
   const cls = hardwareClass(q)
@@ -82,6 +96,7 @@ export function effectKeys(q: ThroughputQuery, term: PhysicsTerm): string[] {
   // builds: a backend whose current build was never measured keeps its measured efficiency.
   const backend = backendOf(q)
   if (!isLegacy(q)) keys.push(`era:current:${backend}`)
+  if (opts.mmKernels && term === 'compute' && q.phase === 'prefill' && cls !== 'cpu' && !isLegacy(q)) keys.push(`mm:${PLAIN_FORMATS.has(q.quant) ? 'float' : 'quantized'}:${backend}`)
   // The 2023 tables (./main, before 2024's prefill kernels): an effect of their own on prefill.
   if (q.engineEra === 'legacy-2023' && q.phase === 'prefill') keys.push(`era:2023:${backend}`)
   return keys

@@ -9,7 +9,7 @@
 import { z } from 'zod'
 import { KerneltuneError } from '@kerneltune/core'
 import { dampedStep, type DampedState } from './damped-step.ts'
-import { PHYSICS_TERMS, PRIOR, baseName, effectKeys, effectName, stepTerms, type PhysicsTerm } from './physics-terms.ts'
+import { PHYSICS_TERMS, PRIOR, baseName, effectKeys, effectName, stepTerms, type EffectOptions, type PhysicsTerm } from './physics-terms.ts'
 import type { ThroughputQuery } from './query.ts'
 
 // The zod type is spelled out (not inferred) so JSR can publish the package without slow types.
@@ -19,6 +19,7 @@ export const PhysicsStateSchema: z.ZodObject<{
   priorPrecision: z.ZodNumber
   groupBalance: z.ZodNumber
   iterations: z.ZodNumber
+  mmKernels: z.ZodOptional<z.ZodBoolean>
 }> = z.object({
   /** Log multipliers by name ("decode.mem", "decode.mem|class:cpu", ...). */
   params: z.record(z.string(), z.number()),
@@ -26,6 +27,8 @@ export const PhysicsStateSchema: z.ZodObject<{
   priorPrecision: z.number().nonnegative(),
   groupBalance: z.number().min(0).max(1),
   iterations: z.number().int().nonnegative(),
+  /** The prefill kernel-family effect (physics-terms.ts EffectOptions); absent: off. */
+  mmKernels: z.boolean().optional(),
 })
 export type PhysicsState = z.output<typeof PhysicsStateSchema>
 
@@ -37,6 +40,8 @@ export interface PhysicsOptions {
   /** 0: every row weighs the same; 1: every hardware weighs the same in total (default 0.5). */
   groupBalance?: number
   maxIterations?: number
+  /** Fit the prefill kernel-family effect (physics-terms.ts EffectOptions.mmKernels). */
+  mmKernels?: boolean
 }
 
 export interface PhysicsRow {
@@ -70,12 +75,12 @@ function withPositions(c: Compiled): Compiled {
   return { ...c, uniq: Int32Array.from(order), pos }
 }
 
-function compile(q: ThroughputQuery, index: (name: string) => number | undefined): Compiled {
+function compile(q: ThroughputQuery, index: (name: string) => number | undefined, eff: EffectOptions): Compiled {
   const { tokens, phi } = stepTerms(q)
   const parts: Compiled['parts'] = []
   PHYSICS_TERMS.forEach((term, k) => {
     if (!(phi[k]! > 0)) return
-    const names = [baseName(q, term), ...effectKeys(q, term).map((key) => effectName(q, term, key))]
+    const names = [baseName(q, term), ...effectKeys(q, term, eff).map((key) => effectName(q, term, key))]
     const idx = names.map(index).filter((i): i is number => i !== undefined)
     parts.push({ phi: phi[k]!, idx })
   })
@@ -98,7 +103,7 @@ export function physicsBreakdown(state: PhysicsState, q: ThroughputQuery): { tok
   const { tokens, phi } = stepTerms(q)
   const seconds = {} as Record<PhysicsTerm, number>
   PHYSICS_TERMS.forEach((term, k) => {
-    const names = [baseName(q, term), ...effectKeys(q, term).map((key) => effectName(q, term, key))]
+    const names = [baseName(q, term), ...effectKeys(q, term, state).map((key) => effectName(q, term, key))]
     seconds[term] = phi[k]! * Math.exp(names.reduce((s, n) => s + (state.params[n] ?? 0), 0))
   })
   return { tokens, seconds }
@@ -114,7 +119,7 @@ export function unseenEffects(state: PhysicsState, q: ThroughputQuery): string[]
   const out = new Set<string>()
   PHYSICS_TERMS.forEach((term, k) => {
     if (!(phi[k]! > 0)) return
-    for (const key of effectKeys(q, term)) if (state.params[effectName(q, term, key)] === undefined) out.add(key)
+    for (const key of effectKeys(q, term, state)) if (state.params[effectName(q, term, key)] === undefined) out.add(key)
   })
   return [...out]
 }
@@ -141,7 +146,8 @@ export function fitPhysics(rows: readonly PhysicsRow[], opts: PhysicsOptions = {
     }
     return i
   }
-  const compiled = rows.map((r) => withPositions(compile(r.query, index)))
+  const eff: EffectOptions = opts.mmKernels ? { mmKernels: true } : {}
+  const compiled = rows.map((r) => withPositions(compile(r.query, index, eff)))
   const y = rows.map((r, i) => Math.log(compiled[i]!.tokens / r.measured))
   // Row weights: a blend of equal rows and equal hardware, normalised to a mean of 1, so the
   // GB10 and M2 Ultra sweeps (over half the rows) do not set every shared multiplier alone.
@@ -194,5 +200,5 @@ export function fitPhysics(rows: readonly PhysicsRow[], opts: PhysicsOptions = {
   }
   const params: Record<string, number> = {}
   names.forEach((n, j) => (params[n] = theta[j]!))
-  return { params, lambda, priorPrecision, groupBalance, iterations }
+  return { params, lambda, priorPrecision, groupBalance, iterations, ...eff }
 }
