@@ -64,15 +64,20 @@ describe.skipIf(skip)('gateway in front of two llama-servers', () => {
   })
 
   it('should answer concurrent streamed requests completely with the arm\'s bytes unchanged, and shift traffic to the better arm', async () => {
-    for (let round = 0; round < 14; round++) await batch(`r${round}`, 4)
+    // 30 rounds of 4: enough requests for the posterior to separate arms whose rewards differ by
+    // only 0.1 when the two servers share a loaded machine (14 rounds left the last 16 decisions at
+    // 11 fast once in CI, where the arms' TPOTs move with the neighbours' load).
+    for (let round = 0; round < 30; round++) await batch(`r${round}`, 4)
     for (const a of answers) {
       expect(a.status).toBe(200)
       expect(completeStream(a.body)).toBe(true)
       expect(a.body.equals(Buffer.concat(upstream.get(a.requestId!)!))).toBe(true)
     }
     expect(new Set(answers.map((a) => a.arm))).toEqual(new Set(['defaults', 'fast']))
-    const late = decisions.slice(-16)
-    expect(late.filter((d) => d.arm === 'fast').length).toBeGreaterThanOrEqual(12)
+    // The shift, judged beyond chance: at least 22 of the last 32 decisions to the fast arm has a
+    // probability of 2.5% for a router without a preference (binomial, p = 0.5).
+    const late = decisions.slice(-32)
+    expect(late.filter((d) => d.arm === 'fast').length).toBeGreaterThanOrEqual(22)
     const s = g.status()
     const fast = s.arms.find((a) => a.arm === 'fast')!
     const slow = s.arms.find((a) => a.arm === 'defaults')!
