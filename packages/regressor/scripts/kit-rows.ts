@@ -24,7 +24,7 @@ import { existsSync, readFileSync } from 'node:fs'
 import { dirname, join, relative, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { chooseLlamaShape, parseParamCount, type ShapeRequest } from '@kerneltune/gguf'
-import { getHardwarePreset } from '@kerneltune/features'
+import { getHardwarePreset, type HardwarePreset } from '@kerneltune/features'
 import type { ThroughputQueryInput } from '../src/query.ts'
 import { exclude, report, shapes, spec, type DataSet } from './data-common.ts'
 
@@ -49,6 +49,25 @@ interface KitRun { device: { gpu: { name: string } }; bench: { promptTokens: num
 /** The kit's GPU name → the hardware preset its predictions used (the run's own choice, bench/gpu/kit-plan.ts). */
 const PRESETS: Record<string, string> = { 'NVIDIA H100 80GB HBM3': 'h100-sxm', 'NVIDIA H200': 'h200' }
 
+/** The preset a kit GPU's predictions used; a GPU without one cannot give training rows. */
+function presetOf(gpu: string | undefined, where: string): HardwarePreset {
+  const preset = getHardwarePreset(PRESETS[gpu ?? ''] ?? '')
+  if (!preset) throw new Error(`${where}: no hardware preset for the kit's GPU ${gpu}`)
+  return preset
+}
+
+interface FileFacts { quant: string; params: number; activeParams: number; bytes: number }
+interface ShapeFacts { layers: number; heads: number; kvHeads: number; headDim: number }
+
+/** A synthesized file on a kit GPU as a query's model and device (bits per weight from the file's size). */
+function fileQuery(f: FileFacts, s: ShapeFacts, preset: HardwarePreset): ThroughputQueryInput {
+  return {
+    paramsB: f.params / 1e9, ...(f.activeParams !== f.params ? { activeParamsB: f.activeParams / 1e9 } : {}),
+    quant: f.quant, bitsPerWeight: (f.bytes * 8) / f.params, ...spec(preset), backend: 'cuda', batch: 1,
+    ...shapes(s.layers, s.heads * s.headDim, s.kvHeads * s.headDim),
+  }
+}
+
 /** `model synth` flags → the shape request they made. */
 export function shapeRequestOf(args: readonly string[]): ShapeRequest {
   const flag = (name: string) => {
@@ -69,17 +88,11 @@ export function shapeRequestOf(args: readonly string[]): ShapeRequest {
 export function kitRows(path: string, out: DataSet): void {
   if (!existsSync(path)) throw new Error(`kit results not found: ${path}`)
   const run = JSON.parse(readFileSync(path, 'utf8')) as KitRun
-  const preset = getHardwarePreset(PRESETS[run.device.gpu.name] ?? '')
-  if (!preset) throw new Error(`no hardware preset for the kit's GPU ${run.device.gpu.name}`)
   const file = named(path)
+  const preset = presetOf(run.device.gpu.name, file)
   const r = report(file, run.models.length * 2)
   run.models.forEach((m, i) => {
-    const s = chooseLlamaShape(shapeRequestOf(m.model.synthArgs))
-    const base: ThroughputQueryInput = {
-      paramsB: m.file.params / 1e9, ...(m.file.activeParams !== m.file.params ? { activeParamsB: m.file.activeParams / 1e9 } : {}),
-      quant: m.model.quant, bitsPerWeight: (m.file.bytes * 8) / m.file.params, ...spec(preset), backend: 'cuda', batch: 1,
-      ...shapes(s.layers, s.heads * s.headDim, s.kvHeads * s.headDim), promptTokens: run.bench.promptTokens,
-    }
+    const base = { ...fileQuery({ ...m.file, quant: m.model.quant }, chooseLlamaShape(shapeRequestOf(m.model.synthArgs)), preset), promptTokens: run.bench.promptTokens }
     for (const phase of ['decode', 'prefill'] as const) {
       const measured = m[phase]?.measured
       if (!measured || !(measured.tps > 0)) {
@@ -98,7 +111,7 @@ export function kitRows(path: string, out: DataSet): void {
   out.files.push(r)
 }
 
-interface SynthOut { quant: string; params: number; activeParams: number; bytes: number; shape: { layers: number; heads: number; kvHeads: number; headDim: number } }
+interface SynthOut extends FileFacts { shape: ShapeFacts }
 interface BenchOut { n_prompt: number; n_gen: number; n_depth?: number; n_ubatch: number; avg_ts: number; gpu_info?: string; backends?: string }
 interface ExtraManifest { runs: { bench: string; synth: string }[] }
 
@@ -118,16 +131,13 @@ export function kitExtraRows(manifestPath: string, out: DataSet): void {
     const file = named(join(dir, run.bench))
     const r = report(file, rows.length)
     rows.forEach((row, i) => {
-      const preset = getHardwarePreset(PRESETS[row.gpu_info ?? ''] ?? '')
-      if (!preset || row.backends !== 'CUDA') throw new Error(`${file}: no hardware preset for ${row.gpu_info} (${row.backends})`)
+      if (row.backends !== 'CUDA') throw new Error(`${file}: the kit's rows are CUDA runs, this one ran on ${row.backends}`)
+      const preset = presetOf(row.gpu_info, file)
       const decode = row.n_gen > 0 && row.n_prompt === 0
       const depth = row.n_depth ?? 0
       if (decode ? depth === 0 : row.n_prompt === 512 && row.n_ubatch >= 512) return exclude(r, 'the kit run measured this workload')
-      const s = synth.shape
       const query: ThroughputQueryInput = {
-        paramsB: synth.params / 1e9, ...(synth.activeParams !== synth.params ? { activeParamsB: synth.activeParams / 1e9 } : {}),
-        quant: synth.quant, bitsPerWeight: (synth.bytes * 8) / synth.params, ...spec(preset), backend: 'cuda', batch: 1,
-        ...shapes(s.layers, s.heads * s.headDim, s.kvHeads * s.headDim),
+        ...fileQuery(synth, synth.shape, preset),
         ...(decode
           ? { phase: 'decode', promptTokens: 512, contextTokens: depth + Math.round(row.n_gen / 2) }
           : { phase: 'prefill', promptTokens: row.n_prompt, contextTokens: 0, ubatch: row.n_ubatch }),

@@ -3,7 +3,7 @@
  * measurements in ../shared/data/llm_throughput, and writes assets/accuracy.md and the accuracy
  * tables of the regressor README and the top README (between their markers), all from one run.
  *
- *   pnpm --filter @kerneltune/regressor train-pretrained [--data DIR] [--kit FILE] [--check] [--jobs N] [--only CHIP,...]
+ *   pnpm --filter @kerneltune/regressor train-pretrained [--data DIR] [--kit FILE,...] [--check] [--jobs N] [--only CHIP,...]
  *   (or: npx tsx --conditions=@kerneltune/source packages/regressor/scripts/train-pretrained.ts)
  *
  * The physics model (time per step as weight and KV bytes over bandwidth, compute, dequantization,

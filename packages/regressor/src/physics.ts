@@ -75,13 +75,16 @@ function withPositions(c: Compiled): Compiled {
   return { ...c, uniq: Int32Array.from(order), pos }
 }
 
+/** The parameters whose sum is a term's log multiplier for this query: its base and its effects. */
+const multiplierNames = (q: ThroughputQuery, term: PhysicsTerm, eff: EffectOptions): string[] =>
+  [baseName(q, term), ...effectKeys(q, term, eff).map((key) => effectName(q, term, key))]
+
 function compile(q: ThroughputQuery, index: (name: string) => number | undefined, eff: EffectOptions): Compiled {
   const { tokens, phi } = stepTerms(q)
   const parts: Compiled['parts'] = []
   PHYSICS_TERMS.forEach((term, k) => {
     if (!(phi[k]! > 0)) return
-    const names = [baseName(q, term), ...effectKeys(q, term, eff).map((key) => effectName(q, term, key))]
-    const idx = names.map(index).filter((i): i is number => i !== undefined)
+    const idx = multiplierNames(q, term, eff).map(index).filter((i): i is number => i !== undefined)
     parts.push({ phi: phi[k]!, idx })
   })
   return { tokens, parts }
@@ -103,8 +106,7 @@ export function physicsBreakdown(state: PhysicsState, q: ThroughputQuery): { tok
   const { tokens, phi } = stepTerms(q)
   const seconds = {} as Record<PhysicsTerm, number>
   PHYSICS_TERMS.forEach((term, k) => {
-    const names = [baseName(q, term), ...effectKeys(q, term, state).map((key) => effectName(q, term, key))]
-    seconds[term] = phi[k]! * Math.exp(names.reduce((s, n) => s + (state.params[n] ?? 0), 0))
+    seconds[term] = phi[k]! * Math.exp(multiplierNames(q, term, state).reduce((s, n) => s + (state.params[n] ?? 0), 0))
   })
   return { tokens, seconds }
 }

@@ -46,6 +46,22 @@ async function baselineStored(store: Store, c: ReturnType<typeof startSweep>): P
   }
 }
 
+/**
+ * Starts a sweep into its own database, waits for its stored baseline, and hands the child, the
+ * store and the run to `body`; the child is killed and the store closed whatever happens.
+ */
+async function atBaseline(name: string, body: (c: ReturnType<typeof startSweep>, store: Store, runId: string, db: string) => Promise<void>): Promise<void> {
+  const db = join(dir, name)
+  const c = startSweep(db)
+  const store = await openStore(db)
+  try {
+    await body(c, store, await baselineStored(store, c), db)
+  } finally {
+    if (c.child.exitCode === null) c.child.kill('SIGKILL')
+    await store.close()
+  }
+}
+
 const byIndex = (combos: readonly RunCombo[]) => new Map(combos.map((c) => [c.index, c]))
 
 describe('a sweep whose process dies', () => {
@@ -54,11 +70,7 @@ describe('a sweep whose process dies', () => {
   })
 
   it('should be refused while its process lives, resumable once it is killed, and keep what it measured', async () => {
-    const db = join(dir, 'kill.db')
-    const c = startSweep(db)
-    const store = await openStore(db)
-    try {
-      const runId = await baselineStored(store, c)
+    await atBaseline('kill.db', async (c, store, runId, db) => {
       // Frozen, not dead: the pid exists and the heartbeat is fresh, so a resume must refuse.
       c.child.kill('SIGSTOP')
       const owner = await store.runs.owner(runId)
@@ -87,18 +99,11 @@ describe('a sweep whose process dies', () => {
       const done = await store.runs.require(null, runId)
       expect([done.status, (done.summary as { experiment?: { design?: string } }).experiment?.design]).toEqual(['succeeded', 'sequential'])
       expect(await store.runs.owner(runId)).toBeNull()
-    } finally {
-      if (c.child.exitCode === null) c.child.kill('SIGKILL')
-      await store.close()
-    }
+    })
   }, 240_000)
 
   it('should leave an interrupted sweep queued, say its run and how to resume it, and release it', async () => {
-    const db = join(dir, 'int.db')
-    const c = startSweep(db)
-    const store = await openStore(db)
-    try {
-      const runId = await baselineStored(store, c)
+    await atBaseline('int.db', async (c, store, runId, db) => {
       c.child.kill('SIGINT')
       expect(await c.exited).toBe(1)
       const j = JSON.parse(c.out())
@@ -109,10 +114,7 @@ describe('a sweep whose process dies', () => {
       expect(await store.runs.owner(runId)).toBeNull()
       const list = await runMain(['run', 'list', '--db', db], dir)
       expect(list.out).toMatch(new RegExp(`${runId}\\s+interrupted \\(run resume\\)`))
-    } finally {
-      if (c.child.exitCode === null) c.child.kill('SIGKILL')
-      await store.close()
-    }
+    })
   }, 120_000)
 })
 
