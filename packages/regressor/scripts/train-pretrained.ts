@@ -52,6 +52,11 @@ if (!existsSync(DATA)) {
   console.error(`data folder not found: ${DATA} (pass --data DIR)`)
   process.exit(2)
 }
+const missingKit = [...KIT.kit, ...KIT.kitExtra].filter((f) => !existsSync(f))
+if (missingKit.length) {
+  console.error(`kit results not found: ${missingKit.join(', ')} (--kit takes the predict-vs-measure.json files of GPU kit runs, comma-separated)`)
+  process.exit(2)
+}
 
 const t0 = Date.now()
 const data = loadThroughputData(DATA, KIT)
