@@ -155,12 +155,12 @@ const json = async (argv: string[]) => {
 const providerOptions = (t: Translation) => (JSON.parse(t.files['provider_options.json']!) as { provider_options: Record<string, string>[] }).provider_options[0]!
 
 describe('issue 23: translations checked against the engines\' source at the release', () => {
-  it('1. TGI 3.3.7 refuses chunked prefill with ATTENTION=paged (server/text_generation_server/models/model.py L82-87: chunking only with flashinfer or flashdecoding)', async () => {
+  it('1. TGI 3.3.7 refuses chunked prefill with ATTENTION=paged (server/text_generation_server/models/model.py L82-90 at v3.3.7: chunking only with flashinfer, flashdecoding or flashdecoding-ipex)', async () => {
     const combo = (attention: string) => JSON.stringify({ attention_backend: attention, kv_layout: 'chunked' })
     const human = await cli(['translate', '--engine', 'tgi', '--combo', combo('paged_attention')])
     expect(human.code).toBe(3)
-    expect(human.err + human.out).toMatch(/kv_layout=chunked: TGI turns prefill chunking off unless ATTENTION is flashinfer or flashdecoding/)
-    expect(human.err + human.out).toContain('model.py L73-87')
+    expect(human.err + human.out).toMatch(/kv_layout=chunked: TGI turns prefill chunking off unless ATTENTION is flashinfer or flashdecoding or flashdecoding-ipex /)
+    expect(human.err + human.out).toContain('model.py L73-90 at v3.3.7')
     for (const attention of ['flashinfer', 'flash_attn_v2']) expect((await json(['translate', '--engine', 'tgi', '--combo', combo(attention)])).result.env.PREFILL_CHUNKING).toBe('1')
   })
 
