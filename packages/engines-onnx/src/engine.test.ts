@@ -43,7 +43,7 @@ describe('onnxEngine', () => {
     }
   })
 
-  it('should select CUDA EP attention kernels with the sdpa_kernel bit mask, which makes the ORT_DISABLE_* variables ignored (attention_kernel_options.cc L18-43 @ d6131154)', () => {
+  it('should select CUDA EP attention kernels with the sdpa_kernel bit mask, which makes the ORT_DISABLE_* variables ignored (attention_kernel_options.cc: L17-35 @ 6ffaaebb, L18-48 @ 7942fa7a)', () => {
     for (const version of ORT_VERSIONS) {
       const flash = t({ attention_backend: 'flash_attn_v2' }, 'cuda', version) as Translation
       // Only FlashAttention among the fused kernels: TensorRT fused attention (ORT_DISABLE_FUSED_ATTENTION)
@@ -70,6 +70,12 @@ describe('onnxEngine', () => {
     expect(ORT_RELEASES['1.29'].attentionEnv).toEqual(expect.arrayContaining(['ORT_DISABLE_FUSED_CROSS_ATTENTION', 'ORT_DISABLE_DECODER_ATTENTION']))
     expect(ORT_RELEASES['1.19'].attentionEnv).not.toContain('ORT_DISABLE_DECODER_ATTENTION')
     expect(ORT_RELEASES['1.19'].evidence.join(' ')).toMatch(/attention_common\.h.*L172 ORT_DISABLE_FUSED_CROSS_ATTENTION/)
+    // Issue 34 item 3: 1.29's source evidence is a commit whose header and options code have the
+    // decoder bit (7942fa7a), not d6131154, whose code has none.
+    const evidence = ORT_RELEASES['1.29'].evidence.join(' ')
+    expect(evidence).toMatch(/attention_common\.h at microsoft\/onnxruntime commit 7942fa7a .*L80 `DECODER_ATTENTION = 512/)
+    expect(evidence).toMatch(/attention_kernel_options\.cc at the same commit 7942fa7a: .*L32 `use_decoder_attention_/)
+    expect(evidence).not.toContain('d6131154')
   })
 
   it("should catch an sdpa_kernel mask outside the release's kernels", () => {

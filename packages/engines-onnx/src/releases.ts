@@ -62,10 +62,13 @@ export const SDPA_KERNEL = {
 } as const
 export type SdpaKernel = keyof typeof SDPA_KERNEL
 
-/** What a stored attention_common.h says, and where (the tags' own copies are not stored). */
+/** What attention_common.h says at a named commit, and where (the tags' own copies are not stored). */
 const COMMON_1_19 = 'onnxruntime/contrib_ops/cpu/bert/attention_common.h, stored copy at commit 01cd33b5 (the enum and variables the 1.19.2 library names; the v1.19.2 tag itself is not stored): L152-163 enum class AttentionBackend { FLASH_ATTENTION = 1, EFFICIENT_ATTENTION = 2, TRT_FUSED_ATTENTION = 4, CUDNN_FLASH_ATTENTION = 8, MATH = 16 ("unfused kernel cannot be disabled right now"), TRT_FLASH_ATTENTION = 32, TRT_CROSS_ATTENTION = 64, TRT_CAUSAL_ATTENTION = 128 }; L169 ORT_DISABLE_FUSED_ATTENTION, L172 ORT_DISABLE_FUSED_CROSS_ATTENTION, L176 ORT_ENABLE_FUSED_CAUSAL_ATTENTION, L179 ORT_ENABLE_CUDNN_FLASH_ATTENTION, L182 ORT_DISABLE_TRT_FLASH_ATTENTION, L185 ORT_DISABLE_MEMORY_EFFICIENT_ATTENTION, L188 ORT_DISABLE_FLASH_ATTENTION'
-const COMMON_1_29 = 'onnxruntime/contrib_ops/cpu/bert/attention_common.h, stored copy of the 1.2x era whose commit the index does not record (the v1.29.0 tag is not stored): enum class AttentionBackend { FLASH_ATTENTION = 1, EFFICIENT_ATTENTION = 2, TRT_FUSED_ATTENTION = 4, CUDNN_FLASH_ATTENTION = 8, MATH = 16, TRT_FLASH_ATTENTION = 32, TRT_CROSS_ATTENTION = 64, LEAN_ATTENTION = 256, DECODER_ATTENTION = 512 } (no TRT_CAUSAL_ATTENTION); kDisableFusedCrossAttention = "ORT_DISABLE_FUSED_CROSS_ATTENTION", kDisableDecoderAttention = "ORT_DISABLE_DECODER_ATTENTION" ("FasterTransformer\'s decoder masked multi-head attention. Default is 0 (enabled)")'
-const OPTIONS_CC = 'onnxruntime/contrib_ops/cuda/bert/attention_kernel_options.cc, stored copy at commit d6131154 (1.2x era): L18-29 `if (value > 0)` sets each kernel from its sdpa_kernel bit; L30-43 `else` reads the ORT_DISABLE_*/ORT_ENABLE_* variables, so they count only while sdpa_kernel is 0; `Print` warns "MATH=0 is ignored."'
+const COMMON_1_29 = 'onnxruntime/contrib_ops/cpu/bert/attention_common.h at microsoft/onnxruntime commit 7942fa7a (PR #23549 "Whisper Redesigned Solution", 2025-03-15, the commit that adds the decoder bit; read with git in the fork tianleiwu/onnxruntime, whose main carries upstream\'s history; the v1.29.0 tag is not stored): L66-81 enum class AttentionBackend, L80 `DECODER_ATTENTION = 512,  // FasterTransformer\'s decoder masked multihead attention`, L111-112 kDisableDecoderAttention = "ORT_DISABLE_DECODER_ATTENTION" ("Default is 0 (enabled)"). That commit still has TRT_CAUSAL_ATTENTION = 128 (L76), and so does every commit of that history up to 2026-02-22; the 1.29.0 library has no TRT_CAUSAL_ATTENTION label (below), and a stored attention_common.h whose commit the index does not record has the enum without it. The commit that removed it was not found'
+/** 1.29: the sdpa_kernel branch at the commit that added the decoder bit (7942fa7a), not an older copy without it. */
+const OPTIONS_CC_1_29 = 'onnxruntime/contrib_ops/cuda/bert/attention_kernel_options.cc at the same commit 7942fa7a: L18-32 `if (value > 0)` sets each kernel from its sdpa_kernel bit, L32 `use_decoder_attention_ = (value & static_cast<int>(AttentionBackend::DECODER_ATTENTION)) > 0`; L33-48 `else` reads the ORT_DISABLE_*/ORT_ENABLE_* variables (L47 kDisableDecoderAttention), so they count only while sdpa_kernel is 0; L108 Print label " DECODER_ATTENTION="; L113 "MATH=0 is ignored."'
+/** 1.19: the commit that introduced sdpa_kernel and its enum (the 1.19.2 library has both). */
+const OPTIONS_CC_1_19 = 'onnxruntime/contrib_ops/cuda/bert/attention_kernel_options.cc at microsoft/onnxruntime commit 6ffaaebb (PR #21344 "[CUDA] Attention kernel provider option", 2024-07-19, which adds sdpa_kernel; read with git in the fork tianleiwu/onnxruntime): L17-25 `if (value > 0)` sets each kernel from its sdpa_kernel bit; L26-35 `else` reads the ORT_DISABLE_*/ORT_ENABLE_* variables, so they count only while sdpa_kernel is 0; L84 "MATH=0 is ignored."'
 const LABELS = 'the library\'s AttentionKernelOptions::Print labels (one per sdpa_kernel member, scripts/provider-strings.mjs, run 2026-11-26)'
 
 const CUDA_OPTIONS = [
@@ -123,7 +126,7 @@ export const ORT_RELEASES: Readonly<Record<OrtVersion, OrtRelease>> = {
       'npm com.github.asus4.onnxruntime.linux-x64-gpu@0.4.9 (README: "ONNX Runtime: 1.29.0"): strings of libonnxruntime_providers_cuda.so hold every CUDA option listed (sdpa_kernel among them) and ORT_DISABLE_FLASH_ATTENTION, ORT_DISABLE_MEMORY_EFFICIENT_ATTENTION, ORT_DISABLE_TRT_FLASH_ATTENTION, ORT_DISABLE_FUSED_ATTENTION, ORT_DISABLE_FUSED_CROSS_ATTENTION, ORT_DISABLE_DECODER_ATTENTION, ORT_ENABLE_CUDNN_FLASH_ATTENTION, but not ORT_ENABLE_FUSED_CAUSAL_ATTENTION or ORT_ENABLE_LEAN_ATTENTION',
       `same library, ${LABELS}: FLASH_ATTENTION, EFFICIENT_ATTENTION, TRT_FUSED_ATTENTION, CUDNN_FLASH_ATTENTION, TRT_FLASH_ATTENTION, TRT_CROSS_ATTENTION, DECODER_ATTENTION; no TRT_CAUSAL_ATTENTION or LEAN_ATTENTION`,
       COMMON_1_29,
-      OPTIONS_CC,
+      OPTIONS_CC_1_29,
       'same package, libonnxruntime_providers_tensorrt.so: trt_bf16_enable, trt_fp16_enable, trt_cuda_graph_enable and "[TensorRT EP] trt_bf16_enable is set, but platform doesn\'t support bf16."',
       HEADER,
     ],
@@ -139,7 +142,7 @@ export const ORT_RELEASES: Readonly<Record<OrtVersion, OrtRelease>> = {
       'npm com.github.asus4.onnxruntime.linux-x64-gpu@0.2.1 (README: "ONNX Runtime: 1.19.2"): strings of libonnxruntime_providers_cuda.so hold every CUDA option listed (sdpa_kernel among them) and ORT_DISABLE_FLASH_ATTENTION, ORT_DISABLE_MEMORY_EFFICIENT_ATTENTION, ORT_DISABLE_TRT_FLASH_ATTENTION, ORT_DISABLE_FUSED_ATTENTION, ORT_DISABLE_FUSED_CROSS_ATTENTION, ORT_ENABLE_FUSED_CAUSAL_ATTENTION, ORT_ENABLE_CUDNN_FLASH_ATTENTION, but not ORT_DISABLE_DECODER_ATTENTION',
       `same library, ${LABELS}: FLASH_ATTENTION, EFFICIENT_ATTENTION, TRT_FUSED_ATTENTION, CUDNN_FLASH_ATTENTION, TRT_FLASH_ATTENTION, TRT_CROSS_ATTENTION, TRT_CAUSAL_ATTENTION; no LEAN_ATTENTION or DECODER_ATTENTION: the members of the enum at 01cd33b5`,
       COMMON_1_19,
-      OPTIONS_CC,
+      OPTIONS_CC_1_19,
       'same package, libonnxruntime_providers_tensorrt.so: trt_fp16_enable and trt_cuda_graph_enable, but no trt_bf16_enable, trt_op_types_to_exclude or trt_external_data_bytestream',
       'trt_bf16_enable was added by PR #24743 / #24915 (merged 2025-05-31); the first release that has it lies between 1.19.2 and 1.29.0 and was not checked (1.23.0 is likely)',
       HEADER,

@@ -38,12 +38,15 @@ describe('tgiEngine', () => {
     expect(t({ kv_layout: 'chunked' })).toMatchObject({ env: { PREFILL_CHUNKING: '1' } })
   })
 
-  it('should refuse chunked prefill with ATTENTION=paged, which model.py L82-87 (v3.3.7) turns off with a warning', () => {
+  it('should refuse chunked prefill with ATTENTION=paged, which model.py L82-90 (v3.3.7) turns off with a warning', () => {
     const r = t({ attention_backend: 'paged_attention', kv_layout: 'chunked' }) as Refusal
     expect(r).toMatchObject({ ok: false, dimension: 'kv_layout', value: 'chunked' })
-    expect(r.reason).toMatch(/unless ATTENTION is flashinfer or flashdecoding/)
-    expect(r.reason).toContain('Prefill chunking is only supported with `flashinfer` or `flashdecoding` attention types.')
-    expect(r.reason).toContain('model.py L73-87')
+    // v3.3.7 L83 lists three values and L88 names all three (v3.0.0's message named two).
+    expect(r.reason).toMatch(/unless ATTENTION is flashinfer or flashdecoding or flashdecoding-ipex \(/)
+    expect(r.reason).toContain('"Prefill chunking is only supported with `flashinfer` or `flashdecoding` or `flashdecoding-ipex` attention types."')
+    expect(r.reason).toContain('model.py L73-90 at v3.3.7')
+    expect(TGI_INVENTORIES['3.3.7'].evidence!.join(' ')).toMatch(/v3\.3\.7 \(dfb3fbe78e0d\) server\/text_generation_server\/models\/model\.py L73-90.*L83.*L88/)
+    expect(TGI_INVENTORIES['3.3.7'].evidence!.join(' ')).not.toMatch(/6994fa12|not stored/)
     for (const a of ['flashinfer', 'flash_attn_v2']) {
       expect(t({ attention_backend: a, kv_layout: 'chunked' })).toMatchObject({ ok: true, env: { PREFILL_CHUNKING: '1' } })
     }

@@ -47,8 +47,9 @@ function plan(v: Partial<Record<CoreDimensionId, string>>): Plan {
       env.PREFILL_CHUNKING = '0'
       break
     case 'chunked':
-      // The server keeps chunking only with flashinfer or flashdecoding attention and without
-      // speculation; otherwise it logs a warning and serves unchunked (model.py L73-87 at v3.3.7).
+      // The server keeps chunking only with flashinfer, flashdecoding or flashdecoding-ipex
+      // attention and without speculation; otherwise it logs a warning and serves unchunked
+      // (model.py L73-90 at v3.3.7).
       if (env.ATTENTION !== undefined && !CHUNKING_ATTENTION.includes(env.ATTENTION)) {
         return no('kv_layout', `TGI turns prefill chunking off unless ATTENTION is ${CHUNKING_ATTENTION.join(' or ')} ("${CHUNKING_WARNING}", ${MODEL_PY}), so ATTENTION=${env.ATTENTION} with PREFILL_CHUNKING=1 would prefill unchunked; use attention_backend flashinfer or flash_attn_v2 for chunked prefill, or kv_layout paged`)
       }

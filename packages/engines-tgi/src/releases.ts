@@ -18,13 +18,15 @@ export const BLOCK_SIZE = { flashinfer: 1, flashdecoding: 256, paged: 16 } as co
 
 /**
  * The ATTENTION values with which the server keeps prefill chunking on. `Model.__init__` turns
- * `support_chunking` off, with a warning, for any other ATTENTION and when speculation is on
- * (server/text_generation_server/models/model.py L73-87; read at commit 6994fa12, whose lines
- * 73-90 are the ones the v3.3.7 review cites: the tag's own blob is not in the stored copies).
+ * `support_chunking` off, with a warning, for any other ATTENTION and when speculation is on:
+ * server/text_generation_server/models/model.py at tag v3.3.7 (dfb3fbe78e0d), L73-90, the list at
+ * L83 and the warning at L88 (quoted verbatim). v3.0.0 had only flashinfer and flashdecoding
+ * (its L82 and L85); flashdecoding-ipex joined the list in v3.0.2 (git, model.py at each tag). This translator
+ * never writes flashdecoding-ipex, but the refusal names every value the tag accepts.
  */
-export const CHUNKING_ATTENTION: readonly string[] = [ATTENTION.flashinfer, ATTENTION.flashdecoding]
-export const CHUNKING_WARNING = 'Prefill chunking is only supported with `flashinfer` or `flashdecoding` attention types.'
-export const MODEL_PY = 'server/text_generation_server/models/model.py L73-87'
+export const CHUNKING_ATTENTION: readonly string[] = [ATTENTION.flashinfer, ATTENTION.flashdecoding, 'flashdecoding-ipex']
+export const CHUNKING_WARNING = 'Prefill chunking is only supported with `flashinfer` or `flashdecoding` or `flashdecoding-ipex` attention types.'
+export const MODEL_PY = 'server/text_generation_server/models/model.py L73-90 at v3.3.7'
 
 /** `--cuda-graphs` default batch sizes (main.rs L763-766); `0` turns graphs off. */
 export const DEFAULT_CUDA_GRAPHS = '1,2,4,8,16,32'
@@ -105,7 +107,7 @@ export const TGI_INVENTORIES: Readonly<Record<TgiVersion, EngineInventory>> = {
     env: ENV_3_3_7,
     evidence: [
       'huggingface/text-generation-inference tag v3.3.7 (dfb3fbe78e0d): launcher/src/main.rs L406-446 enum Quantization, L629-631 Dtype, L634-637 --kv-cache-dtype, L763-766 --cuda-graphs ("Use \\"0\\" to disable."), L803-808 --disable-custom-kernels (the only fusion-like switch)',
-      'v3.3.7 server/text_generation_server/models/model.py L73-87: support_chunking = support_chunking and PREFILL_CHUNKING, then off with speculation (L75-81) and when ATTENTION not in ["flashinfer", "flashdecoding"] (L82-87); read at commit 6994fa12 (the v3.3.7 blob itself is not stored; these are the lines the review cites at the tag)',
+      'v3.3.7 (dfb3fbe78e0d) server/text_generation_server/models/model.py L73-90: L73 `support_chunking = support_chunking and PREFILL_CHUNKING`, off with speculation (L75-81), and off when L83 `ATTENTION not in ["flashinfer", "flashdecoding", "flashdecoding-ipex"]`, warning L88 "Prefill chunking is only supported with `flashinfer` or `flashdecoding` or `flashdecoding-ipex` attention types." (L82-90)',
       'v3.3.7 server/text_generation_server/models/globals.py L11 PREFIX_CACHING, L15 PREFILL_CHUNKING (default "1"), L17 ATTENTION _expected, L38-46 block sizes; layers/fp8.py L51-57 USE_CUTLASS_W8A8',
       'full flag list: reference tgi.json, launcher struct Args parsed at db931fcf (workspace 3.3.6-dev0, 2026-01-08)',
     ],

@@ -160,12 +160,14 @@ describe('tritonEngine releases (TensorRT-LLM backend)', () => {
       expect(c).toMatch(/input \[\n {2}\{\n {4}name: "input_ids"\n {4}data_type: TYPE_INT32\n {4}dims: \[ -1 \]\n {4}optional: true\n {4}allow_ragged_batch: true\n {2}\}/)
       expect(c).toMatch(/name: "input_lengths"\n {4}data_type: TYPE_INT32\n {4}dims: \[ 1 \]\n {4}reshape: \{ shape: \[ \] \}\n {2}\}/)
       expect(c).toMatch(/name: "generation_logits"\n {4}data_type: TYPE_FP32\n {4}dims: \[ -1, -1, -1 \]/)
-      expect(c).toMatch(/name: "prompt_embedding_table"\n {4}data_type: TYPE_BF16/)
+      // 1.0 takes the table's type from the checkpoint; 0.19's template fixes it at TYPE_FP16 (v0.19.0 L307-308).
+      expect(c).toMatch(new RegExp(`name: "prompt_embedding_table"\\n {4}data_type: ${version === '1.0' ? 'TYPE_BF16' : 'TYPE_FP16'}\\n`))
       expect(c).toMatch(/^max_batch_size: 64$/m)
       expect(file(r, 'build-engine.sh')).toContain('--max_batch_size 64 --logits_dtype float32')
       expect(inventoryProblems(r, TRITON_RELEASES[version].inventory)).toEqual([])
     }
-    expect(TRITON_RELEASES['0.19'].inventory.evidence!.join(' ')).toMatch(/v0\.19\.0 template itself is not stored.*0c8de69a.*24 lines/)
+    expect(TRITON_RELEASES['0.19'].inventory.evidence!.join(' ')).toMatch(/config\.pbtxt at v0\.19\.0, input block L41-482 \(60 tensors\), output block L483-579 \(19\)/)
+    expect(TRITON_RELEASES['0.19'].inventory.evidence!.join(' ')).not.toMatch(/not stored|0c8de69a/)
   })
 
   it('should leave the model-dtype tensors out when the combination does not name the dtype, and take maxBatchSize for both the engine and the config', () => {
@@ -174,7 +176,12 @@ describe('tritonEngine releases (TensorRT-LLM backend)', () => {
     expect(config(r)).toContain('name: "input_ids"')
     expect(config(r)).toMatch(/^max_batch_size: 8$/m)
     expect(file(r, 'build-engine.sh')).toContain('--max_batch_size 8')
-    expect(r.notes.join(' ')).toMatch(/prompt_embedding_table .* left out/)
+    expect(r.notes.join(' ')).toContain('Left out (encoder-decoder and prompt-table models only): encoder_input_features, prompt_embedding_table, whose data type the 1.0 template')
+    // 0.19 fixes the table at TYPE_FP16, so only the encoder features depend on the checkpoint.
+    const old = tritonEngine().translate({}, { version: '0.19' }) as Translation
+    expect(config(old)).toMatch(/name: "prompt_embedding_table"\n {4}data_type: TYPE_FP16\n/)
+    expect(config(old)).not.toContain('encoder_input_features')
+    expect(old.notes.join(' ')).toContain('Left out (encoder-decoder and prompt-table models only): encoder_input_features, whose data type the 0.19 template')
     expect(() => tritonEngine().translate({}, { options: { maxBatchSize: 0 } })).toThrow(/not a positive integer/)
   })
 

@@ -59,6 +59,16 @@ function maxBatchSize(value: unknown): number {
 const LOGITS_BUILD: [string, string] = ['--logits_dtype', 'float32']
 const MODEL_TYPE: Readonly<Record<string, `TYPE_${string}`>> = { fp16: 'TYPE_FP16', bf16: 'TYPE_BF16' }
 
+/**
+ * What is left out when the combination names no dtype: the tensors whose type the release's
+ * template takes from the checkpoint (both: encoder_input_features; 1.0 also
+ * prompt_embedding_table, which 0.19 fixes at TYPE_FP16 and is therefore always written).
+ */
+function modelTypedNote(release: TritonRelease): string {
+  const names = release.inputs.filter((t) => t.dataType === 'MODEL').map((t) => t.name)
+  return `Left out (encoder-decoder and prompt-table models only): ${names.join(', ')}, whose data type the ${release.version} template takes from the checkpoint, which the combination does not name; declare TYPE_FP16 or TYPE_BF16 if the model uses them.`
+}
+
 type Done = { ok: true; env: Record<string, string>; files: Record<string, string>; notes: string[] }
 type Refused = { ok: false; dimension: string; reason: string }
 
@@ -116,7 +126,7 @@ function viaTrtllm(combo: Combo, release: TritonRelease, context: TranslateConte
       ...plan.notes,
       'Run build-engine.sh first; set gpt_model_path to the absolute path of the built engine.',
       `Inputs and outputs are the template's (${release.template}tensorrt_llm/config.pbtxt, ${release.tensorsReadAt}); max_batch_size ${batch} is the engine's --max_batch_size (context option maxBatchSize changes both), and the logits tensors are TYPE_FP32 as the engine is built with --logits_dtype float32.`,
-      ...(model ? [] : ['encoder_input_features and prompt_embedding_table (encoder-decoder and prompt-table models only) are left out: their data type is the checkpoint\'s, which the combination does not name; declare them with TYPE_FP16 or TYPE_BF16 if the model uses them.']),
+      ...(model ? [] : [modelTypedNote(release)]),
       'Streaming needs model_transaction_policy { decoupled: true } (the template\'s ${decoupled_mode}); it is not written.',
       gpus === undefined ? 'The instance group is KIND_CPU, as upstream: pick GPUs with context option gpuDeviceIds (gpu_device_ids, e.g. "0,1"), not with the instance kind.' : `gpu_device_ids ${String(gpus)}: one instance per ";"-separated group.`,
       `A full TensorRT-LLM repository also needs the preprocessing/postprocessing/ensemble models of ${release.template} (backend release ${release.version}); only the tensorrt_llm model is written here.`,

@@ -5,7 +5,8 @@
  * the value and why. Kernels are the backend's business: the tensorrtllm backend (default) gets a
  * trtllm-build script and runtime parameters, the vllm backend a model.json and environment, each
  * planned by the engine that provides the backend (`tritonBackend`), looked up in the registry.
- * Versions are TensorRT-LLM backend releases (1.0, 0.19), which decide the tensorrt_llm template.
+ * Versions are TensorRT-LLM backend releases (1.0, 0.19), which decide the tensorrt_llm template and
+ * its tensors (each release's own list, TEMPLATE_TENSORS).
  *
  * @example
  * ```ts
@@ -19,5 +20,5 @@
  * ```
  */
 export { tritonEngine, type TritonEnginePlugin, DEFAULT_MAX_BATCH_SIZE, ENGINE_DIR, MODEL_PLACEHOLDER, type TritonEngineOptions } from './engine.ts'
-export { TEMPLATE_INPUTS, TEMPLATE_OUTPUTS, type TemplateTensor } from './tensors.ts'
+export { TEMPLATE_INPUTS, TEMPLATE_OUTPUTS, TEMPLATE_TENSORS, type TemplateTensor, type TemplateTensors } from './tensors.ts'
 export { BACKENDS, TRITON_RELEASES, TRITON_VERSIONS, type TritonBackend, type TritonRelease, type TritonVersion } from './releases.ts'

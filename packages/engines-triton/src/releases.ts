@@ -8,7 +8,7 @@
  * `instance_group`, `parameters`) are model_config.proto's (common @ 83adf7cf).
  */
 import type { EngineInventory, InventoryEntry, Translation } from '@kerneltune/core'
-import { TEMPLATE_INPUTS, TEMPLATE_OUTPUTS, type TemplateTensor } from './tensors.ts'
+import { TEMPLATE_TENSORS, type TemplateTensor, type TemplateTensors } from './tensors.ts'
 
 /** Newest first; the first is the default. */
 export const TRITON_VERSIONS = ['1.0', '0.19'] as const
@@ -47,7 +47,7 @@ export interface TritonRelease {
   /** The trtllm-build release whose flags build-engine.sh uses. */
   readonly trtllmVersion: '1.0'
   readonly parameters: Readonly<Record<string, InventoryEntry>>
-  /** The template's input and output tensors (tensors.ts), with where they were read. */
+  /** This release's template input and output tensors (tensors.ts), with where they were read. */
   readonly inputs: readonly TemplateTensor[]
   readonly outputs: readonly TemplateTensor[]
   /** Which copy of the template the tensors were read from, in a few words. */
@@ -78,23 +78,54 @@ function valueProblem(name: string, entry: InventoryEntry | undefined, value: st
   return undefined
 }
 
-/** The tensors of an `input [...]` or `output [...]` block: name and data type. */
-function declared(text: string, kind: 'input' | 'output'): { name: string; dataType: string }[] {
-  const block = new RegExp(`^${kind} \\[\\n([\\s\\S]*?)^\\]`, 'm').exec(text)?.[1] ?? ''
-  return [...block.matchAll(/name: "([^"]+)"\n\s*data_type: (\w+)/g)].map((m) => ({ name: m[1]!, dataType: m[2]! }))
+interface Declared {
+  readonly name: string
+  readonly dataType: string
+  readonly dims: string
+  readonly attrs: string
 }
 
-/** Declared tensors against the template's: every name known, data types as the template fixes them. */
-function tensorProblems(file: string, text: string, release: { inputs: readonly TemplateTensor[]; outputs: readonly TemplateTensor[] }): string[] {
+/** The attributes the check compares, as one comparable string. */
+const attrsOf = (reshape: boolean, optional: boolean, ragged: boolean) => [reshape ? 'reshape' : '', optional ? 'optional' : '', ragged ? 'allow_ragged_batch' : ''].filter(Boolean).join(', ') || 'none'
+
+/** The tensors of an `input [...]` or `output [...]` block: name, data type, dims and attributes. */
+function declared(text: string, kind: 'input' | 'output'): Declared[] {
+  const block = new RegExp(`^${kind} \\[\\n([\\s\\S]*?)^\\]`, 'm').exec(text)?.[1] ?? ''
+  // An entry ends at a line holding only its closing brace (`reshape: { shape: [ ] }` shares its line).
+  return block.split(/^\s*\},?[ \t]*$/m).flatMap((entry) => {
+    const name = /name: "([^"]+)"/.exec(entry)?.[1]
+    if (name === undefined) return []
+    return [{
+      name,
+      dataType: /data_type: (\S+)/.exec(entry)?.[1] ?? '(none)',
+      dims: /dims: \[([^\]]*)\]/.exec(entry)?.[1]?.replace(/\s+/g, '') ?? '(none)',
+      attrs: attrsOf(/reshape: \{ shape: \[ \] \}/.test(entry), /optional: true/.test(entry), /allow_ragged_batch: true/.test(entry)),
+    }]
+  })
+}
+
+/**
+ * Declared tensors against the release's template: every name known to that release, data types
+ * where the template fixes them, dims, reshape/optional/allow_ragged_batch as the template has
+ * them, and every required input present. A name another release has (1.0's `seed` under 0.19)
+ * is flagged: the backend of this release never reads it.
+ */
+function tensorProblems(file: string, text: string, release: TemplateTensors): string[] {
   const problems: string[] = []
   for (const kind of ['input', 'output'] as const) {
     const template = new Map((kind === 'input' ? release.inputs : release.outputs).map((x) => [x.name, x]))
     const got = declared(text, kind)
     if (got.length === 0) problems.push(`${file}: no ${kind} tensors declared (the backend does not fill them in)`)
-    for (const { name, dataType } of got) {
+    for (const { name, dataType, dims, attrs } of got) {
       const t = template.get(name)
-      if (!t) problems.push(`${file}: ${kind} ${name} is not in the template`)
-      else if (t.dataType.startsWith('TYPE_') && t.dataType !== dataType) problems.push(`${file}: ${kind} ${name} is ${dataType}, the template has ${t.dataType}`)
+      if (!t) {
+        problems.push(`${file}: ${kind} ${name} is not in the template`)
+        continue
+      }
+      if (t.dataType.startsWith('TYPE_') && t.dataType !== dataType) problems.push(`${file}: ${kind} ${name} is ${dataType}, the template has ${t.dataType}`)
+      if (dims !== t.dims.join(',')) problems.push(`${file}: ${kind} ${name} has dims [${dims}], the template has [${t.dims.join(',')}]`)
+      const want = attrsOf(t.reshape === true, t.optional === true, t.allowRaggedBatch === true)
+      if (attrs !== want) problems.push(`${file}: ${kind} ${name} has ${attrs}, the template has ${want}`)
     }
     for (const t of template.values()) if (!t.optional && kind === 'input' && !got.some((g) => g.name === t.name)) problems.push(`${file}: required input ${t.name} is missing`)
   }
@@ -106,7 +137,7 @@ function tensorProblems(file: string, text: string, release: { inputs: readonly 
  * the template, tensorrtllm parameters (names and values), every flag of build-engine.sh against
  * the trtllm-build inventory, and max_batch_size against the engine's --max_batch_size.
  */
-function repositoryProblems(t: Translation, parametersOf: Readonly<Record<string, InventoryEntry>>, release: { inputs: readonly TemplateTensor[]; outputs: readonly TemplateTensor[] }, build: Readonly<Record<string, InventoryEntry>> | undefined): string[] {
+function repositoryProblems(t: Translation, parametersOf: Readonly<Record<string, InventoryEntry>>, release: TemplateTensors, build: Readonly<Record<string, InventoryEntry>> | undefined): string[] {
   const problems: string[] = []
   const script = t.files['build-engine.sh']
   const engineBatch = script ? /--max_batch_size (\d+)/.exec(script)?.[1] : undefined
@@ -136,11 +167,11 @@ function repositoryProblems(t: Translation, parametersOf: Readonly<Record<string
 }
 
 /**
- * Both releases take the inflight_batcher_llm templates with the same parameters and the same
- * tensor list (tensors.ts); they differ in where those live and in the evidence.
+ * Both releases take the inflight_batcher_llm templates with the same parameters; they differ in
+ * where the templates live, in their tensors (each release's own list, tensors.ts) and in the evidence.
  */
 function release(version: TritonVersion, template: string, tensorsReadAt: string, evidence: readonly string[]): TritonRelease {
-  const tensors = { inputs: TEMPLATE_INPUTS, outputs: TEMPLATE_OUTPUTS }
+  const tensors: TemplateTensors = TEMPLATE_TENSORS[version]
   return {
     version,
     template,
@@ -148,7 +179,8 @@ function release(version: TritonVersion, template: string, tensorsReadAt: string
     instanceKind: 'KIND_CPU',
     trtllmVersion: '1.0',
     parameters: TRTLLM_PARAMETERS,
-    ...tensors,
+    inputs: tensors.inputs,
+    outputs: tensors.outputs,
     inventory: { flags: SERVER_FLAGS, env: {}, check: (t) => repositoryProblems(t, TRTLLM_PARAMETERS, tensors, undefined), evidence },
   }
 }
@@ -165,10 +197,10 @@ export const TRITON_RELEASES: Readonly<Record<TritonVersion, TritonRelease>> = {
     'input and output tensors: NVIDIA/TensorRT-LLM triton_backend/all_models/inflight_batcher_llm/tensorrt_llm/config.pbtxt read at 2a9abd95 and at 0c8de69a (62 inputs, 21 outputs, the same in both; a copy at the pinned ae8270b7 could not be read), with KIND_CPU (instance_group after the output block) and the parameter names unchanged from v0.19.0',
     'build-engine.sh uses the trtllm-build 1.0 inventory (engines-trtllm)',
   ]),
-  '0.19': release('0.19', 'triton-inference-server/tensorrtllm_backend all_models/inflight_batcher_llm/', "read in TensorRT-LLM's moved copy at 0c8de69a, the tag's own not being stored; its tensor block is 24 lines longer than v0.19.0's", [
+  '0.19': release('0.19', 'triton-inference-server/tensorrtllm_backend all_models/inflight_batcher_llm/', 'read at tag v0.19.0 (c1e19638): 60 inputs, 19 outputs', [
     'triton-inference-server/tensorrtllm_backend tag v0.19.0 (c1e19638, git), the last tag with all_models/: all_models/inflight_batcher_llm/tensorrt_llm/config.pbtxt L580-584 `kind : KIND_CPU`, L599-601 gpt_model_type, L721-723 gpu_device_ids, L829-837 cuda_graph_mode and cuda_graph_cache_size',
     'inflight_batcher_llm/src/model_instance_state.cc L62-76, L213-232; src/model_state.cc L97-104',
-    'input and output tensors: the v0.19.0 template itself is not stored; read instead NVIDIA/TensorRT-LLM triton_backend/.../config.pbtxt at 0c8de69a, whose parameter section is the tag\'s shifted by 24 lines (gpt_model_type L623-625, gpu_device_ids L745-747, cuda_graph_mode/cuda_graph_cache_size L853-861 against the tag\'s L599-601, L721-723, L829-837) and whose 46 parameter keys are those of c2e65b88 (triton.json): the tag\'s tensor block is 24 lines shorter (some of the 83 tensors declared here, or some of their attributes, are newer than v0.19.0; the diff is not known)',
-    'build-engine.sh uses the trtllm-build 1.0 inventory: the trtllm-build flags of the TensorRT-LLM that v0.19.0 pins (ca1041fa) were not read',
+    'input and output tensors: the same config.pbtxt at v0.19.0, input block L41-482 (60 tensors), output block L483-579 (19). Where 1.0 differs: L223 `min_length` and L251 `random_seed` (1.0: min_tokens, seed), the names the backend reads (inflight_batcher_llm/src/utils.h L92 `minLength = "min_length"`, L96 `randomSeed = "random_seed"`); no return_num_input_tokens/return_num_output_tokens inputs and no num_input_tokens/num_output_tokens outputs; L307-308 prompt_embedding_table `data_type: TYPE_FP16` (1.0: ${prompt_embedding_table_data_type})',
+    'build-engine.sh uses the trtllm-build 1.0 inventory: the trtllm-build flags of the TensorRT-LLM that v0.19.0 pins (c6f7d423, git ls-tree v0.19.0 tensorrt_llm) were not read',
   ]),
 }

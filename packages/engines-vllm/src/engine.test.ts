@@ -111,6 +111,9 @@ describe('vllmEngine', () => {
     expect(vllmInventory('0.12.0').configKeys!['--compilation-config']).toContain('pass_config.eliminate_noops')
     expect(VLLM_RELEASES['0.12.0'].evidence.join(' ')).toMatch(/v0\.12\.0\/api\/vllm\/config\/vllm.*eliminate_noops/)
     expect(VLLM_RELEASES['0.12.0'].evidence.join(' ')).not.toMatch(/dated after it/)
+    // Issue 34 item 3: v0.11.2's evidence must not say the old names last into v0.12.0.
+    expect(VLLM_RELEASES['0.11.2'].evidence.join(' ')).not.toMatch(/up to v0\.12\.0/)
+    expect(VLLM_RELEASES['0.11.2'].evidence.join(' ')).toMatch(/last through v0\.11\.x.*v0\.12\.0 already has the new names/)
   })
 
   it('should keep one default release, the engine\'s: planVllm takes the release from its caller', () => {

@@ -52,7 +52,7 @@ export const VLLM_RELEASES: Readonly<Record<VllmVersion, VllmRelease>> = {
       '§1.1: VLLM_ATTENTION_BACKEND and VLLM_FLASH_ATTN_VERSION (2|3) are read; --attention-backend does not exist before v0.13.0',
       `${FLASH_ATTN_ONLY_NOTE}: docs@v0.11.2 vllm/attention/backends/registry.py lists FLASH_ATTN, XFORMERS, FLASHINFER (TORCH_SDPA is ViT-only); FLEX_ATTENTION from the 0.11.x registry @ 79dbb68c (vllm.json)`,
       '§1.3: CompilationMode (`mode`) at docs@v0.11.2; cudagraph_mode NONE/PIECEWISE/FULL from v0.11.0',
-      '§1.4: old PassConfig names (enable_fusion, enable_attn_fusion, enable_noop) up to v0.12.0',
+      '§1.4: old PassConfig names (enable_fusion, enable_attn_fusion, enable_noop), which last through v0.11.x: PR #29646 renamed them after v0.11.2 was out (vLLM 0.11.2 was being built downstream by 2025-11-26, llm-d PR #461; #29646\'s review threads run 2025-11-29 to 2025-12-02), and v0.12.0 already has the new names (see that release)',
     ],
   },
   '0.12.0': {
@@ -64,14 +64,14 @@ export const VLLM_RELEASES: Readonly<Record<VllmVersion, VllmRelease>> = {
     flashAttnVersionBy: 'env',
     // The PassConfig rename (PR #29646) is already in v0.12.0: its vllm/config/vllm.py builds the
     // -O levels from the new names, and the old ones are only deprecated aliases that log a
-    // warning. VERSIONS.md §1.4 puts v0.12.0 with the old names; the release's own source does not.
+    // warning (VERSIONS.md §1.4, as corrected, puts the rename in v0.12.0 too).
     aggressivePasses: ['fuse_norm_quant', 'fuse_act_quant', 'fuse_attn_quant', 'eliminate_noops'],
     evidence: [
       '§1.1: VLLM_ATTENTION_BACKEND is read; PR #26315 (--attention-backend) merged after v0.12.0',
       '§1.2: registry at v0.12.0 not verified; XFORMERS left out (release notes: "V0 deprecations including xformers backend")',
       '§1.3: cudagraph_mode, `mode`; -O0..-O3 new in v0.12.0 (not used)',
       'vllm/config/vllm.py at v0.12.0 (docs.vllm.ai/en/v0.12.0/api/vllm/config/vllm/, which prints that file at the tag; the page shows no line numbers): OPTIMIZATION_LEVEL_00..02 set pass_config "eliminate_noops", "fuse_norm_quant", "fuse_act_quant", "fuse_attn_quant" (and fuse_allreduce_rms, enable_sp, fuse_gemm_comms)',
-      'PR #29646 "[Core] Rename PassConfig flags as per RFC #27995": enable_fusion, enable_attn_fusion and enable_noop stay as deprecated aliases that log a warning, so the new names are the ones to write; this corrects VERSIONS.md §1.4, which dates the rename after v0.12.0',
+      'PR #29646 "[Core] Rename PassConfig flags as per RFC #27995": enable_fusion, enable_attn_fusion and enable_noop stay as deprecated aliases that log a warning, so the new names are the ones to write (VERSIONS.md §1.4 row v0.12.0 says the same since its correction of 2026-11-27)',
     ],
   },
   '0.13.0': {

@@ -155,12 +155,12 @@ const json = async (argv: string[]) => {
 const providerOptions = (t: Translation) => (JSON.parse(t.files['provider_options.json']!) as { provider_options: Record<string, string>[] }).provider_options[0]!
 
 describe('issue 23: translations checked against the engines\' source at the release', () => {
-  it('1. TGI 3.3.7 refuses chunked prefill with ATTENTION=paged (server/text_generation_server/models/model.py L82-87: chunking only with flashinfer or flashdecoding)', async () => {
+  it('1. TGI 3.3.7 refuses chunked prefill with ATTENTION=paged (server/text_generation_server/models/model.py L82-90 at v3.3.7: chunking only with flashinfer, flashdecoding or flashdecoding-ipex)', async () => {
     const combo = (attention: string) => JSON.stringify({ attention_backend: attention, kv_layout: 'chunked' })
     const human = await cli(['translate', '--engine', 'tgi', '--combo', combo('paged_attention')])
     expect(human.code).toBe(3)
-    expect(human.err + human.out).toMatch(/kv_layout=chunked: TGI turns prefill chunking off unless ATTENTION is flashinfer or flashdecoding/)
-    expect(human.err + human.out).toContain('model.py L73-87')
+    expect(human.err + human.out).toMatch(/kv_layout=chunked: TGI turns prefill chunking off unless ATTENTION is flashinfer or flashdecoding or flashdecoding-ipex /)
+    expect(human.err + human.out).toContain('model.py L73-90 at v3.3.7')
     for (const attention of ['flashinfer', 'flash_attn_v2']) expect((await json(['translate', '--engine', 'tgi', '--combo', combo(attention)])).result.env.PREFILL_CHUNKING).toBe('1')
   })
 
@@ -183,14 +183,15 @@ describe('issue 23: translations checked against the engines\' source at the rel
     expect(ORT_RELEASES['1.19'].evidence.join(' ')).toMatch(/attention_common\.h.*L172 ORT_DISABLE_FUSED_CROSS_ATTENTION/)
   })
 
-  it('4. ONNX Runtime flash_attn_v2 keeps FlashAttention only, TensorRT fused attention off too, through sdpa_kernel, which makes the variables ignored (attention_kernel_options.cc L18-43 @ d6131154)', async () => {
+  it('4. ONNX Runtime flash_attn_v2 keeps FlashAttention only, TensorRT fused attention off too, through sdpa_kernel, which makes the variables ignored (attention_kernel_options.cc L17-35 @ 6ffaaebb, L18-48 @ 7942fa7a)', async () => {
     for (const version of ORT_VERSIONS) {
       const { result } = await json(['translate', '--engine', 'onnx', '--version', version, '--combo', '{"attention_backend":"flash_attn_v2"}'])
       const mask = Number(providerOptions(result).sdpa_kernel)
       expect(mask & ~SDPA_KERNEL.math).toBe(SDPA_KERNEL.flash)
       expect(mask & SDPA_KERNEL.trtFused).toBe(0)
       expect(result.notes.join(' ')).toMatch(/TensorRT fused/)
-      expect(ORT_RELEASES[version].evidence.join(' ')).toMatch(/attention_kernel_options\.cc.*L18-29 `if \(value > 0\)`.*L30-43 `else` reads the ORT_DISABLE_/)
+      // Each release cites the commit whose code has its bits: 6ffaaebb (sdpa_kernel added) for 1.19, 7942fa7a (decoder bit added) for 1.29.
+      expect(ORT_RELEASES[version].evidence.join(' ')).toMatch(version === '1.29' ? /attention_kernel_options\.cc at the same commit 7942fa7a: L18-32 `if \(value > 0\)`.*L33-48 `else` reads the ORT_DISABLE_/ : /attention_kernel_options\.cc at microsoft\/onnxruntime commit 6ffaaebb .*L17-25 `if \(value > 0\)`.*L26-35 `else` reads the ORT_DISABLE_/)
     }
   })
 
@@ -199,7 +200,10 @@ describe('issue 23: translations checked against the engines\' source at the rel
       const { result } = await json(['translate', '--engine', 'triton', '--version', version, '--combo', '{"kv_layout":"chunked"}'])
       const config = result.files['model_repository/tensorrt_llm/config.pbtxt']!
       for (const name of ['input_ids', 'input_lengths', 'request_output_len', 'output_ids', 'sequence_length']) expect(config).toContain(`name: "${name}"`)
-      expect(config.match(/^ {4}name: /gm)!.length).toBe(TRITON_RELEASES[version].inputs.length - 2 + TRITON_RELEASES[version].outputs.length)
+      // Without a dtype the model-typed inputs are left out (1.0: two, 0.19: one, which fixes prompt_embedding_table at TYPE_FP16).
+      const modelTyped = TRITON_RELEASES[version].inputs.filter((t) => t.dataType === 'MODEL').length
+      expect(modelTyped).toBe(version === '1.0' ? 2 : 1)
+      expect(config.match(/^ {4}name: /gm)!.length).toBe(TRITON_RELEASES[version].inputs.length - modelTyped + TRITON_RELEASES[version].outputs.length)
       expect(config).toMatch(/^max_batch_size: \d+$/m)
     }
   })
