@@ -4,7 +4,7 @@
  * body. `mount` validates all three before the handler runs (a bad one is a 400 listing every
  * problem) and maps kerneltune errors to HTTP statuses.
  */
-import { controlCharacterIn, formatIssues, isKerneltuneError, jsonTextDepth, KerneltuneError, type ErrorCode, type Role } from '@kerneltune/core'
+import { controlCharacterIn, hiddenTextIn, isKerneltuneError, jsonTextDepth, KerneltuneError, type ErrorCode, type Role } from '@kerneltune/core'
 import type { Context, Hono } from 'hono'
 import { z } from 'zod'
 import type { AppDeps } from './deps.ts'
@@ -96,6 +96,7 @@ export function requireTenant(auth: Auth, tenant: string, what: string): string 
 const STATUS: Partial<Record<ErrorCode, number>> = {
   INVALID_INPUT: 400, PLUGIN_NOT_FOUND: 400, UNAUTHORIZED: 401, FORBIDDEN: 403, NOT_FOUND: 404, CONFLICT: 409, PAYLOAD_TOO_LARGE: 413,
   UNSUPPORTED_COMBINATION: 422, UNSUPPORTED: 422, BUDGET_EXHAUSTED: 409, CANCELLED: 409, FEATURE_DISABLED: 503, DEVICE_UNAVAILABLE: 503,
+  REQUEST_TIMEOUT: 408,
 }
 
 export function errorResponse(c: Context, err: unknown): Response {
@@ -110,14 +111,81 @@ export function errorResponse(c: Context, err: unknown): Response {
   return c.json({ error: { code: 'INTERNAL', message: `internal error; the server logged it as request ${requestId}`, requestId } }, 500)
 }
 
-const invalid = (where: string, problems: string[]) =>
-  new KerneltuneError('INVALID_INPUT', `invalid ${where}: ${problems.join('; ')}`, { details: { errors: problems.map((p) => `${where}.${p}`) } })
+// A 400 quotes what the client sent only in bounded pieces: a 1 MB unknown key once came back
+// twice (message and problems) in a 2 MB answer. Keys are cut to MAX_KEY_SHOWN characters, at most
+// MAX_KEYS_LISTED unknown keys and MAX_PROBLEMS problems are listed (the rest counted), and each
+// problem is cut at MAX_PROBLEM_CHARS, a last bound on any message (ours or a schema's) that quotes input.
+const MAX_KEY_SHOWN = 64
+const MAX_KEYS_LISTED = 10
+const MAX_PROBLEMS = 20
+const MAX_PROBLEM_CHARS = 1000
 
-function check<S extends z.ZodType>(schema: S | undefined, value: unknown, where: string): unknown {
-  if (!schema) return value
-  const r = schema.safeParse(value)
-  if (!r.success) throw invalid(where, formatIssues(r.error.issues))
-  return r.data
+const cut = (s: string, max: number) => {
+  if (s.length <= max) return s
+  // Not between the halves of a surrogate pair.
+  const head = s.slice(0, max)
+  return `${/[\ud800-\udbff]$/.test(head) ? head.slice(0, -1) : head}…`
+}
+
+/** A client's key as a message may quote it: at most MAX_KEY_SHOWN characters, control characters escaped. */
+export function shownKey(key: PropertyKey): string {
+  return cut(String(key), MAX_KEY_SHOWN).replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/gu, (ch) => `\\u${ch.codePointAt(0)!.toString(16).padStart(4, '0')}`)
+}
+
+const shownPath = (path: readonly PropertyKey[]) => (path.length === 0 ? '(root)' : path.map(shownKey).join('.'))
+
+/** zod's issues as `path: message`, like core's formatIssues, with every key bounded (shownKey). */
+function formatBounded(issues: readonly z.core.$ZodIssue[]): string[] {
+  return issues.map((issue) => {
+    let message = issue.message
+    if (issue.code === 'unrecognized_keys') {
+      const keys = issue.keys
+      const more = keys.length > MAX_KEYS_LISTED ? ` and ${keys.length - MAX_KEYS_LISTED} more` : ''
+      message = `Unrecognized key${keys.length === 1 ? '' : 's'}: ${keys.slice(0, MAX_KEYS_LISTED).map((k) => `"${shownKey(k)}"`).join(', ')}${more}`
+    }
+    return `${shownPath(issue.path)}: ${message}`
+  })
+}
+
+/**
+ * Every string and key of a request body that could hide text from whoever reads it later
+ * (core's hiddenTextIn: NUL and the other controls, a lone CR, bidi overrides), as problems. It
+ * runs over every body, so a stored string is checked whichever route, schema or package
+ * (the tuner's run request, a registry entry's metadata) declared it.
+ */
+function hiddenTextProblems(value: unknown, path: PropertyKey[] = [], out: { path: string; problem: string }[] = []): { path: string; problem: string }[] {
+  if (out.length >= MAX_PROBLEMS) return out
+  if (typeof value === 'string') {
+    const bad = hiddenTextIn(value)
+    if (bad) out.push({ path: shownPath(path), problem: bad })
+  } else if (Array.isArray(value)) {
+    value.forEach((v, i) => hiddenTextProblems(v, [...path, i], out))
+  } else if (value !== null && typeof value === 'object') {
+    for (const [k, v] of Object.entries(value)) {
+      const bad = hiddenTextIn(k)
+      if (bad) out.push({ path: shownPath([...path, k]), problem: `its key ${bad}` })
+      hiddenTextProblems(v, [...path, k], out)
+    }
+  }
+  return out
+}
+
+const invalid = (where: string, problems: string[]) => {
+  const listed = problems.slice(0, MAX_PROBLEMS).map((p) => cut(p, MAX_PROBLEM_CHARS))
+  const more = problems.length > MAX_PROBLEMS ? `; and ${problems.length - MAX_PROBLEMS} more problems` : ''
+  return new KerneltuneError('INVALID_INPUT', `invalid ${where}: ${listed.join('; ')}${more}`, { details: { errors: listed.map((p) => `${where}.${p}`) } })
+}
+
+function check<S extends z.ZodType>(schema: S | undefined, value: unknown, where: string, options: { text?: boolean } = {}): unknown {
+  const r = schema ? schema.safeParse(value) : undefined
+  const problems = r && !r.success ? formatBounded(r.error.issues) : []
+  if (options.text) {
+    const hidden = hiddenTextProblems(value)
+    // A field the schema already refused (a name with a control character) is reported once.
+    for (const h of hidden) if (!problems.some((p) => p.startsWith(`${h.path}: `))) problems.push(`${h.path}: ${h.problem}`)
+  }
+  if (problems.length > 0) throw invalid(where, problems)
+  return r ? r.data : value
 }
 
 /** The largest request body read (2 MiB): above the largest valid body, a registry source of 1 MB. */
@@ -134,6 +202,22 @@ const tooLarge = (size: string, max: number) =>
   new KerneltuneError('PAYLOAD_TOO_LARGE', `the request body is ${size} bytes, over this server's limit of ${max} bytes; send a smaller body (a registry source is at most 1,000,000 characters)`)
 
 /**
+ * The body stream failed before its end: the connection closed mid-body. On Node that is the
+ * request timeout (Node has already answered 408 on the socket and destroyed it with
+ * ERR_HTTP_REQUEST_TIMEOUT) or the client leaving. No one reads this answer, but the request
+ * metrics count its status: a timeout is a 408 and a client that left a 400, not a server error.
+ */
+function bodyCutOff(c: Context): KerneltuneError {
+  // Duck-typed, not imported: @hono/node-server passes { incoming, outgoing } as the bindings, and
+  // this module runs on Bun and Deno too, where the property is absent.
+  const socket = (c.env as { incoming?: { socket?: { errored?: { code?: unknown } | null } } } | undefined)?.incoming?.socket
+  if (socket?.errored?.code === 'ERR_HTTP_REQUEST_TIMEOUT') {
+    return new KerneltuneError('REQUEST_TIMEOUT', 'the request body did not arrive within the server\'s request timeout (serve --request-timeout); send it faster or ask the operator for a longer timeout')
+  }
+  return new KerneltuneError('INVALID_INPUT', 'the request body ended before it was complete: the connection closed while it was being read; send the whole body', { details: { errors: ['body: cut off before its end'] } })
+}
+
+/**
  * Reads at most maxBytes of the body, refusing a larger declared Content-Length before reading
  * anything and stopping a longer (chunked or lying) stream as soon as it passes the limit.
  */
@@ -146,7 +230,9 @@ async function readBody(c: Context, maxBytes: number): Promise<unknown> {
   const chunks: Uint8Array[] = []
   let total = 0
   for (;;) {
-    const { value, done } = await reader.read()
+    const { value, done } = await reader.read().catch(() => {
+      throw bodyCutOff(c)
+    })
     if (done) break
     total += value.byteLength
     if (total > maxBytes) {
@@ -180,7 +266,7 @@ export function mount(app: Hono, base: string, routes: readonly Route[], deps: A
         }
         const params = check(spec.params ?? NoQuery, c.req.param(), 'path')
         const query = check(spec.query ?? NoQuery, c.req.query(), 'query')
-        const body = spec.method === 'get' ? undefined : check(spec.body ?? NoBody, await readBody(c, maxBodyBytes), 'body')
+        const body = spec.method === 'get' ? undefined : check(spec.body ?? NoBody, await readBody(c, maxBodyBytes), 'body', { text: true })
         const out = await handler({ c, auth, params, query, body, deps })
         return out instanceof Response ? out : c.json(out as object, (spec.status ?? 200) as 200)
       } catch (err) {

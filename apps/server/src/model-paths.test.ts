@@ -69,6 +69,22 @@ describe('modelPath over HTTP', () => {
     expect((await t.store.runs.list(null)).total).toBe(0)
   })
 
+  it('should answer 400, quoting nothing of the path, for a path Node cannot look up: a NUL, a 300-character name (issue 34 item 26)', async () => {
+    const paths = await modelDirectories([models])
+    const long = 'x'.repeat(300) + '.gguf'
+    for (const [p, why] of [[join(models, 'm.gguf\u0000.txt'), /contains a NUL byte/], ['m.gguf\u0000', /contains a NUL byte/], [join(models, long), /longer than this file system allows/], [long, /longer than this file system allows/], [join(models, 'sub', 'y'.repeat(5000)), /longer than/]] as const) {
+      const err = await paths.resolve(p).then(() => undefined, (e: unknown) => e)
+      expect(err, p.slice(0, 40)).toMatchObject({ code: 'INVALID_INPUT', message: expect.stringMatching(why) })
+      expect((err as Error).message).not.toMatch(/xxxx|yyyy|m\.gguf|models/)
+    }
+    // Over HTTP (the NUL one is refused before, as text that hides: see hidden-text.test.ts).
+    const t = await testApp({}, { modelPaths: paths })
+    const res = await post(t, long)
+    expect([res.status, res.body.error.code, res.body.error.problems]).toEqual([400, 'INVALID_INPUT', [expect.stringMatching(/^body\.modelPath: has a file name or path longer/)]])
+    expect(JSON.stringify(res.body)).not.toContain('xxxx')
+    expect((await t.store.runs.list(null)).total).toBe(0)
+  })
+
   it('should leave in-process callers (the embedded CLI, which runs as the file\'s user) unrestricted', async () => {
     const t = await testApp()
     const res = await t.app.request(`${API_BASE}/runs`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ ...SMALL_RUN, modelPath: join(secrets, 'key.gguf') }) }, inProcess({ role: 'operator', tenant: 'acme', tokenId: 'embedded-cli' }))

@@ -327,6 +327,32 @@ describe.each(drivers)('store on %s', (name, url) => {
     expect((await store.registry.events(e.id)).map((x) => [x.action, x.actor])).toEqual([['submit', alice.info.id], ['approve', bob.info.id]])
   })
 
+  it.skipIf(skip)('should follow the minting chain of the token an approver acts for (issue 34 item 25), transitively', async () => {
+    const root = await store.tokens.create('superadmin', 'default', 'root')
+    const adminA = await store.tokens.create('admin', 't5', 'a', undefined, { mintedBy: root.info.id })
+    const adminA2 = await store.tokens.create('admin', 't5', 'a2', undefined, { mintedBy: root.info.id })
+    const viewerV = await store.tokens.create('viewer', 't5', 'v', undefined, { mintedBy: adminA.info.id })
+    const laundered = await store.tokens.create('approver', 't5', 'for v', undefined, { mintedBy: adminA2.info.id, actsFor: viewerV.info.id })
+    // Two links further: an admin minted for V mints the approver, which itself acts for no one.
+    const forV = await store.tokens.create('admin', 't5', 'admin for v', undefined, { mintedBy: adminA2.info.id, actsFor: viewerV.info.id })
+    const deep = await store.tokens.create('approver', 't5', 'deep', undefined, { mintedBy: forV.info.id })
+    const e = await store.registry.submit({ tenant: 't5', name: 'k', kernelFamily: 'gemv', provider: 'human', source: '', actor: adminA.info.id })
+    await expect(store.registry.approve('t5', e.id, laundered.info.id)).rejects.toMatchObject({ code: 'FORBIDDEN', message: expect.stringContaining(`acts for ${viewerV.info.id}, which was minted by ${adminA.info.id}, which counts as the submitter`) })
+    await expect(store.registry.approve('t5', e.id, deep.info.id)).rejects.toMatchObject({ code: 'FORBIDDEN' })
+    // The mirror image: the submitter acts for a token the approver's minter made.
+    const viewerW = await store.tokens.create('viewer', 't5', 'w', undefined, { mintedBy: adminA2.info.id })
+    const submitterForW = await store.tokens.create('admin', 't5', 'admin for w', undefined, { mintedBy: root.info.id, actsFor: viewerW.info.id })
+    const e2 = await store.registry.submit({ tenant: 't5', name: 'k2', kernelFamily: 'gemv', provider: 'human', source: '', actor: submitterForW.info.id })
+    const byA2 = await store.tokens.create('approver', 't5', 'a2 approves', undefined, { mintedBy: adminA2.info.id })
+    await expect(store.registry.approve('t5', e2.id, byA2.info.id)).rejects.toMatchObject({ code: 'FORBIDDEN' })
+    // Legitimate: acting for a viewer neither side's chain reaches, minted by the other admin or the superadmin.
+    const viewerX = await store.tokens.create('viewer', 't5', 'x', undefined, { mintedBy: root.info.id })
+    const reviewer = await store.tokens.create('approver', 't5', 'for x', undefined, { mintedBy: adminA2.info.id, actsFor: viewerX.info.id })
+    await expect(store.registry.approve('t5', e.id, reviewer.info.id, 'reviewed')).resolves.toMatchObject({ status: 'approved' })
+    const reviewer2 = await store.tokens.create('approver', 't5', 'by a', undefined, { mintedBy: adminA.info.id, actsFor: viewerX.info.id })
+    await expect(store.registry.approve('t5', e2.id, reviewer2.info.id)).resolves.toMatchObject({ status: 'approved' })
+  })
+
   it.skipIf(skip)('should track deployments and compute drift bands', async () => {
     const d = await store.deployments.create({ tenant: 't1', name: 'prod', engine: 'vllm', engineVersion: '0.11.0' })
     expect((await store.deployments.drift('t1', d.id)).band).toBe('unknown')

@@ -1,5 +1,5 @@
 /** Registry, catalog preview, deployments and cache endpoints (tokens: tokens.ts). */
-import { boundedJsonRecord, HardwareSpecSchema, KerneltuneError, nameSchema, RegistryStatusSchema, TenantNameSchema, type Combo } from '@kerneltune/core'
+import { boundedJsonRecord, HardwareSpecSchema, KerneltuneError, nameSchema, RegistryStatusSchema, TenantNameSchema, textSchema, type Combo } from '@kerneltune/core'
 import { ENUMERATION_MODES } from '@kerneltune/catalog'
 import { z } from 'zod'
 import { Id, IdParams, requireTenant, route, type Route } from '../http.ts'
@@ -13,13 +13,15 @@ const ShortName = nameSchema(100)
 
 const FlushBody = z.union([z.object({ engine: ShortName.optional(), tenant: TenantName.optional(), allTenants: z.literal(true).optional() }).strict(), z.undefined()])
 
-const ReasonBody = z.union([z.object({ reason: z.string().min(1).max(2000).optional() }).strict(), z.undefined()])
+// Free text (a source, a reason) keeps its lines and tabs but nothing that hides text from the
+// reviewer or the audit log (core's textSchema; mount() checks every other string of a body alike).
+const ReasonBody = z.union([z.object({ reason: textSchema(2000).min(1).optional() }).strict(), z.undefined()])
 
 const SubmitBody = z.object({
   name: Name,
   kernelFamily: Name,
   provider: Name,
-  source: z.string().max(1_000_000),
+  source: textSchema(1_000_000),
   metadata: boundedJsonRecord({ maxDepth: 16, maxBytes: 64 * 1024 }).optional(),
 }).strict()
 

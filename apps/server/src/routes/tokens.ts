@@ -3,7 +3,7 @@
  * its own tenant's tokens only (another tenant's token id reads as unknown); the superadmin names a
  * tenant or all of them. Every mint and revocation is logged with who did it.
  */
-import { KerneltuneError, nameSchema, RoleSchema, TenantNameSchema } from '@kerneltune/core'
+import { KerneltuneError, nameSchema, RoleSchema, TenantNameSchema, textSchema } from '@kerneltune/core'
 import type { TokenInfo } from '@kerneltune/store'
 import { z } from 'zod'
 import { Id, IdParams, requireTenant, route, type Auth, type Route } from '../http.ts'
@@ -31,7 +31,7 @@ const CreateBody = z.object({
 
 const ListQuery = z.object({ tenant: TenantName.optional(), allTenants: z.literal('true').optional() }).strict()
 const AuditQuery = z.object({ tenant: TenantName.optional(), allTenants: z.literal('true').optional(), tokenId: Id.optional() }).strict()
-const RevokeBody = z.union([z.object({ reason: z.string().min(1).max(2000).optional() }).strict(), z.undefined()])
+const RevokeBody = z.union([z.object({ reason: textSchema(2000).min(1).optional() }).strict(), z.undefined()])
 
 /** The tenant a list names: the caller's own, another (superadmin), or null for every tenant (superadmin). */
 function listTenant(auth: Auth, query: { tenant?: string | undefined; allTenants?: 'true' | undefined }): string | null {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { boundedJsonRecord, jsonDepth, jsonTextDepth } from './bounded-json.ts'
-import { NameSchema, normaliseTenant, TenantNameSchema } from './names.ts'
+import { hiddenTextIn, NameSchema, normaliseTenant, TenantNameSchema, textSchema } from './names.ts'
 
 describe('NameSchema', () => {
   it.each(['k', 'gemv q4_0 v2', 'Ünïcode 内核', 'a'.repeat(200), 'tab\u00a0inside'])('should accept %j', (name) => {
@@ -16,6 +16,30 @@ describe('NameSchema', () => {
     const r = NameSchema.safeParse(name)
     expect(r.success).toBe(false)
     expect(r.error!.issues.map((i) => i.message).join('; ')).toMatch(why)
+  })
+})
+
+describe('textSchema', () => {
+  const Text = textSchema(1000)
+
+  it.each([
+    '', 'fn main() {}', 'line one\nline two\n', '\tindented\r\nwith CRLF\r\n', 'Ünïcode 内核 \u00a0', '\ufeffa BOM at the start',
+  ])('should accept source code and prose %j', (text) => {
+    expect(Text.safeParse(text).success).toBe(true)
+  })
+
+  it.each([
+    ['abc\u0000def-hidden', /U\+0000 \(at position 3\)/], ['\u001b[2Kerased', /U\+001B/], ['ok\rhidden', /U\+000D \(at position 2\)/],
+    ['x\u000b', /U\+000B/], ['x\u000c', /U\+000C/], ['x\u007f', /U\+007F/], ['x\u0085', /U\+0085/], ['x\u2029', /U\+2029/],
+    ['if (isAdmin) { /* \u202e } \u2066 */', /U\+202E/], ['a\u2069b', /U\+2069/], ['a'.repeat(1001), /1000/],
+  ])('should refuse %j', (text, why) => {
+    const r = Text.safeParse(text)
+    expect(r.success).toBe(false)
+    expect(r.error!.issues.map((i) => i.message).join('; ')).toMatch(why)
+  })
+
+  it('should name the character and its position but quote none of the text', () => {
+    expect(hiddenTextIn('secret\u0000more-secret')).not.toMatch(/secret/)
   })
 })
 

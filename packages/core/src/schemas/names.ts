@@ -32,6 +32,30 @@ export function nameSchema(max = 200): z.ZodString {
 
 export const NameSchema: z.ZodString = nameSchema()
 
+// Free text (a kernel's source, a reason) needs tab, line feed and CRLF line endings, so this is
+// CONTROL less those. A carriage return counts only before a line feed: alone it sends a
+// terminal's cursor back to the line start, and what follows it overwrites what came before.
+const HIDING = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]|\r(?!\n)/u
+
+/**
+ * Why `value` is no plain text (its first character that can hide text from a reader, as a
+ * message), or undefined. Refused rather than shown escaped: what is stored is then what every
+ * reader (dashboard, CLI table, audit log, a compiler) sees, without each having to escape alike.
+ * The message names the code point and position, never the text around it.
+ */
+export function hiddenTextIn(value: string): string | undefined {
+  const bad = HIDING.exec(value)
+  return bad ? `must not contain ${codePoint(bad[0])} (at position ${bad.index}): control characters other than tab, line feed and CRLF, and bidi overrides, hide text from whoever reads it (a viewer stops at NUL; U+202E reverses what follows); remove it` : undefined
+}
+
+/** Free text of up to `max` characters (a kernel's source, a reason): lines and tabs, but nothing that hides text. */
+export function textSchema(max: number): z.ZodString {
+  return z.string().max(max).superRefine((value, ctx) => {
+    const bad = hiddenTextIn(value)
+    if (bad) ctx.addIssue({ code: 'custom', message: bad })
+  })
+}
+
 /**
  * The form a tenant name is stored in: Unicode NFKC (so full-width `ＡＣＭＥ` is `ACME`), then
  * lower case (so `ACME` and `acme` are one tenant). Idempotent.

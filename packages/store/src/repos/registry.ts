@@ -1,5 +1,5 @@
 /** The Tier 3 kernel registry and its approval log. */
-import { KerneltuneError, type RegistryEntry, type RegistryEvent } from '@kerneltune/core'
+import { hiddenTextIn, KerneltuneError, type RegistryEntry, type RegistryEvent } from '@kerneltune/core'
 import type { Row, SqlDriver } from '../driver.ts'
 import { fromJson, newId, notFound, now, stampAfter } from '../util.ts'
 import { tokensRepo } from './tokens.ts'
@@ -29,14 +29,43 @@ export interface NewRegistryEntry {
   readonly actor: string
 }
 
+const TEXT_FIELDS = [['source', 'source'], ['name', 'name'], ['kernelFamily', 'kernel_family'], ['provider', 'provider']] as const
+
 export function registryRepo(db: SqlDriver): RegistryRepo {
   const tokens = tokensRepo(db)
+
+  /**
+   * The first text field of an entry that can hide text from a reviewer (core's hiddenTextIn), as
+   * words, or undefined. The API refuses such text (issue 34 item 24), but an entry stored before it
+   * did may hold some. SQLite keeps a NUL inside TEXT yet reads the value back cut at it, so a NUL
+   * is looked for in the stored bytes; PostgreSQL never stores one in text.
+   */
+  async function hiddenText(entry: RegistryEntry): Promise<string | undefined> {
+    if (db.dialect === 'sqlite') {
+      const cols = TEXT_FIELDS.map(([f, col]) => `instr(CAST(${col} AS BLOB), X'00') AS ${col}`).join(', ')
+      const at = (await db.query(`SELECT ${cols} FROM l1_kernel_registry WHERE id = ?`, [entry.id]))[0] ?? {}
+      for (const [field, col] of TEXT_FIELDS) {
+        if (Number(at[col]) > 0) return `its ${field} holds U+0000 (NUL) at byte ${Number(at[col]) - 1}, after which viewers show nothing`
+      }
+    }
+    for (const [field] of TEXT_FIELDS) {
+      const why = hiddenTextIn(entry[field])
+      if (why) return `its ${field} holds text a reviewer may not see (${why})`
+    }
+    const why = hiddenTextIn(JSON.stringify(entry.metadata))
+    return why ? `its metadata holds text a reviewer may not see (${why})` : undefined
+  }
+
   async function transition(tenant: string | null, id: string, action: 'approve' | 'deprecate', actor: string, reason: string | null, allowSelf = false): Promise<RegistryEntry> {
     const entry = await get(tenant, id)
     if (!entry) throw notFound('registry entry', id)
     const to = action === 'approve' ? 'approved' : 'deprecated'
     if (action === 'approve' && entry.status !== 'proposed') {
       throw new KerneltuneError('CONFLICT', `registry entry ${id} is ${entry.status}; only a proposed entry can be approved`)
+    }
+    if (action === 'approve') {
+      const hidden = await hiddenText(entry)
+      if (hidden) throw new KerneltuneError('CONFLICT', `registry entry ${id} cannot be approved: ${hidden}; it was stored before such text was refused, and a reviewer would approve what they cannot read. Deprecate it and submit a clean copy`)
     }
     // Four eyes: whoever submitted a kernel cannot also approve it, nor can a token the submitter
     // minted or one minted for them (tokens.ts fourEyesConflict). A superadmin's break-glass

@@ -70,8 +70,15 @@ const toEvent = (r: Row): TokenEvent => ({
   actor: String(r.actor), detail: fromJson(r.detail), createdAt: String(r.created_at),
 })
 
-/** How far a minting chain is followed (a chain longer than this is refused rather than trusted). */
+/** How many tokens four-eyes follows on each side (more linked tokens are refused rather than trusted). */
 const MAX_CHAIN = 64
+
+/** How a token is linked to the approving one, as words: "acts for B, which was minted by C". */
+function linked(via: readonly { kind: 'minted' | 'actsFor'; id: string }[]): string {
+  if (via.every((v) => v.kind === 'minted')) return `was minted, directly or through other tokens, by ${via.at(-1)!.id}`
+  return via.map((v, i) => `${i === 0 ? '' : 'which '}${v.kind === 'minted' ? 'was minted by' : 'acts for'} ${v.id}`).join(', ')
+}
+
 const LAST_USED_EVERY_MS = 60_000
 
 export function tokensRepo(db: SqlDriver): TokensRepo {
@@ -159,36 +166,49 @@ export function tokensRepo(db: SqlDriver): TokensRepo {
     },
     /**
      * Four eyes: why the approver (a token id, or an in-process principal) counts as the submitter,
-     * or undefined when it does not. Whoever mints a token has seen its secret, so a token stands for
-     * everyone up its minting chain. The submitter is its token, the person it acts for, and the
-     * admins up its chain (below the superadmin, who may approve anything anyway, audited). The
-     * approver is refused when its token, whom it acts for, or any token up its chain is one of those;
-     * or when a link of its chain was minted before minters were recorded (store migration 7), since
-     * that link may be the submitter's.
+     * or undefined when it does not. Whoever mints a token has seen its secret, and a token minted
+     * for someone (actsFor) goes to whoever holds that someone's token; so a token stands for every
+     * token reachable from it over minted-by and acts-for links, transitively (the minters of the
+     * token it acts for included). The submitter's side is every token so reachable from the
+     * submitter, stopping at the superadmin (who may approve anything anyway, audited). The approver
+     * is refused when a token reachable from it is on that side (issue 34 item 25 laundered an
+     * approval through actsFor = a viewer the submitter had minted), or was minted before minters
+     * were recorded (store migration 7), since that token may be the submitter's.
      */
     async fourEyesConflict(approver: string, submitter: string): Promise<string | undefined> {
+      const fix = 'an approver whose token, and the token it acts for, were minted by someone other than the submitter (for instance by the superadmin) must approve it, or the superadmin may (break-glass, audited)'
+      const tooLong = (whose: string) => `the ${whose} tokens link to more than ${MAX_CHAIN} others by minting and actsFor; ${fix}`
+      // The submitter's side. Ids without a row (an in-process principal, STORE_MINTER) end a
+      // branch and are not added: every token written straight into the store shares that minter.
       const party = new Set([submitter])
-      let s = await row(submitter)
-      if (s?.acts_for) party.add(String(s.acts_for))
-      for (let i = 0; s?.minted_by && i < MAX_CHAIN; i++) {
-        s = await row(String(s.minted_by))
-        if (!s || s.role === 'superadmin') break
-        party.add(String(s.id))
-        if (s.acts_for) party.add(String(s.acts_for))
+      const todo = [submitter]
+      for (let seen = new Set<string>(); todo.length > 0;) {
+        const id = todo.pop()!
+        if (seen.has(id)) continue
+        if (seen.size >= MAX_CHAIN) return tooLong('submitter\'s')
+        seen.add(id)
+        const s = await row(id)
+        if (!s || (s.role === 'superadmin' && id !== submitter)) continue
+        party.add(id)
+        if (s.minted_by) todo.push(String(s.minted_by))
+        if (s.acts_for) todo.push(String(s.acts_for))
       }
-      const fix = 'an approver whose token was minted by someone other than the submitter (for instance by the superadmin) must approve it, or the superadmin may (break-glass, audited)'
-      let id = approver
-      for (let i = 0; i < MAX_CHAIN; i++) {
-        if (party.has(id)) {
-          return i === 0 ? `the approving token ${approver} is the submitter's (or its minter's); ${fix}` : `the approving token ${approver} was minted, directly or through other tokens, by ${id}, which counts as the submitter; ${fix}`
-        }
+      // The approver's side, breadth first so that the refusal names the shortest link.
+      type Link = { readonly id: string; readonly via: readonly { kind: 'minted' | 'actsFor'; id: string }[] }
+      const queue: Link[] = [{ id: approver, via: [] }]
+      for (let seen = new Set<string>(); queue.length > 0;) {
+        const { id, via } = queue.shift()!
+        if (seen.has(id)) continue
+        if (seen.size >= MAX_CHAIN) return tooLong(`approving token ${approver}'s`)
+        seen.add(id)
+        if (party.has(id)) return via.length === 0 ? `the approving token ${approver} counts as the submitter (it is the submitter's token, one up its minting chain, or one it acts for); ${fix}` : `the approving token ${approver} ${linked(via)}, which counts as the submitter; ${fix}`
         const a = await row(id)
-        if (!a) return undefined // an in-process principal or the store itself: the chain ends here
-        if (a.acts_for && party.has(String(a.acts_for))) return `the approving token ${approver} ${i === 0 ? '' : `descends from ${id}, which `}acts for ${a.acts_for}, the submitter; ${fix}`
-        if (a.minted_by === null || a.minted_by === undefined) return `token ${id}${i === 0 ? '' : ` (up the approving token ${approver}'s minting chain)`} was minted before kerneltune recorded who mints tokens, so it may be the submitter's; ${fix}; or mint a fresh approver token with the superadmin token`
-        id = String(a.minted_by)
+        if (!a) continue // an in-process principal or the store itself: this branch ends here
+        if (a.minted_by === null || a.minted_by === undefined) return `token ${id}${via.length === 0 ? '' : ` (linked to the approving token ${approver}: it ${linked(via)})`} was minted before kerneltune recorded who mints tokens, so it may be the submitter's; ${fix}; or mint a fresh approver token with the superadmin token`
+        queue.push({ id: String(a.minted_by), via: [...via, { kind: 'minted', id: String(a.minted_by) }] })
+        if (a.acts_for) queue.push({ id: String(a.acts_for), via: [...via, { kind: 'actsFor', id: String(a.acts_for) }] })
       }
-      return `the approving token ${approver}'s minting chain is longer than ${MAX_CHAIN} tokens; ${fix}`
+      return undefined
     },
   }
 }
