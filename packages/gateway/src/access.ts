@@ -48,7 +48,7 @@ export function isLoopback(hostname: string): boolean {
 /** The host name of a Host header value (`[::1]:8000` → `::1`, `a.b:80` → `a.b`); undefined when malformed. */
 export function hostOf(header: string | undefined): string | undefined {
   if (!header) return undefined
-  const m = /^(\[[0-9a-fA-F:.]+\]|[^:[\]]+)(?::\d{1,5})?$/.exec(header.trim())
+  const m = /^(\[[0-9a-fA-F:.]+\]|[A-Za-z0-9._-]+)(?::\d{1,5})?$/.exec(header.trim())
   return m ? m[1]!.replace(/^\[|\]$/g, '') : undefined
 }
 

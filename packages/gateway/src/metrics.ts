@@ -15,6 +15,8 @@ export interface GatewayTotals {
   /** Requests sent to a second arm after the first failed before any byte. */
   readonly retries: number
   readonly inFlight: number
+  /** Bytes of request bodies the gateway holds now (bounded by its --max-total-body-mb). */
+  readonly bodyBytesHeld: number
   readonly relaunches: number
   /** Pooled connections an arm had closed while idle; the request went again on a fresh one. */
   readonly staleConnections: number
@@ -47,6 +49,7 @@ export function renderMetrics(arms: readonly ArmSnapshot[], totals: GatewayTotal
   scalar('client_aborts_total', 'counter', 'Requests the client abandoned.', totals.clientAborts)
   scalar('retries_total', 'counter', 'Requests retried on a second arm.', totals.retries)
   scalar('in_flight', 'gauge', 'Requests in flight now.', totals.inFlight)
+  scalar('body_bytes_held', 'gauge', 'Bytes of request bodies held now.', totals.bodyBytesHeld)
   scalar('relaunches_total', 'counter', 'Arm servers relaunched after a crash.', totals.relaunches)
   scalar('stale_connections_total', 'counter', 'Requests sent again on a fresh connection because an arm had closed the pooled one.', totals.staleConnections)
   return lines.join('\n') + '\n'

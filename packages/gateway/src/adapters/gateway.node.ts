@@ -371,7 +371,7 @@ export async function startGateway(o: GatewayOptions): Promise<Gateway> {
     id: rt.spec.id, combo: rt.spec.combo ?? {}, baseUrl: rt.server?.server.baseUrl ?? null, pid: rt.server?.server.pid ?? null,
     argv: rt.server?.server.argv ?? [], version: rt.server?.server.version ?? null, launched: rt.spec.target.kind !== 'endpoint', up: router.isUp(rt.spec.id), launches: rt.launches, inFlight: rt.inFlight,
   })
-  const totals = (): GatewayTotals => ({ requests: received, failed, clientErrors, clientAborts, retries, inFlight, relaunches, staleConnections })
+  const totals = (): GatewayTotals => ({ requests: received, failed, clientErrors, clientAborts, retries, inFlight, bodyBytesHeld: budget.held, relaunches, staleConnections })
   const policyName = router.bandit.policy.kind
   let url = ''
   const status = (): GatewayStatus => ({

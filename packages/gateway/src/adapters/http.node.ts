@@ -36,14 +36,14 @@ export function readBody(req: IncomingMessage, limit: number, budget: BodyBudget
       if (!r.ok) budget.release(n)
       resolve(r)
     }
-    const declared = Number(req.headers['content-length'])
-    if (Number.isFinite(declared) && declared > limit) return finish({ ok: false, why: 'too-large', message: `the request body is ${declared} bytes, over this gateway's limit of ${limit} (kerneltune gateway --max-body-mb)` })
     const onData = (c: Buffer) => {
       if (n + c.length > limit) return finish({ ok: false, why: 'too-large', message: `the request body is over this gateway's limit of ${limit} bytes (kerneltune gateway --max-body-mb)` })
       if (!budget.take(c.length)) return finish({ ok: false, why: 'over-total', message: `the gateway holds ${budget.totalBytes} bytes of request bodies at most (kerneltune gateway --max-total-body-mb) and is full; retry later` })
       n += c.length
       parts.push(c)
     }
+    const declared = Number(req.headers['content-length'])
+    if (Number.isFinite(declared) && declared > limit) return finish({ ok: false, why: 'too-large', message: `the request body is ${declared} bytes, over this gateway's limit of ${limit} (kerneltune gateway --max-body-mb)` })
     req.on('data', onData)
     req.on('end', () => finish({ ok: true, body: Buffer.concat(parts, n) }))
     req.on('error', (e) => finish({ ok: false, why: 'aborted', message: e.message }))
