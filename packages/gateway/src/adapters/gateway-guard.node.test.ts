@@ -25,7 +25,7 @@ interface FakeArm { readonly baseUrl: string; readonly seen: Seen[]; readonly se
 async function fakeArm(handle: Handler = (_s, res) => serve(res)): Promise<FakeArm> {
   const seen: Seen[] = []
   const server = createServer((req, res) => {
-    if (req.method !== 'POST') return res.end(req.url === '/health' ? '{"status":"ok"}' : '{}')
+    if (req.method !== 'POST') return void res.end(req.url === '/health' ? '{"status":"ok"}' : '{}')
     const parts: Buffer[] = []
     req.on('data', (c: Buffer) => parts.push(c))
     req.on('end', () => {
@@ -205,7 +205,7 @@ describe('the gateway\'s checks (fake arms)', () => {
     expect(pre.headers['access-control-allow-headers']).toMatch(/authorization/)
     // The gateway's token is its own: the arm never sees it.
     expect(arm.seen.every((s) => s.headers.authorization === undefined)).toBe(true)
-    expect(() => startGateway({ arms: [{ id: 'defaults', target: { kind: 'endpoint', url: arm.baseUrl } }], fallback: 'defaults', objectives, token: 'short' })).rejects.toThrow(/16 characters/)
+    await expect(startGateway({ arms: [{ id: 'defaults', target: { kind: 'endpoint', url: arm.baseUrl } }], fallback: 'defaults', objectives, token: 'short' })).rejects.toThrow(/16 characters/)
   })
 
   it('should write the generation cap into requests that ask for no limit', async () => {
