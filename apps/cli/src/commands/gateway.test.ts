@@ -93,6 +93,11 @@ describe('kerneltune gateway', () => {
     [['--arms', 'fastest'], /is not an arm/],
     [['--endpoint', 'ftp://x', '--gamma', '0.9'], /--gamma is for discounted/],
     [['--endpoint', 'ftp://x'], /--endpoint must be an http\(s\) URL/],
+    [['--endpoint', 'http://127.0.0.1:9', '--token', 'short'], /at least 16 characters/],
+    [['--endpoint', 'http://127.0.0.1:9', '--allow-origin', '*'], /--allow-origin "\*" is not an origin/],
+    [['--endpoint', 'http://127.0.0.1:9', '--max-body-mb', '16', '--max-total-body-mb', '8'], /--max-total-body-mb \(8\) must be at least --max-body-mb/],
+    [['--endpoint', 'http://127.0.0.1:9', '--max-tokens-cap', '0'], /--max-tokens-cap/],
+    [['--endpoint', 'http://127.0.0.1:9', '--headers-timeout', '20', '--request-timeout', '10'], /--headers-timeout must not exceed --request-timeout/],
   ])('should refuse %j with exit code 2 and the reason', async (argv, why) => {
     const r = await run('gateway', '--db', join(dir, 'usage.db'), ...argv)
     expect(r.code).toBe(2)
