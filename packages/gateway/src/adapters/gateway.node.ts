@@ -363,7 +363,7 @@ export async function startGateway(o: GatewayOptions): Promise<Gateway> {
       failed++
       apiError(res, 503, tried.size ? `no arm could serve the request (tried ${[...tried].join(', ')})` : 'no arm is up', 'server_unavailable', cors)
     } finally {
-      budget.release(read.body.length)
+      budget.release(read.held)
     }
   }
 

@@ -16,36 +16,46 @@ export function forwardHeaders(h: IncomingHttpHeaders, drop: readonly string[] =
   return out
 }
 
-export type BodyRead = { readonly ok: true; readonly body: Buffer } | { readonly ok: false; readonly why: 'too-large' | 'over-total' | 'aborted'; readonly message: string }
+export type BodyRead = { readonly ok: true; readonly body: Buffer; readonly held: number } | { readonly ok: false; readonly why: 'too-large' | 'over-total' | 'aborted'; readonly message: string }
 
 /**
- * Reads a request body of at most `limit` bytes, taking each chunk from the shared `budget` as it
- * arrives (and giving it all back on refusal). A declared Content-Length over the limit is
- * refused before anything is read. On success the caller owns `body.length` bytes of the budget
- * and must release them when the request ends.
+ * Reads a request body of at most `limit` bytes within the shared `budget`. A declared
+ * Content-Length is checked and taken from the budget before anything is read, so a body that
+ * cannot fit is refused at its headers; a chunked body takes each chunk as it arrives. On refusal
+ * everything taken is given back; on success the caller owns `held` bytes of the budget and must
+ * release them when the request ends.
  */
 export function readBody(req: IncomingMessage, limit: number, budget: BodyBudget): Promise<BodyRead> {
   return new Promise((resolve) => {
     const parts: Buffer[] = []
     let n = 0
+    let held = 0
     let done = false
     const finish = (r: BodyRead) => {
       if (done) return
       done = true
       req.off('data', onData)
-      if (!r.ok) budget.release(n)
+      if (!r.ok) budget.release(held)
       resolve(r)
     }
+    const overTotal = (): BodyRead => ({ ok: false, why: 'over-total', message: `the gateway holds ${budget.totalBytes} bytes of request bodies at most (kerneltune gateway --max-total-body-mb) and has no room for this one now; retry later` })
     const onData = (c: Buffer) => {
       if (n + c.length > limit) return finish({ ok: false, why: 'too-large', message: `the request body is over this gateway's limit of ${limit} bytes (kerneltune gateway --max-body-mb)` })
-      if (!budget.take(c.length)) return finish({ ok: false, why: 'over-total', message: `the gateway holds ${budget.totalBytes} bytes of request bodies at most (kerneltune gateway --max-total-body-mb) and is full; retry later` })
+      if (n + c.length > held) {
+        if (!budget.take(n + c.length - held)) return finish(overTotal())
+        held = n + c.length
+      }
       n += c.length
       parts.push(c)
     }
     const declared = Number(req.headers['content-length'])
-    if (Number.isFinite(declared) && declared > limit) return finish({ ok: false, why: 'too-large', message: `the request body is ${declared} bytes, over this gateway's limit of ${limit} (kerneltune gateway --max-body-mb)` })
+    if (Number.isSafeInteger(declared) && declared >= 0) {
+      if (declared > limit) return finish({ ok: false, why: 'too-large', message: `the request body is ${declared} bytes, over this gateway's limit of ${limit} (kerneltune gateway --max-body-mb)` })
+      if (!budget.take(declared)) return finish(overTotal())
+      held = declared
+    }
     req.on('data', onData)
-    req.on('end', () => finish({ ok: true, body: Buffer.concat(parts, n) }))
+    req.on('end', () => finish({ ok: true, body: Buffer.concat(parts, n), held }))
     req.on('error', (e) => finish({ ok: false, why: 'aborted', message: e.message }))
     req.on('close', () => finish({ ok: false, why: 'aborted', message: 'the client closed the connection while sending the body' }))
   })
