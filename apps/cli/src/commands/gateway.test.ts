@@ -141,6 +141,30 @@ describe('kerneltune gateway', () => {
       await fast.close()
     }
   }, 120_000)
+
+  it('should need the --token on every route but /health and cap the generation at --max-tokens-cap', async () => {
+    const arm = await startInstantServer({ tokenDelayMs: 0 })
+    const token = 'cli-gateway-token-0123456789'
+    try {
+      const c = startCli(['gateway', '--arms', `defaults=${arm.baseUrl}`, '--port', '0', '--db', join(dir, 'token.db'), '--token', token, '--max-tokens-cap', '3', '--json'])
+      const r = await ready(c, 60_000)
+      const call = (body: object, headers: Record<string, string> = {}) => fetch(`${r.url}/v1/completions`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) })
+      expect((await call({ prompt: 'x', max_tokens: 2 })).status).toBe(401)
+      expect((await fetch(`${r.url}/metrics`)).status).toBe(401)
+      expect((await fetch(`${r.url}/health`)).status).toBe(200)
+      const auth = { authorization: `Bearer ${token}` }
+      const capped = await call({ prompt: 'x', max_tokens: -1 }, auth)
+      expect(capped.status).toBe(200)
+      expect(await capped.text()).toContain('"completion_tokens":3')
+      expect((await call({ prompt: 'x', max_tokens: 4 }, auth)).status).toBe(400)
+      c.child.kill('SIGTERM')
+      expect(await c.exited).toBe(0)
+      expect(c.lines().find((l) => l.event === 'stopped')!.totals).toMatchObject({ requests: 2, clientErrors: 1, failed: 0 })
+      expect(arm.served()).toBe(1)
+    } finally {
+      await arm.close()
+    }
+  }, 120_000)
 })
 
 // The real llama-server: outside CI a missing binary skips with the reason; under CI=true it fails.

@@ -263,7 +263,10 @@ export async function startGateway(o: GatewayOptions): Promise<Gateway> {
    * that kills the arm looks like.
    */
   const tryArm = async (rt: ArmRuntime, base: Omit<Parameters<typeof attempt>[0], 'baseUrl' | 'agent'>): Promise<Outcome> => {
+    // A server already known dead when the request left could not have been killed by it.
+    const wasAlive = rt.server?.alive() ?? false
     let a = await attempt({ ...base, baseUrl: rt.server?.server.baseUrl, agent })
+    if (a.kind === 'lost' && !wasAlive) return { kind: 'unreached', why: a.why }
     if (a.kind === 'lost' && a.reusedSocket && !base.clientGone.aborted) {
       if (!(await survived(rt))) return { kind: 'crashed', why: a.why }
       staleConnections++
