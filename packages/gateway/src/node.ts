@@ -13,4 +13,4 @@
  * await g.stop()
  * ```
  */
-export { startGateway, type ArmInfo, type Decision, type Gateway, type GatewayArmSpec, type GatewayOptions, type GatewayStatus } from './adapters/gateway.node.ts'
+export { DEFAULT_MAX_TOTAL_BODY_BYTES, startGateway, type ArmInfo, type Decision, type Gateway, type GatewayArmSpec, type GatewayOptions, type GatewayStatus } from './adapters/gateway.node.ts'

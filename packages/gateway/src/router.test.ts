@@ -111,7 +111,7 @@ describe('Router', () => {
   it('should render per-arm Prometheus families with the posterior', () => {
     const r = ready(new Router({ arms: ['defaults', 'x"y'], fallback: 'defaults' }))
     r.record('defaults', slow, judge(slow, slo))
-    const text = renderMetrics(r.snapshot(), { requests: 1, failed: 0, retries: 0, inFlight: 0, relaunches: 0, staleConnections: 0 }, 'thompson')
+    const text = renderMetrics(r.snapshot(), { requests: 1, failed: 0, clientErrors: 0, clientAborts: 0, retries: 0, inFlight: 0, bodyBytesHeld: 0, relaunches: 0, staleConnections: 0 }, 'thompson')
     expect(text).toContain('kerneltune_gateway_requests_total{arm="defaults"} 1')
     expect(text).toContain('kerneltune_gateway_objective_misses_total{arm="defaults"} 1')
     expect(text).toContain('kerneltune_gateway_traffic_share{arm="x\\"y"} 0')

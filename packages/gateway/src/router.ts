@@ -49,8 +49,10 @@ export interface ArmSnapshot {
   readonly requests: number
   readonly failures: number
   readonly misses: number
-  /** Requests sent here that failed before a byte and were retried elsewhere. */
+  /** Requests sent here that failed before a byte and were served elsewhere (or never reached the arm). */
   readonly retriedAway: number
+  /** Requests on this arm that the client abandoned: not the arm's failure, not in its reward. */
+  readonly clientAborts: number
   readonly share: number
   readonly meanReward: number
   readonly meanTtftMs: number | null
@@ -70,6 +72,7 @@ interface ArmState {
   failures: number
   misses: number
   retriedAway: number
+  clientAborts: number
   rewardSum: number
   ttftSum: number
   ttftN: number
@@ -131,7 +134,7 @@ export class Router {
     if (!(this.guard.confidence > 0.5 && this.guard.confidence < 1)) throw new KerneltuneError('INVALID_INPUT', `the suspension confidence must be between 0.5 and 1, got ${this.guard.confidence}`)
     if (!(this.guard.retryRate >= 0 && this.guard.retryRate <= 1)) throw new KerneltuneError('INVALID_INPUT', `the retry rate of a suspended arm must be in [0, 1], got ${this.guard.retryRate}`)
     this.zCrit = normalQuantile(this.guard.confidence)
-    this.state = new Map(this.arms.map((a) => [a, { up: false, suspended: false, requests: 0, failures: 0, misses: 0, retriedAway: 0, rewardSum: 0, ttftSum: 0, ttftN: 0, tpotSum: 0, tpotN: 0, recent: [], suspensions: 0, crashes: 0 }]))
+    this.state = new Map(this.arms.map((a) => [a, { up: false, suspended: false, requests: 0, failures: 0, misses: 0, retriedAway: 0, clientAborts: 0, rewardSum: 0, ttftSum: 0, ttftN: 0, tpotSum: 0, tpotN: 0, recent: [], suspensions: 0, crashes: 0 }]))
   }
 
   private arm(id: string): ArmState {
@@ -162,10 +165,18 @@ export class Router {
     return any === undefined ? undefined : { arm: any, reason: 'fallback' }
   }
 
-  /** A request sent to `id` failed before any byte reached the client and goes elsewhere. */
+  /**
+   * A request sent to `id` failed there before any byte reached the client, and it is the arm's
+   * doing: the arm could not be reached, or another arm served what this one refused.
+   */
   retriedAway(id: string): void {
     this.arm(id).retriedAway++
     this.bandit.update(id, 0)
+  }
+
+  /** The client left a request on `id`: counted apart, with no effect on the arm's reward or guardrail. */
+  clientAborted(id: string): void {
+    this.arm(id).clientAborts++
   }
 
   /** The outcome of a request answered by `id`; updates the bandit and the guardrail. */
@@ -202,7 +213,7 @@ export class Router {
       const p = post.get(arm)!
       return {
         arm, fallback: arm === this.fallback, up: s.up, suspended: s.suspended,
-        requests: s.requests, failures: s.failures, misses: s.misses, retriedAway: s.retriedAway,
+        requests: s.requests, failures: s.failures, misses: s.misses, retriedAway: s.retriedAway, clientAborts: s.clientAborts,
         share: total ? s.requests / total : 0,
         meanReward: s.requests ? s.rewardSum / s.requests : 0,
         meanTtftMs: s.ttftN ? s.ttftSum / s.ttftN : null,

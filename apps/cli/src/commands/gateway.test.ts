@@ -93,6 +93,11 @@ describe('kerneltune gateway', () => {
     [['--arms', 'fastest'], /is not an arm/],
     [['--endpoint', 'ftp://x', '--gamma', '0.9'], /--gamma is for discounted/],
     [['--endpoint', 'ftp://x'], /--endpoint must be an http\(s\) URL/],
+    [['--endpoint', 'http://127.0.0.1:9', '--token', 'short'], /at least 16 characters/],
+    [['--endpoint', 'http://127.0.0.1:9', '--allow-origin', '*'], /--allow-origin "\*" is not an origin/],
+    [['--endpoint', 'http://127.0.0.1:9', '--max-body-mb', '16', '--max-total-body-mb', '8'], /--max-total-body-mb \(8\) must be at least --max-body-mb/],
+    [['--endpoint', 'http://127.0.0.1:9', '--max-tokens-cap', '0'], /--max-tokens-cap/],
+    [['--endpoint', 'http://127.0.0.1:9', '--headers-timeout', '20', '--request-timeout', '10'], /--headers-timeout must not exceed --request-timeout/],
   ])('should refuse %j with exit code 2 and the reason', async (argv, why) => {
     const r = await run('gateway', '--db', join(dir, 'usage.db'), ...argv)
     expect(r.code).toBe(2)
@@ -134,6 +139,30 @@ describe('kerneltune gateway', () => {
     } finally {
       await slow.close()
       await fast.close()
+    }
+  }, 120_000)
+
+  it('should need the --token on every route but /health and cap the generation at --max-tokens-cap', async () => {
+    const arm = await startInstantServer({ tokenDelayMs: 0 })
+    const token = 'cli-gateway-token-0123456789'
+    try {
+      const c = startCli(['gateway', '--arms', `defaults=${arm.baseUrl}`, '--port', '0', '--db', join(dir, 'token.db'), '--token', token, '--max-tokens-cap', '3', '--json'])
+      const r = await ready(c, 60_000)
+      const call = (body: object, headers: Record<string, string> = {}) => fetch(`${r.url}/v1/completions`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) })
+      expect((await call({ prompt: 'x', max_tokens: 2 })).status).toBe(401)
+      expect((await fetch(`${r.url}/metrics`)).status).toBe(401)
+      expect((await fetch(`${r.url}/health`)).status).toBe(200)
+      const auth = { authorization: `Bearer ${token}` }
+      const capped = await call({ prompt: 'x', max_tokens: -1 }, auth)
+      expect(capped.status).toBe(200)
+      expect(await capped.text()).toContain('"completion_tokens":3')
+      expect((await call({ prompt: 'x', max_tokens: 4 }, auth)).status).toBe(400)
+      c.child.kill('SIGTERM')
+      expect(await c.exited).toBe(0)
+      expect(c.lines().find((l) => l.event === 'stopped')!.totals).toMatchObject({ requests: 2, clientErrors: 1, failed: 0 })
+      expect(arm.served()).toBe(1)
+    } finally {
+      await arm.close()
     }
   }, 120_000)
 })

@@ -10,7 +10,8 @@ import { POLICY_KINDS, type PolicyInput, type PolicyKind } from '@kerneltune/ban
 import { defaultDatabaseUrl, openStoreAt } from '@kerneltune/compose/node'
 import type { Combo } from '@kerneltune/core'
 import { LLAMACPP_VERSION, llamacppServerEngine } from '@kerneltune/engines-llamacpp'
-import { startGateway, type Decision, type GatewayArmSpec, type GatewayStatus } from '@kerneltune/gateway/node'
+import { checkToken, DEFAULT_LIMITS, DEFAULT_TIMEOUTS, parseOrigin } from '@kerneltune/gateway'
+import { DEFAULT_MAX_TOTAL_BODY_BYTES, startGateway, type Decision, type GatewayArmSpec, type GatewayStatus } from '@kerneltune/gateway/node'
 import { formatSlo, parseSlo, type LatencyObjective } from '@kerneltune/serving'
 import { requireLlamaServer } from '@kerneltune/serving/node'
 import type { GatewayDecisionRow, Store } from '@kerneltune/store'
@@ -20,6 +21,8 @@ import { fmt, table } from '../cli/output.ts'
 import { EXIT } from '../cli/run.ts'
 import { resolveArms, type ArmRequest } from './gateway-arms.ts'
 import { LLAMA_SERVER_EXTRA_ARGS } from './bench/serve-target.ts'
+
+const MIB = 1 << 20
 
 /** A chat-like budget for a small model on a CPU; give --slo for yours. */
 export const DEFAULT_SLO = 'ttft_p99_ms=1000,tpot_p99_ms=100'
@@ -71,7 +74,7 @@ export const gatewayCommand = defineCommand({
   name: 'gateway',
   summary: 'Serve an OpenAI-compatible endpoint that routes live requests among llama-server configurations with a bandit, and keeps tuning while it serves.',
   description:
-    'Launches one llama-server per arm with the GGUF (or uses running servers), then serves POST /v1/completions and /v1/chat/completions (streamed or not): each request goes to the arm the policy picks (Thompson sampling by default) and the arm\'s answer is passed back byte for byte. A request\'s reward is what it experienced against the latency objectives (--slo): 0.5 when it met them all, plus 0.5 × the mean headroom under each bound; a failed request earns 0. Guardrails: the defaults arm is the fallback; an arm whose objective-miss rate over its last --suspend-window requests exceeds the defaults\' by --suspend-margin with --suspend-confidence is suspended and probed at --retry-rate; a crashed server is relaunched in the background; a request whose arm fails before its first byte is retried once on another arm. GET /metrics gives requests, misses, traffic share and the posterior per arm; GET /gateway/status the same as JSON. Decisions and per-arm statistics are stored as a deployment (the dashboard\'s deployment card shows them). SIGTERM or SIGINT drains in-flight requests, stops every server and exits 0.',
+    'Launches one llama-server per arm with the GGUF (or uses running servers), then serves POST /v1/completions and /v1/chat/completions (streamed or not): each request goes to the arm the policy picks (Thompson sampling by default) and the arm\'s answer is passed back byte for byte. A request\'s reward is what it experienced against the latency objectives (--slo): 0.5 when it met them all, plus 0.5 × the mean headroom under each bound; a failed request earns 0. Guardrails: the defaults arm is the fallback; an arm whose objective-miss rate over its last --suspend-window requests exceeds the defaults\' by --suspend-margin with --suspend-confidence is suspended and probed at --retry-rate; a crashed server is relaunched in the background; a request whose arm fails before its first byte is retried once on another arm, unless the arm\'s server died during it (the request is then never sent to another arm). Arms are judged only on what is theirs: a request the gateway refuses (over --max-body-mb, nested deeper than 64, not UTF-8, a token limit that is not an integer or is over --max-tokens-cap) gets a 4xx and reaches no arm; an answer every arm tried refuses is the client\'s and is passed on; a client that leaves is counted apart. A request without a token limit (or -1) gets --max-tokens-cap. Access: no CORS unless --allow-origin; on a loopback --host only loopback Host names; --token / KERNELTUNE_GATEWAY_TOKEN makes every route but /health need it. GET /metrics gives requests, misses, traffic share and the posterior per arm; GET /gateway/status the same as JSON. Decisions and per-arm statistics are stored as a deployment (the dashboard\'s deployment card shows them). SIGTERM or SIGINT drains in-flight requests, stops every server and exits 0.',
   flags: [
     { name: 'engine', type: 'string', description: 'Engine of the arms.', choices: ['llamacpp'], default: 'llamacpp' },
     { name: 'gguf', type: 'string', description: 'The GGUF model every launched arm serves.', valueName: 'FILE' },
@@ -98,18 +101,39 @@ export const gatewayCommand = defineCommand({
     { name: 'save-every', type: 'number', description: 'Seconds between saves of decisions and statistics to the store.', default: 5, min: 0.1 },
     { name: 'ready-timeout', type: 'number', description: 'Seconds to wait for each server to be ready.', default: 120, min: 1 },
     { name: 'drain-timeout', type: 'number', description: 'Seconds SIGTERM waits for in-flight requests.', default: 30, min: 0 },
+    // What is forwarded: bounded, so that one request cannot take down every arm or the gateway's memory.
+    { name: 'max-body-mb', type: 'number', description: 'Largest request body in MiB (413 above it).', default: DEFAULT_LIMITS.maxBodyBytes / MIB, min: 0.001, max: 1024, valueName: 'MB' },
+    { name: 'max-total-body-mb', type: 'number', description: 'MiB of request bodies held at once, over all requests (413 past it).', default: DEFAULT_MAX_TOTAL_BODY_BYTES / MIB, min: 0.001, max: 16384, valueName: 'MB' },
+    { name: 'max-tokens-cap', type: 'integer', description: 'Most tokens one request may generate: what a request without max_tokens (or with -1) gets; a larger limit is refused with 400.', default: DEFAULT_LIMITS.maxTokens, min: 1, valueName: 'N' },
+    // Who may call it.
+    { name: 'token', type: 'string', description: 'Bearer token every route but /health requires (at least 16 characters; prefer KERNELTUNE_GATEWAY_TOKEN: a flag shows in ps). OpenAI clients send it as their API key.', valueName: 'TOKEN' },
+    { name: 'allow-origin', type: 'list', description: 'A web origin whose pages may call the gateway (CORS), e.g. http://localhost:5173; repeatable. Default none: requests from web pages are refused.', valueName: 'ORIGIN' },
+    { name: 'headers-timeout', type: 'number', description: 'Seconds a client has to send the request line and headers.', default: DEFAULT_TIMEOUTS.headersTimeoutMs / 1000, min: 0.1, max: 3600, valueName: 'S' },
+    { name: 'request-timeout', type: 'number', description: 'Seconds a client has to send the whole request, body included (not the answer: streams stay open).', default: DEFAULT_TIMEOUTS.requestTimeoutMs / 1000, min: 0.1, max: 3600, valueName: 'S' },
+    { name: 'keep-alive-timeout', type: 'number', description: 'Seconds an idle keep-alive connection stays open.', default: DEFAULT_TIMEOUTS.keepAliveTimeoutMs / 1000, min: 0.1, max: 3600, valueName: 'S' },
   ],
   examples: [
     'kerneltune gateway --gguf m.gguf --arms defaults,\'{"parallel":"1"}\',\'{"threads":"1"}\' --slo ttft_p99_ms=500,tpot_p99_ms=50',
     'kerneltune gateway --gguf m.gguf --run 3f2a… --arms defaults,recommended,top:2 --port 8000',
     'kerneltune gateway --arms defaults=http://127.0.0.1:8080 --endpoint http://127.0.0.1:8081 --policy discounted-thompson --json',
+    'KERNELTUNE_GATEWAY_TOKEN=$(openssl rand -hex 32) kerneltune gateway --gguf m.gguf --max-tokens-cap 1024 --max-body-mb 2 --allow-origin http://localhost:5173',
   ],
-  jsonOutput: 'Two JSON lines on stdout. When serving: { event: "ready", deploymentId, url, policy, fallback, objectives, arms: [{ arm, combo, pid, baseUrl, version, argv, ... }], notes }. After SIGTERM/SIGINT: { event: "stopped", deploymentId, url, policy, fallback, objectives, totals: { requests, failed, retries, inFlight, relaunches }, arms: [{ arm, fallback, up, suspended, requests, failures, misses, retriedAway, share, meanReward, meanTtftMs, meanTpotMs, recentMissRate, posterior: { mean, sd, weight }, suspensions, crashes, combo, pid, baseUrl, version, launches, argv }] }',
+  jsonOutput: 'Two JSON lines on stdout. When serving: { event: "ready", deploymentId, url, policy, fallback, objectives, arms: [{ arm, combo, pid, baseUrl, version, argv, ... }], notes }. After SIGTERM/SIGINT: { event: "stopped", deploymentId, url, policy, fallback, objectives, totals: { requests, failed, clientErrors, clientAborts, retries, inFlight, bodyBytesHeld, relaunches, staleConnections }, arms: [{ arm, fallback, up, suspended, requests, failures, misses, retriedAway, clientAborts, share, meanReward, meanTtftMs, meanTpotMs, recentMissRate, posterior: { mean, sd, weight }, suspensions, crashes, combo, pid, baseUrl, version, launches, argv }] }',
   async run(ctx) {
     const f = ctx.flags
     const objectives = sloOf(f.slo ?? DEFAULT_SLO)
     const policy = policyOf((f.policy ?? 'thompson') as PolicyKind, f)
     const tenant = f.tenant ?? ctx.io.env.KERNELTUNE_TENANT ?? 'default'
+    // Checked before any store or server opens, so a refused start leaves nothing behind.
+    const token = f.token ?? (ctx.io.env.KERNELTUNE_GATEWAY_TOKEN || undefined)
+    checkToken(token)
+    const allowOrigins = (f.allowOrigin ?? []).map(parseOrigin)
+    const maxBodyBytes = Math.round((f.maxBodyMb ?? DEFAULT_LIMITS.maxBodyBytes / MIB) * MIB)
+    const maxTotalBodyBytes = Math.round((f.maxTotalBodyMb ?? DEFAULT_MAX_TOTAL_BODY_BYTES / MIB) * MIB)
+    if (maxTotalBodyBytes < maxBodyBytes) throw usageError(`--max-total-body-mb (${f.maxTotalBodyMb}) must be at least --max-body-mb (${f.maxBodyMb ?? DEFAULT_LIMITS.maxBodyBytes / MIB})`)
+    const ms = (s: number | undefined) => (s === undefined ? undefined : Math.round(s * 1000))
+    const timeouts = { headersTimeoutMs: ms(f.headersTimeout), requestTimeoutMs: ms(f.requestTimeout), keepAliveTimeoutMs: ms(f.keepAliveTimeout) }
+    if ((timeouts.headersTimeoutMs ?? DEFAULT_TIMEOUTS.headersTimeoutMs) > (timeouts.requestTimeoutMs ?? DEFAULT_TIMEOUTS.requestTimeoutMs)) throw usageError('--headers-timeout must not exceed --request-timeout: the request includes its headers')
     let store: Store | undefined
     const openStore = async () => (store ??= await openStoreAt(f.db ? resolve(ctx.io.cwd, f.db) : defaultDatabaseUrl(ctx.io.env)))
     try {
@@ -148,6 +172,7 @@ export const gatewayCommand = defineCommand({
       const g = await startGateway({
         arms: requested.map(spec), fallback, objectives, policy, seed: f.seed ?? 1,
         guard: { window: f.suspendWindow ?? 40, margin: f.suspendMargin ?? 0.1, confidence: f.suspendConfidence ?? 0.95, retryRate: f.retryRate ?? 0.05 },
+        limits: { maxBodyBytes, maxTotalBodyBytes, maxTokens: f.maxTokensCap ?? DEFAULT_LIMITS.maxTokens }, timeouts, allowOrigins, ...(token ? { token } : {}),
         host: f.host ?? '127.0.0.1', port: f.port ?? 8000, readyTimeoutMs: (f.readyTimeout ?? 120) * 1000, drainTimeoutMs: (f.drainTimeout ?? 30) * 1000,
         onDecision: (d) => void pending.push(decisionRow(d, startedAt)),
         log: (l) => ctx.io.stderr(`kerneltune gateway: ${l}\n`),

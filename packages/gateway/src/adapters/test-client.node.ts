@@ -45,3 +45,18 @@ export async function waitUntil(f: () => boolean, timeoutMs = 10_000, what = 'th
     await new Promise((r) => setTimeout(r, 50))
   }
 }
+
+/** One raw HTTP request with chosen headers and body bytes (the gateway's access and body checks). */
+export function send(url: string, o: { method?: string; path: string; headers?: Record<string, string>; body?: Uint8Array | string }): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: string }> {
+  return new Promise((resolve, reject) => {
+    const body = o.body === undefined ? undefined : typeof o.body === 'string' ? Buffer.from(o.body) : Buffer.from(o.body)
+    const req = request(new URL(o.path, url), { method: o.method ?? 'POST', headers: { ...(body ? { 'content-type': 'application/json', 'content-length': String(body.length) } : {}), ...o.headers } }, (res) => {
+      const parts: Buffer[] = []
+      res.on('data', (c: Buffer) => parts.push(c))
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(parts).toString('utf8') }))
+      res.on('error', reject)
+    })
+    req.on('error', reject)
+    req.end(body)
+  })
+}
