@@ -16,26 +16,43 @@ export async function cliHas(ctx: KitContext, command: readonly string[], flag: 
   return r.stdout.includes(flag)
 }
 
-export async function servingSweep(ctx: KitContext, modelPath: string, budgetS: number): Promise<void> {
+/** Which of the sweep's optional flags this CLI build has. */
+export interface SweepFlagsPresent {
+  readonly objectives: boolean
+  readonly db: boolean
+  readonly capacity: boolean
+}
+
+/**
+ * The `sweep` command line the kit runs (after the node binary): the plan's space under --quick,
+ * its load, and the optional flags this CLI has. Pure, so the kit's test plans exactly this call.
+ */
+export function sweepArgs(ctx: Pick<KitContext, 'plan' | 'cli' | 'workDir'>, modelPath: string, budgetS: number, has: SweepFlagsPresent): string[] {
   const s = ctx.plan.sweep
-  if (budgetS < 30) return skip(ctx, 'serving-sweep', 'the whole step', `only ${Math.round(budgetS)} s of the time budget left`)
-  const objectives = await cliHas(ctx, ['sweep'], '--slo')
-  // The sweep is stored as a run: in a store of the kit's own, not the user's embedded one.
-  const db = (await cliHas(ctx, ['sweep'], '--db')) ? ['--db', join(ctx.workDir, 'kit-runs.db')] : []
-  const capacity = s.capacity && objectives && (await cliHas(ctx, ['sweep'], '--capacity-by'))
+  const capacity = s.capacity && has.objectives && has.capacity
   // The capacity searches come after the rounds (at most 16 short closed-loop measurements each).
   const rounds = Math.max(20, Math.floor(budgetS - 20 - (capacity ? 80 : 0)))
   // --quick: the quick space's base (threads, slots, flash attention) under the plan's overrides,
   // so no dimension of the standard space (continuous batching, micro-batch) multiplies the arms:
   // the first GPU run, without it, had 24 arms whose two rounds outran the lease.
-  const args = [ctx.cli, 'sweep', '--engine', 'llamacpp', '--gguf', modelPath, '--backend', 'server', '--design', 'interleaved', '--quick',
+  return [ctx.cli, 'sweep', '--engine', 'llamacpp', '--gguf', modelPath, '--backend', 'server', '--design', 'interleaved', '--quick',
     '--space', JSON.stringify(s.space), '--concurrency', String(s.concurrency), '--requests', String(s.requests),
     '--prompt-tokens', String(s.promptTokens), '--gen-tokens', String(s.outputTokens), '--rounds', String(s.rounds),
     '--time-budget', String(rounds),
-    ...(objectives ? ['--slo', s.slo, '--objective', 'goodput'] : []),
+    ...(has.objectives ? ['--slo', s.slo, '--objective', 'goodput'] : []),
     ...(capacity ? ['--capacity', '--capacity-by', 'concurrency'] : []),
-    ...db,
+    // The sweep is stored as a run: in a store of the kit's own, not the user's embedded one.
+    ...(has.db ? ['--db', join(ctx.workDir, 'kit-runs.db')] : []),
     '--json']
+}
+
+export async function servingSweep(ctx: KitContext, modelPath: string, budgetS: number): Promise<void> {
+  const s = ctx.plan.sweep
+  if (budgetS < 30) return skip(ctx, 'serving-sweep', 'the whole step', `only ${Math.round(budgetS)} s of the time budget left`)
+  const objectives = await cliHas(ctx, ['sweep'], '--slo')
+  const has = { objectives, db: await cliHas(ctx, ['sweep'], '--db'), capacity: s.capacity && objectives && (await cliHas(ctx, ['sweep'], '--capacity-by')) }
+  const capacity = has.capacity
+  const args = sweepArgs(ctx, modelPath, budgetS, has)
   if (!objectives) skip(ctx, 'serving-sweep', 'latency objectives (--slo, --objective goodput)', 'this CLI build has no --slo on sweep; ranked by decode tok/s instead')
   if (!capacity) skip(ctx, 'serving-sweep', 'capacity of the defaults and the winner', s.capacity ? 'this CLI build has no --capacity-by on sweep' : 'not searched in this variant (see kit-plan.ts)')
   ctx.log(`serving sweep: ${JSON.stringify(s.space)}, ${s.concurrency} in flight, budget ${Math.round(budgetS)} s`)

@@ -4,6 +4,7 @@ import { parseCudaVersion, parseNvidiaSmiGpu } from './kit-env.ts'
 import { benchFigures, compare } from './kit-models.ts'
 import { kitPlan, presetForGpu } from './kit-plan.ts'
 import { renderSummary } from './kit-report.ts'
+import { sweepArgs } from './kit-serving.ts'
 import { parseKitArgs } from './kit.ts'
 
 describe('the GPU kit plan', () => {
@@ -19,15 +20,14 @@ describe('the GPU kit plan', () => {
     expect(p.models.some((m) => m.id === p.sweepModel)).toBe(true)
     expect(p.serve.concurrency).toEqual([1, 8, 32, 128])
     expect(p.serve.concurrency.every((c) => p.serve.requests(c) >= c)).toBe(true)
-    // The sweep covers flash attention, slots, a quantized V cache and CUDA graphs.
-    expect(Object.keys(p.sweep.space).sort()).toEqual(['cache_type_v', 'cuda_graph', 'flash_attn', 'parallel', 'threads'])
+    // The sweep covers flash attention, slots and a quantized V cache.
+    expect(Object.keys(p.sweep.space).sort()).toEqual(['cache_type_v', 'flash_attn', 'parallel', 'threads'])
     expect(p.sweep.space.threads).toEqual(['auto'])
   })
 
   it('runs the same steps on the CPU with tiny models', () => {
     const p = kitPlan('cpu')
     expect(p.models.every((m) => m.family.startsWith('tiny'))).toBe(true)
-    expect(p.sweep.space).not.toHaveProperty('cuda_graph')
   })
 
   it('maps nvidia-smi names to the datasheet presets, and none for unknown cards', () => {
@@ -82,17 +82,55 @@ describe('the GPU kit parsers', () => {
   })
 })
 
+describe('the GPU kit sweep', () => {
+  // The kit's own command line (sweepArgs, what servingSweep runs), read by the CLI's own flag
+  // parser and planned by the sweep's own planner: the arms are the ones the device would run.
+  const planned = async (mode: 'cuda' | 'cpu', cores: number, has = { objectives: true, db: true, capacity: true }) => {
+    const { parseArgs, COMMON_FLAGS } = await import('../../apps/cli/src/cli/args.ts')
+    const { SWEEP_FLAGS } = await import('../../apps/cli/src/commands/sweep-flags.ts')
+    const { parseSpace } = await import('../../apps/cli/src/commands/sweep.ts')
+    const { planServingSweep } = await import('../../apps/cli/src/commands/sweep-server.ts')
+    const plan = kitPlan(mode)
+    const argv = sweepArgs({ plan, cli: 'kerneltune.mjs', workDir: '/kit' }, '/kit/m.gguf', 600, has)
+    expect(argv.slice(0, 2)).toEqual(['kerneltune.mjs', 'sweep'])
+    const f = parseArgs(argv.slice(2), [...COMMON_FLAGS, ...SWEEP_FLAGS]).flags
+    const hardware = mode === 'cuda' ? { name: 'NVIDIA H100 80GB HBM3', vendor: 'nvidia', memBwGbs: 3350, fp16Tflops: 989, computeCapability: '9.0' } : { name: 'cpu', vendor: 'cpu', memBwGbs: 20, fp16Tflops: 0.5 }
+    return { plan, argv, flags: f, sweep: planServingSweep(f.quick ? 'quick' : 'standard', hardware as never, cores, parseSpace(f.space as string)) }
+  }
 
-describe('the GPU kit sweep space', () => {
   it('varies only the dimensions the plan names, under sweep --quick (the first H100 run swept 24 arms, not 12, and outran its lease)', async () => {
-    const { servingSweepSpace } = await import('@kerneltune/engines-llamacpp')
     for (const [mode, cores] of [['cuda', 16], ['cpu', 2]] as const) {
-      const plan = kitPlan(mode).sweep.space
-      const space = { ...servingSweepSpace('quick', cores), ...plan }
-      const varied = Object.entries(space).filter(([, v]) => v.length > 1).map(([k]) => k).sort()
-      expect(varied).toEqual(Object.keys(plan).filter((k) => plan[k]!.length > 1).sort())
-      const arms = Object.values(space).reduce((n, v) => n * v.length, 1)
-      expect(arms).toBeLessThanOrEqual(16)
+      const { plan, sweep } = await planned(mode, cores)
+      const space = plan.sweep.space
+      // What the arms vary, read from the arms themselves: a dimension the sweep drops varies in none.
+      const keys = [...new Set(sweep.candidates.flatMap((c) => Object.keys(c.combo)))]
+      const varied = keys.filter((k) => new Set(sweep.candidates.map((c) => c.combo[k] ?? '(default)')).size > 1).sort()
+      expect(varied, mode).toEqual(Object.keys(space).filter((k) => space[k]!.length > 1).sort())
+      // Every candidate arm sets only the plan's dimensions, to values the plan lists.
+      for (const { combo } of sweep.candidates) for (const [k, v] of Object.entries(combo)) expect(space[k] ?? [], `${mode} ${k}=${v}`).toContain(v)
+      // The arms the sweep runs: the defaults plus every legal candidate.
+      expect(sweep.candidates.length + 1, mode).toBeLessThanOrEqual(16)
     }
+  })
+
+  it('runs 7 arms on CUDA: a quantized V cache only with flash attention, so 8 combinations less 2, and the defaults', async () => {
+    const { sweep } = await planned('cuda', 16)
+    expect(sweep.candidates.length).toBe(6)
+    expect(sweep.pruned.map((p) => [p.combo.flash_attn, p.combo.cache_type_v, p.rule])).toEqual([['off', 'q8_0', 'llamacpp.quantized-v-cache-needs-flash-attn'], ['off', 'q8_0', 'llamacpp.quantized-v-cache-needs-flash-attn']])
+    expect(new Set(sweep.candidates.map((c) => c.combo.parallel))).toEqual(new Set(['auto', '8']))
+  })
+
+  it('asks for objectives, capacity and its own store only where the CLI has them and the plan wants them', async () => {
+    const cuda = await planned('cuda', 16)
+    expect(cuda.flags).toMatchObject({ slo: cuda.plan.sweep.slo, objective: 'goodput', capacity: true, capacityBy: 'concurrency', db: '/kit/kit-runs.db', rounds: cuda.plan.sweep.rounds, design: 'interleaved', backend: 'server' })
+    // Capacity's 80 s come out of the time budget.
+    expect(cuda.flags.timeBudget).toBe(600 - 20 - 80)
+    const bare = await planned('cuda', 16, { objectives: false, db: false, capacity: true })
+    expect(bare.argv).not.toContain('--slo')
+    expect(bare.argv).not.toContain('--capacity')
+    expect(bare.argv).not.toContain('--db')
+    expect(bare.flags.timeBudget).toBe(600 - 20)
+    // The CPU variant never searches capacity (kit-plan.ts says why).
+    expect((await planned('cpu', 2)).argv).not.toContain('--capacity')
   })
 })

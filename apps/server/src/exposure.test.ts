@@ -1,9 +1,8 @@
 /**
- * Issue 23 item 19 over real sockets: slow clients are cut off within the configured timeouts,
+ * Issue 23 item 19 over real sockets: slow clients are cut off by the configured timeouts,
  * /metrics takes an optional bearer token (and a non-loopback listener without one is refused),
  * and every answer carries nosniff, X-Frame-Options and a CSP.
  */
-import { createServer } from 'node:http'
 import { connect, type Socket } from 'node:net'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { openStore } from '@kerneltune/store'
@@ -60,24 +59,27 @@ describe('connection timeouts (slow clients over loopback)', () => {
     await server?.store.close()
   })
 
-  // The bound: the timeout, plus Node's sweep interval (a quarter of the headers timeout here),
-  // plus slack for a loaded machine; well under the 10 s the client would otherwise go on for.
-  const SLACK_MS = 1500
+  // No assertion here is on how long anything took (timings belong in benchmarks): which settings
+  // Node's server holds is read from it, and the sockets show that it cuts each kind of slow client
+  // off with the right answer. A slow client gives up by itself after PATIENCE_MS, far past every
+  // configured timeout and far short of Node's own defaults (60 s headers, 300 s request), so a
+  // connection closed before then was closed by the server's setting.
+  const PATIENCE_MS = 10_000
 
-  it('should close a connection that trickles its headers within the headers timeout', async () => {
-    const r = await slowClient(server.port, `GET ${API_BASE}/runs HTTP/1.1\r\nHost: x\r\n`, 'X-Slow: aaaaaaaa\r\n', 10_000)
+  it('should hand Node exactly the configured timeouts', () => {
+    expect(server.timeouts).toEqual({ headersTimeout: HEADERS_MS, requestTimeout: REQUEST_MS, keepAliveTimeout: KEEPALIVE_MS })
+  })
+
+  it('should cut off a connection that trickles its headers, with 408', async () => {
+    const r = await slowClient(server.port, `GET ${API_BASE}/runs HTTP/1.1\r\nHost: x\r\n`, 'X-Slow: aaaaaaaa\r\n', PATIENCE_MS)
     expect(r.closedAfterMs).not.toBeNull()
-    expect(r.closedAfterMs!).toBeGreaterThanOrEqual(HEADERS_MS - 100)
-    expect(r.closedAfterMs!).toBeLessThan(HEADERS_MS + 250 + SLACK_MS)
     expect(r.reply).toMatch(/^HTTP\/1\.1 408/)
   })
 
-  it('should close a connection that trickles its body within the request timeout', async () => {
+  it('should cut off a connection that trickles its body, storing nothing', async () => {
     const head = `POST ${API_BASE}/registry HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${ADMIN}\r\nContent-Type: application/json\r\nContent-Length: 100000\r\n\r\n{"name":"`
-    const r = await slowClient(server.port, head, 'a', 10_000)
+    const r = await slowClient(server.port, head, 'a', PATIENCE_MS)
     expect(r.closedAfterMs).not.toBeNull()
-    expect(r.closedAfterMs!).toBeGreaterThanOrEqual(REQUEST_MS - 100)
-    expect(r.closedAfterMs!).toBeLessThan(REQUEST_MS + 250 + SLACK_MS)
     expect(await server.store.registry.list(null)).toEqual([])
   })
 
@@ -86,20 +88,16 @@ describe('connection timeouts (slow clients over loopback)', () => {
     const t0 = Date.now()
     let answered = 0
     const closedAfter = await new Promise<number | null>((resolve) => {
-      const stop = setTimeout(() => resolve(null), 10_000)
+      const stop = setTimeout(() => resolve(null), PATIENCE_MS)
       socket.on('data', () => { answered = Date.now() - t0 })
       socket.on('close', () => { clearTimeout(stop); resolve(Date.now() - t0) })
       socket.write('GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: keep-alive\r\n\r\n')
     })
     socket.destroy()
+    // Answered, then closed by the server while idle (Node holds an idle socket up to 1 s past
+    // keepAliveTimeout, its keepAliveTimeoutBuffer; which timeout it holds is checked above).
     expect(answered).toBeGreaterThan(0)
     expect(closedAfter).not.toBeNull()
-    // Node holds an idle socket 1 s past keepAliveTimeout, so that a client's own keep-alive hint
-    // expires first (a fixed buffer on Node 20, measured here at 1.5 s for 0.5 s; newer releases
-    // expose it as keepAliveTimeoutBuffer).
-    const buffer = (createServer() as { keepAliveTimeoutBuffer?: number }).keepAliveTimeoutBuffer ?? 1000
-    expect(closedAfter! - answered).toBeGreaterThanOrEqual(KEEPALIVE_MS - 100)
-    expect(closedAfter! - answered).toBeLessThan(KEEPALIVE_MS + buffer + SLACK_MS)
   })
 
   it('should refuse timeouts Node would reject, with the reason', () => {

@@ -84,6 +84,8 @@ export interface RunningServer {
   url: string
   port: number
   store: Store
+  /** The connection timeouts (ms) as Node's server holds them, read back from it. */
+  timeouts: { headersTimeout: number; requestTimeout: number; keepAliveTimeout: number }
   close(): Promise<void>
 }
 
@@ -121,8 +123,10 @@ export async function serve(options: ServeOptions = {}): Promise<RunningServer> 
   const address = server.address()
   const port = typeof address === 'object' && address ? address.port : options.port ?? 8080
   const url = `http://${hostname.includes(':') ? `[${hostname}]` : hostname}:${port}`
+  const held = server as unknown as RunningServer['timeouts']
   return {
     app, url, port, store,
+    timeouts: { headersTimeout: held.headersTimeout, requestTimeout: held.requestTimeout, keepAliveTimeout: held.keepAliveTimeout },
     async close() {
       await app.shutdown()
       await redisQueue?.close()

@@ -15,10 +15,12 @@ export const SMALL_RUN = {
 
 export const ROLES = RoleSchema.options
 
-export async function testApp(env: Record<string, string> = {}, options: Pick<AppOptions, 'maxBodyBytes' | 'modelPaths'> = {}, plugins: readonly AnyPlugin[] = []) {
-  const store = await openStore(':memory:')
+/** `clock`: the store's now in ms (token stamps and expiry), for tests of time without waiting. */
+export async function testApp(env: Record<string, string> = {}, options: Pick<AppOptions, 'maxBodyBytes' | 'modelPaths'> & { clock?: () => number } = {}, plugins: readonly AnyPlugin[] = []) {
+  const { clock, ...appOptions } = options
+  const store = await openStore(':memory:', clock ? { clock } : {})
   const registry = createRegistry([vllmEngine(), analyticalBackend(), ...searchStrategies(), ...plugins])
-  const built = createApp({ store, registry, env, ...options })
+  const built = createApp({ store, registry, env, ...appOptions })
   // Every role in tenant acme (`tokens`) and in tenant globex (`others`); `other` is globex's admin.
   const tokens = {} as Record<Role, string>
   const others = {} as Record<Role, string>

@@ -56,20 +56,25 @@ describe('token list, revoke and audit (issue 23 item 17)', () => {
   })
 
   it('should expire a token given expiresIn, and refuse expiries in the past, both forms at once, or a bad duration', async () => {
-    const t = await testApp()
+    // The store's clock, moved by the test: minting, expiry and listing all read it, so the test
+    // checks the rule at the millisecond it turns instead of sleeping past it.
+    let clock = Date.parse('2029-06-01T00:00:00.000Z')
+    const t = await testApp({}, { clock: () => clock })
+    // A minute past the helper's own mints (stamped 1 ms apart at one instant), so this token is stamped at the request.
+    const minted = (clock += 60_000)
     const short = await json(await mint(t, t.tokens.admin, { role: 'viewer', expiresIn: '1s' }))
-    // The expiry counts from the request; createdAt may sit a few ms later, because tokens minted in
-    // one millisecond (the test app mints several at once) are stamped 1 ms apart to list in order.
-    const lifetime = Date.parse(short.expiresAt) - Date.parse(short.createdAt)
-    expect(lifetime).toBeGreaterThan(950)
-    expect(lifetime).toBeLessThanOrEqual(1000)
-    expect((await t.call('GET', `${API_BASE}/runs`, { token: short.token })).status).toBe(200)
-    await new Promise((r) => setTimeout(r, 1100))
-    const late = await t.call('GET', `${API_BASE}/runs`, { token: short.token })
+    expect([short.status, short.createdAt, short.expiresAt]).toEqual(['active', new Date(minted).toISOString(), new Date(minted + 1000).toISOString()])
+    const runs = async () => t.call('GET', `${API_BASE}/runs`, { token: short.token })
+    clock = minted + 999
+    expect((await runs()).status).toBe(200)
+    expect((await list(t, t.tokens.admin)).items.find((x: any) => x.id === short.id).status).toBe('active')
+    // Expired at its expiresAt, not a millisecond later.
+    clock = minted + 1000
+    const late = await runs()
     expect([late.status, (await json(late)).error.message]).toEqual([401, expect.stringMatching(/expired/)])
     expect((await list(t, t.tokens.admin)).items.find((x: any) => x.id === short.id).status).toBe('expired')
     const month = await json(await mint(t, t.tokens.admin, { role: 'viewer', expiresIn: '30d' }))
-    expect(Date.parse(month.expiresAt) - Date.parse(month.createdAt)).toBeCloseTo(30 * 86_400_000, -4)
+    expect(month.expiresAt).toBe(new Date(clock + 30 * 86_400_000).toISOString())
     const dated = await mint(t, t.tokens.admin, { role: 'viewer', expiresAt: '2030-01-01T00:00:00+02:00' })
     expect([dated.status, (await json(dated)).expiresAt]).toEqual([201, '2029-12-31T22:00:00.000Z'])
     for (const body of [{ role: 'viewer', expiresAt: '2020-01-01T00:00:00Z' }, { role: 'viewer', expiresIn: '1d', expiresAt: '2099-01-01T00:00:00Z' }, { role: 'viewer', expiresIn: '30 days' }, { role: 'viewer', expiresIn: '9999999w' }, { role: 'viewer', expiresAt: '2099-01-01T00:00:00Z' }]) {

@@ -4,6 +4,7 @@ import { renderMetrics } from './metrics.ts'
 import { observeResponse } from './observe.ts'
 import { judge, type Observation } from './reward.ts'
 import { missExcessZ, Router } from './router.ts'
+import { SHIFT_CHECK, shiftFailures } from './shift-check.ts'
 
 const slo = parseSlo('ttft_p99_ms=100,tpot_p99_ms=10')
 const fast: Observation = { ok: true, e2eMs: 60, ttftMs: 20, tpotMs: 2, outputTokens: 21 }
@@ -117,5 +118,29 @@ describe('Router', () => {
     expect(text).toContain('kerneltune_gateway_traffic_share{arm="x\\"y"} 0')
     expect(text).toMatch(/kerneltune_gateway_posterior_mean\{arm="defaults"\} 0\.\d+/)
     expect(text).toContain('# TYPE kerneltune_gateway_posterior_sd gauge')
+  })
+})
+
+/**
+ * How often the traffic-shift check of adapters/gateway-llama.node.test.ts (at least 12 of the last
+ * 16 decisions on the fast arm after 14 rounds of 4) fails under the router's own policy, Thompson
+ * sampling on a seed: the router run in-process through the test's protocol on router seeds 0, 1, …
+ * (shift-check.ts). That test's setup has one TPOT objective 5× above the fast arm's TPOT and 5×
+ * below the slow arm's, so every fast request earns at least 0.9 (0.5 for meeting it, 0.5 × 0.8 of
+ * headroom) and every slow one 0 (missed, no headroom). Computed over 50,000 seeds: 0 failures at
+ * 0.9/0, and 0 at 0.5/0, the worst the objective allows while the fast arm meets it; a false-failure
+ * rate under 6e-5 (rule of three, 95%). It stays small while the fast arm's mean reward stays above
+ * about 0.3 (6 seeds in 10,000 at 0.3/0, 87 at 0.2/0) or the slow arm's below 0.1 (3 in 10,000 at
+ * 0.5/0.1).
+ */
+describe('the traffic-shift check of the gateway test on two llama-servers, under the router\'s policy', () => {
+  it('should pass on every router seed at the rewards the test\'s setup gives, and at the worst it allows', () => {
+    expect(SHIFT_CHECK).toEqual({ rounds: 14, concurrency: 4, window: 16, atLeast: 12 })
+    expect(shiftFailures(1000, { fast: 0.9, slow: 0 })).toBe(0)
+    expect(shiftFailures(1000, { fast: 0.5, slow: 0 })).toBe(0)
+  })
+
+  it('should fail on almost every seed when the arms earn the same (the check is not met by chance)', () => {
+    expect(shiftFailures(1000, { fast: 0.5, slow: 0.5 })).toBeGreaterThan(900)
   })
 })

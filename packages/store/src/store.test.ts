@@ -292,8 +292,8 @@ describe.each(drivers)('store on %s', (name, url) => {
 
   it.skipIf(skip)('should refuse an expired token, list a tenant\'s tokens with who minted them, and note their last use', async () => {
     const boss = await store.tokens.create('admin', 'tx', 'boss')
-    const past = await store.tokens.create('viewer', 'tx', 'old', undefined, { mintedBy: boss.info.id, expiresAt: new Date(Date.now() - 1000).toISOString() })
-    const future = await store.tokens.create('viewer', 'tx', 'new', undefined, { mintedBy: boss.info.id, expiresAt: new Date(Date.now() + 60_000).toISOString(), actsFor: past.info.id })
+    const past = await store.tokens.create('viewer', 'tx', 'old', undefined, { mintedBy: boss.info.id, expiresAt: new Date(clock - 1000).toISOString() })
+    const future = await store.tokens.create('viewer', 'tx', 'new', undefined, { mintedBy: boss.info.id, expiresAt: new Date(clock + 60_000).toISOString(), actsFor: past.info.id })
     expect(await store.tokens.verify(past.token)).toBeUndefined()
     expect(await store.tokens.verify(future.token)).toMatchObject({ id: future.info.id, mintedBy: boss.info.id, actsFor: past.info.id })
     const listed = await store.tokens.list('tx')

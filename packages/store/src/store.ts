@@ -14,7 +14,7 @@ import { tokensRepo } from './repos/tokens.ts'
 import { tuneRepo } from './repos/tune.ts'
 
 export interface StoreOptions {
-  /** Clock for cache expiry (tests). */
+  /** Now in ms, for cache and token expiry and token stamps (default Date.now; tests give their own). */
   readonly clock?: () => number
 }
 
@@ -27,6 +27,8 @@ export interface Store {
   readonly cache: ReturnType<typeof cacheRepo>
   readonly tokens: ReturnType<typeof tokensRepo>
   readonly deployments: ReturnType<typeof deploymentsRepo>
+  /** The store's clock (StoreOptions.clock): what expiries are judged against. */
+  readonly clock: () => number
   schemaVersion(): Promise<number>
   close(): Promise<void>
 }
@@ -50,8 +52,9 @@ export async function createStoreFromDriver(driver: SqlDriver, url: string, opti
     tune: tuneRepo(driver),
     registry: registryRepo(driver),
     cache: cacheRepo(driver, options.clock),
-    tokens: tokensRepo(driver),
+    tokens: tokensRepo(driver, options.clock),
     deployments: deploymentsRepo(driver),
+    clock: options.clock ?? Date.now,
     schemaVersion: () => schemaVersion(driver),
     close: () => driver.close(),
   }

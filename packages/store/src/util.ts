@@ -22,9 +22,9 @@ export async function sha256(text: string): Promise<string> {
 /**
  * A created_at for a row that a list reads back in created_at order: now, or 1 ms after `last`
  * (the latest created_at already there) when the clock has not moved past it. Ids are random, so
- * two rows of one millisecond would otherwise list in either order.
+ * two rows of one millisecond would otherwise list in either order. `at`: the clock's now, in ms.
  */
-export function stampAfter(last: unknown): string {
-  const t = now()
+export function stampAfter(last: unknown, at: number = Date.now()): string {
+  const t = new Date(at).toISOString()
   return last && t <= String(last) ? new Date(Date.parse(String(last)) + 1).toISOString() : t
 }

@@ -42,11 +42,11 @@ function listTenant(auth: Auth, query: { tenant?: string | undefined; allTenants
   return requireTenant(auth, query.tenant ?? auth.tenant, 'listing tokens')
 }
 
-const status = (t: TokenInfo, at = Date.now()) => (t.revokedAt ? 'revoked' : t.expiresAt && Date.parse(t.expiresAt) <= at ? 'expired' : 'active')
+const status = (t: TokenInfo, at: number) => (t.revokedAt ? 'revoked' : t.expiresAt && Date.parse(t.expiresAt) <= at ? 'expired' : 'active')
 
-/** What a listing shows of a token: everything the store keeps but its hash (the secret is never stored). */
-const shown = (t: TokenInfo) => ({
-  id: t.id, label: t.label, role: t.role, tenant: t.tenant, status: status(t), createdAt: t.createdAt, expiresAt: t.expiresAt,
+/** What a listing shows of a token at `at` (the store's clock): everything the store keeps but its hash (the secret is never stored). */
+const shown = (t: TokenInfo, at: number) => ({
+  id: t.id, label: t.label, role: t.role, tenant: t.tenant, status: status(t, at), createdAt: t.createdAt, expiresAt: t.expiresAt,
   revokedAt: t.revokedAt, lastUsedAt: t.lastUsedAt, mintedBy: t.mintedBy, actsFor: t.actsFor,
 })
 
@@ -55,17 +55,19 @@ export const tokenRoutes: Route[] = [
     const tenant = requireTenant(auth, body.tenant ?? auth.tenant, 'minting a token')
     if (body.role === 'superadmin' && auth.role !== 'superadmin') throw new KerneltuneError('FORBIDDEN', 'only the superadmin token (KERNELTUNE_ADMIN_TOKEN) may mint superadmin tokens; mint an admin token for a tenant instead')
     let expiresAt: string | null = null
+    // The store's clock: expiry is judged by it (tokens.verify), so it is counted from it.
+    const now = deps.store.clock()
     if (body.expiresIn !== undefined || body.expiresAt !== undefined) {
-      const at = body.expiresIn !== undefined ? Date.now() + body.expiresIn : Date.parse(body.expiresAt!)
-      if (at <= Date.now()) throw new KerneltuneError('INVALID_INPUT', `invalid body: expiresAt ${body.expiresAt} is not in the future`, { details: { errors: ['body.expiresAt: must be in the future'] } })
-      if (at - Date.now() > MAX_LIFETIME_MS) throw new KerneltuneError('INVALID_INPUT', 'invalid body: a token may live at most 3650 days; leave the expiry out for a token that never expires', { details: { errors: [`body.${body.expiresIn !== undefined ? 'expiresIn' : 'expiresAt'}: at most 3650 days from now`] } })
+      const at = body.expiresIn !== undefined ? now + body.expiresIn : Date.parse(body.expiresAt!)
+      if (at <= now) throw new KerneltuneError('INVALID_INPUT', `invalid body: expiresAt ${body.expiresAt} is not in the future`, { details: { errors: ['body.expiresAt: must be in the future'] } })
+      if (at - now > MAX_LIFETIME_MS) throw new KerneltuneError('INVALID_INPUT', 'invalid body: a token may live at most 3650 days; leave the expiry out for a token that never expires', { details: { errors: [`body.${body.expiresIn !== undefined ? 'expiresIn' : 'expiresAt'}: at most 3650 days from now`] } })
       expiresAt = new Date(at).toISOString()
     }
     const { token, info } = await deps.store.tokens.create(body.role, tenant, body.label ?? null, undefined, { mintedBy: auth.tokenId, actsFor: body.actsFor ?? null, expiresAt })
-    return { token, ...shown(info) }
+    return { token, ...shown(info, now) }
   }),
   route({ method: 'get', path: '/tokens', summary: 'List API tokens of the caller\'s tenant (admin), or of another tenant or all (superadmin): role, label, status, expiry, last use, who minted each; never the secret', role: 'admin', query: ListQuery }, async ({ auth, query, deps }) =>
-    ({ items: (await deps.store.tokens.list(listTenant(auth, query))).map(shown) })),
+    ({ items: (await deps.store.tokens.list(listTenant(auth, query))).map((t) => shown(t, deps.store.clock())) })),
   route({ method: 'get', path: '/tokens/audit', summary: 'The token audit log (mints and revocations: who, when), of the caller\'s tenant, or another or all (superadmin); tokenId narrows it to one token', role: 'admin', query: AuditQuery }, async ({ auth, query, deps }) =>
     ({ items: await deps.store.tokens.events(listTenant(auth, query), query.tokenId) })),
   route({ method: 'delete', path: '/tokens/:id', summary: 'Revoke an API token of the caller\'s tenant (admin), or of the tenant named by ?tenant= (superadmin; a superadmin token needs the superadmin); it is refused (401) from then on', role: 'admin', params: IdParams, query: z.object({ tenant: TenantName.optional() }).strict(), body: RevokeBody }, async ({ auth, params, query, body, deps }) => {
@@ -76,6 +78,6 @@ export const tokenRoutes: Route[] = [
     if (t.role === 'superadmin' && auth.role !== 'superadmin') throw new KerneltuneError('FORBIDDEN', `token ${t.id} is a superadmin token; only the superadmin token may revoke it`)
     if (t.revokedAt) throw new KerneltuneError('CONFLICT', `token ${t.id} was already revoked at ${t.revokedAt}`)
     if (!(await deps.store.tokens.revoke(t.id, auth.tokenId, body?.reason ?? null))) throw new KerneltuneError('CONFLICT', `token ${t.id} was revoked meanwhile`)
-    return shown((await deps.store.tokens.get(t.id))!)
+    return shown((await deps.store.tokens.get(t.id))!, deps.store.clock())
   }),
 ]

@@ -5,7 +5,8 @@
  * the zod schemas this replaced (checks.test.ts keeps them and compares the two).
  */
 import { CORE_DIMENSION_IDS } from '../dimensions.ts'
-import { PLUGIN_KINDS, type PluginKind } from '../contracts/plugin.ts'
+import { PLUGIN_KINDS, type PluginBase, type PluginKind } from '../contracts/plugin.ts'
+import type { PluginByKind } from '../registry.ts'
 import { expected, isObject, issue, oneOf, stringProblems } from './messages.ts'
 
 /** Checks a value at `path`, returning every problem as `dot.path: message`. */
@@ -48,34 +49,44 @@ interface Field {
 }
 const optional = (check: Check): Field => ({ check, optional: true })
 
+/** A check of an object's members, which it names: the one list of them (tests derive theirs from it). */
+export type ObjectCheck<K extends string = string> = Check & { readonly members: readonly K[] }
+
 /**
  * An object whose fields are checked in order, reading through the prototype chain as zod does.
  * An optional field may be absent or undefined.
  */
-const object = (shape: Readonly<Record<string, Check | Field>>): Check => (v, path) => {
-  if (!isObject(v)) return [issue(path, expected('object', v))]
-  const out: string[] = []
-  for (const [key, spec] of Object.entries(shape)) {
-    const { check, optional: isOptional = false } = typeof spec === 'function' ? { check: spec } : spec
-    const value = v[key]
-    if (isOptional && value === undefined) continue
-    out.push(...check(value, [...path, key]))
+function object<K extends string>(shape: { readonly [k in K]: Check | Field }): ObjectCheck<K> {
+  const entries = Object.entries(shape) as [K, Check | Field][]
+  const check: Check = (v, path) => {
+    if (!isObject(v)) return [issue(path, expected('object', v))]
+    const out: string[] = []
+    for (const [key, spec] of entries) {
+      const { check: member, optional: isOptional = false } = typeof spec === 'function' ? { check: spec } : spec
+      const value = v[key]
+      if (isOptional && value === undefined) continue
+      out.push(...member(value, [...path, key]))
+    }
+    return out
   }
-  return out
+  return Object.assign(check, { members: entries.map(([k]) => k) })
 }
 
 const PLUGIN_NAME = /^[a-z0-9][a-z0-9:._/-]*$/
 const TRITON_BACKEND = /^[a-z0-9_]+$/
 
 /** The members every plugin has: its name, its kind and the contract version it implements. */
-export const pluginHead: Check = object({
+export const pluginHead: ObjectCheck<keyof PluginBase & string> = object({
   name: matching(PLUGIN_NAME, 'lower-case letters, digits and : . _ / -'),
   kind: oneOfValues(PLUGIN_KINDS),
   apiVersion: positiveInt,
 })
 
+/** The members a kind's contract adds to PluginBase (the compiler holds the checks to them). */
+type HookOf<P extends PluginKind> = Exclude<keyof PluginByKind[P], keyof PluginBase> & string
+
 /** The hooks each kind must have; optional hooks are feature-tested by their callers. */
-export const pluginHooks: Readonly<Record<PluginKind, Check>> = {
+export const pluginHooks: { readonly [P in PluginKind]: ObjectCheck<HookOf<P>> } = {
   engine: object({
     displayName: nonEmpty,
     defaultVersion: nonEmpty,

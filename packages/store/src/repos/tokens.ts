@@ -6,7 +6,7 @@
  */
 import { KerneltuneError, type Role } from '@kerneltune/core'
 import type { Row, SqlDriver, SqlValue } from '../driver.ts'
-import { fromJson, newId, now, sha256, stampAfter } from '../util.ts'
+import { fromJson, newId, sha256, stampAfter } from '../util.ts'
 
 /** minted_by of a token written straight into the store (the bootstrap token, scripts with the database). */
 export const STORE_MINTER = '(store)'
@@ -81,7 +81,8 @@ function linked(via: readonly { kind: 'minted' | 'actsFor'; id: string }[]): str
 
 const LAST_USED_EVERY_MS = 60_000
 
-export function tokensRepo(db: SqlDriver): TokensRepo {
+/** `clock`: now in ms, for creation stamps and expiry (tests give their own). */
+export function tokensRepo(db: SqlDriver, clock: () => number = Date.now): TokensRepo {
   const row = async (id: string): Promise<Row | undefined> => (await db.query('SELECT * FROM api_tokens WHERE id = ?', [id]))[0]
 
   return {
@@ -97,12 +98,13 @@ export function tokensRepo(db: SqlDriver): TokensRepo {
       const id = newId()
       const mintedBy = options.mintedBy ?? STORE_MINTER
       const expiresAt = options.expiresAt ?? null
-      let t = now()
+      const at = clock()
+      let t = new Date(at).toISOString()
       await db.transaction(async (tx) => {
         // Lists and the audit log read in created_at order: tokens (and events) minted in one
         // millisecond are stamped 1 ms apart so they list in the order they were made.
-        t = stampAfter(await latest(tx, 'api_tokens'))
-        const te = stampAfter(await latest(tx, 'api_token_events'))
+        t = stampAfter(await latest(tx, 'api_tokens'), at)
+        const te = stampAfter(await latest(tx, 'api_token_events'), at)
         if (te > t) t = te
         await tx.run('INSERT INTO api_tokens (id, token_hash, role, tenant, label, created_at, revoked_at, minted_by, acts_for, expires_at, last_used_at) VALUES (?, ?, ?, ?, ?, ?, NULL, ?, ?, ?, NULL)', [
           id, await sha256(token), role, tenant, label, t, mintedBy, actsFor, expiresAt,
@@ -118,7 +120,7 @@ export function tokensRepo(db: SqlDriver): TokensRepo {
       const r = (await db.query('SELECT * FROM api_tokens WHERE token_hash = ? AND revoked_at IS NULL', [await sha256(token)]))[0]
       if (!r) return undefined
       const info = toInfo(r)
-      const t = Date.now()
+      const t = clock()
       if (info.expiresAt !== null && Date.parse(info.expiresAt) <= t) return undefined
       if (info.lastUsedAt === null || t - Date.parse(info.lastUsedAt) >= LAST_USED_EVERY_MS) {
         const at = new Date(t).toISOString()
@@ -145,7 +147,7 @@ export function tokensRepo(db: SqlDriver): TokensRepo {
     /** Revokes a live token and logs who did; false when it was already revoked or does not exist. */
     async revoke(id: string, actor: string = STORE_MINTER, reason: string | null = null): Promise<boolean> {
       return db.transaction(async (tx) => {
-        const t = stampAfter(await latest(tx, 'api_token_events'))
+        const t = stampAfter(await latest(tx, 'api_token_events'), clock())
         const changed = (await tx.run('UPDATE api_tokens SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL', [t, id])).changes > 0
         if (changed) {
           const tenant = (await tx.query('SELECT tenant FROM api_tokens WHERE id = ?', [id]))[0]?.tenant

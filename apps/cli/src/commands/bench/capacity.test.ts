@@ -72,28 +72,49 @@ describe.skipIf(skip)('kerneltune bench capacity on llama-server', () => {
   const common = ['--gguf', 'tiny.gguf', '--requests', '4', '--prompt-tokens', '16', '--output-tokens', '4', '--db', join(dir, 'runs.db'), '--json']
 
   it('should search the concurrency of one slot: bracketing, then bisection to adjacent whole numbers, every point kept with its verdict', async () => {
-    // One slot queues requests, so TTFT grows with the concurrency; a limit of 4 TTFTs of one request lands the boundary a few streams up.
-    const probe = JSON.parse((await run('bench', 'serve', '--gguf', 'tiny.gguf', '--combo', '{"parallel":"1"}', '--concurrency', '1', '--requests', '4', '--prompt-tokens', '16', '--output-tokens', '4', '--json')).out)
-    const limit = Math.max(5, Math.round(probe.ttftMs.p99 * 4))
-    const r = await run('bench', 'capacity', ...common, '--combo', '{"parallel":"1"}', '--by', 'concurrency', '--max', '32', '--slo', `ttft_p99_ms=${limit}`, '--records', 'cap.jsonl')
+    // One slot serves one request at a time, so in a closed loop of c streams a request waits for
+    // those ahead of it: its TTFT grows with c in units of S, the time one request takes (16 output
+    // tokens, so S is mostly decode), while one stream alone waits for nothing (TTFT: its prefill).
+    // The limit, 4 × S measured alone, sits far above the TTFT of one stream and far below that of
+    // 64 (measured here: 15 S at 32 streams): bracketing from 1 by a factor of 64 meets the objectives
+    // at 1 and misses them at 64 unless load moves one request's time several-fold between the probe
+    // and the search, so the search must bisect [1, 64). One thread: llama.cpp's
+    // threads on every core spin at barriers on a loaded machine, which moved one request's time
+    // from 0.16 s in the search to 1.5 s in the probe in a run here.
+    const slot = '{"parallel":"1","threads":"1"}'
+    const probe = JSON.parse((await run('bench', 'serve', '--gguf', 'tiny.gguf', '--combo', slot, '--concurrency', '1', '--requests', '4', '--prompt-tokens', '16', '--output-tokens', '16', '--no-store', '--json')).out)
+    const limit = Math.max(4, Math.round(probe.e2eMs.p50 * 4))
+    const r = await run('bench', 'capacity', '--gguf', 'tiny.gguf', '--requests', '4', '--prompt-tokens', '16', '--output-tokens', '16', '--db', join(dir, 'runs.db'), '--json', '--combo', slot, '--by', 'concurrency', '--start', '1', '--growth', '64', '--max', '64', '--slo', `ttft_p99_ms=${limit}`, '--records', 'cap.jsonl')
     expect(r.code).toBe(0)
     const j = JSON.parse(r.out)
     const c = j.capacity
     expect(j.slo).toEqual([{ name: 'ttft_p99_ms', metric: 'ttft', stat: 'p99', limitMs: limit }])
-    expect(j.server.argv.join(' ')).toMatch(/--parallel 1/)
+    expect(j.server.argv.join(' ')).toMatch(/--threads 1 .*--parallel 1|--parallel 1 .*--threads 1/)
     expect(c.unit).toBe('concurrency')
-    expect(c.points[0]).toMatchObject({ level: 1, phase: 'bracket' })
+    if (process.env.KT_TEST_DEBUG) console.log(JSON.stringify({ s: probe.e2eMs.p50, limit, points: (c.points as (Point & { ttftMs: { p99: number } })[]).map((p) => [p.level, p.repeat, Math.round(p.ttftMs.p99), p.feasible]) }))
     for (const p of c.points as Point[]) {
       expect(p.feasible).toBe(p.violations.length === 0)
       expect(p.requests.completed).toBeGreaterThanOrEqual(Math.max(4, 2 * p.level))
     }
-    if (c.stop === 'converged') {
-      expect(c.high - c.low).toBe(1)
-      expect(c.value).toBe(c.low)
-    } else expect(['max', 'min']).toContain(c.stop)
+    // Bracketed at [1, 64), then bisected to adjacent whole numbers: each bisection level measured
+    // until two of its three repeats agree.
+    expect((c.points as Point[]).slice(0, 2).map((p) => [p.level, p.phase, p.feasible])).toEqual([[1, 'bracket', true], [64, 'bracket', false]])
+    const bisect = (c.points as Point[]).slice(2)
+    expect(bisect.every((p) => p.phase === 'bisect' && p.level > 1 && p.level < 64)).toBe(true)
+    const levels: Point[][] = []
+    for (const p of bisect) (p.repeat === 0 ? levels.push([p]) : levels.at(-1)!.push(p))
+    // 63 apart: at least five halvings (63, 31, 15, 7, 3, 1).
+    expect(levels.length).toBeGreaterThanOrEqual(5)
+    for (const l of levels) {
+      expect(l.map((p) => [p.level, p.repeat])).toEqual(l.map((_, i) => [l[0]!.level, i]))
+      expect(l.length === 2 || l.length === 3).toBe(true)
+    }
+    expect(c.stop).toBe('converged')
+    expect(c.high - c.low).toBe(1)
+    expect(c.value).toBe(c.low)
     const lines = readFileSync(join(dir, 'cap.jsonl'), 'utf8').trim().split('\n').map((x) => JSON.parse(x))
     expect(lines).toHaveLength((c.points as Point[]).reduce((a, p) => a + Math.max(4, 2 * p.level), 0))
-    expect(lines[0]).toMatchObject({ candidate: 0, level: 1, repeat: 0, ok: true, outputTokens: 4 })
+    expect(lines[0]).toMatchObject({ candidate: 0, level: 1, repeat: 0, ok: true, outputTokens: 16 })
     // Bisection's repeats are combinations of their own, each judged as the search judged it.
     await expectStoredAsSearched(j, join(dir, 'runs.db'))
   }, 300_000)

@@ -74,7 +74,7 @@ describe('kerneltune bench serve', () => {
     const same = (c: { feasible: boolean; violations: unknown[]; goodput: unknown }) => ({ feasible: c.feasible, violations: c.violations, goodput: c.goodput })
     try {
       // Two runs: every request meets a 10 s TTFT; none meets a 0.001 ms TPOT.
-      for (const slo of ['ttft_p99_ms=10000', 'ttft_p99_ms=10000,tpot_p99_ms=0.001']) {
+      for (const [i, slo] of ['ttft_p99_ms=10000', 'ttft_p99_ms=10000,tpot_p99_ms=0.001'].entries()) {
         const r = await run('bench', 'serve', '--endpoint', s.baseUrl, '--concurrency', '1,3', '--requests', '6', '--prompt-tokens', '8', '--output-tokens', '4', '--slo', slo, '--db', db, '--json')
         expect(r.code).toBe(0)
         const j = JSON.parse(r.out)
@@ -89,7 +89,10 @@ describe('kerneltune bench serve', () => {
         // Loads of one configuration: the decision compares no level with defaults.
         expect(show.decision.reason).toMatch(/no defaults compared/)
         expect(show.decision.reason).not.toMatch(/beat/)
-        expect(show.decision.winner).toEqual(j.levels.every((l: { feasible: boolean }) => !l.feasible) ? null : expect.any(Number))
+        // The instant server answers in milliseconds at 1 ms a token: it meets the 10 s TTFT at
+        // every level and misses the 1 µs TPOT at every level, so the first run names a level and the second none.
+        expect(j.levels.map((l: { feasible: boolean }) => l.feasible)).toEqual(i === 0 ? [true, true] : [false, false])
+        expect(show.decision.winner).toEqual(i === 0 ? expect.any(Number) : null)
       }
       const text = await run('bench', 'serve', '--endpoint', s.baseUrl, '--concurrency', '2', '--requests', '4', '--prompt-tokens', '8', '--output-tokens', '4', '--db', db)
       const id = /stored as run (\S+) \(kerneltune run show \1\)\n$/.exec(text.out)?.[1]
@@ -194,9 +197,13 @@ describe.skipIf(skip)('kerneltune bench serve and sweep --backend server on llam
     const space = JSON.stringify({ threads: ['auto', '1'], parallel: ['auto'], flash_attn: ['auto'] })
     const db = join(dir, 'sweeps.db')
     const r = await run('sweep', '--gguf', 'tiny.gguf', '--backend', 'server', '--quick', '--space', space, '--rounds', '2', '--warmup', '0', '--concurrency', '2', '--requests', '2', '--prompt-tokens', '16', '--gen-tokens', '4', '--db', db, '--json')
-    expect([0, 3]).toContain(r.code)
+    // Two rounds: the exact sign-flip p-value is at least 1/4, never under 0.05, so no arm can be
+    // called better and the sweep keeps the defaults (exit 3) whatever the servers measured.
+    expect(r.code).toBe(3)
     const j = JSON.parse(r.out)
     expect(j).toMatchObject({ ok: true, design: 'interleaved', backend: 'server', rounds: 2 })
+    expect(j.winner ?? null).toBeNull()
+    expect(j.combos[0].paired.decodeTps.verdict).not.toBe('better')
     // A stored run: run show has both rounds of every combination and the design's A/A check.
     const show = JSON.parse((await run('run', 'show', j.runId, '--db', db, '--json')).out)
     expect(show.run).toMatchObject({ id: j.runId, backend: 'server', status: 'succeeded', summary: { experiment: { design: 'interleaved', rounds: 2, verdict: j.verdict } } })
@@ -215,34 +222,37 @@ describe.skipIf(skip)('kerneltune bench serve and sweep --backend server on llam
   it('should sweep under latency objectives: feasibility per candidate, the Pareto front, the decision, --records and --capacity', async () => {
     const space = JSON.stringify({ threads: ['auto', '1'], parallel: ['auto'], flash_attn: ['auto'] })
     const records = join(dir, 'sweep-records.jsonl')
+    // Objectives no server can meet: a TTFT of 1 µs is shorter than one HTTP round trip on
+    // loopback. So every arm misses them whatever the load, and the decision is fixed: no candidate
+    // meets them, the defaults stay (exit 3). Limits a tiny model usually meets were missed under
+    // load (a 1 s TTFT, once): the defaults run llama.cpp's threads on every core, which on a busy
+    // machine spin at barriers waiting for each other's time slices (gateway-llama.node.test.ts
+    // measured 1M's TPOT at 9.4 ms so against 0.17 ms on one thread), and nothing in the sweep can
+    // pin the defaults' threads, so a limit they must meet is at the mercy of the load.
     const r = await run('sweep', '--gguf', 'tiny.gguf', '--backend', 'server', '--quick', '--space', space, '--rounds', '2', '--warmup', '0', '--concurrency', '2', '--requests', '2', '--prompt-tokens', '16', '--gen-tokens', '4',
-      '--slo', 'ttft_p99_ms=1000,tpot_p99_ms=1000', '--objective', 'goodput', '--records', records, '--capacity', '--json')
-    expect([0, 3]).toContain(r.code)
+      '--slo', 'ttft_p99_ms=0.001,tpot_p99_ms=1000', '--objective', 'goodput', '--records', records, '--capacity', '--capacity-by', 'concurrency', '--json')
+    expect(r.code).toBe(3)
     const j = JSON.parse(r.out)
     expect(j.objective).toBe('goodput')
     expect(j.slo.map((o: { name: string }) => o.name)).toEqual(['ttft_p99_ms', 'tpot_p99_ms'])
     expect(j.candidates.map((c: { role: string }) => c.role)).toEqual(['defaults', 'candidate'])
-    // Limits of a second are usually met by this tiny model at 2 in flight, but a loaded machine can
-    // miss them: what must hold is that the verdicts, the records and the decision agree.
     for (const c of j.candidates) {
-      expect(c.feasible).toBe(c.violations.length === 0)
-      expect(c.goodput.met).toBeLessThanOrEqual(4)
+      expect(c).toMatchObject({ feasible: false, goodput: { met: 0 } })
+      expect(c.violations.map((v: { metric: string }) => v.metric)).toContain('ttft_p99_ms')
       expect(c.requests.completed + c.requests.failed).toBe(4)
     }
-    expect(j.baseline).toMatchObject({ candidate: 0, feasible: j.candidates[0].feasible })
-    expect(j.combos[0]).toMatchObject({ candidate: 1, feasible: j.candidates[1].feasible })
+    expect(j.baseline).toMatchObject({ candidate: 0, feasible: false })
+    expect(j.combos[0]).toMatchObject({ candidate: 1, feasible: false })
     expect(j.pareto.length).toBeGreaterThan(0)
-    expect(j.decision).toMatchObject({ by: 'objectives', defaultsFeasible: j.candidates[0].feasible })
-    // Two rounds cannot pass the paired test: the defaults stay unless they miss the objectives and the candidate meets them.
-    expect(j.decision.winner).toBe(!j.candidates[0].feasible && j.candidates[1].feasible ? 1 : null)
-    expect(r.code).toBe(j.decision.winner === null ? 3 : 0)
+    expect(j.decision).toMatchObject({ by: 'objectives', defaultsFeasible: false, winner: null, reason: expect.stringMatching(/the defaults miss the objectives, and so does every other candidate/) })
     const lines = readFileSync(records, 'utf8').trim().split('\n').map((x) => JSON.parse(x))
     // Defaults and the candidate, 2 rounds of 2 requests each (the A/A arm is no candidate).
     expect(lines).toHaveLength(8)
     expect(new Set(lines.map((x) => x.candidate))).toEqual(new Set([0, 1]))
-    expect(j.capacity).toHaveLength(j.decision.winner === null ? 1 : 2)
-    expect(j.capacity[0]).toMatchObject({ candidate: 0, capacity: { unit: 'req/s' } })
-    expect(j.capacity[0].capacity.points.length).toBeGreaterThan(0)
+    // No winner: the capacity of the defaults only, which miss the objectives at one stream already.
+    expect(j.capacity).toHaveLength(1)
+    expect(j.capacity[0]).toMatchObject({ candidate: 0, capacity: { unit: 'concurrency', value: null, stop: 'min' } })
+    expect(j.capacity[0].capacity.points.map((p: { level: number; feasible: boolean }) => [p.level, p.feasible])).toEqual([[1, false]])
     // The stored run carries the objectives and judges its combinations as the sweep did (same requests, same paired rule).
     const show = JSON.parse((await run('run', 'show', j.runId, '--json')).out)
     expect(show).toMatchObject({ objective: 'goodput', slo: j.slo, pareto: j.pareto, decision: { winner: j.decision.winner, defaultsFeasible: j.decision.defaultsFeasible, test: j.decision.test } })
