@@ -3,7 +3,10 @@
  * a request id (X-Request-Id, also in 500 bodies and the log line), browser hardening headers,
  * and the optional bearer token in front of /metrics.
  */
-import { KerneltuneError } from '@kerneltune/core'
+import { isLoopback, KerneltuneError, sameSecret } from '@kerneltune/core'
+
+/** Re-exported: the gateway shares the rule (core net.ts). */
+export { isLoopback }
 import type { Context, MiddlewareHandler } from 'hono'
 
 declare module 'hono' {
@@ -54,26 +57,11 @@ export function reportUnexpected(c: Context, err: unknown): string {
   return id
 }
 
-/** Constant-time comparison of two strings (the metrics token), so timing does not reveal a prefix. */
-function sameSecret(a: string, b: string): boolean {
-  const x = new TextEncoder().encode(a)
-  const y = new TextEncoder().encode(b)
-  let diff = x.length ^ y.length
-  for (let i = 0; i < Math.max(x.length, y.length); i++) diff |= (x[i] ?? 0) ^ (y[i] ?? 0)
-  return diff === 0
-}
-
 /** Throws UNAUTHORIZED unless the request carries `Authorization: Bearer <token>`; no token configured lets every request in. */
 export function checkMetricsToken(c: Context, token: string | undefined): void {
   if (!token) return
   const m = /^Bearer\s+(\S+)$/i.exec(c.req.header('authorization') ?? '')
   if (!m || !sameSecret(m[1]!, token)) throw new KerneltuneError('UNAUTHORIZED', '/metrics needs "Authorization: Bearer METRICS_TOKEN" (the server\'s --metrics-token / KERNELTUNE_METRICS_TOKEN; in Prometheus: authorization: { credentials: ... })')
-}
-
-/** 127.0.0.0/8, ::1 and localhost: addresses only this machine reaches. */
-export function isLoopback(hostname: string): boolean {
-  const h = hostname.replace(/^\[|\]$/g, '').toLowerCase()
-  return h === 'localhost' || h === '::1' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(h) || /^::ffff:127\./.test(h)
 }
 
 /**

@@ -12,7 +12,7 @@
  */
 import process from 'node:process'
 import { serve as honoServe } from '@hono/node-server'
-import { KerneltuneError, normaliseTenant, type Registry } from '@kerneltune/core'
+import { KerneltuneError, normaliseTenant, serverTimeouts, type Registry } from '@kerneltune/core'
 import type { Store } from '@kerneltune/store'
 import { bootstrapAdmin, createApp, recover, type App } from './app.ts'
 import { compose } from '@kerneltune/compose/node'
@@ -62,22 +62,8 @@ export interface ServeOptions {
   modelDirs?: readonly string[]
 }
 
-export const DEFAULT_TIMEOUTS = { headersTimeoutMs: 10_000, requestTimeoutMs: 60_000, keepAliveTimeoutMs: 5_000 } as const
-
-/** Node's http.Server options for the timeouts, refusing combinations Node would reject with a less clear message. */
-export function serverTimeouts(o: Pick<ServeOptions, 'headersTimeoutMs' | 'requestTimeoutMs' | 'keepAliveTimeoutMs'>): { headersTimeout: number; requestTimeout: number; keepAliveTimeout: number; connectionsCheckingInterval: number } {
-  const headersTimeout = o.headersTimeoutMs ?? DEFAULT_TIMEOUTS.headersTimeoutMs
-  const requestTimeout = o.requestTimeoutMs ?? DEFAULT_TIMEOUTS.requestTimeoutMs
-  const keepAliveTimeout = o.keepAliveTimeoutMs ?? DEFAULT_TIMEOUTS.keepAliveTimeoutMs
-  for (const [name, v] of [['headers timeout', headersTimeout], ['request timeout', requestTimeout], ['keep-alive timeout', keepAliveTimeout]] as const) {
-    if (!Number.isInteger(v) || v < 100 || v > 3_600_000) throw new KerneltuneError('INVALID_INPUT', `the ${name} must be 100 ms to 1 hour (it is ${v} ms)`)
-  }
-  if (headersTimeout > requestTimeout) throw new KerneltuneError('INVALID_INPUT', `the headers timeout (${headersTimeout} ms) must not exceed the request timeout (${requestTimeout} ms): the request includes its headers`)
-  // Node enforces the headers and request timeouts on a sweep over open connections every
-  // connectionsCheckingInterval ms (default 30 s), so a slow client could outlast a timeout by up to
-  // that much; sweeping at a quarter of the headers timeout (at most 1 s) keeps the bound tight.
-  return { headersTimeout, requestTimeout, keepAliveTimeout, connectionsCheckingInterval: Math.min(1000, Math.max(50, Math.floor(headersTimeout / 4))) }
-}
+/** The connection timeouts, shared with the gateway (core net.ts). */
+export { DEFAULT_TIMEOUTS, serverTimeouts } from '@kerneltune/core'
 
 export interface RunningServer {
   app: App

@@ -14,18 +14,9 @@ import type { CatalogExtension } from './contracts/catalog-extension.ts'
 import { KerneltuneError, pluginError } from './errors.ts'
 import { CORE_DIMENSION_IDS, type CoreDimensionId } from './dimensions.ts'
 import { pluginHead, pluginHooks } from './checks/plugin.ts'
+import type { AnyPlugin, PluginByKind } from './contracts/plugin-by-kind.ts'
 
-/** Maps each kind to its plugin type, so `get('engine', ...)` is typed. */
-export interface PluginByKind {
-  engine: EnginePlugin
-  'measurement-backend': MeasurementBackend
-  'search-strategy': SearchStrategyPlugin
-  predictor: PredictorPlugin
-  'kernel-provider': KernelProviderPlugin
-  'kernel-generator': KernelGeneratorPlugin
-}
-
-export type AnyPlugin = PluginByKind[PluginKind]
+export type { AnyPlugin, PluginByKind }
 
 /** The core dimensions an engine controls; all six for a plugin that does not say. */
 export function engineControls(engine: Pick<EnginePlugin, 'controls'>): readonly CoreDimensionId[] {

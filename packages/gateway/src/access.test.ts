@@ -47,6 +47,6 @@ describe('serverTimeouts', () => {
     expect(DEFAULT_TIMEOUTS).toEqual({ headersTimeoutMs: 10_000, requestTimeoutMs: 60_000, keepAliveTimeoutMs: 5_000 })
     expect(serverTimeouts({})).toEqual({ headersTimeout: 10_000, requestTimeout: 60_000, keepAliveTimeout: 5_000, connectionsCheckingInterval: 1000 })
     expect(() => serverTimeouts({ headersTimeoutMs: 2000, requestTimeoutMs: 1000 })).toThrow(/must not exceed/)
-    expect(() => serverTimeouts({ keepAliveTimeoutMs: 0 })).toThrow(/positive/)
+    expect(() => serverTimeouts({ keepAliveTimeoutMs: 0 })).toThrow(/100 ms to 1 hour/)
   })
 })

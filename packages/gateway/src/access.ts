@@ -11,39 +11,12 @@
  * - an optional bearer token (`--token` / KERNELTUNE_GATEWAY_TOKEN), at least 16 characters as
  *   the server's metrics token, compared in constant time; OpenAI clients send it as their API key.
  *
- * The connection timeouts are the server's (apps/server/src/node.ts DEFAULT_TIMEOUTS; the gateway
- * is a library package and cannot import the app).
+ * The loopback rule, the secret comparison and the connection timeouts are the server's, from
+ * @kerneltune/core (net.ts).
  */
-import { KerneltuneError } from '@kerneltune/core'
+import { isLoopback, KerneltuneError, sameSecret } from '@kerneltune/core'
 
-/** Header 10 s, whole request (body included) 60 s, idle keep-alive 5 s: the server's values. Answers (SSE streams) are not bounded by them. */
-export const DEFAULT_TIMEOUTS = { headersTimeoutMs: 10_000, requestTimeoutMs: 60_000, keepAliveTimeoutMs: 5_000 } as const
-
-export interface Timeouts {
-  readonly headersTimeoutMs?: number | undefined
-  readonly requestTimeoutMs?: number | undefined
-  readonly keepAliveTimeoutMs?: number | undefined
-}
-
-/** Node's http.Server options for the timeouts, as the server computes them. */
-export function serverTimeouts(o: Timeouts): { headersTimeout: number; requestTimeout: number; keepAliveTimeout: number; connectionsCheckingInterval: number } {
-  const headersTimeout = o.headersTimeoutMs ?? DEFAULT_TIMEOUTS.headersTimeoutMs
-  const requestTimeout = o.requestTimeoutMs ?? DEFAULT_TIMEOUTS.requestTimeoutMs
-  const keepAliveTimeout = o.keepAliveTimeoutMs ?? DEFAULT_TIMEOUTS.keepAliveTimeoutMs
-  for (const [name, v] of [['headers timeout', headersTimeout], ['request timeout', requestTimeout], ['keep-alive timeout', keepAliveTimeout]] as const) {
-    if (!Number.isFinite(v) || v <= 0) throw new KerneltuneError('INVALID_INPUT', `the ${name} must be a positive number of milliseconds, got ${v}`)
-  }
-  if (headersTimeout > requestTimeout) throw new KerneltuneError('INVALID_INPUT', `the headers timeout (${headersTimeout} ms) must not exceed the request timeout (${requestTimeout} ms): the request includes its headers`)
-  // Node checks the headers and request timeouts on a sweep every connectionsCheckingInterval ms
-  // (default 30 s); a quarter of the headers timeout (at most 1 s) keeps the bound tight.
-  return { headersTimeout, requestTimeout, keepAliveTimeout, connectionsCheckingInterval: Math.min(1000, Math.max(50, Math.floor(headersTimeout / 4))) }
-}
-
-/** 127.0.0.0/8, ::1 and localhost: names only this machine reaches. */
-export function isLoopback(hostname: string): boolean {
-  const h = hostname.replace(/^\[|\]$/g, '').toLowerCase()
-  return h === 'localhost' || h === '::1' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(h) || /^::ffff:127\./.test(h)
-}
+export { DEFAULT_TIMEOUTS, isLoopback, sameSecret, serverTimeouts, type Timeouts } from '@kerneltune/core'
 
 /** The host name of a Host header value (`[::1]:8000` → `::1`, `a.b:80` → `a.b`); undefined when malformed. */
 export function hostOf(header: string | undefined): string | undefined {
@@ -57,15 +30,6 @@ export function hostAllowed(header: string | undefined, listenHost: string): boo
   if (!isLoopback(listenHost)) return true
   const h = hostOf(header)
   return h !== undefined && isLoopback(h)
-}
-
-/** Constant-time comparison, so timing does not reveal a prefix of the token. */
-export function sameSecret(a: string, b: string): boolean {
-  const x = new TextEncoder().encode(a)
-  const y = new TextEncoder().encode(b)
-  let diff = x.length ^ y.length
-  for (let i = 0; i < Math.max(x.length, y.length); i++) diff |= (x[i] ?? 0) ^ (y[i] ?? 0)
-  return diff === 0
 }
 
 /** True when no token is configured or the Authorization header carries it as a bearer token. */

@@ -6,7 +6,7 @@
  */
 import { CORE_DIMENSION_IDS } from '../dimensions.ts'
 import { PLUGIN_KINDS, type PluginBase, type PluginKind } from '../contracts/plugin.ts'
-import type { PluginByKind } from '../registry.ts'
+import type { PluginByKind } from '../contracts/plugin-by-kind.ts'
 import { expected, isObject, issue, oneOf, stringProblems } from './messages.ts'
 
 /** Checks a value at `path`, returning every problem as `dot.path: message`. */
