@@ -17,6 +17,7 @@ import { backendForRun } from './backend.ts'
 import { runOptions } from './create.ts'
 import { comboMetrics } from './metrics.ts'
 import { summarizeRun, type RunSummary } from './summary.ts'
+import { runVerdict } from './verdict.ts'
 import { RUN_OWNER_LEASE_MS, type ExecuteRunDeps } from './deps.ts'
 
 /** The abort reason of an interrupted run (SIGINT to the process measuring it): the run goes back to queued, resumable. */
@@ -236,6 +237,8 @@ export async function executeExperimentRun(runId: string, deps: ExecuteRunDeps, 
       : null
     // With latency objectives judged, they decide (an infeasible combination never wins), as in a sequential run.
     const full = { ...summary, winner: summary.objectives && !summary.objectives.note ? summary.winner : designWinner, experiment }
+    // The one verdict, now that the design's evidence (its rounds, the A/A arm) is part of the summary.
+    full.verdict = runVerdict(full, { winnerGate: full.winner ? gates.get(full.winner.index) : null, ...(settings.alpha === undefined ? {} : { alpha: settings.alpha }) })
     const status = stored.some((c) => c.status === 'measured') ? 'succeeded' : 'failed'
     await store.runs.finish(runId, status, full, gates, status === 'failed' ? 'no combination could be measured' : null)
     run = await store.runs.require(null, runId)
