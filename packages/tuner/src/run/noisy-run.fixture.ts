@@ -15,7 +15,7 @@ export const threeRounds = (improvement: number, low: number, high: number, pVal
   n: 3, improvement, interval: { low, high }, t: 1, df: 2, pValue, verdict: 'indistinguishable', test: 'sign-flip', trim: 0.2, pMethod: 'exact', patterns: 8,
 })
 
-const combo = (i: number) => (i === 0 ? {} : { threads: String(i), parallel: '4' })
+const combo = (i: number): Record<string, string> => (i === 0 ? {} : { threads: String(i), parallel: '4' })
 
 export const noisyExperiment: InterleavedSummary = {
   design: 'interleaved', metric: 'decodeTps', device: 'CPU: AMD EPYC (2 logical cores)', worker: null, winner: null,

@@ -10,7 +10,7 @@
 import { minRoundsToDecide } from '@kerneltune/experiment'
 import type { InterleavedSummary } from './experiment-run.ts'
 import { minRoundsForPairedBeats } from './objectives.ts'
-import { improvementText, signedPercent } from './units.ts'
+import { improvementText, signedPercent } from '@kerneltune/serving'
 
 /** Whether the deciding test can reach p < alpha at the rounds measured. */
 export interface VerdictPower {

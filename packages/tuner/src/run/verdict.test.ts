@@ -1,8 +1,8 @@
+import { improvementText, unitOf, withUnit } from '@kerneltune/serving'
 import { signFlipTest } from '@kerneltune/stats'
 import { describe, expect, it } from 'vitest'
 import { noisyExperiment, noisyObjectives, noisyRun, threeRounds } from './noisy-run.fixture.ts'
 import { minRoundsForPairedBeats } from './objectives.ts'
-import { improvementText, unitOf, withUnit } from './units.ts'
 import { runVerdict, type VerdictInput } from './verdict.ts'
 
 const mean = (xs: readonly number[]) => xs.reduce((a, b) => a + b, 0) / xs.length
@@ -51,7 +51,7 @@ describe('runVerdict: who decides, and what the evidence lets it say', () => {
   })
 
   it('should keep the defaults, and say that 3 rounds cannot reach p < 0.05, when the defaults meet the objectives', () => {
-    const objectives = { ...noisyObjectives, candidates: noisyObjectives.candidates.map((c) => (c.index === 0 ? { ...c, feasible: true, violations: [] } : c)), decision: { winner: null, defaultsFeasible: true, reason: 'the best feasible candidate (5) does not beat the defaults by goodput: keep the defaults' } }
+    const objectives = { ...noisyObjectives, candidates: noisyObjectives.candidates.map((c) => (c.index === 0 ? { ...c, feasible: true, violations: [] } : c)), decision: { winner: null, defaultsFeasible: true, reason: 'the best feasible candidate (5) does not beat the defaults by goodput: keep the defaults', test: noisyObjectives.decision.test } }
     const v = runVerdict({ ...noisyRun, objectives, experiment: quietAa, winner: { ...noisyRun.winner!, index: 0, value: 3.98, improvement: 0 } })
     expect(v).toMatchObject({ kind: 'keep-defaults', index: null, candidate: 5 })
     expect(v.headline).toBe('Keep the defaults: 3 rounds cannot reach p < 0.05: the paired sign-flip test on goodput needs at least 6.')
@@ -93,7 +93,7 @@ describe('runVerdict: who decides, and what the evidence lets it say', () => {
   })
 
   it('should say that nothing meets the objectives when neither the defaults nor a candidate does', () => {
-    const v = runVerdict({ ...noisyRun, winner: null, objectives: { ...noisyObjectives, decision: { winner: null, defaultsFeasible: false, reason: 'the defaults miss the objectives, and so does every other candidate' } } })
+    const v = runVerdict({ ...noisyRun, winner: null, objectives: { ...noisyObjectives, decision: { winner: null, defaultsFeasible: false, reason: 'the defaults miss the objectives, and so does every other candidate', test: noisyObjectives.decision.test } } })
     expect(v).toMatchObject({ kind: 'none', index: null })
     expect(v.headline).toBe('No verdict: nothing meets the objectives, the defaults included.')
   })

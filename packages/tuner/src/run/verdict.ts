@@ -12,7 +12,7 @@
  */
 import type { ExperimentSummary, InterleavedSummary } from './experiment-run.ts'
 import type { RunSummary } from './summary.ts'
-import { improvementText, signedPercent, unitOf, withUnit } from './units.ts'
+import { improvementText, signedPercent, unitOf, withUnit } from '@kerneltune/serving'
 import { aaContradicts, aaEvidence, designPower, type VerdictAa, type VerdictPower } from './verdict-evidence.ts'
 
 export type { VerdictAa, VerdictPower } from './verdict-evidence.ts'

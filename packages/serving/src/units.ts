@@ -1,9 +1,9 @@
 /**
- * The unit of every figure a run reports, by the name of what it measures, and the words for a
- * value with its unit. The run's metrics, the experiment designs' metrics and the objectives name
+ * The unit of every figure kerneltune reports, by the name of what it measures, and the words for
+ * a value with its unit. A run's metrics, the experiment designs' metrics and the objectives name
  * their quantities differently (throughputTps, decodeTps, goodput, ttft_p99_ms); a figure printed
- * without its unit, or with the unit of another quantity, read as a goodput in tokens/s (issue 34
- * item 11), so every figure of a verdict goes through here.
+ * without its unit, or with another quantity's, read as a goodput in tokens/s (issue 34 item 11).
+ * Here, runtime-neutral, so that the tuner's verdict and the dashboard share one table.
  */
 
 /** The unit of a quantity by its name: tokens/s, requests/s or ms; '' for one this does not know. */
