@@ -63,7 +63,8 @@ export function aaEvidence(e: InterleavedSummary, alpha: number): VerdictAa {
   const effects = Object.values(e.paired).map((p) => p?.improvement).filter((x): x is number => typeof x === 'number' && Number.isFinite(x)).map(Math.abs)
   const largestEffect = effects.length ? Math.max(...effects) : null
   const improvement = c && typeof c.improvement === 'number' && Number.isFinite(c.improvement) ? c.improvement : null
-  const noiseDominates = improvement !== null && largestEffect !== null && Math.abs(improvement) >= largestEffect
+  // An A/A arm that read exactly the defaults (a prediction repeated) shows no noise, however small the effects.
+  const noiseDominates = improvement !== null && improvement !== 0 && largestEffect !== null && Math.abs(improvement) >= largestEffect
   const power = designPower(e, alpha)
   const rate = power.canDecide && typeof e.aa.falseWinnerRate === 'number' ? e.aa.falseWinnerRate : null
   const base = { metric: e.metric, improvement, largestEffect, noiseDominates, declaredWinner: e.aa.declaredWinner, falseWinnerRate: rate }
@@ -90,5 +91,5 @@ export function aaContradicts(aa: VerdictAa, e: InterleavedSummary, index: numbe
   if (aa.improvement === null) return false
   const own = e.paired[String(index)]?.improvement
   const effect = typeof own === 'number' && Number.isFinite(own) ? own : fallbackEffect
-  return effect !== null && Math.abs(aa.improvement) >= Math.abs(effect)
+  return effect !== null && aa.improvement !== 0 && Math.abs(aa.improvement) >= Math.abs(effect)
 }

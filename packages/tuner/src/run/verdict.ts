@@ -91,6 +91,8 @@ export function runVerdict(s: VerdictInput, o: VerdictOptions = {}): RunVerdict 
   const said = [
     `${quantity}${best ? ` ${withUnit(best.value, unit)}` : ''}${defaultsValue !== null && best ? ` against ${withUnit(defaultsValue, unit)} for the defaults` : ''}${gain !== null && Number.isFinite(gain) ? ` (${improvementText(gain, quantity)})` : ''}`,
     e && interval ? `95% interval of the ratio to the defaults on ${e.metric}: ${interval}` : '',
+    // A prediction repeated has no spread: its figures are the model's, and have no interval.
+    s.simulated ? 'predicted (nothing was run, so no interval)' : '',
   ].filter(Boolean).join('; ')
   const power = e ? designPower(e, alpha, obj && obj.decision.defaultsFeasible !== false ? obj.objective : undefined) : undefined
   const aa = e ? aaEvidence(e, alpha) : undefined
