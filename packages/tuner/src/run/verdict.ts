@@ -100,7 +100,7 @@ export function runVerdict(s: VerdictInput, o: VerdictOptions = {}): RunVerdict 
     kind, index, candidate: index === null ? bestIndex : null, decidedBy, headline, reasons: reasons.filter(Boolean), figures, best, ...(power ? { power } : {}), ...(aa ? { aa } : {}),
   })
   const decidedBy = obj ? 'objectives' : e ? 'design' : s.gate ? 'gate' : 'none'
-  const evidence = [power?.text ?? '', aa?.text ?? '']
+  // The A/A arm's full reading goes with the design's evidence (`aa.text`, printed there), not into the reasons again.
 
   if (s.counts.measured === 0 || (!s.baseline && !s.winner && !obj)) return out('none', null, 'No verdict: nothing was measured.', [], 'none')
   if (obj && pick === null && obj.decision.defaultsFeasible === false) return out('none', null, 'No verdict: nothing meets the objectives, the defaults included.', [obj.decision.reason], 'objectives')
@@ -111,19 +111,19 @@ export function runVerdict(s: VerdictInput, o: VerdictOptions = {}): RunVerdict 
       ? `the A/A arm (the defaults against themselves) was called better than the defaults (${improvementText(aa.improvement, e.metric)} on ${e.metric})`
       : `the A/A arm (the defaults against themselves) read ${improvementText(aa.improvement, e.metric)} on ${e.metric}, ${aa.noiseDominates ? 'larger than every difference measured' : `as large as #${pick}'s difference`}: the noise is larger than the effect`
     const picked = pick === null ? '' : obj ? `the objectives alone would pick #${pick} (${obj.decision.reason})` : `the design alone would pick #${pick}`
-    return out('withheld', null, `No verdict, the defaults stay: ${why}${power?.text ? `; ${power.text}` : ''}.`, [picked, ...evidence, 'measure more rounds or on a quieter machine'], decidedBy)
+    return out('withheld', null, `No verdict, the defaults stay: ${why}${power?.text ? `; ${power.text}` : ''}.`, [picked, 'measure more rounds or on a quieter machine'], decidedBy)
   }
 
   if (obj) {
-    if (pick === null) return out('keep-defaults', null, `Keep the defaults: ${power?.text || obj.decision.reason}.`, [obj.decision.reason, ...evidence], 'objectives')
-    return gated(out, s, o, pick, `#${pick} meets the objectives ${obj.decision.defaultsFeasible === false ? 'and the defaults do not' : 'and beats the defaults'}; ${said}`, [obj.decision.reason, ...evidence], !e)
+    if (pick === null) return out('keep-defaults', null, `Keep the defaults: ${power?.text || obj.decision.reason}.`, [obj.decision.reason], 'objectives')
+    return gated(out, s, o, pick, `#${pick} meets the objectives ${obj.decision.defaultsFeasible === false ? 'and the defaults do not' : 'and beats the defaults'}; ${said}`, [obj.decision.reason], !e)
   }
   if (e) {
     if (pick === null) {
       const found = paired && bestIndex !== null ? `no combination is significantly better than the defaults on ${e.metric} (best: #${bestIndex}, ${improvementText(paired.improvement, e.metric)}, p = ${paired.pValue?.toPrecision(2) ?? '—'})` : `no combination could be compared with the defaults on ${e.metric}`
-      return out('keep-defaults', null, `Keep the defaults: ${power?.text || found}.`, [found, ...evidence], 'design')
+      return out('keep-defaults', null, `Keep the defaults: ${power?.text || found}.`, [found], 'design')
     }
-    return out('winner', pick, `Winner: #${pick}, ${said}.`, [e.verdict, ...evidence], 'design')
+    return out('winner', pick, `Winner: #${pick}, ${said}.`, [e.verdict], 'design')
   }
   if (pick === null) {
     return s.winner ? out('keep-defaults', null, `Keep the defaults: the defaults (#${s.winner.index}) are best; no candidate beat them.`, [], decidedBy) : out('none', null, 'No verdict: no combination was measured.', [], 'none')
