@@ -12,7 +12,7 @@ import { requireOrSkip } from '@kerneltune/tooling/test-skip'
 import type { Browser, Page } from 'playwright-core'
 import { describe, expect, it } from 'vitest'
 import type { Experiment, Objectives, RunDetail, RunSummary } from '../ui/api-types.gen.ts'
-import { browserHooks, CHROMIUM, H100, hasChromium, MODEL, open, serious, tinyRun, waitFor, type Server } from './harness.ts'
+import { ARTIFACTS, browserHooks, CHROMIUM, H100, hasChromium, MODEL, open, serious, tinyRun, waitFor, type Server } from './harness.ts'
 import { noisySummary } from './noisy-run.fixture.ts'
 
 type Interleaved = Extract<Experiment, { design: 'interleaved' }>
@@ -39,7 +39,7 @@ describe.skipIf(requireOrSkip(hasChromium, `chromium at ${CHROMIUM} (apt-get ins
     }
   }
 
-  it('an interleaved run shows its rounds, seed, test, the A/A comparison and verdict, the replicate variances and the design\'s verdict', async () => {
+  it('an interleaved run shows its rounds, seed, test, the A/A comparison and verdict, the replicate variances and the run\'s one verdict', async () => {
     const created = await server.api<{ id: string }>('/runs', { method: 'POST', body: {
       engine: 'vllm', hardware: H100, model: MODEL, repetitions: 2, design: 'interleaved', rounds: 4, seed: 7,
       restrict: { attention_backend: ['flash_attn_v2', 'flashinfer'], kv_layout: ['paged'], matmul_path: ['cublas'], activation_dtype: ['bf16'], fusion_strategy: ['none'], cuda_graph: ['per-shape'] },
@@ -142,6 +142,7 @@ describe.skipIf(requireOrSkip(hasChromium, `chromium at ${CHROMIUM} (apt-get ins
     expect(await pareto.locator('.noise-band-y, .noise-band-x').count()).toBe(2)
     expect((await page.getByTestId('noise-note').allTextContents()).every((n) => n.includes('drawn from 0 up: no value lies below it'))).toBe(true)
     expect(await serious(page)).toEqual([])
+    await page.screenshot({ path: `${ARTIFACTS}/run-detail-noisy.png`, fullPage: true })
     await server.api(`/runs/${created.id}`, { method: 'DELETE' })
   })
 
