@@ -44,10 +44,19 @@ describe('runVerdict on the run issue 34 reports (3 interleaved rounds, objectiv
 })
 
 describe('runVerdict: who decides, and what the evidence lets it say', () => {
-  it('should name the objectives\' pick when the defaults miss the objectives and the A/A arm is quiet', () => {
+  it('should not confirm the objectives\' pick in 3 rounds even with a quiet A/A arm: the defaults\' miss was measured in as few', () => {
     const v = runVerdict({ ...noisyRun, experiment: quietAa })
+    expect(v).toMatchObject({ kind: 'withheld', index: null, candidate: 5, decidedBy: 'objectives' })
+    expect(v.headline).toBe('No verdict, the defaults stay: 3 rounds cannot reach p < 0.05: the sign-flip test on decodeTps needs at least 7, so the paired rounds cannot confirm #5.')
+    expect(v.reasons[0]).toBe('the objectives alone would pick #5 (the defaults miss the objectives; combination 5 meets them and is the best that does by goodput); goodput 65.3 requests/s against 3.98 requests/s for the defaults (+1540.7%); 95% interval of the ratio to the defaults on decodeTps: -52.0% to +11585.0%')
+  })
+
+  it('should name the objectives\' pick when the defaults miss the objectives, the rounds can decide and the A/A arm is quiet', () => {
+    const eight = (c: ReturnType<typeof threeRounds>) => ({ ...c, n: 8 })
+    const e = { ...quietAa, rounds: 8, paired: { 5: eight(threeRounds(0.9, 0.2, 1.8, 0.03)) }, aa: { ...quietAa.aa, comparison: eight(quietAa.aa.comparison!) } }
+    const v = runVerdict({ ...noisyRun, experiment: e })
     expect(v).toMatchObject({ kind: 'winner', index: 5, decidedBy: 'objectives' })
-    expect(v.headline).toBe('Winner: #5: #5 meets the objectives and the defaults do not; goodput 65.3 requests/s against 3.98 requests/s for the defaults (+1540.7%); 95% interval of the ratio to the defaults on decodeTps: -52.0% to +11585.0%.')
+    expect(v.headline).toBe('Winner: #5: #5 meets the objectives and the defaults do not; goodput 65.3 requests/s against 3.98 requests/s for the defaults (+1540.7%); 95% interval of the ratio to the defaults on decodeTps: +20.0% to +180.0%.')
   })
 
   it('should keep the defaults, and say that 3 rounds cannot reach p < 0.05, when the defaults meet the objectives', () => {

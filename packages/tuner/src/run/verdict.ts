@@ -5,10 +5,11 @@
  * below it said "keep the defaults": here they become one statement, stored with the summary, that
  * the run view and `kerneltune run show` both print. Who decides: the objectives when the run
  * judged them, else the interleaved design, else the quality gate. The evidence then limits what
- * may be said: a winner needs a test that can reach significance at the rounds measured (or, under
- * objectives, defaults that miss them), and an A/A arm that differs from the defaults by as much
- * as the winner does withholds the verdict: the defaults stay and the run says why. Every figure
- * carries its unit (units.ts).
+ * may be said. In an interleaved run a winner needs rounds enough for the test to reach
+ * significance, even one the objectives pick because the defaults miss them (that, too, was
+ * measured in those few rounds), and an A/A arm that differs from the defaults by as much as the
+ * winner does withholds the verdict: the defaults stay and the run says why. Every figure
+ * carries its unit (@kerneltune/serving's units.ts).
  */
 import type { ExperimentSummary, InterleavedSummary } from './experiment-run.ts'
 import type { RunSummary } from './summary.ts'
@@ -112,6 +113,13 @@ export function runVerdict(s: VerdictInput, o: VerdictOptions = {}): RunVerdict 
       : `the A/A arm (the defaults against themselves) read ${improvementText(aa.improvement, e.metric)} on ${e.metric}, ${aa.noiseDominates ? 'larger than every difference measured' : `as large as #${pick}'s difference`}: the noise is larger than the effect`
     const picked = pick === null ? '' : obj ? `the objectives alone would pick #${pick} (${obj.decision.reason})` : `the design alone would pick #${pick}`
     return out('withheld', null, `No verdict, the defaults stay: ${why}${power?.text ? `; ${power.text}` : ''}.`, [picked, 'measure more rounds or on a quieter machine'], decidedBy)
+  }
+
+  // A pick the paired rounds could not have confirmed (too few for the test to reach p < alpha):
+  // under objectives it rests on feasibility alone, measured in as few rounds. Not a decision yet.
+  if (e && power && !power.canDecide && pick !== null) {
+    const picked = obj ? `the objectives alone would pick #${pick} (${obj.decision.reason}); ${said}` : `the design alone would pick #${pick}; ${said}`
+    return out('withheld', null, `No verdict, the defaults stay: ${power.text}, so the paired rounds cannot confirm #${pick}.`, [picked, 'measure more rounds (a larger time budget) or on a quieter machine'], decidedBy)
   }
 
   if (obj) {
