@@ -6,9 +6,9 @@
  * the A/A arm's +460%, and the A/A false-winner rate 0 (as it must be at 3 rounds).
  */
 import type { PairedComparison } from '@kerneltune/experiment'
-import type { InterleavedSummary } from './experiment-run.ts'
+import type { InterleavedSummary } from './experiment-summary.ts'
 import type { RunObjectives } from './objectives.ts'
-import type { VerdictInput } from './verdict.ts'
+import type { RunSummary } from './summary.ts'
 
 /** A 3-round sign-flip comparison: its p-value cannot go below 0.25 with the 20% trim (2^(0+1-3)). */
 export const threeRounds = (improvement: number, low: number, high: number, pValue = 0.25): PairedComparison => ({
@@ -43,7 +43,7 @@ export const noisyObjectives: RunObjectives = {
 
 const noise = { n: 3, mean: 11.2, halfWidth: 24.1, relHalfWidth: 2.15, cv: 0.87, level: 0.95 }
 
-export const noisyRun: VerdictInput = {
+export const noisyRun: RunSummary & { experiment?: InterleavedSummary | undefined } = {
   metric: 'throughputTps', backend: 'server', simulated: false, proxy: null, notMeasured: [], cacheScope: 'tenant',
   devices: ['CPU: AMD EPYC (2 logical cores)'], durationMs: 40_210,
   counts: { total: 6, measured: 6, failed: 0, cached: 0, stoppedEarly: 0, pending: 0 },

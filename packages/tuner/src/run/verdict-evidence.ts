@@ -8,7 +8,7 @@
  * effect measured, and a decision it contradicts is not a decision.
  */
 import { minRoundsToDecide } from '@kerneltune/experiment'
-import type { InterleavedSummary } from './experiment-run.ts'
+import type { InterleavedSummary } from './experiment-summary.ts'
 import { minRoundsForPairedBeats } from './objectives.ts'
 import { improvementText, signedPercent } from '@kerneltune/serving'
 

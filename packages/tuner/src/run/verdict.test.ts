@@ -3,7 +3,7 @@ import { signFlipTest } from '@kerneltune/stats'
 import { describe, expect, it } from 'vitest'
 import { noisyExperiment, noisyObjectives, noisyRun, threeRounds } from './noisy-run.fixture.ts'
 import { minRoundsForPairedBeats } from './objectives.ts'
-import { runVerdict, type VerdictInput } from './verdict.ts'
+import { runVerdict } from './verdict.ts'
 
 const mean = (xs: readonly number[]) => xs.reduce((a, b) => a + b, 0) / xs.length
 /** The reported run with the A/A arm as quiet as a calm machine's. */
@@ -86,7 +86,7 @@ describe('runVerdict: who decides, and what the evidence lets it say', () => {
     expect(crowned.headline).toMatch(/^No verdict, the defaults stay: the A\/A arm \(the defaults against themselves\) was called better than the defaults \(\+1\.0% on decodeTps\)/)
   })
 
-  const sequential: VerdictInput = { ...noisyRun, objectives: undefined, experiment: undefined, metric: 'latencyMs', baseline: { index: 0, comboHash: 'h0', combo: {}, value: 20 }, winner: { ...noisyRun.winner!, index: 3, value: 15, improvement: 0.25 } }
+  const sequential: typeof noisyRun = { ...noisyRun, objectives: undefined, experiment: undefined, metric: 'latencyMs', baseline: { index: 0, comboHash: 'h0', combo: {}, value: 20 }, winner: { ...noisyRun.winner!, index: 3, value: 15, improvement: 0.25 } }
 
   it('should follow the quality gate in a sequential run: pass, fail, manual review, no gate', () => {
     const pass = runVerdict(sequential, { winnerGate: { passed: true, reasons: [] } })
@@ -95,7 +95,7 @@ describe('runVerdict: who decides, and what the evidence lets it say', () => {
     const fail = runVerdict(sequential, { winnerGate: { passed: false, reasons: ['p = 0.2 ≥ 0.05'] } })
     expect(fail).toMatchObject({ kind: 'keep-defaults', index: null, candidate: 3, reasons: ['p = 0.2 ≥ 0.05'] })
     expect(fail.headline).toMatch(/^Keep the defaults: best candidate #3 failed the quality gate/)
-    expect(runVerdict({ ...sequential, gate: { method: 'manual', status: 'review', passed: false, reasons: [] } }).kind).toBe('review')
+    expect(runVerdict({ ...sequential, gate: { method: 'manual', passed: false, reasons: [] } }).kind).toBe('review')
     expect(runVerdict({ ...sequential, gate: null }).kind).toBe('ungated')
     expect(runVerdict({ ...sequential, winner: { ...sequential.winner!, index: 0 } }).headline).toBe('Keep the defaults: the defaults (#0) are best; no candidate beat them.')
     expect(runVerdict({ ...sequential, counts: { ...sequential.counts, measured: 0 }, winner: null, baseline: null }).kind).toBe('none')

@@ -11,8 +11,8 @@
  * winner does withholds the verdict: the defaults stay and the run says why. Every figure
  * carries its unit (@kerneltune/serving's units.ts).
  */
-import type { ExperimentSummary, InterleavedSummary } from './experiment-run.ts'
-import type { RunSummary } from './summary.ts'
+import type { ExperimentSummary, InterleavedSummary } from './experiment-summary.ts'
+import type { RunObjectives } from './objectives.ts'
 import { improvementText, signedPercent, unitOf, withUnit } from '@kerneltune/serving'
 import { aaContradicts, aaEvidence, designPower, type VerdictAa, type VerdictPower } from './verdict-evidence.ts'
 
@@ -48,8 +48,17 @@ export interface RunVerdict {
   aa?: VerdictAa
 }
 
-/** What the verdict reads: a run's summary, with the design's when a design measured the run. */
-export type VerdictInput = Omit<RunSummary, 'verdict'> & { experiment?: ExperimentSummary | InterleavedSummary | undefined }
+/** What the verdict reads of a run's summary (summary.ts's RunSummary), with the design's when a design measured the run. */
+export interface VerdictInput {
+  metric: string
+  simulated: boolean
+  counts: { measured: number }
+  baseline: { index: number; value: number } | null
+  winner: { index: number; value: number; improvement: number | null } | null
+  gate: { method: string; passed: boolean; reasons: readonly string[] } | null
+  objectives?: RunObjectives | undefined
+  experiment?: ExperimentSummary | InterleavedSummary | undefined
+}
 
 export interface VerdictOptions {
   /** The quality gate's verdict on the summary's winner (a run stores it per combination). */
