@@ -39,7 +39,11 @@ describe('kerneltune run show: one verdict', () => {
       const { verdict: _stored, ...summary } = run.summary as Record<string, any>
       const e = summary.experiment
       const aa = { ...e.aa, comparison: { ...(e.aa.comparison ?? Object.values(e.paired).find(Boolean)), improvement: 4.6 } }
-      await store.runs.finish(id, 'succeeded', { ...summary, experiment: { ...e, aa } }, new Map())
+      // ...and a best candidate in `winner`, which the dashboard's headline once called the winner.
+      const one = (await store.runs.combos(id)).find((c) => c.index === 1)!
+      const winner = { index: 1, comboHash: one.comboHash, combo: one.combo, value: summary.baseline.value, improvement: 0, proxy: null, notMeasured: [], notToldApart: {} }
+      // Its gate passed (a noisy run's can), so that only the verdict stands between it and an apply.
+      await store.runs.finish(id, 'succeeded', { ...summary, winner, experiment: { ...e, aa } }, new Map([[1, { passed: true, reasons: [] }]]))
     } finally {
       await store.close()
     }
@@ -48,5 +52,11 @@ describe('kerneltune run show: one verdict', () => {
     expect(verdictRows).toEqual([expect.stringMatching(/^verdict\s+No verdict, the defaults stay: the A\/A arm \(the defaults against themselves\) read \+460\.0% on throughputTps, larger than every difference measured/)])
     expect(human).toMatch(/^A\/A check\s+.*the noise is larger than every effect measured\./m)
     expect(human).not.toMatch(/^winner\s+\{/m)
+    expect(human).toMatch(/^not applied\s+#1 \{.*\} \(kerneltune run apply --force applies it anyway\)$/m)
+    // Applying follows the same verdict: refused without --force, translated with it.
+    const refused = await cli(t.dir, ['run', 'apply', id, '--db', db])
+    expect(refused.code).not.toBe(0)
+    expect(refused.err).toMatch(/verdict keeps the defaults \(No verdict, the defaults stay: .*\); pass force to apply combination 1 anyway/)
+    expect((await cli(t.dir, ['run', 'apply', id, '--force', '--db', db])).code).toBe(0)
   })
 })
