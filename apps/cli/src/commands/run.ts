@@ -79,7 +79,7 @@ export const runCommand = defineCommand({
     }),
     ...(['show', 'watch', 'cancel', 'apply'] as const).map((name) => defineCommand({
       name, summary: { show: 'Show a run and its combinations', watch: 'Follow a run with a progress bar', cancel: 'Cancel a run', apply: 'Translate the winner for the engine (flags, env, files)' }[name],
-      positionals: ['RUN_ID'], flags: [...TARGET_FLAGS, { name: 'deployment', type: 'string', description: 'apply: also set it on this deployment', valueName: 'ID' }, { name: 'force', type: 'boolean', description: 'apply: even if the gate rejected it', default: false }, { ...OBJECTIVE_FLAGS[2], description: `show: ${OBJECTIVE_FLAGS[2].description} (runs on the server backend; candidate is the combination index)` }] as const,
+      positionals: ['RUN_ID'], flags: [...TARGET_FLAGS, { name: 'deployment', type: 'string', description: 'apply: also set it on this deployment', valueName: 'ID' }, { name: 'force', type: 'boolean', description: 'apply: even if the gate rejected it or the run\'s verdict keeps the defaults', default: false }, { ...OBJECTIVE_FLAGS[2], description: `show: ${OBJECTIVE_FLAGS[2].description} (runs on the server backend; candidate is the combination index)` }] as const,
       jsonOutput: { show: '{ run, combos (with feasible, violations, goodput under objectives), objective?, slo?, pareto?, paretoAxes?, decision? }', watch: 'the final run event', cancel: '{ id, status }', apply: 'ApplyResult { combo, translation, deployment }' }[name],
       async run(ctx) {
         const id = requireId(ctx.positionals, 'RUN_ID')
