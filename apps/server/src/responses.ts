@@ -70,6 +70,22 @@ export const ExperimentResponse = z.discriminatedUnion('design', [
   }),
 ]).meta({ title: 'Experiment' })
 
+/** tuner's RunVerdict (run/verdict.ts): the run's one verdict, its reasons and every figure with its unit. */
+export const VerdictResponse = z.object({
+  kind: z.enum(['winner', 'keep-defaults', 'withheld', 'review', 'ungated', 'none']),
+  index: z.number().nullable(),
+  candidate: z.number().nullable(),
+  decidedBy: z.enum(['objectives', 'design', 'gate', 'none']),
+  headline: z.string(),
+  reasons: z.array(z.string()),
+  figures: z.array(z.object({ label: z.string(), text: z.string(), unit: z.string() })),
+  best: z.object({ index: z.number(), quantity: z.string(), value: z.number(), unit: z.string() }).nullable(),
+  power: z.object({ rounds: z.number(), test: z.string(), minRounds: z.number().nullable(), canDecide: z.boolean(), alpha: z.number(), text: z.string() }).optional(),
+  aa: z.object({
+    metric: z.string(), improvement: Stat, largestEffect: Stat, noiseDominates: z.boolean(), declaredWinner: z.boolean(), falseWinnerRate: Stat, text: z.string(),
+  }).optional(),
+}).meta({ title: 'RunVerdict' })
+
 /** tuner's RunSummary (run/summary.ts). */
 export const RunSummaryResponse = z.object({
   metric: z.string(),
@@ -95,6 +111,8 @@ export const RunSummaryResponse = z.object({
   objectives: ObjectivesResponse.optional(),
   /** Present when a design of @kerneltune/experiment measured the run (run create --design, kerneltune sweep). */
   experiment: ExperimentResponse.optional(),
+  /** The run's one verdict: the dashboard's and `run show`'s result (derived on read for runs stored before it existed). */
+  verdict: VerdictResponse.optional(),
 }).meta({ title: 'RunSummary' })
 
 /** The run's options (tuner's RunOptions: repetitions, metric, restrictions...) travel in its target. */

@@ -258,13 +258,14 @@ describe.skipIf(requireOrSkip(hasChromium, `chromium at ${CHROMIUM} (apt-get ins
     page = await open(browser, server, `?tab=run&run=${created.id}`)
     await page.getByTestId('provenance').getByText('simulated: nothing was run').waitFor()
     expect(await page.getByTestId('provenance').textContent()).toMatch(/predictions by the roofline of H100 SXM \(simulated, nothing was run\), not measurements on H100 SXM/)
-    await expect.poll(() => page!.getByTestId('verdict').textContent()).toBe(`Best candidate #${s.winner.index} failed the gate — the defaults are kept`)
+    // The run's one verdict: the defaults stay, the figures in tokens/s and percent, called a prediction.
+    await expect.poll(() => page!.getByTestId('verdict').textContent()).toMatch(new RegExp(`^Keep the defaults: best candidate #${s.winner.index} failed the quality gate; throughputTps [0-9.]+ tokens/s against [0-9.]+ tokens/s for the defaults \\(\\+0\\.2%\\); predicted \\(nothing was run, so no interval\\)\\.$`))
     expect(await page.locator('main').textContent()).not.toMatch(/winner/i)
-    expect(await page.getByTestId('gain').textContent()).toMatch(/^\+0\.2% throughput over the baseline \(predicted\); no interval: a prediction has no spread\.$/)
-    expect(await page.getByRole('button', { name: 'Apply anyway (overrides the gate)' }).count()).toBe(1)
+    expect(await page.getByTestId('verdict-figures').locator('dd').allTextContents()).toEqual([expect.stringMatching(/ tokens\/s$/), expect.stringMatching(/ tokens\/s$/), '+0.2%'])
+    expect(await page.getByRole('button', { name: `Apply #${s.winner.index} anyway (overrides the verdict)` }).count()).toBe(1)
     // Its command line is shown, marked as not applied; the table shows no statistics of predictions.
     await page.getByTestId('command').getByText(/^vllm serve/).waitFor()
-    expect(await page.getByText('Its engine command line (not applied):').count()).toBe(1)
+    expect(await page.getByText(`The command line of #${s.winner.index} (not applied):`).count()).toBe(1)
     expect(await page.locator('tbody td', { hasText: 'n/a: predicted' }).count()).toBe(await page.locator('tbody tr[data-combo-index]').count())
     expect(await page.getByText('Combinations predicted:').count()).toBe(1)
     // The plot: its spread called the model's (no noise band: a prediction has none), y labels

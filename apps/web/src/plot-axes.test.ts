@@ -45,6 +45,43 @@ describe('planAxis', () => {
   })
 })
 
+describe('planAxis with a lower bound (issue 34 item 13: no axis to −1,000 ms or −400 tokens/s)', () => {
+  // The reported run's baseline: 3 repetitions on a loaded 2-core machine, a 95% interval of ±215%.
+  const latency = { centre: 480, relHalfWidth: 2.15, n: 3 }
+  const throughput = { centre: 11.2, relHalfWidth: 2.15, n: 3 }
+
+  it('without a bound, a noise band wider than its centre takes the axis below zero (what the plot drew)', () => {
+    expect(planAxis([480, 350, 900], latency).domain[0]).toBeLessThan(-500)
+    expect(planAxis([11.2, 65.3, 2.1], throughput).domain[0]).toBeLessThan(0)
+  })
+
+  it('starts a latency and a throughput axis at 0 at the lowest, and cuts the band there', () => {
+    for (const [values, noise] of [[[480, 350, 900], latency], [[11.2, 65.3, 2.1], throughput]] as const) {
+      const a = planAxis(values, noise, { min: 0 })
+      expect(a.domain[0]).toBe(0)
+      expect(a.ticks.every((t) => t >= 0)).toBe(true)
+      expect(a.band![0]).toBe(0)
+      expect(a.band![1]).toBeCloseTo(noise.centre * (1 + noise.relHalfWidth), 9)
+      expect(a.bandClipped).toBe(true)
+      // The band lies inside the axis, and so does every point.
+      expect(a.band![0]).toBeGreaterThanOrEqual(a.domain[0])
+      expect(a.band![1]).toBeLessThanOrEqual(a.domain[1])
+      expect(values.every((v) => v >= a.domain[0] && v <= a.domain[1])).toBe(true)
+      expect(noiseNote('p95 latency', a, noise, false)).toContain('drawn from 0 up: no value lies below it')
+    }
+  })
+
+  it('leaves an axis far from the bound as it was, and moves a widened one up whole', () => {
+    const noise = { centre: 100, relHalfWidth: 0.02, n: 5 }
+    expect(planAxis([100, 100.3, 99.8], noise, { min: 0 })).toEqual(planAxis([100, 100.3, 99.8], noise))
+    expect(planAxis([100, 100.3, 99.8], noise, { min: 0 }).bandClipped).toBe(false)
+    // Two zeros: the ±1 minimum span would run from −1; it runs from 0 instead, as wide.
+    const z = planAxis([0, 0], null, { min: 0 })
+    expect(z.domain[0]).toBe(0)
+    expect(z.domain[1]).toBeGreaterThanOrEqual(2)
+  })
+})
+
 describe('niceStep and decimalsFor', () => {
   it.each([[0, 10, 2], [0, 1, 0.2], [205, 211, 1], [0, 0.04, 0.01], [0, 75000, 20000]])('niceStep(%d, %d) = %d', (lo, hi, step) => {
     expect(niceStep(lo, hi)).toBeCloseTo(step, 12)

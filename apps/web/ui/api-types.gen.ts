@@ -115,6 +115,43 @@ export type Experiment = {
   replicateVariance: Record<string, number | null>
 }
 
+export type RunVerdict = {
+  kind: 'winner' | 'keep-defaults' | 'withheld' | 'review' | 'ungated' | 'none'
+  index: number | null
+  candidate: number | null
+  decidedBy: 'objectives' | 'design' | 'gate' | 'none'
+  headline: string
+  reasons: string[]
+  figures: Array<{
+    label: string
+    text: string
+    unit: string
+  }>
+  best: {
+    index: number
+    quantity: string
+    value: number
+    unit: string
+  } | null
+  power?: {
+    rounds: number
+    test: string
+    minRounds: number | null
+    canDecide: boolean
+    alpha: number
+    text: string
+  }
+  aa?: {
+    metric: string
+    improvement: number | null
+    largestEffect: number | null
+    noiseDominates: boolean
+    declaredWinner: boolean
+    falseWinnerRate: number | null
+    text: string
+  }
+}
+
 export type RunSummary = {
   metric: string
   backend: string
@@ -176,6 +213,7 @@ export type RunSummary = {
   }>
   objectives?: Objectives
   experiment?: Experiment
+  verdict?: RunVerdict
 }
 
 export type Run = {

@@ -1,9 +1,11 @@
 /**
  * A run's latency objectives (issue 25), when it states them: the objectives, each candidate's
  * feasibility with the objectives it missed and by how much, goodput under them, the Pareto front
- * of throughput against the chosen latency, and the decision. An infeasible candidate is never the
- * winner; when the defaults miss the objectives, the view says so first.
+ * of throughput against the chosen latency, and what the objectives alone decide (the run's one
+ * verdict weighs it with the design's evidence). An infeasible candidate is never the winner; when
+ * the defaults miss the objectives, the view says so first.
  */
+import { unitOf } from '@kerneltune/serving'
 import type { Objectives } from './api-types.gen.ts'
 
 const n = (v: number | null | undefined, d = 2) => (v === undefined || v === null || !Number.isFinite(v) ? '—' : v.toFixed(d))
@@ -29,10 +31,11 @@ export function ObjectivesView({ o }: { o: Objectives }) {
       <h3>Latency objectives: {sloText(o)}</h3>
       <p>Objective: <strong>{o.objective}</strong>. A candidate that misses an objective is infeasible and never the winner.</p>
       {d && d.defaultsFeasible === false && <p className="error" role="alert" data-testid="defaults-infeasible">The defaults miss the objectives: the winner must meet them.</p>}
-      {d && <p data-testid="objectives-decision">{d.winner === null ? 'Keep the defaults' : `Winner: #${d.winner}`}: {d.reason}</p>}
+      {/* The objectives' ranking is evidence: the run's one verdict (above) weighs it with the design's. */}
+      {d && <p data-testid="objectives-decision">By the objectives alone: {d.reason}.</p>}
       <table>
         <caption>Candidates against the objectives; Pareto front of {o.paretoAxes.throughput} against {o.paretoAxes.latency}</caption>
-        <thead><tr><th scope="col">#</th><th scope="col">Combination</th><th scope="col">Feasible</th><th scope="col">Missed</th><th scope="col">Goodput req/s</th><th scope="col">{o.objective}</th><th scope="col">Pareto</th></tr></thead>
+        <thead><tr><th scope="col">#</th><th scope="col">Combination</th><th scope="col">Feasible</th><th scope="col">Missed</th><th scope="col">Goodput (requests/s)</th><th scope="col">{o.objective}{unitOf(o.objective) ? ` (${unitOf(o.objective)})` : ''}</th><th scope="col">Pareto</th></tr></thead>
         <tbody>
           {o.candidates.map((c) => (
             <tr key={c.index} data-candidate={c.index} data-feasible={c.feasible} data-pareto={front.has(c.index)}>

@@ -15,8 +15,9 @@ export interface PlotNoise { throughput: AxisNoise | null; p95: AxisNoise | null
 export function ParetoPlot({ points, noise, simulated, onSelect }: { points: Point[]; noise: PlotNoise; simulated: boolean; onSelect: (index: number) => void }) {
   const ref = useRef<HTMLDivElement>(null)
   const plans = useMemo(() => ({
-    y: planAxis(points.map((p) => p.throughput), noise.throughput),
-    x: planAxis(points.map((p) => p.p95), noise.p95),
+    // Neither a throughput nor a latency can be negative: the axes (and the bands) start at 0 at the lowest.
+    y: planAxis(points.map((p) => p.throughput), noise.throughput, { min: 0 }),
+    x: planAxis(points.map((p) => p.p95), noise.p95, { min: 0 }),
   }), [points, noise])
   useEffect(() => {
     const el = ref.current

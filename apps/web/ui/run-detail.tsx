@@ -1,38 +1,29 @@
 /**
- * Run detail: live progress over SSE, the measurement design with its A/A check (experiment.tsx),
- * the combinations table with the statistics against the
- * baseline, the Pareto plot, the best combination with the gate's verdict on it and its engine
- * command line, and Apply to a deployment. A simulated or proxy run says so at the top, and a best
- * candidate the gate rejected is called that, not a winner (issue 23 item 13).
+ * Run detail: live progress over SSE, the run's one verdict (verdict.tsx: the summary's, from the
+ * objectives, the design or the gate) with its figures in their units and the command line of the
+ * combination it speaks of, Apply to a deployment, the measurement design with its A/A check
+ * (experiment.tsx), the combinations table with the statistics against the baseline, and the
+ * Pareto plot. A simulated or proxy run says so at the top, and a best candidate the verdict does
+ * not choose is called that, not a winner (issue 23 item 13, issue 34 item 11).
  */
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
 import { useCallback, useEffect, useMemo, useState } from 'react'
 import { api } from './api.ts'
-import type { ApplyResult, RunCombo, RunCombos, RunDetail, RunSummary } from './api-types.gen.ts'
+import type { ApplyResult, RunCombos, RunDetail } from './api-types.gen.ts'
 import { ExperimentView } from './experiment.tsx'
+import { bestText, intervalCell, valueCell } from './figures.ts'
 import { ObjectivesView } from './objectives.tsx'
 import { ParetoPlot, type PlotNoise, type Point } from './pareto.tsx'
 import { ProvenanceBanner } from './provenance.tsx'
 import { streamEvents } from './sse.ts'
 import { useFirstScreen } from './ttfs.ts'
 import { useUrl } from './url-state.ts'
+import { VerdictView } from './verdict.tsx'
 
 const TERMINAL = ['succeeded', 'failed', 'cancelled']
 const n = (v: number | null | undefined, d = 2) => (v === undefined || v === null || !Number.isFinite(v) ? '—' : v.toFixed(d))
 const short = (c: Record<string, string>) => Object.values(c).join(' · ')
 const shellQuote = (a: string) => (/^[\w@%+=:,./-]+$/.test(a) ? a : `'${a.replace(/'/g, `'\\''`)}'`)
-
-/**
- * What became of the best combination: the baseline itself, a winner the gate passed, a candidate
- * it failed or left to a person (the defaults are kept: applying it needs force), or none decided.
- */
-type Verdict = 'baseline' | 'pass' | 'fail' | 'review' | 'ungated'
-function verdictOf(s: RunSummary, winnerGate: RunCombo['gate'] | undefined): Verdict {
-  if (s.baseline && s.winner && s.baseline.index === s.winner.index) return 'baseline'
-  if (s.gate?.method === 'manual') return 'review'
-  const g = winnerGate ?? (s.gate ? { passed: s.gate.passed } : null)
-  return g ? (g.passed ? 'pass' : 'fail') : 'ungated'
-}
 
 export function RunDetail() {
   const [url, setUrl] = useUrl()
@@ -85,13 +76,13 @@ export function RunDetail() {
 
   const summary = run.data?.summary ?? null
   const winner = summary?.winner ?? null
-  const winnerCombo = combos.data?.items.find((c) => c.index === winner?.index)
-  const verdict = summary && winner && combos.data ? verdictOf(summary, winnerCombo?.gate ?? undefined) : null
-  // The gate rejected it or left it to a person: the server applies it only when told to override.
-  const force = verdict === 'fail' || verdict === 'review'
+  const verdict = summary?.verdict ?? null
+  // The combination whose command line the card shows: the summary's winner, applied only when the
+  // verdict names it; otherwise (the defaults stay) applying it is an override.
+  const force = verdict !== null && !(verdict.kind === 'winner' && verdict.index === winner?.index)
   // Without a deployment, apply only translates; force lets it show the command line of a
   // combination the gate rejected (marked "not applied") instead of a refusal.
-  const command = useQuery({ queryKey: ['command', id, force], queryFn: () => api<ApplyResult>(`/runs/${id}/apply`, { method: 'POST', body: force ? { force: true } : {} }), enabled: done && run.data?.status === 'succeeded' && verdict !== null })
+  const command = useQuery({ queryKey: ['command', id, force], queryFn: () => api<ApplyResult>(`/runs/${id}/apply`, { method: 'POST', body: force ? { force: true } : {} }), enabled: done && run.data?.status === 'succeeded' && verdict !== null && winner !== null })
   const apply = useMutation({
     mutationFn: () => api<ApplyResult>(`/runs/${id}/apply`, { method: 'POST', body: { deploymentId: target.trim(), ...(force ? { force: true } : {}) } }),
     onSuccess: () => client.invalidateQueries({ queryKey: ['combo', target.trim()] }),
@@ -102,10 +93,8 @@ export function RunDetail() {
   const r = run.data
   const progress = done && r ? r.progress : live
   const simulated = summary ? summary.simulated === true : live.simulated
-  const unit = summary?.metric === 'latencyMs' ? 'ms' : 'tokens/s'
+  const metric = summary?.metric ?? 'throughputTps'
   const sel = combos.data?.items.find((c) => c.index === selected)
-  const interval = winnerCombo?.comparison?.interval
-  const gain = winner?.improvement
   return (
     <div>
       <h2>Run {id.slice(0, 8)}</h2>
@@ -113,53 +102,43 @@ export function RunDetail() {
       <ProvenanceBanner simulated={simulated} proxy={summary?.proxy ?? null} devices={summary?.devices ?? []} hardware={r?.target.hardware.name} />
       <label htmlFor="run-progress">Combinations {simulated ? 'predicted' : 'measured'}: <span data-testid="run-progress-text">{progress.done} of {progress.total}</span></label>
       <progress id="run-progress" data-sse={live.seen.join(' ')} data-streamed={live.streamed.join(' ')} data-partial-at={live.partialAt ?? undefined} max={progress.total || 1} value={progress.done} />
-      <p>Best so far: <span data-testid="best">{live.best !== null ? `${n(live.best, 1)} tokens/s${simulated ? ' (predicted)' : ''}` : winner ? `${n(winner.value, 1)} ${unit} (${verdict === 'pass' ? 'the winner' : verdict === 'baseline' ? 'the baseline' : 'best candidate'}${simulated ? ', predicted' : ''})` : '—'}</span></p>
+      <p>Best so far: <span data-testid="best">{bestText(live.best, verdict, simulated)}</span></p>
       {r?.error && <p className="error">{r.error}</p>}
-      {winner && verdict && (
-        <section className={`card verdict-${verdict}`} aria-label="Result" data-verdict={verdict}>
-          <h3 data-testid="verdict">{verdict === 'pass' ? `Winner: #${winner.index}`
-            : verdict === 'baseline' ? `The baseline #${winner.index} (the defaults) is best: no candidate beat it — the defaults are kept`
-            : verdict === 'fail' ? `Best candidate #${winner.index} failed the gate — the defaults are kept`
-            : verdict === 'review' ? `Best candidate #${winner.index} awaits review (manual gate) — the defaults are kept until you apply it`
-            : `Best candidate #${winner.index}: no quality gate decided on it`}</h3>
-          {verdict !== 'baseline' && gain !== null && gain !== undefined && (
-            <p data-testid="gain">{summary?.metric === 'latencyMs' ? `${n(gain * 100, 1)}% lower latency than` : `${gain >= 0 ? '+' : ''}${n(gain * 100, 1)}% throughput over`} the baseline{simulated ? ' (predicted)' : ''}
-              {/* A prediction repeated gives a zero-width "interval": not one worth showing. */}
-              {simulated ? '; no interval: a prediction has no spread' : interval && Number.isFinite(interval.low) && Number.isFinite(interval.high) ? `; 95% interval of the difference [${n(interval.low)}, ${n(interval.high)}] ${unit}` : ''}.</p>
-          )}
+      {verdict && (
+        <section className={`card verdict-${verdict.kind}`} aria-label="Result" data-verdict={verdict.kind}>
+          <VerdictView v={verdict} />
           {summary?.gate && <p>Quality gate ({summary.gate.method}): {summary.gate.status}.</p>}
-          {(verdict === 'fail' || verdict === 'review') && winnerCombo?.gate && (
-            <ul className="reason" aria-label="Why">{winnerCombo.gate.reasons.map((x) => <li key={x}>{x}</li>)}</ul>
-          )}
-          <p className="hint">{verdict === 'pass' ? 'Its engine command line:' : 'Its engine command line (not applied):'}</p>
-          <pre data-testid="command">{command.data?.translation.ok ? command.data.translation.argv.map(shellQuote).join(' ') : (command.data && !command.data.translation.ok ? command.data.translation.reason : undefined) ?? command.error?.message ?? '…'}</pre>
-          <form onSubmit={(e) => { e.preventDefault(); if (target.trim()) apply.mutate() }}>
-            <label htmlFor="apply-deployment">Deployment to apply it to</label>
-            <input id="apply-deployment" value={target} onChange={(e) => setTarget(e.target.value)} />
-            <button type="submit" disabled={!target.trim() || apply.isPending}>{force ? 'Apply anyway (overrides the gate)' : 'Apply'}</button>
-          </form>
-          {apply.isSuccess && <p role="status" data-testid="applied">Applied to {target.trim()}.</p>}
-          {apply.error && <p className="error" role="alert">{apply.error.message}</p>}
+          {winner && <>
+            <p className="hint">{force ? `The command line of #${winner.index} (not applied):` : 'Its engine command line:'}</p>
+            <pre data-testid="command">{command.data?.translation.ok ? command.data.translation.argv.map(shellQuote).join(' ') : (command.data && !command.data.translation.ok ? command.data.translation.reason : undefined) ?? command.error?.message ?? '…'}</pre>
+            <form onSubmit={(e) => { e.preventDefault(); if (target.trim()) apply.mutate() }}>
+              <label htmlFor="apply-deployment">Deployment to apply it to</label>
+              <input id="apply-deployment" value={target} onChange={(e) => setTarget(e.target.value)} />
+              <button type="submit" disabled={!target.trim() || apply.isPending}>{force ? `Apply #${winner.index} anyway (overrides the verdict)` : 'Apply'}</button>
+            </form>
+            {apply.isSuccess && <p role="status" data-testid="applied">Applied to {target.trim()}.</p>}
+            {apply.error && <p className="error" role="alert">{apply.error.message}</p>}
+          </>}
         </section>
       )}
       {/* Before the objectives: a false A/A winner says the run's numbers are this machine's noise. */}
-      {summary && <ExperimentView e={summary.experiment} combos={comboById} />}
+      {summary && <ExperimentView e={summary.experiment} combos={comboById} verdict={verdict} />}
       {summary?.objectives && <ObjectivesView o={summary.objectives} />}
       {done && <ParetoPlot points={points} noise={noise} simulated={simulated} onSelect={onSelect} />}
       {sel && <p role="status" data-testid="selected">Selected #{sel.index}: {short(sel.combo)}</p>}
       {combos.data && (
         <table>
-          <caption>{simulated ? 'Combinations (predicted: no interval, p-value, effect size or tie, which need measurements)' : 'Combinations (statistics against the baseline; the interval is the 95% interval of the difference)'}</caption>
-          <thead><tr><th scope="col">#</th><th scope="col">Combination</th><th scope="col">Status</th><th scope="col">Trimmed mean</th><th scope="col">95% interval</th><th scope="col">p-value</th><th scope="col">Cohen's d</th><th scope="col">Tie</th><th scope="col">Gate</th></tr></thead>
+          <caption>{simulated ? 'Combinations (predicted: no interval, p-value, effect size or tie, which need measurements)' : 'Combinations (statistics against the baseline; the 95% interval is of the difference in the metric\'s unit, or of the ratio to the baseline in percent for rounds paired by the interleaved design)'}</caption>
+          <thead><tr><th scope="col">#</th><th scope="col">Combination</th><th scope="col">Status</th><th scope="col">Value</th><th scope="col">95% interval</th><th scope="col">p-value</th><th scope="col">Cohen's d</th><th scope="col">Tie</th><th scope="col">Gate</th></tr></thead>
           <tbody>
             {combos.data.items.map((c) => (
               <tr key={c.index} data-combo-index={c.index} aria-selected={c.index === selected}>
                 <td>{c.index}{c.isBaseline ? ' (baseline)' : ''}</td><td>{short(c.combo)}</td><td>{simulated && c.status === 'measured' ? 'predicted' : c.status}</td>
-                <td>{n(c.comparison?.trimmedMean ?? c.metrics?.throughputTps, 1)}</td>
+                <td>{valueCell(c, metric)}</td>
                 {/* A prediction repeated has no spread: its "interval", p-value and "better" would read as a measured difference. */}
                 {simulated ? <td colSpan={4} className="hint">n/a: predicted</td> : <>
-                  <td>{c.comparison?.interval ? `[${n(c.comparison.interval.low)}, ${n(c.comparison.interval.high)}]` : '—'}</td>
-                  <td>{n(c.comparison?.welch?.pValue, 3)}</td><td>{n(c.comparison?.cohensD, 2)}</td>
+                  <td>{intervalCell(c, metric)}</td>
+                  <td>{n(c.comparison?.welch?.pValue ?? (c.comparison as { pValue?: number } | null)?.pValue, 3)}</td><td>{n(c.comparison?.cohensD, 2)}</td>
                   <td>{c.comparison ? (c.comparison.verdict === 'indistinguishable' ? 'tie' : c.comparison.verdict) : '—'}</td>
                 </>}
                 <td>{c.gate ? (c.gate.passed ? 'pass' : 'fail') : '—'}</td>

@@ -63,4 +63,5 @@ export { metricValue, parsePrometheus, type PrometheusMetrics, type PrometheusSa
 export { requestBody, sendRequest, type RequestOptions, type RequestRecord, type ServerTimings } from './request.ts'
 export { readSse, sseEventParser, sseParser, type SseEvent, type SseEventParser, type SseParser } from './sse.ts'
 export { percentile, summarize, type Distribution } from './summary.ts'
+export { higherIsBetterFor, improvementText, signedPercent, unitOf, withUnit } from './units.ts'
 export { parseDatasetJsonl, requestSpec, SERVING_APIS, WorkloadSpecSchema, type RequestSpec, type ServingApi, type WorkloadSpec } from './workload.ts'

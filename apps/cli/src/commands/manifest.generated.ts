@@ -1919,7 +1919,7 @@ export const COMMAND_MANIFEST: readonly CommandMeta[] = [
           {
             "name": "force",
             "type": "boolean",
-            "description": "apply: even if the gate rejected it",
+            "description": "apply: even if the gate rejected it or the run's verdict keeps the defaults",
             "default": false
           },
           {
@@ -1966,7 +1966,7 @@ export const COMMAND_MANIFEST: readonly CommandMeta[] = [
           {
             "name": "force",
             "type": "boolean",
-            "description": "apply: even if the gate rejected it",
+            "description": "apply: even if the gate rejected it or the run's verdict keeps the defaults",
             "default": false
           },
           {
@@ -2013,7 +2013,7 @@ export const COMMAND_MANIFEST: readonly CommandMeta[] = [
           {
             "name": "force",
             "type": "boolean",
-            "description": "apply: even if the gate rejected it",
+            "description": "apply: even if the gate rejected it or the run's verdict keeps the defaults",
             "default": false
           },
           {
@@ -2060,7 +2060,7 @@ export const COMMAND_MANIFEST: readonly CommandMeta[] = [
           {
             "name": "force",
             "type": "boolean",
-            "description": "apply: even if the gate rejected it",
+            "description": "apply: even if the gate rejected it or the run's verdict keeps the defaults",
             "default": false
           },
           {

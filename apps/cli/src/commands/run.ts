@@ -79,7 +79,7 @@ export const runCommand = defineCommand({
     }),
     ...(['show', 'watch', 'cancel', 'apply'] as const).map((name) => defineCommand({
       name, summary: { show: 'Show a run and its combinations', watch: 'Follow a run with a progress bar', cancel: 'Cancel a run', apply: 'Translate the winner for the engine (flags, env, files)' }[name],
-      positionals: ['RUN_ID'], flags: [...TARGET_FLAGS, { name: 'deployment', type: 'string', description: 'apply: also set it on this deployment', valueName: 'ID' }, { name: 'force', type: 'boolean', description: 'apply: even if the gate rejected it', default: false }, { ...OBJECTIVE_FLAGS[2], description: `show: ${OBJECTIVE_FLAGS[2].description} (runs on the server backend; candidate is the combination index)` }] as const,
+      positionals: ['RUN_ID'], flags: [...TARGET_FLAGS, { name: 'deployment', type: 'string', description: 'apply: also set it on this deployment', valueName: 'ID' }, { name: 'force', type: 'boolean', description: 'apply: even if the gate rejected it or the run\'s verdict keeps the defaults', default: false }, { ...OBJECTIVE_FLAGS[2], description: `show: ${OBJECTIVE_FLAGS[2].description} (runs on the server backend; candidate is the combination index)` }] as const,
       jsonOutput: { show: '{ run, combos (with feasible, violations, goodput under objectives), objective?, slo?, pareto?, paretoAxes?, decision? }', watch: 'the final run event', cancel: '{ id, status }', apply: 'ApplyResult { combo, translation, deployment }' }[name],
       async run(ctx) {
         const id = requireId(ctx.positionals, 'RUN_ID')
@@ -162,7 +162,8 @@ function runSummary(run: any): string {
     if (o.note) rows.push(['objectives note', o.note])
     else {
       if (o.decision.defaultsFeasible === false) rows.push(['defaults', 'miss the objectives: the winner must meet them'])
-      rows.push(['decision', o.decision.reason])
+      // Evidence, not the verdict: the run's one verdict (below) weighs it with the design's.
+      rows.push(['objectives alone', o.decision.reason])
       rows.push(['Pareto front', `${o.paretoAxes.throughput} against ${o.paretoAxes.latency}: ${o.pareto.map((i: number) => `#${i}`).join(', ') || 'none'}`])
     }
   }
@@ -171,8 +172,16 @@ function runSummary(run: any): string {
   if (s.capacity) rows.push(['capacity', capacityLine(s.capacity).replace(/^capacity: /, '')])
   if (s.notMeasured?.length) rows.push(['not measured', `${s.notMeasured.join(', ')} (the backend does not exercise them: not part of the winner)`])
   rows.push(['repetitions', run.repetitions], ['combos', run.progress.total])
-  const winner = s.winner ? `${JSON.stringify(s.winner.combo)}${proxy ? ` [${proxy}]` : ''}` : JSON.stringify(null)
-  rows.push(['winner', winner])
+  // The run's one verdict (the tuner's runVerdict, as the dashboard shows it): a winner only when it names one.
+  const v = s.verdict
+  if (v) {
+    rows.push(['verdict', v.headline])
+    for (const f of v.figures) rows.push(['figure', `${f.label}: ${f.text}`])
+    for (const r of v.reasons) rows.push(['why', r])
+  }
+  const combo = s.winner ? `${JSON.stringify(s.winner.combo)}${proxy ? ` [${proxy}]` : ''}` : JSON.stringify(null)
+  rows.push(['winner', !v || v.index === s.winner?.index ? combo : 'none: the defaults stay'])
+  if (v && v.index === null && s.winner && s.winner.index !== s.baseline?.index) rows.push(['not applied', `#${s.winner.index} ${combo} (kerneltune run apply --force applies it anyway)`])
   const same = Object.entries(s.winner?.notToldApart ?? {}) as [string, string[]][]
   if (same.length) rows.push(['not told apart', same.map(([d, vs]) => `${d}=${s.winner.combo[d]} ran the same work as ${vs.join(', ')}`).join('; ')])
   rows.push(['simulated', s.simulated ?? ''])
@@ -184,8 +193,10 @@ function runSummary(run: any): string {
   if (x?.design === 'interleaved') {
     rows.push(['design', `interleaved, ${x.rounds} rounds${x.partialRound ? ' (the last one partial)' : ''}, seed ${x.seed}, ${x.test} test on ${x.metric}, every round on ${x.device}${x.worker ? ` by worker ${x.worker}` : ''}`])
     const aa = x.aa?.comparison
-    rows.push(['A/A check', aa ? `${(aa.improvement * 100).toFixed(1)}%, p=${aa.pValue.toPrecision(2)}, ${aa.verdict}${x.aa.declaredWinner ? ' (the rule would crown the baseline against itself: noise)' : ''}` : 'not enough rounds'])
-    rows.push(['verdict', x.verdict])
+    // What the A/A arm shows, from the verdict's evidence: its reading, and a false-winner rate only where the rounds can reach p < 0.05.
+    rows.push(['A/A check', v?.aa ? v.aa.text : aa ? `${(aa.improvement * 100).toFixed(1)}%, p=${aa.pValue.toPrecision(2)}, ${aa.verdict}${x.aa.declaredWinner ? ' (the rule would crown the baseline against itself: noise)' : ''}` : 'not enough rounds'])
+    // The design's own sentence only for a summary without the run's verdict (which states it).
+    if (!v) rows.push(['verdict', x.verdict])
   }
   return keyValues(rows)
 }

@@ -37,6 +37,17 @@ describe('renderInterleaved', () => {
     expect(json.combos[0]!.paired.decodeTps).toMatchObject({ pMethod: 'exact', patterns: 256 })
   })
 
+  it('should report the A/A false-winner rate only at rounds where the sign-flip test can reach p < 0.05 (issue 34 item 12)', async () => {
+    const few = await runInterleavedSweep({ engine: llamacppEngine(), withoutDefaults, backend: simulated(), candidates, rounds: 3, seed: 1, warmups: 0, aaResamples: 100 })
+    // At 3 rounds the rule can call nothing better, so its rate is 0 by construction: not printed as a finding.
+    expect(few.aa.falseWinnerRate).toBe(0)
+    const out = renderInterleaved(few)
+    expect(out).not.toMatch(/false-winner rate of the rule/)
+    expect(out).toMatch(/A\/A check \(the defaults against themselves\): [-+0-9.]+%, .*; with 3 rounds the sign-flip test cannot reach p < 0\.05 \(it needs 7\), so there is no false-winner rate to report/)
+    const enough = await runInterleavedSweep({ engine: llamacppEngine(), withoutDefaults, backend: simulated(), candidates, rounds: 8, seed: 1, warmups: 0, aaResamples: 100 })
+    expect(renderInterleaved(enough)).toMatch(/false-winner rate of the rule at this noise \(sign-flip resampling\): [0-9.]+%/)
+  })
+
   it('should label them resampled, with the count and the floor, past 14 rounds', async () => {
     const r = await runInterleavedSweep({ engine: llamacppEngine(), withoutDefaults, backend: simulated(), candidates, rounds: 15, seed: 1, warmups: 0, aaResamples: 100 })
     const out = renderInterleaved(r)

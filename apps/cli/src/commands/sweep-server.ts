@@ -17,7 +17,7 @@ import type { Objectives } from '@kerneltune/serving'
 import type { Store } from '@kerneltune/store'
 import { serverBackend, type ServerBackend, type ServerBackendOptions } from '@kerneltune/backends/node'
 import { llamacppServerEngine, servingSweepExtension, servingSweepSpace, withoutServingDefaults } from '@kerneltune/engines-llamacpp'
-import { pValueMethod, runInterleavedSweep, runSweep, type InterleavedSweepResult, type PairedComparison, type RoundsTest, type SweepMetric, type SweepResult } from '@kerneltune/experiment'
+import { minRoundsToDecide, pValueMethod, runInterleavedSweep, runSweep, type InterleavedSweepResult, type PairedComparison, type RoundsTest, type SweepMetric, type SweepResult } from '@kerneltune/experiment'
 import type { GateMethod } from '@kerneltune/stats'
 import type { Io } from '../cli/command.ts'
 import { fmt, progressBar, table } from '../cli/output.ts'
@@ -179,7 +179,10 @@ export function renderInterleaved(r: InterleavedSweepResult): string {
   if (methods.length === 1) out += `p-values: ${methods[0]}\n`
   else if (perCell) out += `p-values: ${methods.join('; ')} (each row says which)\n`
   const aa = r.aa
-  out += `\nA/A check (the defaults against themselves): ${aa.comparison ? `${pct(aa.comparison.improvement)}, p=${aa.comparison.pValue.toPrecision(2)} (${pValueMethod(aa.comparison)}), ${aa.comparison.verdict}` : 'not enough rounds'}${aa.falseWinnerRate === undefined ? '' : `; false-winner rate of the rule at this noise (sign-flip resampling): ${fmt(aa.falseWinnerRate * 100, 1)}%`}\n`
+  // Below the rounds the sign-flip test needs to reach p < 0.05 the rate is 0 by construction: the A/A arm's own reading is the evidence (issue 34 item 12).
+  const decisive = r.settings.test !== 'sign-flip' || r.rounds >= minRoundsToDecide()
+  const rate = aa.falseWinnerRate === undefined ? '' : decisive ? `; false-winner rate of the rule at this noise (sign-flip resampling): ${fmt(aa.falseWinnerRate * 100, 1)}%` : `; with ${r.rounds} rounds the sign-flip test cannot reach p < 0.05 (it needs ${minRoundsToDecide()}), so there is no false-winner rate to report: what the A/A arm read is the evidence`
+  out += `\nA/A check (the defaults against themselves): ${aa.comparison ? `${pct(aa.comparison.improvement)}, p=${aa.comparison.pValue.toPrecision(2)} (${pValueMethod(aa.comparison)}), ${aa.comparison.verdict}` : 'not enough rounds'}${rate}\n`
   out += `${r.winner ? `winner: ${label(r.winner.combo)}: ${r.verdict}` : `no winner: ${r.verdict}`}\n`
   out += `recommended: ${r.recommendedArgv.join(' ')}\n`
   return out

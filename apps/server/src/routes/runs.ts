@@ -1,7 +1,7 @@
 /** Tier 1 run endpoints: create, list, detail, combos, SSE events, cancel, apply, delete. */
 import { RunModeSchema, RunStatusSchema, type MeasurementProxy, type Registry, type Run } from '@kerneltune/core'
 import { usageNotes } from '@kerneltune/kernel-lab'
-import { applyRun, createRun, proxyLabel, RUN_OWNER_LEASE_MS, RunRequestSchema, type ProxyLabel } from '@kerneltune/tuner'
+import { applyRun, createRun, proxyLabel, RUN_OWNER_LEASE_MS, RunRequestSchema, runVerdict, type ProxyLabel, type VerdictInput } from '@kerneltune/tuner'
 import type { Store } from '@kerneltune/store'
 import { z } from 'zod'
 import type { AppDeps } from '../deps.ts'
@@ -53,6 +53,17 @@ async function withRegistryNotes(run: Run, deps: AppDeps): Promise<Run & { regis
 }
 
 /**
+ * A finished run's one verdict: the stored one, or for a summary stored before runs kept one, the
+ * same function over the stored summary and the gate's verdict on its winner.
+ */
+async function withVerdict(run: Run, deps: AppDeps): Promise<Run> {
+  const summary = run.summary as (VerdictInput & { verdict?: unknown }) | null
+  if (!summary || summary.verdict !== undefined || !summary.counts) return run
+  const winner = summary.winner ? (await deps.store.runs.combos(run.id)).find((c) => c.index === summary.winner!.index) : undefined
+  return { ...run, summary: { ...summary, verdict: runVerdict(summary, { winnerGate: winner?.gate ?? null }) } as unknown as Run['summary'] }
+}
+
+/**
  * Marks the running rows whose measuring process (a sweep holds its run with a heartbeat) has been
  * silent for longer than the owner lease: it died, and the run waits for `kerneltune run resume`.
  * Runs the server executes have no holder and are never marked.
@@ -98,7 +109,7 @@ export const runRoutes: Route[] = [
     return { items: await withInterrupted(deps.store, items), total, limit: query.limit, offset: query.offset }
   }),
   route({ method: 'get', path: '/runs/:id', summary: 'Run detail and summary (with registryNotes when a registry kernel it measured is deprecated now)', role: 'viewer', params: IdParams, response: RunDetailResponse }, async ({ auth, params, deps }) =>
-    withRegistryNotes(await deps.store.runs.require(auth.tenant, params.id), deps)),
+    withRegistryNotes(await withVerdict(await deps.store.runs.require(auth.tenant, params.id), deps), deps)),
   route({ method: 'get', path: '/runs/:id/combos', summary: 'Enumerated combinations with per-combination metrics (each labelled with the proxy that measured it, if any)', role: 'viewer', params: IdParams, response: RunCombosResponse }, async ({ auth, params, deps }) => {
     const run = await deps.store.runs.require(auth.tenant, params.id)
     // Every number says how it was measured: the summary's label, or (still running) the backend's declaration.

@@ -8,6 +8,7 @@
 import { KerneltuneError, type Combo, type Registry, type Translation } from '@kerneltune/core'
 import type { Deployment, Store } from '@kerneltune/store'
 import type { RunSummary } from './summary.ts'
+import { runVerdict } from './verdict.ts'
 
 export interface ApplyResult {
   runId: string
@@ -47,6 +48,11 @@ export async function applyRun(store: Store, registry: Registry, tenant: string 
   const gatePassed = winner.gate ? winner.gate.passed : null
   if (gatePassed === false && !options.force) {
     throw new KerneltuneError('CONFLICT', `the winning combination of run ${runId} did not pass the ${run.qualityGate} quality gate (${winner.gate!.reasons.join('; ')}); pass force to apply it anyway`)
+  }
+  // The run's one verdict decides too: a candidate it does not choose (the defaults stay) is applied only when told to.
+  const verdict = summary.verdict ?? runVerdict(summary, { winnerGate: winner.gate })
+  if ((verdict.kind === 'withheld' || verdict.kind === 'keep-defaults') && verdict.index === null && winner.index !== summary.baseline?.index && !options.force) {
+    throw new KerneltuneError('CONFLICT', `run ${runId}'s verdict keeps the defaults (${verdict.headline}); pass force to apply combination ${winner.index} anyway`)
   }
   const engine = registry.get('engine', run.target.engine)
   const t = await engine.translate(combo, { version: run.target.engineVersion, modelSpec: run.target.model, hardware: run.target.hardware, ...(options.model ? { model: options.model } : {}) })

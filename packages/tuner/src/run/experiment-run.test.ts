@@ -58,6 +58,9 @@ describe('a run with the interleaved design', () => {
     expect(s.experiment.winner?.combo.activation_dtype).toMatch(/^fp8/)
     expect(s.winner?.combo.activation_dtype).toMatch(/^fp8/)
     expect(s.experiment.winner!.improvement).toBeGreaterThan(0.15)
+    // The run stores one verdict, the design's winner, from the same evidence (8 rounds can reach p < 0.05).
+    expect(s.verdict).toMatchObject({ kind: 'winner', index: s.experiment.winner!.index, decidedBy: 'design', power: { rounds: 8, canDecide: true } })
+    expect(s.verdict!.headline).toMatch(new RegExp(`^Winner: #${s.experiment.winner!.index}, throughputTps [0-9.]+ tokens/s`))
     // The replicate noise per combination (variance of the log ratio over rounds) is stored for Tier 2.
     expect(Object.keys(s.experiment.replicateVariance)).toHaveLength(combos.length - 1)
     const fp8 = combos.find((c) => !c.isBaseline && c.combo.activation_dtype?.startsWith('fp8'))!

@@ -17,43 +17,17 @@ import { backendForRun } from './backend.ts'
 import { runOptions } from './create.ts'
 import { comboMetrics } from './metrics.ts'
 import { summarizeRun, type RunSummary } from './summary.ts'
+import { runVerdict } from './verdict.ts'
+import type { ExperimentSummary, InterleavedSummary } from './experiment-summary.ts'
 import { RUN_OWNER_LEASE_MS, type ExecuteRunDeps } from './deps.ts'
+
+export type { ExperimentSummary, InterleavedSummary } from './experiment-summary.ts'
 
 /** The abort reason of an interrupted run (SIGINT to the process measuring it): the run goes back to queued, resumable. */
 export const INTERRUPT = 'interrupt'
 /** The error an interrupted run carries while it waits to be resumed: what a resume keeps. */
 export const interruptedError = (design: 'sequential' | 'interleaved'): string =>
   design === 'interleaved' ? 'interrupted before it finished; its rounds start again when it is resumed' : 'interrupted before it finished; the combinations measured so far are kept'
-
-/** What a design's run adds to its summary: the design's own result, per combination index. */
-export interface ExperimentSummary {
-  design: 'interleaved' | 'sequential'
-  metric: string
-  device: string
-  /** The worker that measured every round, when a worker did. */
-  worker: string | null
-  /** The combination the design's rule picks, with its command line; null keeps the baseline. */
-  winner: { index: number; comboHash: string; combo: Combo; improvement: number; argv: string[] } | null
-  verdict: string
-  /** The command line to run: the winner's, or the baseline's. */
-  recommendedArgv: string[]
-}
-
-/** An interleaved run's summary adds the rounds, the A/A check and the paired comparisons. */
-export interface InterleavedSummary extends ExperimentSummary {
-  design: 'interleaved'
-  rounds: number
-  partialRound: boolean
-  seed: number
-  test: string
-  /** Per combination index: its comparison with the baseline of the same rounds. */
-  paired: Record<string, PairedComparison | null>
-  aa: { comparison: PairedComparison | null; declaredWinner: boolean; falseWinnerRate: number | null }
-  /** The arms in measured order per round ('baseline', 'aa' or a combination index). */
-  order: string[][]
-  /** Per combination index: the variance of its log ratio to the baseline over rounds (the replicate noise a Tier 2 session reads). */
-  replicateVariance: Record<string, number>
-}
 
 type DesignSettings = Omit<Partial<InterleavedSweepOptions> & Partial<SweepOptions>, 'backend' | 'candidates' | 'baseline' | 'signal' | 'onProgress' | 'done' | 'onMeasured' | 'engine' | 'withoutDefaults'>
 
@@ -236,6 +210,8 @@ export async function executeExperimentRun(runId: string, deps: ExecuteRunDeps, 
       : null
     // With latency objectives judged, they decide (an infeasible combination never wins), as in a sequential run.
     const full = { ...summary, winner: summary.objectives && !summary.objectives.note ? summary.winner : designWinner, experiment }
+    // The one verdict, now that the design's evidence (its rounds, the A/A arm) is part of the summary.
+    full.verdict = runVerdict(full, { winnerGate: full.winner ? gates.get(full.winner.index) : null, ...(settings.alpha === undefined ? {} : { alpha: settings.alpha }) })
     const status = stored.some((c) => c.status === 'measured') ? 'succeeded' : 'failed'
     await store.runs.finish(runId, status, full, gates, status === 'failed' ? 'no combination could be measured' : null)
     run = await store.runs.require(null, runId)

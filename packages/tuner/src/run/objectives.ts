@@ -44,6 +44,17 @@ export function pairedBeats(rounds: readonly (readonly number[])[], defaults: nu
   }
 }
 
+/**
+ * The fewest rounds at which pairedBeats can call a candidate better: its two-sided sign-flip
+ * p-value is at least 2/2^n (all signs alike, either way), so with fewer rounds nothing can win by
+ * the test, whatever was measured.
+ */
+export function minRoundsForPairedBeats(alpha = 0.05): number {
+  let n = 2
+  while (2 / 2 ** n >= alpha) n++
+  return n
+}
+
 /** How a candidate was compared with the defaults under objectives, in words (paired: interleaved rounds). */
 export const objectivesTest = (o: Objectives, paired: boolean): string => paired
   ? `the winner beats the defaults on ${o.objective.name} in a sign-flip test on the per-round differences (two-sided p < 0.05, paired by round)`

@@ -11,6 +11,7 @@ import { dimensionSensitivity, type DimensionSensitivity } from '../tune/narrow.
 import type { RunOptions } from './create.ts'
 import { gateSamples, higherIsBetter, samplesOf } from './metrics.ts'
 import { runObjectives, storedObjectives, type RunObjectives } from './objectives.ts'
+import { runVerdict, type RunVerdict } from './verdict.ts'
 
 export interface ParetoPoint { index: number; comboHash: string; combo: Combo; throughputTps: number | null; latencyP50Ms: number }
 
@@ -62,6 +63,12 @@ export interface RunSummary {
    * combination never wins; null when nothing meets them) and its value the objective's.
    */
   objectives?: RunObjectives
+  /**
+   * The run's one verdict (verdict.ts): what to run and why, with every figure's unit, from the
+   * objectives, the design or the gate. What the dashboard and `kerneltune run show` print as the
+   * run's result; absent in summaries stored before it existed (the server derives it on read).
+   */
+  verdict?: RunVerdict
 }
 
 /** Per registry kernel over the combinations: selected wins over excluded, usedBy lists the combinations. */
@@ -213,6 +220,7 @@ export function summarizeRun(run: Run, combos: readonly RunCombo[], opts: RunOpt
     summary.objectives = o
     if (!o.note) summary.winner = objectivesWinner(o, objectives.objective.direction === 'max' ? 1 : -1, combos, summary, measuredOnly, extra)
   }
+  summary.verdict = runVerdict(summary, { winnerGate: summary.winner ? gates.get(summary.winner.index) : null })
   return { summary, gates, rejections }
 }
 
