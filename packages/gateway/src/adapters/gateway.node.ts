@@ -43,6 +43,9 @@ import { Router, type ArmSnapshot, type GuardOptions, type Reason } from '../rou
 import { attempt, type Attempt } from './forward.node.ts'
 import { apiError, COMPLETION_PATHS, forwardHeaders, json, readBody } from './http.node.ts'
 
+/** Signals that come from outside the server's own code: a process ended by one was not crashed by a request. */
+const OUTSIDE_SIGNALS: ReadonlySet<string> = new Set(['SIGKILL', 'SIGTERM', 'SIGINT', 'SIGHUP'])
+
 export interface GatewayArmSpec {
   readonly id: string
   /** How the arm's server comes to exist: an engine translation of `combo`, or a running endpoint. */
@@ -248,6 +251,34 @@ export async function startGateway(o: GatewayOptions): Promise<Gateway> {
     }
   }
 
+  /**
+   * Whether the arm's process was ended from outside, by a signal that no request body can send:
+   * SIGKILL (an operator, a supervisor, the kernel's OOM killer), SIGTERM, SIGINT, SIGHUP. Such an
+   * arm was not crashed by the request it was serving, which may then go to another arm, so
+   * killing an arm loses no request. A crash the request can cause (SIGSEGV from a parser's
+   * recursion, SIGABRT from an uncaught exception) or an error exit is not: that request stays
+   * with its arm (issue 34 item 19). Waits up to 2 s for the exit to be reported; an endpoint arm,
+   * whose process is not ours, never counts as ended from outside.
+   */
+  const endedFromOutside = async (rt: ArmRuntime): Promise<string | undefined> => {
+    const exited = rt.server?.launched?.exited
+    if (!exited) return undefined
+    const r = await Promise.race([
+      exited,
+      new Promise<undefined>((resolve) => {
+        const timer = setTimeout(resolve, 2000)
+        void exited.finally(() => clearTimeout(timer))
+      }),
+    ])
+    return r?.signal && OUTSIDE_SIGNALS.has(r.signal) ? r.signal : undefined
+  }
+
+  /** A broken connection to an arm that is gone: crashed (not retried) unless it was ended from outside. */
+  const gone = async (rt: ArmRuntime, why: string): Promise<Outcome> => {
+    const signal = await endedFromOutside(rt)
+    return signal ? { kind: 'unreached', why: `${why} (the arm's server was ended from outside by ${signal})` } : { kind: 'crashed', why }
+  }
+
   const markDown = (rt: ArmRuntime) => {
     if (!router.isUp(rt.spec.id)) return
     router.setUp(rt.spec.id, false)
@@ -268,11 +299,11 @@ export async function startGateway(o: GatewayOptions): Promise<Gateway> {
     let a = await attempt({ ...base, baseUrl: rt.server?.server.baseUrl, agent })
     if (a.kind === 'lost' && !wasAlive) return { kind: 'unreached', why: a.why }
     if (a.kind === 'lost' && a.reusedSocket && !base.clientGone.aborted) {
-      if (!(await survived(rt))) return { kind: 'crashed', why: a.why }
+      if (!(await survived(rt))) return gone(rt, a.why)
       staleConnections++
       a = await attempt({ ...base, baseUrl: rt.server?.server.baseUrl, agent: false })
     }
-    if (a.kind === 'lost' && !base.clientGone.aborted && !(await survived(rt))) return { kind: 'crashed', why: a.why }
+    if (a.kind === 'lost' && !base.clientGone.aborted && !(await survived(rt))) return gone(rt, a.why)
     return a
   }
 
