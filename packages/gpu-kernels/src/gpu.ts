@@ -88,8 +88,10 @@ export function onCloseGpu(device: GPUDevice, release: () => void): void {
  * it. Destroying the device alone left cached buffers to the garbage collector, which freed them later
  * against a destroyed device: one Deno run under CI aborted with glibc heap corruption
  * ("malloc_consolidate(): invalid chunk size") after the autotune test had destroyed its device and
- * the next test file was running. Work still in flight when a device (or the process) goes away runs on
- * lavapipe's threads against freed memory, so the queue is drained first. A second call does nothing.
+ * the next test file was running. A device left open is dropped when Deno disposes of the test
+ * module's runtime (every module gets its own, with its own Vulkan instance), in whatever order its heap
+ * is torn down; with work still queued, wgpu-core waits for it there and panics ("We timed out while
+ * waiting on the last successful submission"). So the queue is drained first. A second call does nothing.
  */
 export async function closeGpu(gpu: GpuContext): Promise<void> {
   const { device } = gpu
