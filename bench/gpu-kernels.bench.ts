@@ -17,7 +17,7 @@ import { mkdirSync, writeFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import process from 'node:process'
 import { fileURLToPath } from 'node:url'
-import { CONFIRM_METHOD, DEFAULT_CONFIRM_ROUNDS, KERNEL_KINDS, WEIGHT_FORMATS, configKey, deviceName, measureCopyBandwidth, openGpu, tuneKernel, type KernelBenchResult, type KernelKind } from '@kerneltune/gpu-kernels'
+import { CONFIRM_METHOD, DEFAULT_CONFIRM_ROUNDS, KERNEL_KINDS, WEIGHT_FORMATS, closeGpu, configKey, deviceName, measureCopyBandwidth, openGpu, tuneKernel, type KernelBenchResult, type KernelKind } from '@kerneltune/gpu-kernels'
 import { loadSnapshot } from './support/load.ts'
 
 const loadAtStart = loadSnapshot()
@@ -83,7 +83,7 @@ for (const kind of kinds) {
     console.log(`${kind} ${format} ${problem.m}x${problem.n}x${problem.k}: ${t.correct}/${t.tried} correct; default ${t.default?.latencyMs.median.toFixed(3)} ms, tuned ${t.best?.latencyMs.median.toFixed(3)} ms; selection ${t.selectionSpeedup?.toFixed(2)}x (biased), ${confirmed}; keep ${t.keep}; ${t.best?.gbps.toFixed(2)} GB/s = ${(100 * (entry.tunedFractionOfCopy ?? 0)).toFixed(1)}% of copy; best ${t.best ? configKey(t.best.config) : '-'} [${((performance.now() - t0) / 1000).toFixed(1)} s]`)
   }
 }
-gpu.device.destroy()
+await closeGpu(gpu)
 
 const out = join(dirname(fileURLToPath(import.meta.url)), 'results', outName)
 mkdirSync(dirname(out), { recursive: true })

@@ -16,7 +16,7 @@ import { mkdirSync, writeFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import process from 'node:process'
 import { fileURLToPath } from 'node:url'
-import { CONFIRM_METHOD, DEFAULT_CONFIRM_ROUNDS, openGpu } from '@kerneltune/gpu-kernels'
+import { CONFIRM_METHOD, DEFAULT_CONFIRM_ROUNDS, closeGpu, openGpu } from '@kerneltune/gpu-kernels'
 import { runAutotuneJob, type AutotuneEvent } from '@kerneltune/metal-marlin-autotune/webgpu'
 import { loadSnapshot } from './support/load.ts'
 
@@ -58,7 +58,7 @@ const cells = done.cells.map((c) => {
   console.error(`${c.bits.join(',')}-bit b${c.batch} h${c.hidden}: tuned ${c.best?.latency_ms.toFixed(3)} ms (${c.best?.config_id}); default ${c.default?.latency_ms?.toFixed(3) ?? 'n/a'} ms (${c.default?.config_id}); selection ×${c.selection_speedup?.toFixed(2) ?? '-'} (biased), ${confirmed}; kept ${c.kept}`)
   return row
 })
-gpu.device.destroy()
+await closeGpu(gpu)
 const out = join(dirname(fileURLToPath(import.meta.url)), 'results', 'metal-marlin-autotune.json')
 mkdirSync(dirname(out), { recursive: true })
 writeFileSync(out, JSON.stringify({

@@ -42,7 +42,7 @@ export function run(cmd, args, options = {}) {
     }
     child.stdout.on('data', onData(process.stdout))
     child.stderr.on('data', onData(process.stderr))
-    child.on('close', (code, signal) => resolve({ code: code ?? (signal ? 1 : 0), text }))
+    child.on('close', (code, signal) => resolve({ code: code ?? (signal ? 1 : 0), signal, text }))
   })
 }
 

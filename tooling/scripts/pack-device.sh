@@ -15,6 +15,8 @@ ROOT="$(pwd)"
 DIR="${1:-.device-kit}"
 LIMIT_BYTES=$((64 * 1024 * 1024))
 say() { echo "pack-device: $*" >&2; }
+# shellcheck source=cache-fill.sh
+source "$ROOT/tooling/scripts/cache-fill.sh"
 
 for tool in node git xz sha256sum; do
   command -v "$tool" >/dev/null 2>&1 || { say "'$tool' is missing (Debian: apt-get install -y nodejs git xz-utils coreutils)"; exit 2; }
@@ -29,7 +31,8 @@ mkdir -p "$cache_root" "$DIR"
 # Write into a scratch folder and swap it in at the end, so an interrupted pack never leaves a
 # kit that looks complete.
 stage="$(mktemp -d "$DIR.stage-XXXXXX")"
-trap 'rm -rf "$stage"' EXIT
+tmp_src=''
+trap 'rm -rf "$stage" ${tmp_src:+"$tmp_src"}' EXIT
 
 # 1. The CLI and the kit driver, bundled.
 say "bundling the CLI and the kit driver"
@@ -50,8 +53,7 @@ node_version="$(node -p 'process.version')"
 node_key="node-${node_version}-$(uname -m)-$(sha256sum "$node_bin" | cut -c1-12).xz"
 if [ ! -f "$cache_root/$node_key" ]; then
   say "compressing Node $node_version (once per version; about a minute on 2 cores)"
-  xz -6 -T0 -c "$node_bin" >"$cache_root/$node_key.partial"
-  mv "$cache_root/$node_key.partial" "$cache_root/$node_key"
+  cache_fill "$cache_root/$node_key" xz -6 -T0 -c "$node_bin"
 fi
 cp "$cache_root/$node_key" "$stage/node.xz"
 
@@ -67,15 +69,18 @@ if [ ! -f "$cache_root/$src_key" ]; then
   say "archiving llama.cpp $llama_tag ($commit)"
   tmp_src="$(mktemp -d)"
   git clone -q --no-checkout "$bundle" "$tmp_src"
-  git -C "$tmp_src" archive --format=tar "$commit" -- \
-    CMakeLists.txt cmake common ggml include src tools vendor LICENSE licenses scripts/ui-assets.cmake \
-    ':(exclude)ggml/src/ggml-sycl' ':(exclude)ggml/src/ggml-opencl' ':(exclude)ggml/src/ggml-vulkan' \
-    ':(exclude)ggml/src/ggml-metal' ':(exclude)ggml/src/ggml-hexagon' ':(exclude)ggml/src/ggml-cann' \
-    ':(exclude)ggml/src/ggml-musa' ':(exclude)ggml/src/ggml-et' ':(exclude)ggml/src/ggml-webgpu' \
-    ':(exclude)ggml/src/ggml-zdnn' ':(exclude)ggml/src/ggml-openvino' \
-    | xz -6 -T0 >"$cache_root/$src_key.partial"
+  archive_sources() {
+    git -C "$tmp_src" archive --format=tar "$commit" -- \
+      CMakeLists.txt cmake common ggml include src tools vendor LICENSE licenses scripts/ui-assets.cmake \
+      ':(exclude)ggml/src/ggml-sycl' ':(exclude)ggml/src/ggml-opencl' ':(exclude)ggml/src/ggml-vulkan' \
+      ':(exclude)ggml/src/ggml-metal' ':(exclude)ggml/src/ggml-hexagon' ':(exclude)ggml/src/ggml-cann' \
+      ':(exclude)ggml/src/ggml-musa' ':(exclude)ggml/src/ggml-et' ':(exclude)ggml/src/ggml-webgpu' \
+      ':(exclude)ggml/src/ggml-zdnn' ':(exclude)ggml/src/ggml-openvino' \
+      | xz -6 -T0
+  }
+  cache_fill "$cache_root/$src_key" archive_sources
   rm -rf "$tmp_src"
-  mv "$cache_root/$src_key.partial" "$cache_root/$src_key"
+  tmp_src=''
 fi
 cp "$cache_root/$src_key" "$stage/llama.cpp.tar.xz"
 
@@ -100,8 +105,13 @@ if [ "$total" -gt "$LIMIT_BYTES" ]; then
   say "the kit is $total bytes, over the 64 MiB a device call carries; nothing was replaced"
   exit 3
 fi
-rm -rf "$DIR"
-mv "$stage" "$DIR"
+# rename(2) onto a folder that is there fails (mv -T) instead of moving the new kit into it; a
+# pack of the same DIR beside this one may swap its kit in between, hence the few tries.
+for try in 1 2 3; do
+  rm -rf "$DIR"
+  mv -T "$stage" "$DIR" 2>/dev/null && break
+  [ "$try" -lt 3 ] || { say "could not replace $DIR (another pack keeps writing it)"; exit 1; }
+done
 trap - EXIT
 say "packed $DIR: $total bytes of $LIMIT_BYTES ($(( total * 100 / LIMIT_BYTES ))%)"
 echo "$DIR"

@@ -40,6 +40,10 @@ if (!existsSync(join(BIN, runtime))) {
   process.exit(0)
 }
 
+// Deno's own binary, not the npm wrapper (bin.cjs), which reports a death by a signal as exit 1:
+// a native crash after the tests (glibc's heap checks abort) is then named as the signal it was.
+const DENO = existsSync(join(ROOT, 'node_modules', 'deno', 'deno')) ? join(ROOT, 'node_modules', 'deno', 'deno') : 'deno'
+
 // Bun loads the fast-check seed setup through --preload; Deno through the vitest shim.
 const PRELOAD = join(ROOT, 'tooling', 'test-shim', 'fast-check-setup.ts')
 const tooling = { dir: join(ROOT, 'tooling'), rel: 'tooling', pkg: readPackage(join(ROOT, 'tooling')) }
@@ -58,7 +62,7 @@ for (const { dir, rel, pkg } of [...libraryPackages(), tooling]) {
   const result =
     runtime === 'bun'
       ? await run('bun', ['test', '--timeout', '60000', '--preload', PRELOAD, `./${testDir}`], { cwd: dir })
-      : await run('deno', ['test', '-A', '--no-check', '--config', 'tooling/test-shim/deno.json', `${rel}/${testDir}`])
+      : await run(DENO, ['test', '-A', '--no-check', '--config', 'tooling/test-shim/deno.json', `${rel}/${testDir}`])
   const counts = runtime === 'bun' ? countBun(stripAnsi(result.text)) : countDeno(stripAnsi(result.text))
   passed += counts.passed
   failed += counts.failed
@@ -67,7 +71,11 @@ for (const { dir, rel, pkg } of [...libraryPackages(), tooling]) {
   // still counts as one failure, so the total cannot read 0 failed while the stage fails.
   if (result.code !== 0) {
     failures.push(rel)
-    if (counts.failed === 0) failed += 1
+    if (counts.failed === 0) {
+      failed += 1
+      const how = result.signal ? `was killed by ${result.signal}` : `exited with code ${result.code}`
+      console.error(`${runtime}: ${rel}: ${runtime} ${how} although no test failed (a file that did not load, or a native crash after the tests): counted as 1 failure`)
+    }
   }
 }
 console.log(`\n${runtime}: ${passed} passed, ${failed} failed, ${skipped} skipped`)

@@ -4,10 +4,10 @@
  * and bit planes per group, and each configuration walks groups, blocks and tiles differently.
  * Runs where the runtime has WebGPU (Deno with lavapipe); skips on Node and Bun.
  */
-import { describe, it, expect, beforeAll } from 'vitest'
+import { describe, it, expect, beforeAll, afterAll } from 'vitest'
 import { requireOrSkip } from '@kerneltune/tooling/test-skip'
 import { benchmarkKernel } from './bench.ts'
-import { openGpu, runtimeGpu, type GpuContext } from './gpu.ts'
+import { closeGpu, openGpu, runtimeGpu, type GpuContext } from './gpu.ts'
 import { configKey, enumerateConfigs } from './params.ts'
 import { KERNEL_KINDS, type MatmulProblem } from './types.ts'
 
@@ -18,6 +18,11 @@ describe.skipIf(requireOrSkip(Boolean(runtimeGpu()), 'WebGPU: this runtime has n
   let gpu: GpuContext
   beforeAll(async () => {
     gpu = await openGpu()
+  })
+  // Drain, free the cached buffers, destroy the device: nothing is left for Deno's teardown of this
+  // module's runtime (CI once aborted on heap corruption after this package's tests said ok).
+  afterAll(async () => {
+    if (gpu) await closeGpu(gpu)
   })
 
   for (const kind of KERNEL_KINDS) {

@@ -74,6 +74,7 @@ export async function openGpu(gpu: GPU | null | undefined = runtimeGpu()): Promi
 
 /** What has to be released before a device is destroyed (buffers held in caches keyed by it). */
 const releasers = new WeakMap<GPUDevice, (() => void)[]>()
+const closed = new WeakSet<GPUDevice>()
 
 /** Registers a release step for `device`, run by `closeGpu` before the device is destroyed. */
 export function onCloseGpu(device: GPUDevice, release: () => void): void {
@@ -83,15 +84,25 @@ export function onCloseGpu(device: GPUDevice, release: () => void): void {
 }
 
 /**
- * Releases what is cached on the device (buffers first), then destroys it. Destroying the device alone
- * left cached buffers to the garbage collector, which freed them later against a destroyed device: one
- * Deno run under CI aborted with glibc heap corruption ("malloc_consolidate(): invalid chunk size")
- * after the autotune test had destroyed its device and the next test file was running.
+ * Waits for the device's queue to drain, releases what is cached on it (buffers first), then destroys
+ * it. Destroying the device alone left cached buffers to the garbage collector, which freed them later
+ * against a destroyed device: one Deno run under CI aborted with glibc heap corruption
+ * ("malloc_consolidate(): invalid chunk size") after the autotune test had destroyed its device and
+ * the next test file was running. A device left open is dropped when Deno disposes of the test
+ * module's runtime (every module gets its own, with its own Vulkan instance), in whatever order its heap
+ * is torn down; with work still queued, wgpu-core waits for it there and panics ("We timed out while
+ * waiting on the last successful submission"). So the queue is drained first. A second call does nothing.
  */
-export function closeGpu(gpu: GpuContext): void {
-  for (const release of releasers.get(gpu.device) ?? []) release()
-  releasers.delete(gpu.device)
-  gpu.device.destroy()
+export async function closeGpu(gpu: GpuContext): Promise<void> {
+  const { device } = gpu
+  if (closed.has(device)) return
+  closed.add(device)
+  const list = releasers.get(device) ?? []
+  releasers.delete(device)
+  // A lost device may never settle onSubmittedWorkDone; its `lost` promise says nothing runs on it.
+  await Promise.race([device.queue.onSubmittedWorkDone(), device.lost]).catch(() => undefined)
+  for (const release of list) release()
+  device.destroy()
 }
 
 /** A human name for the device: the description, or vendor/architecture/device ids. */
@@ -115,11 +126,15 @@ export async function readBuffer(device: GPUDevice, src: GPUBuffer, bytes: numbe
   const enc = device.createCommandEncoder()
   enc.copyBufferToBuffer(src, 0, staging, 0, bytes)
   device.queue.submit([enc.finish()])
-  await staging.mapAsync(GPUMapMode.READ)
-  const out = staging.getMappedRange().slice(0)
-  staging.unmap()
-  staging.destroy()
-  return out
+  try {
+    await staging.mapAsync(GPUMapMode.READ)
+    const out = staging.getMappedRange().slice(0)
+    staging.unmap()
+    return out
+  } finally {
+    // Also when mapAsync fails (a lost device): the staging buffer is not left to the garbage collector.
+    staging.destroy()
+  }
 }
 
 /** Creates a compute pipeline, turning validation and compilation errors into a message. */

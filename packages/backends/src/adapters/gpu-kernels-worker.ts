@@ -67,5 +67,5 @@ if ((import.meta as { main?: boolean }).main) {
       }
     })
   })
-  rl.on('close', () => void chain.then(() => { closeGpu(gpu); process.exit(0) }))
+  rl.on('close', () => void chain.then(async () => { await closeGpu(gpu); process.exit(0) }))
 }

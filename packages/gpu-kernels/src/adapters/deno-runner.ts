@@ -119,7 +119,7 @@ export async function runJob(job: GpuKernelsJob, onProgress: (p: Progress) => vo
     }
     return { device: device(gpu), copy, timing: { ...timing, confirmRounds: job.confirmRounds ?? DEFAULT_CONFIRM_ROUNDS }, entries }
   } finally {
-    closeGpu(gpu)
+    await closeGpu(gpu)
   }
 }
 

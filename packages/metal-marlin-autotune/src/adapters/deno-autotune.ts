@@ -49,7 +49,7 @@ export async function runJob(job: AutotuneJob, onProgress?: (p: JobProgress) => 
       else done = e
     })
   } finally {
-    closeGpu(gpu)
+    await closeGpu(gpu)
   }
   const { event: _e, ...rest } = done!
   return { ...rest, timing, total, skipped }

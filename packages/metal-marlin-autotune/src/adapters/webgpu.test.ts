@@ -80,7 +80,7 @@ describe.skipIf(requireOrSkip(Boolean(runtimeGpu()), 'WebGPU: this runtime has n
       const back = JSON.parse(JSON.stringify(done.config))
       expect(back.lookup_table['1']['256']['4'].kernel_variant).toBe('decode')
     } finally {
-      closeGpu(gpu)
+      await closeGpu(gpu)
     }
   }, 120_000)
 })
