@@ -37,13 +37,18 @@ async function llamaGateway(extra: Partial<GatewayOptions>): Promise<Gateway> {
 
 /** Everything an arm is judged by: client errors and aborts must leave it unchanged. */
 const record = (g: Gateway) => g.status().arms.map((a) => ({ arm: a.arm, requests: a.requests, failures: a.failures, misses: a.misses, retriedAway: a.retriedAway, crashes: a.crashes, posterior: a.posterior }))
+/** The abort test's answer length: far longer than a client takes to leave at its first chunk. */
+const LONG = 16_000
 const pids = (g: Gateway) => g.status().arms.map((a) => a.server.pid)
 
 describe.skipIf(requireOrSkip(Boolean(found), `gateway security on llama-server: no binary; ${BUILD_HINT}`))('gateway security in front of two llama-servers', () => {
   let g: Gateway
   beforeAll(async () => {
-    await writeGgufFile(model, synthLlama({ params: 1e6, vocabSize: 320, quant: 'Q8_0', seed: 5 }).file)
-    g = await llamaGateway({ token: TOKEN })
+    // A context of 64k tokens (16k a slot at llama-server's 4 slots) lets an answer run for 16,000
+    // tokens, seconds on this model: the abort test's clients leave at its first chunk, and an
+    // answer that ends first (at the 2048-token default, 512 a slot: about 0.1 s) is done, not aborted.
+    await writeGgufFile(model, synthLlama({ params: 1e6, vocabSize: 320, quant: 'Q8_0', seed: 5, contextLength: 65_536 }).file)
+    g = await llamaGateway({ token: TOKEN, limits: { maxTokens: LONG } })
   }, 300_000)
   afterAll(async () => {
     await g?.stop()
@@ -85,9 +90,11 @@ describe.skipIf(requireOrSkip(Boolean(found), `gateway security on llama-server:
     const before = record(g)
     const aborts = 8
     for (let i = 0; i < aborts; i++) {
-      // A long answer (2000 tokens): the client leaves at its first chunk.
+      // A long answer (LONG tokens, seconds): the client leaves at its first chunk. Under load the
+      // first chunk can reach the client late; with 2000 asked (512 given at the default context)
+      // two of eight answers had ended by then and counted as served (1 failure in 4 runs beside two busy loops).
       await new Promise<void>((resolve, reject) => {
-        const text = JSON.stringify(completion(`leave ${i}`, 2000))
+        const text = JSON.stringify(completion(`leave ${i}`, LONG))
         const req = request(new URL('/v1/completions', g.url), { method: 'POST', headers: { ...auth, 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) } }, (res) => {
           res.once('data', () => (req.destroy(), resolve()))
         })
@@ -95,7 +102,9 @@ describe.skipIf(requireOrSkip(Boolean(found), `gateway security on llama-server:
         req.end(text)
       })
     }
-    await waitUntil(() => g.status().totals.clientAborts === aborts && g.status().totals.inFlight === 0, 60_000, 'the aborts to be counted')
+    await waitUntil(() => g.status().totals.clientAborts === aborts && g.status().totals.inFlight === 0, 60_000, 'the aborts to be counted').catch((e: Error) => {
+      throw new Error(`${e.message}: totals ${JSON.stringify(g.status().totals)}, arms ${JSON.stringify(g.status().arms.map((a) => ({ arm: a.arm, inFlight: a.server.inFlight, clientAborts: a.clientAborts, requests: a.requests })))}`)
+    })
     expect(record(g)).toEqual(before)
     expect(g.status().totals.failed).toBe(0)
     expect(g.status().arms.reduce((t, a) => t + a.clientAborts, 0)).toBe(aborts)

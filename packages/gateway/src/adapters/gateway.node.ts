@@ -239,8 +239,7 @@ export async function startGateway(o: GatewayOptions): Promise<Gateway> {
    * has not exited and answers GET /health with any status. A server killed by the request has
    * closed its listening socket with the connection, so the check answers at once either way.
    */
-  const survived = async (rt: ArmRuntime): Promise<boolean> => {
-    const s = rt.server
+  const survived = async (s: OpenServer | undefined): Promise<boolean> => {
     if (!s || !s.alive()) return false
     try {
       const r = await fetch(`${s.server.baseUrl.replace(/\/$/, '')}/health`, { signal: AbortSignal.timeout(2000) })
@@ -260,8 +259,8 @@ export async function startGateway(o: GatewayOptions): Promise<Gateway> {
    * with its arm (issue 34 item 19). Waits up to 2 s for the exit to be reported; an endpoint arm,
    * whose process is not ours, never counts as ended from outside.
    */
-  const endedFromOutside = async (rt: ArmRuntime): Promise<string | undefined> => {
-    const exited = rt.server?.launched?.exited
+  const endedFromOutside = async (server: OpenServer | undefined): Promise<string | undefined> => {
+    const exited = server?.launched?.exited
     if (!exited) return undefined
     const r = await Promise.race([
       exited,
@@ -274,8 +273,8 @@ export async function startGateway(o: GatewayOptions): Promise<Gateway> {
   }
 
   /** A broken connection to an arm that is gone: crashed (not retried) unless it was ended from outside. */
-  const gone = async (rt: ArmRuntime, why: string): Promise<Outcome> => {
-    const signal = await endedFromOutside(rt)
+  const gone = async (server: OpenServer | undefined, why: string): Promise<Outcome> => {
+    const signal = await endedFromOutside(server)
     return signal ? { kind: 'unreached', why: `${why} (the arm's server was ended from outside by ${signal})` } : { kind: 'crashed', why }
   }
 
@@ -295,15 +294,17 @@ export async function startGateway(o: GatewayOptions): Promise<Gateway> {
    */
   const tryArm = async (rt: ArmRuntime, base: Omit<Parameters<typeof attempt>[0], 'baseUrl' | 'agent'>): Promise<Outcome> => {
     // A server already known dead when the request left could not have been killed by it.
-    const wasAlive = rt.server?.alive() ?? false
+    // The server the request went to: a relaunch may replace rt.server while the request is out.
+    const server = rt.server
+    const wasAlive = server?.alive() ?? false
     let a = await attempt({ ...base, baseUrl: rt.server?.server.baseUrl, agent })
     if (a.kind === 'lost' && !wasAlive) return { kind: 'unreached', why: a.why }
     if (a.kind === 'lost' && a.reusedSocket && !base.clientGone.aborted) {
-      if (!(await survived(rt))) return gone(rt, a.why)
+      if (!(await survived(server))) return gone(server, a.why)
       staleConnections++
       a = await attempt({ ...base, baseUrl: rt.server?.server.baseUrl, agent: false })
     }
-    if (a.kind === 'lost' && !base.clientGone.aborted && !(await survived(rt))) return gone(rt, a.why)
+    if (a.kind === 'lost' && !base.clientGone.aborted && !(await survived(server))) return gone(server, a.why)
     return a
   }
 
