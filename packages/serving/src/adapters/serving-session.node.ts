@@ -46,6 +46,8 @@ export interface ServerInfo {
   readonly version: string
   readonly launched: boolean
   readonly modelAlias?: string
+  /** The server's parallel slots as it reported them (llama-server: /props total_slots); absent when it does not say. */
+  readonly slots?: number
 }
 
 export interface LevelResult extends LoadResult {
@@ -131,13 +133,17 @@ async function readVocab(baseUrl: string): Promise<number | undefined> {
   }
 }
 
-/** The server's version: llama-server's /props build_info, else the first model id of /v1/models. */
-async function readVersion(baseUrl: string): Promise<{ version?: string; alias?: string }> {
+/**
+ * The server's version: llama-server's /props build_info (and its slot count, total_slots: with no
+ * -np it picks 4 itself, so a file should record what it chose rather than infer it), else the first
+ * model id of /v1/models.
+ */
+async function readVersion(baseUrl: string): Promise<{ version?: string; alias?: string; slots?: number }> {
   const props = await fetchText(`${baseUrl}/props`)
   if (props) {
     try {
-      const p = JSON.parse(props) as { build_info?: string; model_alias?: string; model_path?: string }
-      if (p.build_info) return { version: `llama.cpp ${p.build_info}`, ...(p.model_alias ? { alias: p.model_alias } : {}) }
+      const p = JSON.parse(props) as { build_info?: string; model_alias?: string; model_path?: string; total_slots?: number }
+      if (p.build_info) return { version: `llama.cpp ${p.build_info}`, ...(p.model_alias ? { alias: p.model_alias } : {}), ...(typeof p.total_slots === 'number' ? { slots: p.total_slots } : {}) }
     } catch {
       // Not llama-server.
     }
@@ -229,6 +235,7 @@ export async function openServer(o: OpenOptions): Promise<OpenServer> {
       version: v.version ?? translatedVersion ?? 'unknown',
       launched: launched !== undefined,
       ...(v.alias ? { modelAlias: v.alias } : {}),
+      ...(v.slots === undefined ? {} : { slots: v.slots }),
     }
     return {
       server,
