@@ -62,7 +62,7 @@ export function renderAccuracy({ header, summary: s, shipped }: ReportInput): st
     '',
     `Chips whose outer folds served development (the development loop, \`train-pretrained --only\`, scored candidate changes on them before the reported run: ${s.development.chips.join(', ') || '–'}; ${rowCount(s.development)} of ${s.samples} rows) ` +
       `and the ${s.heldOutFromDevelopment.chips.length} chips no development step scored (${s.heldOutFromDevelopment.chips.join(', ') || '–'}; ${rowCount(s.heldOutFromDevelopment)} rows). ` +
-      `The held-out group is the cleaner test of the design; the development group's figures are optimistic for it.` +
+      `No development-loop change was scored on the held-out group (the v2 rounds' choices in the regressor README were scored on every chip).` +
       notOut.map(([chip, n]) => ` The ${chip} fold is **${n.mark}**: ${n.why}.`).join(''),
     '',
     '| chips | phase | MAPE (rows) | 90% coverage (rows) | median width (rows) | rows | MAPE (chips) | coverage (chip mean) | median width (chip median) |',
