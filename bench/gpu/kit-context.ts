@@ -5,6 +5,7 @@
 import { renameSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import type { KitPlan } from './kit-plan.ts'
+import type { RunArgv } from './kit-provenance.ts'
 
 export interface DeviceIdentity {
   readonly mode: 'cuda' | 'cpu'
@@ -12,7 +13,8 @@ export interface DeviceIdentity {
   readonly cuda: string | null
   readonly cpu: { readonly model: string; readonly cores: number; readonly threads: number }
   readonly llamaCpp: { readonly tag: string; readonly commit: string; readonly version: string }
-  readonly kerneltune: { readonly commit: string; readonly dirty: boolean }
+  /** The packed checkout: commit, whether it was dirty, and what was (pack-device.sh's `git status --porcelain`). */
+  readonly kerneltune: { readonly commit: string; readonly dirty: boolean; readonly dirtyFiles: readonly string[] | 'not recorded' }
   readonly node: string
 }
 
@@ -29,6 +31,8 @@ export interface KitContext {
   readonly threads: number
   readonly log: (msg: string) => void
   device?: DeviceIdentity
+  /** The exact command lines of this run, named in every file it writes. */
+  readonly argv?: RunArgv
   readonly skipped: { step: string; what: string; why: string }[]
 }
 
@@ -42,7 +46,7 @@ export function skip(ctx: KitContext, step: string, what: string, why: string): 
 /** Written to a temporary name and renamed, so a run killed mid-write leaves the previous file whole. */
 export function writeResult(ctx: KitContext, file: string, body: Record<string, unknown>): void {
   const path = join(ctx.outDir, file)
-  const doc = { kit: 'kerneltune-gpu-kit', writtenAt: new Date().toISOString(), device: ctx.device ?? null, ...body }
+  const doc = { kit: 'kerneltune-gpu-kit', writtenAt: new Date().toISOString(), device: ctx.device ?? null, argv: ctx.argv ?? null, ...body }
   writeFileSync(`${path}.tmp`, `${JSON.stringify(doc, null, 2)}\n`)
   renameSync(`${path}.tmp`, path)
 }

@@ -60,10 +60,24 @@ describe.skipIf(requireOrSkip(ready, 'the GPU kit needs cmake, g++, git, xz and 
     expect(env.device.mode).toBe('cpu')
     expect(env.device.llamaCpp.commit).toMatch(/^[0-9a-f]{40}$/)
     expect(env.device.llamaCpp.version).toMatch(/version:/)
+    // Issue 34: the binaries name the commit they were built from (not "commit unknown"), the
+    // checkout says what was dirty, and every file carries the exact command lines.
+    expect(env.device.llamaCpp.version).toContain(env.device.llamaCpp.commit)
+    expect(Array.isArray(env.device.kerneltune.dirtyFiles)).toBe(true)
+    expect(env.device.kerneltune.dirty).toBe(env.device.kerneltune.dirtyFiles.length > 0)
+    for (const f of ['env.json', 'predict-vs-measure.json', 'bench-serve.json', 'serving-sweep.json']) {
+      const doc = read(f)
+      expect(doc.argv.runSh, f).toMatch(/bench\/gpu\/run\.sh --cpu$/)
+      expect(doc.argv.kit, f).toEqual(expect.arrayContaining(['--mode', 'cpu']))
+      expect(doc.argv.settings, f).toMatchObject({ KIT: kit, OUT: out, KT_KIT_BUDGET_S: '900' })
+    }
     const pvm = read('predict-vs-measure.json')
     const q4 = pvm.models.filter((m: { model: { quant: string } }) => m.model.quant === 'Q4_0')
     expect(q4.length).toBeGreaterThan(0)
+    expect(pvm.predictedBy).toEqual([expect.stringMatching(/^pretrained-physics v\d+\.\d+\.\d+ \(packages\/regressor\/scripts\/train-pretrained\.ts, seed \d+\)$/)])
     for (const m of q4) {
+      expect(m.llamaBenchArgv[0]).toMatch(/\/llama-bench$/)
+      expect(m.llamaBenchArgv.slice(1, 3)).toEqual(['-m', expect.stringMatching(new RegExp(`/models/${m.model.id}\\.gguf$`))])
       expect(m.error, JSON.stringify(m)).toBeUndefined()
       expect(m.decode.measured.tps).toBeGreaterThan(0)
       expect(m.prefill.measured.tps).toBeGreaterThan(0)
@@ -72,7 +86,14 @@ describe.skipIf(requireOrSkip(ready, 'the GPU kit needs cmake, g++, git, xz and 
     }
     const serve = read('bench-serve.json')
     expect(serve.levels.map((l: { concurrency: number }) => l.concurrency)).toEqual([1, 2])
-    for (const l of serve.levels) expect(l.result.outputTokensPerSecond).toBeGreaterThan(0)
+    for (const l of serve.levels) {
+      expect(l.result.outputTokensPerSecond).toBeGreaterThan(0)
+      expect(l.command.slice(2, 4)).toEqual(['bench', 'serve'])
+      // The server's real build: the commit it was built from, and its slots as it reported them.
+      expect(l.result.server.version).toContain(env.device.llamaCpp.commit.slice(0, 12))
+      expect(l.result.server.slots).toBeGreaterThan(0)
+      expect(l.result.device).toMatch(/^CPU: /)
+    }
     const sweep = read('serving-sweep.json')
     expect([0, 3]).toContain(sweep.exitCode)
     expect(sweep.result.combos.length).toBeGreaterThan(0)

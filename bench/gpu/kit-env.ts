@@ -9,7 +9,7 @@ import type { DeviceIdentity, KitContext } from './kit-context.ts'
 import { runProc } from './kit-proc.ts'
 
 interface Manifest {
-  readonly kerneltune?: { commit?: string; dirty?: boolean }
+  readonly kerneltune?: { commit?: string; dirty?: boolean; dirtyFiles?: string[] }
   readonly llamaCpp?: { tag?: string; commit?: string }
 }
 
@@ -46,7 +46,7 @@ export async function deviceIdentity(ctx: KitContext, manifestPath: string, buil
     cuda,
     cpu: { model: c[0]?.model ?? 'unknown', cores: c.length, threads: ctx.threads },
     llamaCpp: { tag: manifest.llamaCpp?.tag ?? 'unknown', commit: manifest.llamaCpp?.commit ?? 'unknown', version },
-    kerneltune: { commit: manifest.kerneltune?.commit ?? 'unknown', dirty: manifest.kerneltune?.dirty ?? false },
+    kerneltune: { commit: manifest.kerneltune?.commit ?? 'unknown', dirty: manifest.kerneltune?.dirty ?? false, dirtyFiles: manifest.kerneltune?.dirtyFiles ?? 'not recorded' },
     node: process.version,
   }
 }

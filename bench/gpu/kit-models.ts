@@ -68,16 +68,21 @@ export function benchFigures(rows: unknown, phase: 'prefill' | 'decode'): PhaseF
   return { tps: row.avg_ts, sd: row.stddev_ts ?? 0, reps: samples.length, samples }
 }
 
+/** The model versions `predict --json` named in this run (one, unless the CLI changed mid-run). */
+const predictedBy = new Set<string>()
+
 async function predictPhase(ctx: KitContext, file: string, hw: string[], phase: 'decode' | 'prefill', extra: string[]): Promise<PhaseFigures['predicted']> {
   const b = ctx.plan.bench
   const args = [ctx.cli, 'predict', '--gguf', file, ...hw, ...extra, '--json',
     ...(phase === 'prefill' ? ['--phase', 'prefill', '--prompt-tokens', String(b.promptTokens)] : ['--context', String(Math.round(b.genTokens / 2))])]
   const r = await runProc(ctx.node, args, { timeoutMs: 60_000 })
-  const j = parseJsonOut(r) as { predictedTps?: number; rooflineTps?: number; capped?: boolean; interval?: { low: number; high: number }; extrapolation?: string[] } | undefined
+  const j = parseJsonOut(r) as { predictedTps?: number; rooflineTps?: number; capped?: boolean; interval?: { low: number; high: number }; extrapolation?: string[]; modelVersion?: string } | undefined
   if (r.code !== 0 || typeof j?.predictedTps !== 'number') {
     ctx.log(`predict ${phase} failed (exit ${r.code}): ${r.stderrTail.slice(-400)}`)
     return null
   }
+  // Which regressor predicted (a CLI before issue 34 does not say).
+  predictedBy.add(j.modelVersion ?? 'not reported by this CLI build (predict --json has no modelVersion)')
   return { tps: j.predictedTps, ...(j.interval ? { low: j.interval.low, high: j.interval.high } : {}), ...(j.rooflineTps ? { rooflineTps: j.rooflineTps } : {}), capped: Boolean(j.capped), ...(j.extrapolation ? { extrapolation: j.extrapolation } : {}) }
 }
 
@@ -132,7 +137,8 @@ export async function predictVsMeasure(ctx: KitContext, o: PredictVsMeasureOptio
         file: { bytes: synth.bytes, ...(synth.params ? { params: synth.params } : {}), ...(synth.activeParams ? { activeParams: synth.activeParams } : {}), synthSeconds: synth.seconds },
         decode: compare(decodeP, benchFigures(rows, 'decode')),
         prefill: compare(prefillP, benchFigures(rows, 'prefill')),
-        llamaBenchArgv: ['llama-bench', ...argv.map((a) => (a === synth.path ? `${m.id}.gguf` : a))],
+        // Verbatim, the binary's and the model's full paths included (issue 34: no paraphrase).
+        llamaBenchArgv: [join(ctx.binDir, 'llama-bench'), ...argv],
         ...(benchInfo(rows) ? { llamaBench: benchInfo(rows)! } : {}),
         ...(bench.code === 0 ? {} : { error: `llama-bench exit ${bench.code}: ${bench.stderrTail.slice(-300)}` }),
       })
@@ -145,6 +151,7 @@ export async function predictVsMeasure(ctx: KitContext, o: PredictVsMeasureOptio
       step: 'predict-vs-measure',
       measured: 'llama-bench (the CLI tool of the same llama.cpp build): prefill tok/s over pp prompt tokens and decode tok/s over tg generated tokens, reps each, every layer offloaded',
       predicted: `kerneltune predict (the pretrained regressor, a prediction, not a measurement) with ${o.hardware.source}`,
+      predictedBy: [...predictedBy],
       bench: b,
       models: o.results,
     })

@@ -61,7 +61,8 @@ export async function servingSweep(ctx: KitContext, modelPath: string, budgetS: 
   if (r.timedOut) ctx.log(`the sweep outran the kit's limit (${Math.round(budgetS + 90)} s) and was stopped: no result`)
   writeResult(ctx, 'serving-sweep.json', {
     step: 'serving-sweep',
-    command: ['kerneltune', ...args.slice(2).map((a) => (a === modelPath ? `${ctx.plan.sweepModel}.gguf` : a.startsWith(ctx.workDir) ? a.replace(ctx.workDir, '$KT_KIT_WORK') : a))],
+    // The command verbatim: the packed Node, the bundled CLI and every argument (issue 34).
+    command: [ctx.node, ...args],
     exitCode: r.code,
     ...(r.timedOut ? { timedOut: true } : {}),
     seconds: r.seconds,
@@ -84,7 +85,7 @@ export async function serveLevels(ctx: KitContext, modelPath: string): Promise<v
       '--slo', ctx.plan.sweep.slo, '--objective', 'goodput', '--json']
     ctx.log(`bench serve: defaults at concurrency ${c}, ${v.requests(c)} requests`)
     const r = await runProc(ctx.node, args, { timeoutMs: Math.max(30_000, secondsLeft(ctx) * 1000), env: serverEnv(ctx), onStderr: progressOnly(ctx) })
-    levels.push({ concurrency: c, exitCode: r.code, seconds: r.seconds, ...(r.code === 0 ? {} : { stderrTail: r.stderrTail }), result: parseJsonOut(r) ?? null })
+    levels.push({ concurrency: c, command: [ctx.node, ...args], exitCode: r.code, seconds: r.seconds, ...(r.code === 0 ? {} : { stderrTail: r.stderrTail }), result: parseJsonOut(r) ?? null })
     writeResult(ctx, 'bench-serve.json', {
       step: 'bench-serve',
       what: `llama-server with its default settings (every layer on the GPU by its own default), closed loop, ${v.promptTokens} prompt tokens and exactly ${v.outputTokens} output tokens per request; one launch per level; feasibility and goodput under ${ctx.plan.sweep.slo}`,

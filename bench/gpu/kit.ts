@@ -17,6 +17,7 @@ import { deviceIdentity } from './kit-env.ts'
 import { hardwareFlags, predictVsMeasure, synthModel, type ModelResult } from './kit-models.ts'
 import { kitPlan } from './kit-plan.ts'
 import { kitLogger } from './kit-proc.ts'
+import { runArgv } from './kit-provenance.ts'
 import { renderSummary, servingLines } from './kit-report.ts'
 import { cliHas, serveLevels, servingSweep } from './kit-serving.ts'
 
@@ -67,6 +68,7 @@ export async function kitMain(argv: readonly string[]): Promise<number> {
     threads,
     log: kitLogger(join(outDir, 'kit.log')),
     skipped: [],
+    argv: runArgv(process.argv, process.env),
   }
   ctx.device = await deviceIdentity(ctx, a.manifest ?? '', a['build-info'] ?? '')
   writeResult(ctx, 'env.json', { step: 'env', plan: { ...ctx.plan, serve: { ...ctx.plan.serve, requests: ctx.plan.serve.concurrency.map((c) => ctx.plan.serve.requests(c)) } }, budgetS: a['budget-s'] })

@@ -9,8 +9,10 @@
  */
 import { readFileSync, writeFileSync } from 'node:fs'
 import { main } from '@kerneltune/cli'
+import { machineDevice } from '@kerneltune/serving/node'
 import { compare, type ModelResult } from './kit-models.ts'
 import { presetForGpu } from './kit-plan.ts'
+import { checkoutState } from './kit-provenance.ts'
 
 async function cliJson(argv: string[]): Promise<any> {
   let out = ''
@@ -20,7 +22,7 @@ async function cliJson(argv: string[]): Promise<any> {
 }
 
 const [input = 'bench/results/gpu/predict-vs-measure.json', output = 'bench/results/gpu/repredict.json'] = process.argv.slice(2)
-const run = JSON.parse(readFileSync(input, 'utf8')) as { device: { gpu: { name: string } }; bench: { promptTokens: number; genTokens: number }; models: ModelResult[] }
+const run = JSON.parse(readFileSync(input, 'utf8')) as { device: Record<string, unknown> & { gpu: { name: string } }; bench: { promptTokens: number; genTokens: number }; models: ModelResult[] }
 const preset = presetForGpu(run.device.gpu.name)
 if (!preset) throw new Error(`no hardware preset for ${run.device.gpu.name}`)
 const rows = []
@@ -33,11 +35,19 @@ for (const m of run.models) {
   const dec = await cliJson(['predict', ...shape, '--context', String(Math.round(run.bench.genTokens / 2))])
   const pre = await cliJson(['predict', ...shape, '--phase', 'prefill', '--prompt-tokens', String(run.bench.promptTokens)])
   const p = (j: any) => ({ tps: j.predictedTps, low: j.interval?.low, high: j.interval?.high, rooflineTps: j.rooflineTps, capped: j.capped, ...(j.extrapolation ? { extrapolation: j.extrapolation } : {}) })
-  rows.push({ model: m.model.id, kitPrediction: { decode: m.decode?.predicted, prefill: m.prefill?.predicted }, decode: compare(p(dec), m.decode?.measured ?? null), prefill: compare(p(pre), m.prefill?.measured ?? null), model_version: dec.model })
+  rows.push({ model: m.model.id, kitPrediction: { decode: m.decode?.predicted, prefill: m.prefill?.predicted }, decode: compare(p(dec), m.decode?.measured ?? null), prefill: compare(p(pre), m.prefill?.measured ?? null), model_version: dec.model, modelVersion: String(dec.modelVersion) })
 }
+const versions = [...new Set(rows.map((r) => r.modelVersion))]
 const doc = {
   what: `predictions (not measurements) recomputed with this checkout's regressor for the models of ${input}, against its llama-bench measurements on ${run.device.gpu.name}; hardware preset ${preset}, backend cuda`,
   computedAt: new Date().toISOString(),
+  // Issue 34: which regressor predicted, the exact command, the checkout, where the predictions
+  // were computed and the device the measurements are from.
+  predictedBy: versions.length === 1 ? versions[0] : versions,
+  argv: process.argv,
+  kerneltune: checkoutState(process.cwd()),
+  computedOn: machineDevice(),
+  measuredOn: run.device,
   rows,
 }
 writeFileSync(output, `${JSON.stringify(doc, null, 2)}\n`)

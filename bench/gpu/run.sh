@@ -20,6 +20,9 @@
 # Exit codes: 0 figures measured; 1 nothing measured or a step broke; 2 the kit is missing or
 #   incomplete (run pack-device.sh); 4 the build failed (its log's tail is in $OUT/build.log).
 set -euo pipefail
+# The command line as the shell received it, recorded verbatim in every file the kit writes (issue 34).
+KT_KIT_RUN_ARGV="$(printf '%q ' "$0" "$@")"
+export KT_KIT_RUN_ARGV
 cd "$(dirname "$0")/../.."
 t0=$(date +%s)
 KIT="${KIT:-.device-kit}"
@@ -75,7 +78,11 @@ if [ "$(cat "$WORK/src/.kit-archive-sha256" 2>/dev/null)" != "$src_sha" ]; then
 fi
 
 # 3. Build llama-server and llama-bench: CUDA for this GPU's architecture only, or the CPU.
-flags=(-DCMAKE_BUILD_TYPE=Release -DBUILD_SHARED_LIBS=OFF -DLLAMA_CURL=OFF -DLLAMA_OPENSSL=OFF
+# The sources come without git history, so llama.cpp's cmake/build-info.cmake would stamp the
+# binaries "b0-unknown" (what the H100 run's llama-server reported); its CMakeLists.txt takes
+# LLAMA_BUILD_COMMIT when given (de3ff815 L153-158), so the binaries name the commit they were built
+# from. The build number stays 0: node-llama-cpp's bundle is one squashed commit, so it cannot be counted.
+flags=(-DCMAKE_BUILD_TYPE=Release "-DLLAMA_BUILD_COMMIT=${llama_commit:-unknown}" -DBUILD_SHARED_LIBS=OFF -DLLAMA_CURL=OFF -DLLAMA_OPENSSL=OFF
   -DLLAMA_BUILD_TESTS=OFF -DLLAMA_BUILD_EXAMPLES=OFF -DLLAMA_BUILD_SERVER=ON -DLLAMA_BUILD_APP=OFF
   -DLLAMA_BUILD_UI=OFF -DLLAMA_USE_PREBUILT_UI=OFF -DGGML_NATIVE=ON)
 nvcc_version=""

@@ -87,11 +87,13 @@ cp "$cache_root/$src_key" "$stage/llama.cpp.tar.xz"
 # 4. What is in the kit, so every figure it produces can name its versions.
 kt_commit="$(git rev-parse --short HEAD 2>/dev/null || echo unknown)"
 kt_dirty="$( [ -n "$(git status --porcelain 2>/dev/null)" ] && echo true || echo false)"
+# What was dirty, not only that it was (the H200 run came from a dirty tree no file described).
+kt_dirty_files="$(git status --porcelain 2>/dev/null | node -e 'let s="";process.stdin.on("data",(d)=>s+=d).on("end",()=>process.stdout.write(JSON.stringify(s.split("\n").filter((l)=>l.trim()))))')"
 cat >"$stage/MANIFEST.json" <<JSON
 {
   "kind": "kerneltune-device-kit",
   "packedAt": "$(date -u +%Y-%m-%dT%H:%M:%SZ)",
-  "kerneltune": { "commit": "$kt_commit", "dirty": $kt_dirty },
+  "kerneltune": { "commit": "$kt_commit", "dirty": $kt_dirty, "dirtyFiles": $kt_dirty_files },
   "node": { "version": "$node_version", "arch": "$(uname -m)", "file": "node.xz", "sha256": "$(sha256sum "$node_bin" | cut -d' ' -f1)" },
   "llamaCpp": { "tag": "$llama_tag", "commit": "$commit", "nodeLlamaCppVersion": "$nlc_version", "file": "llama.cpp.tar.xz" },
   "files": {

@@ -1,5 +1,6 @@
 /** Renders docs/prediction-vs-measurement.md from a predict-vs-measure.ts result. */
-import type { PhaseErrors } from './predict-vs-measure-table.ts'
+import type { ReportPoint } from './predict-vs-measure-point.ts'
+import { intervalWidthText, type PhaseErrors } from './predict-vs-measure-table.ts'
 
 interface DocInput {
   readonly date: string
@@ -54,8 +55,8 @@ on average over the ${n} models (held-out sizes: ${pct(e.decode.heldOutBefore)} 
 with ${e.decode.cappedBefore} of ${n} decode and ${e.prefill.cappedBefore} of ${n} prefill predictions capped by the roofline bound (see the table for
 the sign of each error: where it is one-sided, the pretrained model is conservative here). The 90%
 interval (from the model's leave-one-hardware-out residuals, which describe GPUs and Apple CPUs running
-3–70B models with older builds) contained the measurement for ${e.decode.insideInterval ?? '–'} of ${n} decode and ${e.prefill.insideInterval ?? '–'} of ${n} prefill
-points: it does not describe an x86 CPU running a current build, which no training row is.
+3–70B models with older builds) contained the measurement for ${e.decode.insideInterval ?? '–'} of ${n} decode${intervalWidthText(r.points as readonly ReportPoint[], 'decode')} and ${e.prefill.insideInterval ?? '–'} of ${n} prefill
+points${intervalWidthText(r.points as readonly ReportPoint[], 'prefill')}: it does not describe an x86 CPU running a current build, which no training row is.
 
 **Calibration** (three sizes, both weight types, once per phase) fits multipliers on log time as a
 posterior mode with the pretrained model as the prior: on the bandwidth and compute times, one per weight

@@ -38,13 +38,28 @@ function cells(p: ReportPoint, phase: Phase): string[] {
   ]
 }
 
+/**
+ * How wide the uncalibrated intervals were, beside how many held the measurement (issue 34: a
+ * coverage count says little without the width): the ends as multiples of the prediction and the
+ * median width (high − low) ÷ prediction.
+ */
+export function intervalWidthText(points: readonly ReportPoint[], phase: Phase): string {
+  const iv = points.map((p) => p.predicted[phase]).filter((pr) => pr.interval && pr.predictedTps > 0)
+  if (!iv.length) return ''
+  const rel = iv.map((pr) => ({ low: pr.interval!.low / pr.predictedTps, high: pr.interval!.high / pr.predictedTps }))
+  const range = (xs: number[]) => { const a = f(Math.min(...xs), 2); const b = f(Math.max(...xs), 2); return a === b ? a : `${a}–${b}` }
+  const widths = rel.map((r) => r.high - r.low).sort((a, b) => a - b)
+  const median = (widths[(widths.length - 1) >> 1]! + widths[widths.length >> 1]!) / 2
+  return ` (intervals ${range(rel.map((r) => r.low))}× to ${range(rel.map((r) => r.high))}× the prediction, median width ${f(median * 100, 0)}%)`
+}
+
 export function renderTable(points: readonly ReportPoint[], errors: Record<Phase, PhaseErrors>): string {
   const held = points.filter((p) => !p.calibration)
   const head = PHASES.flatMap((ph) => [`${ph} roofline bound (cap)`, `${ph} predicted (error)`, `${ph} calibrated (error)`, `${ph} measured [95% CI]`])
   const rows = points.map((p) => `| ${p.size} ${p.quant} | ${f(p.params / 1e6, 1)}M | ${f(p.bytes / 1e6, 1)} | ${p.calibration ? 'calibration' : '**held out**'} | ${PHASES.flatMap((ph) => cells(p, ph)).join(' | ')} |`)
   const summary = PHASES.map((ph) => {
     const e = errors[ph]
-    return `| ${ph} tok/s | **${pct(e.heldOutBefore)}** | **${pct(e.heldOutAfter)}** | ${e.allBefore === undefined ? '–' : pct(e.allBefore)} | ${pct(e.calibrationBefore)} | ${pct(e.calibrationLeaveOneOutAfter)} | ${e.formatFactors ? Object.entries(e.formatFactors).map(([q, v]) => `${q} ×${f(v, 3)}`).join(', ') : `×${f(e.factor, 3)}`}${e.overheadFactor === undefined ? '' : `, overheads ×${f(e.overheadFactor, 3)}`} | ${e.insideInterval === undefined ? '–' : `${e.insideInterval} of ${points.length}`} | ${e.cappedBefore} / ${e.cappedAfter} of ${points.length} |`
+    return `| ${ph} tok/s | **${pct(e.heldOutBefore)}** | **${pct(e.heldOutAfter)}** | ${e.allBefore === undefined ? '–' : pct(e.allBefore)} | ${pct(e.calibrationBefore)} | ${pct(e.calibrationLeaveOneOutAfter)} | ${e.formatFactors ? Object.entries(e.formatFactors).map(([q, v]) => `${q} ×${f(v, 3)}`).join(', ') : `×${f(e.factor, 3)}`}${e.overheadFactor === undefined ? '' : `, overheads ×${f(e.overheadFactor, 3)}`} | ${e.insideInterval === undefined ? '–' : `${e.insideInterval} of ${points.length}${intervalWidthText(points, ph)}`} | ${e.cappedBefore} / ${e.cappedAfter} of ${points.length} |`
   })
   return [
     `| model | params | MB | role | ${head.join(' | ')} |`.replace(/predicted \(error\)/g, 'predicted [90% interval] (error)'),

@@ -19,6 +19,36 @@ export interface PhaseFigures { rows: RowSet; chipMean: { mape: number; coverage
 export interface ChipFigures { chip: string; labels: string[]; backends: string[]; decode: RowSet; prefill: RowSet; variant: string }
 export interface CurrentGpu { key: string; mape: number; rows: number; worstRow: number }
 export interface Target { name: string; figure: string; met: boolean; gap: string }
+/** The figures of a group of chips: per phase over its rows and over its chips. */
+export interface ChipGroupFigures { chips: string[]; decode: PhaseFigures; prefill: PhaseFigures }
+
+/**
+ * The chips whose outer folds served development (issue 34): the development loop
+ * (`train-pretrained --only`) scored candidate changes on these folds before the reported run: a
+ * class effect per build age on nvidia-gh100, rtx-5070-ti, rtx-5060-ti, nvidia-ad102, nvidia-ga100
+ * and gb10; a per-vendor effect on the multi-vendor backends on nvidia-ad102, rtx-2080-ti, rtx-3060
+ * and radeon-ai-pro-r9700; the kit's decode rows only on gb10, nvidia-gh100, nvidia-ga100 and
+ * apple-m2-ultra (the regressor README's "Tried in the development loop"). None was kept, but a
+ * change that was kept for not hurting these folds was judged on them, so their outer figures are
+ * reported apart from the chips no development step scored.
+ */
+export const DEVELOPMENT_CHIPS: readonly string[] = [
+  'nvidia-gh100', 'rtx-5070-ti', 'rtx-5060-ti', 'nvidia-ad102', 'nvidia-ga100', 'gb10', 'rtx-2080-ti', 'rtx-3060', 'radeon-ai-pro-r9700', 'apple-m2-ultra',
+]
+
+/**
+ * Folds that are not out of sample for the design of this script version, with why. v3.2.0's
+ * prefill kernel-family variant was written after the H200 kit run (commit 4923131, 15:40 UTC;
+ * the variant e2203a5, 15:55 UTC), for the H100/H200 prefill gap that run showed, and it improved
+ * that fold (prefill 47.8% → 43.9%): the nested selection chose it inside the fold, but the grid it
+ * chose from was written looking at the fold's rows.
+ */
+export const NOT_OUT_OF_SAMPLE: Readonly<Record<string, { mark: string; why: string }>> = {
+  'nvidia-gh100': {
+    mark: "not out of sample for v3.2.0's design",
+    why: 'the prefill kernel-family variant was written after the H200 kit run, for the H100/H200 prefill gap that run showed, and then improved this fold',
+  },
+}
 
 export interface AccuracySummary {
   samples: number
@@ -31,6 +61,9 @@ export interface AccuracySummary {
   /** Rows whose held-out prediction extrapolated (an effect no training row had) and the rest. */
   extrapolating: { decode: RowSet; prefill: RowSet; chips: string[] }
   inside: { decode: RowSet; prefill: RowSet }
+  /** The chips whose outer folds served development (DEVELOPMENT_CHIPS) and the rest. */
+  development: ChipGroupFigures
+  heldOutFromDevelopment: ChipGroupFigures
   targets: Target[]
 }
 
@@ -58,10 +91,12 @@ export function summarize(samples: readonly TrainingSample[], r: OuterResult): A
       decode: set(idx.filter((i) => rows[i]!.query.phase === 'decode')), prefill: set(idx.filter((i) => rows[i]!.query.phase === 'prefill')), variant: r.chosen[chip] ?? '',
     }
   })
-  const figures = (p: 'decode' | 'prefill'): PhaseFigures => {
-    const chips = byChip.filter((c) => c[p].rows > 0)
-    return { rows: set(phase(p)), chipMean: { mape: mean(chips.map((c) => c[p].mape)), coverage: mean(chips.map((c) => c[p].coverage)), medianWidth: median(chips.map((c) => c[p].medianWidth)) } }
+  const figures = (p: 'decode' | 'prefill', keep: (chip: string) => boolean = () => true): PhaseFigures => {
+    const chips = byChip.filter((c) => c[p].rows > 0 && keep(c.chip))
+    return { rows: set(phase(p).filter((i) => keep(chipOfRow[i]!))), chipMean: { mape: mean(chips.map((c) => c[p].mape)), coverage: mean(chips.map((c) => c[p].coverage)), medianWidth: median(chips.map((c) => c[p].medianWidth)) } }
   }
+  const group = (keep: (chip: string) => boolean): ChipGroupFigures => ({ chips: r.chips.filter(keep), decode: figures('decode', keep), prefill: figures('prefill', keep) })
+  const isDev = (chip: string) => DEVELOPMENT_CHIPS.includes(chip)
   // A current-build discrete GPU: a GPU with memory of its own (not unified, not a CPU), current build.
   const currentDiscrete = (i: number) => { const q = rows[i]!.query; return q.phase === 'decode' && q.device !== 'cpu' && !q.unifiedMemory && !isLegacy(q) }
   const keys = new Map<string, number[]>()
@@ -98,6 +133,8 @@ export function summarize(samples: readonly TrainingSample[], r: OuterResult): A
     samples: samples.length, chips: r.chips.length, decode, prefill, byChip, currentGpus,
     extrapolating: { decode: set(extrap.filter((i) => rows[i]!.query.phase === 'decode')), prefill: set(extrap.filter((i) => rows[i]!.query.phase === 'prefill')), chips: [...new Set(extrap.map((i) => chipOfRow[i]!))] },
     inside: { decode: set(rest.filter((i) => rows[i]!.query.phase === 'decode')), prefill: set(rest.filter((i) => rows[i]!.query.phase === 'prefill')) },
+    development: group(isDev),
+    heldOutFromDevelopment: group((c) => !isDev(c)),
     targets,
   }
 }

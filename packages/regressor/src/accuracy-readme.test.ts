@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import { describe, expect, it } from 'vitest'
+import { DEVELOPMENT_CHIPS } from '../scripts/accuracy.ts'
 import { blockOf } from '../scripts/accuracy-report.ts'
 import { pretrainedInfo } from './index.ts'
 
@@ -18,5 +19,18 @@ describe('accuracy tables (issue 26: one script, both READMEs)', () => {
     expect(report).toContain(`v${info.scriptVersion} `)
     expect(info.targets.map((t) => t.name)).toEqual(expect.arrayContaining([expect.stringMatching(/^decode MAPE over chips/), expect.stringMatching(/^prefill MAPE over chips/), expect.stringMatching(/current-build discrete GPU/), expect.stringMatching(/coverage 85–95%, decode/), expect.stringMatching(/coverage 85–95%, prefill/), expect.stringMatching(/median width/)]))
     for (const t of info.targets) expect(report).toContain(`| ${t.name} | ${t.figure} | ${t.met ? 'met' : '**not met**'} |`)
+  })
+
+  it('should report the ten chips whose folds served the development loop apart, and the H100/H200 fold as not out of sample (issue 34)', () => {
+    const info = pretrainedInfo() as { sampleCount: number; byChip: { chip: string; decode: { rows: number }; prefill: { rows: number } }[] }
+    const dev = info.byChip.filter((c) => DEVELOPMENT_CHIPS.includes(c.chip))
+    // Every listed chip is a fold of the evaluation, and together they hold the 1,220 rows the --only loop scored.
+    expect(dev.map((c) => c.chip).sort()).toEqual([...DEVELOPMENT_CHIPS].sort())
+    const rows = dev.reduce((n, c) => n + c.decode.rows + c.prefill.rows, 0)
+    expect(rows).toBe(1220)
+    expect(report).toContain(`${dev.map((c) => c.chip).join(', ')}; ${rows} of ${info.sampleCount} rows`)
+    expect(report).toMatch(/^\| development \(10\) \| decode \|/m)
+    expect(report).toMatch(/^\| held out from development \(13\) \| prefill \|/m)
+    expect(report).toMatch(/^\| nvidia-gh100 \|.*\| development; not out of sample for v3\.2\.0's design \|$/m)
   })
 })

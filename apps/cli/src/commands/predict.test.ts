@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest'
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { pretrainedInfo } from '@kerneltune/regressor'
 import type { Io } from '../cli/command.ts'
 import { main } from '../main.ts'
 
@@ -25,6 +26,14 @@ describe('kerneltune predict', () => {
     const pre = JSON.parse((await run(['predict', '--params-b', '8', '--hardware', 'rtx-4090', '--phase', 'prefill', '--prompt-tokens', '1024', '--json'])).out)
     expect(pre.query.phase).toBe('prefill')
     expect(pre.predictedTps).toBeGreaterThan(j.predictedTps)
+  })
+
+  it('should name the model version that predicted, from the shipped asset (issue 34)', async () => {
+    const j = JSON.parse((await run(['predict', '--model', 'llama-3-8b', '--hardware', 'rtx-4090', '--json'])).out)
+    const meta = pretrainedInfo() as { scriptVersion: string; seed: number }
+    expect(j.modelVersion).toBe(`${j.model} v${meta.scriptVersion} (packages/regressor/scripts/train-pretrained.ts, seed ${meta.seed})`)
+    const h = JSON.parse((await run(['predict', '--params-b', '7', '--quant', 'Q4K', '--mem-bw-gbs', '1008', '--heuristic', '--json'])).out)
+    expect(h.modelVersion).toBe('heuristic (trueno default weights)')
   })
 
   it('should carry a 90% interval around the prediction, in JSON and in text (issue 18)', async () => {

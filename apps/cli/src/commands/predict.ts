@@ -36,7 +36,7 @@ export const predictCommand = defineCommand({
   summary: 'Predict throughput (tokens/s) of a model on hardware, clamped by the roofline bound.',
   description: 'A prediction, not a measurement. The pretrained model is a physics model (weight and KV bytes over bandwidth, compute, dequantization, per-layer and per-step overheads, efficiencies learned per hardware class, vendor and format) fitted on public llama.cpp measurements; every prediction carries a 90% interval whose coverage on unseen hardware was measured (see the regressor README for the leave-one-hardware-out accuracy and coverage). With --input FILE (JSON lines with keys paramsB, activeParamsB, quant, bitsPerWeight, batch, phase, promptTokens, contextTokens or context, ubatch, memBwGbs, tflops, vendor, backend, layers, device, tdpWatts, or hardware for a preset) one result is printed per line, in order. The backend (cuda, metal, vulkan, rocm, sycl, cpu) is part of the query: a preset names its usual one, --backend or a "backend" key overrides it.',
   flags: [...MODEL_FLAGS, ...HARDWARE_FLAGS, ...WORKLOAD_FLAGS, ...PREDICT_FLAGS, { name: 'input', type: 'string', valueName: 'FILE', description: 'JSON lines to predict in bulk (one result per line).' }],
-  jsonOutput: '{ "kind": "prediction", "predictedTps": number, "rooflineTps": number, "capped": boolean, "rawTps": number, "confidence": number, "interval": { "low": number, "high": number, "level": 0.9 } (absent for --heuristic and models saved without one), "extrapolation": string[] (the vendor, hardware class, weight format or backend build no training row had, e.g. "vendor:amd", "era:current:rocm"; absent when the query is inside the data), "topFeatures": [name, importance][], "model": string, "query": ThroughputQuery }. With --input: one such object per line plus "line", or { "line", "error": { code, message } } for a bad line.',
+  jsonOutput: '{ "kind": "prediction", "predictedTps": number, "rooflineTps": number, "capped": boolean, "rawTps": number, "confidence": number, "interval": { "low": number, "high": number, "level": 0.9 } (absent for --heuristic and models saved without one), "extrapolation": string[] (the vendor, hardware class, weight format or backend build no training row had, e.g. "vendor:amd", "era:current:rocm"; absent when the query is inside the data), "topFeatures": [name, importance][], "model": string, "modelVersion": string (which model predicted: the training script\'s version and seed, e.g. "pretrained-physics v3.2.0 (packages/regressor/scripts/train-pretrained.ts, seed 42)"), "query": ThroughputQuery }. With --input: one such object per line plus "line", or { "line", "error": { code, message } } for a bad line.',
   examples: [
     'kerneltune predict --model llama-3-8b --hardware rtx-4090 --batch 1',
     'kerneltune predict --params-b 70 --quant Q4_K --mem-bw-gbs 5300 --tflops 1300 --phase prefill --prompt-tokens 2048 --json',
@@ -60,7 +60,7 @@ export const predictCommand = defineCommand({
         let out: Record<string, unknown>
         try {
           const q = queryFromRow(JSON.parse(line))
-          out = { line: i + 1, ...predictor.predict(q), query: q }
+          out = { line: i + 1, ...predictor.predict(q), modelVersion: predictor.modelVersion, query: q }
         } catch (err) {
           const e = isKerneltuneError(err) ? { code: err.code, message: err.message } : { code: 'INVALID_INPUT', message: (err as Error).message }
           out = { line: i + 1, error: e }
@@ -89,7 +89,7 @@ export const predictCommand = defineCommand({
       batch: w.batch, phase: prefill ? 'prefill' : 'decode', promptTokens: w.promptTokens, contextTokens: prefill ? 0 : (f.context ?? w.contextLength ?? 0),
     })
     const p = predictor.predict(q)
-    if (ctx.json) return void ctx.printJson({ ...p, query: q, modelSource: m.source, hardwareSource: hw.source, assumptions: [...m.assumptions, ...hw.assumptions] })
+    if (ctx.json) return void ctx.printJson({ ...p, modelVersion: predictor.modelVersion, query: q, modelSource: m.source, hardwareSource: hw.source, assumptions: [...m.assumptions, ...hw.assumptions] })
     ctx.io.stdout(`Prediction (${predictor.name}; not a measurement)\n\n`)
     ctx.io.stdout(keyValues([
       ['model', `${fmt(m.model.paramsB, 2)}B ${m.model.quant} (${m.source})`],

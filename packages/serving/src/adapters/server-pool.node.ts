@@ -15,7 +15,7 @@
  * - close() stops every server; launched servers also die with us (see launcher.node.ts).
  */
 import { KerneltuneError, isKerneltuneError, type Combo } from '@kerneltune/core'
-import { cpuDevice, loadServer, openServer, type LoadServerOptions, type OpenServer, type ServerTarget, type SessionResult } from './serving-session.node.ts'
+import { loadServer, machineDevice, openServer, type LoadServerOptions, type OpenServer, type ServerTarget, type SessionResult } from './serving-session.node.ts'
 
 export interface ServerPoolOptions {
   readonly target: ServerTarget
@@ -97,7 +97,7 @@ export function createServerPool(o: ServerPoolOptions): ServerPool {
       try {
         const levels = await loadServer(entry.server, { ...lo, loadsBefore: entry.loads })
         entry.loads += levels.length
-        return { server: entry.server.server, device: o.device ?? cpuDevice(), levels, notes: [...entry.server.notes, ...notes] }
+        return { server: entry.server.server, device: o.device ?? machineDevice(), levels, notes: [...entry.server.notes, ...notes] }
       } catch (e) {
         if (isKerneltuneError(e) && e.code === 'CANCELLED') throw e
         // Failing under load with the server gone: relaunch once; failing with it up is the combination's result.

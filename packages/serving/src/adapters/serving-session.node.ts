@@ -4,6 +4,7 @@
  * read its own metrics before and after, cross-check, and stop it. Used by the `bench serve`
  * command and, per combination, by the server measurement backend.
  */
+import { execFileSync } from 'node:child_process'
 import { cpus } from 'node:os'
 import { KerneltuneError, isKerneltuneError, type Combo, type EnginePlugin } from '@kerneltune/core'
 import { crossCheck, type CrossCheck } from '../cross-check.ts'
@@ -45,6 +46,8 @@ export interface ServerInfo {
   readonly version: string
   readonly launched: boolean
   readonly modelAlias?: string
+  /** The server's parallel slots as it reported them (llama-server: /props total_slots); absent when it does not say. */
+  readonly slots?: number
 }
 
 export interface LevelResult extends LoadResult {
@@ -59,10 +62,37 @@ export interface SessionResult {
   readonly notes: readonly string[]
 }
 
-/** What this machine is, in words: the CPU model and its logical cores (the server's device here). */
+/** What this machine's CPU is, in words: the model and its logical cores. */
 export function cpuDevice(): string {
   const c = cpus()
   return `CPU: ${c[0]?.model.trim() ?? 'unknown'} (${c.length} logical cores)`
+}
+
+/**
+ * The device in words from `nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader`
+ * (undefined or empty: no NVIDIA GPU answered): the GPUs first, the host CPU after them. The H100
+ * run's bench-serve.json named only the host CPU although llama-server ran every layer on the GPU
+ * (issue 34).
+ */
+export function deviceFromNvidiaSmi(csv: string | undefined, cpu: string): string {
+  const gpus = (csv ?? '').split('\n').map((l) => l.split(',').map((x) => x.trim())).filter((p) => p[0])
+  if (!gpus.length) return cpu
+  const one = (p: string[]) => `${p[0]}${p[1] ? ` (driver ${p[1]}${p[2] ? `, ${p[2]}` : ''})` : ''}`
+  return `GPU: ${gpus.map(one).join(', ')}; host ${cpu}`
+}
+
+let machine: string | undefined
+/** This machine's device: its NVIDIA GPUs where nvidia-smi answers, and the CPU (asked once per process). */
+export function machineDevice(): string {
+  if (machine !== undefined) return machine
+  let csv: string | undefined
+  try {
+    csv = execFileSync('nvidia-smi', ['--query-gpu=name,driver_version,memory.total', '--format=csv,noheader'], { encoding: 'utf8', timeout: 10_000, stdio: ['ignore', 'pipe', 'ignore'] })
+  } catch {
+    csv = undefined // no nvidia-smi, or no GPU answered
+  }
+  machine = deviceFromNvidiaSmi(csv, cpuDevice())
+  return machine
 }
 
 const quote = (s: string) => (/^[\w@%+=:,./-]+$/.test(s) ? s : `'${s.replaceAll("'", "'\\''")}'`)
@@ -103,13 +133,17 @@ async function readVocab(baseUrl: string): Promise<number | undefined> {
   }
 }
 
-/** The server's version: llama-server's /props build_info, else the first model id of /v1/models. */
-async function readVersion(baseUrl: string): Promise<{ version?: string; alias?: string }> {
+/**
+ * The server's version: llama-server's /props build_info (and its slot count, total_slots: with no
+ * -np it picks 4 itself, so a file should record what it chose rather than infer it), else the first
+ * model id of /v1/models.
+ */
+async function readVersion(baseUrl: string): Promise<{ version?: string; alias?: string; slots?: number }> {
   const props = await fetchText(`${baseUrl}/props`)
   if (props) {
     try {
-      const p = JSON.parse(props) as { build_info?: string; model_alias?: string; model_path?: string }
-      if (p.build_info) return { version: `llama.cpp ${p.build_info}`, ...(p.model_alias ? { alias: p.model_alias } : {}) }
+      const p = JSON.parse(props) as { build_info?: string; model_alias?: string; model_path?: string; total_slots?: number }
+      if (p.build_info) return { version: `llama.cpp ${p.build_info}`, ...(p.model_alias ? { alias: p.model_alias } : {}), ...(typeof p.total_slots === 'number' ? { slots: p.total_slots } : {}) }
     } catch {
       // Not llama-server.
     }
@@ -201,6 +235,7 @@ export async function openServer(o: OpenOptions): Promise<OpenServer> {
       version: v.version ?? translatedVersion ?? 'unknown',
       launched: launched !== undefined,
       ...(v.alias ? { modelAlias: v.alias } : {}),
+      ...(v.slots === undefined ? {} : { slots: v.slots }),
     }
     return {
       server,
@@ -270,7 +305,7 @@ export async function runServingSession(o: SessionOptions): Promise<SessionResul
   const s = await openServer(o)
   try {
     const levels = await loadServer(s, o)
-    return { server: s.server, device: o.device ?? cpuDevice(), levels, notes: [...s.notes] }
+    return { server: s.server, device: o.device ?? machineDevice(), levels, notes: [...s.notes] }
   } finally {
     await s.stop()
   }

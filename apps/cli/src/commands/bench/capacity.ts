@@ -6,7 +6,7 @@
  */
 import { resolve } from 'node:path'
 import { describeSlo, describeViolation, recordLine, SERVING_APIS, type CapacityResult, type CapacityUnit, type LoadResult, type RecordLine, type RequestRecord, type ServingApi } from '@kerneltune/serving'
-import { cpuDevice, openServer, serverCapacity, type CapacityFigures } from '@kerneltune/serving/node'
+import { machineDevice, openServer, serverCapacity, type CapacityFigures } from '@kerneltune/serving/node'
 import { usageError } from '../../cli/args.ts'
 import { defineCommand } from '../../cli/command.ts'
 import { fmt, keyValues, table } from '../../cli/output.ts'
@@ -119,7 +119,7 @@ export const benchCapacity = defineCommand({
     const capacity = capacityJson(c)
     // A measurement is a combination (its level; a bisection's repeats numbered), judged as the search judged it: same requests, same objectives.
     const stored = f.noStore ? undefined : await storeBenchRun({
-      io: ctx.io, db: f.db, command: 'capacity', target, server: s, device: cpuDevice(), settings: combo, objectives, durationMs: Date.now() - started,
+      io: ctx.io, db: f.db, command: 'capacity', target, server: s, device: machineDevice(), settings: combo, objectives, durationMs: Date.now() - started,
       workload: { promptTokens: workload.promptTokens, generatedTokens: workload.outputTokens },
       levels: loads.map((x, i) => ({ combo: { [unit === 'req/s' ? 'rate' : 'concurrency']: String(x.level), ...(c.points[i]?.phase === 'bisect' ? { repeat: String(x.repeat + 1) } : {}) }, loads: [x.run] })),
       extra: { capacity },
@@ -130,7 +130,7 @@ export const benchCapacity = defineCommand({
         ok: true,
         ...(runId ? { runId } : {}), ...(stored && 'notStored' in stored ? { notStored: stored.notStored } : {}),
         engine: f.engine ?? 'llamacpp',
-        device: cpuDevice(),
+        device: machineDevice(),
         model: f.gguf ? { path: resolve(ctx.io.cwd, f.gguf) } : null,
         server: { argv: s.argv, version: s.version, pid: s.pid ?? null, baseUrl: s.baseUrl, launched: s.launched },
         workload: { api, promptTokens: workload.promptTokens, outputTokens: workload.outputTokens, requests: f.requests ?? 24, warmups: f.warmup ?? 1, seed: f.seed ?? 1 },
@@ -139,7 +139,7 @@ export const benchCapacity = defineCommand({
         notes: server.notes,
       })
     } else {
-      ctx.io.stdout(keyValues([['device', cpuDevice()], ['server', `${s.version}${s.pid ? ` (pid ${s.pid})` : ''}`], ['command', s.argv.join(' ') || s.baseUrl], ['objectives', describeSlo(slo)]]))
+      ctx.io.stdout(keyValues([['device', machineDevice()], ['server', `${s.version}${s.pid ? ` (pid ${s.pid})` : ''}`], ['command', s.argv.join(' ') || s.baseUrl], ['objectives', describeSlo(slo)]]))
       ctx.io.stdout(renderCapacity(c))
       if (runId) ctx.io.stdout(`stored as run ${runId} (kerneltune run show ${runId})\n`)
     }

@@ -151,6 +151,10 @@ describe.skipIf(skip)('kerneltune bench serve and sweep --backend server on llam
     const r = await run('bench', 'serve', '--engine', 'llamacpp', '--gguf', 'tiny.gguf', '--concurrency', '1,2', '--requests', '4', '--prompt-tokens', '16', '--output-tokens', '4', '--combo', '{"threads":"1"}', '--no-store', '--json')
     const j = JSON.parse(r.out)
     expect(j.server.version).toMatch(/^llama\.cpp b\d+-/)
+    // Recorded, not inferred (issue 34): without -np this llama-server picks 4 slots itself
+    // (llama.cpp de3ff815 common/arg.cpp L1400, tools/server/server.cpp L156-161), and says so in /props.
+    expect(j.server.slots).toBe(4)
+    expect(j.device).toMatch(/^(GPU: .+; host )?CPU: .+ \(\d+ logical cores\)$/)
     expect(typeof j.server.pid).toBe('number')
     expect(j.server.argv.join(' ')).toMatch(/llama-server -m .*tiny\.gguf --threads 1 .*--metrics/)
     expect(j.requests.completed).toBeGreaterThan(0)

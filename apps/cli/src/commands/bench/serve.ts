@@ -51,7 +51,7 @@ export function sessionJson(s: SessionResult, a?: Assessment) {
   const last = s.levels.length - 1
   return {
     device: s.device,
-    server: { argv: s.server.argv, version: s.server.version, pid: s.server.pid ?? null, baseUrl: s.server.baseUrl, launched: s.server.launched },
+    server: { argv: s.server.argv, version: s.server.version, slots: s.server.slots ?? null, pid: s.server.pid ?? null, baseUrl: s.server.baseUrl, launched: s.server.launched },
     ...levelJson(s.levels[last]!, a?.candidates[last]),
     ...(a ? { objective: a.objective, slo: a.slo, pareto: a.pareto, paretoAxes: a.paretoAxes } : {}),
     levels: s.levels.map((l, i) => levelJson(l, a?.candidates[i])),
@@ -170,7 +170,7 @@ export const benchServe = defineCommand({
     "kerneltune bench serve --launch 'docker run --gpus all -p {port}:8000 vllm/vllm-openai --model m' --concurrency 1,8,32",
   ],
   jsonOutput:
-    '{ ok, runId (the stored run, unless --no-store: kerneltune run show RUN_ID), notStored? (why no run was stored: a server that does not say its model\'s size), engine, device, model: { path } | null, server: { argv, version, pid, baseUrl, launched }, workload: { api, kind, promptTokens, outputTokens, requests, warmups, seed }, mode, concurrency?, rate?, requests: { completed, failed }, durationS, ttftMs, tpotMs, itlMs, e2eMs (each { mean, p50, p90, p95, p99, std, count }), requestThroughput, outputTokensPerSecond, totalTokensPerSecond, tokens: { prompt, output, source }, goodput?: { requestsPerSecond, met, objectives? }, feasible?, violations?: [{ metric, limit, value }], serverReported: { promptTokens?, outputTokens?, promptTokensPerSecond?, outputTokensPerSecond?, promptMs?, msPerOutputToken? }, crossCheck: { gaps, lines }, errors, levels: [same fields per level], objective?, slo?: [{ name, metric, stat, limitMs }], pareto?: [level indices], paretoAxes?: { throughput, latency }, notes } — the top-level figures are the last (heaviest) level; with --slo/--objective every level is a candidate: feasible, violations, goodput under the objectives',
+    '{ ok, runId (the stored run, unless --no-store: kerneltune run show RUN_ID), notStored? (why no run was stored: a server that does not say its model\'s size), engine, device, model: { path } | null, server: { argv, version, slots (llama-server\'s /props total_slots; null when the server does not say), pid, baseUrl, launched }, workload: { api, kind, promptTokens, outputTokens, requests, warmups, seed }, mode, concurrency?, rate?, requests: { completed, failed }, durationS, ttftMs, tpotMs, itlMs, e2eMs (each { mean, p50, p90, p95, p99, std, count }), requestThroughput, outputTokensPerSecond, totalTokensPerSecond, tokens: { prompt, output, source }, goodput?: { requestsPerSecond, met, objectives? }, feasible?, violations?: [{ metric, limit, value }], serverReported: { promptTokens?, outputTokens?, promptTokensPerSecond?, outputTokensPerSecond?, promptMs?, msPerOutputToken? }, crossCheck: { gaps, lines }, errors, levels: [same fields per level], objective?, slo?: [{ name, metric, stat, limitMs }], pareto?: [level indices], paretoAxes?: { throughput, latency }, notes } — the top-level figures are the last (heaviest) level; with --slo/--objective every level is a candidate: feasible, violations, goodput under the objectives',
   async run(ctx) {
     const f = ctx.flags
     const target = serverTarget(ctx.io, f)

@@ -13,6 +13,12 @@ import { readJsonFile } from '../shared/target-flags.ts'
 
 export interface Predictor {
   name: string
+  /**
+   * Which model version predicted, for results files (issue 34: a file of predictions must say
+   * which regressor made them): the training script's version and seed from the model's metadata,
+   * else where the model came from.
+   */
+  modelVersion: string
   /** A prediction, with its 90% interval when the model carries one (the pretrained model does). */
   predict(q: ThroughputQuery): IntervalPrediction
   /**
@@ -25,6 +31,13 @@ export interface Predictor {
 
 const RowSetSchema = z.object({ mape: z.number(), coverage: z.number(), medianWidth: z.number(), rows: z.number() })
 const ExtrapolatingSchema = z.object({ chips: z.array(z.string()), decode: RowSetSchema, prefill: RowSetSchema })
+
+/** `<name> v<scriptVersion> (<script>, seed <seed>)` from a model's metadata, or `fallback` without a version. */
+export function versionOf(m: LearnedModel, fallback: string): string {
+  const meta = (m.json.meta ?? {}) as { scriptVersion?: unknown; script?: unknown; seed?: unknown }
+  if (typeof meta.scriptVersion !== 'string') return fallback
+  return `${m.name} v${meta.scriptVersion} (${typeof meta.script === 'string' ? meta.script : 'unknown script'}${typeof meta.seed === 'number' ? `, seed ${meta.seed}` : ''})`
+}
 
 /** The note from a model's `meta.extrapolating` (training script 3.0.0 on), or undefined without one. */
 export function extrapolationNote(m: LearnedModel): string | undefined {
@@ -51,22 +64,22 @@ export async function loadPredictor(io: Io, file: string | undefined, heuristic 
   if (heuristic) {
     if (file !== undefined) throw usageError('give --heuristic or --model-file, not both')
     const h = heuristicModel()
-    return { name: 'heuristic (trueno default)', predict: (q) => h.predict(featuresFromQuery(q)) }
+    return { name: 'heuristic (trueno default)', modelVersion: 'heuristic (trueno default weights)', predict: (q) => h.predict(featuresFromQuery(q)) }
   }
   if (file === undefined) {
     const m = pretrainedModel()
     const note = extrapolationNote(m)
-    return { name: `pretrained (${m.name})`, predict: (q) => m.predict(q), ...(note ? { extrapolationNote: note } : {}) }
+    return { name: `pretrained (${m.name})`, modelVersion: versionOf(m, m.name), predict: (q) => m.predict(q), ...(note ? { extrapolationNote: note } : {}) }
   }
   const json = await readJsonFile(io, file, 'model-file')
   if ((json as { format?: string })?.format === 'kerneltune.calibrated-model') {
     const c = parseWith(CalibratedFileSchema, json, 'calibrated model')
     const m = new CalibratedModel(LearnedModel.fromJSON(c.base), c.corrections)
-    return { name: `calibrated (${file})`, predict: (q) => m.predict(q) }
+    return { name: `calibrated (${file})`, modelVersion: `calibrated (${file}) on ${versionOf(LearnedModel.fromJSON(c.base), 'a saved model')}`, predict: (q) => m.predict(q) }
   }
   const m = LearnedModel.fromJSON(json)
   const note = extrapolationNote(m)
-  return { name: `${m.name} (${file})`, predict: (q) => m.predict(q), ...(note ? { extrapolationNote: note } : {}) }
+  return { name: `${m.name} (${file})`, modelVersion: versionOf(m, `${m.name} (${file})`), predict: (q) => m.predict(q), ...(note ? { extrapolationNote: note } : {}) }
 }
 
 const VENDORS = ['nvidia', 'amd', 'apple', 'intel']
