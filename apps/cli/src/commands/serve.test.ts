@@ -11,7 +11,9 @@ import { cli, SMALL_RUN, tempDir } from './run-test-helpers.ts'
 // run, tune and token against a server (started in process on 127.0.0.1, port 0) with --server
 // URL --token T; and `kerneltune serve` itself as a child process.
 const t = tempDir('kt-serve-cli-')
-const ADMIN = `admin-${Math.random().toString(36).slice(2)}`
+// At least 16 characters always: Math.random().toString(36) is sometimes short, and a 15-character
+// token was once refused at start-up (KERNELTUNE_ADMIN_TOKEN must be 16 to 512 characters).
+const ADMIN = `admin-${globalThis.crypto.randomUUID()}`
 let server: RunningServer
 let url: string
 let operator: string
@@ -91,7 +93,11 @@ describe('run, tune and token against a server', () => {
     expect(human.code, human.err + human.out).toBe(0)
     expect(human.out).toMatch(/numbers\s+PROXY: fake GEMVs on fake device, standing in for engine vllm \S+ on NVIDIA H100 SXM/)
     expect(human.out).toMatch(/not measured\s+activation_dtype, attention_backend, cuda_graph, fusion_strategy, kv_layout/)
-    expect(human.out).toMatch(/winner\s+\{"matmul_path":"cutlass"\} \[PROXY: fake GEMVs on fake device/)
+    // The manual gate decides nothing by itself: the one verdict keeps the defaults until someone
+    // applies the candidate, which is shown with its proxy label (issue 34 item 11).
+    expect(human.out).toMatch(/verdict\s+Best candidate #\d+ awaits review \(manual gate\)/)
+    expect(human.out).toMatch(/winner\s+none: the defaults stay/)
+    expect(human.out).toMatch(/not applied\s+#\d+ \{"matmul_path":"cutlass"\} \[PROXY: fake GEMVs on fake device/)
     expect(human.out).toMatch(/not told apart\s+matmul_path=cutlass ran the same work as machete/)
     const id = /id\s+(\S+)/.exec(human.out)![1]!
     const json = (await remote('run', 'show', id)).json
