@@ -94,7 +94,12 @@ export function llamacppBackend(options: LlamacppBackendOptions): MeasurementBac
     try {
       const contextSize = opts.context.contextSize ?? model.trainContextSize
       const context = await model
-        .createContext({ ...opts.context, contextSize, ignoreMemorySafetyChecks: true } as Parameters<typeof model.createContext>[0])
+        // No retries: node-llama-cpp's default remedy retries at smaller sizes, which cannot help a
+        // combination llama.cpp refuses at any size (a quantized V cache without flash attention),
+        // and a measurement must not shrink its context unannounced. (Seen once in CI under Bun:
+        // this refusal's test hung for 60 s after llama.cpp's message; the cause is not known, and
+        // this change is not shown to remove it.)
+        .createContext({ ...opts.context, contextSize, ignoreMemorySafetyChecks: true, failedCreationRemedy: false } as Parameters<typeof model.createContext>[0])
         .catch((cause: unknown) => {
           throw new KerneltuneError('MEASUREMENT_FAILED', `llama.cpp could not create a context for ${JSON.stringify(request.combo)}: ${(cause as Error).message}`, { cause })
         })
