@@ -1,4 +1,7 @@
 import { describe, expect, it } from 'vitest'
+import { isKerneltuneError } from '@kerneltune/core/lite'
+import { LLAMACPP_RULES } from './catalog-extension.ts'
+import { QUANTIZED_KV_TYPES } from './facts.ts'
 import { runtimeOptions } from './runtime-options.ts'
 
 describe('runtimeOptions', () => {
@@ -23,5 +26,22 @@ describe('runtimeOptions', () => {
 
   it('should refuse a context too small for the run', () => {
     expect(() => runtimeOptions({ ctx_size: '512' }, false, 600)).toThrow(/cannot hold the 600/)
+  })
+
+  it('should refuse every quantized V cache with flash attention off, as the catalog rule does, and allow it with flash attention on or auto', () => {
+    for (const v of QUANTIZED_KV_TYPES) {
+      const combo = { cache_type_v: v, flash_attn: 'off' }
+      const rule = LLAMACPP_RULES.find((r) => r.id === 'llamacpp.quantized-v-cache-needs-flash-attn')!
+      expect(rule.violates(combo, undefined as never)).toBe(true)
+      let err: unknown
+      try {
+        runtimeOptions(combo, false, 1)
+      } catch (e) {
+        err = e
+      }
+      expect([v, isKerneltuneError(err) && err.code, (err as { details?: unknown }).details]).toEqual([v, 'UNSUPPORTED_COMBINATION', { rule: rule.id }])
+      for (const fa of ['on', 'auto']) expect(() => runtimeOptions({ cache_type_v: v, flash_attn: fa }, false, 1)).not.toThrow()
+    }
+    expect(() => runtimeOptions({ cache_type_v: 'f16', flash_attn: 'off' }, false, 1)).not.toThrow()
   })
 })

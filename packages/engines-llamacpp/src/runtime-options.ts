@@ -5,7 +5,8 @@
  */
 import { KerneltuneError } from '@kerneltune/core/lite'
 import type { Combo } from '@kerneltune/core'
-import { DEFAULTS } from './facts.ts'
+import { DEFAULTS, QUANTIZED_KV_TYPES } from './facts.ts'
+import { LLAMACPP_RULES } from './catalog-extension.ts'
 
 /** node-llama-cpp's GgmlType names for the KV cache types llama-server accepts. */
 const KV_TYPE_NAMES: Readonly<Record<string, string>> = {
@@ -54,6 +55,17 @@ export function runtimeOptions(combo: Combo, gpu: boolean, minContext: number): 
     const name = KV_TYPE_NAMES[get(id)]
     if (!name) throw new KerneltuneError('INVALID_INPUT', `${id} ${get(id)} is not a llama.cpp KV cache type; use one of ${Object.keys(KV_TYPE_NAMES).join(', ')}`)
     return name
+  }
+
+  // Refused here, before a model is loaded: llama.cpp refuses this context at any size, and
+  // node-llama-cpp leaks the failed context's hold on the model (see adapters/release.ts).
+  if (QUANTIZED_KV_TYPES.includes(get('cache_type_v')) && fa === 'off') {
+    const rule = LLAMACPP_RULES.find((r) => r.id === 'llamacpp.quantized-v-cache-needs-flash-attn')!
+    throw new KerneltuneError(
+      'UNSUPPORTED_COMBINATION',
+      `llama.cpp refuses cache_type_v=${get('cache_type_v')} with flash_attn=off: ${rule.reason} (${rule.source}); use flash_attn on or auto, or an unquantized V cache`,
+      { details: { rule: rule.id } },
+    )
   }
 
   const ctxValue = int('ctx_size')

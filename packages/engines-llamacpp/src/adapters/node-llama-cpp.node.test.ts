@@ -5,7 +5,9 @@ import { join } from 'node:path'
 import { createRegistry, isKerneltuneError } from '@kerneltune/core'
 import { synthLlama } from '@kerneltune/gguf'
 import { writeGgufFile } from '@kerneltune/gguf/node'
+import { getLlama } from 'node-llama-cpp'
 import { llamacppBackend } from './node-llama-cpp.node.ts'
+import { releaseWithin } from './release.ts'
 
 // A synthetic llama of about 1 MB (Q8_0, vocabulary 320): random weights, so the text it writes
 // is meaningless, but llama.cpp runs it exactly as it would run a trained model of this shape.
@@ -46,13 +48,30 @@ describe('llamacppBackend (node-llama-cpp, CPU build)', () => {
     expect(result.repetitions).toHaveLength(2)
   })
 
-  it('should apply the cache types, and fail as llama.cpp does on a quantized V cache without flash attention', async () => {
+  it('should apply the cache types, and refuse a quantized V cache without flash attention before loading the model', async () => {
     const ok = await backend.measure({ combo: { threads: '1', cache_type_k: 'q8_0', cache_type_v: 'q8_0' }, warmups: 0, repetitions: 1 })
     expect(ok.repetitions).toHaveLength(1)
     const err = await backend
       .measure({ combo: { threads: '1', cache_type_v: 'q4_0', flash_attn: 'off' }, warmups: 0, repetitions: 1 })
       .then(() => undefined, (e: unknown) => e)
-    expect(isKerneltuneError(err) && err.code).toBe('MEASUREMENT_FAILED')
+    expect(isKerneltuneError(err) && err.code).toBe('UNSUPPORTED_COMBINATION')
+    expect((err as Error).message).toMatch(/quantized V cache requires flash attention.*llama-context\.cpp/)
+  })
+
+  // The evidence for that refusal, and for release.ts: llama.cpp itself refuses the context, and once
+  // the collector has taken node-llama-cpp's orphaned context, the model's dispose never settles.
+  it('should see llama.cpp refuse that context, and give the model up at the deadline rather than hang', async () => {
+    const llama = await getLlama({ gpu: false, build: 'never', maxThreads: 0, logLevel: 'error' as never, progressLogs: false })
+    const model = await llama.loadModel({ modelPath })
+    const failed = await model
+      .createContext({ contextSize: 64, flashAttention: false, experimentalKvCacheValueType: 'Q4_0', ignoreMemorySafetyChecks: true, failedCreationRemedy: false } as never)
+      .then(() => 'created', (e: Error) => e.message)
+    expect(failed).toBe('Failed to create context')
+    const forced = await collectGarbage()
+    // Settling at all is the point: without the deadline this await never returns.
+    const released = await releaseWithin(() => model.dispose(), 1000)
+    // Where the runtime lets the test force a full collection, the orphan is gone and the leak shows.
+    if (forced) expect(released).toBe(false)
   })
 
   it('should load and run F16 and Q4_0 models as well', async () => {
@@ -92,3 +111,22 @@ describe('llamacppBackend (node-llama-cpp, CPU build)', () => {
     expect(String(((err as Error).cause as Error).message)).toMatch(/^Invalid GGUF magic/)
   })
 })
+
+/** A forced full collection where the runtime offers one (Bun, or Node's V8 flag); false where not. */
+async function collectGarbage(): Promise<boolean> {
+  const bun = (globalThis as { Bun?: { gc(sync: boolean): void } }).Bun
+  if (bun) {
+    bun.gc(true)
+    return true
+  }
+  try {
+    const { setFlagsFromString } = await import('node:v8')
+    const { runInNewContext } = await import('node:vm')
+    setFlagsFromString('--expose-gc')
+    const gc = runInNewContext('gc') as () => void
+    gc()
+    return true
+  } catch {
+    return false
+  }
+}

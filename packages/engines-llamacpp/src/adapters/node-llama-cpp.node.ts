@@ -14,6 +14,7 @@ import {
   type RepetitionMetrics,
 } from '@kerneltune/core'
 import { runtimeOptions } from '../runtime-options.ts'
+import { NOT_RELEASED_NOTE, releaseWithin } from './release.ts'
 
 type NodeLlamaCpp = typeof import('node-llama-cpp')
 type Llama = Awaited<ReturnType<NodeLlamaCpp['getLlama']>>
@@ -91,16 +92,15 @@ export function llamacppBackend(options: LlamacppBackendOptions): MeasurementBac
     const model = await lib.loadModel({ modelPath: options.modelPath, ...opts.model }).catch((cause: unknown) => {
       throw new KerneltuneError('MEASUREMENT_FAILED', `llama.cpp could not load ${options.modelPath}: ${loadError(cause)}`, { cause })
     })
+    let contextFailed = false
     try {
       const contextSize = opts.context.contextSize ?? model.trainContextSize
       const context = await model
-        // No retries: node-llama-cpp's default remedy retries at smaller sizes, which cannot help a
-        // combination llama.cpp refuses at any size (a quantized V cache without flash attention),
-        // and a measurement must not shrink its context unannounced. (Seen once in CI under Bun:
-        // this refusal's test hung for 60 s after llama.cpp's message; the cause is not known, and
-        // this change is not shown to remove it.)
+        // No retries at smaller sizes (node-llama-cpp's default remedy): a measurement must not
+        // shrink its context unannounced.
         .createContext({ ...opts.context, contextSize, ignoreMemorySafetyChecks: true, failedCreationRemedy: false } as Parameters<typeof model.createContext>[0])
         .catch((cause: unknown) => {
+          contextFailed = true
           throw new KerneltuneError('MEASUREMENT_FAILED', `llama.cpp could not create a context for ${JSON.stringify(request.combo)}: ${(cause as Error).message}`, { cause })
         })
       try {
@@ -164,8 +164,14 @@ export function llamacppBackend(options: LlamacppBackendOptions): MeasurementBac
       } finally {
         await context.dispose()
       }
+    } catch (e) {
+      // After a failed context node-llama-cpp may never release the model (see release.ts).
+      if (contextFailed && !(await releaseWithin(() => model.dispose())) && e instanceof KerneltuneError) {
+        throw new KerneltuneError(e.code, e.message + NOT_RELEASED_NOTE, { cause: e.cause, details: e.details })
+      }
+      throw e
     } finally {
-      await model.dispose()
+      if (!contextFailed) await model.dispose()
     }
   }
 
