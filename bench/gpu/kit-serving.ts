@@ -6,6 +6,7 @@
  */
 import { join } from 'node:path'
 import { secondsLeft, skip, writeResult, type KitContext } from './kit-context.ts'
+import { launchLines } from './kit-launches.ts'
 import { parseJsonOut, runProc } from './kit-proc.ts'
 
 const serverEnv = (ctx: KitContext) => ({ KERNELTUNE_LLAMA_SERVER: join(ctx.binDir, 'llama-server') })
@@ -59,6 +60,7 @@ export async function servingSweep(ctx: KitContext, modelPath: string, budgetS: 
   const r = await runProc(ctx.node, args, { timeoutMs: (budgetS + 90) * 1000, env: serverEnv(ctx), onStderr: progressOnly(ctx) })
   const result = parseJsonOut(r)
   if (r.timedOut) ctx.log(`the sweep outran the kit's limit (${Math.round(budgetS + 90)} s) and was stopped: no result`)
+  for (const line of launchLines(result)) ctx.log(`  ${line}`)
   writeResult(ctx, 'serving-sweep.json', {
     step: 'serving-sweep',
     // The command verbatim: the packed Node, the bundled CLI and every argument (issue 34).

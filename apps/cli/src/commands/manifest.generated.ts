@@ -1589,6 +1589,16 @@ export const COMMAND_MANIFEST: readonly CommandMeta[] = [
         "min": 0
       },
       {
+        "name": "prelaunch",
+        "type": "string",
+        "description": "Server, interleaved: on starts every arm's llama-server before round 1, as many at a time as cores and memory allow, and warms each with one wave of the measured load, so round 1 measures as later rounds do. off launches each on its first visit with one-at-a-time warm-up requests (the behaviour before it, for comparison).",
+        "choices": [
+          "on",
+          "off"
+        ],
+        "default": "on"
+      },
+      {
         "name": "slo",
         "type": "string",
         "description": "Latency objectives, NAME=MS comma-separated: any of TTFT, TPOT, ITL, E2E at mean, p50, p90, p95, p99 (ttft_mean_ms .. e2e_p99_ms), e.g. ttft_p99_ms=500,tpot_p99_ms=50. A candidate that misses one is infeasible.",
