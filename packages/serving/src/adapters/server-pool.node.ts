@@ -13,10 +13,11 @@
  * - A server found dead (exited, or failing under load) is relaunched once for that combination;
  *   if it fails again the combination fails.
  * - close() stops every server; launched servers also die with us (see launcher.node.ts).
- * - prelaunch() starts (and warms) the servers of many combinations at once, before any
- *   measurement: launches are what an interleaved sweep's first round pays, and they overlap well
- *   (a launch mostly waits on the disk and on one thread's model load). A combination whose
- *   pre-launch failed is reported to the caller and not launched again by a session.
+ * - prelaunch() starts the servers of many combinations at once, before any measurement, and
+ *   warms them one at a time: launches are what an interleaved sweep's first round pays, and they
+ *   overlap well (a launch mostly waits on the disk and on one thread's model load), while
+ *   warm-ups compute. A combination whose pre-launch failed is reported to the caller and not
+ *   launched again by a session.
  * - Every launch is recorded with its phases (launches()).
  */
 import { KerneltuneError, isKerneltuneError, type Combo } from '@kerneltune/core'
@@ -153,6 +154,15 @@ export function createServerPool(o: ServerPoolOptions): ServerPool {
     // Each distinct combination once, up to what the pool may keep: the rest launch on their visit.
     const wanted = [...new Map(combos.map((c) => [key(c), c])).entries()].filter(([k]) => !entries.has(k) && !failedPrelaunch.has(k)).slice(0, Math.max(0, (o.max ?? Infinity) - entries.size))
     const outcome = new Map<string, Prelaunched>()
+    // Launches overlap; warm-ups go one at a time: they compute, and two servers computing at once
+    // on a CPU whose cores each already fills spin on each other's barriers (two 2-thread
+    // llama-servers warming together on 2 cores took 6.5 and 8.8 s where one alone takes 0.5 s).
+    let warming: Promise<unknown> = Promise.resolve()
+    const warmAlone = (run: () => Promise<void>) => {
+      const turn = warming.then(run)
+      warming = turn.catch(() => {})
+      return turn
+    }
     let next = 0
     const worker = async () => {
       while (next < wanted.length) {
@@ -162,7 +172,8 @@ export function createServerPool(o: ServerPoolOptions): ServerPool {
         try {
           entry = await launch(combo, 'pre-launch')
           if (po.warm) {
-            await warmServer(entry.server, { ...po.warm, loadsBefore: entry.loads, ...(po.signal ? { signal: po.signal } : {}) })
+            const e = entry
+            await warmAlone(() => warmServer(e.server, { ...po.warm!, loadsBefore: e.loads, ...(po.signal ? { signal: po.signal } : {}) }))
             entry.loads++
           }
           outcome.set(k, { ok: true, warmed: po.warm !== undefined && po.warm.requests > 0, ...(entry.server.launched ? { phases: entry.server.launched.phases() } : {}) })
