@@ -10,7 +10,7 @@
  * and the launch phases (ms since spawn), and the ratios' medians per mode: the target is a first
  * round at most twice a later one. Writes bench/results/launch-cost.json.
  *
- *   pnpm bench launch-cost     (PAIRS=2 ABBA pairs, PARAMS=300M, ROUNDS=4; NOTE='...' goes into the file)
+ *   pnpm bench launch-cost     (PAIRS=2 ABBA pairs, PARAMS=300M, ROUNDS=5; NOTE='...' goes into the file)
  */
 import { execFileSync, spawnSync } from 'node:child_process'
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
@@ -25,11 +25,11 @@ const TSX = join(ROOT, 'node_modules/.bin/tsx')
 const CLI = [TSX, '--conditions=@kerneltune/source', join(ROOT, 'apps/cli/src/main.ts')]
 const PAIRS = Number(process.env.PAIRS ?? 2)
 const PARAMS = process.env.PARAMS ?? '300M'
-const ROUNDS = Number(process.env.ROUNDS ?? 4)
+const ROUNDS = Number(process.env.ROUNDS ?? 5)
 // threads=1 on every candidate: on a 2-core machine shared with other work, two llama.cpp threads
 // spin on each other's barriers and a visit's time then says more about the neighbours than the arm.
 const SPACE = { threads: ['1'], parallel: ['auto', '1'], flash_attn: ['auto', 'off'] }
-const LOAD = ['--concurrency', '2', '--requests', '4', '--prompt-tokens', '16', '--gen-tokens', '8']
+const LOAD = ['--concurrency', '2', '--requests', '2', '--prompt-tokens', '8', '--gen-tokens', '4']
 
 const median = (xs: readonly number[]) => {
   const s = [...xs].sort((a, b) => a - b)
@@ -83,6 +83,9 @@ function sweep(mode: 'on' | 'off', i: number) {
   return { out, device: j.device }
 }
 
+// The code measured is HEAD at the start; only this bench's own output may differ from it.
+const commit = git('rev-parse', 'HEAD')
+const dirty = git('status', '--porcelain', '--', '.', ':(exclude)bench/results').length > 0
 const before = { loadAverage: loadavg().map(round3), at: new Date().toISOString() }
 const runs: ReturnType<typeof sweep>['out'][] = []
 let device = ''
@@ -105,13 +108,12 @@ const summary = (mode: 'on' | 'off') => {
   }
 }
 const version = spawnSync(server.path, ['--version'], { encoding: 'utf8' })
-const dirty = git('status', '--porcelain').length > 0
 const result = {
   bench: 'launch-cost',
   what: 'kerneltune sweep --backend server --design interleaved on the CPU, the pre-launch on (every arm\'s llama-server started before round 1, min(kept servers, cores) at a time, warmed by one wave of the measured load, llama-server\'s own warm-up off) against off (each arm launched on its first visit of round 1, warm-up requests one at a time: the behaviour before issue 35), alternated ABBA in one run; the target is round 1 at most twice the median later round, counting the pre-launch as part of round 1 (targetMet)',
   device: { description: device, cpu: cpus()[0]?.model.trim() ?? 'unknown', logicalCores: cpus().length },
   llamaCpp: { nodeLlamaCppRelease: LLAMACPP_VERSION, serverVersion: `${version.stdout}${version.stderr}`.split('\n').filter((l) => /version|built with/.test(l)).join('; '), binary: server.path },
-  kerneltune: { commit: git('rev-parse', 'HEAD'), dirty },
+  kerneltune: { commit, dirty },
   model: { params: modelInfo.params, bytes: modelInfo.bytes, quant: 'Q4_0', fill: 'tiled', shape: modelInfo.shape },
   space: SPACE,
   load: LOAD.join(' '),

@@ -164,33 +164,49 @@ export function createServerPool(o: ServerPoolOptions): ServerPool {
       return turn
     }
     let next = 0
+    const failed = async (k: string, e: unknown, entry?: Entry) => {
+      // A server that came up but failed its warm-up is stopped: its combination failed.
+      if (entry) {
+        entries.delete(k)
+        await entry.server.stop()
+      }
+      failedPrelaunch.set(k, messageOf(e))
+      const phases = entry?.server.launched?.phases() ?? (isKerneltuneError(e) ? (e.details as { phases?: LaunchPhases } | undefined)?.phases : undefined)
+      outcome.set(k, { ok: false, error: messageOf(e), warmed: false, ...(phases ? { phases } : {}) })
+    }
+    const up = (k: string, entry: Entry, warmed: boolean) => outcome.set(k, { ok: true, warmed, ...(entry.server.launched ? { phases: entry.server.launched.phases() } : {}) })
+    const warmups: Promise<unknown>[] = []
+    // A launch slot is free again as soon as its server is up: its warm-up waits for its turn
+    // apart, so the launches are never held back behind a slow warm-up.
     const worker = async () => {
       while (next < wanted.length) {
         const [k, combo] = wanted[next++]!
         if (po.signal?.aborted) return
-        let entry: Entry | undefined
+        let entry: Entry
         try {
           entry = await launch(combo, 'pre-launch')
-          if (po.warm) {
-            const e = entry
-            await warmAlone(() => warmServer(e.server, { ...po.warm!, loadsBefore: e.loads, ...(po.signal ? { signal: po.signal } : {}) }))
-            entry.loads++
-          }
-          outcome.set(k, { ok: true, warmed: po.warm !== undefined && po.warm.requests > 0, ...(entry.server.launched ? { phases: entry.server.launched.phases() } : {}) })
         } catch (e) {
-          if (po.signal?.aborted) return
-          // A server that came up but failed its warm-up is stopped: its combination failed.
-          if (entry) {
-            entries.delete(k)
-            await entry.server.stop()
-          }
-          failedPrelaunch.set(k, messageOf(e))
-          const phases = entry?.server.launched?.phases() ?? (isKerneltuneError(e) ? (e.details as { phases?: LaunchPhases } | undefined)?.phases : undefined)
-          outcome.set(k, { ok: false, error: messageOf(e), warmed: false, ...(phases ? { phases } : {}) })
+          if (!po.signal?.aborted) await failed(k, e)
+          continue
         }
+        const warm = po.warm
+        if (!warm || warm.requests < 1) {
+          up(k, entry, false)
+          continue
+        }
+        warmups.push(warmAlone(async () => {
+          try {
+            await warmServer(entry.server, { ...warm, loadsBefore: entry.loads, ...(po.signal ? { signal: po.signal } : {}) })
+            entry.loads++
+            up(k, entry, true)
+          } catch (e) {
+            if (!po.signal?.aborted) await failed(k, e, entry)
+          }
+        }))
       }
     }
     await Promise.all(Array.from({ length: Math.min(parallel, wanted.length) }, worker))
+    await Promise.all(warmups)
     if (po.signal?.aborted) throw new KerneltuneError('CANCELLED', 'the pre-launch was cancelled')
     return combos.map((c) => outcome.get(key(c)) ?? (failedPrelaunch.has(key(c)) ? { ok: false, error: failedPrelaunch.get(key(c))!, warmed: false } : { ok: entries.has(key(c)), warmed: false }))
   }
