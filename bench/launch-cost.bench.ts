@@ -90,7 +90,7 @@ const before = { loadAverage: loadavg().map(round3), at: new Date().toISOString(
 const runs: ReturnType<typeof sweep>['out'][] = []
 let device = ''
 // ABBA: off, on, on, off, ... so a slow drift of the machine's load weighs on both modes alike.
-const order = Array.from({ length: PAIRS }, (_, p) => (p % 2 === 0 ? ['off', 'on'] : ['on', 'off']) as const).flat()
+const order = Array.from({ length: PAIRS }, (_, p): ('on' | 'off')[] => (p % 2 === 0 ? ['off', 'on'] : ['on', 'off'])).flat()
 for (const [i, mode] of order.entries()) {
   const r = sweep(mode, i)
   runs.push(r.out)

@@ -116,7 +116,7 @@ describe.skipIf(skip)('llama-server (real binary)', () => {
       for (const p of prepared) {
         expect(p.warmed).toBe(true)
         const ph = p.launch!.phases as Record<string, number>
-        for (const k of ['setupMs', 'listeningMs', 'modelLoadedMs', 'readyMs', 'warmupStartMs', 'warmupEndMs']) expect(ph[k]).toBeTypeOf('number')
+        for (const k of ['setupMs', 'listeningMs', 'modelLoadedMs', 'readyMs', 'warmupStartMs', 'warmupEndMs']) expect(typeof ph[k]).toBe('number')
         expect(ph.listeningMs).toBeLessThanOrEqual(ph.readyMs!)
         expect(ph.modelLoadedMs).toBeLessThanOrEqual(ph.readyMs!)
         expect(ph.readyMs).toBeLessThanOrEqual(ph.warmupStartMs!)

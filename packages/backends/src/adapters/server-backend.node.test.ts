@@ -131,7 +131,7 @@ describe('serverBackend', () => {
         expect(arm.length).toBe(1)
         const p = arm[0]!.phases as Record<string, number>
         // Every phase present, in order; the warm-up was one wave of the measured concurrency.
-        for (const k of ['setupMs', 'listeningMs', 'readyMs', 'warmupStartMs', 'warmupEndMs']) expect(p[k]).toBeTypeOf('number')
+        for (const k of ['setupMs', 'listeningMs', 'readyMs', 'warmupStartMs', 'warmupEndMs']) expect(typeof p[k]).toBe('number')
         expect(p.listeningMs).toBeLessThanOrEqual(p.readyMs!)
         expect(p.readyMs).toBeLessThanOrEqual(p.warmupStartMs!)
         expect(p.warmupStartMs).toBeLessThanOrEqual(p.warmupEndMs!)
@@ -158,7 +158,7 @@ describe('serverBackend', () => {
       const failed = backend.launches()!.filter((l) => !l.ok)
       expect(failed.length).toBe(1)
       expect(failed[0]!.reason).toBe('pre-launch')
-      expect(failed[0]!.phases?.setupMs).toBeTypeOf('number')
+      expect(typeof failed[0]!.phases?.setupMs).toBe('number')
       expect(r.launches[crashed.hash]![0]).toMatchObject({ ok: false, reason: 'pre-launch' })
       expect(r.combos.find((c) => c.combo.delay === '1')!.reps.length).toBe(2)
       // A session for it afterwards throws the pre-launch's failure instead of launching again.

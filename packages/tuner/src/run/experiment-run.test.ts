@@ -95,7 +95,7 @@ describe('a run with the interleaved design', () => {
     expect(calls.filter((c) => c === 'prepare')).toHaveLength(1)
     const s = (done.summary as unknown as { experiment: InterleavedSummary }).experiment
     expect(s.roundSeconds).toHaveLength(3)
-    expect(s.prepareSeconds).toBeTypeOf('number')
+    expect(typeof s.prepareSeconds).toBe('number')
     expect(Object.keys(s.launches!).sort()).toEqual(['aa', 'baseline', ...combos.filter((c) => !c.isBaseline).map((c) => String(c.index))].sort())
     expect(s.launches!.baseline![0]).toMatchObject({ reason: 'pre-launch', ok: true, phases: { readyMs: 900 } })
   })

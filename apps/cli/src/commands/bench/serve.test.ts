@@ -228,7 +228,7 @@ describe.skipIf(skip)('kerneltune bench serve and sweep --backend server on llam
     expect(Object.keys(j.launches).sort()).toEqual(['aa', 'baseline', j.combos[0].hash].sort())
     for (const [l] of Object.values(j.launches) as { reason: string; phases: Record<string, number> }[][]) {
       expect(l!.reason).toBe('pre-launch')
-      for (const k of ['setupMs', 'listeningMs', 'modelLoadedMs', 'readyMs']) expect(l!.phases[k]).toBeTypeOf('number')
+      for (const k of ['setupMs', 'listeningMs', 'modelLoadedMs', 'readyMs']) expect(typeof l!.phases[k]).toBe('number')
       expect(l!.phases.listeningMs).toBeLessThanOrEqual(l!.phases.readyMs!)
       expect(l!.phases.modelLoadedMs).toBeLessThanOrEqual(l!.phases.readyMs!)
     }
