@@ -103,6 +103,10 @@ const summary = (mode: 'on' | 'off') => {
     sweeps: rs.length,
     round1OverLaterMedian: round3(median(rs.map((r) => r.round1OverLaterMedian))),
     round1WithPrelaunchOverLaterMedian: round3(median(rs.map((r) => r.round1WithPrelaunchOverLaterMedian))),
+    // The absolute cost beside the ratios: what the first round took with its launches (pre-launch
+    // included), and a later round, in seconds.
+    firstRoundWithLaunchesSecondsMedian: round3(median(rs.map((r) => r.roundSeconds[0]! + (r.prepareSeconds ?? 0)))),
+    laterRoundSecondsMedian: round3(median(rs.map((r) => median(r.roundSeconds.slice(1))))),
     sweepSecondsMedian: round3(median(rs.map((r) => r.sweepSeconds))),
     targetMet: median(rs.map((r) => r.round1WithPrelaunchOverLaterMedian)) <= 2,
   }

@@ -65,7 +65,10 @@ export interface ServerSweepOptions {
 
 /**
  * Launches at once before round 1: a llama-server's load is mostly one thread reading and
- * repacking weights, so as many as there are cores, within the servers memory keeps.
+ * repacking weights, so as many as there are cores, within the servers memory keeps. Not yet
+ * measured on a GPU: llama.cpp fits unset settings (layers, context) to the device memory free
+ * at its start (-fit, on by default: common/common.cpp 1295-1327), so where memory is tight,
+ * servers starting together may each see memory the others are about to take.
  */
 export function parallelLaunches(kept: number, cores = availableParallelism()): number {
   return Math.max(1, Math.min(kept, cores))
