@@ -1591,7 +1591,7 @@ export const COMMAND_MANIFEST: readonly CommandMeta[] = [
       {
         "name": "prelaunch",
         "type": "string",
-        "description": "Server, interleaved: on starts every arm's llama-server before round 1, as many at a time as cores and memory allow, and warms each with one wave of the measured load, so round 1 measures as later rounds do. off launches each on its first visit with one-at-a-time warm-up requests (the behaviour before it, for comparison).",
+        "description": "Server, interleaved: on starts every arm's llama-server before round 1 (several at a time on a GPU machine, one at a time on a CPU) and warms each with one wave of the measured load, so round 1 measures as later rounds do. off launches each on its first visit with one-at-a-time warm-up requests (the behaviour before it, for comparison).",
         "choices": [
           "on",
           "off"

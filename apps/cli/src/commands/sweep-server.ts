@@ -64,14 +64,18 @@ export interface ServerSweepOptions {
 }
 
 /**
- * Launches at once before round 1: a llama-server's load is mostly one thread reading and
- * repacking weights, so as many as there are cores, within the servers memory keeps. Not yet
- * measured on a GPU: llama.cpp fits unset settings (layers, context) to the device memory free
- * at its start (-fit, on by default: common/common.cpp 1295-1327), so where memory is tight,
- * servers starting together may each see memory the others are about to take.
+ * Launches at once before round 1. On a CPU one: every llama-server computes on the same cores
+ * (the defaults' threads fill all of them), and on a 2-core machine two servers launching or
+ * warming together each took 2-4 times as long as alone, spinning on each other's barriers
+ * (bench/results/launch-cost.json, issue 35), so overlapping them gains nothing there. On a GPU as
+ * many as there are host cores, within the servers memory keeps: a launch there is mostly device
+ * set-up and weight upload. Not yet measured on a GPU: llama.cpp fits unset settings (layers,
+ * context) to the device memory free at its start (-fit, on by default: common/common.cpp
+ * 1295-1327), so where memory is tight, servers starting together may each see memory the others
+ * are about to take.
  */
-export function parallelLaunches(kept: number, cores = availableParallelism()): number {
-  return Math.max(1, Math.min(kept, cores))
+export function parallelLaunches(kept: number, kind: HardwareSpec['kind'], cores = availableParallelism()): number {
+  return kind === 'cpu' ? 1 : Math.max(1, Math.min(kept, cores))
 }
 
 /**
@@ -110,7 +114,7 @@ export async function executeServerSweep(io: Io, o: ServerSweepOptions): Promise
   // Sequential never returns to a combination: keeping the current one's server spans its chunks of repetitions.
   const keep = o.design === 'sequential' ? 1 : keptServers(arms, o.modelBytes)
   const prelaunch = o.design === 'interleaved' && o.prelaunch !== false
-  const backend = llamaServerBackend(io, o, keep, prelaunch ? parallelLaunches(keep) : undefined)
+  const backend = llamaServerBackend(io, o, keep, prelaunch ? parallelLaunches(keep, o.hardware.kind) : undefined)
   // The server settings (parallel, cont_batching) need the serving translator for the winner's command line.
   const common = {
     store: o.store, modelPath: o.modelPath, hardware: o.hardware, plan: o.plan, backendName: 'server', backend, engine: llamacppServerEngine(), withoutDefaults: withoutServingDefaults,
@@ -149,7 +153,7 @@ export async function executeServerSweep(io: Io, o: ServerSweepOptions): Promise
     })
     bar.done()
     const stats = backend.poolStats()
-    const timing = roundTiming(r, prelaunch ? parallelLaunches(keep) : undefined)
+    const timing = roundTiming(r, prelaunch ? parallelLaunches(keep, o.hardware.kind) : undefined)
     return stats ? { ...r, runId, notes: [...r.notes, `llama-server launches: ${stats.launches} for ${arms} arms over ${r.rounds} rounds (${stats.relaunches} after a server died, ${stats.evictions} stopped to stay within ${keep} kept servers)`, ...(timing ? [timing] : [])] } : { ...r, runId }
   } finally {
     // Every kept server stops here, whether the sweep finished, failed or was cancelled.

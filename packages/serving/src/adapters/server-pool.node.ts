@@ -176,8 +176,8 @@ export function createServerPool(o: ServerPoolOptions): ServerPool {
     }
     const up = (k: string, entry: Entry, warmed: boolean) => outcome.set(k, { ok: true, warmed, ...(entry.server.launched ? { phases: entry.server.launched.phases() } : {}) })
     const warmups: Promise<unknown>[] = []
-    // A launch slot is free again as soon as its server is up: its warm-up waits for its turn
-    // apart, so the launches are never held back behind a slow warm-up.
+    // With launches in parallel a slot is free again as soon as its server is up: its warm-up
+    // waits for its turn apart, so the launches are never held back behind a slow warm-up.
     const worker = async () => {
       while (next < wanted.length) {
         const [k, combo] = wanted[next++]!
@@ -194,7 +194,7 @@ export function createServerPool(o: ServerPoolOptions): ServerPool {
           up(k, entry, false)
           continue
         }
-        warmups.push(warmAlone(async () => {
+        const turn = warmAlone(async () => {
           try {
             await warmServer(entry.server, { ...warm, loadsBefore: entry.loads, ...(po.signal ? { signal: po.signal } : {}) })
             entry.loads++
@@ -202,7 +202,10 @@ export function createServerPool(o: ServerPoolOptions): ServerPool {
           } catch (e) {
             if (!po.signal?.aborted) await failed(k, e, entry)
           }
-        }))
+        })
+        // One launch at a time: nothing overlaps, the warm-up comes before the next launch.
+        if (parallel === 1) await turn
+        else warmups.push(turn)
       }
     }
     await Promise.all(Array.from({ length: Math.min(parallel, wanted.length) }, worker))
