@@ -3,8 +3,7 @@
  * Runs `kerneltune sweep --backend server --design interleaved` as a user would, on a synthetic
  * GGUF big enough that a llama-server launch costs about a second, over a space whose launches
  * dominate (short measurements, six arms), alternately with the pre-launch on (every arm's server
- * started before round 1, min(kept servers, cores) at a time, warmed by one wave of the measured
- * load) and off (main's behaviour before it: each arm launched on its first visit of round 1,
+ * started before round 1 and warmed by one wave of the measured load; on a CPU one at a time) and off (main's behaviour before it: each arm launched on its first visit of round 1,
  * warm-up requests one at a time), in ABBA order so drift hits both alike. Reports per sweep each
  * round's duration, round 1 / median(later rounds), (pre-launch + round 1) / median(later rounds),
  * and the launch phases (ms since spawn), and the ratios' medians per mode: the target is a first
@@ -114,7 +113,7 @@ const summary = (mode: 'on' | 'off') => {
 const version = spawnSync(server.path, ['--version'], { encoding: 'utf8' })
 const result = {
   bench: 'launch-cost',
-  what: 'kerneltune sweep --backend server --design interleaved on the CPU, the pre-launch on (every arm\'s llama-server started before round 1, min(kept servers, cores) at a time, warmed by one wave of the measured load, llama-server\'s own warm-up off) against off (each arm launched on its first visit of round 1, warm-up requests one at a time: the behaviour before issue 35), alternated ABBA in one run; the target is round 1 at most twice the median later round, counting the pre-launch as part of round 1 (targetMet)',
+  what: 'kerneltune sweep --backend server --design interleaved on the CPU, the pre-launch on (every arm\'s llama-server started before round 1, on a CPU one at a time, each warmed by one wave of the measured load, llama-server\'s own warm-up off) against off (each arm launched on its first visit of round 1, warm-up requests one at a time: the behaviour before issue 35), alternated ABBA in one run; the target is round 1 at most twice the median later round, counting the pre-launch as part of round 1 (targetMet)',
   device: { description: device, cpu: cpus()[0]?.model.trim() ?? 'unknown', logicalCores: cpus().length },
   llamaCpp: { nodeLlamaCppRelease: LLAMACPP_VERSION, serverVersion: `${version.stdout}${version.stderr}`.split('\n').filter((l) => /version|built with/.test(l)).join('; '), binary: server.path },
   kerneltune: { commit, dirty },
