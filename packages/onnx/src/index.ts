@@ -23,3 +23,4 @@ export {
   type SynthOnnxLlamaOptions,
 } from './llama-onnx.ts'
 export { DT, onnx } from './proto.ts'
+export { setMatMulNBitsAccuracy, type AccuracyEdit } from './edit.ts'
