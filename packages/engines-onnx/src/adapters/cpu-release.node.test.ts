@@ -4,7 +4,8 @@ import { dirname, join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
 import * as ort from 'onnxruntime-node'
 import { synthOnnxLlama } from '@kerneltune/onnx'
-import { CPU_SESSION_OPTIONS, ORT_CPU_DIMENSIONS, ORT_CPU_RELEASES, onnxEngine, type Translation } from '../index.ts'
+import type { Translation } from '@kerneltune/core'
+import { CPU_SESSION_OPTIONS, ORT_CPU_DIMENSIONS, ORT_CPU_RELEASES, onnxEngine } from '../index.ts'
 import { sessionOptionsOf } from '../session-options.ts'
 
 // The release facts of cpu-release.ts against the onnxruntime-node installed here: its version,
@@ -77,5 +78,5 @@ describe(`the CPU facts against the installed onnxruntime-node (${installed})`, 
       const { options } = sessionOptionsOf(cpu.translate(combo) as Translation)
       expect([combo, await refusal(options)]).toEqual([combo, 'accepted'])
     }
-  })
+  }, 60_000)
 })

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { createRegistry, isKerneltuneError, type MeasurementResult } from '@kerneltune/core'
+import { createRegistry, isKerneltuneError, parseWith, WorkloadSchema, type MeasurementResult } from '@kerneltune/core'
 import { checkMeasurementBackend } from '@kerneltune/backends'
 import { synthOnnxLlama } from '@kerneltune/onnx'
 import { writeOnnxFile } from '@kerneltune/onnx/node'
@@ -28,14 +28,14 @@ function gate(result: MeasurementResult): { abs: number; rel: number; agree: boo
   return { abs: Number(m[1]), rel: Number(m[2]), agree: m[3] === 'agree' }
 }
 
-const workload = { batch: 1, promptTokens: 24, generatedTokens: 6, phase: 'decode' as const }
+const workload = parseWith(WorkloadSchema, { batch: 1, promptTokens: 24, generatedTokens: 6, phase: 'decode' }, 'workload')
 
 describe('onnxruntimeBackend (onnxruntime-node, CPU execution provider)', () => {
   it('should register as a real backend and load ONNX Runtime here', async () => {
     const backend = onnxruntimeBackend({ modelPath: q4 })
     expect(createRegistry([backend]).get('measurement-backend', 'onnxruntime').simulated).toBe(false)
     expect(await backend.available!()).toEqual({ ok: true })
-  })
+  }, 60_000)
 
   it('should measure every repetition after the warm-ups with the translated session options', async () => {
     const progress: number[] = []
@@ -55,7 +55,7 @@ describe('onnxruntimeBackend (onnxruntime-node, CPU execution provider)', () => 
     const notes = result.notes!.join('\n')
     expect(notes).toMatch(/"graphOptimizationLevel":"all","executionMode":"sequential","intraOpNumThreads":1,"enableCpuMemArena":false/)
     expect(notes).toMatch(/2 layers, 2 KV heads of 32, vocabulary 320/)
-  })
+  }, 60_000)
 
   it('should gate quality: fp32 logits of the optimised session match the unoptimised session\'s to float rounding', async () => {
     const result = await onnxruntimeBackend({ modelPath: fp32 }).measure({ combo: { fusion_strategy: 'aggressive' }, workload, warmups: 0, repetitions: 1 })
@@ -63,7 +63,7 @@ describe('onnxruntimeBackend (onnxruntime-node, CPU execution provider)', () => 
     // Fusions (RMSNorm into SimplifiedLayerNormalization, MatMul+Add …) reorder float operations only.
     expect(g.rel).toBeLessThan(1e-4)
     expect(g.agree).toBe(true)
-  })
+  }, 60_000)
 
   it('should apply the MatMulNBits accuracy level to the model: int8 activations (4) move the logits more than the model\'s own level', async () => {
     const backend = onnxruntimeBackend({ modelPath: q4 })
@@ -73,7 +73,7 @@ describe('onnxruntimeBackend (onnxruntime-node, CPU execution provider)', () => 
     // Level 4 quantizes the activations to int8 per block: an error fp32 compute does not have.
     expect(gate(int8).abs).toBeGreaterThan(10 * asExported.abs)
     expect(gate(int8).rel).toBeLessThan(0.1)
-  })
+  }, 60_000)
 
   it('should refuse what the translation refuses, before loading, with the engine\'s reason', async () => {
     const err = await onnxruntimeBackend({ modelPath: q4 }).measure({ combo: { ort_intra_op_threads: '3' }, workload, warmups: 0, repetitions: 1 }).then(() => undefined, (e: unknown) => e)
@@ -81,11 +81,11 @@ describe('onnxruntimeBackend (onnxruntime-node, CPU execution provider)', () => 
     expect((err as Error).message).toMatch(/ort_intra_op_threads=3/)
     const missing = await onnxruntimeBackend({ modelPath: join(dir, 'absent.onnx') }).measure({ combo: {}, warmups: 0, repetitions: 1 }).then(() => undefined, (e: unknown) => e)
     expect(isKerneltuneError(missing) && missing.code).toBe('MEASUREMENT_FAILED')
-  })
+  }, 60_000)
 
   it('should conform to the measurement-backend contract (the backends conformance suite)', async () => {
     const report = await checkMeasurementBackend(onnxruntimeRunBackend(), { combo: {}, workload }, { modelPath: q4, repetitions: [2, 3] })
     expect(report).toMatchObject({ problems: [], notRun: [] })
     expect(report.device).toMatch(/ONNX Runtime/)
-  })
+  }, 120_000)
 })
