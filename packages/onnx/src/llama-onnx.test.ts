@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync, statSync } from 'node:fs'
+import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
@@ -7,6 +7,7 @@ import { isKerneltuneError } from '@kerneltune/core'
 import { chooseLlamaShape } from '@kerneltune/gguf'
 import { synthOnnxLlama, type SynthOnnxLlama } from './llama-onnx.ts'
 import { writeOnnxFile } from './adapters/write.node.ts'
+import { onnx } from './proto.ts'
 
 // hidden 256 gives 8 query heads over 2 KV heads (grouped-query attention) in two layers of
 // about 0.7M parameters each: about 1.6M parameters, 6.4 MB in fp32, 0.9 MB in 4-bit.
@@ -92,6 +93,28 @@ describe('synthOnnxLlama', () => {
       } finally {
         await session.release()
       }
-    })
+    }, 60_000)
   }
+
+  // What the doc comment of llama-onnx.ts says ORT does to these graphs, read from the optimised
+  // models ORT writes: so graph optimisation has real work to do, as on exported decoders.
+  it('should be rewritten by ORT\'s optimiser as exported decoders are: fp16 weights folded at basic, RMSNorm and SiLU fused at all', async () => {
+    const m = synthOnnxLlama({ ...SHAPE, weights: 'fp16', seed: 8 })
+    const optimised = async (level: 'disabled' | 'basic' | 'all') => {
+      const path = join(dir, `optimised-${level}.onnx`)
+      await (await ort.InferenceSession.create(m.bytes, { graphOptimizationLevel: level, optimizedModelFilePath: path })).release()
+      const graph = onnx.ModelProto.decode(readFileSync(path)).graph!
+      const count = (pred: (x: { opType?: string | null; dataType?: number | null }) => boolean, xs: { opType?: string | null; dataType?: number | null }[]) => xs.filter(pred).length
+      return {
+        fp16Weights: count((t) => t.dataType === onnx.TensorProto.DataType.FLOAT16, graph.initializer!),
+        norms: count((n) => n.opType === 'SimplifiedLayerNormalization', graph.node!),
+        pows: count((n) => n.opType === 'Pow', graph.node!),
+      }
+    }
+    // 2 layers x 7 linear weights, the output head and the embedding; 2 norms a layer and the final one.
+    expect(await optimised('disabled')).toEqual({ fp16Weights: 16, norms: 0, pows: 5 })
+    // Constant folding turns Cast(fp16 weight) into an fp32 weight; the embedding stays fp16 behind its Gather.
+    expect(await optimised('basic')).toEqual({ fp16Weights: 1, norms: 0, pows: 5 })
+    expect(await optimised('all')).toEqual({ fp16Weights: 1, norms: 5, pows: 0 })
+  }, 60_000)
 })
