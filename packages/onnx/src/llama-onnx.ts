@@ -6,10 +6,11 @@
  * out, attention through com.microsoft GroupQueryAttention (rotary applied inside, from cos/sin
  * caches), so a session is fed its own present tensors to decode token by token.
  *
- * Weights: 'fp32'; 'fp16' (fp16 initializers cast to fp32 before each MatMul: ORT's CPU EP has no
- * fp16 GroupQueryAttention path worth measuring, and constant folding turns the casts into fp32
- * weights at ORT_ENABLE_BASIC and above, which is itself a setting's effect); 'q4' (every linear
- * layer a com.microsoft MatMulNBits with 4-bit blocks of 32, symmetric, the embedding fp16).
+ * Weights: 'fp32'; 'fp16' (fp16 initializers cast to fp32 before each MatMul, so activations and
+ * the KV cache stay fp32 as on a CPU; ORT's constant folding turns those casts into fp32 weights
+ * from ORT_ENABLE_BASIC up, which is itself an effect of the setting: half the file, twice the
+ * memory); 'q4' (every linear layer a com.microsoft MatMulNBits with 4-bit blocks of 32, symmetric,
+ * the embedding fp16).
  * RMSNorm is written as the Pow/ReduceMean/Add/Sqrt/Div/Mul chain exporters emit, which ORT fuses
  * into SimplifiedLayerNormalization only when graph optimisation is on.
  */
