@@ -34,7 +34,6 @@ export type CpuSessionOption = keyof typeof CPU_SESSION_OPTIONS
 /** The session config entries the CPU translation sets (onnxruntime_session_options_config_keys.h). */
 export const CPU_CONFIG_KEYS = {
   intraOpSpinning: 'session.intra_op.allow_spinning',
-  interOpSpinning: 'session.inter_op.allow_spinning',
   qdqMatMulNBitsAccuracyLevel: 'session.qdq_matmulnbits_accuracy_level',
 } as const
 
@@ -56,7 +55,7 @@ export const ORT_CPU_RELEASES: Readonly<Record<OrtCpuVersion, OrtCpuRelease>> = 
     evidence: [
       'npm onnxruntime-node@1.30.0 dist/backend.js:50-53: InferenceSession options go unchanged to the binding\'s loadModel (no JavaScript validation)',
       'same package, bin/napi-v6/linux/x64/onnxruntime_binding.node (strings; source js/node/src/session_options_helper.cc): "\'graphOptimizationLevel\' is not supported: " over the names disabled, basic, extended, layout, all; "\'executionMode\' is not supported: " over sequential, parallel; "\'intraOpNumThreads\' is invalid: " (a whole number 0 to 4294967295, 0 letting ORT choose); "sessionOptions.enableCpuMemArena must be a boolean value."; "sessionOptions.enableMemPattern must be a boolean value."; "sessionOptions.extra value must be a string in Node.js binding."',
-      'same package, bin/napi-v6/linux/x64/libonnxruntime.so.1 (strings): session.intra_op.allow_spinning, session.inter_op.allow_spinning, session.qdq_matmulnbits_accuracy_level, and "MatMulNBits accuracy level must be between 0 and 4"',
+      'same package, bin/napi-v6/linux/x64/libonnxruntime.so.1 (strings): session.intra_op.allow_spinning, session.qdq_matmulnbits_accuracy_level, and "MatMulNBits accuracy level must be between 0 and 4"',
       'include/onnxruntime/core/session/onnxruntime_session_options_config_keys.h (stored copy; the v1.30.0 tag is not stored): "When converting DQ + MatMul -> MatMulNBits, the accuracy level of the MatMulNBits is controlled by this option ... If not provided, default is 4" (kOrtSessionOptionsQDQMatMulNBitsAccuracyLevel). A model that already holds MatMulNBits nodes takes its accuracy level from their accuracy_level attribute (contrib_ops/cpu/quantization/matmul_nbits.cc GetAccuracyLevel), so the measurement backend sets that attribute as well',
       'measured with onnxruntime-node 1.30.0 on this machine (adapters/cpu-release.node.test.ts): an unknown SessionOptions field and an unknown session config key are accepted without an error',
     ],
