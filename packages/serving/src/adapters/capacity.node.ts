@@ -3,6 +3,7 @@
  * as a load run on the server (open loop at a Poisson rate, or closed loop at a concurrency) and
  * judged by the latency objectives. Shared by `kerneltune bench capacity` and `sweep --capacity`.
  */
+import { KerneltuneError } from '@kerneltune/core'
 import { searchCapacity, type CapacityOptions, type CapacityResult, type CapacityUnit } from '../capacity.ts'
 import { candidateMetricsOf, evaluate, type Slo, type Violation } from '../objectives.ts'
 import type { LoadResult } from '../load-generator.ts'
@@ -42,6 +43,12 @@ export interface ServerCapacityOptions extends Pick<CapacityOptions<CapacityFigu
   /** Loads the server had before (fresh prompts per load, see loadServer). Default 0. */
   readonly loadsBefore?: number
   readonly signal?: AbortSignal
+  /**
+   * When the search must end (Date.now() clock): no measurement starts once the last one's length
+   * says it would end after it, and one still running then is cancelled and dropped; the result is
+   * the interval measured so far, stop 'deadline'.
+   */
+  readonly deadlineAt?: number
   readonly onProgress?: (message: string) => void
   /** Receives each level's request records (for --records), and the whole load run (for a stored run's repetition). */
   readonly onRecords?: (level: number, repeat: number, records: readonly RequestRecord[], run: LoadResult) => void
@@ -51,39 +58,57 @@ const r = (d: { mean: number; p50: number; p90: number; p99: number }) => ({ mea
 
 export async function serverCapacity(o: ServerCapacityOptions): Promise<CapacityResult<CapacityFigures>> {
   let loads = o.loadsBefore ?? 0
-  return searchCapacity<CapacityFigures>({
-    unit: o.unit,
-    start: o.start,
-    ...(o.min === undefined ? {} : { min: o.min }),
-    ...(o.max === undefined ? {} : { max: o.max }),
-    ...(o.growth === undefined ? {} : { growth: o.growth }),
-    ...(o.tolerance === undefined ? {} : { tolerance: o.tolerance }),
-    ...(o.repeats === undefined ? {} : { repeats: o.repeats }),
-    ...(o.maxMeasurements === undefined ? {} : { maxMeasurements: o.maxMeasurements }),
-    measure: async (level, info) => {
-      const levels = o.unit === 'req/s' ? [{ rate: level }] : [{ concurrency: level }]
-      const requests = o.unit === 'req/s' ? Math.max(o.requests, Math.ceil(level * (o.minSeconds ?? 0))) : Math.max(o.requests, 2 * level)
-      o.onProgress?.(`${o.unit === 'req/s' ? `rate ${level}/s` : `concurrency ${level}`} (${info.phase}${info.phase === 'bisect' ? `, repeat ${info.repeat + 1}` : ''})`)
-      // Warm-ups only before the first load: the server is warm after it.
-      const [run] = await loadServer(o.server, { load: { ...o.load, requests, ...(loads > (o.loadsBefore ?? 0) ? { warmups: 0 } : {}) }, levels, loadsBefore: loads++, ...(o.signal ? { signal: o.signal } : {}) })
-      const m = candidateMetricsOf(run!.records, o.slo, run!.metrics.durationS)
-      const e = evaluate(m, o.slo)
-      o.onRecords?.(level, info.repeat, run!.records, run!)
-      return {
-        feasible: e.feasible,
-        figures: {
-          requests: m.requests,
-          durationS: run!.metrics.durationS,
-          ttftMs: r(m.ttftMs),
-          tpotMs: r(m.tpotMs),
-          itlMs: { mean: m.itlMs.mean, p99: m.itlMs.p99 },
-          e2eMs: { mean: m.e2eMs.mean, p99: m.e2eMs.p99 },
-          requestThroughput: m.requestThroughput,
-          outputTokensPerSecond: m.outputTokensPerSecond,
-          goodput: m.goodput ?? { requestsPerSecond: 0, met: 0 },
-          violations: e.violations,
-        },
-      }
-    },
-  })
+  const deadlineAt = o.deadlineAt
+  const deadline = deadlineAt === undefined ? undefined : new AbortController()
+  const timer = deadline ? setTimeout(() => deadline.abort(), Math.max(0, deadlineAt! - Date.now())) : undefined
+  const signal = deadline ? (o.signal ? AbortSignal.any([o.signal, deadline.signal]) : deadline.signal) : o.signal
+  // The last measurement's length estimates the next (a bracket's next level is larger: the cancellation then bounds it).
+  let lastMs = 0
+  const measure: CapacityOptions<CapacityFigures>['measure'] = async (level, info) => {
+    if (deadline && Date.now() + lastMs > deadlineAt!) {
+      deadline.abort()
+      throw new KerneltuneError('CANCELLED', 'the time left cannot hold another measurement')
+    }
+    const t0 = Date.now()
+    const levels = o.unit === 'req/s' ? [{ rate: level }] : [{ concurrency: level }]
+    const requests = o.unit === 'req/s' ? Math.max(o.requests, Math.ceil(level * (o.minSeconds ?? 0))) : Math.max(o.requests, 2 * level)
+    o.onProgress?.(`${o.unit === 'req/s' ? `rate ${level}/s` : `concurrency ${level}`} (${info.phase}${info.phase === 'bisect' ? `, repeat ${info.repeat + 1}` : ''})`)
+    // Warm-ups only before the first load: the server is warm after it.
+    const [run] = await loadServer(o.server, { load: { ...o.load, requests, ...(loads > (o.loadsBefore ?? 0) ? { warmups: 0 } : {}) }, levels, loadsBefore: loads++, ...(signal ? { signal } : {}) })
+    lastMs = Date.now() - t0
+    const m = candidateMetricsOf(run!.records, o.slo, run!.metrics.durationS)
+    const e = evaluate(m, o.slo)
+    o.onRecords?.(level, info.repeat, run!.records, run!)
+    return {
+      feasible: e.feasible,
+      figures: {
+        requests: m.requests,
+        durationS: run!.metrics.durationS,
+        ttftMs: r(m.ttftMs),
+        tpotMs: r(m.tpotMs),
+        itlMs: { mean: m.itlMs.mean, p99: m.itlMs.p99 },
+        e2eMs: { mean: m.e2eMs.mean, p99: m.e2eMs.p99 },
+        requestThroughput: m.requestThroughput,
+        outputTokensPerSecond: m.outputTokensPerSecond,
+        goodput: m.goodput ?? { requestsPerSecond: 0, met: 0 },
+        violations: e.violations,
+      },
+    }
+  }
+  try {
+    return await searchCapacity<CapacityFigures>({
+      unit: o.unit,
+      start: o.start,
+      ...(o.min === undefined ? {} : { min: o.min }),
+      ...(o.max === undefined ? {} : { max: o.max }),
+      ...(o.growth === undefined ? {} : { growth: o.growth }),
+      ...(o.tolerance === undefined ? {} : { tolerance: o.tolerance }),
+      ...(o.repeats === undefined ? {} : { repeats: o.repeats }),
+      ...(o.maxMeasurements === undefined ? {} : { maxMeasurements: o.maxMeasurements }),
+      ...(deadline ? { deadline: deadline.signal } : {}),
+      measure,
+    })
+  } finally {
+    clearTimeout(timer)
+  }
 }
