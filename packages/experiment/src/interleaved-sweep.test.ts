@@ -172,6 +172,26 @@ describe('runInterleavedSweep', () => {
     expect([r.rounds, r.budgetEnded, r.aa.resamples]).toEqual([4, false, 2000])
   })
 
+  it('should let a measurement that started inside the budget finish past it, within one visit', async () => {
+    let t = 0
+    let cut = false
+    const backend = driftingBackend(truth)
+    // Round 1's first 4 visits take 1.25 s each (simulated clock), so the 5th, a first visit with
+    // no estimate, starts exactly at the 5 s budget. It answers after a real 10 ms: cancelling it at
+    // the deadline (a 0 ms timer) would drop it; one visit past the deadline (1.25 s) it is kept.
+    const timed: MeasurementBackend = {
+      ...backend,
+      measure: (req) => new Promise((resolve, reject) => {
+        t += 1250
+        req.signal?.addEventListener('abort', () => ((cut = true), reject(new KerneltuneError('CANCELLED', 'the load was cancelled'))), { once: true })
+        setTimeout(() => void backend.measure(req).then(resolve, reject), 10)
+      }),
+    }
+    const r = await runInterleavedSweep({ ...LLAMA, backend: timed, candidates, rounds: 10, minRounds: 0, timeBudgetMs: 5000, now: () => t, warmups: 0 })
+    expect(cut).toBe(false)
+    expect([t, r.rounds, r.partialRound, r.order.map((x) => x.length)]).toEqual([6250, 1, false, [5]])
+  })
+
   it('should estimate a measurement by the arm\'s last one, not its first that paid for a launch', async () => {
     let t = 0
     const launched = new Set<string>()

@@ -56,11 +56,13 @@ export interface InterleavedSweepOptions extends AnalyzeOptions {
   readonly minRounds?: number
   /**
    * After `minRounds` rounds, no measurement starts once the elapsed time plus that arm's last
-   * measurement would exceed it, and one still running when the budget runs out is cancelled
-   * (through its signal) and dropped, so the sweep ends within the budget plus the backend's
-   * cancellation latency. The round it stops in is used as far as it got: its order was random,
-   * so which arms it reached says nothing about their values, and every arm measured beside the
-   * defaults in it adds a pair.
+   * measurement would exceed it. One that started inside it is let finish (its estimate was short:
+   * a measurement boundary, not the middle of a load, is where the sweep stops) unless it is still
+   * running one visit past it (the longest visit so far): then it is cancelled through its signal
+   * and dropped. So the sweep ends within the budget plus one visit. (A cancelled visit wastes its
+   * work, and a llama-server whose requests were cut can take seconds to stop.) The round it stops
+   * in is used as far as it got: its order was random, so which arms it reached says nothing about
+   * their values, and every arm measured beside the defaults in it adds a pair.
    */
   readonly timeBudgetMs?: number
   /**
@@ -240,10 +242,10 @@ export async function runInterleavedSweep(o: InterleavedSweepOptions): Promise<I
       }
       const visitStart = now()
       o.onProgress?.({ round: round + 1, rounds: maxRounds, step: step + 1, steps: shuffled.length, arm: arm.id, combo: arm.combo })
-      // After the minimum rounds the budget is a deadline: a measurement still running when it
-      // passes is cancelled and dropped, so a sudden slowdown cannot carry the sweep past it.
+      // After the minimum rounds the budget is a deadline: a measurement still running one visit
+      // past it is cancelled and dropped, so a sudden slowdown cannot carry the sweep further.
       const deadline = o.timeBudgetMs !== undefined && round >= minRounds ? new AbortController() : undefined
-      const timer = deadline ? setTimeout(() => deadline.abort(), Math.max(0, o.timeBudgetMs! - (now() - started))) : undefined
+      const timer = deadline ? setTimeout(() => deadline.abort(), Math.max(0, o.timeBudgetMs! - (now() - started)) + longestVisitMs) : undefined
       const signal = deadline ? (o.signal ? AbortSignal.any([o.signal, deadline.signal]) : deadline.signal) : o.signal
       try {
         const r = await o.backend.measure({ combo: arm.combo, repetitions: 1, warmups: round === 0 ? warmups : revisitWarmups, ...(signal ? { signal } : {}) })

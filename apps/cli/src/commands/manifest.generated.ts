@@ -1562,7 +1562,7 @@ export const COMMAND_MANIFEST: readonly CommandMeta[] = [
       {
         "name": "time-budget",
         "type": "number",
-        "description": "Interleaved: seconds for the whole command from its start: the rounds, the --capacity searches and the report (2 s of it, at most a tenth, are kept for the report). With --capacity the rounds get two thirds of the rest and the searches what the rounds leave. Each part stops at a measurement boundary (none starts that would end after its share; one still running then is cancelled), the sweep decides with what it measured, stores the run, prints the result and says what the budget ended (--json: budget). It binds from the first round: a budget too short for 2 rounds keeps the defaults and says nothing could be compared (the sign-flip test needs 7 rounds to decide).",
+        "description": "Interleaved: seconds for the whole command from its start: the rounds, the --capacity searches and the report (2 s of it, at most a tenth, are kept for the report). With --capacity the rounds get two thirds of the rest and the searches what the rounds leave. Each part stops at a measurement boundary (none starts that would end after its share; one running then may finish, and is cancelled only one measurement past it), the sweep decides with what it measured, stores the run, prints the result and says what the budget ended (--json: budget). It binds from the first round: a budget too short for 2 rounds keeps the defaults and says nothing could be compared (the sign-flip test needs 7 rounds to decide).",
         "min": 1
       },
       {

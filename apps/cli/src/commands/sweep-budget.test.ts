@@ -72,12 +72,14 @@ const skip = !found && process.env.CI !== 'true'
 if (skip) console.warn(`kerneltune-skip: sweep --time-budget on llama-server: no binary; ${BUILD_HINT}`)
 
 /**
- * What may follow the budget beyond one measurement, s: the measurement the deadline cancels ends
- * within milliseconds (its requests are aborted), and what follows it (the last server stopped,
- * the run stored, the assessment, the JSON printed, the process' exit) is what REPORT_RESERVE_S
- * is kept for; on this 2-core machine it took under 1 s (the tail past the deadline, printed by
- * the test below). The allowance covers a llama-server that ignores SIGTERM for the launcher's
- * 5 s grace less the reserve, on a machine under load: 5 s.
+ * What may follow the budget beyond one measurement, s. The measurement the deadline cancels ends
+ * within milliseconds (its requests are aborted); what follows the last measurement (the capacity
+ * server stopped, the assessment, the JSON printed, the store closed, the process' exit) is what
+ * REPORT_RESERVE_S is kept for inside the budget. On the 2-core development machine under load
+ * (load average 5-10) it took 0.3 s: the command ended at 28.3 s of a 30 s budget whose
+ * measurements had to end by 28 s (the test prints these figures). The allowance covers the one
+ * step that can take longer: llama-server ignoring SIGTERM, which the launcher answers with
+ * SIGKILL after its 5 s grace.
  */
 const ALLOWANCE_S = 5
 

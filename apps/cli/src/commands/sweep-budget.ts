@@ -6,10 +6,13 @@
  *   servers, storing the run, the report): REPORT_RESERVE_S, at most a tenth of the budget.
  * - Without --capacity the rounds have all of that. With it they have two thirds of it, and the
  *   searches (the defaults', then the winner's) share what the rounds leave, equally, each getting
- *   the time its predecessor did not use.
+ *   the time its predecessor did not use; a search the time left cannot give one launch and one
+ *   measurement (the rounds' longest visit) is not started, the defaults' kept first.
  * - Each part stops at a measurement boundary: no measurement starts that its last length says
- *   would end after the part's deadline, and one still running then is cancelled and dropped. So
- *   the command ends within the budget plus one measurement (in practice plus the cancellation).
+ *   would end after the part's deadline. One that started before it is let finish, and cancelled
+ *   (and dropped) only when still running one measurement's length past it: cutting a load wastes
+ *   it, and llama-server, its requests cut, can hang on SIGTERM until the launcher's SIGKILL. So
+ *   the command ends within the budget plus one measurement.
  * - The budget binds from the first measurement. A budget too short for 2 rounds of the defaults
  *   ends the sweep with fewer: nothing can be compared, the defaults stay, and the verdict says
  *   so, instead of the sweep overrunning the budget for rounds that it then could not use either.

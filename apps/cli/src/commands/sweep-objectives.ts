@@ -149,6 +149,8 @@ export interface CapacityReport {
 /** A time budget for the searches: when the last must end, and what to do after each. */
 export interface CapacityBudget {
   readonly deadlineAt: number
+  /** The least time a search needs to measure anything (a server's launch and one load: the rounds' longest visit), ms. */
+  readonly leastMs?: number
   readonly onSearch?: (done: readonly CapacityReport[]) => Promise<void>
 }
 
@@ -156,7 +158,9 @@ export interface CapacityBudget {
  * `--capacity`: the capacity of the defaults and of the winner, each on a server of its own, one
  * after the other. Under a time budget they share the time left equally (the winner's capacity
  * says little without the defaults' beside it): each search gets its share plus whatever the one
- * before left, and one whose share is already spent is not started (stop 'deadline', no points).
+ * before left. When the time left cannot give each remaining search `leastMs`, fewer searches
+ * share it, the defaults' first; one left without time is not started (stop 'deadline', no
+ * points), so no server is launched that could not measure before the deadline.
  */
 export async function sweepCapacity(io: Io, target: ServerTarget, s: SweepObjectives, o: Objectives, unit: CapacityUnit, load: { readonly requests: number; readonly promptTokens: number; readonly outputTokens: number }, budget?: CapacityBudget): Promise<CapacityReport[]> {
   const which = [0, ...(s.winner ? [s.winner.candidate] : [])]
@@ -164,9 +168,12 @@ export async function sweepCapacity(io: Io, target: ServerTarget, s: SweepObject
   for (const [k, candidate] of which.entries()) {
     const combo = s.combos[candidate]!
     const t0 = Date.now()
-    const deadlineAt = budget ? t0 + (budget.deadlineAt - t0) / (which.length - k) : undefined
+    const left = budget ? budget.deadlineAt - t0 : 0
+    let sharing = which.length - k
+    while (budget && sharing > 0 && left / sharing < Math.max(1, budget.leastMs ?? 0)) sharing--
+    const deadlineAt = budget ? (sharing > 0 ? t0 + left / sharing : t0) : undefined
     if (deadlineAt !== undefined && deadlineAt <= t0) {
-      io.stderr(`capacity of #${candidate} ${labelOf(combo)}: not searched, the time budget is spent\n`)
+      io.stderr(`capacity of #${candidate} ${labelOf(combo)}: not searched: ${fmt(Math.max(0, left) / 1000, 1)} s of the time budget left, less than a launch and one measurement took in the rounds (${fmt((budget!.leastMs ?? 0) / 1000, 1)} s)\n`)
       out.push({ candidate, combo, capacity: { value: null, low: 0, high: null, unit, points: [], stop: 'deadline' }, deadlineAt, endedAt: t0, longestMeasurementMs: 0 })
       continue
     }

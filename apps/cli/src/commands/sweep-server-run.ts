@@ -115,7 +115,7 @@ export async function runServerOrInterleaved(ctx: CommandContext<typeof SWEEP_FL
   if (f.capacity && objectives && sweepObj) {
     const onSearch = out ? async (done: readonly CapacityReport[]) => out.write(documentOf(r, sweepObj, done, roundsEndedAt, 'capacity').json) : undefined
     capacity = await sweepCapacity(ctx.io, serverTarget(ctx.io, { gguf: i.modelPath }), sweepObj, objectives, f.capacityBy === 'concurrency' ? 'concurrency' : 'req/s', load,
-      budget ? { deadlineAt: budget.deadlineAt, ...(onSearch ? { onSearch } : {}) } : undefined)
+      budget ? { deadlineAt: budget.deadlineAt, ...(isInterleaved(r) ? { leastMs: r.longestVisitMs } : {}), ...(onSearch ? { onSearch } : {}) } : undefined)
   }
   const { byObjectives, json } = documentOf(r, sweepObj, capacity, roundsEndedAt, 'done')
   await out?.write(json, true)

@@ -8,7 +8,7 @@ import { searchCapacity, type CapacityOptions, type CapacityResult, type Capacit
 import { candidateMetricsOf, evaluate, type Slo, type Violation } from '../objectives.ts'
 import type { LoadResult } from '../load-generator.ts'
 import type { RequestRecord } from '../request.ts'
-import { loadServer, type LoadServerOptions, type OpenServer } from './serving-session.node.ts'
+import { loadServer, type LevelResult, type LoadServerOptions, type OpenServer } from './serving-session.node.ts'
 
 /** What a capacity point keeps of its load run: enough to see why it met the objectives or not. */
 export interface CapacityFigures {
@@ -44,9 +44,12 @@ export interface ServerCapacityOptions extends Pick<CapacityOptions<CapacityFigu
   readonly loadsBefore?: number
   readonly signal?: AbortSignal
   /**
-   * When the search must end (Date.now() clock): no measurement starts once the last one's length
-   * says it would end after it, and one still running then is cancelled and dropped; the result is
-   * the interval measured so far, stop 'deadline'.
+   * When the search must end (Date.now() clock): no level starts that the last measurement, scaled
+   * by the requests the level sends, says would end after it. One that started before it is let
+   * finish, unless it is still running one measurement (the longest so far, or its own estimate)
+   * past it: then it is cancelled and dropped. The result is the interval measured so far, stop
+   * 'deadline'. (A llama-server whose requests were cut can take seconds to stop: cutting is the
+   * last resort.)
    */
   readonly deadlineAt?: number
   readonly onProgress?: (message: string) => void
@@ -59,23 +62,39 @@ const r = (d: { mean: number; p50: number; p90: number; p99: number }) => ({ mea
 export async function serverCapacity(o: ServerCapacityOptions): Promise<CapacityResult<CapacityFigures>> {
   let loads = o.loadsBefore ?? 0
   const deadlineAt = o.deadlineAt
-  const deadline = deadlineAt === undefined ? undefined : new AbortController()
-  const timer = deadline ? setTimeout(() => deadline.abort(), Math.max(0, deadlineAt! - Date.now())) : undefined
-  const signal = deadline ? (o.signal ? AbortSignal.any([o.signal, deadline.signal]) : deadline.signal) : o.signal
-  // The last measurement's length estimates the next (a bracket's next level is larger: the cancellation then bounds it).
-  let lastMs = 0
+  // Aborted once the time is up: the search starts no other measurement.
+  const ended = new AbortController()
+  // The last measurement, scaled by requests, estimates the next: a closed loop above saturation
+  // takes time in proportion to its requests (below it, this overestimates).
+  let last: { ms: number; requests: number } | undefined
+  let longestMs = 0
   const measure: CapacityOptions<CapacityFigures>['measure'] = async (level, info) => {
-    if (deadline && Date.now() + lastMs > deadlineAt!) {
-      deadline.abort()
-      throw new KerneltuneError('CANCELLED', 'the time left cannot hold another measurement')
-    }
-    const t0 = Date.now()
     const levels = o.unit === 'req/s' ? [{ rate: level }] : [{ concurrency: level }]
     const requests = o.unit === 'req/s' ? Math.max(o.requests, Math.ceil(level * (o.minSeconds ?? 0))) : Math.max(o.requests, 2 * level)
+    const estimateMs = last ? last.ms * Math.max(1, requests / last.requests) : 0
+    if (deadlineAt !== undefined && Date.now() + estimateMs > deadlineAt) {
+      ended.abort()
+      throw new KerneltuneError('CANCELLED', 'the time left cannot hold another measurement')
+    }
+    // Cut only one measurement past the deadline: a level that started inside it may end after it.
+    const cut = deadlineAt === undefined ? undefined : new AbortController()
+    const cutAfterMs = Math.max(0, (deadlineAt ?? 0) - Date.now()) + Math.max(estimateMs, longestMs)
+    const timer = cut ? setTimeout(() => {
+      ended.abort()
+      cut.abort()
+    }, cutAfterMs) : undefined
+    const signal = cut ? (o.signal ? AbortSignal.any([o.signal, cut.signal]) : cut.signal) : o.signal
+    const t0 = Date.now()
     o.onProgress?.(`${o.unit === 'req/s' ? `rate ${level}/s` : `concurrency ${level}`} (${info.phase}${info.phase === 'bisect' ? `, repeat ${info.repeat + 1}` : ''})`)
-    // Warm-ups only before the first load: the server is warm after it.
-    const [run] = await loadServer(o.server, { load: { ...o.load, requests, ...(loads > (o.loadsBefore ?? 0) ? { warmups: 0 } : {}) }, levels, loadsBefore: loads++, ...(signal ? { signal } : {}) })
-    lastMs = Date.now() - t0
+    let run: LevelResult | undefined
+    try {
+      // Warm-ups only before the first load: the server is warm after it.
+      ;[run] = await loadServer(o.server, { load: { ...o.load, requests, ...(loads > (o.loadsBefore ?? 0) ? { warmups: 0 } : {}) }, levels, loadsBefore: loads++, ...(signal ? { signal } : {}) })
+    } finally {
+      clearTimeout(timer)
+    }
+    last = { ms: Date.now() - t0, requests }
+    longestMs = Math.max(longestMs, last.ms)
     const m = candidateMetricsOf(run!.records, o.slo, run!.metrics.durationS)
     const e = evaluate(m, o.slo)
     o.onRecords?.(level, info.repeat, run!.records, run!)
@@ -95,20 +114,16 @@ export async function serverCapacity(o: ServerCapacityOptions): Promise<Capacity
       },
     }
   }
-  try {
-    return await searchCapacity<CapacityFigures>({
-      unit: o.unit,
-      start: o.start,
-      ...(o.min === undefined ? {} : { min: o.min }),
-      ...(o.max === undefined ? {} : { max: o.max }),
-      ...(o.growth === undefined ? {} : { growth: o.growth }),
-      ...(o.tolerance === undefined ? {} : { tolerance: o.tolerance }),
-      ...(o.repeats === undefined ? {} : { repeats: o.repeats }),
-      ...(o.maxMeasurements === undefined ? {} : { maxMeasurements: o.maxMeasurements }),
-      ...(deadline ? { deadline: deadline.signal } : {}),
-      measure,
-    })
-  } finally {
-    clearTimeout(timer)
-  }
+  return searchCapacity<CapacityFigures>({
+    unit: o.unit,
+    start: o.start,
+    ...(o.min === undefined ? {} : { min: o.min }),
+    ...(o.max === undefined ? {} : { max: o.max }),
+    ...(o.growth === undefined ? {} : { growth: o.growth }),
+    ...(o.tolerance === undefined ? {} : { tolerance: o.tolerance }),
+    ...(o.repeats === undefined ? {} : { repeats: o.repeats }),
+    ...(o.maxMeasurements === undefined ? {} : { maxMeasurements: o.maxMeasurements }),
+    ...(deadlineAt === undefined ? {} : { deadline: ended.signal }),
+    measure,
+  })
 }
