@@ -1562,8 +1562,14 @@ export const COMMAND_MANIFEST: readonly CommandMeta[] = [
       {
         "name": "time-budget",
         "type": "number",
-        "description": "Interleaved: after 2 rounds, start no measurement that would end after this many seconds (the last round counts as far as it got).",
+        "description": "Interleaved: seconds for the whole command from its start: the rounds, the --capacity searches and the report (2 s of it, at most a tenth, are kept for the report). With --capacity the rounds get two thirds of the rest and the searches what the rounds leave. Each part stops at a measurement boundary (none starts that would end after its share; one running then may finish, and is cancelled only one measurement past it), the sweep decides with what it measured, stores the run, prints the result and says what the budget ended (--json: budget). It binds from the first round: a budget too short for 2 rounds keeps the defaults and says nothing could be compared (the sign-flip test needs 7 rounds to decide).",
         "min": 1
+      },
+      {
+        "name": "out",
+        "type": "string",
+        "description": "Also write the --json result to FILE, and the result so far after every round and capacity search (partial: true, phase), each time to a temporary file renamed over FILE, so a sweep killed before its end leaves what it measured.",
+        "valueName": "FILE"
       },
       {
         "name": "concurrency",
@@ -1657,7 +1663,7 @@ export const COMMAND_MANIFEST: readonly CommandMeta[] = [
       "kerneltune sweep --gguf m.gguf --quick --space '{\"threads\":[\"1\",\"2\"],\"cache_type_k\":[\"f16\",\"q8_0\"]}'",
       "kerneltune sweep --resume RUN_ID"
     ],
-    "jsonOutput": "Both carry runId: the stored run (kerneltune run show RUN_ID, the dashboard's History). With --backend server or --design interleaved: { ok, runId, engine, backend, design: \"interleaved\", device, rounds, partialRound, order, metric, baseline, combos: [{ combo, reps, error?, stats, comparison, paired: { decodeTps?, prefillTps?, ttftMs? } }], aa: { comparison, declaredWinner, falseWinnerRate, resamples, reps }, winner | null, verdict, recommendedArgv, load: { concurrency, requests, promptTokens, outputTokens }, settings, seconds, ... }. Otherwise: { ok, runId, engine: \"llamacpp\", measured: true, simulated: false, device, model: { path, bytes }, mode, space, catalog: { version, hash }, pruned: [{ combo, rule }], workload: { promptTokens, genTokens }, settings: { warmups, minReps, maxReps, earlyStop, noiseFloor }, metric, baseline: { combo, hash, reps, stats }, combos: [{ combo, hash, reps, stoppedEarly?, error?, stats, comparison: { decodeTps?, prefillTps?, ttftMs? }, gate }], gate: GateResult, winner: { combo, hash, reps, stats, comparison, gate, llamaServerArgv } | null, verdict, recommendedArgv, notes, seconds }. Interrupted: { ok: false, error: { code: \"CANCELLED\", message, details: { runId, resume: \"kerneltune sweep --resume RUN_ID\", interrupted: true } } }",
+    "jsonOutput": "Both carry runId: the stored run (kerneltune run show RUN_ID, the dashboard's History). With --backend server or --design interleaved: { ok, runId, engine, backend, design: \"interleaved\", device, rounds, partialRound, order, metric, baseline, combos: [{ combo, reps, error?, stats, comparison, paired: { decodeTps?, prefillTps?, ttftMs? } }], aa: { comparison, declaredWinner, falseWinnerRate, resamples, reps }, winner | null, verdict, recommendedArgv, load: { concurrency, requests, promptTokens, outputTokens }, settings, seconds, budgetEnded, longestVisitMs, budget?: { seconds, startedAt, ended, endedIn: rounds | capacity | null, rounds: { untilS, endedAtS, ended, measured, planned, partialRound, longestVisitS }, capacity: { untilS, searches: [{ candidate, untilS, endedAtS, ended, measurements, longestMeasurementS }] } | null, longestMeasurementS, elapsedS, note } (with --time-budget), ... }; --out FILE gets the same document, and after every round and capacity search the result so far with partial: true, phase: rounds | capacity. Otherwise: { ok, runId, engine: \"llamacpp\", measured: true, simulated: false, device, model: { path, bytes }, mode, space, catalog: { version, hash }, pruned: [{ combo, rule }], workload: { promptTokens, genTokens }, settings: { warmups, minReps, maxReps, earlyStop, noiseFloor }, metric, baseline: { combo, hash, reps, stats }, combos: [{ combo, hash, reps, stoppedEarly?, error?, stats, comparison: { decodeTps?, prefillTps?, ttftMs? }, gate }], gate: GateResult, winner: { combo, hash, reps, stats, comparison, gate, llamaServerArgv } | null, verdict, recommendedArgv, notes, seconds }. Interrupted: { ok: false, error: { code: \"CANCELLED\", message, details: { runId, resume: \"kerneltune sweep --resume RUN_ID\", interrupted: true } } }",
     "runs": true
   },
   {
