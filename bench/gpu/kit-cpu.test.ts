@@ -99,5 +99,61 @@ describe.skipIf(requireOrSkip(ready, 'the GPU kit needs cmake, g++, git, xz and 
     expect(sweep.result.combos.length).toBeGreaterThan(0)
     expect(sweep.device.cpu.cores).toBeGreaterThan(0)
     expect(readFileSync(join(out, 'summary.md'), 'utf8')).toMatch(/\| tiny-q4_0 \| [\d.]+ \|/)
+    // Issue 35 item 3: the build comes back as one file a later lease can carry instead of building.
+    const build = read('build-info.json')
+    expect(build.export.file).toMatch(/^prebuilt-cpu-[0-9a-f]{8}-[0-9a-f]{12}\.tar\.xz$/)
+    expect(statSync(join(out, build.export.file)).size).toBe(build.export.bytes)
+    expect(build.export.bytes).toBeLessThanOrEqual(16 * 1024 * 1024)
+    expect(build.logTail.length).toBeGreaterThan(0)
   }, 1_800_000)
+
+  it('packs a build\'s export into the next kit, whose run then builds nothing and names what it used', () => {
+    const exported = readdirSync(out).find((f) => f.startsWith('prebuilt-'))!
+    const kit2 = join(dir, 'kit2')
+    execFileSync('bash', [join(ROOT, 'tooling/scripts/pack-device.sh'), '--prebuilt', join(out, exported), kit2], { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'], timeout: 600_000 })
+    const manifest = JSON.parse(readFileSync(join(kit2, 'MANIFEST.json'), 'utf8'))
+    expect(manifest.prebuilt.file).toBe(exported)
+    expect(manifest.prebuilt.builtBy.llamaCppCommit).toBe(manifest.llamaCpp.commit)
+    expect(manifest.files[exported].bytes).toBe(statSync(join(kit2, exported)).size)
+    // A fresh work folder: with no build there to reuse, only the prebuilt binaries can avoid one.
+    const work = join(dir, 'work2')
+    const out2 = join(dir, 'out2')
+    const r = spawnSync('bash', [join(ROOT, 'bench/gpu/run.sh'), '--cpu'], {
+      cwd: ROOT, encoding: 'utf8', timeout: 300_000,
+      env: { ...process.env, KIT: kit2, OUT: out2, KT_KIT_WORK: work, KT_KIT_BUILD_ONLY: '1' },
+    })
+    expect(r.status, r.stderr.slice(-3000)).toBe(0)
+    // Build-only prints the folder the measurements would run from: the unpacked binaries.
+    const binDir = r.stdout.trim()
+    expect(binDir).toBe(join(work, 'prebuilt', 'bin'))
+    expect(r.stderr).toContain(`using the prebuilt binaries ${exported}: no build`)
+    expect(readdirSync(work)).not.toContain('src')
+    expect(readdirSync(work).some((f) => f.startsWith('build-'))).toBe(false)
+    const info = JSON.parse(readFileSync(join(out2, 'build-info.json'), 'utf8'))
+    expect(info).toMatchObject({ buildSeconds: 0, prebuilt: { file: exported, builtBy: { llamaCppCommit: manifest.llamaCpp.commit, mode: 'cpu' } } })
+    expect(info.export).toBeUndefined()
+    const version = spawnSync(join(binDir, 'llama-server'), ['--version'], { encoding: 'utf8' })
+    expect(version.stdout + version.stderr).toContain(manifest.llamaCpp.commit)
+  }, 600_000)
+
+  it('refuses an export of another llama.cpp commit, and a kit with neither sources nor usable binaries', () => {
+    const fake = join(dir, 'fake')
+    execFileSync('mkdir', ['-p', join(fake, 'bin')])
+    execFileSync('sh', ['-c', `printf '{"key":"cpu-x-000000000000","llamaCppCommit":"${'0'.repeat(40)}"}' > '${join(fake, 'prebuilt.json')}' && tar -C '${fake}' -cf - prebuilt.json bin | xz > '${join(dir, 'prebuilt-fake.tar.xz')}'`])
+    const p = spawnSync('bash', [join(ROOT, 'tooling/scripts/pack-device.sh'), '--prebuilt', join(dir, 'prebuilt-fake.tar.xz'), join(dir, 'kit3')], { cwd: ROOT, encoding: 'utf8', timeout: 600_000 })
+    expect(p.status).toBe(2)
+    expect(p.stderr).toMatch(/was built from llama\.cpp 0{40}, not [0-9a-f]{40}/)
+    expect(existsSync(join(dir, 'kit3', 'MANIFEST.json'))).toBe(false)
+
+    const bare = join(dir, 'kit-bare')
+    execFileSync('cp', ['-r', kit, bare])
+    rmSync(join(bare, 'llama.cpp.tar.xz'))
+    const r = spawnSync('bash', [join(ROOT, 'bench/gpu/run.sh'), '--cpu'], {
+      cwd: ROOT, encoding: 'utf8', timeout: 120_000,
+      env: { ...process.env, KIT: bare, OUT: join(dir, 'out3'), KT_KIT_WORK: join(dir, 'work3'), KT_KIT_STEPS: 'none', KT_KIT_PREBUILT: join(dir, 'prebuilt-fake.tar.xz') },
+    })
+    expect(r.status).toBe(4)
+    expect(r.stderr).toMatch(/not using prebuilt-fake\.tar\.xz: it was built for another commit/)
+    expect(r.stderr).toMatch(/no llama\.cpp sources and no usable prebuilt binaries/)
+  }, 600_000)
 })

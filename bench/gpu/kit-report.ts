@@ -36,7 +36,7 @@ export function renderSummary(ctx: KitContext, models: readonly ModelResult[], e
   return `${lines.join('\n')}\n`
 }
 
-interface SweepJson { timedOut?: boolean; result?: { winner?: { combo?: Record<string, string> } | null; recommendedArgv?: string[]; verdict?: string; capacity?: unknown } | null; exitCode?: number | null }
+interface SweepJson { timedOut?: boolean; resultFrom?: 'stdout' | 'out' | null; result?: { winner?: { combo?: Record<string, string> } | null; recommendedArgv?: string[]; verdict?: string; capacity?: unknown; phase?: string; rounds?: number; budget?: { note?: string } } | null; exitCode?: number | null }
 interface ServeJson { levels?: { concurrency: number; result?: { outputTokensPerSecond?: number; requestThroughput?: number; ttftMs?: { p50?: number; p99?: number }; tpotMs?: { p50?: number; p99?: number }; goodput?: { requestsPerSecond?: number; met?: number } } | null }[] }
 
 /** The serving steps in a few lines for the summary. */
@@ -44,7 +44,9 @@ export function servingLines(sweep: SweepJson | undefined, serve: ServeJson | un
   const out: string[] = []
   if (sweep) {
     const r = sweep.result
-    out.push('Step 2 (serving sweep):', `- exit ${sweep.exitCode}${sweep.timedOut ? ' (stopped at the kit\'s time limit: no result)' : ''}; verdict: ${r?.verdict ?? '-'}`, `- recommended: ${r?.recommendedArgv?.join(' ') ?? '-'}`)
+    const stopped = sweep.resultFrom === 'out' ? ` (stopped at the kit's time limit: its result as of its last write, ${r?.phase ?? '?'}, ${r?.rounds ?? 0} rounds)` : ' (stopped at the kit\'s time limit: no result)'
+    out.push('Step 2 (serving sweep):', `- exit ${sweep.exitCode}${sweep.timedOut ? stopped : ''}; verdict: ${r?.verdict ?? '-'}`, `- recommended: ${r?.recommendedArgv?.join(' ') ?? '-'}`)
+    if (r?.budget?.note) out.push(`- ${r.budget.note}`)
     if (r?.capacity !== undefined) out.push(`- capacity: ${JSON.stringify(r.capacity).slice(0, 300)}`)
   }
   if (serve?.levels?.length) {

@@ -3,8 +3,8 @@ import type { KitContext } from './kit-context.ts'
 import { parseCudaVersion, parseNvidiaSmiGpu } from './kit-env.ts'
 import { benchFigures, compare } from './kit-models.ts'
 import { kitPlan, presetForGpu } from './kit-plan.ts'
-import { renderSummary } from './kit-report.ts'
-import { sweepArgs } from './kit-serving.ts'
+import { renderSummary, servingLines } from './kit-report.ts'
+import { sweepArgs, sweepOutcome, sweepOutFile } from './kit-serving.ts'
 import { parseKitArgs } from './kit.ts'
 
 describe('the GPU kit plan', () => {
@@ -85,7 +85,7 @@ describe('the GPU kit parsers', () => {
 describe('the GPU kit sweep', () => {
   // The kit's own command line (sweepArgs, what servingSweep runs), read by the CLI's own flag
   // parser and planned by the sweep's own planner: the arms are the ones the device would run.
-  const planned = async (mode: 'cuda' | 'cpu', cores: number, has = { objectives: true, db: true, capacity: true }) => {
+  const planned = async (mode: 'cuda' | 'cpu', cores: number, has = { objectives: true, db: true, capacity: true, out: true }) => {
     const { parseArgs, COMMON_FLAGS } = await import('../../apps/cli/src/cli/args.ts')
     const { SWEEP_FLAGS } = await import('../../apps/cli/src/commands/sweep-flags.ts')
     const { parseSpace } = await import('../../apps/cli/src/commands/sweep.ts')
@@ -123,14 +123,30 @@ describe('the GPU kit sweep', () => {
   it('asks for objectives, capacity and its own store only where the CLI has them and the plan wants them', async () => {
     const cuda = await planned('cuda', 16)
     expect(cuda.flags).toMatchObject({ slo: cuda.plan.sweep.slo, objective: 'goodput', capacity: true, capacityBy: 'concurrency', db: '/kit/kit-runs.db', rounds: cuda.plan.sweep.rounds, design: 'interleaved', backend: 'server' })
-    // Capacity's 80 s come out of the time budget.
-    expect(cuda.flags.timeBudget).toBe(600 - 20 - 80)
-    const bare = await planned('cuda', 16, { objectives: false, db: false, capacity: true })
+    // The time budget covers the whole command, capacity searches and report included: the step's whole budget.
+    expect(cuda.flags.timeBudget).toBe(600)
+    expect(cuda.flags.out).toBe(sweepOutFile({ workDir: '/kit' }))
+    const bare = await planned('cuda', 16, { objectives: false, db: false, capacity: true, out: false })
     expect(bare.argv).not.toContain('--slo')
     expect(bare.argv).not.toContain('--capacity')
     expect(bare.argv).not.toContain('--db')
-    expect(bare.flags.timeBudget).toBe(600 - 20)
+    expect(bare.argv).not.toContain('--out')
+    expect(bare.flags.timeBudget).toBe(600)
     // The CPU variant never searches capacity (kit-plan.ts says why).
     expect((await planned('cpu', 2)).argv).not.toContain('--capacity')
+  })
+
+  it('keeps what a sweep it had to stop wrote after its last round, and what a finished one printed', () => {
+    const proc = { code: null, signal: 'SIGTERM', stdout: '', stderrTail: '', seconds: 690, timedOut: true }
+    const partial = { ok: true, partial: true, phase: 'rounds', rounds: 3, runId: 'r1' }
+    expect(sweepOutcome(proc, JSON.stringify(partial))).toEqual({ result: partial, from: 'out' })
+    expect(sweepOutcome(proc, undefined)).toEqual({ result: null, from: null })
+    expect(sweepOutcome(proc, '{"ok": tru')).toEqual({ result: null, from: null })
+    const done = { ok: true, rounds: 8 }
+    expect(sweepOutcome({ ...proc, code: 3, signal: null, timedOut: false, stdout: JSON.stringify(done) }, JSON.stringify(partial))).toEqual({ result: done, from: 'stdout' })
+    // The summary says which it was, and what the budget ended.
+    const lines = servingLines({ exitCode: null, timedOut: true, resultFrom: 'out', result: { ...partial, verdict: 'v', budget: { note: 'time budget 500 s for the whole command; it ended the rounds' } } }, undefined)
+    expect(lines[1]).toBe('- exit null (stopped at the kit\'s time limit: its result as of its last write, rounds, 3 rounds); verdict: v')
+    expect(lines).toContain('- time budget 500 s for the whole command; it ended the rounds')
   })
 })

@@ -5,13 +5,23 @@
 # llama-bench need, not the history). Everything lands in one git-ignored folder that a device
 # call carries beside the working tree, so it must stay within 64 MiB.
 #
-# Usage: bash tooling/scripts/pack-device.sh [DIR]      (default: .device-kit)
-# Exit codes: 0 packed; 2 a prerequisite is missing; 3 the folder is over the size limit.
+# Usage: bash tooling/scripts/pack-device.sh [--prebuilt FILE] [DIR]      (default DIR: .device-kit)
+#   --prebuilt FILE  binaries a GPU lease's kit run exported (prebuilt-KEY.tar.xz in its $OUT):
+#                    packed beside the rest, so the next lease's run.sh uses them and builds
+#                    nothing; they must come from the llama.cpp commit packed here. When the kit
+#                    would then exceed 64 MiB, the llama.cpp sources are left out (MANIFEST says so).
+# Exit codes: 0 packed; 2 a prerequisite is missing or --prebuilt is unusable; 3 the folder is over
+#   the size limit.
 # Environment: KERNELTUNE_CACHE_DIR (default ~/.cache/kerneltune): the compressed Node and the
 #   source archive are cached there by version, since compressing Node takes most of a minute.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 ROOT="$(pwd)"
+PREBUILT=""
+if [ "${1:-}" = --prebuilt ]; then
+  PREBUILT="$(cd "$(dirname "${2:?--prebuilt needs a file}")" && pwd)/$(basename "$2")"
+  shift 2
+fi
 DIR="${1:-.device-kit}"
 LIMIT_BYTES=$((64 * 1024 * 1024))
 say() { echo "pack-device: $*" >&2; }
@@ -84,6 +94,24 @@ if [ ! -f "$cache_root/$src_key" ]; then
 fi
 cp "$cache_root/$src_key" "$stage/llama.cpp.tar.xz"
 
+# 3b. Binaries a lease built from these sources, when given: checked against the commit packed here.
+prebuilt_json='null'
+sources_json='"llama.cpp.tar.xz"'
+if [ -n "$PREBUILT" ]; then
+  [ -f "$PREBUILT" ] || { say "--prebuilt $PREBUILT: no such file"; exit 2; }
+  info="$(xz -dc "$PREBUILT" | tar -xOf - prebuilt.json 2>/dev/null || true)"
+  [ -n "$info" ] || { say "--prebuilt $PREBUILT: not a kit export (no prebuilt.json inside)"; exit 2; }
+  built_from="$(printf '%s' "$info" | node -e 'let s="";process.stdin.on("data",(d)=>s+=d).on("end",()=>process.stdout.write(JSON.parse(s).llamaCppCommit??""))')"
+  [ "$built_from" = "$commit" ] || { say "--prebuilt $PREBUILT was built from llama.cpp ${built_from:-an unknown commit}, not ${commit} (the one packed here): build anew on the lease"; exit 2; }
+  cp "$PREBUILT" "$stage/$(basename "$PREBUILT")"
+  prebuilt_json="{ \"file\": \"$(basename "$PREBUILT")\", \"builtBy\": $info }"
+  if [ "$(du -sb "$stage" | cut -f1)" -gt "$LIMIT_BYTES" ]; then
+    rm -f "$stage/llama.cpp.tar.xz"
+    sources_json='null'
+    say "the sources are left out to stay within 64 MiB: the lease cannot build if the prebuilt binaries do not start"
+  fi
+fi
+
 # 4. What is in the kit, so every figure it produces can name its versions.
 kt_commit="$(git rev-parse --short HEAD 2>/dev/null || echo unknown)"
 kt_dirty="$( [ -n "$(git status --porcelain 2>/dev/null)" ] && echo true || echo false)"
@@ -95,9 +123,10 @@ cat >"$stage/MANIFEST.json" <<JSON
   "packedAt": "$(date -u +%Y-%m-%dT%H:%M:%SZ)",
   "kerneltune": { "commit": "$kt_commit", "dirty": $kt_dirty, "dirtyFiles": $kt_dirty_files },
   "node": { "version": "$node_version", "arch": "$(uname -m)", "file": "node.xz", "sha256": "$(sha256sum "$node_bin" | cut -d' ' -f1)" },
-  "llamaCpp": { "tag": "$llama_tag", "commit": "$commit", "nodeLlamaCppVersion": "$nlc_version", "file": "llama.cpp.tar.xz" },
+  "llamaCpp": { "tag": "$llama_tag", "commit": "$commit", "nodeLlamaCppVersion": "$nlc_version", "file": $sources_json },
+  "prebuilt": $prebuilt_json,
   "files": {
-$(cd "$stage" && for f in kerneltune.mjs kit.mjs node.xz llama.cpp.tar.xz; do printf '    "%s": { "bytes": %s, "sha256": "%s" },\n' "$f" "$(stat -c %s "$f")" "$(sha256sum "$f" | cut -d' ' -f1)"; done | sed '$ s/,$//')
+$(cd "$stage" && for f in kerneltune.mjs kit.mjs node.xz llama.cpp.tar.xz prebuilt-*.tar.xz; do [ -f "$f" ] || continue; printf '    "%s": { "bytes": %s, "sha256": "%s" },\n' "$f" "$(stat -c %s "$f")" "$(sha256sum "$f" | cut -d' ' -f1)"; done | sed '$ s/,$//')
   }
 }
 JSON

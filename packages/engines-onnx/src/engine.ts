@@ -7,10 +7,20 @@ import { applyControls, checkCombo, CORE_DIMENSION_VALUES, KerneltuneError, refu
 import type { Combo, CoreDimensionId, EngineInventory, EnginePlugin, TranslateContext, TranslateResult } from '@kerneltune/core'
 import { CUDA_GRAPH_OPTION, firstReleaseWith, OPTIMIZATION_LEVEL, ORT_RELEASES, ORT_VERSIONS, PROVIDERS, SDPA_KERNEL, type OrtProvider, type OrtRelease, type OrtVersion, type SdpaKernel } from './releases.ts'
 import { ortInventory } from './inventory.ts'
+import { defaultRelease, onnxCpuEngine } from './cpu-engine.ts'
+import type { OnnxEnginePlugin } from './plugin.ts'
 
 export interface OnnxEngineOptions {
-  /** The execution provider; `context.options.provider` overrides it. Default cuda. */
-  readonly provider?: OrtProvider
+  /**
+   * The execution provider; `context.options.provider` overrides it between cuda and tensorrt.
+   * Default cuda. 'cpu' gives the CPU EP's plugin (cpu-engine.ts), with its own releases.
+   */
+  readonly provider?: OrtProvider | 'cpu'
+  /**
+   * The onnxruntime-node version installed where the translation is applied (`ort.env.versions.node`,
+   * `installedOrtVersion()` from the node entry): the default release when it is a supported one.
+   */
+  readonly installedVersion?: string
 }
 
 export const SESSION_FILE = 'session_options.json'
@@ -115,11 +125,7 @@ function plan(v: Partial<Record<CoreDimensionId, string>>, ep: OrtProvider, rele
   return { ok: true, session, provider, notes }
 }
 
-/** The ONNX Runtime plugin; its translate answers synchronously. */
-export interface OnnxEnginePlugin extends EnginePlugin {
-  translate(combo: Combo, context?: TranslateContext): TranslateResult
-  inventory(version: string): EngineInventory | undefined
-}
+export type { OnnxEnginePlugin } from './plugin.ts'
 
 function providerOf(name: string, value: unknown): OrtProvider {
   if (typeof value === 'string' && value in PROVIDERS) return value as OrtProvider
@@ -137,9 +143,10 @@ function providerOf(name: string, value: unknown): OrtProvider {
  * ```
  */
 export function onnxEngine(options: OnnxEngineOptions = {}): OnnxEnginePlugin {
+  if (options.provider === 'cpu') return onnxCpuEngine(options.installedVersion)
   const name = 'onnx'
   const displayName = 'ONNX Runtime'
-  const defaultVersion = ORT_VERSIONS[0]
+  const defaultVersion = defaultRelease(ORT_VERSIONS, options.installedVersion)
   const defaultProvider = providerOf(name, options.provider ?? 'cuda')
   return {
     name,

@@ -136,6 +136,62 @@ describe('runInterleavedSweep', () => {
     await expect(runInterleavedSweep({ ...LLAMA, backend, candidates, rounds: 3, signal: ctl.signal, warmups: 0 })).rejects.toThrow(/cancelled/)
   })
 
+  it('should hold a budget too short for 2 rounds when minRounds is 0, and say that nothing could be compared', async () => {
+    let t = 0
+    const backend = driftingBackend(truth)
+    const timed: MeasurementBackend = { ...backend, measure: async (req) => ((t += 1000), backend.measure(req)) }
+    const run = (timeBudgetMs: number) => ((t = 0), runInterleavedSweep({ ...LLAMA, backend: timed, candidates, rounds: 10, minRounds: 0, timeBudgetMs, now: () => t, warmups: 0 }))
+    // 5 arms of 1 s a round (the default minRounds would run 2 rounds, 10 s, whatever the budget).
+    // 3.5 s: 4 visits of round 1 (a first visit has no estimate, so the 4th starts at 3 s), which
+    // in seed 1's order reach the defaults last: one round of them.
+    const one = await run(3500)
+    expect([t, one.rounds, one.partialRound, one.budgetEnded, one.order.map((x) => x.at(-1))]).toEqual([4000, 1, true, true, ['baseline']])
+    expect(one.longestVisitMs).toBe(1000)
+    expect(one.winner).toBeUndefined()
+    expect(one.verdict).toBe('the time budget ended the sweep after 1 round (the last one partial), before the defaults had the 2 a comparison needs: nothing was compared; keep the defaults, and give the sweep a larger time budget')
+    expect(one.combos.every((c) => Object.keys(c.paired).length === 0 && c.reps.length <= 1)).toBe(true)
+    expect(one.gate.passed).toBe(false)
+    // 6 s: round 2 reaches only the defaults, so they have 2 rounds and no candidate a pair.
+    const six = await run(6000)
+    expect([t, six.rounds, six.order[1], six.baseline.reps.length]).toEqual([6000, 2, ['baseline'], 2])
+    expect(six.verdict).toMatch(/^no combination was measured in 2 rounds beside the defaults, so none could be compared; keep the defaults; with 2 rounds/)
+    // Inside the first measurement: the first visit is a round's start and always runs (its length is unknown); then it stops.
+    const none = await run(500)
+    expect([t, none.rounds, none.baseline.reps.length, none.budgetEnded]).toEqual([1000, 1, 0, true])
+    expect(none.verdict).toMatch(/^the time budget ended the sweep after 1 round/)
+  })
+
+  it('should hand out the result so far after every round but the last, and say whether the budget ended the rounds', async () => {
+    const seen: { rounds: number; budgetEnded: boolean; reps: number; resamples: number }[] = []
+    const r = await runInterleavedSweep({
+      ...LLAMA, backend: driftingBackend(truth), candidates, rounds: 4, seed: 1, warmups: 0,
+      onRound: (p) => void seen.push({ rounds: p.rounds, budgetEnded: p.budgetEnded, reps: p.baseline.reps.length, resamples: p.aa.resamples }),
+    })
+    // Round 1's result has one round of the defaults (nothing compared yet); the A/A rate is left to the final result.
+    expect(seen).toEqual([1, 2, 3].map((n) => ({ rounds: n, budgetEnded: false, reps: n, resamples: 0 })))
+    expect([r.rounds, r.budgetEnded, r.aa.resamples]).toEqual([4, false, 2000])
+  })
+
+  it('should let a measurement that started inside the budget finish past it, within one visit', async () => {
+    let t = 0
+    let cut = false
+    const backend = driftingBackend(truth)
+    // Round 1's first 4 visits take 1.25 s each (simulated clock), so the 5th, a first visit with
+    // no estimate, starts exactly at the 5 s budget. It answers after a real 10 ms: cancelling it at
+    // the deadline (a 0 ms timer) would drop it; one visit past the deadline (1.25 s) it is kept.
+    const timed: MeasurementBackend = {
+      ...backend,
+      measure: (req) => new Promise((resolve, reject) => {
+        t += 1250
+        req.signal?.addEventListener('abort', () => ((cut = true), reject(new KerneltuneError('CANCELLED', 'the load was cancelled'))), { once: true })
+        setTimeout(() => void backend.measure(req).then(resolve, reject), 10)
+      }),
+    }
+    const r = await runInterleavedSweep({ ...LLAMA, backend: timed, candidates, rounds: 10, minRounds: 0, timeBudgetMs: 5000, now: () => t, warmups: 0 })
+    expect(cut).toBe(false)
+    expect([t, r.rounds, r.partialRound, r.order.map((x) => x.length)]).toEqual([6250, 1, false, [5]])
+  })
+
   it('should estimate a measurement by the arm\'s last one, not its first that paid for a launch', async () => {
     let t = 0
     const launched = new Set<string>()

@@ -24,6 +24,7 @@ import { describePMethod, metricDirection } from '@kerneltune/stats'
 import { compareRounds, minRoundsToDecide, pValueMethod, signFlipMethodOf, type PairedComparison, type RoundsTest } from './paired.ts'
 import { analyzeSweep, comparedMetrics, SWEEP_GATE_DEFAULTS, type AnalyzeOptions, type ExperimentMetric, type MeasuredCombo, type SweepAnalysis, type SweepComboStats } from './sweep-analysis.ts'
 import { sweepComboHash } from './sweep.ts'
+import { summarizeRepetitions } from './summary.ts'
 
 export interface InterleavedProgress {
   readonly round: number
@@ -46,17 +47,30 @@ export interface InterleavedSweepOptions extends AnalyzeOptions {
   readonly model?: string
   /** Rounds at most (each arm gets one repetition per round). Default 5. */
   readonly rounds?: number
-  /** Rounds before the time budget may end the sweep. Default 2 (the paired test's minimum). */
+  /**
+   * Rounds before the time budget may end the sweep. Default 2 (the paired test's minimum). 0
+   * makes the budget a contract from the first measurement (kerneltune sweep's --time-budget
+   * covers a whole command): a budget too short for 2 rounds then ends the sweep with fewer, and
+   * the verdict says that nothing could be compared, instead of the sweep overrunning its budget.
+   */
   readonly minRounds?: number
   /**
    * After `minRounds` rounds, no measurement starts once the elapsed time plus that arm's last
-   * measurement would exceed it, and one still running when the budget runs out is cancelled
-   * (through its signal) and dropped, so the sweep ends within the budget plus the backend's
-   * cancellation latency. The round it stops in is used as far as it got: its order was random,
-   * so which arms it reached says nothing about their values, and every arm measured beside the
-   * defaults in it adds a pair.
+   * measurement would exceed it. One that started inside it is let finish (its estimate was short:
+   * a measurement boundary, not the middle of a load, is where the sweep stops) unless it is still
+   * running one visit past it (the longest visit so far): then it is cancelled through its signal
+   * and dropped. So the sweep ends within the budget plus one visit. (A cancelled visit wastes its
+   * work, and a llama-server whose requests were cut can take seconds to stop.) The round it stops
+   * in is used as far as it got: its order was random, so which arms it reached says nothing about
+   * their values, and every arm measured beside the defaults in it adds a pair.
    */
   readonly timeBudgetMs?: number
+  /**
+   * Called after every round but the last with the result so far (the A/A false-winner rate not
+   * resampled, to keep it cheap), and awaited: a caller that writes it down after each round
+   * leaves what was measured when its process is killed before the sweep ends.
+   */
+  readonly onRound?: (partial: InterleavedSweepResult) => void | Promise<void>
   /** Warm-ups before an arm's first measurement (a launch per arm visit needs them). Default 1. */
   readonly warmups?: number
   /**
@@ -122,6 +136,10 @@ export interface InterleavedSweepResult extends Omit<SweepAnalysis, 'winner' | '
   readonly rounds: number
   /** True when the time budget ended the last round part-way (its arms measured beside the defaults still count). */
   readonly partialRound: boolean
+  /** True when the time budget ended the rounds before `settings.rounds` (part-way through one, or between two). */
+  readonly budgetEnded: boolean
+  /** The longest measurement of an arm that completed, ms (a first visit includes its server's launch); 0 before any. */
+  readonly longestVisitMs: number
   /** The arms in the order measured, per round. */
   readonly order: readonly (readonly string[])[]
   /** Each round's duration, seconds (round 1 against the later ones is what launches cost). */
@@ -154,16 +172,30 @@ const valueOf = (r: RepetitionMetrics | undefined, m: ExperimentMetric) => (r &&
 
 const pct = (x: number) => `${x >= 0 ? '+' : ''}${(x * 100).toFixed(1)}%`
 
+type Arm = { id: string; combo: Combo; hash: string; reps: (RepetitionMetrics | undefined)[]; error?: string; launches?: MeasurementLaunch[]; warmed?: boolean }
+
+/** What the rounds measured so far: the analysis reads it after each round and at the end. */
+interface RoundsState {
+  readonly arms: readonly Arm[]
+  readonly rounds: number
+  readonly order: readonly (readonly string[])[]
+  readonly partialRound: boolean
+  readonly budgetEnded: boolean
+  readonly device: string
+  readonly simulated: boolean
+  readonly notes: readonly string[]
+  readonly seconds: number
+  readonly longestVisitMs: number
+  readonly roundSeconds: readonly number[]
+  readonly prepareSeconds?: number
+  readonly settings: InterleavedSweepResult['settings']
+}
+
 export async function runInterleavedSweep(o: InterleavedSweepOptions): Promise<InterleavedSweepResult> {
   const now = o.now ?? (() => performance.now())
   const started = now()
-  const metric = o.metric ?? 'decodeTps'
-  const compared = comparedMetrics(o)
-  const alpha = o.alpha ?? SWEEP_GATE_DEFAULTS.alpha
-  const epsilon = o.epsilon ?? SWEEP_GATE_DEFAULTS.epsilon
-  const gateMethod = o.gate ?? SWEEP_GATE_DEFAULTS.gate
   const maxRounds = o.rounds ?? 5
-  const minRounds = Math.min(maxRounds, Math.max(2, o.minRounds ?? 2))
+  const minRounds = Math.min(maxRounds, Math.max(0, o.minRounds ?? 2))
   const warmups = o.warmups ?? 1
   const revisitWarmups = o.revisitWarmups ?? warmups
   const test = o.test ?? 'sign-flip'
@@ -178,7 +210,6 @@ export async function runInterleavedSweep(o: InterleavedSweepOptions): Promise<I
     seen.add(k)
     return true
   })
-  type Arm = { id: string; combo: Combo; hash: string; reps: (RepetitionMetrics | undefined)[]; error?: string; launches?: MeasurementLaunch[]; warmed?: boolean }
   const arms: Arm[] = [
     { id: 'baseline', combo: baselineCombo, hash: sweepComboHash(baselineCombo), reps: [] },
     ...(o.aaCheck === false ? [] : [{ id: 'aa', combo: o.aaCombo ?? baselineCombo, hash: `aa:${sweepComboHash(baselineCombo)}`, reps: [] }]),
@@ -214,6 +245,13 @@ export async function runInterleavedSweep(o: InterleavedSweepOptions): Promise<I
     prepareSeconds = (now() - t) / 1000
   }
   const roundSeconds: number[] = []
+  let longestVisitMs = 0
+  // Copies: the rounds go on after a partial result is handed out.
+  const state = (): RoundsState => ({
+    arms: arms.map((a) => ({ ...a, reps: [...a.reps], ...(a.launches ? { launches: [...a.launches] } : {}) })), rounds, order: order.map((r) => [...r]), partialRound: partial, budgetEnded: stopped, device, simulated, notes: [...notes],
+    seconds: (now() - started) / 1000, longestVisitMs, roundSeconds: [...roundSeconds], ...(prepareSeconds === undefined ? {} : { prepareSeconds }),
+    settings: { rounds: maxRounds, minRounds, warmups, revisitWarmups, prelaunch, test, seed, ...(o.timeBudgetMs === undefined ? {} : { timeBudgetMs: o.timeBudgetMs }) },
+  })
   for (let round = 0; round < maxRounds && !stopped; round++) {
     const roundStart = now()
     const live = arms.filter((a) => !a.error)
@@ -239,10 +277,10 @@ export async function runInterleavedSweep(o: InterleavedSweepOptions): Promise<I
       }
       const visitStart = now()
       o.onProgress?.({ round: round + 1, rounds: maxRounds, step: step + 1, steps: shuffled.length, arm: arm.id, combo: arm.combo })
-      // After the minimum rounds the budget is a deadline: a measurement still running when it
-      // passes is cancelled and dropped, so a sudden slowdown cannot carry the sweep past it.
+      // After the minimum rounds the budget is a deadline: a measurement still running one visit
+      // past it is cancelled and dropped, so a sudden slowdown cannot carry the sweep further.
       const deadline = o.timeBudgetMs !== undefined && round >= minRounds ? new AbortController() : undefined
-      const timer = deadline ? setTimeout(() => deadline.abort(), Math.max(0, o.timeBudgetMs! - (now() - started))) : undefined
+      const timer = deadline ? setTimeout(() => deadline.abort(), Math.max(0, o.timeBudgetMs! - (now() - started)) + longestVisitMs) : undefined
       const signal = deadline ? (o.signal ? AbortSignal.any([o.signal, deadline.signal]) : deadline.signal) : o.signal
       try {
         const r = await o.backend.measure({ combo: arm.combo, repetitions: 1, warmups: round === 0 && !arm.warmed ? warmups : revisitWarmups, ...(signal ? { signal } : {}) })
@@ -251,7 +289,9 @@ export async function runInterleavedSweep(o: InterleavedSweepOptions): Promise<I
         simulated ||= r.simulated
         for (const n of r.notes ?? []) if (!/^(server argv|TTFT|TPOT|output tokens|prompt tokens):? /.test(n)) notes.add(n)
         arm.reps[round] = r.repetitions[0]
-        lastVisitMs.set(arm.id, now() - visitStart)
+        const ms = now() - visitStart
+        lastVisitMs.set(arm.id, ms)
+        longestVisitMs = Math.max(longestVisitMs, ms)
       } catch (e) {
         if (deadline?.signal.aborted && !o.signal?.aborted) {
           stopAt(step)
@@ -272,14 +312,37 @@ export async function runInterleavedSweep(o: InterleavedSweepOptions): Promise<I
       rounds = round + 1
       roundSeconds.push((now() - roundStart) / 1000)
     }
+    if (o.onRound && !stopped && round + 1 < maxRounds) await o.onRound(await analyzeRounds(o, state(), 0))
   }
+  return analyzeRounds(o, state(), o.aaResamples ?? 2000)
+}
 
+/** The design's result from the rounds measured: every arm paired with the defaults by round, the A/A check (`flips` sign-flip resamples), the decision. */
+async function analyzeRounds(o: InterleavedSweepOptions, s: RoundsState, flips: number): Promise<InterleavedSweepResult> {
+  const metric = o.metric ?? 'decodeTps'
+  const compared = comparedMetrics(o)
+  const alpha = o.alpha ?? SWEEP_GATE_DEFAULTS.alpha
+  const epsilon = o.epsilon ?? SWEEP_GATE_DEFAULTS.epsilon
+  const gateMethod = o.gate ?? SWEEP_GATE_DEFAULTS.gate
+  const { rounds, arms } = s
+  const { test, seed } = s.settings
+  const strip = o.withoutDefaults
   const dense = (a: Arm) => a.reps.filter((r): r is RepetitionMetrics => r !== undefined)
   const base = arms[0]!
   const aaArm = arms.find((a) => a.id === 'aa')
   const cands = arms.filter((a) => a.id !== 'baseline' && a.id !== 'aa')
   const measured: MeasuredCombo[] = cands.map((a) => ({ combo: a.combo, hash: a.hash, reps: dense(a), ...(a.error ? { error: a.error } : {}) }))
-  const analysis = analyzeSweep({ combo: base.combo, hash: base.hash, reps: dense(base) }, measured, o)
+  // Under 2 rounds of the defaults (a time budget that ended the sweep in its first rounds) nothing
+  // can be compared: the arms keep their statistics and no combination passes.
+  const tooFew = dense(base).length < 2
+  const analysis: SweepAnalysis = tooFew
+    ? {
+        metric, baseline: { combo: base.combo, hash: base.hash, reps: dense(base), stats: summarizeRepetitions(dense(base)) },
+        combos: measured.map((c) => ({ ...c, stats: summarizeRepetitions(c.reps), comparison: {} })),
+        gate: { method: gateMethod, status: 'fail', passed: false, reasons: [`${rounds} rounds of the defaults: a comparison needs 2`], perCombo: [] },
+        verdict: '',
+      }
+    : analyzeSweep({ combo: base.combo, hash: base.hash, reps: dense(base) }, measured, o)
   // Every arm against the defaults of the same rounds, per metric (paired.ts).
   const tableOf = (list: readonly Arm[], m: ExperimentMetric) => Array.from({ length: rounds }, (_, r) => list.map((a) => valueOf(a.reps[r], m)))
   const pairAgainstDefaults = (list: readonly Arm[]) => {
@@ -309,7 +372,6 @@ export async function runInterleavedSweep(o: InterleavedSweepOptions): Promise<I
     const table = tableOf(armOrder, metric)
     const pairs = table.filter((row) => row[0] !== undefined && row[1] !== undefined).length
     const higher = metricDirection(metric) === 'higher'
-    const flips = o.aaResamples ?? 2000
     let wins = 0
     const rnd = seeded(seed ^ 0x5bd1e995)
     // Only the blocked test needs the other arms (its pooled noise); the others judge the A/A pairs alone.
@@ -340,35 +402,39 @@ export async function runInterleavedSweep(o: InterleavedSweepOptions): Promise<I
     const p = top.paired[metric]!
     const method = signFlipMethodOf(p)
     verdict = `${metric} ${pct(p.improvement)} against the default settings, over ${p.n} interleaved rounds, compared within each round (${p.test}${p.trim ? `, ${p.trim * 100}% trimmed` : ''}, ${p.df} degrees of freedom; 95% interval ${pct(p.interval.low)} to ${pct(p.interval.high)}, p=${p.pValue.toPrecision(2)}${method ? `, ${describePMethod(method)}` : ''})`
+  } else if (tooFew && s.budgetEnded) {
+    verdict = `the time budget ended the sweep after ${rounds} ${rounds === 1 ? 'round' : 'rounds'}${s.partialRound ? ' (the last one partial)' : ''}, before the defaults had the 2 a comparison needs: nothing was compared; keep the defaults, and give the sweep a larger time budget`
   } else {
     const best = [...combos].filter((c) => c.paired[metric]).sort((a, b) => b.paired[metric]!.improvement - a.paired[metric]!.improvement)[0]
     verdict = best
       ? `no combination is significantly better than the default settings on ${metric} in paired rounds (best: ${pct(best.paired[metric]!.improvement)}, p=${best.paired[metric]!.pValue.toPrecision(2)}, ${pValueMethod(best.paired[metric]!)}); keep the defaults`
-      : 'no combination could be measured'
+      : combos.some((c) => c.reps.length > 0) ? 'no combination was measured in 2 rounds beside the defaults, so none could be compared; keep the defaults' : 'no combination could be measured'
   }
-  if (test === 'sign-flip' && rounds < minRoundsToDecide(alpha)) verdict += `; with ${rounds} rounds no comparison can reach p < ${alpha} (the sign-flip test needs ${minRoundsToDecide(alpha)}): run more rounds (a larger time budget, or shorter measurements)`
+  if (test === 'sign-flip' && rounds < minRoundsToDecide(alpha) && !tooFew) verdict += `; with ${rounds} rounds no comparison can reach p < ${alpha} (the sign-flip test needs ${minRoundsToDecide(alpha)}): run more rounds (a larger time budget, or shorter measurements)`
   if (aa.declaredWinner) verdict += `; WARNING: the A/A check named the defaults better than themselves (${pct(aa.comparison!.improvement)}), so this machine is too noisy for ${rounds} rounds: measure more rounds or on a quieter machine`
   const { winner: _w, combos: _c, ...rest } = analysis
   return {
     ...rest,
     design: 'interleaved',
     measured: true,
-    simulated,
-    device,
+    simulated: s.simulated,
+    device: s.device,
     backend: o.backend.name,
     rounds,
-    partialRound: partial,
-    order,
-    roundSeconds,
-    ...(prepareSeconds === undefined ? {} : { prepareSeconds }),
+    partialRound: s.partialRound,
+    budgetEnded: s.budgetEnded,
+    longestVisitMs: s.longestVisitMs,
+    order: s.order,
+    roundSeconds: s.roundSeconds,
+    ...(s.prepareSeconds === undefined ? {} : { prepareSeconds: s.prepareSeconds }),
     launches: Object.fromEntries(arms.filter((a) => a.launches?.length).map((a) => [a.id, a.launches!])),
     combos,
     aa,
     ...(winner ? { winner } : {}),
     verdict,
-    recommendedArgv: winner ? winner.llamaServerArgv : await argvOf(baselineCombo),
-    seconds: (now() - started) / 1000,
-    settings: { rounds: maxRounds, minRounds, warmups, revisitWarmups, prelaunch, test, seed, ...(o.timeBudgetMs === undefined ? {} : { timeBudgetMs: o.timeBudgetMs }) },
-    notes: [...notes],
+    recommendedArgv: winner ? winner.llamaServerArgv : await argvOf(o.baseline ?? {}),
+    seconds: s.seconds,
+    settings: s.settings,
+    notes: s.notes,
   }
 }

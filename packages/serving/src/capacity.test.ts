@@ -53,6 +53,28 @@ describe('searchCapacity', () => {
     expect(r.high).toBe(8)
   })
 
+  it('should stop at the deadline with the interval it has, dropping a measurement the deadline cut short', async () => {
+    // The caller's time runs out during the 5th measurement (1, 2, 4, 8 bracket 6.3; then bisection at 5.657).
+    const deadline = new AbortController()
+    let calls = 0
+    const measure = synthetic(6.3)
+    const r = await searchCapacity({
+      unit: 'req/s', start: 1, deadline: deadline.signal,
+      measure: async (level) => {
+        if (++calls < 5) return measure(level)
+        deadline.abort()
+        throw new Error('the load was cancelled')
+      },
+    })
+    expect(r).toMatchObject({ stop: 'deadline', value: 4, low: 4, high: 8 })
+    expect(r.points.map((p) => p.level)).toEqual([1, 2, 4, 8])
+    // Aborted before the search: nothing is measured, and nothing is known.
+    const none = await searchCapacity({ unit: 'concurrency', start: 1, deadline: AbortSignal.abort(), measure: synthetic(4) })
+    expect(none).toMatchObject({ stop: 'deadline', value: null, low: 0, high: null, points: [] })
+    // A measurement that fails with the deadline still ahead is an error, as without one.
+    await expect(searchCapacity({ unit: 'concurrency', start: 1, deadline: new AbortController().signal, measure: async () => Promise.reject(new Error('server died')) })).rejects.toThrow(/server died/)
+  })
+
   it('should refuse bad options with a typed error', async () => {
     await expect(searchCapacity({ unit: 'req/s', start: 0, measure: synthetic(1) })).rejects.toMatchObject({ code: 'INVALID_INPUT' })
     await expect(searchCapacity({ unit: 'concurrency', start: 1.5, measure: synthetic(1) })).rejects.toThrow(/whole numbers/)

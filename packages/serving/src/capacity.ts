@@ -29,8 +29,12 @@ export interface CapacityResult<F> {
   readonly unit: CapacityUnit
   /** Every measurement, in the order taken. */
   readonly points: readonly CapacityPoint<F>[]
-  /** Why the search ended: 'converged' (interval within tolerance), 'max' (the top level still met them), 'min' (the bottom level missed them), 'budget'. */
-  readonly stop: 'converged' | 'max' | 'min' | 'budget'
+  /**
+   * Why the search ended: 'converged' (interval within tolerance), 'max' (the top level still met
+   * them), 'min' (the bottom level missed them), 'budget' (maxMeasurements spent), 'deadline' (the
+   * caller's time ran out: the interval is the one the measurements so far bracket).
+   */
+  readonly stop: 'converged' | 'max' | 'min' | 'budget' | 'deadline'
 }
 
 export interface CapacityOptions<F> {
@@ -49,6 +53,12 @@ export interface CapacityOptions<F> {
   readonly repeats?: number
   /** Measurements at most, all phases. Default 40. */
   readonly maxMeasurements?: number
+  /**
+   * The caller's time: once aborted no measurement starts, and a measurement that fails after it
+   * aborted was cut short by it and is dropped. The search then returns the interval it had,
+   * stop 'deadline'. (A measurement that fails before is an error, as without a deadline.)
+   */
+  readonly deadline?: AbortSignal
 }
 
 /** Rounds a level to the unit: concurrency is a whole number, a rate keeps 4 significant digits. */
@@ -72,12 +82,25 @@ export async function searchCapacity<F>(o: CapacityOptions<F>): Promise<Capacity
   const tolerance = o.tolerance ?? (unit === 'concurrency' ? 1 : 0.1)
   const points: CapacityPoint<F>[] = []
 
+  /** Why judge() could not decide a level: the measurement budget, or the deadline. */
+  let ended: 'budget' | 'deadline' = 'budget'
+  const undecided = (why: 'budget' | 'deadline') => {
+    ended = why
+    return undefined
+  }
   const judge = async (level: number, phase: 'bracket' | 'bisect'): Promise<boolean | undefined> => {
     const n = phase === 'bracket' ? 1 : repeats
     let yes = 0
     for (let repeat = 0; repeat < n; repeat++) {
-      if (points.length >= budget) return undefined
-      const r = await o.measure(level, { phase, repeat })
+      if (o.deadline?.aborted) return undecided('deadline')
+      if (points.length >= budget) return undecided('budget')
+      let r: Awaited<ReturnType<CapacityOptions<F>['measure']>>
+      try {
+        r = await o.measure(level, { phase, repeat })
+      } catch (e) {
+        if (o.deadline?.aborted) return undecided('deadline')
+        throw e
+      }
       points.push({ level, repeat, phase, feasible: r.feasible, figures: r.figures })
       if (r.feasible) yes++
       // Stop early once the majority is decided either way.
@@ -92,14 +115,14 @@ export async function searchCapacity<F>(o: CapacityOptions<F>): Promise<Capacity
   let high: number | null = null
   let level = o.start
   const first = await judge(level, 'bracket')
-  if (first === undefined) return done(0, null, 'budget')
+  if (first === undefined) return done(0, null, ended)
   if (first) {
     low = level
     while (high === null) {
       if (level >= max) return done(low, null, 'max')
       level = snap(unit, Math.min(max, Math.max(level + (unit === 'concurrency' ? 1 : 0), level * growth)))
       const ok = await judge(level, 'bracket')
-      if (ok === undefined) return done(low, null, 'budget')
+      if (ok === undefined) return done(low, null, ended)
       if (ok) low = level
       else high = level
     }
@@ -109,7 +132,7 @@ export async function searchCapacity<F>(o: CapacityOptions<F>): Promise<Capacity
       if (level <= min) return done(0, high, 'min')
       level = snap(unit, Math.max(min, Math.min(level - (unit === 'concurrency' ? 1 : 0), level / growth)))
       const ok = await judge(level, 'bracket')
-      if (ok === undefined) return done(0, high, 'budget')
+      if (ok === undefined) return done(0, high, ended)
       if (ok) low = level
       else high = level
     }
@@ -121,7 +144,7 @@ export async function searchCapacity<F>(o: CapacityOptions<F>): Promise<Capacity
     const mid = snap(unit, unit === 'concurrency' ? Math.floor((low + high) / 2) : Math.sqrt(low * high))
     if (mid <= low || mid >= high) break
     const ok = await judge(mid, 'bisect')
-    if (ok === undefined) return done(low, high, 'budget')
+    if (ok === undefined) return done(low, high, ended)
     if (ok) low = mid
     else high = mid
   }

@@ -177,6 +177,17 @@ describe('ranking and the decision', () => {
     expect(decide([cands[0]!, { ...cands[1]!, feasible: false }], 0, goodput)).toMatchObject({ winner: null, reason: 'the defaults miss the objectives, and so does every other candidate' })
   })
 
+  it('should judge nothing against defaults that were not measured (a time budget that ended before them)', () => {
+    const none = { ...cand({ ttft: [] }), requests: { completed: 0, failed: 0 } }
+    const cands = [
+      { index: 0, metrics: none, feasible: false },
+      { index: 1, metrics: cand({ goodput: 5 }), feasible: true },
+    ]
+    expect(decide(cands, 0, goodput)).toMatchObject({ winner: null, reason: 'the defaults were not measured: no candidate can be judged against them; keep the defaults' })
+    // Defaults whose every request failed were measured, and missed the objectives.
+    expect(decide([{ ...cands[0]!, metrics: { ...none, requests: { completed: 0, failed: 2 } } }, cands[1]!], 0, goodput)).toMatchObject({ winner: 1, defaultsFeasible: false })
+  })
+
   it('should minimise a latency objective', () => {
     const o = parseObjective('ttft_p99_ms')
     const cands = [0, 1, 2].map((i) => ({ index: i, metrics: cand({ ttft: [[300], [100], [200]][i]! }), feasible: true }))

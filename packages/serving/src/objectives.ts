@@ -221,6 +221,10 @@ export function decide(
   const defaults = ranking.find((r) => r.index === defaultsIndex)
   if (!defaults) throw new KerneltuneError('INVALID_INPUT', `the defaults (candidate ${defaultsIndex}) are not among the candidates`)
   const best = ranking.find((r) => r.feasible && r.index !== defaultsIndex)
+  // Defaults with no request at all (a time budget that ended a sweep before it reached them) did
+  // not miss the objectives: they were not measured, and no candidate can be judged against them.
+  const measured = (m: CandidateMetrics) => m.requests.completed + m.requests.failed > 0
+  if (!measured(cands.find((c) => c.index === defaultsIndex)!.metrics)) return { winner: null, defaultsFeasible: false, ranking, reason: 'the defaults were not measured: no candidate can be judged against them; keep the defaults' }
   if (!defaults.feasible) {
     if (!best) return { winner: null, defaultsFeasible: false, ranking, reason: 'the defaults miss the objectives, and so does every other candidate' }
     return { winner: best.index, defaultsFeasible: false, ranking, reason: `the defaults miss the objectives; candidate ${best.index} meets them and is the best that does by ${o.name}` }

@@ -126,7 +126,8 @@ export function renderSweepObjectives(o: Objectives, s: SweepObjectives): string
   })
   let out = '\n' + objectivesHeader(o)
   out += table(rows, ['#', 'combination', o.objective.name, 'goodput req/s', 'TTFT p99', 'TPOT p99', 'Pareto', 'objectives'])
-  if (a.decision && !a.decision.defaultsFeasible) out += 'the defaults miss the objectives: the winner must meet them\n'
+  const defaultsMeasured = s.metrics[0]!.requests.completed + s.metrics[0]!.requests.failed > 0
+  if (a.decision && !a.decision.defaultsFeasible && defaultsMeasured) out += 'the defaults miss the objectives: the winner must meet them\n'
   // The paired test only compares with feasible defaults: against infeasible ones any feasible candidate is better.
   out += `decision by the objectives: ${a.decision?.reason ?? ''}${a.decision?.defaultsFeasible ? ` (${s.test})` : ''}\n`
   out += `Pareto front (${a.paretoAxes.throughput} against ${a.paretoAxes.latency}): ${a.pareto.map((i) => `#${i}`).join(', ') || 'none'}\n`
@@ -138,27 +139,63 @@ export interface CapacityReport {
   readonly candidate: number
   readonly combo: Combo
   readonly capacity: CapacityResult<CapacityFigures>
+  /** The search's deadline, under a time budget (Date.now() clock), and when it ended, its server's launch included. */
+  readonly deadlineAt?: number
+  readonly endedAt: number
+  /** Its longest measurement (the first has the warm-up), ms. */
+  readonly longestMeasurementMs: number
 }
 
-/** `--capacity`: the capacity of the defaults and of the winner, each on a server of its own, one after the other. */
-export async function sweepCapacity(io: Io, target: ServerTarget, s: SweepObjectives, o: Objectives, unit: CapacityUnit, load: { readonly requests: number; readonly promptTokens: number; readonly outputTokens: number }): Promise<CapacityReport[]> {
+/** A time budget for the searches: when the last must end, and what to do after each. */
+export interface CapacityBudget {
+  readonly deadlineAt: number
+  /** The least time a search needs to measure anything (a server's launch and one load: the rounds' longest visit), ms. */
+  readonly leastMs?: number
+  readonly onSearch?: (done: readonly CapacityReport[]) => Promise<void>
+}
+
+/**
+ * `--capacity`: the capacity of the defaults and of the winner, each on a server of its own, one
+ * after the other. Under a time budget they share the time left equally (the winner's capacity
+ * says little without the defaults' beside it): each search gets its share plus whatever the one
+ * before left. When the time left cannot give each remaining search `leastMs`, fewer searches
+ * share it, the defaults' first; one left without time is not started (stop 'deadline', no
+ * points), so no server is launched that could not measure before the deadline.
+ */
+export async function sweepCapacity(io: Io, target: ServerTarget, s: SweepObjectives, o: Objectives, unit: CapacityUnit, load: { readonly requests: number; readonly promptTokens: number; readonly outputTokens: number }, budget?: CapacityBudget): Promise<CapacityReport[]> {
   const which = [0, ...(s.winner ? [s.winner.candidate] : [])]
   const out: CapacityReport[] = []
-  for (const candidate of which) {
+  for (const [k, candidate] of which.entries()) {
     const combo = s.combos[candidate]!
-    io.stderr(`capacity of #${candidate} ${labelOf(combo)} under ${o.slo.map((x) => `${x.name}=${x.limitMs}`).join(',')}\n`)
+    const t0 = Date.now()
+    const left = budget ? budget.deadlineAt - t0 : 0
+    let sharing = which.length - k
+    while (budget && sharing > 0 && left / sharing < Math.max(1, budget.leastMs ?? 0)) sharing--
+    const deadlineAt = budget ? (sharing > 0 ? t0 + left / sharing : t0) : undefined
+    if (deadlineAt !== undefined && deadlineAt <= t0) {
+      io.stderr(`capacity of #${candidate} ${labelOf(combo)}: not searched: ${fmt(Math.max(0, left) / 1000, 1)} s of the time budget left, less than a launch and one measurement took in the rounds (${fmt((budget!.leastMs ?? 0) / 1000, 1)} s)\n`)
+      out.push({ candidate, combo, capacity: { value: null, low: 0, high: null, unit, points: [], stop: 'deadline' }, deadlineAt, endedAt: t0, longestMeasurementMs: 0 })
+      continue
+    }
+    io.stderr(`capacity of #${candidate} ${labelOf(combo)} under ${o.slo.map((x) => `${x.name}=${x.limitMs}`).join(',')}${deadlineAt === undefined ? '' : `, ${fmt((deadlineAt - t0) / 1000, 0)} s of the time budget`}\n`)
     const server = await openServer({ target, combo })
+    let started = 0
+    let longest = 0
     try {
       const capacity = await serverCapacity({
         // Two seconds of arrivals per rate (bench capacity's default is 4) keep the sweep's tail short.
         server, slo: o.slo, unit, start: 1, requests: load.requests, minSeconds: 2, maxMeasurements: 16,
         load: { workload: { kind: 'synthetic', promptTokens: load.promptTokens, outputTokens: load.outputTokens }, requests: load.requests, warmups: 1 },
-        onProgress: (m) => io.stderr(`  ${m}\n`),
+        ...(deadlineAt === undefined ? {} : { deadlineAt }),
+        onProgress: (m) => ((started = Date.now()), io.stderr(`  ${m}\n`)),
+        onRecords: () => void (longest = Math.max(longest, Date.now() - started)),
       })
-      out.push({ candidate, combo, capacity })
+      if (capacity.stop === 'deadline') io.stderr(`  the time budget ended the search after ${capacity.points.length} measurements\n`)
+      out.push({ candidate, combo, capacity, ...(deadlineAt === undefined ? {} : { deadlineAt }), endedAt: Date.now(), longestMeasurementMs: longest })
     } finally {
       await server.stop()
     }
+    await budget?.onSearch?.(out)
   }
   return out
 }

@@ -22,7 +22,7 @@ export const HEARTBEAT_MS = 5_000
 export const LEASE_MS = RUN_OWNER_LEASE_MS
 
 /** Flags that say how to run this invocation, not what the sweep is: never stored. */
-const NOT_STORED = new Set(['db', 'resume', 'force'])
+const NOT_STORED = new Set(['db', 'resume', 'force', 'out'])
 
 const SweepSpecSchema = z.object({ argv: z.array(z.string()), cores: z.number().int().positive() })
 export type SweepSpec = z.output<typeof SweepSpecSchema>

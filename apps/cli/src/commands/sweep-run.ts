@@ -38,6 +38,10 @@ export interface SweepAsRun<R extends InterleavedSweepResult | SweepResult> {
   readonly session: SweepSession
   /** Latency objectives stated with --slo/--objective: stored with the run, whose summary then judges every combination by them. */
   readonly objectives?: Objectives
+  /** When the interleaved rounds must end (Date.now() clock): their share of --time-budget, counted from the first measurement. */
+  readonly deadline?: number
+  /** The interleaved result after every round but the last, with the run's id: the sweep writes it down (--out). */
+  readonly onRound?: (partial: InterleavedSweepResult & { runId: string }) => void | Promise<void>
 }
 
 /** How this invocation runs the sweep: what the run stores to be resumed, which run it resumes, and its interrupt. */
@@ -84,6 +88,8 @@ export async function sweepAsRun<R extends InterleavedSweepResult | SweepResult>
     finished = await executeExperimentRun(run.id, { store: o.store, registry: createRegistry([]), ownerId: hold.owner.id, ...(signal ? { signal } : {}), ...(o.onEvent ? { onEvent: o.onEvent } : {}) }, {
       backend: o.backend, engine: o.engine, withoutDefaults: o.withoutDefaults, settings: o.settings,
       onResult: (r) => { if (o.is(r)) result = r },
+      ...(o.deadline === undefined ? {} : { deadline: o.deadline }),
+      ...(o.onRound ? { onRound: (p: InterleavedSweepResult) => o.onRound!({ ...p, runId: run.id }) } : {}),
     })
   } finally {
     await hold.release()

@@ -2,7 +2,9 @@
  * The `sweep` command's path for `--backend server` and `--design interleaved`: plans the space
  * (the serving space, with slots and continuous batching, for the server backend), measures it
  * through the tuner as a stored run (sweep-run.ts) and prints the interleaved report. sweep.ts
- * calls it; it imports nothing from sweep.ts (no cycle), and reads the flags typed.
+ * calls it; it imports nothing from sweep.ts (no cycle), and reads the flags typed. Under
+ * --time-budget the rounds and the capacity searches share the command's budget (sweep-budget.ts),
+ * and --out gets the result so far after every round and search (sweep-out.ts).
  */
 import { llamacppEngine, withoutDefaults, type SweepMode, type SweepSpace } from '@kerneltune/engines-llamacpp'
 import { SWEEP_GATE_DEFAULTS, type InterleavedSweepResult, type SweepResult } from '@kerneltune/experiment'
@@ -16,9 +18,11 @@ import { planSweep, renderSweep, SWEEP_DEFAULTS } from './sweep-plan.ts'
 import { usageError } from '../cli/args.ts'
 import { serverTarget } from './bench/serve-target.ts'
 import { objectivesFromFlags, writeRecords } from './shared/objectives-flags.ts'
-import { assessSweep, createRunCollector, sweepCapacity, sweepObjectivesOutput } from './sweep-objectives.ts'
+import { assessSweep, createRunCollector, sweepCapacity, sweepObjectivesOutput, type CapacityReport } from './sweep-objectives.ts'
 import { executeServerSweep, planServingSweep, renderInterleaved } from './sweep-server.ts'
 import { sweepAsRun, type SweepSession } from './sweep-run.ts'
+import { budgetJson, budgetText, planBudget } from './sweep-budget.ts'
+import { openOutFile } from './sweep-out.ts'
 
 export interface ServerRunInput {
   readonly store: Store
@@ -29,6 +33,8 @@ export interface ServerRunInput {
   readonly hardware: HardwareSpec
   readonly cores: number
   readonly session: SweepSession
+  /** When the command started (Date.now() clock): --time-budget counts from it. */
+  readonly startedAt: number
 }
 
 const isInterleaved = (r: InterleavedSweepResult | SweepResult): r is InterleavedSweepResult => (r as InterleavedSweepResult).design === 'interleaved'
@@ -52,14 +58,37 @@ export async function runServerOrInterleaved(ctx: CommandContext<typeof SWEEP_FL
   const objectives = objectivesFromFlags(f)
   if ((objectives || f.records || f.capacity) && !server) throw usageError('--slo, --objective, --records and --capacity judge requests under serving load: add --backend server')
   if (f.capacity && !objectives?.slo.length) throw usageError('--capacity finds the load at which the objectives stop holding: state them with --slo, e.g. --slo ttft_p99_ms=500,tpot_p99_ms=50')
+  const budget = f.timeBudget === undefined ? undefined : planBudget(f.timeBudget, i.startedAt, Boolean(f.capacity))
+  // Opened (and first written) before anything is measured: a path that cannot be written is refused now, not after the rounds.
+  const out = f.out === undefined ? undefined : await openOutFile(ctx.io, f.out)
   const collector = objectives || f.records ? createRunCollector() : undefined
-  const started = Date.now()
-  ctx.io.stderr(`sweeping ${plan.candidates.length} combinations (${plan.pruned.length} removed by llama.cpp's rules) against the defaults, ${i.mode} mode, ${design} design, ${server ? `llama-server under ${f.concurrency ?? 4} concurrent requests` : 'node-llama-cpp in-process'}\n`)
+  const load = { concurrency: f.concurrency ?? 4, requests: f.requests ?? 8, promptTokens, outputTokens }
+
+  /** The --json document, for the result so far (--out after each round and search) and the final one. */
+  const assessOf = async (r: InterleavedSweepResult | SweepResult) => (collector ? await assessSweep(collector, r.baseline.combo, r.combos, objectives ?? { slo: [], objective: { kind: 'throughput', name: 'outputTokensPerSecond', direction: 'max' } }, isInterleaved(r), i.modelPath) : undefined)
+  const documentOf = (r: (InterleavedSweepResult | SweepResult) & { runId: string }, sweepObj: Awaited<ReturnType<typeof assessOf>>, capacity: readonly CapacityReport[] | undefined, roundsEndedAt: number | undefined, phase: 'rounds' | 'capacity' | 'done') => {
+    const byObjectives = objectives && sweepObj ? sweepObjectivesOutput(r, objectives, sweepObj, capacity) : undefined
+    const ended = roundsEndedAt ?? Date.now()
+    return {
+      byObjectives,
+      json: {
+        ok: true, ...(phase === 'done' ? {} : { partial: true, phase }), engine: 'llamacpp', ...r, design, winner: r.winner ?? null, ...(byObjectives?.json ?? {}),
+        model: { path: i.modelPath, bytes: i.modelBytes }, mode: i.mode, space: plan.space, catalog: plan.catalog, pruned: plan.pruned,
+        ...(server ? { load } : { workload: { promptTokens, genTokens: outputTokens } }),
+        ...(budget && isInterleaved(r) ? { budget: budgetJson(budget, r, { roundsEndedAt: ended, ...(capacity ? { capacity } : {}) }) } : {}),
+        seconds: (Date.now() - i.startedAt) / 1000,
+      },
+    }
+  }
+  const onRound = out ? async (p: InterleavedSweepResult & { runId: string }) => out.write(documentOf(p, await assessOf(p), undefined, undefined, 'rounds').json) : undefined
+
+  ctx.io.stderr(`sweeping ${plan.candidates.length} combinations (${plan.pruned.length} removed by llama.cpp's rules) against the defaults, ${i.mode} mode, ${design} design, ${server ? `llama-server under ${load.concurrency} concurrent requests` : 'node-llama-cpp in-process'}${budget ? `, time budget ${fmt(budget.seconds, 0)} s (the rounds until ${fmt((budget.roundsDeadlineAt - i.startedAt) / 1000, 1)} s)` : ''}\n`)
   let r: (InterleavedSweepResult | SweepResult) & { runId: string }
+  const deadline = budget ? { deadline: budget.roundsDeadlineAt } : {}
   if (server) {
     r = await executeServerSweep(ctx.io, {
-      store: i.store, hardware: i.hardware, modelPath: i.modelPath, modelBytes: i.modelBytes, plan, design, concurrency: f.concurrency ?? 4, requests: f.requests ?? 8, promptTokens, outputTokens,
-      rounds, ...(f.timeBudget === undefined ? {} : { timeBudgetMs: f.timeBudget * 1000 }), warmups: f.warmup ?? 1, seed: f.seed ?? 1, test, gate, metric, epsilon, margin,
+      store: i.store, hardware: i.hardware, modelPath: i.modelPath, modelBytes: i.modelBytes, plan, design, ...load,
+      rounds, ...deadline, ...(onRound ? { onRound } : {}), warmups: f.warmup ?? 1, seed: f.seed ?? 1, test, gate, metric, epsilon, margin,
       ...(collector ? { onSession: collector.onSession } : {}), session: i.session, ...(objectives ? { objectives } : {}), prelaunch: f.prelaunch !== 'off',
     })
   } else {
@@ -69,30 +98,34 @@ export async function runServerOrInterleaved(ctx: CommandContext<typeof SWEEP_FL
     const { runId, result } = await sweepAsRun({
       store: i.store, modelPath: i.modelPath, hardware: i.hardware, plan, design: 'interleaved', backendName: 'node-llama-cpp', backend, engine: llamacppEngine(), withoutDefaults,
       workload: { batch: 1, promptTokens, generatedTokens: outputTokens }, repetitions: rounds, warmups: f.warmup ?? 1,
-      settings: { model: i.modelPath, gate, metric, epsilon, margin, warmups: f.warmup ?? 1, rounds, seed: f.seed ?? 1, test, ...(f.timeBudget === undefined ? {} : { timeBudgetMs: f.timeBudget * 1000 }) },
+      settings: { model: i.modelPath, gate, metric, epsilon, margin, warmups: f.warmup ?? 1, rounds, seed: f.seed ?? 1, test },
+      ...deadline, ...(onRound ? { onRound } : {}),
       is: (x): x is InterleavedSweepResult => 'aa' in x, session: i.session,
       onEvent: (e) => e.type === 'progress' && bar.update(e.done, `round ${Math.ceil(e.done / arms)}`),
     })
     r = { ...result, runId }
     bar.done()
   }
+  // The rounds' run is stored and their servers stopped: what follows is the capacity searches and the report.
+  const roundsEndedAt = Date.now()
   // Objectives decide instead of the gate when stated; the gate's choice stays in the JSON as gateWinner.
-  const sweepObj = collector ? await assessSweep(collector, r.baseline.combo, r.combos, objectives ?? { slo: [], objective: { kind: 'throughput', name: 'outputTokensPerSecond', direction: 'max' } }, isInterleaved(r), i.modelPath) : undefined
+  const sweepObj = await assessOf(r)
   if (f.records && sweepObj) ctx.io.stderr(`${sweepObj.records.length} request records written to ${await writeRecords(ctx.io, f.records, sweepObj.records)}\n`)
-  const capacity = f.capacity && objectives && sweepObj ? await sweepCapacity(ctx.io, serverTarget(ctx.io, { gguf: i.modelPath }), sweepObj, objectives, f.capacityBy === 'concurrency' ? 'concurrency' : 'req/s', { requests: f.requests ?? 8, promptTokens, outputTokens }) : undefined
-  const byObjectives = objectives && sweepObj ? sweepObjectivesOutput(r, objectives, sweepObj, capacity) : undefined
-  const seconds = (Date.now() - started) / 1000
+  let capacity: CapacityReport[] | undefined
+  if (f.capacity && objectives && sweepObj) {
+    const onSearch = out ? async (done: readonly CapacityReport[]) => out.write(documentOf(r, sweepObj, done, roundsEndedAt, 'capacity').json) : undefined
+    capacity = await sweepCapacity(ctx.io, serverTarget(ctx.io, { gguf: i.modelPath }), sweepObj, objectives, f.capacityBy === 'concurrency' ? 'concurrency' : 'req/s', load,
+      budget ? { deadlineAt: budget.deadlineAt, ...(isInterleaved(r) ? { leastMs: r.longestVisitMs } : {}), ...(onSearch ? { onSearch } : {}) } : undefined)
+  }
+  const { byObjectives, json } = documentOf(r, sweepObj, capacity, roundsEndedAt, 'done')
+  await out?.write(json, true)
   if (ctx.json) {
-    ctx.printJson({
-      ok: true, engine: 'llamacpp', ...r, design, winner: r.winner ?? null, ...(byObjectives?.json ?? {}),
-      model: { path: i.modelPath, bytes: i.modelBytes }, mode: i.mode, space: plan.space, catalog: plan.catalog, pruned: plan.pruned,
-      ...(server ? { load: { concurrency: f.concurrency ?? 4, requests: f.requests ?? 8, promptTokens, outputTokens } } : { workload: { promptTokens, genTokens: outputTokens } }),
-      seconds,
-    })
+    ctx.printJson(json)
   } else {
     ctx.io.stdout(isInterleaved(r) ? renderInterleaved(r) : renderSweep(r))
     if (byObjectives) ctx.io.stdout(byObjectives.text)
-    ctx.io.stdout(`${r.combos.length} combinations measured in ${fmt(seconds, 1)} s; ${plan.pruned.length} removed by rules; stored as run ${r.runId} (kerneltune run show ${r.runId})\n`)
+    if (budget && isInterleaved(r)) ctx.io.stdout(`${budgetText(budget, r, { roundsEndedAt, ...(capacity ? { capacity } : {}) })}\n`)
+    ctx.io.stdout(`${r.combos.length} combinations measured in ${fmt(json.seconds, 1)} s; ${plan.pruned.length} removed by rules; stored as run ${r.runId} (kerneltune run show ${r.runId})\n`)
   }
   return (byObjectives ? byObjectives.hasWinner : r.winner) ? 0 : 3
 }

@@ -43,7 +43,10 @@ export interface ServerSweepOptions {
   readonly promptTokens: number
   readonly outputTokens: number
   readonly rounds: number
-  readonly timeBudgetMs?: number
+  /** When the interleaved rounds must end (Date.now() clock): their share of --time-budget. */
+  readonly deadline?: number
+  /** The result after every round but the last, with the run's id (--out). */
+  readonly onRound?: (partial: InterleavedSweepResult & { runId: string }) => void | Promise<void>
   readonly warmups: number
   readonly seed: number
   readonly test?: RoundsTest
@@ -146,8 +149,9 @@ export async function executeServerSweep(io: Io, o: ServerSweepOptions): Promise
         rounds: o.rounds,
         seed: o.seed,
         ...(o.test ? { test: o.test } : {}),
-        ...(o.timeBudgetMs === undefined ? {} : { timeBudgetMs: o.timeBudgetMs }),
       },
+      ...(o.deadline === undefined ? {} : { deadline: o.deadline }),
+      ...(o.onRound ? { onRound: o.onRound } : {}),
       is: (x): x is InterleavedSweepResult => 'aa' in x,
       onEvent: (e) => e.type === 'progress' && bar.update(e.done, `round ${Math.ceil(e.done / arms)}`),
     })

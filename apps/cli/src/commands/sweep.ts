@@ -15,7 +15,7 @@ import type { GateMethod } from '@kerneltune/stats'
 import type { Store } from '@kerneltune/store'
 import type { CommandContext, Io } from '../cli/command.ts'
 import { defineCommand } from '../cli/command.ts'
-import { parseArgs } from '../cli/args.ts'
+import { parseArgs, usageError } from '../cli/args.ts'
 import { fmt, progressBar } from '../cli/output.ts'
 import { SWEEP_FLAGS } from './sweep-flags.ts'
 import { label, planSweep, renderSweep, SWEEP_DEFAULTS, type SweepPlan } from './sweep-plan.ts'
@@ -119,8 +119,10 @@ export const sweepCommand = defineCommand({
     'kerneltune sweep --resume RUN_ID',
   ],
   jsonOutput:
-    'Both carry runId: the stored run (kerneltune run show RUN_ID, the dashboard\'s History). With --backend server or --design interleaved: { ok, runId, engine, backend, design: "interleaved", device, rounds, partialRound, order, roundSeconds, prepareSeconds?, launches: { [arm]: [{ reason, ok, error?, phases: { spawnedAt, setupMs, listeningMs?, modelLoadedMs?, readyMs?, warmupStartMs?, warmupEndMs?, warmupRequests? } }] }, metric, baseline, combos: [{ combo, reps, error?, stats, comparison, paired: { decodeTps?, prefillTps?, ttftMs? } }], aa: { comparison, declaredWinner, falseWinnerRate, resamples, reps }, winner | null, verdict, recommendedArgv, load: { concurrency, requests, promptTokens, outputTokens }, settings, seconds, ... }. Otherwise: { ok, runId, engine: "llamacpp", measured: true, simulated: false, device, model: { path, bytes }, mode, space, catalog: { version, hash }, pruned: [{ combo, rule }], workload: { promptTokens, genTokens }, settings: { warmups, minReps, maxReps, earlyStop, noiseFloor }, metric, baseline: { combo, hash, reps, stats }, combos: [{ combo, hash, reps, stoppedEarly?, error?, stats, comparison: { decodeTps?, prefillTps?, ttftMs? }, gate }], gate: GateResult, winner: { combo, hash, reps, stats, comparison, gate, llamaServerArgv } | null, verdict, recommendedArgv, notes, seconds }. Interrupted: { ok: false, error: { code: "CANCELLED", message, details: { runId, resume: "kerneltune sweep --resume RUN_ID", interrupted: true } } }',
+    'Both carry runId: the stored run (kerneltune run show RUN_ID, the dashboard\'s History). With --backend server or --design interleaved: { ok, runId, engine, backend, design: "interleaved", device, rounds, partialRound, order, roundSeconds, prepareSeconds?, launches: { [arm]: [{ reason, ok, error?, phases: { spawnedAt, setupMs, listeningMs?, modelLoadedMs?, readyMs?, warmupStartMs?, warmupEndMs?, warmupRequests? } }] }, metric, baseline, combos: [{ combo, reps, error?, stats, comparison, paired: { decodeTps?, prefillTps?, ttftMs? } }], aa: { comparison, declaredWinner, falseWinnerRate, resamples, reps }, winner | null, verdict, recommendedArgv, load: { concurrency, requests, promptTokens, outputTokens }, settings, seconds, budgetEnded, longestVisitMs, budget?: { seconds, startedAt, ended, endedIn: rounds | capacity | null, rounds: { untilS, endedAtS, ended, measured, planned, partialRound, longestVisitS }, capacity: { untilS, searches: [{ candidate, untilS, endedAtS, ended, measurements, longestMeasurementS }] } | null, longestMeasurementS, elapsedS, note } (with --time-budget), ... }; --out FILE gets the same document, and after every round and capacity search the result so far with partial: true, phase: rounds | capacity. Otherwise: { ok, runId, engine: "llamacpp", measured: true, simulated: false, device, model: { path, bytes }, mode, space, catalog: { version, hash }, pruned: [{ combo, rule }], workload: { promptTokens, genTokens }, settings: { warmups, minReps, maxReps, earlyStop, noiseFloor }, metric, baseline: { combo, hash, reps, stats }, combos: [{ combo, hash, reps, stoppedEarly?, error?, stats, comparison: { decodeTps?, prefillTps?, ttftMs? }, gate }], gate: GateResult, winner: { combo, hash, reps, stats, comparison, gate, llamaServerArgv } | null, verdict, recommendedArgv, notes, seconds }. Interrupted: { ok: false, error: { code: "CANCELLED", message, details: { runId, resume: "kerneltune sweep --resume RUN_ID", interrupted: true } } }',
   async run(ctx) {
+    // --time-budget counts from here: opening the store and planning are part of the command.
+    const startedAt = Date.now()
     const store = await sweepStore(ctx.io, ctx.flags.db)
     // SIGINT leaves the run queued with what it measured, to be resumed; a second SIGINT kills as usual.
     const interrupt = new AbortController()
@@ -141,7 +143,7 @@ export const sweepCommand = defineCommand({
         const stored = await store.runs.require(null, f.resume)
         const spec = storedSweepSpec(stored)
         if (!spec) throw new KerneltuneError('INVALID_INPUT', `run ${f.resume} was not made by kerneltune sweep: continue it with kerneltune run watch ${f.resume}`)
-        f = { ...sweepFlagsOf(spec), db: f.db, resume: f.resume, force: f.force } as typeof f
+        f = { ...sweepFlagsOf(spec), db: f.db, resume: f.resume, force: f.force, out: f.out } as typeof f
         hardware = stored.target.hardware
         cores = spec.cores
         ctx.io.stderr(`resuming run ${f.resume} (${stored.progress.done} of ${stored.progress.total} combinations stored)\n`)
@@ -151,6 +153,9 @@ export const sweepCommand = defineCommand({
         hardware = specFromDetected(detected)
         cores = detected.cpu.threads
       }
+      // The sequential design measures each combination to --reps: it has no rounds a budget could end, nor results after each.
+      const interleaved = f.design === 'interleaved' || (f.design === undefined && f.backend === 'server')
+      if (!interleaved && (f.timeBudget !== undefined || f.out !== undefined)) throw usageError(`${f.timeBudget !== undefined ? '--time-budget' : '--out'} is for the interleaved design: add --design interleaved (or --backend server)`)
       const { path: modelPath, bytes: modelBytes } = await requireGgufFile(ctx.io, f.gguf, 'sweep')
       const override = f.space ? parseSpace(f.space) : undefined
       const mode: SweepMode = f.quick ? 'quick' : 'standard'
@@ -158,7 +163,7 @@ export const sweepCommand = defineCommand({
         spec: sweepSpecOf({ ...f, gguf: modelPath }, cores), force: f.force === true, signal: interrupt.signal, ...(f.resume ? { resumeRunId: f.resume } : {}),
       }
       const c = { ...ctx, flags: f }
-      if (f.backend === 'server' || f.design === 'interleaved') return await runServerOrInterleaved(c, { store, modelPath, modelBytes, mode, override, hardware, cores, session })
+      if (f.backend === 'server' || f.design === 'interleaved') return await runServerOrInterleaved(c, { store, modelPath, modelBytes, mode, override, hardware, cores, session, startedAt })
       return await sequentialSweep(c, store, { modelPath, modelBytes, mode, override, hardware, cores, session })
     } finally {
       process.off('SIGINT', onSigint)

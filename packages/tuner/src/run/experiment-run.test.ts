@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest'
 import { createCatalog } from '@kerneltune/catalog'
 import { createRegistry, KerneltuneError, mulberry32, type MeasurementBackend, type RepetitionMetrics } from '@kerneltune/core'
 import { openStore } from '@kerneltune/store'
-import { createRun, executeRun, type InterleavedSummary, type RunEvent, type RunSummary } from '../index.ts'
+import { createRun, executeExperimentRun, executeRun, type InterleavedSummary, type RunEvent, type RunSummary } from '../index.ts'
 import { HARDWARE, MODEL, testEngine } from '../test-fixtures.ts'
 
 /**
@@ -110,5 +110,30 @@ describe('a run with the interleaved design', () => {
     const resumed = await executeRun(run.id, { store, registry })
     expect(resumed.status).toBe('succeeded')
     for (const c of await store.runs.combos(run.id)) expect(c.repetitions).toHaveLength(8)
+  })
+
+  it('should hand out every round\'s result, and end the rounds at the caller\'s deadline from the first one, storing the run with a verdict that says so', async () => {
+    const store = await openStore(':memory:')
+    const registry = createRegistry([testEngine(), driftingBackend()])
+    const run = await createRun(store, request, { catalog: createCatalog(), registry, tenant: 't' })
+    const seen: number[] = []
+    // A deadline an hour away ends nothing: every round but the last is handed out, and the budget counts from round 1.
+    let final: unknown
+    const done = await executeExperimentRun(run.id, { store, registry }, { deadline: Date.now() + 3_600_000, onRound: (p) => void seen.push(p.rounds), onResult: (r) => (final = r) })
+    expect(done.status).toBe('succeeded')
+    expect(seen).toEqual([1, 2, 3, 4, 5, 6, 7])
+    expect(final).toMatchObject({ rounds: 8, budgetEnded: false, settings: { minRounds: 0 } })
+    // A deadline that has come: the first measurement (one that waits for its signal) is cancelled and dropped, no round is measured.
+    const waiting: MeasurementBackend = {
+      name: 'analytical', kind: 'measurement-backend', apiVersion: 1, simulated: true,
+      measure: (req) => new Promise((_, reject) => req.signal!.addEventListener('abort', () => reject(new KerneltuneError('CANCELLED', 'the load was cancelled')), { once: true })),
+    }
+    const late = await createRun(store, request, { catalog: createCatalog(), registry, tenant: 't' })
+    const ended = await executeExperimentRun(late.id, { store, registry }, { backend: waiting, deadline: Date.now(), onResult: (r) => (final = r) })
+    expect(final).toMatchObject({ rounds: 0, budgetEnded: true, order: [] })
+    expect(final).not.toHaveProperty('winner')
+    const s = ended.summary as unknown as RunSummary & { experiment: InterleavedSummary }
+    expect(s.experiment).toMatchObject({ rounds: 0, winner: null })
+    expect(s.experiment.verdict).toMatch(/^the time budget ended the sweep after 0 rounds, before the defaults had the 2 a comparison needs: nothing was compared; keep the defaults/)
   })
 })

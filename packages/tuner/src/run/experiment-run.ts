@@ -29,7 +29,7 @@ export const INTERRUPT = 'interrupt'
 export const interruptedError = (design: 'sequential' | 'interleaved'): string =>
   design === 'interleaved' ? 'interrupted before it finished; its rounds start again when it is resumed' : 'interrupted before it finished; the combinations measured so far are kept'
 
-type DesignSettings = Omit<Partial<InterleavedSweepOptions> & Partial<SweepOptions>, 'backend' | 'candidates' | 'baseline' | 'signal' | 'onProgress' | 'done' | 'onMeasured' | 'engine' | 'withoutDefaults'>
+type DesignSettings = Omit<Partial<InterleavedSweepOptions> & Partial<SweepOptions>, 'backend' | 'candidates' | 'baseline' | 'signal' | 'onProgress' | 'onRound' | 'done' | 'onMeasured' | 'engine' | 'withoutDefaults'>
 
 /** The design settings a run may store beside its options (a sweep's), checked when read back. */
 const StoredSettingsSchema = z.object({
@@ -63,6 +63,14 @@ export interface ExperimentHooks {
   readonly withoutDefaults?: (combo: Combo) => Combo
   readonly settings?: DesignSettings
   readonly onResult?: (result: InterleavedSweepResult | SweepResult) => void
+  /**
+   * When the interleaved rounds must end (Date.now() clock): the time budget of the caller's whole
+   * command, of which the rounds are one part. Counted from the first measurement (no minimum
+   * rounds), and not stored with the run: a resumed run gets a deadline of its own.
+   */
+  readonly deadline?: number
+  /** The interleaved design's result after every round but the last (runInterleavedSweep's onRound). */
+  readonly onRound?: (partial: InterleavedSweepResult) => void | Promise<void>
 }
 
 /** A backend that hands the run's target to every measurement (the experiment designs send only the combination). */
@@ -141,6 +149,8 @@ export async function executeExperimentRun(runId: string, deps: ExecuteRunDeps, 
       const arms = others.length + 2
       r = await runInterleavedSweep({
         ...common, rounds, seed: opts.seed ?? 1, ...(opts.test ? { test: opts.test } : {}), ...(settings.seed !== undefined ? { seed: settings.seed } : {}),
+        ...(hooks.deadline === undefined ? {} : { timeBudgetMs: Math.max(0, hooks.deadline - Date.now()), minRounds: 0 }),
+        ...(hooks.onRound ? { onRound: hooks.onRound } : {}),
         onProgress: (p) => onEvent({ type: 'progress', runId, done: Math.min((p.round - 1) * p.steps + p.step, rounds * arms), total: rounds * arms }),
       })
     } else {

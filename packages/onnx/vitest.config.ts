@@ -1,0 +1,3 @@
+import { packageConfig } from '@kerneltune/tooling/vitest-preset'
+
+export default packageConfig()
