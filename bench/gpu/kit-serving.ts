@@ -7,6 +7,7 @@
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { secondsLeft, skip, writeResult, type KitContext } from './kit-context.ts'
+import { launchLines } from './kit-launches.ts'
 import { parseJsonOut, runProc, type ProcResult } from './kit-proc.ts'
 
 const serverEnv = (ctx: KitContext) => ({ KERNELTUNE_LLAMA_SERVER: join(ctx.binDir, 'llama-server') })
@@ -91,6 +92,7 @@ export async function servingSweep(ctx: KitContext, modelPath: string, budgetS: 
   const { result, from } = sweepOutcome(r, has.out ? readText(sweepOutFile(ctx)) : undefined)
   const partial = from === 'out' ? (result as { phase?: string; rounds?: number }) : undefined
   if (r.timedOut) ctx.log(`the sweep outran the kit's limit (${Math.round(budgetS + 90)} s) and was stopped: ${partial ? `kept its result as of its last write (${partial.phase}, ${partial.rounds ?? 0} rounds)` : 'no result'}`)
+  for (const line of launchLines(result)) ctx.log(`  ${line}`)
   writeResult(ctx, 'serving-sweep.json', {
     step: 'serving-sweep',
     // The command verbatim: the packed Node, the bundled CLI and every argument (issue 34).

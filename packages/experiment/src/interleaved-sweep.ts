@@ -19,7 +19,7 @@
  * ```
  */
 import { KerneltuneError, isKerneltuneError } from '@kerneltune/core/lite'
-import type { Combo, EnginePlugin, MeasurementBackend, RepetitionMetrics } from '@kerneltune/core'
+import type { Combo, EnginePlugin, MeasurementBackend, MeasurementLaunch, RepetitionMetrics } from '@kerneltune/core'
 import { describePMethod, metricDirection } from '@kerneltune/stats'
 import { compareRounds, minRoundsToDecide, pValueMethod, signFlipMethodOf, type PairedComparison, type RoundsTest } from './paired.ts'
 import { analyzeSweep, comparedMetrics, SWEEP_GATE_DEFAULTS, type AnalyzeOptions, type ExperimentMetric, type MeasuredCombo, type SweepAnalysis, type SweepComboStats } from './sweep-analysis.ts'
@@ -80,6 +80,13 @@ export interface InterleavedSweepOptions extends AnalyzeOptions {
    * and cancels in the within-round comparison.
    */
   readonly revisitWarmups?: number
+  /**
+   * Before round 1, let the backend bring up every arm (its prepare(): a server each, launched in
+   * parallel and warmed), so that the first round measures as the later ones do instead of paying
+   * every launch inside it (issue 35). An arm whose preparation failed is that arm's failure (the
+   * defaults' is the sweep's). Default true; false: each arm is launched on its first visit.
+   */
+  readonly prelaunch?: boolean
   /** Include the A/A arm. Default true. */
   readonly aaCheck?: boolean
   /**
@@ -135,12 +142,18 @@ export interface InterleavedSweepResult extends Omit<SweepAnalysis, 'winner' | '
   readonly longestVisitMs: number
   /** The arms in the order measured, per round. */
   readonly order: readonly (readonly string[])[]
+  /** Each round's duration, seconds (round 1 against the later ones is what launches cost). */
+  readonly roundSeconds: readonly number[]
+  /** The backend's prepare() before round 1, seconds (absent when there was none). */
+  readonly prepareSeconds?: number
+  /** Per arm ('baseline', 'aa' or the combination's hash): every launch it paid, with its phases. */
+  readonly launches: Readonly<Record<string, readonly MeasurementLaunch[]>>
   readonly combos: readonly InterleavedComboStats[]
   readonly aa: AaCheck
   readonly winner?: InterleavedComboStats & { readonly llamaServerArgv: readonly string[] }
   readonly recommendedArgv: readonly string[]
   readonly seconds: number
-  readonly settings: { readonly rounds: number; readonly minRounds: number; readonly warmups: number; readonly revisitWarmups: number; readonly test: RoundsTest; readonly seed: number; readonly timeBudgetMs?: number }
+  readonly settings: { readonly rounds: number; readonly minRounds: number; readonly warmups: number; readonly revisitWarmups: number; readonly prelaunch: boolean; readonly test: RoundsTest; readonly seed: number; readonly timeBudgetMs?: number }
   readonly notes: readonly string[]
 }
 
@@ -159,7 +172,7 @@ const valueOf = (r: RepetitionMetrics | undefined, m: ExperimentMetric) => (r &&
 
 const pct = (x: number) => `${x >= 0 ? '+' : ''}${(x * 100).toFixed(1)}%`
 
-type Arm = { id: string; combo: Combo; hash: string; reps: (RepetitionMetrics | undefined)[]; error?: string }
+type Arm = { id: string; combo: Combo; hash: string; reps: (RepetitionMetrics | undefined)[]; error?: string; launches?: MeasurementLaunch[]; warmed?: boolean }
 
 /** What the rounds measured so far: the analysis reads it after each round and at the end. */
 interface RoundsState {
@@ -173,6 +186,8 @@ interface RoundsState {
   readonly notes: readonly string[]
   readonly seconds: number
   readonly longestVisitMs: number
+  readonly roundSeconds: readonly number[]
+  readonly prepareSeconds?: number
   readonly settings: InterleavedSweepResult['settings']
 }
 
@@ -211,14 +226,34 @@ export async function runInterleavedSweep(o: InterleavedSweepOptions): Promise<I
   let partial = false
   // Each arm's last measurement, ms: its estimate for the budget (the first also paid a launch).
   const lastVisitMs = new Map<string, number>()
+  const launched = (a: Arm, l: MeasurementLaunch | undefined) => l && (a.launches ??= []).push(l)
+  const prelaunch = o.prelaunch !== false && o.backend.prepare !== undefined
+  let prepareSeconds: number | undefined
+  if (prelaunch) {
+    const t = now()
+    const prepared = await o.backend.prepare!(arms.map((a) => ({ combo: a.combo, repetitions: 1, warmups, ...(o.signal ? { signal: o.signal } : {}) })))
+    if (o.signal?.aborted) throw new KerneltuneError('CANCELLED', 'the sweep was cancelled')
+    arms.forEach((a, i) => {
+      const p = prepared[i]
+      launched(a, p?.launch)
+      a.warmed = p?.ok === true && p.warmed
+      if (!p || p.ok) return
+      if (a.id === 'baseline' || a.id === 'aa') throw new KerneltuneError('MEASUREMENT_FAILED', `the default settings could not be measured: ${p.error ?? 'its server did not start'}`)
+      // Failing to start is the combination's result, as on a visit: it takes no part in the rounds.
+      a.error = p.error ?? 'its server did not start'
+    })
+    prepareSeconds = (now() - t) / 1000
+  }
+  const roundSeconds: number[] = []
   let longestVisitMs = 0
   // Copies: the rounds go on after a partial result is handed out.
   const state = (): RoundsState => ({
-    arms: arms.map((a) => ({ ...a, reps: [...a.reps] })), rounds, order: order.map((r) => [...r]), partialRound: partial, budgetEnded: stopped, device, simulated, notes: [...notes],
-    seconds: (now() - started) / 1000, longestVisitMs,
-    settings: { rounds: maxRounds, minRounds, warmups, revisitWarmups, test, seed, ...(o.timeBudgetMs === undefined ? {} : { timeBudgetMs: o.timeBudgetMs }) },
+    arms: arms.map((a) => ({ ...a, reps: [...a.reps], ...(a.launches ? { launches: [...a.launches] } : {}) })), rounds, order: order.map((r) => [...r]), partialRound: partial, budgetEnded: stopped, device, simulated, notes: [...notes],
+    seconds: (now() - started) / 1000, longestVisitMs, roundSeconds: [...roundSeconds], ...(prepareSeconds === undefined ? {} : { prepareSeconds }),
+    settings: { rounds: maxRounds, minRounds, warmups, revisitWarmups, prelaunch, test, seed, ...(o.timeBudgetMs === undefined ? {} : { timeBudgetMs: o.timeBudgetMs }) },
   })
   for (let round = 0; round < maxRounds && !stopped; round++) {
+    const roundStart = now()
     const live = arms.filter((a) => !a.error)
     // Fisher–Yates on this round's arms.
     const shuffled = [...live]
@@ -248,7 +283,8 @@ export async function runInterleavedSweep(o: InterleavedSweepOptions): Promise<I
       const timer = deadline ? setTimeout(() => deadline.abort(), Math.max(0, o.timeBudgetMs! - (now() - started)) + longestVisitMs) : undefined
       const signal = deadline ? (o.signal ? AbortSignal.any([o.signal, deadline.signal]) : deadline.signal) : o.signal
       try {
-        const r = await o.backend.measure({ combo: arm.combo, repetitions: 1, warmups: round === 0 ? warmups : revisitWarmups, ...(signal ? { signal } : {}) })
+        const r = await o.backend.measure({ combo: arm.combo, repetitions: 1, warmups: round === 0 && !arm.warmed ? warmups : revisitWarmups, ...(signal ? { signal } : {}) })
+        launched(arm, r.launch)
         device = r.device
         simulated ||= r.simulated
         for (const n of r.notes ?? []) if (!/^(server argv|TTFT|TPOT|output tokens|prompt tokens):? /.test(n)) notes.add(n)
@@ -272,7 +308,10 @@ export async function runInterleavedSweep(o: InterleavedSweepOptions): Promise<I
         clearTimeout(timer)
       }
     }
-    if (order.length > round) rounds = round + 1
+    if (order.length > round) {
+      rounds = round + 1
+      roundSeconds.push((now() - roundStart) / 1000)
+    }
     if (o.onRound && !stopped && round + 1 < maxRounds) await o.onRound(await analyzeRounds(o, state(), 0))
   }
   return analyzeRounds(o, state(), o.aaResamples ?? 2000)
@@ -386,6 +425,9 @@ async function analyzeRounds(o: InterleavedSweepOptions, s: RoundsState, flips: 
     budgetEnded: s.budgetEnded,
     longestVisitMs: s.longestVisitMs,
     order: s.order,
+    roundSeconds: s.roundSeconds,
+    ...(s.prepareSeconds === undefined ? {} : { prepareSeconds: s.prepareSeconds }),
+    launches: Object.fromEntries(arms.filter((a) => a.launches?.length).map((a) => [a.id, a.launches!])),
     combos,
     aa,
     ...(winner ? { winner } : {}),

@@ -25,8 +25,14 @@ export interface LoadOptions {
   readonly workload: WorkloadSpec
   /** Measured requests. */
   readonly requests: number
-  /** Unmeasured requests sent first, one at a time. Default 1. */
+  /** Unmeasured requests sent first, `warmupConcurrency` at a time. Default 1. */
   readonly warmups?: number
+  /**
+   * Warm-up requests in flight at once. Default 1 (one at a time). A server measured at N in
+   * flight is warmed best by waves of N, the batch shape it will decode: sent one at a time, a
+   * wave of 16 full-length requests costs 16 requests' time (issue 35: part of each first visit).
+   */
+  readonly warmupConcurrency?: number
   /** Closed loop: requests in flight. Open loop: the cap on requests in flight (default none). */
   readonly concurrency?: number
   /** Open loop: mean arrivals per second (Poisson). Absent: closed loop. */
@@ -58,6 +64,7 @@ function check(o: LoadOptions): void {
   if (o.concurrency !== undefined && (!Number.isInteger(o.concurrency) || o.concurrency < 1)) bad.push(`concurrency must be a positive integer, got ${o.concurrency}`)
   if (o.rate !== undefined && !(o.rate > 0)) bad.push(`rate must be above 0 requests/s, got ${o.rate}`)
   if (o.warmups !== undefined && (!Number.isInteger(o.warmups) || o.warmups < 0)) bad.push(`warmups must be a non-negative integer, got ${o.warmups}`)
+  if (o.warmupConcurrency !== undefined && (!Number.isInteger(o.warmupConcurrency) || o.warmupConcurrency < 1)) bad.push(`warmupConcurrency must be a positive integer, got ${o.warmupConcurrency}`)
   if (!/^https?:\/\//.test(o.baseUrl)) bad.push(`baseUrl must be an http(s) URL, got ${o.baseUrl}`)
   if (bad.length) throw new KerneltuneError('INVALID_INPUT', `load options: ${bad.join('; ')}`)
   parseWith(WorkloadSpecSchema, o.workload, 'load workload')
@@ -87,9 +94,12 @@ export async function runLoad(o: LoadOptions): Promise<LoadResult> {
       ...(o.signal ? { signal: o.signal } : {}),
       ...(o.fetch ? { fetch: o.fetch } : {}),
     })
-  for (let w = 0; w < (o.warmups ?? 1); w++) {
-    const r = await send(-1 - w)
-    if (!r.ok) throw new KerneltuneError('MEASUREMENT_FAILED', `the warm-up request to ${o.baseUrl} failed: ${r.error}; check that the server is up and speaks the OpenAI ${api} API`)
+  const warmups = o.warmups ?? 1
+  const wave = o.warmupConcurrency ?? 1
+  for (let w = 0; w < warmups; w += wave) {
+    const sent = Array.from({ length: Math.min(wave, warmups - w) }, (_, i) => send(-1 - w - i))
+    const failed = (await Promise.all(sent)).find((x) => !x.ok)
+    if (failed) throw new KerneltuneError('MEASUREMENT_FAILED', `the warm-up request to ${o.baseUrl} failed: ${failed.error}; check that the server is up and speaks the OpenAI ${api} API`)
   }
   await o.afterWarmup?.()
   const records: RequestRecord[] = new Array(o.requests)

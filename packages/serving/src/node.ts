@@ -12,9 +12,9 @@
  * await s.stop()
  * ```
  */
-export { errorLines, freePort, launchServer, processAlive, type LaunchedServer, type LaunchSpec } from './adapters/launcher.node.ts'
+export { errorLines, freePort, launchServer, MODEL_LOADED_LINE, processAlive, type LaunchedServer, type LaunchPhases, type LaunchSpec } from './adapters/launcher.node.ts'
 export { BUILD_HINT, findLlamaServer, LLAMA_SERVER_ENV, llamaServerCacheRoot, requireLlamaServer, type FoundBinary } from './adapters/llama-server-binary.node.ts'
-export { cpuDevice, deviceFromNvidiaSmi, loadServer, machineDevice, openServer, runServingSession, type LevelResult, type LoadLevel, type LoadServerOptions, type OpenOptions, type OpenServer, type ServerInfo, type ServerTarget, type SessionOptions, type SessionResult } from './adapters/serving-session.node.ts'
-export { createServerPool, type PoolStats, type ServerPool, type ServerPoolOptions } from './adapters/server-pool.node.ts'
+export { cpuDevice, deviceFromNvidiaSmi, loadServer, machineDevice, openServer, runServingSession, warmServer, type LevelResult, type LoadLevel, type LoadServerOptions, type OpenOptions, type OpenServer, type ServerInfo, type ServerTarget, type SessionOptions, type SessionResult } from './adapters/serving-session.node.ts'
+export { createServerPool, type LaunchReason, type PoolLaunch, type PoolStats, type Prelaunched, type PrelaunchOptions, type ServerPool, type ServerPoolOptions } from './adapters/server-pool.node.ts'
 export { serverCapacity, type CapacityFigures, type ServerCapacityOptions } from './adapters/capacity.node.ts'
 export { startInstantServer, type InstantServer, type InstantServerOptions } from './adapters/instant-server.node.ts'

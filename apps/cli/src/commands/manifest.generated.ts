@@ -1595,6 +1595,16 @@ export const COMMAND_MANIFEST: readonly CommandMeta[] = [
         "min": 0
       },
       {
+        "name": "prelaunch",
+        "type": "string",
+        "description": "Server, interleaved: on starts every arm's llama-server before round 1 (several at a time on a GPU machine, one at a time on a CPU) and warms each with one wave of the measured load, so round 1 measures as later rounds do. off launches each on its first visit with one-at-a-time warm-up requests (the behaviour before it, for comparison).",
+        "choices": [
+          "on",
+          "off"
+        ],
+        "default": "on"
+      },
+      {
         "name": "slo",
         "type": "string",
         "description": "Latency objectives, NAME=MS comma-separated: any of TTFT, TPOT, ITL, E2E at mean, p50, p90, p95, p99 (ttft_mean_ms .. e2e_p99_ms), e.g. ttft_p99_ms=500,tpot_p99_ms=50. A candidate that misses one is infeasible.",
@@ -1663,7 +1673,7 @@ export const COMMAND_MANIFEST: readonly CommandMeta[] = [
       "kerneltune sweep --gguf m.gguf --quick --space '{\"threads\":[\"1\",\"2\"],\"cache_type_k\":[\"f16\",\"q8_0\"]}'",
       "kerneltune sweep --resume RUN_ID"
     ],
-    "jsonOutput": "Both carry runId: the stored run (kerneltune run show RUN_ID, the dashboard's History). With --backend server or --design interleaved: { ok, runId, engine, backend, design: \"interleaved\", device, rounds, partialRound, order, metric, baseline, combos: [{ combo, reps, error?, stats, comparison, paired: { decodeTps?, prefillTps?, ttftMs? } }], aa: { comparison, declaredWinner, falseWinnerRate, resamples, reps }, winner | null, verdict, recommendedArgv, load: { concurrency, requests, promptTokens, outputTokens }, settings, seconds, budgetEnded, longestVisitMs, budget?: { seconds, startedAt, ended, endedIn: rounds | capacity | null, rounds: { untilS, endedAtS, ended, measured, planned, partialRound, longestVisitS }, capacity: { untilS, searches: [{ candidate, untilS, endedAtS, ended, measurements, longestMeasurementS }] } | null, longestMeasurementS, elapsedS, note } (with --time-budget), ... }; --out FILE gets the same document, and after every round and capacity search the result so far with partial: true, phase: rounds | capacity. Otherwise: { ok, runId, engine: \"llamacpp\", measured: true, simulated: false, device, model: { path, bytes }, mode, space, catalog: { version, hash }, pruned: [{ combo, rule }], workload: { promptTokens, genTokens }, settings: { warmups, minReps, maxReps, earlyStop, noiseFloor }, metric, baseline: { combo, hash, reps, stats }, combos: [{ combo, hash, reps, stoppedEarly?, error?, stats, comparison: { decodeTps?, prefillTps?, ttftMs? }, gate }], gate: GateResult, winner: { combo, hash, reps, stats, comparison, gate, llamaServerArgv } | null, verdict, recommendedArgv, notes, seconds }. Interrupted: { ok: false, error: { code: \"CANCELLED\", message, details: { runId, resume: \"kerneltune sweep --resume RUN_ID\", interrupted: true } } }",
+    "jsonOutput": "Both carry runId: the stored run (kerneltune run show RUN_ID, the dashboard's History). With --backend server or --design interleaved: { ok, runId, engine, backend, design: \"interleaved\", device, rounds, partialRound, order, roundSeconds, prepareSeconds?, launches: { [arm]: [{ reason, ok, error?, phases: { spawnedAt, setupMs, listeningMs?, modelLoadedMs?, readyMs?, warmupStartMs?, warmupEndMs?, warmupRequests? } }] }, metric, baseline, combos: [{ combo, reps, error?, stats, comparison, paired: { decodeTps?, prefillTps?, ttftMs? } }], aa: { comparison, declaredWinner, falseWinnerRate, resamples, reps }, winner | null, verdict, recommendedArgv, load: { concurrency, requests, promptTokens, outputTokens }, settings, seconds, budgetEnded, longestVisitMs, budget?: { seconds, startedAt, ended, endedIn: rounds | capacity | null, rounds: { untilS, endedAtS, ended, measured, planned, partialRound, longestVisitS }, capacity: { untilS, searches: [{ candidate, untilS, endedAtS, ended, measurements, longestMeasurementS }] } | null, longestMeasurementS, elapsedS, note } (with --time-budget), ... }; --out FILE gets the same document, and after every round and capacity search the result so far with partial: true, phase: rounds | capacity. Otherwise: { ok, runId, engine: \"llamacpp\", measured: true, simulated: false, device, model: { path, bytes }, mode, space, catalog: { version, hash }, pruned: [{ combo, rule }], workload: { promptTokens, genTokens }, settings: { warmups, minReps, maxReps, earlyStop, noiseFloor }, metric, baseline: { combo, hash, reps, stats }, combos: [{ combo, hash, reps, stoppedEarly?, error?, stats, comparison: { decodeTps?, prefillTps?, ttftMs? }, gate }], gate: GateResult, winner: { combo, hash, reps, stats, comparison, gate, llamaServerArgv } | null, verdict, recommendedArgv, notes, seconds }. Interrupted: { ok: false, error: { code: \"CANCELLED\", message, details: { runId, resume: \"kerneltune sweep --resume RUN_ID\", interrupted: true } } }",
     "runs": true
   },
   {

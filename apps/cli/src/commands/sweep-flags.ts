@@ -32,6 +32,7 @@ export const SWEEP_FLAGS = [
   { name: 'concurrency', type: 'integer', description: 'Server: requests in flight (closed loop).', default: 4, min: 1, max: 1024 },
   { name: 'requests', type: 'integer', description: 'Server: measured requests per repetition.', default: 8, min: 1, max: 100000 },
   { name: 'seed', type: 'integer', description: 'Interleaved: seed of the round orders.', default: 1, min: 0 },
+  { name: 'prelaunch', type: 'string', description: 'Server, interleaved: on starts every arm\'s llama-server before round 1 (several at a time on a GPU machine, one at a time on a CPU) and warms each with one wave of the measured load, so round 1 measures as later rounds do. off launches each on its first visit with one-at-a-time warm-up requests (the behaviour before it, for comparison).', choices: ['on', 'off'], default: 'on' },
   ...OBJECTIVE_FLAGS,
   { name: 'capacity', type: 'boolean', description: 'Server, with --slo: after the sweep, search the capacity of the defaults and of the winner under the objectives (bench capacity\'s search, at most 16 measurements each).' },
   { name: 'capacity-by', type: 'string', description: 'What --capacity searches: rate (open loop, Poisson arrivals, req/s) or concurrency (closed loop).', choices: ['rate', 'concurrency'], default: 'rate' },

@@ -89,7 +89,7 @@ export async function runServerOrInterleaved(ctx: CommandContext<typeof SWEEP_FL
     r = await executeServerSweep(ctx.io, {
       store: i.store, hardware: i.hardware, modelPath: i.modelPath, modelBytes: i.modelBytes, plan, design, ...load,
       rounds, ...deadline, ...(onRound ? { onRound } : {}), warmups: f.warmup ?? 1, seed: f.seed ?? 1, test, gate, metric, epsilon, margin,
-      ...(collector ? { onSession: collector.onSession } : {}), session: i.session, ...(objectives ? { objectives } : {}),
+      ...(collector ? { onSession: collector.onSession } : {}), session: i.session, ...(objectives ? { objectives } : {}), prelaunch: f.prelaunch !== 'off',
     })
   } else {
     const backend = llamacppBackend({ modelPath: i.modelPath, gpu: f.gpu === 'off' || f.gpu === undefined ? false : f.gpu, promptTokens, genTokens: outputTokens })

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest'
 import type { Combo, MeasurementBackend } from '@kerneltune/core'
 import { llamacppEngine, withoutDefaults } from '@kerneltune/engines-llamacpp'
 import { runInterleavedSweep } from '@kerneltune/experiment'
-import { renderInterleaved } from './sweep-server.ts'
+import { parallelLaunches, renderInterleaved, roundTiming } from './sweep-server.ts'
 
 /**
  * A simulated backend with known truth (threads=1 is 10% faster) and ±2% seeded noise, so the
@@ -65,5 +65,19 @@ describe('renderInterleaved', () => {
     expect(out).toMatch(/p-values: .*; .* \(each row says which\)/)
     expect(out).toMatch(/ resampled 10,000 /)
     expect(out).toMatch(/ exact 2\^\d+ /)
+  })
+})
+
+describe('the pre-launch of a server sweep (issue 35)', () => {
+  it('should launch one server at a time on a CPU and, on a GPU, as many as the host cores within the kept servers', () => {
+    expect(parallelLaunches(8, 'cpu', 16)).toBe(1)
+    expect(parallelLaunches(8, 'gpu', 16)).toBe(8)
+    expect(parallelLaunches(8, 'gpu', 4)).toBe(4)
+  })
+
+  it('should say where the time went: the pre-launch, round 1 and the median later round', () => {
+    expect(roundTiming({ roundSeconds: [3, 2, 4, 2.5], prepareSeconds: 6 }, 1)).toBe('time: servers pre-launched 1 at a time in 6.0 s; round 1 3.0 s, later rounds median 2.5 s (round 1 / median 1.20, with the pre-launch 3.60)')
+    expect(roundTiming({ roundSeconds: [9, 3] })).toBe('time: no pre-launch; round 1 9.0 s, later rounds median 3.0 s (round 1 / median 3.00)')
+    expect(roundTiming({ roundSeconds: [] })).toBeUndefined()
   })
 })

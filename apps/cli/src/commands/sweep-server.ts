@@ -11,7 +11,7 @@
  * recently used is stopped and relaunched on its next visit, which with a random order per round
  * means most visits relaunch — the sweep then says so.
  */
-import { freemem } from 'node:os'
+import { availableParallelism, freemem } from 'node:os'
 import type { Combo, HardwareSpec } from '@kerneltune/core'
 import type { Objectives } from '@kerneltune/serving'
 import type { Store } from '@kerneltune/store'
@@ -62,6 +62,23 @@ export interface ServerSweepOptions {
   readonly session: SweepSession
   /** --slo/--objective, stored with the run (its summary judges every combination by them). */
   readonly objectives?: Objectives
+  /** Start every kept arm's server before round 1 (parallelLaunches at a time) and warm it; default true. False: launch on first visit, warm-ups one at a time. */
+  readonly prelaunch?: boolean
+}
+
+/**
+ * Launches at once before round 1. On a CPU one: every llama-server computes on the same cores
+ * (the defaults' threads fill all of them), and on a 2-core machine two servers launching or
+ * warming together each took 2-4 times as long as alone, spinning on each other's barriers
+ * (bench/results/launch-cost.json, issue 35), so overlapping them gains nothing there. On a GPU as
+ * many as there are host cores, within the servers memory keeps: a launch there is mostly device
+ * set-up and weight upload. Not yet measured on a GPU: llama.cpp fits unset settings (layers,
+ * context) to the device memory free at its start (-fit, on by default: common/common.cpp
+ * 1295-1327), so where memory is tight, servers starting together may each see memory the others
+ * are about to take.
+ */
+export function parallelLaunches(kept: number, kind: HardwareSpec['kind'], cores = availableParallelism()): number {
+  return kind === 'cpu' ? 1 : Math.max(1, Math.min(kept, cores))
 }
 
 /**
@@ -74,11 +91,18 @@ export function keptServers(arms: number, modelBytes: number, free = freemem()):
   return Math.max(1, Math.min(arms, Math.floor((free / 2) / perServer)))
 }
 
-export function llamaServerBackend(io: Io, o: Pick<ServerSweepOptions, 'modelPath' | 'concurrency' | 'requests' | 'promptTokens' | 'outputTokens' | 'onSession'>, keep?: number): ServerBackend {
+export function llamaServerBackend(io: Io, o: Pick<ServerSweepOptions, 'modelPath' | 'concurrency' | 'requests' | 'promptTokens' | 'outputTokens' | 'onSession' | 'warmups'>, keep?: number, parallel?: number): ServerBackend {
+  const target = serverTarget(io, { gguf: o.modelPath })
   return serverBackend({
     ...(o.onSession ? { onSession: o.onSession } : {}),
-    ...(keep === undefined ? {} : { keepServers: { max: keep } }),
-    target: serverTarget(io, { gguf: o.modelPath }),
+    ...(keep === undefined ? {} : { keepServers: { max: keep, ...(parallel === undefined ? {} : { parallelLaunches: parallel }) } }),
+    // Without the pre-launch, the behaviour before issue 35 whole: warm-ups one request at a time.
+    ...(parallel === undefined ? { serialWarmups: true } : {}),
+    // Pre-launched servers are warmed by a wave of the measured load right after they are up, so
+    // llama-server's own warm-up (an empty decode run at load, on by default: common/common.cpp
+    // 1511-1546, --no-warmup in common/arg.cpp 1963-1969) would warm each twice; on a loaded
+    // 2-core CPU it took 1.2-1.5 s of a 2 s launch (issue 35).
+    target: parallel !== undefined && o.warmups > 0 && target.kind === 'engine' ? { ...target, extraArgs: [...(target.extraArgs ?? []), '--no-warmup'] } : target,
     load: { workload: { kind: 'synthetic', promptTokens: o.promptTokens, outputTokens: o.outputTokens }, requests: o.requests },
     level: { concurrency: o.concurrency },
     useRequestWorkload: false,
@@ -92,7 +116,8 @@ export async function executeServerSweep(io: Io, o: ServerSweepOptions): Promise
   const arms = o.plan.candidates.length + 2
   // Sequential never returns to a combination: keeping the current one's server spans its chunks of repetitions.
   const keep = o.design === 'sequential' ? 1 : keptServers(arms, o.modelBytes)
-  const backend = llamaServerBackend(io, o, keep)
+  const prelaunch = o.design === 'interleaved' && o.prelaunch !== false
+  const backend = llamaServerBackend(io, o, keep, prelaunch ? parallelLaunches(keep, o.hardware.kind) : undefined)
   // The server settings (parallel, cont_batching) need the serving translator for the winner's command line.
   const common = {
     store: o.store, modelPath: o.modelPath, hardware: o.hardware, plan: o.plan, backendName: 'server', backend, engine: llamacppServerEngine(), withoutDefaults: withoutServingDefaults,
@@ -118,6 +143,7 @@ export async function executeServerSweep(io: Io, o: ServerSweepOptions): Promise
         // Every arm's server stays up between visits, so later visits need no warm-up; servers the
         // memory bound stops are relaunched on their next visit, which then needs one.
         revisitWarmups: keep >= arms ? 0 : o.warmups,
+        prelaunch,
         // The defaults under a key of their own (cont_batching=on writes no flag): the A/A arm gets its own server, as every candidate does.
         aaCombo: { cont_batching: 'on' },
         rounds: o.rounds,
@@ -131,11 +157,21 @@ export async function executeServerSweep(io: Io, o: ServerSweepOptions): Promise
     })
     bar.done()
     const stats = backend.poolStats()
-    return stats ? { ...r, runId, notes: [...r.notes, `llama-server launches: ${stats.launches} for ${arms} arms over ${r.rounds} rounds (${stats.relaunches} after a server died, ${stats.evictions} stopped to stay within ${keep} kept servers)`] } : { ...r, runId }
+    const timing = roundTiming(r, prelaunch ? parallelLaunches(keep, o.hardware.kind) : undefined)
+    return stats ? { ...r, runId, notes: [...r.notes, `llama-server launches: ${stats.launches} for ${arms} arms over ${r.rounds} rounds (${stats.relaunches} after a server died, ${stats.evictions} stopped to stay within ${keep} kept servers)`, ...(timing ? [timing] : [])] } : { ...r, runId }
   } finally {
     // Every kept server stops here, whether the sweep finished, failed or was cancelled.
     await backend.close()
   }
+}
+
+/** Where a sweep's time went, in one line: the launches before round 1, round 1 and the later rounds. */
+export function roundTiming(r: Pick<InterleavedSweepResult, 'roundSeconds' | 'prepareSeconds'>, parallel?: number): string | undefined {
+  const [first, ...later] = r.roundSeconds
+  if (first === undefined) return undefined
+  const median = later.length ? [...later].sort((a, b) => a - b)[Math.floor((later.length - 1) / 2)]! : undefined
+  const pre = r.prepareSeconds === undefined ? 'no pre-launch' : `servers pre-launched ${parallel ?? 1} at a time in ${fmt(r.prepareSeconds, 1)} s`
+  return `time: ${pre}; round 1 ${fmt(first, 1)} s${median === undefined ? '' : `, later rounds median ${fmt(median, 1)} s (round 1 / median ${fmt(first / median, 2)}${r.prepareSeconds === undefined ? '' : `, with the pre-launch ${fmt((first + r.prepareSeconds) / median, 2)}`})`}`
 }
 
 const TEST_LABEL: Record<RoundsTest, string> = {

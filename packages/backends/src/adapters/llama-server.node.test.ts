@@ -107,6 +107,30 @@ describe.skipIf(skip)('llama-server (real binary)', () => {
     expect(r.notes).toContainEqual(expect.stringMatching(/^output tokens: (\d+) in the responses' usage vs \1 counted/))
   }, 300_000)
 
+  it('should record every phase of a real llama-server launch, in order, and pre-launch each arm once (issue 35)', async () => {
+    const engine = llamacppServerEngine({ binary: binary() })
+    const backend = serverBackend({ target: { kind: 'engine', engine, binary: binary(), model, extraArgs: ['--no-warmup'] }, load: { workload: { kind: 'synthetic', promptTokens: 8, outputTokens: 2 }, requests: 2 }, level: { concurrency: 2 }, useRequestWorkload: false, keepServers: { parallelLaunches: 2 } })
+    try {
+      const prepared = await backend.prepare!([{ combo: { threads: '1' }, repetitions: 1, warmups: 1 }, { combo: { threads: '1', parallel: '2' }, repetitions: 1, warmups: 1 }])
+      expect(prepared.map((p) => p.ok)).toEqual([true, true])
+      for (const p of prepared) {
+        expect(p.warmed).toBe(true)
+        const ph = p.launch!.phases as Record<string, number>
+        for (const k of ['setupMs', 'listeningMs', 'modelLoadedMs', 'readyMs', 'warmupStartMs', 'warmupEndMs']) expect(typeof ph[k]).toBe('number')
+        expect(ph.listeningMs).toBeLessThanOrEqual(ph.readyMs!)
+        expect(ph.modelLoadedMs).toBeLessThanOrEqual(ph.readyMs!)
+        expect(ph.readyMs).toBeLessThanOrEqual(ph.warmupStartMs!)
+        expect(ph.warmupStartMs).toBeLessThanOrEqual(ph.warmupEndMs!)
+      }
+      // A measurement of a pre-launched arm launches nothing.
+      const r = await backend.measure({ combo: { threads: '1' }, repetitions: 1, warmups: 0 })
+      expect(r.launch).toBeUndefined()
+      expect(backend.launches()!.map((l) => l.reason)).toEqual(['pre-launch', 'pre-launch'])
+    } finally {
+      await backend.close()
+    }
+  }, 300_000)
+
   it('should measure a running server by --endpoint and launch one from a command template', async () => {
     const s = await launchServer({ argv: [binary(), '-m', model, '--port', '{port}', '--metrics'] })
     try {

@@ -25,7 +25,9 @@ const fakeEngine: EnginePlugin = {
   translate: (combo, ctx) =>
     combo.delay === 'bad'
       ? { ok: false, engine: 'fake', version: '1', dimension: 'delay', value: 'bad', reason: 'no such delay' }
-      : { ok: true, engine: 'fake', version: '1', argv: ['fake', '--import', TSX, '--conditions=@kerneltune/source', MAIN, '--port', String(ctx?.options?.port), '--token-delay-ms', combo.delay ?? '0'], env: {}, files: {}, notes: [] },
+      : combo.delay === 'crash'
+        ? { ok: true, engine: 'fake', version: '1', argv: ['fake', '-e', "console.error('error: cannot open the model'); process.exit(3)"], env: {}, files: {}, notes: [] }
+        : { ok: true, engine: 'fake', version: '1', argv: ['fake', '--import', TSX, '--conditions=@kerneltune/source', MAIN, '--port', String(ctx?.options?.port), '--token-delay-ms', combo.delay ?? '0'], env: {}, files: {}, notes: [] },
 }
 
 describe('serverBackend', () => {
@@ -110,5 +112,72 @@ describe('serverBackend', () => {
       await backend.close()
     }
     expect(backend.poolStats()!.running).toBe(0)
+  }, 60_000)
+
+  it('should pre-launch and warm every arm once before round 1, so that no round launches or warms a server', async () => {
+    const sessions: string[] = []
+    const backend = serverBackend({ target: { kind: 'engine', engine: fakeEngine, binary: NODE, model: 'none' }, load: { workload, requests: 2 }, level: { concurrency: 2 }, keepServers: { parallelLaunches: 2 }, onSession: (x) => sessions.push(x.server.baseUrl) })
+    try {
+      const r = await runInterleavedSweep({ backend, candidates: [{ combo: { delay: '1' } }, { combo: { delay: '2' } }], aaCombo: { delay: '0' }, rounds: 3, warmups: 1, revisitWarmups: 0, engine: fakeEngine, withoutDefaults: (c) => c })
+      expect(r.settings.prelaunch).toBe(true)
+      expect(r.prepareSeconds).toBeGreaterThan(0)
+      expect(r.roundSeconds.length).toBe(3)
+      // Four arms, one launch each, all before round 1: the rounds launched nothing.
+      const launches = backend.launches()!
+      expect(launches.map((l) => l.reason)).toEqual(['pre-launch', 'pre-launch', 'pre-launch', 'pre-launch'])
+      expect(backend.poolStats()).toMatchObject({ launches: 4, relaunches: 0, evictions: 0, running: 4 })
+      expect(Object.keys(r.launches).sort()).toEqual(['aa', 'baseline', ...r.combos.map((c) => c.hash)].sort())
+      for (const arm of Object.values(r.launches)) {
+        expect(arm.length).toBe(1)
+        const p = arm[0]!.phases as Record<string, number>
+        // Every phase present, in order; the warm-up was one wave of the measured concurrency.
+        for (const k of ['setupMs', 'listeningMs', 'readyMs', 'warmupStartMs', 'warmupEndMs']) expect(typeof p[k]).toBe('number')
+        expect(p.listeningMs).toBeLessThanOrEqual(p.readyMs!)
+        expect(p.readyMs).toBeLessThanOrEqual(p.warmupStartMs!)
+        expect(p.warmupStartMs).toBeLessThanOrEqual(p.warmupEndMs!)
+        expect(p.warmupRequests).toBe(2)
+      }
+      // No visit warmed again: each server answered its 2 warm-up requests and 2 measured per round, 4 tokens each.
+      const urls = [...new Set(sessions)]
+      expect(urls.length).toBe(4)
+      for (const url of urls) expect(Number(/llamacpp:tokens_predicted_total (\d+)/.exec(await (await fetch(`${url}/metrics`)).text())![1])).toBe((2 + 2 * 3) * 4)
+    } finally {
+      await backend.close()
+    }
+  }, 60_000)
+
+  it('should record a failed pre-launch as that arm\'s failure and measure the others', async () => {
+    const backend = serverBackend({ target: { kind: 'engine', engine: fakeEngine, binary: NODE, model: 'none' }, load: { workload, requests: 2 }, level: { concurrency: 2 }, keepServers: { parallelLaunches: 2 } })
+    try {
+      const r = await runInterleavedSweep({ backend, candidates: [{ combo: { delay: 'crash' } }, { combo: { delay: '1' } }], aaCombo: { delay: '0' }, rounds: 2, warmups: 1, revisitWarmups: 0, engine: fakeEngine, withoutDefaults: (c) => c })
+      const crashed = r.combos.find((c) => c.combo.delay === 'crash')!
+      expect(crashed.error).toMatch(/exited \(code 3\) before it was ready: error: cannot open the model/)
+      expect(crashed.reps.length).toBe(0)
+      // It took no part in the rounds, and was not launched again.
+      expect(r.order.every((round) => !round.includes(crashed.hash))).toBe(true)
+      const failed = backend.launches()!.filter((l) => !l.ok)
+      expect(failed.length).toBe(1)
+      expect(failed[0]!.reason).toBe('pre-launch')
+      expect(typeof failed[0]!.phases?.setupMs).toBe('number')
+      expect(r.launches[crashed.hash]![0]).toMatchObject({ ok: false, reason: 'pre-launch' })
+      expect(r.combos.find((c) => c.combo.delay === '1')!.reps.length).toBe(2)
+      // A session for it afterwards throws the pre-launch's failure instead of launching again.
+      await expect(backend.measure({ combo: { delay: 'crash' }, repetitions: 1, warmups: 0 })).rejects.toThrow(/failed to start before the first round/)
+      expect(backend.launches()!.length).toBe(4)
+    } finally {
+      await backend.close()
+    }
+  }, 60_000)
+
+  it('should launch each arm on its first visit, warm-ups one at a time, with the pre-launch off (the behaviour before it)', async () => {
+    const backend = serverBackend({ target: { kind: 'engine', engine: fakeEngine, binary: NODE, model: 'none' }, load: { workload, requests: 2 }, level: { concurrency: 2 }, keepServers: true, serialWarmups: true })
+    try {
+      const r = await runInterleavedSweep({ backend, candidates: [{ combo: { delay: '1' } }], aaCombo: { delay: '0' }, rounds: 2, warmups: 1, revisitWarmups: 0, prelaunch: false, engine: fakeEngine, withoutDefaults: (c) => c })
+      expect(r.prepareSeconds).toBeUndefined()
+      expect(backend.launches()!.map((l) => l.reason)).toEqual(['first visit', 'first visit', 'first visit'])
+      for (const arm of Object.values(r.launches)) expect(arm.map((l) => l.reason)).toEqual(['first visit'])
+    } finally {
+      await backend.close()
+    }
   }, 60_000)
 })

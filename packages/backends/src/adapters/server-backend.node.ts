@@ -17,9 +17,9 @@
  * ```
  */
 import { existsSync } from 'node:fs'
-import type { MeasurementBackend, MeasurementRequest, MeasurementResult, RepetitionMetrics, ServedRequest } from '@kerneltune/core'
+import type { MeasurementBackend, MeasurementLaunch, MeasurementRequest, MeasurementResult, PreparedMeasurement, RepetitionMetrics, ServedRequest } from '@kerneltune/core'
 import type { LoadResult } from '@kerneltune/serving'
-import { createServerPool, runServingSession, type LoadLevel, type PoolStats, type ServerTarget, type SessionOptions, type SessionResult } from '@kerneltune/serving/node'
+import { createServerPool, runServingSession, type LaunchPhases, type LoadLevel, type PoolLaunch, type PoolStats, type ServerTarget, type SessionOptions, type SessionResult } from '@kerneltune/serving/node'
 
 export const SERVER_BACKEND = 'server'
 
@@ -38,6 +38,8 @@ export interface ServerBackendOptions {
   readonly useRequestWorkload?: boolean
   /** Measured requests per repetition when the workload sets the concurrency: this many per concurrent stream. Default 4. */
   readonly requestsPerStream?: number
+  /** Send warm-up requests one at a time (as before issue 35, for comparison) instead of in waves of the level's concurrency. Default false. */
+  readonly serialWarmups?: boolean
   /** Receives every session, for callers that want the full serving metrics. */
   readonly onSession?: (session: SessionResult, request: MeasurementRequest) => void
   /**
@@ -47,7 +49,14 @@ export interface ServerBackendOptions {
    * then warm-up + load on a running server instead of a launch. Call close() when done. Default
    * false: a server per measure() call.
    */
-  readonly keepServers?: boolean | { readonly max?: number }
+  readonly keepServers?: boolean | {
+    readonly max?: number
+    /**
+     * prepare() launches the servers this many at a time (bounded by `max`). Default 1. Absent
+     * keepServers there is no prepare(): a server per measurement has nothing to launch ahead.
+     */
+    readonly parallelLaunches?: number
+  }
 }
 
 export interface ServerBackend extends MeasurementBackend {
@@ -55,7 +64,12 @@ export interface ServerBackend extends MeasurementBackend {
   close(): Promise<void>
   /** Launch counts of the kept servers (keepServers), else undefined. */
   poolStats(): PoolStats | undefined
+  /** Every launch of a kept server with its phases (keepServers), else undefined. */
+  launches(): readonly PoolLaunch[] | undefined
 }
+
+const launchOf = (phases: LaunchPhases | undefined, reason: string, error?: string): MeasurementLaunch | undefined =>
+  phases || error ? { reason, ok: error === undefined, ...(error === undefined ? {} : { error }), ...(phases ? { phases: { ...phases } } : {}) } : undefined
 
 const finite = (x: number) => Number.isFinite(x)
 
@@ -104,7 +118,28 @@ export function serverBackend(o: ServerBackendOptions): ServerBackend {
   const pool = keep
     ? createServerPool({ target: o.target, ...(keep.max === undefined ? {} : { max: keep.max }), ...(o.readyTimeoutMs === undefined ? {} : { readyTimeoutMs: o.readyTimeoutMs }), ...(o.device === undefined ? {} : { device: o.device }) })
     : undefined
+  // A warm-up is one wave of requests (one per concurrent stream), sent together as the
+  // measurement will send them; 0 means none, for a kept server that is already warm.
+  const warmRequestsOf = (request: MeasurementRequest, level: LoadLevel) => Math.max(0, request.warmups) * Math.max(1, level.concurrency ?? 1)
+  const prepare = pool
+    ? async (requests: readonly MeasurementRequest[]): Promise<readonly PreparedMeasurement[]> => {
+        if (requests.length === 0) return []
+        const first = requests[0]!
+        const { level, load } = loadFor(first)
+        const signal = first.signal
+        const out = await pool.prelaunch(requests.map((r) => r.combo), {
+          parallel: keep!.parallelLaunches ?? 1,
+          warm: { load, level, requests: warmRequestsOf(first, level) },
+          ...(signal ? { signal } : {}),
+        })
+        return out.map((p) => {
+          const launch = launchOf(p.phases, 'pre-launch', p.error)
+          return { ok: p.ok, warmed: p.warmed, ...(p.error === undefined ? {} : { error: p.error }), ...(launch ? { launch } : {}) }
+        })
+      }
+    : undefined
   return {
+    ...(prepare ? { prepare } : {}),
     name: o.name ?? SERVER_BACKEND,
     kind: 'measurement-backend',
     apiVersion: 1,
@@ -116,12 +151,11 @@ export function serverBackend(o: ServerBackendOptions): ServerBackend {
     },
     async measure(request: MeasurementRequest): Promise<MeasurementResult> {
       const { level, load } = loadFor(request)
-      // A warm-up is one wave of requests (one per concurrent stream); 0 means none, for a kept
-      // server that is already warm (an interleaved sweep's later visits).
-      const warmRequests = Math.max(0, request.warmups) * Math.max(1, level.concurrency ?? 1)
+      const warmRequests = warmRequestsOf(request, level)
       let done = 0
       const common = {
         load: { ...load, warmups: warmRequests },
+        warmupConcurrency: o.serialWarmups ? 1 : Math.max(1, level.concurrency ?? 1),
         levels: [level],
         runs: request.repetitions,
         ...(request.signal ? { signal: request.signal } : {}),
@@ -143,7 +177,9 @@ export function serverBackend(o: ServerBackendOptions): ServerBackend {
         throw new Error(`every request of a load run failed: ${why}`)
       }
       const last = session.levels[session.levels.length - 1]!
+      const launch = launchOf(session.launch, session.launchReason ?? 'measurement')
       return {
+        ...(launch ? { launch } : {}),
         backend: o.name ?? SERVER_BACKEND,
         simulated: false,
         device: session.device,
@@ -160,5 +196,6 @@ export function serverBackend(o: ServerBackendOptions): ServerBackend {
     },
     close: async () => pool?.close(),
     poolStats: () => pool?.stats(),
+    launches: () => pool?.launches(),
   }
 }

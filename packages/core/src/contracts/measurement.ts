@@ -72,6 +72,30 @@ export interface MeasurementResult {
   readonly notes?: readonly string[]
   /** Which registry kernels were selected (and used or not) and which were excluded, and why. */
   readonly registryKernels?: readonly RegistryKernelUse[]
+  /** The launch this measurement paid (a server started for it), with its phases; absent when it ran on one already up. */
+  readonly launch?: MeasurementLaunch
+}
+
+/**
+ * One launch of what measurements run on (a server process): why, whether it came up, and where
+ * its time went (`phases`: named marks in ms since the spawn, e.g. listeningMs, modelLoadedMs,
+ * readyMs, warmupEndMs; `spawnedAt` the wall clock).
+ */
+export interface MeasurementLaunch {
+  readonly reason: string
+  readonly ok: boolean
+  readonly error?: string
+  readonly phases?: Readonly<Record<string, number | string>>
+}
+
+/** What a backend's prepare() made of one combination. */
+export interface PreparedMeasurement {
+  readonly ok: boolean
+  /** Why it cannot be measured (it failed to start): the combination's failure. */
+  readonly error?: string
+  /** Launched and warmed up: its first measurement needs no warm-up. */
+  readonly warmed: boolean
+  readonly launch?: MeasurementLaunch
 }
 
 /**
@@ -114,4 +138,11 @@ export interface MeasurementBackend extends PluginBase<'measurement-backend'> {
   /** Whether this backend can run here (a device exists, a binary loads). */
   available?(): MaybePromise<{ ok: boolean; reason?: string }>
   measure(request: MeasurementRequest): Promise<MeasurementResult>
+  /**
+   * Brings up what measuring these combinations needs (a server each) before any is measured, in
+   * parallel where it can, and warms it up, so that a design that revisits combinations (the
+   * interleaved sweep) pays its launches before its first round rather than inside it. Optional;
+   * one result per request, in order; a failure is returned, not thrown.
+   */
+  prepare?(requests: readonly MeasurementRequest[]): Promise<readonly PreparedMeasurement[]>
 }

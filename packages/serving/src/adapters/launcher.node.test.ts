@@ -2,11 +2,13 @@ import { spawn } from 'node:child_process'
 import { existsSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import { describe, expect, it } from 'vitest'
-import { errorLines, launchServer, processAlive } from './launcher.node.ts'
+import { errorLines, launchServer, MODEL_LOADED_LINE, processAlive } from './launcher.node.ts'
 
 // Small servers written as `node -e` one-liners, so the tests need nothing but Node.
 const HTTP_OK = `require('http').createServer((q, s) => s.end('ok')).listen(Number(process.argv[1]), '127.0.0.1', () => console.log('listening'))`
 const NEVER_READY = `require('http').createServer((q, s) => { s.statusCode = 503; s.end('loading') }).listen(Number(process.argv[1]), '127.0.0.1')`
+// Shaped like llama-server's start: HTTP first (503 while "loading"), then ready, then its line.
+const LOADS = `let ready = false; require('http').createServer((q, s) => { s.statusCode = ready ? 200 : 503; s.end() }).listen(Number(process.argv[1]), '127.0.0.1', () => setTimeout(() => { ready = true; console.log('srv  llama_server: model loaded') }, 400))`
 const IGNORES_TERM = `process.on('SIGTERM', () => console.log('ignoring SIGTERM')); require('child_process').spawn('sleep', ['600'], { stdio: 'ignore' }); ${HTTP_OK}`
 // The test servers are Node programs, also when these tests run under Bun or Deno.
 const node = process.release?.name === 'node' && !('Deno' in globalThis) && !('Bun' in globalThis) ? process.execPath : 'node'
@@ -51,6 +53,43 @@ describe('launchServer', () => {
     expect(r.signal).toBe('SIGKILL')
     expect(s.output()).toContain('ignoring SIGTERM')
     expect(await gone(s.pid)).toBe(true)
+  })
+
+  it('should record the launch phases in order: listening (503 while loading), model loaded, ready, warm-up', async () => {
+    const s = await launchServer({ argv: [node, '-e', LOADS, '{port}'] })
+    try {
+      const p = s.phases()
+      expect(Number.isNaN(Date.parse(p.spawnedAt))).toBe(false)
+      expect(p.setupMs).toBeGreaterThanOrEqual(0)
+      // The server answered 503 for 400 ms before it was ready: listening is seen before the model is loaded.
+      expect(p.listeningMs).toBeGreaterThan(0)
+      expect(p.modelLoadedMs).toBeGreaterThan(p.listeningMs!)
+      expect(p.readyMs).toBeGreaterThanOrEqual(p.modelLoadedMs!)
+      const t = performance.now()
+      s.markWarmup(t, t + 50, 4)
+      s.markWarmup(t + 100, t + 200, 8)
+      const w = s.phases()
+      // The first warm-up is the one the launch paid; a later one does not replace it.
+      expect(w.warmupRequests).toBe(4)
+      expect(w.warmupStartMs).toBeGreaterThanOrEqual(w.readyMs!)
+      expect(w.warmupEndMs! - w.warmupStartMs!).toBeCloseTo(50, 0)
+    } finally {
+      await s.stop()
+    }
+  })
+
+  it('should recognize llama-server\'s model-loaded line, this version\'s and older ones', () => {
+    // server.cpp:485 (SRV_INF "model loaded"), as printed with llama.cpp's log prefix; older servers: main's LOG_INF.
+    expect(MODEL_LOADED_LINE.test('0.00.494.640 I srv  llama_server: model loaded')).toBe(true)
+    expect(MODEL_LOADED_LINE.test('main: model loaded')).toBe(true)
+    expect(MODEL_LOADED_LINE.test("srv    load_model: loading model 'm.gguf'")).toBe(false)
+  })
+
+  it('should report the phases a failed launch reached', async () => {
+    const err = await launchServer({ argv: [node, '-e', NEVER_READY, '{port}'], readyTimeoutMs: 1000 }).catch((e: Error & { details?: { phases?: { listeningMs?: number; readyMs?: number } } }) => e)
+    const phases = (err as { details?: { phases?: { listeningMs?: number; readyMs?: number } } }).details?.phases
+    expect(phases?.listeningMs).toBeGreaterThanOrEqual(0)
+    expect(phases?.readyMs).toBeUndefined()
   })
 
   it('should fill {port} in a shell command template', async () => {

@@ -11,6 +11,8 @@
  *   kerneltune is SIGKILLed, so a tiny shell watchdog holds a pipe from us and kills the group
  *   when that pipe closes (which the kernel does for any death of ours), and where util-linux's
  *   setpriv exists the server also gets PR_SET_PDEATHSIG=SIGKILL.
+ * - Every launch records its phases (LaunchPhases): what a launch costs, and where, is what an
+ *   interleaved sweep's first round pays (issue 35).
  */
 import { spawn, type ChildProcess } from 'node:child_process'
 import { existsSync } from 'node:fs'
@@ -43,6 +45,43 @@ export interface LaunchSpec {
   readonly onLine?: (line: string) => void
   /** Also ask the kernel to SIGKILL the server when we die (setpriv --pdeathsig), where setpriv exists. Default true; the watchdog works either way. */
   readonly pdeathsig?: boolean
+  /** The server's own output line that says its model is loaded (the modelLoadedMs phase). Default llama-server's (MODEL_LOADED_LINE). */
+  readonly modelLoadedLine?: RegExp
+}
+
+/**
+ * llama-server's line once its model is loaded: `SRV_INF("%s", "model loaded\n")` in main, printed
+ * as `srv  llama_server: model loaded` (llama.cpp tools/server/server.cpp:485 in the copy
+ * node-llama-cpp 3.x bundles), right after it marks itself ready (`ctx_http.is_ready.store(true)`,
+ * server.cpp:483: /health answers 200 from then on, 503 "Loading model" before,
+ * server-http.cpp:308-320). Older servers print `main: model loaded`; both end the same way.
+ */
+export const MODEL_LOADED_LINE = /:\s*model loaded\s*$/
+
+/**
+ * Where a launch's time went, in ms since the process was spawned (setupMs: before it). A phase
+ * the server never reached is absent. Warm-up is the requests sent before its first measurement
+ * (recorded by whoever sends them, markWarmup).
+ */
+export interface LaunchPhases {
+  /** Wall clock when the process was spawned (ISO). */
+  readonly spawnedAt: string
+  /** Before the spawn: the private folder, config files and the free port. */
+  readonly setupMs: number
+  /**
+   * The health endpoint first answered, whatever its status (llama-server: 503 while loading). It
+   * is polled every 100 ms, so a server that loads within one poll is seen listening and ready at
+   * once: listeningMs ≤ readyMs always, but it may come after modelLoadedMs.
+   */
+  readonly listeningMs?: number
+  /** The server's own line said the model is loaded (modelLoadedLine); at most readyMs. */
+  readonly modelLoadedMs?: number
+  /** The health endpoint answered 200. */
+  readonly readyMs?: number
+  /** The warm-up requests began and ended. */
+  readonly warmupStartMs?: number
+  readonly warmupEndMs?: number
+  readonly warmupRequests?: number
 }
 
 export interface LaunchedServer {
@@ -57,6 +96,10 @@ export interface LaunchedServer {
   /** Resolves when the process has exited (normally or not). */
   readonly exited: Promise<{ code: number | null; signal: string | null }>
   stop(): Promise<{ code: number | null; signal: string | null }>
+  /** The phases so far. */
+  phases(): LaunchPhases
+  /** Records the warm-up (performance.now() at its start and end); only the first is kept: it is the one the launch paid. */
+  markWarmup(startedAt: number, endedAt: number, requests: number): void
 }
 
 const SETPRIV = ['/usr/bin/setpriv', '/bin/setpriv'].find((p) => existsSync(p))
@@ -100,7 +143,7 @@ function killGroup(pid: number, signal: NodeJS.Signals): void {
   }
 }
 
-async function startOnce(spec: LaunchSpec, port: number, dir: string): Promise<LaunchedServer> {
+async function startOnce(spec: LaunchSpec, port: number, dir: string, requestedAt: number): Promise<LaunchedServer> {
   const host = spec.host ?? '127.0.0.1'
   const fill = (s: string) => s.replaceAll('{port}', String(port)).replaceAll('{host}', host).replaceAll('{dir}', dir)
   const argv = spec.argv.map(fill)
@@ -109,13 +152,29 @@ async function startOnce(spec: LaunchSpec, port: number, dir: string): Promise<L
   const full = SETPRIV && spec.pdeathsig !== false ? [SETPRIV, '--pdeathsig', 'SIGKILL', '--', ...command] : command
   const lines: string[] = []
   const keep = spec.keepLines ?? 400
+  const loadedLine = spec.modelLoadedLine ?? MODEL_LOADED_LINE
+  let spawnAt = performance.now()
+  const since = (t = performance.now()) => Math.round((t - spawnAt) * 10) / 10
+  const phases: { -readonly [K in keyof LaunchPhases]: LaunchPhases[K] } = { spawnedAt: new Date().toISOString(), setupMs: 0 }
+  // The model-loaded line wakes the health poll: llama-server prints it right after it turns
+  // ready, so readiness is seen at once instead of up to one poll interval (100 ms) later.
+  let wake: (() => void) | undefined
   const push = (line: string) => {
     lines.push(line)
     if (lines.length > keep) lines.shift()
+    if (phases.modelLoadedMs === undefined && loadedLine.test(line)) {
+      // llama-server turns ready just before it prints the line (and prints through a log
+      // thread): a line seen after the 200 says the model was loaded by the ready time.
+      phases.modelLoadedMs = phases.readyMs === undefined ? since() : Math.min(since(), phases.readyMs)
+      wake?.()
+    }
     spec.onLine?.(line)
   }
   let child: ChildProcess
   try {
+    spawnAt = performance.now()
+    phases.spawnedAt = new Date().toISOString()
+    phases.setupMs = Math.round((spawnAt - requestedAt) * 10) / 10
     child = spawn(full[0]!, full.slice(1), { cwd: dir, env: { ...process.env, ...spec.env }, detached: true, stdio: ['ignore', 'pipe', 'pipe'] })
   } catch (e) {
     throw new KerneltuneError('MEASUREMENT_FAILED', `could not start ${argv[0]}: ${e instanceof Error ? e.message : String(e)}`, { details: { argv } })
@@ -169,7 +228,13 @@ async function startOnce(spec: LaunchSpec, port: number, dir: string): Promise<L
   }
 
   const baseUrl = `http://${host.includes(':') ? `[${host}]` : host}:${port}`
-  const server: LaunchedServer = { pid, port, baseUrl, argv, dir, output: () => [...lines], exited, stop }
+  const markWarmup = (startedAt: number, endedAt: number, requests: number) => {
+    if (phases.warmupStartMs !== undefined) return
+    phases.warmupStartMs = since(startedAt)
+    phases.warmupEndMs = since(endedAt)
+    phases.warmupRequests = requests
+  }
+  const server: LaunchedServer = { pid, port, baseUrl, argv, dir, output: () => [...lines], exited, stop, phases: () => ({ ...phases }), markWarmup }
   const deadline = Date.now() + (spec.readyTimeoutMs ?? 60_000)
   const health = `${baseUrl}${spec.healthPath ?? '/health'}`
   for (;;) {
@@ -178,28 +243,40 @@ async function startOnce(spec: LaunchSpec, port: number, dir: string): Promise<L
       await halt()
       const why = errorLines(lines)
       throw new KerneltuneError('MEASUREMENT_FAILED', `${argv[0]} exited (${r.code === null ? `signal ${r.signal}` : `code ${r.code}`}) before it was ready: ${why.join(' | ') || 'no output'}`, {
-        details: { argv, pid, exit: r, errorLines: why, output: lines.slice(-40) },
+        details: { argv, pid, exit: r, errorLines: why, output: lines.slice(-40), phases: { ...phases } },
       })
     }
     if (Date.now() > deadline) {
       await halt()
       throw new KerneltuneError('MEASUREMENT_FAILED', `${argv[0]} was not ready within ${spec.readyTimeoutMs ?? 60_000} ms (${health} never answered 200); last output: ${lines.slice(-5).join(' | ')}`, {
-        details: { argv, pid, output: lines.slice(-40) },
+        details: { argv, pid, output: lines.slice(-40), phases: { ...phases } },
       })
     }
     try {
       const res = await fetch(health, { signal: AbortSignal.timeout(2000) })
       await res.arrayBuffer().catch(() => {})
-      if (res.status === 200) return server
+      phases.listeningMs ??= since()
+      if (res.status === 200) {
+        phases.readyMs = since()
+        return server
+      }
     } catch {
       // Not listening yet.
     }
-    await new Promise((r) => setTimeout(r, 100))
+    await new Promise<void>((r) => {
+      const t = setTimeout(r, 100)
+      wake = () => {
+        clearTimeout(t)
+        r()
+      }
+    })
+    wake = undefined
   }
 }
 
 /** Launches and waits until ready; retries with a new port when the picked one was taken meanwhile. */
 export async function launchServer(spec: LaunchSpec): Promise<LaunchedServer> {
+  const requestedAt = performance.now()
   const dir = await mkdtemp(join(tmpdir(), 'kerneltune-server-'))
   for (const [name, content] of Object.entries(spec.files ?? {})) {
     if (name.startsWith('/') || name.split('/').includes('..')) throw new KerneltuneError('INVALID_INPUT', `config file name ${name} must be relative and stay inside the server's folder`)
@@ -210,7 +287,7 @@ export async function launchServer(spec: LaunchSpec): Promise<LaunchedServer> {
   for (let attempt = 0; ; attempt++) {
     const port = spec.port ?? (await freePort(spec.host))
     try {
-      return await startOnce(spec, port, dir)
+      return await startOnce(spec, port, dir, requestedAt)
     } catch (e) {
       const lines = ((e as KerneltuneError).details as { errorLines?: string[] } | undefined)?.errorLines ?? []
       const taken = lines.some((l) => /address already in use|couldn't bind|failed to bind/i.test(l))

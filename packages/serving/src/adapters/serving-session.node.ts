@@ -10,7 +10,7 @@ import { KerneltuneError, isKerneltuneError, type Combo, type EnginePlugin } fro
 import { crossCheck, type CrossCheck } from '../cross-check.ts'
 import { runLoad, type LoadOptions, type LoadResult } from '../load-generator.ts'
 import { parsePrometheus, type PrometheusMetrics } from '../prometheus.ts'
-import { errorLines, launchServer, type LaunchedServer } from './launcher.node.ts'
+import { errorLines, launchServer, type LaunchedServer, type LaunchPhases } from './launcher.node.ts'
 
 /** How the server under test comes to exist. */
 export type ServerTarget =
@@ -32,6 +32,8 @@ export interface SessionOptions {
   readonly levels?: readonly LoadLevel[]
   /** Load runs per level (repetitions). Default 1. */
   readonly runs?: number
+  /** Warm-up requests in flight at once (runLoad's warmupConcurrency). Default 1. */
+  readonly warmupConcurrency?: number
   readonly readyTimeoutMs?: number
   readonly device?: string
   readonly signal?: AbortSignal
@@ -60,6 +62,10 @@ export interface SessionResult {
   readonly device: string
   readonly levels: readonly LevelResult[]
   readonly notes: readonly string[]
+  /** The phases of the server this session launched (absent when it used one already running). */
+  readonly launch?: LaunchPhases
+  /** Why it was launched (a pool's reason; absent: a server per session). */
+  readonly launchReason?: string
 }
 
 /** What this machine's CPU is, in words: the model and its logical cores. */
@@ -260,19 +266,42 @@ export interface LoadServerOptions {
    * here: the same prompts again would hit llama-server's prompt cache. Default 0.
    */
   readonly loadsBefore?: number
+  /** Warm-up requests in flight at once (runLoad's warmupConcurrency). Default 1. */
+  readonly warmupConcurrency?: number
   readonly signal?: AbortSignal
   readonly onProgress?: (message: string) => void
+}
+
+/** The seed of a server's next load: the same prompts again would hit llama-server's prompt cache. */
+const loadSeed = (load: SessionOptions['load'], loadsBefore: number) => (load.seed ?? 1) + 7919 * loadsBefore
+
+/** Synthetic token ids must exist in the model's vocabulary: a small model may have only a few hundred. */
+function fitVocab(s: OpenServer, load: SessionOptions['load']): SessionOptions['load'] {
+  if (load.workload.kind === 'synthetic' && load.workload.tokenIdRange === undefined && s.vocab !== undefined && s.vocab < 1000) {
+    return { ...load, workload: { ...load.workload, tokenIdRange: [Math.min(10, s.vocab - 1), s.vocab] } }
+  }
+  return load
+}
+
+/**
+ * Warms an open server up without measuring: `requests` requests of the load, `level` in flight
+ * (the measurement's shape, so a GPU server also meets the batch sizes it will decode), recorded
+ * as the launch's warm-up phase. A sweep that pre-launches its servers warms them here, before
+ * its first round, so that no visit of any round pays a warm-up.
+ */
+export async function warmServer(s: OpenServer, o: { readonly load: SessionOptions['load']; readonly level: LoadLevel; readonly requests: number; readonly loadsBefore?: number; readonly signal?: AbortSignal }): Promise<void> {
+  if (o.requests < 1) return
+  const load = fitVocab(s, o.load)
+  const started = performance.now()
+  await runLoad({ ...load, ...o.level, requests: o.requests, warmups: 0, seed: loadSeed(load, o.loadsBefore ?? 0), baseUrl: s.server.baseUrl, ...(o.signal ? { signal: o.signal } : {}) })
+  s.launched?.markWarmup(started, performance.now(), o.requests)
 }
 
 /** Puts the load on an open server, every level `runs` times, and cross-checks each run against the server's own counters. */
 export async function loadServer(s: OpenServer, o: LoadServerOptions): Promise<LevelResult[]> {
   const baseUrl = s.server.baseUrl
   try {
-    // Synthetic token ids must exist in the model's vocabulary: a small model may have only a few hundred.
-    let load = o.load
-    if (load.workload.kind === 'synthetic' && load.workload.tokenIdRange === undefined && s.vocab !== undefined && s.vocab < 1000) {
-      load = { ...load, workload: { ...load.workload, tokenIdRange: [Math.min(10, s.vocab - 1), s.vocab] } }
-    }
+    const load = fitVocab(s, o.load)
     const levels: LevelResult[] = []
     const runs = Math.max(1, o.runs ?? 1)
     for (const level of o.levels ?? [{ concurrency: 1 }]) {
@@ -281,9 +310,14 @@ export async function loadServer(s: OpenServer, o: LoadServerOptions): Promise<L
         let before: PrometheusMetrics | undefined
         o.onProgress?.(`load ${level.rate === undefined ? `concurrency ${level.concurrency ?? 1}` : `rate ${level.rate}/s`}, run ${run + 1}/${runs}`)
         // Counters are read after the warm-ups, so the server's totals cover the measured requests only.
-        const afterWarmup = async () => void (before = await readMetrics(baseUrl))
-        const seed = (load.seed ?? 1) + 7919 * ((o.loadsBefore ?? 0) + levels.length)
-        const r = await runLoad({ ...load, ...level, seed, baseUrl, afterWarmup, ...(o.signal ? { signal: o.signal } : {}), ...(levels.length > 0 ? { warmups: 0 } : {}) })
+        const warmups = levels.length > 0 ? 0 : (load.warmups ?? 1)
+        const warmStart = performance.now()
+        const afterWarmup = async () => {
+          if (warmups > 0) s.launched?.markWarmup(warmStart, performance.now(), warmups)
+          before = await readMetrics(baseUrl)
+        }
+        const seed = loadSeed(load, (o.loadsBefore ?? 0) + levels.length)
+        const r = await runLoad({ ...load, ...level, seed, baseUrl, afterWarmup, warmups, ...(o.warmupConcurrency === undefined ? {} : { warmupConcurrency: o.warmupConcurrency }), ...(o.signal ? { signal: o.signal } : {}) })
         const after = await readMetrics(baseUrl)
         levels.push({ ...r, run, crossCheck: crossCheck(r.records, before, after) })
       }
@@ -305,7 +339,8 @@ export async function runServingSession(o: SessionOptions): Promise<SessionResul
   const s = await openServer(o)
   try {
     const levels = await loadServer(s, o)
-    return { server: s.server, device: o.device ?? machineDevice(), levels, notes: [...s.notes] }
+    const launch = s.launched?.phases()
+    return { server: s.server, device: o.device ?? machineDevice(), levels, notes: [...s.notes], ...(launch ? { launch } : {}) }
   } finally {
     await s.stop()
   }

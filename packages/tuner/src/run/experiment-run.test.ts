@@ -69,6 +69,37 @@ describe('a run with the interleaved design', () => {
     expect(events.filter((e) => e.type === 'progress').length).toBe(8 * arms)
   })
 
+  it('should let the backend prepare every arm before round 1 and store each round\'s duration and every launch (issue 35)', async () => {
+    const store = await openStore(':memory:')
+    const prepared: { engine?: string; warmups: number; combo: Record<string, string> }[] = []
+    const calls: string[] = []
+    const inner = driftingBackend()
+    const backend: MeasurementBackend = {
+      ...inner,
+      measure: (r) => (calls.push('measure'), inner.measure(r)),
+      async prepare(requests) {
+        calls.push('prepare')
+        for (const r of requests) prepared.push({ ...(r.engine ? { engine: r.engine } : {}), warmups: r.warmups, combo: { ...r.combo } })
+        return requests.map(() => ({ ok: true, warmed: true, launch: { reason: 'pre-launch', ok: true, phases: { spawnedAt: '2026-11-27T22:00:00.000Z', readyMs: 900, warmupStartMs: 901, warmupEndMs: 1200 } } }))
+      },
+    }
+    const registry = createRegistry([testEngine(), backend])
+    const run = await createRun(store, { ...request, rounds: 3 }, { catalog: createCatalog(), registry, tenant: 't' })
+    const done = await executeRun(run.id, { store, registry })
+    expect(done.status).toBe('succeeded')
+    const combos = await store.runs.combos(run.id)
+    // Every arm once (the A/A arm beside the baseline), with the run's target, before any measurement.
+    expect(prepared).toHaveLength(combos.length + 1)
+    expect(prepared.every((p) => p.engine === 'vllm')).toBe(true)
+    expect(calls.indexOf('prepare')).toBe(0)
+    expect(calls.filter((c) => c === 'prepare')).toHaveLength(1)
+    const s = (done.summary as unknown as { experiment: InterleavedSummary }).experiment
+    expect(s.roundSeconds).toHaveLength(3)
+    expect(typeof s.prepareSeconds).toBe('number')
+    expect(Object.keys(s.launches!).sort()).toEqual(['aa', 'baseline', ...combos.filter((c) => !c.isBaseline).map((c) => String(c.index))].sort())
+    expect(s.launches!.baseline![0]).toMatchObject({ reason: 'pre-launch', ok: true, phases: { readyMs: 900 } })
+  })
+
   it('should go back to the queue on a pause and measure all its rounds again when resumed', async () => {
     const store = await openStore(':memory:')
     const registry = createRegistry([testEngine(), driftingBackend()])

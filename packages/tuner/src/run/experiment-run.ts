@@ -36,7 +36,7 @@ const StoredSettingsSchema = z.object({
   metric: z.enum(EXPERIMENT_METRICS), metrics: z.array(z.enum(EXPERIMENT_METRICS)), gate: z.enum(GATE_METHODS), epsilon: z.number(), margin: z.number(), alpha: z.number(), k: z.number().int(),
   model: z.string(), warmups: z.number().int().min(0), minReps: z.number().int().min(2), maxReps: z.number().int().min(2), earlyStop: z.boolean(), noiseFloor: z.number().positive(),
   rounds: z.number().int().min(2), seed: z.number().int(), test: z.enum(['sign-flip', 'paired', 'blocked']), timeBudgetMs: z.number().positive(), revisitWarmups: z.number().int().min(0),
-  aaCombo: z.record(z.string(), z.string()), aaResamples: z.number().int().positive(),
+  aaCombo: z.record(z.string(), z.string()), aaResamples: z.number().int().positive(), prelaunch: z.boolean(),
 }).partial()
 
 /**
@@ -75,9 +75,12 @@ export interface ExperimentHooks {
 
 /** A backend that hands the run's target to every measurement (the experiment designs send only the combination). */
 function forRun(backend: MeasurementBackend, run: Run): MeasurementBackend {
+  const target = { engine: run.target.engine, hardware: run.target.hardware, model: run.target.model, workload: run.target.workload }
+  const prepare = backend.prepare?.bind(backend)
   return {
     ...backend,
-    measure: (request) => backend.measure({ ...request, engine: run.target.engine, hardware: run.target.hardware, model: run.target.model, workload: run.target.workload }),
+    measure: (request) => backend.measure({ ...request, ...target }),
+    ...(prepare ? { prepare: (requests: Parameters<typeof prepare>[0]) => prepare(requests.map((r) => ({ ...r, ...target }))) } : {}),
   }
 }
 
@@ -212,6 +215,9 @@ export async function executeExperimentRun(runId: string, deps: ExecuteRunDeps, 
           ...common2, design: 'interleaved', rounds: r.rounds, partialRound: r.partialRound, seed: r.settings.seed, test: r.settings.test,
           paired, aa: { comparison: r.aa.comparison ?? null, declaredWinner: r.aa.declaredWinner, falseWinnerRate: r.aa.falseWinnerRate ?? null },
           order: r.order.map((round) => round.map(orderOf)), replicateVariance,
+          // Where the time went: round 1 against the later rounds, and every launch with its phases.
+          roundSeconds: [...r.roundSeconds], prepareSeconds: r.prepareSeconds ?? null,
+          launches: Object.fromEntries(Object.entries(r.launches).map(([arm, l]) => [orderOf(arm), [...l]])),
         }
       : common2
     // The design decides the winner (paired by round, or gated); summarizeRun's own pick could contradict it.

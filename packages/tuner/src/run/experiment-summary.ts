@@ -4,7 +4,7 @@
  * only, kept apart from the executor, so that what reads a stored summary (verdict.ts) needs
  * nothing of what measures one.
  */
-import type { Combo } from '@kerneltune/core'
+import type { Combo, MeasurementLaunch } from '@kerneltune/core'
 import type { PairedComparison } from '@kerneltune/experiment'
 
 /** What a design's run adds to its summary: the design's own result, per combination index. */
@@ -35,4 +35,10 @@ export interface InterleavedSummary extends ExperimentSummary {
   order: string[][]
   /** Per combination index: the variance of its log ratio to the baseline over rounds (the replicate noise a Tier 2 session reads). */
   replicateVariance: Record<string, number>
+  /** Each round's duration, seconds (absent in runs stored before issue 35). */
+  roundSeconds?: number[]
+  /** The backend's launches before round 1, seconds; null when there was none. */
+  prepareSeconds?: number | null
+  /** Per arm ('baseline', 'aa' or a combination index): every server launch it paid, with its phases. */
+  launches?: Record<string, MeasurementLaunch[]>
 }

@@ -220,6 +220,21 @@ describe.skipIf(skip)('kerneltune bench serve and sweep --backend server on llam
     expect(j.recommendedArgv[0]).toBe('llama-server')
     // One server per arm (defaults, A/A, the candidate) for both rounds, and none left running.
     expect(j.notes).toContain('llama-server launches: 3 for 3 arms over 2 rounds (0 after a server died, 0 stopped to stay within 3 kept servers)')
+    // Every arm's server was pre-launched before round 1 (issue 35), each with every phase of its
+    // launch; both rounds' durations are in the JSON and in the stored run.
+    expect(j.settings.prelaunch).toBe(true)
+    expect(j.roundSeconds).toHaveLength(2)
+    expect(j.prepareSeconds).toBeGreaterThan(0)
+    expect(Object.keys(j.launches).sort()).toEqual(['aa', 'baseline', j.combos[0].hash].sort())
+    for (const [l] of Object.values(j.launches) as { reason: string; phases: Record<string, number> }[][]) {
+      expect(l!.reason).toBe('pre-launch')
+      for (const k of ['setupMs', 'listeningMs', 'modelLoadedMs', 'readyMs']) expect(typeof l!.phases[k]).toBe('number')
+      expect(l!.phases.listeningMs).toBeLessThanOrEqual(l!.phases.readyMs!)
+      expect(l!.phases.modelLoadedMs).toBeLessThanOrEqual(l!.phases.readyMs!)
+    }
+    expect(j.notes.some((n: string) => /^time: servers pre-launched \d+ at a time in [0-9.]+ s; round 1 [0-9.]+ s, later rounds median/.test(n))).toBe(true)
+    expect(show.run.summary.experiment.roundSeconds).toEqual(j.roundSeconds)
+    expect(Object.keys(show.run.summary.experiment.launches).sort()).toEqual(['aa', 'baseline', String(show.combos.find((c: { isBaseline: boolean }) => !c.isBaseline).index)].sort())
     expect(processesNaming(join(dir, 'tiny.gguf'))).toEqual([])
   }, 300_000)
 
