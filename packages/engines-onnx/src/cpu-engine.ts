@@ -8,6 +8,7 @@ import type { Combo, CoreDimensionId, TranslateContext, TranslateResult } from '
 import { ORT_CPU_RELEASES, ORT_CPU_VERSIONS, type OrtCpuVersion } from './cpu-release.ts'
 import { CPU_PROVIDER, cpuSession, ORT_CPU_DIMENSION_VALUES, ORT_CPU_EXTENSION, ortCpuInventory } from './cpu.ts'
 import type { OnnxEnginePlugin } from './plugin.ts'
+import { ortFiles } from './files.ts'
 import { OPTIMIZATION_LEVEL } from './releases.ts'
 
 /** The only core dimension the CPU EP has a control for: graph optimisation (fusions). */
@@ -55,9 +56,7 @@ export function onnxCpuEngine(installedVersion?: string): OnnxEnginePlugin {
       const { session: entries, notes } = cpuSession(controlled.combo)
       const fusion = controlled.combo.fusion_strategy as keyof typeof OPTIMIZATION_LEVEL | undefined
       const session = fusion === undefined ? entries : { graphOptimizationLevel: BINDING_LEVEL[OPTIMIZATION_LEVEL[fusion]], ...entries }
-      const files: Record<string, string> = {}
-      if (Object.keys(session).length > 0) files['session_options.json'] = JSON.stringify(session, null, 2) + '\n'
-      files['provider_options.json'] = JSON.stringify({ providers: [CPU_PROVIDER], provider_options: [{}] }, null, 2) + '\n'
+      const files = ortFiles(session, CPU_PROVIDER, {})
       return {
         ok: true,
         engine: name,

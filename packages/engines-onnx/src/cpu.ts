@@ -11,10 +11,9 @@
  */
 import type { CatalogExtension, DimensionSpec, EngineInventory, Translation } from '@kerneltune/core'
 import { CPU_CONFIG_KEYS, type OrtCpuRelease } from './cpu-release.ts'
+import { PROVIDER_FILE, SESSION_FILE } from './files.ts'
 
 export const CPU_PROVIDER = 'CPUExecutionProvider'
-const SESSION_FILE = 'session_options.json'
-const PROVIDER_FILE = 'provider_options.json'
 
 const ENGINES = ['onnx'] as const
 const v = (id: string, description: string) => ({ id, description })

@@ -9,6 +9,7 @@ import { CUDA_GRAPH_OPTION, firstReleaseWith, OPTIMIZATION_LEVEL, ORT_RELEASES, 
 import { ortInventory } from './inventory.ts'
 import { defaultRelease, onnxCpuEngine } from './cpu-engine.ts'
 import type { OnnxEnginePlugin } from './plugin.ts'
+import { ortFiles } from './files.ts'
 
 export interface OnnxEngineOptions {
   /**
@@ -23,8 +24,7 @@ export interface OnnxEngineOptions {
   readonly installedVersion?: string
 }
 
-export const SESSION_FILE = 'session_options.json'
-export const PROVIDER_FILE = 'provider_options.json'
+export { PROVIDER_FILE, SESSION_FILE } from './files.ts'
 
 type Plan =
   | { ok: true; session: Record<string, string>; provider: Record<string, string>; notes: string[] }
@@ -167,9 +167,7 @@ export function onnxEngine(options: OnnxEngineOptions = {}): OnnxEnginePlugin {
       if (!controlled.ok) return controlled
       const p = plan(controlled.combo, ep, ORT_RELEASES[version])
       if (!p.ok) return refusal(name, version, p.dimension, combo[p.dimension]!, p.reason)
-      const files: Record<string, string> = {}
-      if (Object.keys(p.session).length > 0) files[SESSION_FILE] = JSON.stringify(p.session, null, 2) + '\n'
-      files[PROVIDER_FILE] = JSON.stringify({ providers: [PROVIDERS[ep]], provider_options: [p.provider] }, null, 2) + '\n'
+      const files = ortFiles(p.session, PROVIDERS[ep], p.provider)
       return {
         ok: true,
         engine: name,

@@ -7,7 +7,9 @@
 import { cpus } from 'node:os'
 import {
   CONTRACT_VERSIONS,
+  generationMetrics,
   KerneltuneError,
+  runRepetitions,
   type MeasurementBackend,
   type MeasurementRequest,
   type MeasurementResult,
@@ -128,24 +130,9 @@ export function llamacppBackend(options: LlamacppBackendOptions): MeasurementBac
           }
           peak = Math.max(peak, await memoryNow(lib, onGpu))
           if (n < genTokens) throw new KerneltuneError('MEASUREMENT_FAILED', `generation stopped after ${n} of ${genTokens} tokens`)
-          return {
-            latencyMs: last - t0,
-            ttftMs: first - t0,
-            prefillTps: (promptTokens / prefillMs) * 1000,
-            decodeTps: ((n - 1) / (last - first)) * 1000,
-            throughputTps: (n / (last - t0)) * 1000,
-            peakMemoryBytes: Math.max(0, peak - baseline),
-            breakdown: { prefillMs, decodeMs: last - first },
-          }
+          return generationMetrics({ promptTokens, prefillMs, startMs: t0, firstMs: first, lastMs: last, tokens: n, peakBytes: peak, baselineBytes: baseline })
         }
-        const total = request.warmups + request.repetitions
-        const repetitions: RepetitionMetrics[] = []
-        for (let i = 0; i < total; i++) {
-          if (request.signal?.aborted) throw new KerneltuneError('CANCELLED', 'the measurement was cancelled')
-          const rep = await one()
-          if (i >= request.warmups) repetitions.push(rep)
-          request.onProgress?.(i + 1, total)
-        }
+        const repetitions = await runRepetitions(request, () => one())
         return {
           backend: BACKEND_NAME,
           simulated: false,

@@ -11,8 +11,10 @@ import { readFile } from 'node:fs/promises'
 import { cpus } from 'node:os'
 import {
   CONTRACT_VERSIONS,
+  generationMetrics,
   KerneltuneError,
   modelFileBackend,
+  runRepetitions,
   type Combo,
   type MeasurementBackend,
   type MeasurementRequest,
@@ -110,24 +112,10 @@ export function onnxruntimeBackend(options: OnnxruntimeBackendOptions): Measurem
           last = performance.now()
         }
         peak = Math.max(peak, rss())
-        return {
-          latencyMs: last - t0,
-          ttftMs: first - t0,
-          prefillTps: (promptTokens / prefillMs) * 1000,
-          decodeTps: ((genTokens - 1) / (last - first)) * 1000,
-          throughputTps: (genTokens / (last - t0)) * 1000,
-          peakMemoryBytes: Math.max(0, peak - baseline),
-          breakdown: { prefillMs, decodeMs: last - first },
-        }
+        return generationMetrics({ promptTokens, prefillMs, startMs: t0, firstMs: first, lastMs: last, tokens: genTokens, peakBytes: peak, baselineBytes: baseline })
       }
       const total = request.warmups + request.repetitions
-      const repetitions: RepetitionMetrics[] = []
-      for (let i = 0; i < total; i++) {
-        if (request.signal?.aborted) throw new KerneltuneError('CANCELLED', 'the measurement was cancelled')
-        const rep = await one().catch(failed(`repetition ${i + 1} of ${total}`))
-        if (i >= request.warmups) repetitions.push(rep)
-        request.onProgress?.(i + 1, total)
-      }
+      const repetitions = await runRepetitions(request, (i) => one().catch(failed(`repetition ${i + 1} of ${total}`)))
       // After the repetitions, so the reference session's memory is not in their peaks.
       const quality = options.qualityGate === false ? undefined : await qualityGate(lib, original, session, io, prompt).catch(failed('the quality gate'))
       const threads = applied.options.intraOpNumThreads
