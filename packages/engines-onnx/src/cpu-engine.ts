@@ -8,7 +8,7 @@ import type { Combo, CoreDimensionId, TranslateContext, TranslateResult } from '
 import { ORT_CPU_RELEASES, ORT_CPU_VERSIONS, type OrtCpuVersion } from './cpu-release.ts'
 import { CPU_PROVIDER, cpuSession, ORT_CPU_DIMENSION_VALUES, ORT_CPU_EXTENSION, ortCpuInventory } from './cpu.ts'
 import type { OnnxEnginePlugin } from './plugin.ts'
-import { ortFiles } from './files.ts'
+import { ortFiles, ortTranslation } from './files.ts'
 import { OPTIMIZATION_LEVEL } from './releases.ts'
 
 /** The only core dimension the CPU EP has a control for: graph optimisation (fusions). */
@@ -56,20 +56,11 @@ export function onnxCpuEngine(installedVersion?: string): OnnxEnginePlugin {
       const { session: entries, notes } = cpuSession(controlled.combo)
       const fusion = controlled.combo.fusion_strategy as keyof typeof OPTIMIZATION_LEVEL | undefined
       const session = fusion === undefined ? entries : { graphOptimizationLevel: BINDING_LEVEL[OPTIMIZATION_LEVEL[fusion]], ...entries }
-      const files = ortFiles(session, CPU_PROVIDER, {})
-      return {
-        ok: true,
-        engine: name,
-        version,
-        argv: [],
-        env: {},
-        files,
-        notes: [
-          'ONNX Runtime is a library: pass these options to InferenceSession (onnxruntime-node SessionOptions; dotted keys go in extra, as session config entries).',
-          ...controlled.notes,
-          ...notes,
-        ],
-      }
+      return ortTranslation(name, version, ortFiles(session, CPU_PROVIDER, {}), [
+        'ONNX Runtime is a library: pass these options to InferenceSession (onnxruntime-node SessionOptions; dotted keys go in extra, as session config entries).',
+        ...controlled.notes,
+        ...notes,
+      ])
     },
   }
 }

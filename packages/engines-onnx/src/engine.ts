@@ -9,7 +9,7 @@ import { CUDA_GRAPH_OPTION, firstReleaseWith, OPTIMIZATION_LEVEL, ORT_RELEASES, 
 import { ortInventory } from './inventory.ts'
 import { defaultRelease, onnxCpuEngine } from './cpu-engine.ts'
 import type { OnnxEnginePlugin } from './plugin.ts'
-import { ortFiles } from './files.ts'
+import { ortFiles, ortTranslation } from './files.ts'
 
 export interface OnnxEngineOptions {
   /**
@@ -167,16 +167,8 @@ export function onnxEngine(options: OnnxEngineOptions = {}): OnnxEnginePlugin {
       if (!controlled.ok) return controlled
       const p = plan(controlled.combo, ep, ORT_RELEASES[version])
       if (!p.ok) return refusal(name, version, p.dimension, combo[p.dimension]!, p.reason)
-      const files = ortFiles(p.session, PROVIDERS[ep], p.provider)
-      return {
-        ok: true,
-        engine: name,
-        version,
-        argv: [],
-        env: {},
-        files,
-        notes: ['ONNX Runtime is a library: pass these options to InferenceSession (no command line).', ...controlled.notes, ...p.notes],
-      }
+      const notes = ['ONNX Runtime is a library: pass these options to InferenceSession (no command line).', ...controlled.notes, ...p.notes]
+      return ortTranslation(name, version, ortFiles(p.session, PROVIDERS[ep], p.provider), notes)
     },
   }
 }
