@@ -15,7 +15,7 @@
  * into SimplifiedLayerNormalization only when graph optimisation is on.
  */
 import { KerneltuneError } from '@kerneltune/core'
-import { chooseLlamaShape, encodeF16, encodeF32, fillUniform, hashSeed, llamaParamCount, mulberry32, type LlamaShape } from '@kerneltune/gguf'
+import { chooseLlamaShape, encodeF16, encodeF32, fillUniform, hashSeed, llamaParamCount, mulberry32, type LlamaShape, type SynthLlamaOptions } from '@kerneltune/gguf'
 import { DT, node, onnx, tensor, valueInfo, type NodeSpec } from './proto.ts'
 
 export const ONNX_WEIGHT_TYPES = ['fp32', 'fp16', 'q4'] as const
@@ -24,17 +24,11 @@ export type OnnxWeightType = (typeof ONNX_WEIGHT_TYPES)[number]
 /** MatMulNBits block size and bits (com.microsoft, contrib_defs: K/block_size blocks per column). */
 export const Q4_BLOCK = 32
 
-export interface SynthOnnxLlamaOptions {
-  readonly params: number
+/** The GGUF synthesizer's shape options (the same shapes), with ONNX's weight types. */
+export interface SynthOnnxLlamaOptions extends Pick<SynthLlamaOptions, 'params' | 'seed' | 'vocabSize' | 'hidden' | 'layers' | 'ffn'> {
   readonly weights?: OnnxWeightType
-  readonly seed?: number
-  /** Default 32000. */
-  readonly vocabSize?: number
   /** Rows of the rotary cos/sin caches: the longest past + new sequence. Default 2048. */
   readonly contextLength?: number
-  readonly hidden?: number
-  readonly layers?: number
-  readonly ffn?: number
 }
 
 export interface OnnxLlamaIo {
