@@ -16,6 +16,11 @@ const Counts = z.object({ total: z.number(), measured: z.number(), failed: z.num
 export const ProxyLabelResponse = z.object({ of: z.string(), on: z.string(), engine: z.boolean(), device: z.boolean() }).meta({ title: 'ProxyLabel' })
 export const MeasurementProxyResponse = z.object({ engine: z.boolean(), device: z.boolean(), runs: z.string().optional() }).meta({ title: 'MeasurementProxy' })
 export const MeasuredByResponse = z.object({ simulated: z.boolean(), proxy: MeasurementProxyResponse.nullable() }).meta({ title: 'MeasuredBy' })
+// One server launch an arm paid: why, whether it came up, and its phases in ms since spawn
+// (serving's LaunchPhases: setupMs, listeningMs, modelLoadedMs, readyMs, warm-up; spawnedAt ISO).
+const MeasurementLaunchResponse = z
+  .object({ reason: z.string(), ok: z.boolean(), error: z.string().optional(), phases: z.record(z.string(), z.union([z.number(), z.string()])).optional() })
+  .meta({ title: 'MeasurementLaunch' })
 const NoiseEstimate = z.object({ n: z.number(), mean: z.number(), halfWidth: z.number(), relHalfWidth: z.number(), cv: z.number(), level: z.number() }).meta({ title: 'NoiseEstimate' })
 
 /**
@@ -67,6 +72,10 @@ export const ExperimentResponse = z.discriminatedUnion('design', [
     aa: z.object({ comparison: PairedComparisonResponse.nullable(), declaredWinner: z.boolean(), falseWinnerRate: Stat }),
     order: z.array(z.array(z.string())),
     replicateVariance: z.record(z.string(), Stat),
+    // Issue 35: where the rounds' time went (absent in runs stored before).
+    roundSeconds: z.array(z.number()).optional(),
+    prepareSeconds: z.number().nullable().optional(),
+    launches: z.record(z.string(), z.array(MeasurementLaunchResponse)).optional(),
   }),
 ]).meta({ title: 'Experiment' })
 

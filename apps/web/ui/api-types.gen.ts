@@ -73,6 +73,13 @@ export type PairedComparison = {
   pFloor?: number
 }
 
+export type MeasurementLaunch = {
+  reason: string
+  ok: boolean
+  error?: string
+  phases?: Record<string, number | string>
+}
+
 export type Experiment = {
   design: 'sequential'
   metric: string
@@ -113,6 +120,9 @@ export type Experiment = {
   }
   order: Array<string[]>
   replicateVariance: Record<string, number | null>
+  roundSeconds?: number[]
+  prepareSeconds?: number | null
+  launches?: Record<string, MeasurementLaunch[]>
 }
 
 export type RunVerdict = {

@@ -85,6 +85,20 @@ describe('launchServer', () => {
     expect(MODEL_LOADED_LINE.test("srv    load_model: loading model 'm.gguf'")).toBe(false)
   })
 
+  it('should take the model-loaded line that comes just after the first 200 (llama-server logs it through a thread)', async () => {
+    // Ready at once, the line 100 ms later: the launch waits for it instead of returning without it.
+    const late = `require('http').createServer((q, s) => { s.statusCode = 200; s.end() }).listen(Number(process.argv[1]), '127.0.0.1', () => setTimeout(() => console.log('srv  llama_server: model loaded'), 100))`
+    const s = await launchServer({ argv: [node, '-e', late, '{port}'] })
+    try {
+      const p = s.phases()
+      expect(p.modelLoadedMs).toBeGreaterThanOrEqual(0)
+      // Loaded by the time it answered 200: the line only came later.
+      expect(p.modelLoadedMs).toBeLessThanOrEqual(p.readyMs!)
+    } finally {
+      await s.stop()
+    }
+  })
+
   it('should report the phases a failed launch reached', async () => {
     const err = await launchServer({ argv: [node, '-e', NEVER_READY, '{port}'], readyTimeoutMs: 1000 }).catch((e: Error & { details?: { phases?: { listeningMs?: number; readyMs?: number } } }) => e)
     const phases = (err as { details?: { phases?: { listeningMs?: number; readyMs?: number } } }).details?.phases

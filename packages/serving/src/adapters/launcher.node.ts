@@ -57,6 +57,8 @@ export interface LaunchSpec {
  * server-http.cpp:308-320). Older servers print `main: model loaded`; both end the same way.
  */
 export const MODEL_LOADED_LINE = /:\s*model loaded\s*$/
+/** How long a launch that answered ready waits for its model-loaded line before it is returned. */
+const LOADED_LINE_GRACE_MS = 500
 
 /**
  * Where a launch's time went, in ms since the process was spawned (setupMs: before it). A phase
@@ -258,6 +260,16 @@ async function startOnce(spec: LaunchSpec, port: number, dir: string, requestedA
       phases.listeningMs ??= since()
       if (res.status === 200) {
         phases.readyMs = since()
+        // The model-loaded line comes through llama-server's log thread just after it turns
+        // ready, so a poll can see the 200 first; the launch's record is taken when this returns,
+        // so wait a moment for the line (a server that never prints one costs this once).
+        if (phases.modelLoadedMs === undefined) await new Promise<void>((r) => {
+          const t = setTimeout(r, LOADED_LINE_GRACE_MS)
+          wake = () => {
+            clearTimeout(t)
+            r()
+          }
+        })
         return server
       }
     } catch {
