@@ -2584,6 +2584,7 @@ export const COMMAND_MANIFEST: readonly CommandMeta[] = [
           "trtllm-serve",
           "triton",
           "onnx",
+          "onnx-cpu",
           "llamacpp"
         ],
         "description": "The engine to translate for."
