@@ -6,10 +6,11 @@
  * run measures at once.
  *
  * Two phases, so the speed-up quoted is not the one that chose the setting (a winner chosen on
- * noisy repetitions is flattered by them): selection measures ORT's defaults and a few settings
- * and picks the fastest by decode tokens/s; confirmation then measures ORT's defaults, that
- * setting and llama.cpp's defaults afresh, in rounds whose order rotates, and the ratios are
- * computed from the confirmation's medians only. The quality gate of the ORT backend is off here
+ * noisy repetitions is flattered by them): selection measures ORT's defaults and a few settings,
+ * and llama.cpp's defaults and one thread (on a loaded 2-core machine the thread count moves
+ * both engines most), and picks each engine's fastest by decode tokens/s; confirmation then
+ * measures both engines' defaults and both picks afresh, in rounds whose order rotates, and the
+ * ratios are computed from the confirmation's medians only. The quality gate of the ORT backend is off here
  * (it opens a second, unoptimised session per measurement): this measures speed only.
  *
  * Writes bench/results/onnx-vs-llamacpp.json with the machine, date, load averages, the
@@ -92,31 +93,41 @@ const candidates: Combo[] = [
   { ort_intra_op_threads: '1', ort_matmulnbits_accuracy: '4' },
   { ort_intra_op_spinning: 'off', ort_matmulnbits_accuracy: '4' },
 ]
-const selection: { combo: Combo; summary: ReturnType<typeof summary> }[] = []
-for (const combo of candidates) selection.push({ combo, summary: summary(await measure('ort', ort, combo, knobs.selectReps)) })
+const llamaCandidates: Combo[] = [{}, { threads: '1' }]
+type Picked = { combo: Combo; summary: ReturnType<typeof summary> }
+const select = async (name: string, backend: MeasurementBackend, combos: readonly Combo[]) => {
+  const measured: Picked[] = []
+  for (const combo of combos) measured.push({ combo, summary: summary(await measure(name, backend, combo, knobs.selectReps)) })
+  const best = [...measured].sort((a, b) => b.summary.decodeTps.median - a.summary.decodeTps.median)[0]!
+  log(`${name}: selected ${JSON.stringify(best.combo)}`)
+  return { measured, best, defaults: measured[0]! }
+}
+const ortSelection = await select('ort', ort, candidates)
+const llamaSelection = await select('llamacpp', llama, llamaCandidates)
 load.afterSelection = loadavg()
-const best = [...selection].sort((a, b) => b.summary.decodeTps.median - a.summary.decodeTps.median)[0]!
-const selectionDefaults = selection[0]!
-log(`selected ${JSON.stringify(best.combo)}`)
+const best = ortSelection.best
+const llamaBest = llamaSelection.best
 
 // Confirmation: afresh, in rounds; each round's order rotates so no arm always runs first (after the other's memory traffic) or last.
 const arms = [
   { name: 'ort-defaults', backend: ort, combo: {} as Combo },
   { name: 'ort-best', backend: ort, combo: best.combo },
   { name: 'llamacpp-defaults', backend: llama, combo: {} as Combo },
+  { name: 'llamacpp-best', backend: llama, combo: llamaBest.combo },
 ]
 const reps: Record<string, RepetitionMetrics[]> = Object.fromEntries(arms.map((a) => [a.name, []]))
 const order: string[][] = []
 for (let round = 0; round < knobs.rounds; round++) {
   const turn = arms.map((_, i) => arms[(i + round) % arms.length]!)
   order.push(turn.map((a) => a.name))
-  // The defaults are the best too when selection picked them: measured once per round, under both names.
+  // An engine's defaults are its best too when selection picked them: measured once per round, under both names.
   for (const a of turn) {
-    if (a.name === 'ort-best' && Object.keys(best.combo).length === 0) continue
+    if (a.name.endsWith('-best') && Object.keys(a.combo).length === 0) continue
     reps[a.name]!.push(...(await measure(a.name, a.backend, a.combo, knobs.repsPerRound)))
   }
-  if (Object.keys(best.combo).length === 0) reps['ort-best'] = reps['ort-defaults']!
 }
+if (Object.keys(best.combo).length === 0) reps['ort-best'] = reps['ort-defaults']!
+if (Object.keys(llamaBest.combo).length === 0) reps['llamacpp-best'] = reps['llamacpp-defaults']!
 load.end = loadavg()
 const confirmed = Object.fromEntries(Object.entries(reps).map(([k, v]) => [k, summary(v)]))
 const ratio = (a: string, b: string, m: 'decodeTps' | 'prefillTps') => confirmed[a]![m].median / confirmed[b]![m].median
@@ -135,15 +146,21 @@ const out = {
   models: {
     shape,
     onnx: { path: onnxPath, weights: 'q4: every linear layer (lm_head included) a com.microsoft MatMulNBits, 4-bit, blocks of 32; embedding fp16' },
-    gguf: { path: ggufPath, weights: 'Q4_0: every 2-D weight (token_embd and output included), blocks of 32; norms F32' },
+    gguf: { path: ggufPath, llamacppSetting: 'threads is llama.cpp\'s --threads; its defaults are llama-server\'s (threads auto)', weights: 'Q4_0: every 2-D weight (token_embd and output included), blocks of 32; norms F32' },
   },
   devices,
-  selection: { note: 'chooses the setting: ORT\'s defaults and candidates, warmups 1, repetitions each; not used for the ratios below', candidates: selection, chosen: best.combo, speedupWhenChosen: { decodeTps: best.summary.decodeTps.median / selectionDefaults.summary.decodeTps.median, prefillTps: best.summary.prefillTps.median / selectionDefaults.summary.prefillTps.median } },
+  selection: {
+    note: 'chooses each engine\'s setting by median decode tok/s (warmups 1, selectReps repetitions each); not used for the ratios below',
+    ort: { candidates: ortSelection.measured, chosen: best.combo, speedupWhenChosen: { decodeTps: best.summary.decodeTps.median / ortSelection.defaults.summary.decodeTps.median, prefillTps: best.summary.prefillTps.median / ortSelection.defaults.summary.prefillTps.median } },
+    llamacpp: { candidates: llamaSelection.measured, chosen: llamaBest.combo, speedupWhenChosen: { decodeTps: llamaBest.summary.decodeTps.median / llamaSelection.defaults.summary.decodeTps.median, prefillTps: llamaBest.summary.prefillTps.median / llamaSelection.defaults.summary.prefillTps.median } },
+  },
   confirmation: { note: 'measured afresh after selection, rounds with a rotating order; the ratios are from these medians', order, arms: confirmed },
   ratios: {
     ortBestOverOrtDefaults: { decodeTps: ratio('ort-best', 'ort-defaults', 'decodeTps'), prefillTps: ratio('ort-best', 'ort-defaults', 'prefillTps') },
     ortDefaultsOverLlamacpp: { decodeTps: ratio('ort-defaults', 'llamacpp-defaults', 'decodeTps'), prefillTps: ratio('ort-defaults', 'llamacpp-defaults', 'prefillTps') },
     ortBestOverLlamacpp: { decodeTps: ratio('ort-best', 'llamacpp-defaults', 'decodeTps'), prefillTps: ratio('ort-best', 'llamacpp-defaults', 'prefillTps') },
+    llamacppBestOverLlamacppDefaults: { decodeTps: ratio('llamacpp-best', 'llamacpp-defaults', 'decodeTps'), prefillTps: ratio('llamacpp-best', 'llamacpp-defaults', 'prefillTps') },
+    ortBestOverLlamacppBest: { decodeTps: ratio('ort-best', 'llamacpp-best', 'decodeTps'), prefillTps: ratio('ort-best', 'llamacpp-best', 'prefillTps') },
   },
 }
 mkdirSync(join(HERE, 'results'), { recursive: true })
