@@ -63,7 +63,7 @@ if (!existsSync(ggufPath)) {
 }
 load.afterSynthesis = loadavg()
 
-const workload = { batch: 1, promptTokens: knobs.promptTokens, generatedTokens: knobs.genTokens }
+const workload = { batch: 1, phase: 'decode' as const, promptTokens: knobs.promptTokens, generatedTokens: knobs.genTokens, cudaGraphs: false }
 const ort = onnxruntimeBackend({ modelPath: onnxPath, qualityGate: false })
 const llama = llamacppBackend({ modelPath: ggufPath, gpu: false, promptTokens: knobs.promptTokens, genTokens: knobs.genTokens })
 const devices: Record<string, string> = {}
@@ -72,7 +72,7 @@ async function measure(name: string, backend: MeasurementBackend, combo: Combo, 
   const r = await backend.measure({ combo, warmups: knobs.warmups, repetitions, workload })
   devices[name] = r.device
   log(`${name} ${JSON.stringify(combo)}: decode ${r.repetitions.map((x) => x.decodeTps?.toFixed(2)).join(', ')} tok/s, prefill ${r.repetitions.map((x) => x.prefillTps?.toFixed(1)).join(', ')} tok/s`)
-  return r.repetitions
+  return [...r.repetitions]
 }
 const median = (xs: readonly number[]) => {
   const s = [...xs].sort((a, b) => a - b)
