@@ -14,12 +14,14 @@ import { gpuKernelsBackend, llamacppRunBackend, llamaServerRunBackend } from '@k
 import { buildCatalog, type Catalog } from '@kerneltune/catalog'
 import { createRegistry, type AnyPlugin, type EngineLookup, type EnginePlugin, type MeasurementBackend, type Registry } from '@kerneltune/core'
 import { llamacppServerEngine } from '@kerneltune/engines-llamacpp'
-import { onnxEngine } from '@kerneltune/engines-onnx'
+import * as engineOnnx from '@kerneltune/engines-onnx'
+import { onnxruntimeRunBackend } from '@kerneltune/engines-onnx/node'
 import { tgiEngine } from '@kerneltune/engines-tgi'
 import { tritonEngine } from '@kerneltune/engines-triton'
 import { trtllmEngine, trtllmServeEngine } from '@kerneltune/engines-trtllm'
 import { vllmEngine } from '@kerneltune/engines-vllm'
 import { openStore, isPostgresUrl, type Store } from '@kerneltune/store'
+import { onnxCpuPlugin } from './engines.ts'
 import { searchStrategies } from '@kerneltune/tuner'
 
 /**
@@ -29,7 +31,7 @@ import { searchStrategies } from '@kerneltune/tuner'
  * among the engines of this list.
  */
 export function enginePlugins(engines?: EngineLookup): EnginePlugin[] {
-  const list: EnginePlugin[] = [vllmEngine(), tgiEngine(), trtllmEngine(), trtllmServeEngine(), tritonEngine({ engines: engines ?? { list: () => list } }), onnxEngine(), llamacppServerEngine()]
+  const list: EnginePlugin[] = [vllmEngine(), tgiEngine(), trtllmEngine(), trtllmServeEngine(), tritonEngine({ engines: engines ?? { list: () => list } }), engineOnnx.onnxEngine(), onnxCpuPlugin(engineOnnx), llamacppServerEngine()]
   return list
 }
 
@@ -39,7 +41,7 @@ export interface BackendOptions {
 
 /** The built-in measurement backends. Creating them starts nothing: a device or binary is opened on first use. */
 export function backendPlugins(options: BackendOptions = {}): MeasurementBackend[] {
-  return [analyticalBackend(options.analytical), gpuKernelsBackend(), llamacppRunBackend(), llamaServerRunBackend()]
+  return [analyticalBackend(options.analytical), gpuKernelsBackend(), llamacppRunBackend(), llamaServerRunBackend(), onnxruntimeRunBackend()]
 }
 
 /** Engines, measurement backends and search strategies, plus any extra plugins (tests, extensions). */

@@ -3,7 +3,11 @@ import { ENGINE_NAMES, engineRegistry, loadEngine } from './index.ts'
 import { backendPlugins, compose, defaultRegistry, enginePlugins } from './node.ts'
 import { buildCatalog } from '@kerneltune/catalog'
 import { parseWith } from '@kerneltune/core'
-import { planCombos, RunRequestSchema } from '@kerneltune/tuner'
+import { createRun, executeRun, planCombos, RunRequestSchema } from '@kerneltune/tuner'
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { synthOnnxLlama } from '@kerneltune/onnx'
 
 describe('the composition root', () => {
   it('should register each engine exactly once, under the names ENGINE_NAMES lists', () => {
@@ -16,7 +20,7 @@ describe('the composition root', () => {
   it('should register every built-in backend and the search strategies, and build the catalog from them', async () => {
     const registry = defaultRegistry()
     expect(registry.list('measurement-backend').map((b) => b.name)).toEqual(backendPlugins().map((b) => b.name))
-    expect(registry.list('measurement-backend').map((b) => b.name)).toEqual(['analytical', 'gpu-kernels', 'node-llama-cpp', 'server'])
+    expect(registry.list('measurement-backend').map((b) => b.name)).toEqual(['analytical', 'gpu-kernels', 'node-llama-cpp', 'server', 'onnxruntime'])
     expect(registry.list('search-strategy').length).toBeGreaterThan(0)
     const c = await compose({ databaseUrl: ':memory:', env: {} })
     try {
@@ -82,4 +86,36 @@ describe('llama.cpp server settings in runs', () => {
     const t = await engine.translate({ parallel: '2', cont_batching: 'off', threads: '2' })
     expect(t.ok && t.argv).toEqual(expect.arrayContaining(['--parallel', '2', '--no-cont-batching', '--threads', '2']))
   })
+})
+
+describe('ONNX Runtime CPU settings in runs', () => {
+  it('should let a run name the onnx-cpu engine and the onnxruntime backend, and measure its combinations on real ORT sessions', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'kt-compose-onnx-'))
+    const modelPath = join(dir, 'tiny-q4.onnx')
+    writeFileSync(modelPath, synthOnnxLlama({ params: 2e6, vocabSize: 320, weights: 'q4', seed: 3 }).bytes)
+    const c = await compose({ databaseUrl: ':memory:' })
+    try {
+      const request = {
+        model: { name: 'tiny', paramsB: 0.002, quant: 'Q4_0' as const }, hardware: { name: 'cpu', vendor: 'cpu' as const, memBwGbs: 20, fp16Tflops: 0.5 },
+        engine: 'onnx-cpu', backend: 'onnxruntime', modelPath, mode: 'quick' as const, repetitions: 2, warmups: 0, earlyStop: false,
+        workload: { batch: 1, promptTokens: 8, generatedTokens: 4 },
+        restrict: { fusion_strategy: ['aggressive'], ort_intra_op_threads: ['auto', '1'], ort_matmulnbits_accuracy: ['model'], ort_execution_mode: ['sequential'], ort_inter_op_threads: ['auto'], ort_cpu_mem_arena: ['on'], ort_mem_pattern: ['on'], ort_intra_op_spinning: ['on'] },
+      }
+      const plan = await planCombos(parseWith(RunRequestSchema, request, 'run request'), { registry: c.registry, catalog: c.catalog })
+      expect(plan.backend).toBe('onnxruntime')
+      expect(new Set(plan.combos.map((x) => x.combo.ort_intra_op_threads))).toEqual(new Set(['auto', '1']))
+      const run = await createRun(c.store, request, { registry: c.registry, catalog: c.catalog, tenant: 't' })
+      const done = await executeRun(run.id, { store: c.store, registry: c.registry })
+      expect([done.status, done.error]).toEqual(['succeeded', null])
+      const combos = await c.store.runs.combos(run.id)
+      expect(combos.length).toBe(plan.combos.length)
+      for (const x of combos) {
+        expect([x.status, x.simulated]).toEqual(['measured', false])
+        for (const r of x.repetitions) expect(r.decodeTps).toBeGreaterThan(0)
+      }
+    } finally {
+      await c.close()
+      rmSync(dir, { recursive: true, force: true })
+    }
+  }, 120_000)
 })

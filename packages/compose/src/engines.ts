@@ -15,11 +15,28 @@ const ENGINES = {
   'trtllm-serve': async (): Promise<EnginePlugin> => (await import('@kerneltune/engines-trtllm')).trtllmServeEngine(),
   triton: async (engines: Registry): Promise<EnginePlugin> => (await import('@kerneltune/engines-triton')).tritonEngine({ engines }),
   onnx: async (): Promise<EnginePlugin> => (await import('@kerneltune/engines-onnx')).onnxEngine(),
+  // ONNX Runtime's CPU execution provider, which the onnxruntime backend measures (its own releases and dimensions).
+  'onnx-cpu': async (): Promise<EnginePlugin> => onnxCpuPlugin(await import('@kerneltune/engines-onnx')),
   // With llama-server's slots and continuous batching: runs on the server backend search them.
   llamacpp: async (): Promise<EnginePlugin> => (await import('@kerneltune/engines-llamacpp')).llamacppServerEngine(),
 } satisfies Record<string, (engines: Registry) => Promise<EnginePlugin>>
 
 export type EngineName = keyof typeof ENGINES
+
+/**
+ * onnxEngine({ provider: 'cpu' }) under a registry name of its own: the CUDA/TensorRT plugin keeps
+ * 'onnx', so a run names 'onnx-cpu' to search the CPU EP's dimensions, which are contributed for
+ * that name (the catalog offers a dimension to the engines it lists).
+ */
+export function onnxCpuPlugin(m: Pick<typeof import('@kerneltune/engines-onnx'), 'onnxEngine'>): EnginePlugin {
+  const p = m.onnxEngine({ provider: 'cpu' })
+  const ext = p.catalogExtension!
+  return {
+    ...p, name: 'onnx-cpu', displayName: 'ONNX Runtime (CPU)',
+    // Of the core dimensions only graph optimisation (fusion_strategy) is the CPU EP's: the others' defaults name GPU kernels.
+    catalogExtension: { ...ext, dimensions: ext.dimensions.map((d) => ({ ...d, engines: ['onnx-cpu'] })), coreDimensions: ['fusion_strategy'] },
+  }
+}
 
 /** The registry names of the built-in engines, in the order help texts list them. */
 export const ENGINE_NAMES = Object.keys(ENGINES) as readonly EngineName[]

@@ -1408,15 +1408,16 @@ export const COMMAND_MANIFEST: readonly CommandMeta[] = [
   },
   {
     "name": "sweep",
-    "summary": "Sweep llama.cpp settings on this machine for real, with statistics against the defaults and a quality gate.",
-    "description": "Stores the sweep as a run (in the embedded store, or --db) that the tuner measures, so it is listed in History and `kerneltune run show` reads it. Enumerates llama.cpp settings through the catalog (with the engine's legality rules), measures the defaults and then every legal combination through node-llama-cpp, with warm-ups, repetitions and early termination, compares each to the defaults (10% trimmed means, Welch/Yuen test, Cohen's d) on decode and prefill tokens/s and time to first token, applies a quality gate and names the winner: the fastest combination (by --metric) that passes the gate and is significantly better than the defaults. Quick mode sweeps threads x flash attention x V cache type; standard adds the micro-batch and K cache type. The default gate is regression: no gated metric may be worse than the defaults by more than --epsilon. Interrupted (SIGINT) or killed, the run keeps what it measured: --resume RUN_ID (or kerneltune run resume RUN_ID) continues it with the flags it stored.",
+    "summary": "Sweep llama.cpp (or ONNX Runtime CPU) settings on this machine for real, with statistics against the defaults and a quality gate.",
+    "description": "Stores the sweep as a run (in the embedded store, or --db) that the tuner measures, so it is listed in History and `kerneltune run show` reads it. Enumerates llama.cpp settings through the catalog (with the engine's legality rules), measures the defaults and then every legal combination through node-llama-cpp, with warm-ups, repetitions and early termination, compares each to the defaults (10% trimmed means, Welch/Yuen test, Cohen's d) on decode and prefill tokens/s and time to first token, applies a quality gate and names the winner: the fastest combination (by --metric) that passes the gate and is significantly better than the defaults. Quick mode sweeps threads x flash attention x V cache type; standard adds the micro-batch and K cache type. The default gate is regression: no gated metric may be worse than the defaults by more than --epsilon. Interrupted (SIGINT) or killed, the run keeps what it measured: --resume RUN_ID (or kerneltune run resume RUN_ID) continues it with the flags it stored. --engine onnx sweeps ONNX Runtime's CPU execution provider instead (intra-op threads x MatMulNBits accuracy in quick mode; standard adds the execution mode and thread spinning), one onnxruntime-node InferenceSession per combination, interleaved by default, on --onnx FILE or a llama of --params (default 1B, 4-bit MatMulNBits) synthesized once into $XDG_CACHE_HOME/kerneltune/onnx; it prints the roofline bound of the model on this machine beside the measured defaults, as a prediction, and the run's verdict. Exit 0: a setting to change; 3: the defaults stay.",
     "flags": [
       {
         "name": "engine",
         "type": "string",
-        "description": "Engine to sweep.",
+        "description": "Engine to sweep: llamacpp (a GGUF model) or onnx (ONNX Runtime's CPU execution provider through onnxruntime-node, an ONNX decoder).",
         "choices": [
-          "llamacpp"
+          "llamacpp",
+          "onnx"
         ],
         "default": "llamacpp"
       },
@@ -1425,6 +1426,37 @@ export const COMMAND_MANIFEST: readonly CommandMeta[] = [
         "type": "string",
         "description": "The GGUF model file.",
         "valueName": "FILE"
+      },
+      {
+        "name": "onnx",
+        "type": "string",
+        "description": "onnx: the ONNX decoder model (input_ids, attention_mask, past_key_values.* in; logits, present.* out). Without it, a llama of --params is synthesized into the cache folder.",
+        "valueName": "FILE"
+      },
+      {
+        "name": "params",
+        "type": "string",
+        "description": "onnx without --onnx: the parameter count of the llama shape to synthesize (as kerneltune model synth: 1B, 60M, 2M).",
+        "valueName": "N",
+        "default": "1B"
+      },
+      {
+        "name": "weights",
+        "type": "string",
+        "description": "onnx without --onnx: the synthesized model's weights (q4: MatMulNBits 4-bit blocks of 32; fp32 and fp16 are capped by protobuf's 2 GiB).",
+        "choices": [
+          "q4",
+          "fp16",
+          "fp32"
+        ],
+        "default": "q4"
+      },
+      {
+        "name": "vocab-size",
+        "type": "integer",
+        "description": "onnx without --onnx: the synthesized model's vocabulary (default 32000).",
+        "min": 16,
+        "max": 262144
       },
       {
         "name": "quick",
@@ -1536,17 +1568,17 @@ export const COMMAND_MANIFEST: readonly CommandMeta[] = [
       {
         "name": "backend",
         "type": "string",
-        "description": "node-llama-cpp: llama.cpp in-process, one request at a time. server: a real llama-server per combination under concurrent streaming load (adds slots and continuous batching to the space).",
+        "description": "node-llama-cpp (the default for llamacpp): llama.cpp in-process, one request at a time. server: a real llama-server per combination under concurrent streaming load (adds slots and continuous batching to the space). onnxruntime (the only one for onnx): an onnxruntime-node InferenceSession per combination, in-process.",
         "choices": [
           "node-llama-cpp",
-          "server"
-        ],
-        "default": "node-llama-cpp"
+          "server",
+          "onnxruntime"
+        ]
       },
       {
         "name": "design",
         "type": "string",
-        "description": "sequential: the defaults first, then each combination. interleaved: every combination once per round in a random order, paired against the defaults by round, with an A/A check (default with --backend server).",
+        "description": "sequential: the defaults first, then each combination. interleaved: every combination once per round in a random order, paired against the defaults by round, with an A/A check (default with --backend server and --engine onnx).",
         "choices": [
           "sequential",
           "interleaved"
@@ -1671,9 +1703,11 @@ export const COMMAND_MANIFEST: readonly CommandMeta[] = [
       "kerneltune sweep --engine llamacpp --gguf /tmp/m.gguf --backend server --quick --concurrency 4",
       "kerneltune sweep --gguf m.gguf --gate topk5 --reps 10 --json",
       "kerneltune sweep --gguf m.gguf --quick --space '{\"threads\":[\"1\",\"2\"],\"cache_type_k\":[\"f16\",\"q8_0\"]}'",
-      "kerneltune sweep --resume RUN_ID"
+      "kerneltune sweep --resume RUN_ID",
+      "kerneltune sweep --engine onnx --backend onnxruntime --params 1B --quick",
+      "kerneltune sweep --engine onnx --onnx decoder.onnx --design sequential --json"
     ],
-    "jsonOutput": "Both carry runId: the stored run (kerneltune run show RUN_ID, the dashboard's History). With --backend server or --design interleaved: { ok, runId, engine, backend, design: \"interleaved\", device, rounds, partialRound, order, roundSeconds, prepareSeconds?, launches: { [arm]: [{ reason, ok, error?, phases: { spawnedAt, setupMs, listeningMs?, modelLoadedMs?, readyMs?, warmupStartMs?, warmupEndMs?, warmupRequests? } }] }, metric, baseline, combos: [{ combo, reps, error?, stats, comparison, paired: { decodeTps?, prefillTps?, ttftMs? } }], aa: { comparison, declaredWinner, falseWinnerRate, resamples, reps }, winner | null, verdict, recommendedArgv, load: { concurrency, requests, promptTokens, outputTokens }, settings, seconds, budgetEnded, longestVisitMs, budget?: { seconds, startedAt, ended, endedIn: rounds | capacity | null, rounds: { untilS, endedAtS, ended, measured, planned, partialRound, longestVisitS }, capacity: { untilS, searches: [{ candidate, untilS, endedAtS, ended, measurements, longestMeasurementS }] } | null, longestMeasurementS, elapsedS, note } (with --time-budget), ... }; --out FILE gets the same document, and after every round and capacity search the result so far with partial: true, phase: rounds | capacity. Otherwise: { ok, runId, engine: \"llamacpp\", measured: true, simulated: false, device, model: { path, bytes }, mode, space, catalog: { version, hash }, pruned: [{ combo, rule }], workload: { promptTokens, genTokens }, settings: { warmups, minReps, maxReps, earlyStop, noiseFloor }, metric, baseline: { combo, hash, reps, stats }, combos: [{ combo, hash, reps, stoppedEarly?, error?, stats, comparison: { decodeTps?, prefillTps?, ttftMs? }, gate }], gate: GateResult, winner: { combo, hash, reps, stats, comparison, gate, llamaServerArgv } | null, verdict, recommendedArgv, notes, seconds }. Interrupted: { ok: false, error: { code: \"CANCELLED\", message, details: { runId, resume: \"kerneltune sweep --resume RUN_ID\", interrupted: true } } }",
+    "jsonOutput": "With --engine onnx: { ok, runId, engine: \"onnx\", ortVersion, backend: \"onnxruntime\", design, device, baseline, combos, winner | null, verdict: RunVerdict (kind, headline, reasons, figures), designVerdict, recommended: { combo, sessionOptions }, model: { path, bytes, synthesized, spec? }, mode, space, catalog, workload, roofline: { kind: \"prediction\", hardware, decode: { boundTps, binding, measuredDefaultsTps, fraction }, prefill: {...} } | null, seconds, ... }. Both llama.cpp forms carry runId: the stored run (kerneltune run show RUN_ID, the dashboard's History). With --backend server or --design interleaved: { ok, runId, engine, backend, design: \"interleaved\", device, rounds, partialRound, order, roundSeconds, prepareSeconds?, launches: { [arm]: [{ reason, ok, error?, phases: { spawnedAt, setupMs, listeningMs?, modelLoadedMs?, readyMs?, warmupStartMs?, warmupEndMs?, warmupRequests? } }] }, metric, baseline, combos: [{ combo, reps, error?, stats, comparison, paired: { decodeTps?, prefillTps?, ttftMs? } }], aa: { comparison, declaredWinner, falseWinnerRate, resamples, reps }, winner | null, verdict, recommendedArgv, load: { concurrency, requests, promptTokens, outputTokens }, settings, seconds, budgetEnded, longestVisitMs, budget?: { seconds, startedAt, ended, endedIn: rounds | capacity | null, rounds: { untilS, endedAtS, ended, measured, planned, partialRound, longestVisitS }, capacity: { untilS, searches: [{ candidate, untilS, endedAtS, ended, measurements, longestMeasurementS }] } | null, longestMeasurementS, elapsedS, note } (with --time-budget), ... }; --out FILE gets the same document, and after every round and capacity search the result so far with partial: true, phase: rounds | capacity. Otherwise: { ok, runId, engine: \"llamacpp\", measured: true, simulated: false, device, model: { path, bytes }, mode, space, catalog: { version, hash }, pruned: [{ combo, rule }], workload: { promptTokens, genTokens }, settings: { warmups, minReps, maxReps, earlyStop, noiseFloor }, metric, baseline: { combo, hash, reps, stats }, combos: [{ combo, hash, reps, stoppedEarly?, error?, stats, comparison: { decodeTps?, prefillTps?, ttftMs? }, gate }], gate: GateResult, winner: { combo, hash, reps, stats, comparison, gate, llamaServerArgv } | null, verdict, recommendedArgv, notes, seconds }. Interrupted: { ok: false, error: { code: \"CANCELLED\", message, details: { runId, resume: \"kerneltune sweep --resume RUN_ID\", interrupted: true } } }",
     "runs": true
   },
   {
@@ -2560,6 +2594,7 @@ export const COMMAND_MANIFEST: readonly CommandMeta[] = [
           "trtllm-serve",
           "triton",
           "onnx",
+          "onnx-cpu",
           "llamacpp"
         ],
         "description": "The engine to translate for."

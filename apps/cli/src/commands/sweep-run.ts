@@ -6,7 +6,7 @@
  * its `runId`. The sweep brings what only it has: its own backend (node-llama-cpp in-process, or a
  * pool of llama-servers kept across rounds), the translator of its space, and the design settings.
  */
-import type { Combo, EnginePlugin, HardwareSpec, MeasurementBackend, Run } from '@kerneltune/core'
+import type { Combo, EnginePlugin, HardwareSpec, MeasurementBackend, ModelSpec, Run } from '@kerneltune/core'
 import { createRegistry, KerneltuneError } from '@kerneltune/core'
 import { comboHash } from '@kerneltune/catalog'
 import { LLAMACPP_VERSION } from '@kerneltune/engines-llamacpp'
@@ -42,6 +42,10 @@ export interface SweepAsRun<R extends InterleavedSweepResult | SweepResult> {
   readonly deadline?: number
   /** The interleaved result after every round but the last, with the run's id: the sweep writes it down (--out). */
   readonly onRound?: (partial: InterleavedSweepResult & { runId: string }) => void | Promise<void>
+  /** The model the run records when the file is not a GGUF (an ONNX decoder): default read from the GGUF file. */
+  readonly model?: ModelSpec
+  /** The engine and release the run records: default llama.cpp's. */
+  readonly target?: { readonly engine: string; readonly engineVersion: string }
 }
 
 /** How this invocation runs the sweep: what the run stores to be resumed, which run it resumes, and its interrupt. */
@@ -61,15 +65,14 @@ export const resumeCommandOf = (runId: string): string => `kerneltune sweep --re
 
 /** Creates the sweep's run in the store and measures it through the tuner; returns the run id and the design's result. */
 export async function sweepAsRun<R extends InterleavedSweepResult | SweepResult>(o: SweepAsRun<R>): Promise<{ runId: string; result: R }> {
-  const { fromGguf } = await import('@kerneltune/features/node')
-  const model = (await fromGguf(o.modelPath)).model
+  const model = o.model ?? (await (await import('@kerneltune/features/node')).fromGguf(o.modelPath)).model
   const baseline: Combo = {}
   const combos = [{ combo: baseline, comboHash: comboHash(baseline), isBaseline: true }, ...o.plan.candidates.map((c) => ({ combo: c.combo, comboHash: c.hash, isBaseline: false }))]
   const run = o.session.resumeRunId ? await resumable(o.store, o.session.resumeRunId, combos.map((c) => c.comboHash)) : await o.store.runs.create({
     tenant: 'default',
     mode: o.plan.mode === 'quick' ? 'quick' : 'exhaustive',
     target: {
-      model, hardware: o.hardware, engine: 'llamacpp', engineVersion: LLAMACPP_VERSION, workload: o.workload, modelPath: o.modelPath,
+      model, hardware: o.hardware, engine: o.target?.engine ?? 'llamacpp', engineVersion: o.target?.engineVersion ?? LLAMACPP_VERSION, workload: o.workload, modelPath: o.modelPath,
       // A sweep measures fresh: the result cache would answer for another load or space.
       options: { sweep: o.session.spec, experiment: o.settings, warmups: o.warmups, metric: 'throughputTps', noiseFloor: o.settings.noiseFloor ?? 0.05, earlyStop: o.settings.earlyStop ?? true, useCache: false, design: o.design, ...(o.settings.rounds !== undefined ? { rounds: o.settings.rounds } : {}), ...(o.settings.seed !== undefined ? { seed: o.settings.seed } : {}), ...(o.settings.test ? { test: o.settings.test } : {}), ...objectivesRecord(o.objectives) },
     } as never,

@@ -22,12 +22,17 @@ vi.mock('@kerneltune/backends/node', async (original) => {
   }
 })
 
+vi.mock('@kerneltune/engines-onnx/node', async (original) => {
+  const m = await original<typeof import('@kerneltune/engines-onnx/node')>()
+  return { ...m, onnxruntimeRunBackend: (...a: Parameters<typeof m.onnxruntimeRunBackend>) => (built.push('onnxruntime'), m.onnxruntimeRunBackend(...a)) }
+})
+
 const io = (out: string[]): Io => ({ stdout: (t) => void out.push(t), stderr: (t) => void out.push(t), interactive: false, env: {}, cwd: '/' })
 
 describe('kerneltune translate and the measurement backends', () => {
   it('should translate without building any backend', async () => {
     const out: string[] = []
-    for (const engine of ['vllm', 'triton', 'llamacpp']) {
+    for (const engine of ['vllm', 'triton', 'llamacpp', 'onnx-cpu']) {
       expect(await main(['translate', '--engine', engine, '--combo', '{}', '--json'], io(out))).toBe(0)
     }
     expect(out.join('')).toContain('"ok": true')
@@ -38,6 +43,6 @@ describe('kerneltune translate and the measurement backends', () => {
     built.length = 0
     const { defaultRegistry } = await import('@kerneltune/compose/node')
     defaultRegistry()
-    expect(built).toEqual(['analytical', 'gpu-kernels', 'node-llama-cpp', 'server'])
+    expect(built).toEqual(['analytical', 'gpu-kernels', 'node-llama-cpp', 'server', 'onnxruntime'])
   })
 })
