@@ -5,7 +5,7 @@
  */
 import onnxProto from 'onnx-proto'
 
-export const { onnx } = onnxProto
+export const onnx = onnxProto.onnx
 export type Onnx = typeof onnx
 
 /** TensorProto.DataType members this package writes. */
