@@ -34,13 +34,18 @@ describe('kerneltune sweep --engine onnx', () => {
     const show = await runMain(['run', 'show', runId, '--json', '--db', join(dir, 'kt.db')], dir)
     expect([show.code, show.err]).toEqual([0, ''])
     const s = JSON.parse(show.out)
-    expect(s.run).toMatchObject({ id: runId, status: 'succeeded', backend: 'onnxruntime', target: { engine: 'onnx' }, summary: { experiment: { design: 'interleaved' }, verdict: { headline: verdict } } })
+    expect(s.run).toMatchObject({ id: runId, status: 'succeeded', backend: 'onnxruntime', target: { engine: 'onnx-cpu' }, summary: { experiment: { design: 'interleaved' }, verdict: { headline: verdict } } })
     expect(s.combos).toHaveLength(4)
     for (const c of s.combos) {
       expect(c.repetitions).toHaveLength(3)
       for (const rep of c.repetitions) expect(rep.decodeTps).toBeGreaterThan(0)
     }
     expect(r.code === 0).toBe(s.run.summary.verdict.kind === 'winner')
+    // The stored engine is the registered CPU plugin: every stored combination translates with it.
+    const combo = s.combos.find((c: { isBaseline: boolean }) => !c.isBaseline).combo
+    const t = await runMain(['translate', '--engine', s.run.target.engine, '--combo', JSON.stringify(combo), '--json'], dir)
+    expect([t.code, t.err]).toEqual([0, ''])
+    expect(JSON.parse(t.out).files['session_options.json']).toBeDefined()
   }, 300_000)
 
   it('should answer --json with the verdict, the recommended session options and the prediction, sequentially, reusing the cached model', async () => {

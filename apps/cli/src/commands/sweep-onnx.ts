@@ -186,7 +186,9 @@ export async function runOnnxSweep(ctx: CommandContext<typeof SWEEP_FLAGS>, i: O
       ? { model: m.path, gate, metric, epsilon, margin, warmups, rounds, seed: f.seed ?? 1, test: f.test ?? 'sign-flip' }
       : { model: m.path, gate, metric, epsilon, margin, warmups, minReps: Math.min(maxReps, f.minReps ?? d.minReps), maxReps, earlyStop: f.noEarlyStop !== true, noiseFloor: f.noiseFloor ?? 0.05 },
     is: (x): x is InterleavedSweepResult | SweepResult => design === 'interleaved' ? isInterleaved(x) : !isInterleaved(x),
-    session, ...(m.model ? { model: m.model } : {}), target: { engine: 'onnx', engineVersion: engine.defaultVersion },
+    session, ...(m.model ? { model: m.model } : {}), // Stored under the registry's name for the CPU plugin (compose: 'onnx-cpu'; 'onnx' is the
+    // CUDA/TensorRT one), so run apply, tune start and the server translate the run with it.
+    target: { engine: 'onnx-cpu', engineVersion: engine.defaultVersion },
     onEvent: (e) => e.type === 'progress' && bar.update(e.done, design === 'interleaved' ? `round ${Math.ceil(e.done / arms)}` : `${e.done}/${e.total}`),
   })
   bar.done()
