@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // Bundles the kerneltune CLI (and the GPU kit's driver) into single JavaScript files that run on
 // a bare Node with no node_modules: the device machines of issue 28 have no npm and no network.
-// Only modules with native code stay out (node-llama-cpp, libsql, the browser driver): the kit
+// Only modules with native code stay out (node-llama-cpp, onnxruntime-node, libsql, the browser driver): the kit
 // launches llama-server as a process and never touches them, and they are imported lazily, so a
 // command that needs them fails with its own error instead of the bundle failing to load.
 //
@@ -23,7 +23,7 @@ const outDir = resolve(args[outIdx + 1])
 
 // libsql (the embedded store's SQLite) loads a prebuilt binary by platform: pack-device.sh ships it
 // in a node_modules folder beside the bundle, where Node's resolution finds it.
-const NATIVE = ['node-llama-cpp', '@node-llama-cpp/*', 'libsql', 'playwright-core']
+const NATIVE = ['node-llama-cpp', '@node-llama-cpp/*', 'onnxruntime-node', 'libsql', 'playwright-core']
 // ESM output still meets CommonJS dependencies that call require(): give them one.
 const banner = "import { createRequire as __ktRequire } from 'node:module'; const require = __ktRequire(import.meta.url);"
 
