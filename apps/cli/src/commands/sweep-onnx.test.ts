@@ -46,6 +46,18 @@ describe('kerneltune sweep --engine onnx', () => {
     const t = await runMain(['translate', '--engine', s.run.target.engine, '--combo', JSON.stringify(combo), '--json'], dir)
     expect([t.code, t.err]).toEqual([0, ''])
     expect(JSON.parse(t.out).files['session_options.json']).toBeDefined()
+
+    // Tier 2 on the stored run: a tune session measures trials with the run's backend (real ORT
+    // sessions) and the registered CPU plugin; --keep searches both dimensions whatever the run found.
+    const tune = await run('tune', 'start', runId, '--trials', '2', '--strategy', 'random', '--keep', 'ort_intra_op_threads,ort_matmulnbits_accuracy', '--json')
+    expect(tune.code, tune.err).toBe(0)
+    const session = JSON.parse(tune.out)
+    expect(session).toMatchObject({ runId, status: 'completed', trialsDone: 2, narrowing: { engine: 'onnx-cpu' } })
+    expect(session.trials).toHaveLength(2)
+    for (const t of session.trials) {
+      expect(t.outcome).toBe('ok')
+      expect(t.metrics).toMatchObject({ simulated: false, device: expect.stringMatching(/ONNX Runtime 1\.\d+\.\d+ \(onnxruntime-node, CPU execution provider\)/) })
+    }
   }, 300_000)
 
   it('should answer --json with the verdict, the recommended session options and the prediction, sequentially, reusing the cached model', async () => {
