@@ -9,7 +9,6 @@
 import { mkdir, rename, stat, writeFile } from 'node:fs/promises'
 import { homedir } from 'node:os'
 import { join, resolve } from 'node:path'
-import { createCatalog } from '@kerneltune/catalog'
 import type { Combo, HardwareSpec, ModelSpec } from '@kerneltune/core'
 import { ORT_CPU_DEFAULTS, ORT_CPU_DIMENSIONS, onnxCpuEngine } from '@kerneltune/engines-onnx'
 import { SWEEP_GATE_DEFAULTS, type InterleavedSweepResult, type SweepResult } from '@kerneltune/experiment'
@@ -21,7 +20,7 @@ import { usageError } from '../cli/args.ts'
 import type { CommandContext, Io } from '../cli/command.ts'
 import { fmt, progressBar, table } from '../cli/output.ts'
 import type { SWEEP_FLAGS } from './sweep-flags.ts'
-import { SWEEP_DEFAULTS, type SweepPlan } from './sweep-plan.ts'
+import { planThroughCatalog, SWEEP_DEFAULTS, type SweepPlan } from './sweep-plan.ts'
 import { sweepSpecOf } from './sweep-resume.ts'
 import { sweepAsRun, type SweepSession } from './sweep-run.ts'
 
@@ -59,16 +58,7 @@ export function onnxSweepSpace(mode: Mode, logicalCores: number, override: OnnxS
 export function planOnnxSweep(mode: Mode, hardware: HardwareSpec, logicalCores: number, override?: OnnxSpace): SweepPlan {
   const space = onnxSweepSpace(mode, logicalCores, override)
   const dimensions = ORT_CPU_DIMENSIONS.filter((d) => space[d.id]).map((d) => ({ ...d, quickValues: [...space[d.id]!] }))
-  const catalog = createCatalog({ extensions: [{ engine: 'onnx', extension: { dimensions, rules: [], coreDimensions: [] } }] })
-  const preview = catalog.preview({ hardware, engine: 'onnx' }, { mode: 'quick' })
-  return {
-    mode,
-    space,
-    candidates: preview.legal.filter((l) => Object.keys(onnxWithoutDefaults(l.combo)).length > 0).map((l) => ({ combo: l.combo, hash: l.hash })),
-    pruned: preview.pruned.map((p) => ({ combo: p.combo, rule: p.rule })),
-    catalog: { version: catalog.version, hash: catalog.hash },
-    snapshot: catalog.snapshot,
-  }
+  return planThroughCatalog(mode, space, { dimensions, rules: [], coreDimensions: [] }, onnxWithoutDefaults, hardware, 'onnx')
 }
 
 /** Where synthesized models are kept: $KERNELTUNE_CACHE_DIR, else $XDG_CACHE_HOME/kerneltune, else ~/.cache/kerneltune; then onnx/. */

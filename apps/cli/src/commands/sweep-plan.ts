@@ -33,13 +33,13 @@ export function planSweep(mode: SweepMode, hardware: HardwareSpec, logicalCores:
 }
 
 /**
- * A space enumerated through the catalog as a llama.cpp extension, less the combination that
- * spells out the defaults (the baseline itself, measured once): the in-process and the serving
- * sweeps differ only in their space, extension and defaults.
+ * A space enumerated through the catalog as an engine's extension (llama.cpp's unless named), less
+ * the combination that spells out the defaults (the baseline itself, measured once): the
+ * in-process, serving and ONNX Runtime sweeps differ only in their space, extension and defaults.
  */
-export function planThroughCatalog(mode: SweepMode, space: SweepSpace, extension: CatalogExtension, nonDefault: (combo: Combo) => Combo, hardware: HardwareSpec): SweepPlan {
-  const catalog = createCatalog({ extensions: [{ engine: 'llamacpp', extension }] })
-  const preview = catalog.preview({ hardware, engine: 'llamacpp' }, { mode: 'quick' })
+export function planThroughCatalog(mode: SweepMode, space: SweepSpace, extension: CatalogExtension, nonDefault: (combo: Combo) => Combo, hardware: HardwareSpec, engine = 'llamacpp'): SweepPlan {
+  const catalog = createCatalog({ extensions: [{ engine, extension }] })
+  const preview = catalog.preview({ hardware, engine }, { mode: 'quick' })
   return {
     mode,
     space,
