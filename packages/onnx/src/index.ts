@@ -24,3 +24,4 @@ export {
 } from './llama-onnx.ts'
 export { DT, onnx } from './proto.ts'
 export { setMatMulNBitsAccuracy, type AccuracyEdit } from './edit.ts'
+export { describeOnnxDecoder, type OnnxDecoderShape } from './describe.ts'

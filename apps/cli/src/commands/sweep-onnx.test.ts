@@ -60,6 +60,18 @@ describe('kerneltune sweep --engine onnx', () => {
     }
   }, 300_000)
 
+  it('should sweep a given --onnx file, its shape read from the graph for the run and the prediction, and refuse a file that is not one', async () => {
+    const file = join(dir, 'cache', 'onnx', readdirSync(join(dir, 'cache', 'onnx')).find((f) => f.endsWith('.onnx'))!)
+    const r = await run('sweep', '--engine', 'onnx', '--onnx', file, ...SMALL.slice(4), '--design', 'sequential', '--reps', '2', '--json')
+    expect([0, 3], r.err).toContain(r.code)
+    const j = JSON.parse(r.out)
+    expect(j.model).toMatchObject({ path: file, synthesized: false, spec: { numLayers: 4, vocabSize: 320, quant: 'Q4_0' } })
+    expect(j.roofline).toMatchObject({ kind: 'prediction' })
+    const bad = await run('sweep', '--engine', 'onnx', '--onnx', '/etc/hostname')
+    expect(bad.code).toBe(2)
+    expect(bad.err).toMatch(/not an ONNX model|no present\.\{i\}\.key outputs/)
+  }, 300_000)
+
   it('should answer --json with the verdict, the recommended session options and the prediction, sequentially, reusing the cached model', async () => {
     const r = await run('sweep', '--engine', 'onnx', ...SMALL, '--design', 'sequential', '--reps', '2', '--json')
     expect([0, 3], r.err).toContain(r.code)

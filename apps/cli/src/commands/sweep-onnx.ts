@@ -6,9 +6,9 @@
  * FILE, or a llama of --params synthesized once into the cache folder. The roofline bound of the
  * model on the detected hardware is printed beside the measured defaults, labelled a prediction.
  */
-import { mkdir, rename, stat, writeFile } from 'node:fs/promises'
+import { mkdir, readFile, rename, stat, writeFile } from 'node:fs/promises'
 import { homedir } from 'node:os'
-import { join, resolve } from 'node:path'
+import { basename, join, resolve } from 'node:path'
 import type { Combo, HardwareSpec, ModelSpec } from '@kerneltune/core'
 import { ORT_CPU_DEFAULTS, ORT_CPU_DIMENSIONS, onnxCpuEngine } from '@kerneltune/engines-onnx'
 import { SWEEP_GATE_DEFAULTS, type InterleavedSweepResult, type SweepResult } from '@kerneltune/experiment'
@@ -77,7 +77,15 @@ async function resolveOnnxModel(io: Io, f: CommandContext<typeof SWEEP_FLAGS>['f
     const path = resolve(io.cwd, f.onnx)
     const info = await stat(path).catch(() => undefined)
     if (!info?.isFile()) throw usageError(`${path} is not a file; pass an existing ONNX decoder with --onnx, or leave it out to synthesize one of --params`)
-    return { path, bytes: info.size, synthesized: false }
+    // Its shape, read from the graph: what the stored run and the roofline prediction need.
+    const { describeOnnxDecoder } = await import('@kerneltune/onnx')
+    const d = describeOnnxDecoder(new Uint8Array(await readFile(path)))
+    const model: ModelSpec = {
+      name: basename(path), paramsB: d.params / 1e9, numLayers: d.layers, quant: quant[d.weights],
+      ...(d.hidden ? { hiddenDim: d.hidden } : {}), ...(d.vocab ? { vocabSize: d.vocab } : {}),
+      ...(d.heads ? { numHeads: d.heads, numKvHeads: d.kvHeads || d.heads, ...(d.hidden ? { headDim: d.hidden / d.heads } : {}) } : {}),
+    }
+    return { path, bytes: info.size, model, synthesized: false }
   }
   let params: number
   try {
