@@ -25,7 +25,7 @@ const run = async (...argv: string[]) => {
 }
 
 const ISSUE_ARGV = ['sweep', '--engine', 'onnx', '--backend', 'onnxruntime', '--model-shape', '1B']
-const CPU = { name: 'cpu', vendor: 'cpu' as const, memBwGbs: 20, fp16Tflops: 0.3 }
+const CPU = { name: 'cpu', vendor: 'cpu' as const, kind: 'cpu' as const, memBwGbs: 20, fp16Tflops: 0.3, unifiedMemory: true, sources: [] }
 
 describe('kerneltune sweep --engine onnx --backend onnxruntime: the shape flag', () => {
   it('should refuse the issue\'s --model-shape as a usage error that names --params N, the CLI\'s spelling', async () => {
