@@ -4,7 +4,8 @@
  * combination it speaks of, Apply to a deployment, the measurement design with its A/A check
  * (experiment.tsx), the combinations table with the statistics against the baseline, and the
  * Pareto plot. A simulated or proxy run says so at the top, and a best candidate the verdict does
- * not choose is called that, not a winner (issue 23 item 13, issue 34 item 11).
+ * not choose is called that, not a winner (issue 23 item 13, issue 34 item 11). The roofline
+ * bounds of the model on its hardware sit beside the measured baseline, labelled a prediction.
  */
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
 import { useCallback, useEffect, useMemo, useState } from 'react'
@@ -15,6 +16,7 @@ import { bestText, intervalCell, valueCell } from './figures.ts'
 import { ObjectivesView } from './objectives.tsx'
 import { ParetoPlot, type PlotNoise, type Point } from './pareto.tsx'
 import { ProvenanceBanner } from './provenance.tsx'
+import { RooflineView } from './roofline.tsx'
 import { streamEvents } from './sse.ts'
 import { useFirstScreen } from './ttfs.ts'
 import { useUrl } from './url-state.ts'
@@ -124,6 +126,7 @@ export function RunDetail() {
       {/* Before the objectives: a false A/A winner says the run's numbers are this machine's noise. */}
       {summary && <ExperimentView e={summary.experiment} combos={comboById} verdict={verdict} />}
       {summary?.objectives && <ObjectivesView o={summary.objectives} />}
+      {done && r?.roofline && <RooflineView p={r.roofline} baseline={combos.data?.items.find((c) => c.isBaseline)} simulated={simulated} />}
       {done && <ParetoPlot points={points} noise={noise} simulated={simulated} onSelect={onSelect} />}
       {sel && <p role="status" data-testid="selected">Selected #{sel.index}: {short(sel.combo)}</p>}
       {combos.data && (
