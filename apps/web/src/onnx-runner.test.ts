@@ -11,7 +11,7 @@ import process from 'node:process'
 import { requireOrSkip } from '@kerneltune/tooling/test-skip'
 import type { Browser, Page } from 'playwright-core'
 import { afterAll, describe, expect, it } from 'vitest'
-import { browserHooks, CHROMIUM, hasChromium, open, type Server } from './harness.ts'
+import { browserHooks, CHROMIUM, hasChromium, open, serious, type Server } from './harness.ts'
 
 // The server the harness spawns inherits this: the synthesized model goes to a folder of the test's own.
 const cache = mkdtempSync(join(tmpdir(), 'kt-web-onnx-'))
@@ -50,6 +50,8 @@ describe.skipIf(requireOrSkip(hasChromium, `chromium at ${CHROMIUM} (apt-get ins
     const legal = Number(await page.getByTestId('preview-legal').textContent())
     expect(legal).toBeGreaterThan(1)
     await expect.poll(() => page!.locator('#start-reason').textContent()).toBe('')
+    // The ONNX fields keep the form as accessible as the suite requires of every page.
+    expect(await serious(page)).toEqual([])
     expect(await page.locator('#start').isDisabled()).toBe(false)
     await page.locator('#start').click()
     await page.waitForURL(/tab=run&run=/)
@@ -67,6 +69,7 @@ describe.skipIf(requireOrSkip(hasChromium, `chromium at ${CHROMIUM} (apt-get ins
     expect(await roofline.textContent()).toMatch(/decode: at most [\d.]+ tok\/s \((memory|compute)-bound\)/)
     const measured = parseFloat((await page.getByTestId('roofline-measured-decode').textContent())!)
     expect(measured).toBeGreaterThan(0)
+    expect(await serious(page)).toEqual([])
 
     // What the page showed is the server's: real ORT sessions on the synthesized file.
     const run = await server.api<{ backend: string; target: { engine: string; model: { name: string; vocabSize: number }; hardware: { name: string } }; roofline: { kind: string; decode: { boundTps: number } } }>(`/runs/${runId}`)
