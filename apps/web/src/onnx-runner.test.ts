@@ -70,6 +70,8 @@ describe.skipIf(requireOrSkip(hasChromium, `chromium at ${CHROMIUM} (apt-get ins
     const measured = parseFloat((await page.getByTestId('roofline-measured-decode').textContent())!)
     expect(measured).toBeGreaterThan(0)
     expect(await serious(page)).toEqual([])
+    // A best candidate's card gives ORT's settings as it takes them: session options in a file, no command line.
+    if (await page.getByTestId('command').count()) await page.getByTestId('command').getByText(/^# session_options\.json/).waitFor()
 
     // What the page showed is the server's: real ORT sessions on the synthesized file.
     const run = await server.api<{ backend: string; target: { engine: string; model: { name: string; vocabSize: number }; hardware: { name: string } }; roofline: { kind: string; decode: { boundTps: number } } }>(`/runs/${runId}`)

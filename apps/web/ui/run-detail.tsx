@@ -26,6 +26,15 @@ const TERMINAL = ['succeeded', 'failed', 'cancelled']
 const n = (v: number | null | undefined, d = 2) => (v === undefined || v === null || !Number.isFinite(v) ? '—' : v.toFixed(d))
 const short = (c: Record<string, string>) => Object.values(c).join(' · ')
 const shellQuote = (a: string) => (/^[\w@%+=:,./-]+$/.test(a) ? a : `'${a.replace(/'/g, `'\\''`)}'`)
+/**
+ * A translation as the engine takes it: its command line, and (ONNX Runtime's, which has none: the
+ * settings are session options) its environment and files, each file under its name.
+ */
+const translated = (t: { argv: string[]; env: Record<string, string>; files: Record<string, string> }) => [
+  ...(t.argv.length ? [t.argv.map(shellQuote).join(' ')] : []),
+  ...Object.entries(t.env).map(([k, v]) => `${k}=${shellQuote(v)}`),
+  ...Object.entries(t.files).map(([name, text]) => `# ${name}\n${text.trimEnd()}`),
+].join('\n')
 
 export function RunDetail() {
   const [url, setUrl] = useUrl()
@@ -112,7 +121,7 @@ export function RunDetail() {
           {summary?.gate && <p>Quality gate ({summary.gate.method}): {summary.gate.status}.</p>}
           {winner && <>
             <p className="hint">{force ? `The command line of #${winner.index} (not applied):` : 'Its engine command line:'}</p>
-            <pre data-testid="command">{command.data?.translation.ok ? command.data.translation.argv.map(shellQuote).join(' ') : (command.data && !command.data.translation.ok ? command.data.translation.reason : undefined) ?? command.error?.message ?? '…'}</pre>
+            <pre data-testid="command">{command.data?.translation.ok ? translated(command.data.translation) : (command.data && !command.data.translation.ok ? command.data.translation.reason : undefined) ?? command.error?.message ?? '…'}</pre>
             <form onSubmit={(e) => { e.preventDefault(); if (target.trim()) apply.mutate() }}>
               <label htmlFor="apply-deployment">Deployment to apply it to</label>
               <input id="apply-deployment" value={target} onChange={(e) => setTarget(e.target.value)} />
