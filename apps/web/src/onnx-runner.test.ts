@@ -30,8 +30,9 @@ describe.skipIf(requireOrSkip(hasChromium, `chromium at ${CHROMIUM} (apt-get ins
   it('starts an ORT run on a synthesized shape, and the run page shows the measurement with the roofline labelled a prediction', async () => {
     page = await open(browser, server)
     await page.locator('#engine option[value="onnx-cpu"]').waitFor({ state: 'attached' })
-    await page.selectOption('#engine', 'onnx-cpu')
     await page.selectOption('#backend', 'onnxruntime')
+    await expect.poll(() => page!.locator('#start-reason').textContent()).toMatch(/pick the engine onnx-cpu/)
+    await page.selectOption('#engine', 'onnx-cpu')
     // The model is a shape the server synthesizes, the CLI's --params choice; the preset list is gone.
     expect(await page.locator('#model').count()).toBe(0)
     await page.fill('#onnx-params', 'lots')

@@ -108,6 +108,8 @@ export function Runner() {
   const reasons: string[] = []
   for (const [name, v] of Object.entries(ints)) if (!/^\d+$/.test(v) || Number(v) < 1) reasons.push(`${name} must be a whole number of at least 1`)
   if (design === 'interleaved' && (!/^\d+$/.test(rounds) || Number(rounds) < 2 || Number(rounds) > 1000)) reasons.push('Rounds must be a whole number from 2 to 1000')
+  // The backend runs ONNX Runtime's CPU execution provider, whose settings only the onnx-cpu plugin translates.
+  if (onnx && engine !== 'onnx-cpu') reasons.push('The onnxruntime backend measures ONNX Runtime on the CPU: pick the engine onnx-cpu')
   if (onnx && !/^\d+(\.\d+)?[kKmMbBgG]?$/.test(onnxParams.trim())) reasons.push('Parameters must be a count such as 2M, 60M or 1B')
   if (onnx && (!/^\d+$/.test(onnxVocab) || Number(onnxVocab) < 16 || Number(onnxVocab) > 262144)) reasons.push('Vocabulary must be a whole number from 16 to 262144')
   if (engineVersion && !/^[\w.+-]{1,100}$/.test(engineVersion)) reasons.push('Engine version may hold letters, digits, ., + and - only')
@@ -158,7 +160,7 @@ export function Runner() {
           {text('engine-version', 'Engine version (blank: the engine default)', engineVersion, setEngineVersion, 'text')}
           {select('hardware', 'Hardware preset', hw, setHw, withCurrent(o?.hardware.flatMap((h) => (h.id ? [h.id] : [])) ?? [], hw), Object.fromEntries(o?.hardware.map((h) => [h.id, h.id === LOCAL_HARDWARE ? `This server: ${h.name}` : h.name]) ?? []))}
           {onnx ? <>
-            {text('onnx-params', 'ONNX model: parameters of the synthesized llama (as sweep --params)', onnxParams, setOnnxParams, 'text')}
+            {text('onnx-params', 'ONNX model parameters (as sweep --params)', onnxParams, setOnnxParams, 'text')}
             {select('onnx-weights', 'ONNX model weights', onnxWeights, (v) => setOnnxWeights(v as OnnxWeights), ONNX_WEIGHTS, { q4: 'q4 (MatMulNBits, 4-bit)', fp16: 'fp16', fp32: 'fp32' })}
             {text('onnx-vocab', 'ONNX model vocabulary', onnxVocab, setOnnxVocab)}
           </> : select('model', 'Model', model, (v) => setModel(v as ModelId), Object.keys(MODELS))}
