@@ -5,8 +5,9 @@
  * metrics token is set; /openapi.json and /healthz never.
  */
 import { buildCatalog, type Catalog } from '@kerneltune/catalog'
-import { KerneltuneError, parseWith, TenantNameSchema, type Registry } from '@kerneltune/core'
+import { KerneltuneError, parseWith, TenantNameSchema, type HardwareSpec, type Registry } from '@kerneltune/core'
 import { generateToken, type Store } from '@kerneltune/store'
+import process from 'node:process'
 import { Hono, type Context } from 'hono'
 import { createBus, type EventBus } from './bus.ts'
 import { mountDashboard } from './dashboard.node.ts'
@@ -16,6 +17,8 @@ import { errorResponse, mount, type Auth } from './http.ts'
 import { inProcessAuth } from './in-process.ts'
 import { createMetrics, type ServerMetrics } from './metrics.ts'
 import { noModelPaths, type ModelPaths } from './model-paths.ts'
+import { onnxModelCache } from './onnx-models.node.ts'
+import type { OnnxModels } from './onnx-models.ts'
 import { createOpsMetrics } from './ops-metrics.ts'
 import { openApiDocument } from './openapi.ts'
 import { createQueue, type JobQueue, type QueueDeps } from './queue.ts'
@@ -63,6 +66,10 @@ export interface AppOptions {
   metricsToken?: string
   /** The directories whose GGUFs network requests may name (model-paths.node.ts); default none. */
   modelPaths?: ModelPaths
+  /** Where ONNX decoders named by shape are synthesized; default the cache folder of `kerneltune sweep --engine onnx` (onnx-models.node.ts). */
+  onnxModels?: OnnxModels
+  /** This machine as a hardware spec, offered by /options beside the presets (node.ts detects it). */
+  localHardware?: () => Promise<HardwareSpec | undefined>
 }
 
 export interface App {
@@ -86,7 +93,7 @@ export function createApp(options: AppOptions): App {
   const queueDeps: QueueDeps = { store, registry, catalog, bus, metrics, cacheScope, ...(options.concurrency ? { concurrency: options.concurrency } : {}), ...(options.autostart === false ? { autostart: false } : {}) }
   const queue = options.queueFactory ? options.queueFactory(queueDeps) : createQueue(queueDeps)
   const ops = createOpsMetrics(metrics.registry, store, queue)
-  const deps: AppDeps = { store, registry, catalog, queue, bus, metrics, ops, modelPaths: options.modelPaths ?? noModelPaths }
+  const deps: AppDeps = { store, registry, catalog, queue, bus, metrics, ops, modelPaths: options.modelPaths ?? noModelPaths, onnxModels: options.onnxModels ?? onnxModelCache(options.env ?? process.env), ...(options.localHardware ? { localHardware: options.localHardware } : {}) }
   const app = new Hono()
   const metricsToken = options.metricsToken ?? (options.env?.KERNELTUNE_METRICS_TOKEN || undefined)
   app.use('*', requestContext(options.log ?? ((l) => console.error(l))))

@@ -12,7 +12,7 @@
  */
 import process from 'node:process'
 import { serve as honoServe } from '@hono/node-server'
-import { KerneltuneError, normaliseTenant, serverTimeouts, type Registry } from '@kerneltune/core'
+import { KerneltuneError, normaliseTenant, serverTimeouts, type HardwareSpec, type Registry } from '@kerneltune/core'
 import type { Store } from '@kerneltune/store'
 import { bootstrapAdmin, createApp, recover, type App } from './app.ts'
 import { compose } from '@kerneltune/compose/node'
@@ -75,6 +75,12 @@ export interface RunningServer {
   close(): Promise<void>
 }
 
+/** This machine's spec, detected once on first use (/options offers it beside the presets). */
+function detectedHardware(): () => Promise<HardwareSpec | undefined> {
+  let spec: Promise<HardwareSpec | undefined> | undefined
+  return () => (spec ??= import('@kerneltune/features/node').then(({ detectHardware, specFromDetected }) => detectHardware().then(specFromDetected)).catch(() => undefined))
+}
+
 export async function serve(options: ServeOptions = {}): Promise<RunningServer> {
   const env = options.env ?? process.env
   const log = options.log ?? ((l: string) => void process.stderr.write(l + '\n'))
@@ -98,7 +104,7 @@ export async function serve(options: ServeOptions = {}): Promise<RunningServer> 
   // With Redis, the routes (admin cache flush included) see the hot cache in front of the store's.
   const hotRedis = options.redisUrl ? connect(options.redisUrl) : undefined
   const appStore = hotRedis ? withHotCache(store, hotRedis, options.redisPrefix ?? DEFAULT_PREFIX) : store
-  const app = createApp({ store: appStore, registry: composed.registry, catalog: composed.catalog, env, log, modelPaths, ...(metricsToken ? { metricsToken } : {}), ...(options.redisUrl ? { queueFactory: (d: QueueDeps) => (redisQueue = createRedisQueue(d, { redisUrl: options.redisUrl!, ...(options.redisPrefix ? { prefix: options.redisPrefix } : {}) })) } : {}) })
+  const app = createApp({ store: appStore, registry: composed.registry, catalog: composed.catalog, env, log, modelPaths, localHardware: detectedHardware(), ...(metricsToken ? { metricsToken } : {}), ...(options.redisUrl ? { queueFactory: (d: QueueDeps) => (redisQueue = createRedisQueue(d, { redisUrl: options.redisUrl!, ...(options.redisPrefix ? { prefix: options.redisPrefix } : {}) })) } : {}) })
   const recovered = await recover(app)
   if (recovered.runs || recovered.sessions) log(`kerneltune: re-queued ${recovered.runs} interrupted run(s); paused ${recovered.sessions} interrupted tune session(s) (resume them with POST /tune/{id}/resume)`)
   const server = await new Promise<ReturnType<typeof honoServe>>((resolve) => {

@@ -133,7 +133,22 @@ const RunTargetResponse = RunSchema.shape.target.extend({ options: z.record(z.st
  */
 const Interrupted = z.boolean().optional()
 export const RunResponse = RunSchema.extend({ target: RunTargetResponse, summary: RunSummaryResponse.nullable(), interrupted: Interrupted }).meta({ title: 'Run' })
-export const RunDetailResponse = RunResponse.extend({ registryNotes: z.array(z.string()).optional() }).meta({ title: 'RunDetail' })
+const RooflinePhaseResponse = z.object({ boundTps: z.number(), binding: z.enum(['memory', 'compute']), explanation: z.string() })
+/** roofline-prediction.ts: the bounds of the run's model on its hardware, from specifications (a prediction, never a measurement). */
+export const RooflinePredictionResponse = z.object({
+  kind: z.literal('prediction'),
+  source: z.string(),
+  hardware: z.object({ name: z.string(), memBwGbs: z.number(), fp16Tflops: z.number() }),
+  workload: z.object({ batch: z.number(), promptTokens: z.number(), kvBytesPerElement: z.number() }),
+  decode: RooflinePhaseResponse,
+  prefill: RooflinePhaseResponse,
+  missing: z.array(z.string()),
+}).meta({ title: 'RooflinePrediction' })
+export const RunDetailResponse = RunResponse.extend({
+  registryNotes: z.array(z.string()).optional(),
+  /** Null when the run's model lacks what a bound needs. */
+  roofline: RooflinePredictionResponse.nullable().optional(),
+}).meta({ title: 'RunDetail' })
 
 /** store's RunBrief, with what the run's backend declares about its numbers. */
 export const RunBriefResponse = z.object({

@@ -344,6 +344,32 @@ export type RunList = {
   offset: number
 }
 
+export type RooflinePrediction = {
+  kind: 'prediction'
+  source: string
+  hardware: {
+    name: string
+    memBwGbs: number
+    fp16Tflops: number
+  }
+  workload: {
+    batch: number
+    promptTokens: number
+    kvBytesPerElement: number
+  }
+  decode: {
+    boundTps: number
+    binding: 'memory' | 'compute'
+    explanation: string
+  }
+  prefill: {
+    boundTps: number
+    binding: 'memory' | 'compute'
+    explanation: string
+  }
+  missing: string[]
+}
+
 export type RunDetail = {
   id: string
   tenant: string
@@ -412,6 +438,7 @@ export type RunDetail = {
   deletedAt: string | null
   interrupted?: boolean
   registryNotes?: string[]
+  roofline?: RooflinePrediction | null
 }
 
 export type Comparison = {
@@ -877,6 +904,11 @@ export interface ApiBodies {
     test?: 'sign-flip' | 'paired' | 'blocked'
     slo?: Record<string, number>
     objective?: string
+    onnxModel?: {
+      params: string
+      weights?: 'q4' | 'fp16' | 'fp32'
+      vocabSize?: number
+    }
   }
   'POST /runs/{id}/apply': {
     deploymentId?: string

@@ -4,7 +4,8 @@
  * combination it speaks of, Apply to a deployment, the measurement design with its A/A check
  * (experiment.tsx), the combinations table with the statistics against the baseline, and the
  * Pareto plot. A simulated or proxy run says so at the top, and a best candidate the verdict does
- * not choose is called that, not a winner (issue 23 item 13, issue 34 item 11).
+ * not choose is called that, not a winner (issue 23 item 13, issue 34 item 11). The roofline
+ * bounds of the model on its hardware sit beside the measured baseline, labelled a prediction.
  */
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
 import { useCallback, useEffect, useMemo, useState } from 'react'
@@ -15,6 +16,7 @@ import { bestText, intervalCell, valueCell } from './figures.ts'
 import { ObjectivesView } from './objectives.tsx'
 import { ParetoPlot, type PlotNoise, type Point } from './pareto.tsx'
 import { ProvenanceBanner } from './provenance.tsx'
+import { RooflineView } from './roofline.tsx'
 import { streamEvents } from './sse.ts'
 import { useFirstScreen } from './ttfs.ts'
 import { useUrl } from './url-state.ts'
@@ -24,6 +26,15 @@ const TERMINAL = ['succeeded', 'failed', 'cancelled']
 const n = (v: number | null | undefined, d = 2) => (v === undefined || v === null || !Number.isFinite(v) ? '—' : v.toFixed(d))
 const short = (c: Record<string, string>) => Object.values(c).join(' · ')
 const shellQuote = (a: string) => (/^[\w@%+=:,./-]+$/.test(a) ? a : `'${a.replace(/'/g, `'\\''`)}'`)
+/**
+ * A translation as the engine takes it: its command line, and (ONNX Runtime's, which has none: the
+ * settings are session options) its environment and files, each file under its name.
+ */
+const translated = (t: { argv: string[]; env: Record<string, string>; files: Record<string, string> }) => [
+  ...(t.argv.length ? [t.argv.map(shellQuote).join(' ')] : []),
+  ...Object.entries(t.env).map(([k, v]) => `${k}=${shellQuote(v)}`),
+  ...Object.entries(t.files).map(([name, text]) => `# ${name}\n${text.trimEnd()}`),
+].join('\n')
 
 export function RunDetail() {
   const [url, setUrl] = useUrl()
@@ -110,7 +121,7 @@ export function RunDetail() {
           {summary?.gate && <p>Quality gate ({summary.gate.method}): {summary.gate.status}.</p>}
           {winner && <>
             <p className="hint">{force ? `The command line of #${winner.index} (not applied):` : 'Its engine command line:'}</p>
-            <pre data-testid="command">{command.data?.translation.ok ? command.data.translation.argv.map(shellQuote).join(' ') : (command.data && !command.data.translation.ok ? command.data.translation.reason : undefined) ?? command.error?.message ?? '…'}</pre>
+            <pre data-testid="command">{command.data?.translation.ok ? translated(command.data.translation) : (command.data && !command.data.translation.ok ? command.data.translation.reason : undefined) ?? command.error?.message ?? '…'}</pre>
             <form onSubmit={(e) => { e.preventDefault(); if (target.trim()) apply.mutate() }}>
               <label htmlFor="apply-deployment">Deployment to apply it to</label>
               <input id="apply-deployment" value={target} onChange={(e) => setTarget(e.target.value)} />
@@ -124,6 +135,7 @@ export function RunDetail() {
       {/* Before the objectives: a false A/A winner says the run's numbers are this machine's noise. */}
       {summary && <ExperimentView e={summary.experiment} combos={comboById} verdict={verdict} />}
       {summary?.objectives && <ObjectivesView o={summary.objectives} />}
+      {done && r?.roofline && <RooflineView p={r.roofline} baseline={combos.data?.items.find((c) => c.isBaseline)} simulated={simulated} />}
       {done && <ParetoPlot points={points} noise={noise} simulated={simulated} onSelect={onSelect} />}
       {sel && <p role="status" data-testid="selected">Selected #{sel.index}: {short(sel.combo)}</p>}
       {combos.data && (

@@ -12,6 +12,10 @@ import { useFirstScreen } from './ttfs.ts'
 import { useUrl } from './url-state.ts'
 
 const MAX_COMBOS = 512
+/** The id /options gives the server's own machine (features' specFromDetected). */
+const LOCAL_HARDWARE = 'this-machine'
+const ONNX_WEIGHTS = ['q4', 'fp16', 'fp32'] as const
+type OnnxWeights = (typeof ONNX_WEIGHTS)[number]
 type Mode = Options['modes'][number]
 type Gate = Options['gates'][number]
 
@@ -82,6 +86,12 @@ export function Runner() {
   // The experiment design: interleaved rounds pair every combination with the baseline of the same round (one device, one worker).
   const [design, setDesign] = useState<'sequential' | 'interleaved'>('sequential')
   const [rounds, setRounds] = useState('8')
+  // ONNX Runtime measures an ONNX decoder: a llama of this shape the server synthesizes (the CLI's
+  // `sweep --engine onnx --params N --weights W --vocab-size V`); the model preset is then unused.
+  const [onnxParams, setOnnxParams] = useState('1B')
+  const [onnxWeights, setOnnxWeights] = useState<OnnxWeights>('q4')
+  const [onnxVocab, setOnnxVocab] = useState('32000')
+  const onnx = backend === 'onnxruntime'
 
   const recent = useQuery({ queryKey: ['deployments'], queryFn: () => api<DeploymentList>('/deployments-recent') })
   const options = useOptions()
@@ -98,6 +108,10 @@ export function Runner() {
   const reasons: string[] = []
   for (const [name, v] of Object.entries(ints)) if (!/^\d+$/.test(v) || Number(v) < 1) reasons.push(`${name} must be a whole number of at least 1`)
   if (design === 'interleaved' && (!/^\d+$/.test(rounds) || Number(rounds) < 2 || Number(rounds) > 1000)) reasons.push('Rounds must be a whole number from 2 to 1000')
+  // The backend runs ONNX Runtime's CPU execution provider, whose settings only the onnx-cpu plugin translates.
+  if (onnx && engine !== 'onnx-cpu') reasons.push('The onnxruntime backend measures ONNX Runtime on the CPU: pick the engine onnx-cpu')
+  if (onnx && !/^\d+(\.\d+)?[kKmMbBgG]?$/.test(onnxParams.trim())) reasons.push('Parameters must be a count such as 2M, 60M or 1B')
+  if (onnx && (!/^\d+$/.test(onnxVocab) || Number(onnxVocab) < 16 || Number(onnxVocab) > 262144)) reasons.push('Vocabulary must be a whole number from 16 to 262144')
   if (engineVersion && !/^[\w.+-]{1,100}$/.test(engineVersion)) reasons.push('Engine version may hold letters, digits, ., + and - only')
   const counts = preview.data?.counts[mode]
   if (options.error) reasons.push(`The server's choices failed to load: ${options.error.message}`)
@@ -112,6 +126,8 @@ export function Runner() {
       body: {
         engine, ...(engineVersion ? { engineVersion } : {}), hardware: hardware!, model: MODELS[model], mode, backend, qualityGate: gate,
         ...(design === 'interleaved' ? { design, rounds: Number(rounds) } : {}),
+        // The server replaces the model preset with the synthesized decoder's shape.
+        ...(onnx ? { onnxModel: { params: onnxParams.trim(), weights: onnxWeights, vocabSize: Number(onnxVocab) } } : {}),
         workload: { batch: Number(batch), phase: 'decode', promptTokens: Number(promptTokens), generatedTokens: Number(generatedTokens) },
       } satisfies ApiBodies['POST /runs'],
     }),
@@ -142,8 +158,12 @@ export function Runner() {
         <div className="grid">
           {select('engine', 'Engine', engine, setEngine, withCurrent(o?.engines.map((e) => e.name) ?? [], engine))}
           {text('engine-version', 'Engine version (blank: the engine default)', engineVersion, setEngineVersion, 'text')}
-          {select('hardware', 'Hardware preset', hw, setHw, withCurrent(o?.hardware.flatMap((h) => (h.id ? [h.id] : [])) ?? [], hw), Object.fromEntries(o?.hardware.map((h) => [h.id, h.name]) ?? []))}
-          {select('model', 'Model', model, (v) => setModel(v as ModelId), Object.keys(MODELS))}
+          {select('hardware', 'Hardware preset', hw, setHw, withCurrent(o?.hardware.flatMap((h) => (h.id ? [h.id] : [])) ?? [], hw), Object.fromEntries(o?.hardware.map((h) => [h.id, h.id === LOCAL_HARDWARE ? `This server: ${h.name}` : h.name]) ?? []))}
+          {onnx ? <>
+            {text('onnx-params', 'ONNX model parameters (as sweep --params)', onnxParams, setOnnxParams, 'text')}
+            {select('onnx-weights', 'ONNX model weights', onnxWeights, (v) => setOnnxWeights(v as OnnxWeights), ONNX_WEIGHTS, { q4: 'q4 (MatMulNBits, 4-bit)', fp16: 'fp16', fp32: 'fp32' })}
+            {text('onnx-vocab', 'ONNX model vocabulary', onnxVocab, setOnnxVocab)}
+          </> : select('model', 'Model', model, (v) => setModel(v as ModelId), Object.keys(MODELS))}
           {text('prompt-tokens', 'Prompt tokens', promptTokens, setPromptTokens)}
           {text('generated-tokens', 'Generated tokens', generatedTokens, setGeneratedTokens)}
           {text('batch', 'Batch', batch, setBatch)}
@@ -154,6 +174,7 @@ export function Runner() {
           {design === 'interleaved' && text('rounds', 'Rounds', rounds, setRounds)}
         </div>
         <p className="hint" data-testid="backend-note">Backend {backend}: {o ? backendNote(o.backends.find((b) => b.name === backend)) : '…'}</p>
+        {onnx && <p className="hint" data-testid="onnx-note">The server synthesizes a llama of {onnxParams.trim() || '?'} parameters ({onnxWeights}, random weights in real shapes) as an ONNX decoder once, keeps it in its cache folder, and measures it on its own CPU; pick the hardware “This server” for a roofline that fits.</p>}
         <section className="card" aria-label="Sweep preview" data-testid="preview">
           <h3>Sweep preview ({mode})</h3>
           {counts ? (

@@ -31,12 +31,15 @@ export const ORT_CPU_DEFAULTS = {
 } as const
 export type OrtCpuDimension = keyof typeof ORT_CPU_DEFAULTS
 
+// Quick mode searches what `kerneltune sweep --engine onnx --quick` does, intra-op threads x the
+// MatMulNBits accuracy, and keeps the rest at ORT's defaults: with every value of every dimension
+// a quick run was 768 combinations, past what the dashboard lets a run start with (512).
 export const ORT_CPU_DIMENSIONS: readonly DimensionSpec[] = [
   {
     id: 'ort_execution_mode', title: 'ONNX Runtime execution mode',
     description: 'SessionOptions.executionMode: sequential runs one node at a time (parallel inside it); parallel also runs independent nodes at once on the inter-op pool.',
     values: [v('sequential', 'one node at a time (ORT default)'), v('parallel', 'independent nodes at once')],
-    defaultValue: ORT_CPU_DEFAULTS.ort_execution_mode, engines: ENGINES,
+    defaultValue: ORT_CPU_DEFAULTS.ort_execution_mode, engines: ENGINES, quickValues: [ORT_CPU_DEFAULTS.ort_execution_mode],
   },
   {
     id: 'ort_intra_op_threads', title: 'ONNX Runtime intra-op threads',
@@ -48,25 +51,25 @@ export const ORT_CPU_DIMENSIONS: readonly DimensionSpec[] = [
     id: 'ort_inter_op_threads', title: 'ONNX Runtime inter-op threads',
     description: 'SessionOptions.interOpNumThreads: threads running independent nodes at once; read only in the parallel execution mode.',
     values: [v('auto', 'ORT default'), ...threads(['1', '2', '4'])],
-    defaultValue: ORT_CPU_DEFAULTS.ort_inter_op_threads, engines: ENGINES,
+    defaultValue: ORT_CPU_DEFAULTS.ort_inter_op_threads, engines: ENGINES, quickValues: [ORT_CPU_DEFAULTS.ort_inter_op_threads],
   },
   {
     id: 'ort_cpu_mem_arena', title: 'ONNX Runtime CPU memory arena',
     description: 'SessionOptions.enableCpuMemArena: a growing arena that keeps freed buffers for reuse instead of returning them to the allocator.',
     values: [v('on', 'arena (ORT default)'), v('off', 'plain allocations')],
-    defaultValue: ORT_CPU_DEFAULTS.ort_cpu_mem_arena, engines: ENGINES,
+    defaultValue: ORT_CPU_DEFAULTS.ort_cpu_mem_arena, engines: ENGINES, quickValues: [ORT_CPU_DEFAULTS.ort_cpu_mem_arena],
   },
   {
     id: 'ort_mem_pattern', title: 'ONNX Runtime memory pattern',
     description: 'SessionOptions.enableMemPattern: plans one block for a run from the shapes seen before; useful when shapes repeat.',
     values: [v('on', 'memory pattern (ORT default)'), v('off', 'no pattern')],
-    defaultValue: ORT_CPU_DEFAULTS.ort_mem_pattern, engines: ENGINES,
+    defaultValue: ORT_CPU_DEFAULTS.ort_mem_pattern, engines: ENGINES, quickValues: [ORT_CPU_DEFAULTS.ort_mem_pattern],
   },
   {
     id: 'ort_intra_op_spinning', title: 'ONNX Runtime intra-op thread spinning',
     description: `Session config ${CPU_CONFIG_KEYS.intraOpSpinning}: idle pool threads spin waiting for work (fast hand-off) or sleep (less CPU taken from other processes).`,
     values: [v('on', 'spin (ORT default)'), v('off', 'sleep')],
-    defaultValue: ORT_CPU_DEFAULTS.ort_intra_op_spinning, engines: ENGINES,
+    defaultValue: ORT_CPU_DEFAULTS.ort_intra_op_spinning, engines: ENGINES, quickValues: [ORT_CPU_DEFAULTS.ort_intra_op_spinning],
   },
   {
     id: 'ort_matmulnbits_accuracy', title: 'MatMulNBits accuracy level',

@@ -15,6 +15,12 @@ export interface FlagSpec {
   readonly choices?: readonly string[]
   readonly default?: string | number | boolean | readonly string[]
   readonly alias?: string
+  /**
+   * Other names people give this flag (an issue's or another tool's spelling) that the command
+   * does not take: the unknown-flag error for one of them names this flag, so a single spelling
+   * stays in help, manifests and stored flags while the other still leads somewhere.
+   */
+  readonly spelledElsewhere?: readonly string[]
   /** Shown in help as the value's name, e.g. FILE or N. */
   readonly valueName?: string
   readonly min?: number
@@ -117,6 +123,8 @@ export function parseArgs(argv: readonly string[], specs: readonly FlagSpec[]): 
       inline = 'false'
     }
     if (!spec) {
+      const meant = specs.find((s) => s.spelledElsewhere?.includes(name))
+      if (meant) throw usageError(`unknown flag --${name}: this command spells it --${meant.name}${meant.valueName ? ` ${meant.valueName}` : ''} (${meant.description})`)
       const known = specs.map((s) => `--${s.name}`).join(', ')
       throw usageError(`unknown flag --${name}${known ? `; this command accepts: ${known}, --help, --json` : '; this command accepts --help and --json'}`)
     }

@@ -1438,7 +1438,10 @@ export const COMMAND_MANIFEST: readonly CommandMeta[] = [
         "type": "string",
         "description": "onnx without --onnx: the parameter count of the llama shape to synthesize (as kerneltune model synth: 1B, 60M, 2M).",
         "valueName": "N",
-        "default": "1B"
+        "default": "1B",
+        "spelledElsewhere": [
+          "model-shape"
+        ]
       },
       {
         "name": "weights",

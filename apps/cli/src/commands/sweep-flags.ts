@@ -11,7 +11,7 @@ export const SWEEP_FLAGS = [
   { name: 'engine', type: 'string', description: 'Engine to sweep: llamacpp (a GGUF model) or onnx (ONNX Runtime\'s CPU execution provider through onnxruntime-node, an ONNX decoder).', choices: ['llamacpp', 'onnx'], default: 'llamacpp' },
   { name: 'gguf', type: 'string', description: 'The GGUF model file.', valueName: 'FILE' },
   { name: 'onnx', type: 'string', description: 'onnx: the ONNX decoder model (input_ids, attention_mask, past_key_values.* in; logits, present.* out). Without it, a llama of --params is synthesized into the cache folder.', valueName: 'FILE' },
-  { name: 'params', type: 'string', description: 'onnx without --onnx: the parameter count of the llama shape to synthesize (as kerneltune model synth: 1B, 60M, 2M).', valueName: 'N', default: '1B' },
+  { name: 'params', type: 'string', description: 'onnx without --onnx: the parameter count of the llama shape to synthesize (as kerneltune model synth: 1B, 60M, 2M).', valueName: 'N', default: '1B', spelledElsewhere: ['model-shape'] },
   { name: 'weights', type: 'string', description: 'onnx without --onnx: the synthesized model\'s weights (q4: MatMulNBits 4-bit blocks of 32; fp32 and fp16 are capped by protobuf\'s 2 GiB).', choices: ['q4', 'fp16', 'fp32'], default: 'q4' },
   { name: 'vocab-size', type: 'integer', description: 'onnx without --onnx: the synthesized model\'s vocabulary (default 32000).', min: 16, max: 262144 },
   { name: 'quick', type: 'boolean', description: 'Quick mode: a small space and short runs (1–2 minutes for a small model on 2 cores).' },

@@ -9,6 +9,8 @@ import { IdParams, route, withPlainNames, type Route } from '../http.ts'
 import { ApplyResponse, CancelResponse, RunCombosResponse, RunDetailResponse, RunListResponse, RunResponse } from '../responses.ts'
 import { inProcessAuth } from '../in-process.ts'
 import { followSse, type SendEvent } from '../sse.ts'
+import { onnxModelOf, OnnxModelRequestSchema } from '../onnx-models.ts'
+import { runRoofline } from '../roofline-prediction.ts'
 
 const IsoInstant = z.union([z.iso.datetime({ offset: true }), z.iso.date()]).transform((v) => new Date(v).toISOString())
 
@@ -35,6 +37,17 @@ const ApplyBody = z.union([
 ])
 
 const TERMINAL = ['succeeded', 'failed', 'cancelled']
+
+/**
+ * A run request, or one over ONNX Runtime that names the shape of a decoder to synthesize
+ * (`onnxModel`, as the CLI's `sweep --engine onnx --params N`) instead of a model file: the run
+ * then measures that file and stores its real shape as the model.
+ */
+const RunBody = withPlainNames(RunRequestSchema.safeExtend({ onnxModel: OnnxModelRequestSchema.optional() }).superRefine((r, ctx) => {
+  if (!r.onnxModel) return
+  if (r.backend !== 'onnxruntime') ctx.addIssue({ code: 'custom', message: `onnxModel is the ONNX decoder the onnxruntime backend measures; backend ${r.backend} runs none (set backend to onnxruntime, or leave onnxModel out)`, path: ['onnxModel'] })
+  if (r.modelPath !== undefined) ctx.addIssue({ code: 'custom', message: 'give onnxModel (a shape the server synthesizes) or modelPath (a file), not both', path: ['onnxModel'] })
+}), [['model', 'name'], ['model', 'architecture'], ['hardware', 'name']])
 
 /**
  * A run that measured Tier 3 registry kernels says, when read, which of them have been deprecated
@@ -87,10 +100,13 @@ export function measuredBy(registry: Registry, backend: string): { simulated: bo
 }
 
 export const runRoutes: Route[] = [
-  route({ method: 'post', path: '/runs', summary: 'Create a Tier 1 run and queue it (a modelPath must name a GGUF under a --model-dir of the server)', role: 'operator', body: withPlainNames(RunRequestSchema, [['model', 'name'], ['model', 'architecture'], ['hardware', 'name']]), status: 202, response: RunResponse }, async ({ c, auth, body, deps }) => {
+  route({ method: 'post', path: '/runs', summary: 'Create a Tier 1 run and queue it (a modelPath must name a GGUF under a --model-dir of the server; onnxModel, with backend onnxruntime, names a llama shape the server synthesizes as an ONNX decoder and measures, its shape replacing model)', role: 'operator', body: RunBody, status: 202, response: RunResponse }, async ({ c, auth, body: { onnxModel, ...body }, deps }) => {
     // A model path from the network must name a GGUF inside a directory the operator allowed, and
     // the run keeps its real path (model-paths.ts); the embedded CLI, in-process, names its own files.
-    const request = body.modelPath && !inProcessAuth(c.env) ? { ...body, modelPath: await deps.modelPaths.resolve(body.modelPath) } : body
+    // A synthesized decoder is the server's own file, in its cache folder (onnx-models.node.ts).
+    const request = onnxModel
+      ? { ...body, modelPath: await deps.onnxModels.path(onnxModel), model: onnxModelOf(onnxModel).spec }
+      : body.modelPath && !inProcessAuth(c.env) ? { ...body, modelPath: await deps.modelPaths.resolve(body.modelPath) } : body
     await deps.queue.admit?.(request)
     const run = await createRun(deps.store, request, { catalog: deps.catalog, registry: deps.registry, tenant: auth.tenant })
     deps.queue.enqueue('run', run.id)
@@ -108,8 +124,10 @@ export const runRoutes: Route[] = [
     const { items, total } = await deps.store.runs.list(auth.tenant, filters)
     return { items: await withInterrupted(deps.store, items), total, limit: query.limit, offset: query.offset }
   }),
-  route({ method: 'get', path: '/runs/:id', summary: 'Run detail and summary (with registryNotes when a registry kernel it measured is deprecated now)', role: 'viewer', params: IdParams, response: RunDetailResponse }, async ({ auth, params, deps }) =>
-    withRegistryNotes(await withVerdict(await deps.store.runs.require(auth.tenant, params.id), deps), deps)),
+  route({ method: 'get', path: '/runs/:id', summary: 'Run detail and summary (with registryNotes when a registry kernel it measured is deprecated now, and the roofline prediction of its model on its hardware)', role: 'viewer', params: IdParams, response: RunDetailResponse }, async ({ auth, params, deps }) => {
+    const run = await withRegistryNotes(await withVerdict(await deps.store.runs.require(auth.tenant, params.id), deps), deps)
+    return { ...run, roofline: runRoofline(run) }
+  }),
   route({ method: 'get', path: '/runs/:id/combos', summary: 'Enumerated combinations with per-combination metrics (each labelled with the proxy that measured it, if any)', role: 'viewer', params: IdParams, response: RunCombosResponse }, async ({ auth, params, deps }) => {
     const run = await deps.store.runs.require(auth.tenant, params.id)
     // Every number says how it was measured: the summary's label, or (still running) the backend's declaration.
