@@ -7,7 +7,7 @@ import { generateWgsl } from './codegen.ts'
 import { toGpuLayout, weightBytes } from './formats.ts'
 import { createPipeline, makeBuffer, onCloseGpu, readBuffer, type GpuContext } from './gpu.ts'
 import { dispatchSize, isValidConfig } from './params.ts'
-import { compareWithReference, makeProblemData, referenceWithBounds, type ReferenceResult } from './reference.ts'
+import { compareWithReference, makeProblemData, referenceWithBounds, verificationRows, type ReferenceResult } from './reference.ts'
 import { runOnce, timeDispatch, type Dispatch } from './timing.ts'
 import type { CopyBandwidth, KernelBenchResult, KernelKind, MatmulConfig, MatmulProblem, TimingOptions } from './types.ts'
 
@@ -49,7 +49,7 @@ function problemState(gpu: GpuContext, problem: MatmulProblem): ProblemState {
   }
   const { m, n, k, format } = problem
   const data = makeProblemData(problem, PROBLEM_SEED)
-  const ref = referenceWithBounds(problem, data.weights, data.activations)
+  const ref = referenceWithBounds(problem, data.weights, data.activations, verificationRows(problem))
   const gpuWeights = toGpuLayout(format, data.weights, n, k)
   const S = GPUBufferUsage.STORAGE
   const state: ProblemState = {

@@ -6,6 +6,7 @@
 import { describe, it, expect, beforeAll, afterAll } from 'vitest'
 import { requireOrSkip } from '@kerneltune/tooling/test-skip'
 import { benchmarkKernel, measureCopyBandwidth } from './bench.ts'
+import { FMA_PROBE, measureFmaThroughput } from './fma-probe.ts'
 import { confirmSpeedup, tuneKernel } from './tune.ts'
 import { closeGpu, onCloseGpu, openGpu, runtimeGpu, type GpuContext } from './gpu.ts'
 import { configKey, defaultConfig, enumerateConfigs } from './params.ts'
@@ -125,5 +126,13 @@ describe.skipIf(requireOrSkip(Boolean(runtimeGpu()), 'WebGPU: this runtime has n
     expect(c.bytes).toBe(1 << 20)
     expect(c.gbps).toBeGreaterThan(0)
     expect(c.latencyMs).toBeGreaterThan(0)
+  })
+
+  it('should measure an f32 FMA rate whose result it checked, counting 2 FLOP per lane per FMA', async () => {
+    const f = await measureFmaThroughput(gpu, { ...quick, workgroups: 4, iterations: 256 })
+    expect(f.workgroups).toBe(4)
+    expect(f.flops).toBe(4 * FMA_PROBE.workgroupSize * 256 * FMA_PROBE.accumulators * 4 * 2)
+    expect(f.latencyMs).toBeGreaterThan(0)
+    expect(f.gflops).toBeCloseTo(f.flops / (f.latencyMs / 1e3) / 1e9, 6)
   })
 })
