@@ -4,7 +4,7 @@
  * arithmetic counterpart of measureCopyBandwidth. Every thread runs ACCUMULATORS independent vec4
  * FMA chains (enough independent work to hide the FMA latency), with a multiplier and an addend
  * read from a uniform so the compiler cannot fold the chain. With multiplier 1 and addend 1 each
- * lane ends at its start value + iterations exactly, which is checked before timing,
+ * lane ends at its start value + steps exactly, which is checked before timing,
  * so a driver that skipped work cannot pass. It measures plain f32 FMA throughput, the rate a
  * WGSL kernel without cooperative matrices can reach: no tensor cores.
  */
@@ -21,7 +21,7 @@ export interface FmaThroughput {
   latencyMs: number
   workgroups: number
   /** FMA steps per chain. */
-  iterations: number
+  steps: number
   flops: number
 }
 
@@ -30,7 +30,7 @@ function probeWgsl(): string {
   const decl = Array.from({ length: a }, (_, i) => `  var a${i} = vec4<f32>(f32(${4 * i}u + 0u), f32(${4 * i}u + 1u), f32(${4 * i}u + 2u), f32(${4 * i}u + 3u));`).join('\n')
   const step = Array.from({ length: a }, (_, i) => `    a${i} = fma(a${i}, mv, cv);`).join('\n')
   const sum = Array.from({ length: a }, (_, i) => `a${i}`).join(' + ')
-  return `struct P { iterations: u32, mul: f32, add: f32, pad: u32 }
+  return `struct P { steps: u32, mul: f32, add: f32, pad: u32 }
 @group(0) @binding(0) var<uniform> p: P;
 @group(0) @binding(1) var<storage, read_write> out: array<vec4<f32>>;
 @compute @workgroup_size(${wg})
@@ -38,7 +38,7 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
   let mv = vec4<f32>(p.mul);
   let cv = vec4<f32>(p.add);
 ${decl}
-  for (var i = 0u; i < p.iterations; i++) {
+  for (var i = 0u; i < p.steps; i++) {
 ${step}
   }
   out[gid.y * ng.x * ${wg}u + gid.x] = ${sum};
@@ -48,19 +48,19 @@ ${step}
 
 /**
  * Times the probe over `workgroups` workgroups of FMA_PROBE.workgroupSize threads, each chain
- * `iterations` FMAs long (capped so that the sum over the accumulators stays below 2^24, where f32
+ * `steps` FMAs long (capped so that the sum over the accumulators stays below 2^24, where f32
  * counts exactly). Throws if the result is wrong.
  */
-export async function measureFmaThroughput(gpu: GpuContext, opts: TimingOptions & { workgroups: number; iterations: number }): Promise<FmaThroughput> {
+export async function measureFmaThroughput(gpu: GpuContext, opts: TimingOptions & { workgroups: number; steps: number }): Promise<FmaThroughput> {
   const { device } = gpu
   const { workgroupSize: wg, accumulators: acc } = FMA_PROBE
-  const iterations = Math.min(Math.max(1, Math.floor(opts.iterations)), Math.floor(2 ** 24 / acc) - 64)
+  const steps = Math.min(Math.max(1, Math.floor(opts.steps)), Math.floor(2 ** 24 / acc) - 64)
   const groups = Math.max(1, Math.floor(opts.workgroups))
   const x = Math.min(groups, gpu.limits.maxComputeWorkgroupsPerDimension)
   const y = Math.ceil(groups / x)
   const threads = x * y * wg
   const params = new ArrayBuffer(16)
-  new Uint32Array(params, 0, 1)[0] = iterations
+  new Uint32Array(params, 0, 1)[0] = steps
   new Float32Array(params, 4, 2).set([1, 1])
   const uniform = makeBuffer(device, new Uint8Array(params), GPUBufferUsage.UNIFORM)
   const out = device.createBuffer({ size: threads * 16, usage: GPUBufferUsage.STORAGE | GPUBufferUsage.COPY_SRC })
@@ -69,17 +69,17 @@ export async function measureFmaThroughput(gpu: GpuContext, opts: TimingOptions 
     const bindGroup = device.createBindGroup({ layout: pipeline.getBindGroupLayout(0), entries: [{ binding: 0, resource: { buffer: uniform } }, { binding: 1, resource: { buffer: out } }] })
     const d: Dispatch = { pipeline, bindGroup, groups: [x, y, 1] }
     const { latency } = await timeDispatch(gpu, d, opts)
-    // Lane l of every thread: Σ_i (4i + l + iterations) over the accumulators.
+    // Lane l of every thread: Σ_i (4i + l + steps) over the accumulators.
     const back = new Float32Array(await readBuffer(device, out, threads * 16))
     for (let l = 0; l < 4; l++) {
       let want = 0
-      for (let i = 0; i < acc; i++) want += 4 * i + l + iterations
+      for (let i = 0; i < acc; i++) want += 4 * i + l + steps
       for (const t of [0, threads >> 1, threads - 1]) {
         if (back[4 * t + l] !== Math.fround(want)) throw new Error(`the FMA probe computed ${back[4 * t + l]} at thread ${t} lane ${l}, expected ${want}: the device skipped or miscomputed work`)
       }
     }
-    const flops = threads * iterations * acc * 4 * 2
-    return { gflops: flops / (latency.median / 1e3) / 1e9, latencyMs: latency.median, workgroups: x * y, iterations, flops }
+    const flops = threads * steps * acc * 4 * 2
+    return { gflops: flops / (latency.median / 1e3) / 1e9, latencyMs: latency.median, workgroups: x * y, steps, flops }
   } finally {
     uniform.destroy()
     out.destroy()

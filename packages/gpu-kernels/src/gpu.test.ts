@@ -129,7 +129,7 @@ describe.skipIf(requireOrSkip(Boolean(runtimeGpu()), 'WebGPU: this runtime has n
   })
 
   it('should measure an f32 FMA rate whose result it checked, counting 2 FLOP per lane per FMA', async () => {
-    const f = await measureFmaThroughput(gpu, { ...quick, workgroups: 4, iterations: 256 })
+    const f = await measureFmaThroughput(gpu, { ...quick, workgroups: 4, steps: 256 })
     expect(f.workgroups).toBe(4)
     expect(f.flops).toBe(4 * FMA_PROBE.workgroupSize * 256 * FMA_PROBE.accumulators * 4 * 2)
     expect(f.latencyMs).toBeGreaterThan(0)
