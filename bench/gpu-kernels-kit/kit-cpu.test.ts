@@ -85,6 +85,8 @@ describe.skipIf(requireOrSkip(ready, 'the kernels kit needs xz, git, dpkg, apt-g
         expect(k.tuned, JSON.stringify(k)).not.toBeNull()
         expect(k.default, JSON.stringify(k)).not.toBeNull()
         expect(k.correct).toBe(k.tried)
+        // Cold weights: the timed runs rotated over copies of at least coldBytes together.
+        expect(k.tuned!.weightCopies).toBeGreaterThan(1)
         const ceiling = kind === 'gemv' ? res.copy!.gbps : res.fma!.gflops
         expect(k.tuned!.fraction).toBeCloseTo((kind === 'gemv' ? k.tuned!.gbps : k.tuned!.tflops * 1e3) / ceiling, 10)
         // Winner re-timed against the default, unless the default itself won selection.

@@ -79,7 +79,7 @@ describe('profileQ4Gemv', () => {
 })
 
 describe('report', () => {
-  const fig = (gbps: number, tflops: number, fraction: number, c: Record<string, number | boolean>) => ({ config: c, configKey: JSON.stringify(c), medianMs: 1, gbps, tflops, fraction })
+  const fig = (gbps: number, tflops: number, fraction: number, c: Record<string, number | boolean>) => ({ config: c, configKey: JSON.stringify(c), medianMs: 1, gbps, tflops, fraction, weightCopies: 2 })
   const row: KernelRow = KernelRowSchema.parse({
     kind: 'gemm', format: 'q8_0', shape: 'attn_qo', role: 'attention Q and output', problem: { m: 512, n: 4096, k: 4096 }, fullSize: null,
     fractionOf: 'fma', verifiedRows: 16, tried: 16, correct: 16,

@@ -69,7 +69,7 @@ function hostFallback(): HostInfo {
 function figure(r: KernelBenchResult | undefined, ceiling: number | null, kind: 'gemv' | 'gemm') {
   if (!r?.correct) return null
   const value = kind === 'gemv' ? r.gbps : r.gflops
-  return { config: r.config, configKey: configKey(r.config), medianMs: r.latencyMs.median, gbps: r.gbps, tflops: r.gflops / 1e3, fraction: ceiling ? value / ceiling : null }
+  return { config: r.config, configKey: configKey(r.config), medianMs: r.latencyMs.median, gbps: r.gbps, tflops: r.gflops / 1e3, fraction: ceiling ? value / ceiling : null, weightCopies: r.weightCopies ?? 1 }
 }
 
 async function correctnessSuite(gpu: GpuContext, s: KitSettings): Promise<KitResults['correctness']> {
@@ -96,7 +96,7 @@ async function correctnessSuite(gpu: GpuContext, s: KitSettings): Promise<KitRes
 async function tuneTask(gpu: GpuContext, t: KitTask, s: KitSettings, ceilings: { copy: number | null; fma: number | null }): Promise<KernelRow> {
   const t0 = performance.now()
   const problem = { format: t.format, m: t.m, n: t.n, k: t.k }
-  const r = await tuneKernel(gpu, t.kind, problem, { warmup: s.warmup, iterations: s.iterations, maxConfigs: s.maxConfigs, confirmRounds: s.confirmRounds })
+  const r = await tuneKernel(gpu, t.kind, problem, { warmup: s.warmup, iterations: s.iterations, maxConfigs: s.maxConfigs, confirmRounds: s.confirmRounds, coldBytes: s.coldBytes })
   const ceiling = t.kind === 'gemv' ? ceilings.copy : ceilings.fma
   const c = r.confirmation
   const full = { m: t.kind === 'gemv' ? 1 : LLAMA3_8B.prefillTokens, n: SHAPES[t.shape].n, k: SHAPES[t.shape].k }

@@ -54,6 +54,12 @@ export interface KitSettings {
   correctnessConfigs: number
   /** Bytes of the copy probe's buffer. */
   copyBytes: number
+  /**
+   * Cold weights: timed runs rotate over weight copies of at least this many bytes, so a matrix
+   * that fits the GPU's L2 (50 MB on an H100, 60 MB on an H200) is not timed from it. A CPU
+   * adapter gets a token amount, enough to exercise the rotation.
+   */
+  coldBytes: number
   fma: { workgroups: number; steps: number }
 }
 
@@ -64,11 +70,12 @@ export interface KitSettings {
 export function settingsFor(mode: KitMode, cpuAdapter: boolean): KitSettings {
   const scale = cpuAdapter ? 8 : 1
   if (mode === 'quick') {
-    return { mode, scale, warmup: 1, iterations: 3, maxConfigs: 4, confirmRounds: 3, correctnessConfigs: 3, copyBytes: cpuAdapter ? 8 << 20 : 64 << 20, fma: { workgroups: cpuAdapter ? 8 : 1024, steps: cpuAdapter ? 1024 : 4096 } }
+    return { mode, scale, warmup: 1, iterations: 3, maxConfigs: 4, confirmRounds: 3, correctnessConfigs: 3, copyBytes: cpuAdapter ? 8 << 20 : 64 << 20, coldBytes: cpuAdapter ? 4 << 20 : 512 << 20, fma: { workgroups: cpuAdapter ? 8 : 1024, steps: cpuAdapter ? 1024 : 4096 } }
   }
   return {
     mode, scale, warmup: 3, iterations: 10, maxConfigs: 16, confirmRounds: 20, correctnessConfigs: cpuAdapter ? 6 : 24,
     copyBytes: cpuAdapter ? 32 << 20 : 256 << 20,
+    coldBytes: cpuAdapter ? 4 << 20 : 512 << 20,
     // On a GPU: enough workgroups to fill any current part many times over, ~10 ms of work at 60 TFLOP/s.
     fma: { workgroups: cpuAdapter ? 16 : 8192, steps: cpuAdapter ? 2048 : 16384 },
   }

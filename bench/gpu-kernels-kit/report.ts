@@ -62,7 +62,7 @@ export function markdown(r: KitResults): string {
     `- Vulkan: loader ${h.vulkan.loader ?? 'unknown'} (${h.vulkan.loaderSource}); ICD ${icd}; loaded ${a.mapped.loader ?? '?'} with ${a.mapped.drivers.join(', ') || '?'}`,
     `- runtime: Deno ${h.kit.deno} WebGPU; timing ${a.timing === 'timestamp' ? 'GPU timestamp queries' : 'queue wall time'}; kerneltune ${h.kit.kerneltuneCommit}${h.kit.dirty ? ' (dirty)' : ''}`,
     `- host: ${h.cpu}; load ${r.load.start} → ${r.load.end}`,
-    `- tuning: ${r.settings.maxConfigs} configurations per kernel and shape (default included), ${r.settings.warmup} warm-ups + ${r.settings.iterations} timed runs each (median); confirmation ${r.settings.confirmRounds} fresh paired rounds of winner and default`,
+    `- tuning: ${r.settings.maxConfigs} configurations per kernel and shape (default included), ${r.settings.warmup} warm-ups + ${r.settings.iterations} timed runs each (median); confirmation ${r.settings.confirmRounds} fresh paired rounds of winner and default; cold weights: runs rotate over copies of at least ${(r.settings.coldBytes / 2 ** 20).toFixed(0)} MiB together`,
     ...(r.scaled ? [`- **scaled shapes**: ${r.scaled.reason}`] : []),
     '',
     `- copy bandwidth (vec4 copy, read + write): ${r.copy ? `${r.copy.gbps.toFixed(1)} GB/s (${(r.copy.bytes / 2 ** 20).toFixed(0)} MiB)` : 'not measured'}`,
@@ -77,7 +77,7 @@ export function markdown(r: KitResults): string {
   ]
   if (r.profile.length) lines.push('', '## Q4_0 GEMV profile', '', ...r.profile.map((p) => `- ${p.line}`))
   if (r.autotuner.cells.length || r.autotuner.error) {
-    lines.push('', '## Metal-Marlin-style autotuner (metal-marlin-autotune)', '')
+    lines.push('', '## Metal-Marlin-style autotuner (metal-marlin-autotune)', '', 'Its benchmarker times warm weights (no rotation over copies) and reports mean latency; the table above is the one to quote.', '')
     if (r.autotuner.error) lines.push(`- error: ${r.autotuner.error}`)
     for (const c of r.autotuner.cells) {
       const best = (c as { best?: { kernel_name?: string; latency_ms?: number; throughput_gbps?: number } | null }).best

@@ -37,6 +37,8 @@ const Figure = z.object({
   tflops: num.nonnegative(),
   /** GEMV: of the copy probe's GB/s; GEMM: of the FMA probe's FLOP/s. Null when that probe is missing. */
   fraction: num.nonnegative().nullable(),
+  /** Weight copies the timed runs rotated over (cold weights); 1 when they did not. */
+  weightCopies: z.number().int().positive(),
 })
 
 const Problem = z.object({ m: z.number().int().positive(), n: z.number().int().positive(), k: z.number().int().positive() })
@@ -87,7 +89,7 @@ export const ResultsSchema = z.object({
   settings: z.object({
     mode: z.enum(MODES), scale: z.number().int().positive(), warmup: z.number().int().nonnegative(), iterations: z.number().int().positive(),
     maxConfigs: z.number().int().positive(), confirmRounds: z.number().int().nonnegative(), correctnessConfigs: z.number().int().positive(),
-    copyBytes: z.number().int().positive(), fma: z.object({ workgroups: z.number().int().positive(), steps: z.number().int().positive() }),
+    copyBytes: z.number().int().positive(), coldBytes: z.number().int().nonnegative(), fma: z.object({ workgroups: z.number().int().positive(), steps: z.number().int().positive() }),
   }),
   /** Why the shapes are smaller than the 8B model's, when they are. */
   scaled: z.object({ factor: z.number().int().positive(), reason: z.string() }).nullable(),

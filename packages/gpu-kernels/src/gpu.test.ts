@@ -81,6 +81,17 @@ describe.skipIf(requireOrSkip(Boolean(runtimeGpu()), 'WebGPU: this runtime has n
     }
   }
 
+  it('should time with cold weights over device copies that compute the same result', async () => {
+    const problem: MatmulProblem = { format: 'q4_0', m: 1, n: 64, k: 256 }
+    // 64×256 Q4_0: 8 KiB of quants and 1 KiB of scales, so 40 KiB asks for 5 copies.
+    const r = await benchmarkKernel(gpu, 'gemv', problem, defaultConfig('gemv', 'q4_0'), { ...quick, iterations: 7, coldBytes: 40 << 10 })
+    expect({ error: r.error, correct: r.correct }).toEqual({ error: undefined, correct: true })
+    expect(r.weightCopies).toBe(5)
+    expect(r.latencyMs.samples.length).toBe(7)
+    const warm = await benchmarkKernel(gpu, 'gemv', problem, defaultConfig('gemv', 'q4_0'), quick)
+    expect(warm.weightCopies).toBeUndefined()
+  })
+
   it('should report an invalid configuration as an error without timing it', async () => {
     const r = await benchmarkKernel(gpu, 'gemv', { format: 'q4_0', m: 1, n: 64, k: 96 }, { workgroupSize: 64, rowsPerWorkgroup: 1, vecWidth: 1, unroll: 2 }, quick)
     expect(r.correct).toBe(false)
