@@ -16,7 +16,9 @@ const pct = (x: number | null | undefined) => (x === null || x === undefined ? '
 /** GB/s for a GEMV (bandwidth-bound), TFLOP/s for a GEMM (compute-bound). */
 export function rate(row: Pick<KernelRow, 'kind'>, f: { gbps: number; tflops: number } | null): string {
   if (!f) return '–'
-  return row.kind === 'gemv' ? `${f.gbps.toFixed(f.gbps < 10 ? 2 : 0)} GB/s` : `${f.tflops.toFixed(f.tflops < 1 ? 3 : 2)} TFLOP/s`
+  if (row.kind === 'gemv') return `${f.gbps.toFixed(f.gbps < 10 ? 2 : 0)} GB/s`
+  // A CPU adapter's GEMM runs at a few GFLOP/s, which TFLOP/s would round to zero.
+  return f.tflops < 0.1 ? `${(f.tflops * 1e3).toFixed(2)} GFLOP/s` : `${f.tflops.toFixed(2)} TFLOP/s`
 }
 
 /** Parameters in a short form: gemv `wg64 r1 v1 u1`, gemm `16×16 t1×1 smem`. */
@@ -66,7 +68,7 @@ export function markdown(r: KitResults): string {
     ...(r.scaled ? [`- **scaled shapes**: ${r.scaled.reason}`] : []),
     '',
     `- copy bandwidth (vec4 copy, read + write): ${r.copy ? `${r.copy.gbps.toFixed(1)} GB/s (${(r.copy.bytes / 2 ** 20).toFixed(0)} MiB)` : 'not measured'}`,
-    `- FP32 FMA rate (no tensor cores): ${r.fma ? `${(r.fma.gflops / 1e3).toFixed(2)} TFLOP/s` : 'not measured'}`,
+    `- FP32 FMA rate (no tensor cores): ${r.fma ? (r.fma.gflops < 100 ? `${r.fma.gflops.toFixed(2)} GFLOP/s` : `${(r.fma.gflops / 1e3).toFixed(2)} TFLOP/s`) : 'not measured'} (${r.fma ? `${r.fma.workgroups} workgroups × 256 threads × ${r.fma.steps} steps of 8 vec4 FMAs` : ''})`,
     `- correctness suite: ${r.correctness.passed ? 'passed' : '**FAILED**'}, ${r.correctness.correct}/${r.correctness.tried} configurations matched the CPU reference`,
     '',
     `| ${TABLE_COLUMNS.join(' | ')} |`,
