@@ -66,6 +66,7 @@ describe.skipIf(requireOrSkip(ready, 'the kernels kit needs xz, git, dpkg, apt-g
     // The loader that ran is the one unpacked from the kit, and lavapipe was the driver.
     expect(res.host.vulkan.loaderSource).toBe('kit-private')
     expect(res.host.vulkan.loader).toMatch(/^libvulkan\.so\.1\.\d+\.\d+$/)
+    expect(res.adapter.mapped.backend).toBe('vulkan')
     expect(res.adapter.mapped.loader?.startsWith(join(work, 'gl'))).toBe(true)
     expect(res.adapter.mapped.drivers.some((d) => d.endsWith('libvulkan_lvp.so'))).toBe(true)
     expect(res.host.driver).toMatch(/^Mesa /)

@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from 'vitest'
 import { WEIGHT_FORMATS, weightBytes } from '@kerneltune/gpu-kernels'
-import { mappedVulkanLibraries, parseArgs } from './kit.ts'
+import { mappedGpuLibraries, parseArgs } from './kit.ts'
 import { LLAMA3_8B, evenSample, fits, planTasks, settingsFor } from './plan.ts'
 import { Q4_0_BLOCK_OPS, profileQ4Gemv } from './profile.ts'
 import { TABLE_COLUMNS, confirmedCell, shortConfig, tableRow } from './report.ts'
@@ -103,7 +103,7 @@ describe('report', () => {
   })
 })
 
-describe('parseArgs and mappedVulkanLibraries', () => {
+describe('parseArgs and mappedGpuLibraries', () => {
   it('should need --out and a positive budget', () => {
     expect(parseArgs([])).toMatch(/--out/)
     expect(parseArgs(['--out', 'x', '--budget-s', '0'])).toMatch(/--budget-s/)
@@ -117,7 +117,10 @@ describe('parseArgs and mappedVulkanLibraries', () => {
       '7f04-7f05 r-xp 00000000 08:01 14 /usr/lib/x86_64-linux-gnu/libc.so.6',
       '7f06-7f07 rw-p 00000000 00:00 0 ',
     ].join('\n')
-    expect(mappedVulkanLibraries(maps)).toEqual({ loader: '/tmp/w/gl/usr/lib/x86_64-linux-gnu/libvulkan.so.1.3.239', drivers: ['/usr/lib/x86_64-linux-gnu/libvulkan_lvp.so'] })
-    expect(mappedVulkanLibraries('')).toEqual({ loader: null, drivers: [] })
+    expect(mappedGpuLibraries(maps)).toEqual({ loader: '/tmp/w/gl/usr/lib/x86_64-linux-gnu/libvulkan.so.1.3.239', drivers: ['/usr/lib/x86_64-linux-gnu/libvulkan_lvp.so'], backend: 'vulkan' })
+    expect(mappedGpuLibraries('')).toEqual({ loader: null, drivers: [], backend: 'unknown' })
+    // Deno's fallback when Vulkan has no driver: Mesa's GL through EGL, under the same adapter name.
+    const gl = '7f00-7f01 r-xp 00000000 08:01 12 /usr/lib/x86_64-linux-gnu/libEGL.so.1.1.0\n7f02-7f03 r-xp 00000000 08:01 13 /usr/lib/x86_64-linux-gnu/libEGL_mesa.so.0.0.0'
+    expect(mappedGpuLibraries(gl)).toEqual({ loader: null, drivers: ['/usr/lib/x86_64-linux-gnu/libEGL_mesa.so.0.0.0'], backend: 'gl' })
   })
 })

@@ -41,15 +41,21 @@ export function parseArgs(argv: readonly string[]): Args | string {
 }
 
 /**
- * The Vulkan libraries this process really loaded (/proc/self/maps on Linux): which loader won the
- * search (the system's or the kit's) and which driver it chose, not just what was on disk.
+ * The GPU libraries this process really loaded (/proc/self/maps on Linux): which Vulkan loader won
+ * the search (the system's or the kit's), which driver it chose, and so which backend wgpu used.
+ * Deno's WebGPU falls back to OpenGL (EGL) when Vulkan offers no driver, and WebGPU does not say
+ * which backend an adapter is on: with Vulkan's drivers disabled, lavapipe's llvmpipe came back
+ * through Mesa's GL under the same name.
  */
-export function mappedVulkanLibraries(maps: string): { loader: string | null; drivers: string[] } {
+export function mappedGpuLibraries(maps: string): { loader: string | null; drivers: string[]; backend: 'vulkan' | 'gl' | 'unknown' } {
   const files = new Set(maps.split('\n').map((l) => l.trim().split(/\s+/).slice(5).join(' ')).filter((f) => f.startsWith('/')))
   const all = [...files]
+  const loader = all.find((f) => /\/libvulkan\.so[.\d]*$/.test(f)) ?? null
+  const gl = all.some((f) => /\/libEGL[^/]*\.so/.test(f))
   return {
-    loader: all.find((f) => /\/libvulkan\.so[.\d]*$/.test(f)) ?? null,
-    drivers: all.filter((f) => /libvulkan_[a-z_]+\.so|libGLX_nvidia|libnvidia-glvkspirv|libnvidia-gpucomp/.test(f)).sort(),
+    loader,
+    drivers: all.filter((f) => /libvulkan_[a-z_]+\.so|libGLX_nvidia|libEGL_nvidia|libnvidia-glvkspirv|libnvidia-gpucomp|libEGL_mesa|libgallium|_dri\.so/.test(f)).sort(),
+    backend: loader ? 'vulkan' : gl ? 'gl' : 'unknown',
   }
 }
 
@@ -134,13 +140,14 @@ export async function kitMain(argv: readonly string[]): Promise<number> {
   for (const key in adapter.limits) { const v = (adapter.limits as unknown as Record<string, unknown>)[key]; if (typeof v === 'number') limits[key] = v }
   const gpu = await openGpu(navGpu)
   const name = deviceName(gpu)
-  const mapped = mappedVulkanLibraries(readMaps())
+  const mapped = mappedGpuLibraries(readMaps())
   // Mesa's lavapipe/llvmpipe, SwiftShader, or whatever the runtime marks as a fallback adapter.
   const cpuAdapter = Boolean(info.isFallbackAdapter) || /llvmpipe|lavapipe|swiftshader|softpipe/i.test(`${info.description} ${info.architecture}`)
   const s = settingsFor(args.mode, cpuAdapter)
   say(`adapter: ${name}; vendor ${info.vendor || '?'} architecture ${info.architecture || '?'} device ${info.device || '?'}; ${cpuAdapter ? 'CPU adapter' : 'GPU adapter'}`)
   say(`driver: ${host.driver ?? 'unknown'} (${host.driverSource}); Vulkan loader ${host.vulkan.loader ?? 'unknown'} (${host.vulkan.loaderSource}); ICDs ${host.vulkan.icds.map((i) => `${i.file} API ${i.apiVersion}`).join(', ') || 'none found'}`)
-  say(`loaded: loader ${mapped.loader ?? 'unknown'}; driver ${mapped.drivers.join(', ') || 'unknown'}`)
+  say(`loaded: backend ${mapped.backend}; Vulkan loader ${mapped.loader ?? 'none'}; driver ${mapped.drivers.join(', ') || 'unknown'}`)
+  if (mapped.backend !== 'vulkan') say(`WARNING: WebGPU is not on Vulkan here (backend ${mapped.backend}): the figures are of that backend`)
   say(`limits: ${JSON.stringify(limits)}`)
   say(`features: ${[...adapter.features].join(', ')}; timing ${gpu.hasTimestamps ? 'timestamp queries' : 'wall clock'}`)
   const scaled = s.scale === 1 ? null : { factor: s.scale, reason: `${name} is a CPU adapter: n, k and the prefill m are divided by ${s.scale} (decode 1×${SHAPES.ffn_up.n / s.scale}×${SHAPES.ffn_up.k / s.scale} for 1×14336×4096), so these are not the 8B model's shapes` }

@@ -61,7 +61,7 @@ export function markdown(r: KitResults): string {
     `- date: ${r.startedAt} – ${r.finishedAt} (${r.seconds.toFixed(0)} s of a ${r.budgetSeconds} s budget), mode ${r.settings.mode}`,
     `- device: ${a.name} (vendor ${a.vendor || '?'}, ${a.cpuAdapter ? 'a CPU adapter' : 'a GPU adapter'}${h.gpu ? `; nvidia-smi: ${h.gpu}` : ''})`,
     `- driver: ${h.driver ?? 'unknown'} (${h.driverSource})`,
-    `- Vulkan: loader ${h.vulkan.loader ?? 'unknown'} (${h.vulkan.loaderSource}); ICD ${icd}; loaded ${a.mapped.loader ?? '?'} with ${a.mapped.drivers.join(', ') || '?'}`,
+    `- Vulkan: loader ${h.vulkan.loader ?? 'unknown'} (${h.vulkan.loaderSource}); ICD ${icd}; WebGPU backend **${a.mapped.backend}** (loaded ${a.mapped.loader ?? 'no Vulkan loader'} with ${a.mapped.drivers.join(', ') || '?'})`,
     `- runtime: Deno ${h.kit.deno} WebGPU; timing ${a.timing === 'timestamp' ? 'GPU timestamp queries' : 'queue wall time'}; kerneltune ${h.kit.kerneltuneCommit}${h.kit.dirty ? ' (dirty)' : ''}`,
     `- host: ${h.cpu}; load ${r.load.start} → ${r.load.end}`,
     `- tuning: ${r.settings.maxConfigs} configurations per kernel and shape (default included), ${r.settings.warmup} warm-ups + ${r.settings.iterations} timed runs each (median); confirmation ${r.settings.confirmRounds} fresh paired rounds of winner and default; cold weights: runs rotate over copies of at least ${(r.settings.coldBytes / 2 ** 20).toFixed(0)} MiB together`,

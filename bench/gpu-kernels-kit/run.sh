@@ -54,7 +54,7 @@ mkdir -p "$XDG_RUNTIME_DIR" && chmod 700 "$XDG_RUNTIME_DIR"
 deno_version="$("$DENO" --version | head -n1 | awk '{print $2}')"
 
 # 2. The Vulkan loader: the system's, or the kit's .debs.
-system_loader="$(ldconfig -p 2>/dev/null | awk '/libvulkan\.so\.1 /{print $NF; exit}')"
+system_loader="$( (ldconfig -p 2>/dev/null || true) | awk '/libvulkan\.so\.1 /{print $NF; exit}')"
 loader_source=system
 loader="$system_loader"
 if [ "$LOADERS" = private ] || { [ "$LOADERS" = auto ] && [ -z "$system_loader" ]; }; then
@@ -120,5 +120,17 @@ left=$(( BUDGET - ($(date +%s) - t0) ))
 set +e
 "$DENO" run -A --no-config --no-lock "$KIT/kit.mjs" --out "$OUT" --host "$WORK/host.json" --budget-s "$left" "${QUICK[@]}" 2>&1 | tee "$OUT/kit.log"
 rc=${PIPESTATUS[0]}
+if [ "$rc" = 3 ]; then
+  # No adapter: what a lease needs to know to fix it, into the log that comes back.
+  {
+    echo "--- diagnostics: no WebGPU adapter"
+    echo "VK_DRIVER_FILES=${VK_DRIVER_FILES:-} VK_ICD_FILENAMES=${VK_ICD_FILENAMES:-} LD_LIBRARY_PATH=${LD_LIBRARY_PATH:-}"
+    (ldconfig -p 2>/dev/null || true) | grep -iE 'vulkan|GLX_nvidia|GLdispatch' || echo "ldconfig knows no Vulkan library"
+    ls -l /usr/share/vulkan/icd.d /etc/vulkan/icd.d /usr/local/nvidia/share/vulkan/icd.d 2>&1 || true
+    nvidia-smi -L 2>&1 || true
+    echo "--- the Vulkan loader's own account (VK_LOADER_DEBUG=error,warn,driver)"
+    VK_LOADER_DEBUG=error,warn,driver timeout 60 "$DENO" eval --no-config 'console.log(String(await navigator.gpu?.requestAdapter()))' 2>&1 | tail -n 60 || true
+  } 2>&1 | tee -a "$OUT/kit.log" >&2
+fi
 set -e
 exit "$rc"

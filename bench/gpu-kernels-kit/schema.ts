@@ -99,8 +99,8 @@ export const ResultsSchema = z.object({
     subgroupMinSize: z.number().nullable(), subgroupMaxSize: z.number().nullable(),
     features: z.array(z.string()), limits: z.record(z.string(), z.number()),
     hasTimestamps: z.boolean(), hasF16: z.boolean(), timing: z.enum(['timestamp', 'wall']),
-    /** The Vulkan loader and driver libraries the process had mapped (/proc/self/maps). */
-    mapped: z.object({ loader: z.string().nullable(), drivers: z.array(z.string()) }),
+    /** The Vulkan loader and driver libraries the process had mapped (/proc/self/maps), and so wgpu's backend. */
+    mapped: z.object({ loader: z.string().nullable(), drivers: z.array(z.string()), backend: z.enum(['vulkan', 'gl', 'unknown']) }),
   }),
   host: HostInfoSchema,
   load: z.object({ start: z.string(), end: z.string() }),
