@@ -45,7 +45,9 @@ export function parseArgs(argv: readonly string[]): Args | string {
  * the search (the system's or the kit's), which driver it chose, and so which backend wgpu used.
  * Deno's WebGPU falls back to OpenGL (EGL) when Vulkan offers no driver, and WebGPU does not say
  * which backend an adapter is on: with Vulkan's drivers disabled, lavapipe's llvmpipe came back
- * through Mesa's GL under the same name.
+ * through Mesa's GL under the same name, and no Vulkan loader stayed mapped. wgpu opens its GL
+ * backend beside Vulkan either way (EGL libraries are mapped in both cases) and ranks Vulkan's
+ * adapters first among adapters of the same type, so a mapped loader means Vulkan.
  */
 export function mappedGpuLibraries(maps: string): { loader: string | null; drivers: string[]; backend: 'vulkan' | 'gl' | 'unknown' } {
   const files = new Set(maps.split('\n').map((l) => l.trim().split(/\s+/).slice(5).join(' ')).filter((f) => f.startsWith('/')))
@@ -211,11 +213,18 @@ export async function kitMain(argv: readonly string[]): Promise<number> {
     },
     host, load: { start: loadStart, end: uptimeLine() }, correctness, copy, fma, kernels, profile, autotuner, skipped,
   }
-  // The file is the kit's contract with CI and the README: never write one that does not parse back.
-  const checked = parseWith(ResultsSchema, results, 'the kit\'s results') as KitResults
   mkdirSync(args.out, { recursive: true })
-  writeFileSync(join(args.out, 'results.json'), JSON.stringify(checked, null, 2) + '\n')
-  const md = markdown(checked)
+  // results.json is the kit's contract with CI and the README: it always parses back. A run whose
+  // figures do not fit the schema (a NaN from a driver, say) is kept as results.invalid.json
+  // instead, so a lease's measurements are never lost to a check.
+  const checked = ResultsSchema.safeParse(results)
+  if (!checked.success) {
+    writeFileSync(join(args.out, 'results.invalid.json'), JSON.stringify(results, null, 2) + '\n')
+    say(`the results do not fit the schema (kept as results.invalid.json): ${checked.error.issues.slice(0, 10).map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`)
+    return 1
+  }
+  writeFileSync(join(args.out, 'results.json'), JSON.stringify(checked.data, null, 2) + '\n')
+  const md = markdown(checked.data as KitResults)
   writeFileSync(join(args.out, 'results.md'), md)
   console.log(md)
   if (!correctness.passed) { say('the correctness suite FAILED: see results.json correctness.families[].failures'); return 1 }

@@ -9,7 +9,8 @@
 # Usage: bash bench/gpu-kernels-kit/run.sh [--quick]
 # Environment:
 #   KIT              the packed folder (default .kernels-kit)
-#   OUT              where results.json, results.md and kit.log go (default bench/gpu-kernels-kit/out)
+#   OUT              where results.json, results.md and kit.log go (default bench/gpu-kernels-kit/out;
+#                    results.invalid.json instead of results.json if the figures do not fit the schema)
 #   KT_KIT_BUDGET_S  wall-clock seconds for the whole run, unpacking included (default 280: a
 #                    5-minute lease slot with room to spare); what would not fit is skipped and listed
 #   KT_KIT_WORK      where Deno is unpacked (default a folder under $KERNELTUNE_CACHE_DIR or
