@@ -6,6 +6,7 @@
 import { describe, it, expect, beforeAll, afterAll } from 'vitest'
 import { requireOrSkip } from '@kerneltune/tooling/test-skip'
 import { benchmarkKernel, measureCopyBandwidth } from './bench.ts'
+import { FMA_PROBE, measureFmaThroughput } from './fma-probe.ts'
 import { confirmSpeedup, tuneKernel } from './tune.ts'
 import { closeGpu, onCloseGpu, openGpu, runtimeGpu, type GpuContext } from './gpu.ts'
 import { configKey, defaultConfig, enumerateConfigs } from './params.ts'
@@ -80,6 +81,17 @@ describe.skipIf(requireOrSkip(Boolean(runtimeGpu()), 'WebGPU: this runtime has n
     }
   }
 
+  it('should time with cold weights over device copies that compute the same result', async () => {
+    const problem: MatmulProblem = { format: 'q4_0', m: 1, n: 64, k: 256 }
+    // 64×256 Q4_0: 8 KiB of quants and 1 KiB of scales, so 40 KiB asks for 5 copies.
+    const r = await benchmarkKernel(gpu, 'gemv', problem, defaultConfig('gemv', 'q4_0'), { ...quick, iterations: 7, coldBytes: 40 << 10 })
+    expect({ error: r.error, correct: r.correct }).toEqual({ error: undefined, correct: true })
+    expect(r.weightCopies).toBe(5)
+    expect(r.latencyMs.samples.length).toBe(7)
+    const warm = await benchmarkKernel(gpu, 'gemv', problem, defaultConfig('gemv', 'q4_0'), quick)
+    expect(warm.weightCopies).toBeUndefined()
+  })
+
   it('should report an invalid configuration as an error without timing it', async () => {
     const r = await benchmarkKernel(gpu, 'gemv', { format: 'q4_0', m: 1, n: 64, k: 96 }, { workgroupSize: 64, rowsPerWorkgroup: 1, vecWidth: 1, unroll: 2 }, quick)
     expect(r.correct).toBe(false)
@@ -125,5 +137,13 @@ describe.skipIf(requireOrSkip(Boolean(runtimeGpu()), 'WebGPU: this runtime has n
     expect(c.bytes).toBe(1 << 20)
     expect(c.gbps).toBeGreaterThan(0)
     expect(c.latencyMs).toBeGreaterThan(0)
+  })
+
+  it('should measure an f32 FMA rate whose result it checked, counting 2 FLOP per lane per FMA', async () => {
+    const f = await measureFmaThroughput(gpu, { ...quick, workgroups: 4, steps: 256 })
+    expect(f.workgroups).toBe(4)
+    expect(f.flops).toBe(4 * FMA_PROBE.workgroupSize * 256 * FMA_PROBE.accumulators * 4 * 2)
+    expect(f.latencyMs).toBeGreaterThan(0)
+    expect(f.gflops).toBeCloseTo(f.flops / (f.latencyMs / 1e3) / 1e9, 6)
   })
 })

@@ -1,6 +1,6 @@
 import { describe, it, expect } from 'vitest'
 import { dequantizeRow, weightBytes } from './formats.ts'
-import { compareWithReference, makeProblemData, referenceMatmul, referenceWithBounds, seededRandom } from './reference.ts'
+import { FULL_REFERENCE_MACS, compareWithReference, makeProblemData, referenceMatmul, referenceWithBounds, seededRandom, verificationRows } from './reference.ts'
 import type { MatmulProblem } from './types.ts'
 
 describe('makeProblemData', () => {
@@ -74,6 +74,55 @@ describe('compareWithReference', () => {
     const r = compareWithReference(ref, holed, p.k)
     expect(r.correct).toBe(false)
     expect(r.maxAbsError).toBe(Infinity)
+  })
+})
+
+describe('verificationRows', () => {
+  it('should check every row up to the full-reference size, and 16 spread rows above it', () => {
+    expect(verificationRows({ format: 'q4_0', m: 1, n: 14336, k: 4096 })).toBeUndefined()
+    expect(verificationRows({ format: 'q4_0', m: 64, n: 512, k: 1024 })).toBeUndefined()
+    const rows = verificationRows({ format: 'q4_0', m: 512, n: 14336, k: 4096 })!
+    expect(512 * 14336 * 4096).toBeGreaterThan(FULL_REFERENCE_MACS)
+    expect(rows.length).toBe(16)
+    expect(rows[0]).toBe(0)
+    expect(rows.at(-1)).toBe(511)
+    expect(new Set(rows).size).toBe(16)
+    // Different positions inside 64-row tiles, not the same residue every time.
+    expect(new Set(rows.map((r) => r % 64)).size).toBeGreaterThan(8)
+  })
+})
+
+describe('referenceWithBounds on sampled rows', () => {
+  const p: MatmulProblem = { format: 'q8_0', m: 9, n: 6, k: 64 }
+  const { weights, activations } = makeProblemData(p, 3)
+  const full = referenceWithBounds(p, weights, activations)
+  const rows = [0, 4, 8]
+  const part = referenceWithBounds(p, weights, activations, rows)
+
+  it('should equal the full reference on those rows', () => {
+    expect(part.rows).toEqual(rows)
+    expect(part.output.length).toBe(rows.length * p.n)
+    rows.forEach((r, i) => {
+      expect([...part.output.subarray(i * p.n, (i + 1) * p.n)]).toEqual([...full.output.subarray(r * p.n, (r + 1) * p.n)])
+      expect([...part.absSums.subarray(i * p.n, (i + 1) * p.n)]).toEqual([...full.absSums.subarray(r * p.n, (r + 1) * p.n)])
+    })
+  })
+
+  it('should check the sampled rows of a full m×n result, and only those', () => {
+    expect(compareWithReference(part, full.output, p.k).correct).toBe(true)
+    const wrongChecked = new Float32Array(full.output)
+    wrongChecked[4 * p.n + 2] = wrongChecked[4 * p.n + 2]! * 1.01 + 1
+    expect(compareWithReference(part, wrongChecked, p.k).correct).toBe(false)
+    // Row 5 is not sampled: the full comparison sees the error, the sampled one cannot.
+    const wrongUnchecked = new Float32Array(full.output)
+    wrongUnchecked[5 * p.n] = NaN
+    expect(compareWithReference(full, wrongUnchecked, p.k).correct).toBe(false)
+    expect(compareWithReference(part, wrongUnchecked, p.k).correct).toBe(true)
+    expect(compareWithReference(part, full.output.subarray(0, 8 * p.n), p.k).correct).toBe(false)
+  })
+
+  it('should reject rows outside 0..m-1', () => {
+    expect(() => referenceWithBounds(p, weights, activations, [9])).toThrow(/0\.\.8/)
   })
 })
 

@@ -39,10 +39,31 @@ export function makeProblemData(problem: MatmulProblem, seed: number): { weights
 }
 
 export interface ReferenceResult {
-  /** y, m×n row-major. */
+  /** y, m×n row-major; with `rows`, only those activation rows (rows.length×n). */
   output: Float32Array
   /** For each output, sum_k |x·w|: the scale that rounding errors are measured against. */
   absSums: Float64Array
+  /** The activation rows computed, in order, when not all m were (see `verificationRows`). */
+  rows?: number[]
+}
+
+/**
+ * The multiply-adds above which `verificationRows` checks a sample of the activation rows: the
+ * reference runs in f64 on one CPU thread, and an 8B model's prefill product (512×14336×4096,
+ * 30 G multiply-adds) would take minutes there, longer than the GPU spends tuning it.
+ */
+export const FULL_REFERENCE_MACS = 2 ** 28
+
+/**
+ * The activation rows a reference of `problem` computes: all of them up to FULL_REFERENCE_MACS,
+ * else `sample` rows evenly spread from the first to the last (all n outputs of each, so every
+ * output column and every tile along n is checked). Their spacing, (m-1)/(sample-1), is not a
+ * power of two for the shapes used here, so they fall at different rows within the tiles along m.
+ */
+export function verificationRows(problem: MatmulProblem, sample = 16): number[] | undefined {
+  const { m, n, k } = problem
+  if (m * n * k <= FULL_REFERENCE_MACS || m <= sample) return undefined
+  return Array.from({ length: sample }, (_, i) => Math.round((i * (m - 1)) / (sample - 1)))
 }
 
 /** y = x · Wᵀ with x m×k (row-major f32) and W n×k in the packed format; returns y m×n. */
@@ -50,23 +71,30 @@ export function referenceMatmul(problem: MatmulProblem, weightsPacked: Uint8Arra
   return referenceWithBounds(problem, weightsPacked, activations).output
 }
 
-/** The reference product and the per-output absolute sums used for the tolerance. */
-export function referenceWithBounds(problem: MatmulProblem, weightsPacked: Uint8Array, activations: Float32Array): ReferenceResult {
+/**
+ * The reference product and the per-output absolute sums used for the tolerance; with `rows`, only
+ * those activation rows (each must be in 0..m-1).
+ */
+export function referenceWithBounds(problem: MatmulProblem, weightsPacked: Uint8Array, activations: Float32Array, rows?: readonly number[]): ReferenceResult {
   checkProblem(problem)
   const { format, m, n, k } = problem
   if (weightsPacked.length !== weightBytes(format, n, k)) {
     throw new KerneltuneError('INVALID_INPUT', `weights for a ${format} ${n}x${k} matrix must be ${weightBytes(format, n, k)} bytes, got ${weightsPacked.length}`)
   }
   if (activations.length !== m * k) throw new KerneltuneError('INVALID_INPUT', `activations must hold m*k = ${m * k} values, got ${activations.length}`)
-  const output = new Float32Array(m * n)
-  const absSums = new Float64Array(m * n)
+  for (const r of rows ?? []) {
+    if (!Number.isInteger(r) || r < 0 || r >= m) throw new KerneltuneError('INVALID_INPUT', `reference rows must be whole numbers in 0..${m - 1}, got ${r}`)
+  }
+  const which = rows ? [...rows] : Array.from({ length: m }, (_, i) => i)
+  const output = new Float32Array(which.length * n)
+  const absSums = new Float64Array(which.length * n)
   const w = new Float64Array(k)
   for (let j = 0; j < n; j++) {
     dequantizeRow(format, weightsPacked, k, j, w)
-    for (let i = 0; i < m; i++) {
+    for (let i = 0; i < which.length; i++) {
       let acc = 0
       let abs = 0
-      const xo = i * k
+      const xo = which[i]! * k
       for (let t = 0; t < k; t++) {
         const p = activations[xo + t]! * w[t]!
         acc += p
@@ -76,7 +104,7 @@ export function referenceWithBounds(problem: MatmulProblem, weightsPacked: Uint8
       absSums[i * n + j] = abs
     }
   }
-  return { output, absSums }
+  return { output, absSums, ...(rows ? { rows: which } : {}) }
 }
 
 /**
@@ -91,9 +119,12 @@ export function compareWithReference(ref: ReferenceResult, got: Float32Array, k:
   let maxAbsError = 0
   let worst = -1
   let worstTol = rel * (ref.absSums[0] ?? 0)
-  let correct = got.length === ref.output.length
+  // With sampled rows, `got` holds all m rows: output i of the reference is row rows[i / n] there.
+  const n = ref.rows ? ref.output.length / ref.rows.length : 0
+  const at = ref.rows ? (i: number) => ref.rows![Math.floor(i / n)]! * n + (i % n) : (i: number) => i
+  let correct = ref.rows ? got.length >= (Math.max(...ref.rows) + 1) * n : got.length === ref.output.length
   for (let i = 0; i < ref.output.length; i++) {
-    const err = Math.abs((got[i] ?? NaN) - ref.output[i]!)
+    const err = Math.abs((got[at(i)] ?? NaN) - ref.output[i]!)
     const tol = rel * ref.absSums[i]! + 1e-30
     if (!(err <= tol)) correct = false
     if (err > maxAbsError || Number.isNaN(err)) maxAbsError = Number.isNaN(err) ? Infinity : err

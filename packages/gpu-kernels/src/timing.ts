@@ -11,19 +11,24 @@ export interface Dispatch {
   pipeline: GPUComputePipeline
   bindGroup: GPUBindGroup
   groups: [number, number, number]
+  /**
+   * Bind groups the runs of a batch take in turn (run i uses rotate[i % length]): each holds its
+   * own copy of the weights, so a run cannot find the previous run's weights in the GPU's cache.
+   */
+  rotate?: GPUBindGroup[]
 }
 
-function encodePass(enc: GPUCommandEncoder, d: Dispatch, timestampWrites?: GPUComputePassTimestampWrites): void {
+function encodePass(enc: GPUCommandEncoder, d: Dispatch, run: number, timestampWrites?: GPUComputePassTimestampWrites): void {
   const pass = enc.beginComputePass(timestampWrites ? { timestampWrites } : {})
   pass.setPipeline(d.pipeline)
-  pass.setBindGroup(0, d.bindGroup)
+  pass.setBindGroup(0, d.rotate?.length ? d.rotate[run % d.rotate.length]! : d.bindGroup)
   pass.dispatchWorkgroups(...d.groups)
   pass.end()
 }
 
-export async function runOnce(gpu: GpuContext, d: Dispatch): Promise<void> {
+export async function runOnce(gpu: GpuContext, d: Dispatch, run = 0): Promise<void> {
   const enc = gpu.device.createCommandEncoder()
-  encodePass(enc, d)
+  encodePass(enc, d, run)
   gpu.device.queue.submit([enc.finish()])
   await gpu.device.queue.onSubmittedWorkDone()
 }
@@ -45,7 +50,7 @@ async function timestampSamples(gpu: GpuContext, d: Dispatch, iterations: number
   try {
     const enc = device.createCommandEncoder()
     for (let i = 0; i < iterations; i++) {
-      encodePass(enc, d, { querySet, beginningOfPassWriteIndex: 2 * i, endOfPassWriteIndex: 2 * i + 1 })
+      encodePass(enc, d, i, { querySet, beginningOfPassWriteIndex: 2 * i, endOfPassWriteIndex: 2 * i + 1 })
     }
     enc.resolveQuerySet(querySet, 0, count, resolve, 0)
     enc.copyBufferToBuffer(resolve, 0, read, 0, count * 8)
@@ -67,7 +72,7 @@ async function wallSamples(gpu: GpuContext, d: Dispatch, iterations: number): Pr
   const out: number[] = []
   for (let i = 0; i < iterations; i++) {
     const enc = gpu.device.createCommandEncoder()
-    encodePass(enc, d)
+    encodePass(enc, d, i)
     const t0 = performance.now()
     gpu.device.queue.submit([enc.finish()])
     await gpu.device.queue.onSubmittedWorkDone()
@@ -79,7 +84,7 @@ async function wallSamples(gpu: GpuContext, d: Dispatch, iterations: number): Pr
 /** Times a dispatch. Timestamps that come back zero or negative (some drivers) fall back to wall time. */
 export async function timeDispatch(gpu: GpuContext, d: Dispatch, opts: TimingOptions): Promise<{ latency: LatencyStats; timing: 'timestamp' | 'wall' }> {
   const iterations = Math.max(1, Math.floor(opts.iterations))
-  for (let i = 0; i < Math.max(0, Math.floor(opts.warmup)); i++) await runOnce(gpu, d)
+  for (let i = 0; i < Math.max(0, Math.floor(opts.warmup)); i++) await runOnce(gpu, d, i)
   if (gpu.hasTimestamps) {
     const samples = await timestampSamples(gpu, d, iterations)
     if (samples.every((s) => Number.isFinite(s) && s > 0)) return { latency: stats(samples), timing: 'timestamp' }

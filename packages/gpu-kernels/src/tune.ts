@@ -29,7 +29,7 @@ export interface TuneOptions extends TimingOptions {
  * verified against the CPU reference first; throws MEASUREMENT_FAILED if either is not correct.
  */
 export async function confirmSpeedup(gpu: GpuContext, kind: KernelKind, problem: MatmulProblem, baseline: MatmulConfig, candidate: MatmulConfig, opts: TimingOptions & ConfirmOptions): Promise<SpeedupConfirmation> {
-  const prepared = { baseline: await prepareKernel(gpu, kind, problem, baseline), candidate: await prepareKernel(gpu, kind, problem, candidate) }
+  const prepared = { baseline: await prepareKernel(gpu, kind, problem, baseline, opts), candidate: await prepareKernel(gpu, kind, problem, candidate, opts) }
   const b = prepared.baseline
   const c = prepared.candidate
   if ('failed' in b) throw kerneltuneError('MEASUREMENT_FAILED', `confirmation: the baseline ${configKey(baseline)} is not usable: ${b.failed.error}`)
@@ -94,6 +94,8 @@ export async function tuneKernel(gpu: GpuContext, kind: KernelKind, problem: Mat
   if (configKey(best.config) === configKey(def)) return { ...out, speedup: 1, keep: 'default' }
   const rounds = opts.confirmRounds ?? DEFAULT_CONFIRM_ROUNDS
   if (rounds <= 0) return out
-  const confirmation = await confirmSpeedup(gpu, kind, problem, def, best.config, { warmup: opts.warmup, iterations: opts.iterations, rounds, ...(opts.confirmSeed !== undefined ? { seed: opts.confirmSeed } : {}) })
+  const confirmation = await confirmSpeedup(gpu, kind, problem, def, best.config, {
+    warmup: opts.warmup, iterations: opts.iterations, rounds, ...(opts.coldBytes ? { coldBytes: opts.coldBytes } : {}), ...(opts.confirmSeed !== undefined ? { seed: opts.confirmSeed } : {}),
+  })
   return { ...out, confirmation, speedup: confirmation.speedup, keep: confirmation.verdict === 'faster' ? 'tuned' : 'default' }
 }

@@ -63,6 +63,13 @@ export interface GeneratedWgsl {
 export interface TimingOptions {
   warmup: number
   iterations: number
+  /**
+   * Time with cold weights: the runs rotate over copies of the weight buffers that together hold at
+   * least this many bytes, so on a GPU whose cache holds the whole matrix (an H100's 50 MB L2 holds
+   * a 4096×14336 Q4_0 matrix) the timing is not of a cache. A model's decode reads each matrix
+   * once per token. Off (0) by default.
+   */
+  coldBytes?: number
 }
 
 export interface LatencyStats {
@@ -94,6 +101,8 @@ export interface KernelBenchResult {
   flops: number
   /** Set when the configuration failed to compile or run; such a result is never timed. */
   error?: string
+  /** Copies of the weights the timed runs rotated over (with `coldBytes`; 1 or absent otherwise). */
+  weightCopies?: number
 }
 
 export interface CopyBandwidth {
