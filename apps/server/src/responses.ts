@@ -124,15 +124,13 @@ export const RunSummaryResponse = z.object({
   verdict: VerdictResponse.optional(),
 }).meta({ title: 'RunSummary' })
 
-/** The run's options (tuner's RunOptions: repetitions, metric, restrictions...) travel in its target. */
-const RunTargetResponse = RunSchema.shape.target.extend({ options: z.record(z.string(), z.unknown()).optional() })
 /**
  * Set on a list row whose run is `running` but whose measuring process (a `kerneltune sweep`) has
  * not said it is alive for longer than the owner lease: the process died, and `kerneltune run
  * resume ID` continues the run.
  */
 const Interrupted = z.boolean().optional()
-export const RunResponse = RunSchema.extend({ target: RunTargetResponse, summary: RunSummaryResponse.nullable(), interrupted: Interrupted }).meta({ title: 'Run' })
+export const RunResponse = RunSchema.extend({ summary: RunSummaryResponse.nullable(), interrupted: Interrupted }).meta({ title: 'Run' })
 export const RunDetailResponse = RunResponse.extend({ registryNotes: z.array(z.string()).optional() }).meta({ title: 'RunDetail' })
 
 /** store's RunBrief, with what the run's backend declares about its numbers. */

@@ -277,6 +277,7 @@ export type Run = {
       cudaGraphs: boolean
     }
     options?: Record<string, unknown>
+    modelPath?: string
   }
   snapshotHash: string
   catalogVersion: string
@@ -395,6 +396,7 @@ export type RunDetail = {
       cudaGraphs: boolean
     }
     options?: Record<string, unknown>
+    modelPath?: string
   }
   snapshotHash: string
   catalogVersion: string

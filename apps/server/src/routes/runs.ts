@@ -41,7 +41,7 @@ const TERMINAL = ['succeeded', 'failed', 'cancelled']
  * since (they are out of future selection; its numbers stay what was measured).
  */
 async function withRegistryNotes(run: Run, deps: AppDeps): Promise<Run & { registryNotes?: string[] }> {
-  if (!(run.target as { options?: { registryKernels?: boolean } }).options?.registryKernels) return run
+  if (run.target.options?.registryKernels !== true) return run
   const selected = (await deps.store.runs.combos(run.id)).flatMap((c) => (c.kernels ?? []).filter((k) => k.selection === 'selected'))
   if (selected.length === 0) return run
   // A kernel that was measured but slower than the tuned one never produced a number of this run.
