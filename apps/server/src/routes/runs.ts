@@ -119,7 +119,7 @@ export const runRoutes: Route[] = [
   }),
   route({ method: 'get', path: '/runs/:id/events', summary: 'Server-Sent Events: current state, then progress until the run ends', role: 'viewer', params: IdParams, sse: true }, async ({ c, auth, params, deps }) => {
     const run = await deps.store.runs.require(auth.tenant, params.id)
-    const finish = async (r: Run, send: SendEvent) => (await send({ type: 'run.finished', runId: r.id, status: r.status, summary: r.summary, error: r.error } as never), true)
+    const finish = async (r: Run, send: SendEvent) => (await send({ type: 'run.finished', runId: r.id, status: r.status, summary: r.summary, error: r.error }), true)
     return followSse(c, deps.bus, run.id, {
       finalType: 'run.finished',
       load: () => deps.store.runs.require(auth.tenant, run.id),
