@@ -1639,7 +1639,7 @@ export const COMMAND_MANIFEST: readonly CommandMeta[] = [
       {
         "name": "slo",
         "type": "string",
-        "description": "Latency objectives, NAME=MS comma-separated: any of TTFT, TPOT, ITL, E2E at mean, p50, p90, p95, p99 (ttft_mean_ms .. e2e_p99_ms), e.g. ttft_p99_ms=500,tpot_p99_ms=50. A candidate that misses one is infeasible.",
+        "description": "Latency objectives, NAME=MS comma-separated: one or more of TTFT, TPOT, ITL, E2E at mean, p50, p90, p95, p99 (ttft_mean_ms .. e2e_p99_ms), e.g. ttft_p99_ms=500,tpot_p99_ms=50. A candidate that misses one is infeasible.",
         "valueName": "NAME=MS[,...]"
       },
       {
@@ -1845,7 +1845,7 @@ export const COMMAND_MANIFEST: readonly CommandMeta[] = [
           {
             "name": "slo",
             "type": "string",
-            "description": "Latency objectives, NAME=MS comma-separated: any of TTFT, TPOT, ITL, E2E at mean, p50, p90, p95, p99 (ttft_mean_ms .. e2e_p99_ms), e.g. ttft_p99_ms=500,tpot_p99_ms=50. A candidate that misses one is infeasible.",
+            "description": "Latency objectives, NAME=MS comma-separated: one or more of TTFT, TPOT, ITL, E2E at mean, p50, p90, p95, p99 (ttft_mean_ms .. e2e_p99_ms), e.g. ttft_p99_ms=500,tpot_p99_ms=50. A candidate that misses one is infeasible.",
             "valueName": "NAME=MS[,...]"
           },
           {
@@ -2186,7 +2186,7 @@ export const COMMAND_MANIFEST: readonly CommandMeta[] = [
           {
             "name": "slo",
             "type": "string",
-            "description": "start: Latency objectives, NAME=MS comma-separated: any of TTFT, TPOT, ITL, E2E at mean, p50, p90, p95, p99 (ttft_mean_ms .. e2e_p99_ms), e.g. ttft_p99_ms=500,tpot_p99_ms=50. A candidate that misses one is infeasible. Default: the run's.",
+            "description": "start: Latency objectives, NAME=MS comma-separated: one or more of TTFT, TPOT, ITL, E2E at mean, p50, p90, p95, p99 (ttft_mean_ms .. e2e_p99_ms), e.g. ttft_p99_ms=500,tpot_p99_ms=50. A candidate that misses one is infeasible. Default: the run's.",
             "valueName": "NAME=MS[,...]"
           },
           {
@@ -2262,7 +2262,7 @@ export const COMMAND_MANIFEST: readonly CommandMeta[] = [
           {
             "name": "slo",
             "type": "string",
-            "description": "start: Latency objectives, NAME=MS comma-separated: any of TTFT, TPOT, ITL, E2E at mean, p50, p90, p95, p99 (ttft_mean_ms .. e2e_p99_ms), e.g. ttft_p99_ms=500,tpot_p99_ms=50. A candidate that misses one is infeasible. Default: the run's.",
+            "description": "start: Latency objectives, NAME=MS comma-separated: one or more of TTFT, TPOT, ITL, E2E at mean, p50, p90, p95, p99 (ttft_mean_ms .. e2e_p99_ms), e.g. ttft_p99_ms=500,tpot_p99_ms=50. A candidate that misses one is infeasible. Default: the run's.",
             "valueName": "NAME=MS[,...]"
           },
           {
@@ -2338,7 +2338,7 @@ export const COMMAND_MANIFEST: readonly CommandMeta[] = [
           {
             "name": "slo",
             "type": "string",
-            "description": "start: Latency objectives, NAME=MS comma-separated: any of TTFT, TPOT, ITL, E2E at mean, p50, p90, p95, p99 (ttft_mean_ms .. e2e_p99_ms), e.g. ttft_p99_ms=500,tpot_p99_ms=50. A candidate that misses one is infeasible. Default: the run's.",
+            "description": "start: Latency objectives, NAME=MS comma-separated: one or more of TTFT, TPOT, ITL, E2E at mean, p50, p90, p95, p99 (ttft_mean_ms .. e2e_p99_ms), e.g. ttft_p99_ms=500,tpot_p99_ms=50. A candidate that misses one is infeasible. Default: the run's.",
             "valueName": "NAME=MS[,...]"
           },
           {
@@ -2414,7 +2414,7 @@ export const COMMAND_MANIFEST: readonly CommandMeta[] = [
           {
             "name": "slo",
             "type": "string",
-            "description": "start: Latency objectives, NAME=MS comma-separated: any of TTFT, TPOT, ITL, E2E at mean, p50, p90, p95, p99 (ttft_mean_ms .. e2e_p99_ms), e.g. ttft_p99_ms=500,tpot_p99_ms=50. A candidate that misses one is infeasible. Default: the run's.",
+            "description": "start: Latency objectives, NAME=MS comma-separated: one or more of TTFT, TPOT, ITL, E2E at mean, p50, p90, p95, p99 (ttft_mean_ms .. e2e_p99_ms), e.g. ttft_p99_ms=500,tpot_p99_ms=50. A candidate that misses one is infeasible. Default: the run's.",
             "valueName": "NAME=MS[,...]"
           },
           {
@@ -2490,7 +2490,7 @@ export const COMMAND_MANIFEST: readonly CommandMeta[] = [
           {
             "name": "slo",
             "type": "string",
-            "description": "start: Latency objectives, NAME=MS comma-separated: any of TTFT, TPOT, ITL, E2E at mean, p50, p90, p95, p99 (ttft_mean_ms .. e2e_p99_ms), e.g. ttft_p99_ms=500,tpot_p99_ms=50. A candidate that misses one is infeasible. Default: the run's.",
+            "description": "start: Latency objectives, NAME=MS comma-separated: one or more of TTFT, TPOT, ITL, E2E at mean, p50, p90, p95, p99 (ttft_mean_ms .. e2e_p99_ms), e.g. ttft_p99_ms=500,tpot_p99_ms=50. A candidate that misses one is infeasible. Default: the run's.",
             "valueName": "NAME=MS[,...]"
           },
           {
@@ -3085,7 +3085,7 @@ export const COMMAND_MANIFEST: readonly CommandMeta[] = [
           {
             "name": "slo",
             "type": "string",
-            "description": "Latency objectives, NAME=MS comma-separated: any of TTFT, TPOT, ITL, E2E at mean, p50, p90, p95, p99 (ttft_mean_ms .. e2e_p99_ms), e.g. ttft_p99_ms=500,tpot_p99_ms=50. A candidate that misses one is infeasible.",
+            "description": "Latency objectives, NAME=MS comma-separated: one or more of TTFT, TPOT, ITL, E2E at mean, p50, p90, p95, p99 (ttft_mean_ms .. e2e_p99_ms), e.g. ttft_p99_ms=500,tpot_p99_ms=50. A candidate that misses one is infeasible.",
             "valueName": "NAME=MS[,...]"
           },
           {
