@@ -1321,9 +1321,18 @@ export const COMMAND_MANIFEST: readonly CommandMeta[] = [
           {
             "name": "engine",
             "type": "string",
-            "valueName": "NAME",
             "default": "vllm",
-            "description": "Engine plugin name (vllm, tgi, trtllm, trtllm-serve, triton, onnx, llamacpp)."
+            "choices": [
+              "vllm",
+              "tgi",
+              "trtllm",
+              "trtllm-serve",
+              "triton",
+              "onnx",
+              "onnx-cpu",
+              "llamacpp"
+            ],
+            "description": "Engine plugin name (the built-in engines, as compose registers them)."
           },
           {
             "name": "version",
@@ -1384,9 +1393,18 @@ export const COMMAND_MANIFEST: readonly CommandMeta[] = [
           {
             "name": "engine",
             "type": "string",
-            "valueName": "NAME",
             "default": "vllm",
-            "description": "Engine plugin name (vllm, tgi, trtllm, trtllm-serve, triton, onnx, llamacpp)."
+            "choices": [
+              "vllm",
+              "tgi",
+              "trtllm",
+              "trtllm-serve",
+              "triton",
+              "onnx",
+              "onnx-cpu",
+              "llamacpp"
+            ],
+            "description": "Engine plugin name (the built-in engines, as compose registers them)."
           },
           {
             "name": "version",
@@ -1742,8 +1760,17 @@ export const COMMAND_MANIFEST: readonly CommandMeta[] = [
           {
             "name": "engine",
             "type": "string",
-            "description": "Engine plugin (vllm, tgi, trtllm, trtllm-serve, triton, onnx, llamacpp); overrides the file",
-            "valueName": "NAME"
+            "choices": [
+              "vllm",
+              "tgi",
+              "trtllm",
+              "trtllm-serve",
+              "triton",
+              "onnx",
+              "onnx-cpu",
+              "llamacpp"
+            ],
+            "description": "Engine plugin (the built-in engines, as compose registers them); overrides the file"
           },
           {
             "name": "backend",
