@@ -32,6 +32,7 @@ const designOptions = (o: Partial<RunOptions>) => ({
 })
 
 export function runOptions(run: Run): RunOptions {
+  // Read as createRun wrote them (from a validated request); what an older run lacks takes the defaults below.
   const o: Partial<RunOptions> = run.target.options ?? {}
   return { warmups: o.warmups ?? 1, metric: o.metric ?? 'throughputTps', noiseFloor: o.noiseFloor ?? 0.02, earlyStop: o.earlyStop ?? true, margin: o.margin, epsilon: o.epsilon, useCache: (o.useCache ?? true) && !o.registryKernels, ...(o.requireDevice ? { requireDevice: o.requireDevice } : {}), ...(o.registryKernels ? { registryKernels: true } : {}), ...designOptions(o) }
 }
