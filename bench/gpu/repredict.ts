@@ -8,17 +8,29 @@
  *   npx tsx --conditions=@kerneltune/source bench/gpu/repredict.ts [RESULTS.json] [OUT.json]
  */
 import { readFileSync, writeFileSync } from 'node:fs'
+import { parseWith } from '@kerneltune/core'
 import { main } from '@kerneltune/cli'
+import { z } from 'zod'
 import { machineDevice } from '@kerneltune/serving/node'
 import { compare, type ModelResult } from './kit-models.ts'
 import { presetForGpu } from './kit-plan.ts'
 import { checkoutState } from './kit-provenance.ts'
 
-async function cliJson(argv: string[]): Promise<any> {
+// What this script reads of `model synth --dry-run --json` and `predict --json` (the CLI's documented shapes).
+const SynthJson = z.looseObject({
+  params: z.number(), activeParams: z.number().optional(),
+  shape: z.looseObject({ hidden: z.number(), layers: z.number(), heads: z.number(), kvHeads: z.number(), vocab: z.number() }),
+})
+const PredictJson = z.looseObject({
+  predictedTps: z.number(), interval: z.looseObject({ low: z.number(), high: z.number() }).optional(), rooflineTps: z.number().optional(),
+  capped: z.boolean().optional(), extrapolation: z.array(z.string()).optional(), model: z.string(), modelVersion: z.union([z.string(), z.number()]),
+})
+
+async function cliJson<T>(argv: string[], schema: z.ZodType<T>): Promise<T> {
   let out = ''
   const code = await main(argv, { stdout: (t) => void (out += t), stderr: () => {}, interactive: false, env: process.env, cwd: process.cwd() })
   if (code !== 0) throw new Error(`kerneltune ${argv.join(' ')} exited ${code}: ${out.slice(0, 300)}`)
-  return JSON.parse(out)
+  return parseWith(schema, JSON.parse(out), `kerneltune ${argv[0]} --json`)
 }
 
 const [input = 'bench/results/gpu/predict-vs-measure.json', output = 'bench/results/gpu/repredict.json'] = process.argv.slice(2)
@@ -27,14 +39,14 @@ const preset = presetForGpu(run.device.gpu.name)
 if (!preset) throw new Error(`no hardware preset for ${run.device.gpu.name}`)
 const rows = []
 for (const m of run.models) {
-  const synth = await cliJson(['model', 'synth', ...m.model.synthArgs, '--quant', m.model.quant, '--out', '/dev/null/x.gguf', '--dry-run', '--json'])
+  const synth = await cliJson(['model', 'synth', ...m.model.synthArgs, '--quant', m.model.quant, '--out', '/dev/null/x.gguf', '--dry-run', '--json'], SynthJson)
   const s = synth.shape
   const shape = ['--params-b', String(synth.params / 1e9), ...(synth.activeParams && synth.activeParams !== synth.params ? ['--active-params-b', String(synth.activeParams / 1e9)] : []),
     '--quant', m.model.quant, '--hidden-dim', String(s.hidden), '--layers', String(s.layers), '--heads', String(s.heads), '--kv-heads', String(s.kvHeads), '--vocab', String(s.vocab),
     '--hardware', preset, '--backend', 'cuda', '--json']
-  const dec = await cliJson(['predict', ...shape, '--context', String(Math.round(run.bench.genTokens / 2))])
-  const pre = await cliJson(['predict', ...shape, '--phase', 'prefill', '--prompt-tokens', String(run.bench.promptTokens)])
-  const p = (j: any) => ({ tps: j.predictedTps, low: j.interval?.low, high: j.interval?.high, rooflineTps: j.rooflineTps, capped: j.capped, ...(j.extrapolation ? { extrapolation: j.extrapolation } : {}) })
+  const dec = await cliJson(['predict', ...shape, '--context', String(Math.round(run.bench.genTokens / 2))], PredictJson)
+  const pre = await cliJson(['predict', ...shape, '--phase', 'prefill', '--prompt-tokens', String(run.bench.promptTokens)], PredictJson)
+  const p = (j: z.output<typeof PredictJson>) => ({ tps: j.predictedTps, low: j.interval?.low, high: j.interval?.high, rooflineTps: j.rooflineTps, capped: j.capped, ...(j.extrapolation ? { extrapolation: j.extrapolation } : {}) })
   rows.push({ model: m.model.id, kitPrediction: { decode: m.decode?.predicted, prefill: m.prefill?.predicted }, decode: compare(p(dec), m.decode?.measured ?? null), prefill: compare(p(pre), m.prefill?.measured ?? null), model_version: dec.model, modelVersion: String(dec.modelVersion) })
 }
 const versions = [...new Set(rows.map((r) => r.modelVersion))]

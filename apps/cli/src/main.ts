@@ -9,7 +9,7 @@ import { runCli } from './cli/run.ts'
 import { COMMANDS } from './commands/index.ts'
 import { CLI_VERSION } from './version.ts'
 
-export const ROOT_COMMAND: Command<any> = {
+export const ROOT_COMMAND: Command = {
   name: 'kerneltune',
   summary: 'Predict, search, apply and measure LLM inference kernels and engine flags.',
   description:

@@ -15,7 +15,7 @@ const TYPES: Record<string, string> = {
   '.svg': 'image/svg+xml', '.png': 'image/png', '.ico': 'image/x-icon', '.json': 'application/json', '.map': 'application/json',
 }
 
-/** The folder holding the dashboard's index.html, or undefined when it was never built. */
+/** The folder holding the dashboard's index.html, or undefined when it has not been built. */
 export function dashboardDir(): string | undefined {
   const candidates = [new URL('./web/', import.meta.url), new URL('../../web/dist/', import.meta.url)].map((u) => fileURLToPath(u))
   return candidates.find((d) => existsSync(join(d, 'index.html')))

@@ -44,7 +44,7 @@ export async function requireLocalDevice(registry: Registry, request: DeviceRequ
   if (!want) return
   const plugin = findBackend(registry, request.backend)
   if (!plugin || (isModelFileBackend(plugin) && !request.modelPath)) return
-  const backend = backendForRun(registry, { backend: plugin.name, target: { modelPath: request.modelPath } as never })
+  const backend = backendForRun(registry, { backend: plugin.name, target: { modelPath: request.modelPath } })
   const have = await localDevice(registry, backend)
   if (have !== undefined && deviceId(have) === deviceId(want)) return
   const here = have === undefined ? 'no backend of this server names a device it measures on' : `this server measures on "${have}" (id ${deviceId(have)})`

@@ -10,10 +10,10 @@ import { API_BASE, ROUTES } from './app.ts'
 import { HARDWARE, SMALL_RUN, testApp } from './test-helpers.ts'
 
 describe('response schemas', () => {
-  it('should describe every documented response of a run, a tune session, a deployment and the registry exactly', async () => {
+  it('should describe every documented response of a run, a tune session, a deployment, the registry and the API tokens exactly', async () => {
     const t = await testApp()
     const checked = new Set<string>()
-    const call = async (method: 'get' | 'post', path: string, concrete: string, body?: unknown) => {
+    const call = async (method: 'get' | 'post' | 'delete', path: string, concrete: string, body?: unknown) => {
       const spec = ROUTES.find((r) => r.spec.method === method && r.spec.path === path)!.spec
       const res = await t.call(method.toUpperCase(), API_BASE + concrete, body === undefined ? {} : { body })
       const json = await res.json() as unknown
@@ -57,6 +57,14 @@ describe('response schemas', () => {
     const entry = await t.store.registry.submit({ tenant: 'acme', actor: 'someone-else', name: 'k', kernelFamily: 'gemm', provider: 'p', source: 'kernel void k() {}' })
     await call('get', '/registry', '/registry')
     await call('get', '/registry/:id/audit', `/registry/${entry.id}/audit`)
+    await call('post', '/registry', '/registry', { name: 'k2', kernelFamily: 'gemm', provider: 'p', source: 'kernel void k2() {}', metadata: { tile: 64 } })
+    expect(await call('post', '/registry/:id/approve', `/registry/${entry.id}/approve`, { reason: 'reviewed' })).toMatchObject({ status: 'approved' })
+    expect(await call('post', '/registry/:id/deprecate', `/registry/${entry.id}/deprecate`, { reason: 'unsafe' })).toMatchObject({ status: 'deprecated' })
+    const minted = await call('post', '/tokens', '/tokens', { role: 'viewer', label: 'ci', expiresIn: '30d' })
+    expect(minted.token).toEqual(expect.any(String))
+    await call('get', '/tokens', '/tokens')
+    await call('get', '/tokens/audit', `/tokens/audit?tokenId=${minted.id}`)
+    expect(await call('delete', '/tokens/:id', `/tokens/${minted.id}`, { reason: 'done' })).toMatchObject({ status: 'revoked' })
     await call('get', '/catalog/preview', `/catalog/preview?engine=vllm&hardware=${encodeURIComponent(JSON.stringify(HARDWARE))}`)
     await call('get', '/options', '/options')
     // Resuming needs a paused or failed session (robustness.test.ts makes one); the rest are all here.

@@ -6,7 +6,7 @@
  * spelled out here as the tuner and stats packages write it, and responses.test.ts parses real
  * responses with these schemas so that the two cannot drift apart unnoticed.
  */
-import { ComboSchema, HardwareSpecSchema, QualityGateMethodSchema, RegistryEntrySchema, RegistryEventSchema, RunComboSchema, RunModeSchema, RunSchema, TuneSessionSchema, TuneTrialSchema } from '@kerneltune/core'
+import { ComboSchema, HardwareSpecSchema, QualityGateMethodSchema, RegistryEntrySchema, RegistryEventSchema, RoleSchema, RunComboSchema, RunModeSchema, RunSchema, TuneSessionSchema, TuneTrialSchema } from '@kerneltune/core'
 import { z } from 'zod'
 
 // A statistic that can be NaN or infinite (a zero baseline, one repetition) is null in JSON.
@@ -122,17 +122,25 @@ export const RunSummaryResponse = z.object({
   experiment: ExperimentResponse.optional(),
   /** The run's one verdict: the dashboard's and `run show`'s result (derived on read for runs stored before it existed). */
   verdict: VerdictResponse.optional(),
+  /** Dimensions the backend cannot exercise, held at their default value (not searched). */
+  heldAtDefault: z.record(z.string(), z.string()).optional(),
+  /** A run `kerneltune bench serve|capacity` stored: its combinations are loads. */
+  bench: z.object({ command: z.string(), note: z.string() }).optional(),
+  /** A bench capacity run's search (serving's CapacityResult; each point with its figures). */
+  capacity: z.object({
+    value: z.number().nullable(), low: z.number(), high: z.number().nullable(), unit: z.enum(['req/s', 'concurrency']),
+    stop: z.enum(['converged', 'max', 'min', 'budget', 'deadline']),
+    points: z.array(z.object({ level: z.number(), phase: z.enum(['bracket', 'bisect']), repeat: z.number(), feasible: z.boolean() }).catchall(z.unknown())),
+  }).optional(),
 }).meta({ title: 'RunSummary' })
 
-/** The run's options (tuner's RunOptions: repetitions, metric, restrictions...) travel in its target. */
-const RunTargetResponse = RunSchema.shape.target.extend({ options: z.record(z.string(), z.unknown()).optional() })
 /**
  * Set on a list row whose run is `running` but whose measuring process (a `kerneltune sweep`) has
  * not said it is alive for longer than the owner lease: the process died, and `kerneltune run
  * resume ID` continues the run.
  */
 const Interrupted = z.boolean().optional()
-export const RunResponse = RunSchema.extend({ target: RunTargetResponse, summary: RunSummaryResponse.nullable(), interrupted: Interrupted }).meta({ title: 'Run' })
+export const RunResponse = RunSchema.extend({ summary: RunSummaryResponse.nullable(), interrupted: Interrupted }).meta({ title: 'Run' })
 const RooflinePhaseResponse = z.object({ boundTps: z.number(), binding: z.enum(['memory', 'compute']), explanation: z.string() })
 /** roofline-prediction.ts: the bounds of the run's model on its hardware, from specifications (a prediction, never a measurement). */
 export const RooflinePredictionResponse = z.object({
@@ -206,7 +214,8 @@ export const TuneSessionResponse = TuneSessionSchema.meta({ title: 'TuneSession'
 export const TuneSessionDetailResponse = TuneSessionSchema.extend({ trials: z.array(TuneTrialSchema.meta({ title: 'TuneTrial' })) }).meta({ title: 'TuneSessionDetail' })
 export const ResumeResponse = z.object({ id: z.string(), status: z.string(), resumed: z.boolean(), trialsDone: z.number().optional() }).meta({ title: 'ResumeResult' })
 
-export const RegistryListResponse = z.object({ items: z.array(RegistryEntrySchema.meta({ title: 'RegistryEntry' })) }).meta({ title: 'RegistryList' })
+export const RegistryEntryResponse = RegistryEntrySchema.meta({ title: 'RegistryEntry' })
+export const RegistryListResponse = z.object({ items: z.array(RegistryEntryResponse) }).meta({ title: 'RegistryList' })
 export const RegistryAuditResponse = z.object({ items: z.array(RegistryEventSchema.meta({ title: 'RegistryEvent' })) }).meta({ title: 'RegistryAudit' })
 
 const CatalogCounts = z.object({
@@ -263,3 +272,20 @@ export const OptionsResponse = z.object({
   modes: z.array(RunModeSchema),
   gates: z.array(QualityGateMethodSchema),
 }).meta({ title: 'Options' })
+
+/** An API token as the token routes show it (routes/tokens.ts `shown`): everything the store keeps but its hash. */
+export const TokenResponse = z.object({
+  id: z.string(), label: z.string().nullable(), role: RoleSchema, tenant: z.string(),
+  status: z.enum(['active', 'revoked', 'expired']), createdAt: z.string(), expiresAt: z.string().nullable(), revokedAt: z.string().nullable(),
+  lastUsedAt: z.string().nullable(), mintedBy: z.string().nullable(), actsFor: z.string().nullable(),
+}).meta({ title: 'Token' })
+/** A minted token: the only answer that carries its secret. */
+export const TokenCreatedResponse = TokenResponse.extend({ token: z.string() }).meta({ title: 'TokenCreated' })
+export const TokenListResponse = z.object({ items: z.array(TokenResponse) }).meta({ title: 'TokenList' })
+/** store's TokenEvent: a mint or a revocation, who did it and when. */
+export const TokenAuditResponse = z.object({
+  items: z.array(z.object({
+    id: z.string(), tokenId: z.string(), tenant: z.string(), action: z.enum(['create', 'revoke']), actor: z.string(),
+    detail: z.record(z.string(), z.unknown()).nullable(), createdAt: z.string(),
+  }).meta({ title: 'TokenEvent' })),
+}).meta({ title: 'TokenAudit' })

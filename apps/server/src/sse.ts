@@ -10,7 +10,8 @@ import type { Context } from 'hono'
 import { streamSSE } from 'hono/streaming'
 import type { EventBus } from './bus.ts'
 
-export type SendEvent = (e: { type: string }) => Promise<void>
+/** Sends one event: its type names it on the stream, the whole object is its data. */
+export type SendEvent = (e: { readonly type: string; readonly [k: string]: unknown }) => Promise<void>
 
 export interface Follow<S> {
   /** The event type after which the stream ends. */

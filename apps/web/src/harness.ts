@@ -114,7 +114,7 @@ export async function waitFor<T>(f: () => Promise<T | undefined>, ms = 60_000): 
 
 /** axe-core's serious and critical violations on the page, in words (the accessibility suite's bar). */
 export async function serious(p: Page): Promise<string[]> {
-  const { violations } = await new AxeBuilder({ page: p as never }).analyze()
+  const { violations } = await new AxeBuilder({ page: p }).analyze()
   return violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.id}: ${v.help} (${v.nodes.length}× e.g. ${v.nodes[0]?.html})`)
 }
 

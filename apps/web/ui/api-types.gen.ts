@@ -224,6 +224,25 @@ export type RunSummary = {
   objectives?: Objectives
   experiment?: Experiment
   verdict?: RunVerdict
+  heldAtDefault?: Record<string, string>
+  bench?: {
+    command: string
+    note: string
+  }
+  capacity?: {
+    value: number | null
+    low: number
+    high: number | null
+    unit: 'req/s' | 'concurrency'
+    stop: 'converged' | 'max' | 'min' | 'budget' | 'deadline'
+    points: Array<{
+      level: number
+      phase: 'bracket' | 'bisect'
+      repeat: number
+      feasible: boolean
+      [key: string]: unknown
+    }>
+  }
 }
 
 export type Run = {
@@ -277,6 +296,7 @@ export type Run = {
       cudaGraphs: boolean
     }
     options?: Record<string, unknown>
+    modelPath?: string
   }
   snapshotHash: string
   catalogVersion: string
@@ -421,6 +441,7 @@ export type RunDetail = {
       cudaGraphs: boolean
     }
     options?: Record<string, unknown>
+    modelPath?: string
   }
   snapshotHash: string
   catalogVersion: string
@@ -811,6 +832,53 @@ export type Options = {
   gates: Array<'topk5' | 'pareto' | 'regression' | 'manual'>
 }
 
+export type TokenCreated = {
+  id: string
+  label: string | null
+  role: 'viewer' | 'operator' | 'approver' | 'admin' | 'superadmin'
+  tenant: string
+  status: 'active' | 'revoked' | 'expired'
+  createdAt: string
+  expiresAt: string | null
+  revokedAt: string | null
+  lastUsedAt: string | null
+  mintedBy: string | null
+  actsFor: string | null
+  token: string
+}
+
+export type Token = {
+  id: string
+  label: string | null
+  role: 'viewer' | 'operator' | 'approver' | 'admin' | 'superadmin'
+  tenant: string
+  status: 'active' | 'revoked' | 'expired'
+  createdAt: string
+  expiresAt: string | null
+  revokedAt: string | null
+  lastUsedAt: string | null
+  mintedBy: string | null
+  actsFor: string | null
+}
+
+export type TokenList = {
+  items: Token[]
+}
+
+export type TokenEvent = {
+  id: string
+  tokenId: string
+  tenant: string
+  action: 'create' | 'revoke'
+  actor: string
+  detail: Record<string, unknown> | null
+  createdAt: string
+}
+
+export type TokenAudit = {
+  items: TokenEvent[]
+}
+
 /** Each route's success response, by 'METHOD /path' under /api/v1/kernels. */
 export interface ApiResponses {
   'POST /runs': Run
@@ -824,7 +892,10 @@ export interface ApiResponses {
   'POST /tune/{id}/cancel': CancelResult
   'POST /tune/{id}/resume': ResumeResult
   'GET /registry': RegistryList
+  'POST /registry': RegistryEntry
   'GET /registry/{id}/audit': RegistryAudit
+  'POST /registry/{id}/approve': RegistryEntry
+  'POST /registry/{id}/deprecate': RegistryEntry
   'GET /catalog/preview': CatalogPreview
   'POST /deployments': Deployment
   'GET /deployments-recent': DeploymentList
@@ -832,6 +903,10 @@ export interface ApiResponses {
   'GET /deployments/{id}/drift': Drift
   'GET /deployments/{id}/gateway': GatewayState
   'GET /options': Options
+  'POST /tokens': TokenCreated
+  'GET /tokens': TokenList
+  'GET /tokens/audit': TokenAudit
+  'DELETE /tokens/{id}': Token
 }
 
 /** Each route's request body (as sent: before defaults), by 'METHOD /path'. */

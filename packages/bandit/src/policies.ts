@@ -38,7 +38,7 @@ export const PolicySchema: z.ZodDiscriminatedUnion<[
   z.object({ kind: z.literal('ucb1'), c: z.number().nonnegative().default(1) }),
   z.object({
     kind: z.literal('thompson'),
-    /** beta: rewards in [0,1] (fractional Beta update). gaussian: any real reward. */
+    /** beta: rewards in [0,1] (fractional Beta update). gaussian: every real reward. */
     likelihood: z.enum(LIKELIHOODS).default('beta'),
     priorAlpha: z.number().positive().default(1),
     priorBeta: z.number().positive().default(1),

@@ -42,7 +42,7 @@ export class KernelForest {
     const y = data.map((d) => KERNEL_TYPES.indexOf(d.kernel))
     const nEstimators = opts.nEstimators ?? 50
     const seed = opts.seed ?? 42
-    const rf = new RandomForestClassifier({ nEstimators, seed, maxFeatures: 0.8, replacement: false, useSampleBagging: true, noOOB: true, treeOptions: { maxDepth: opts.maxDepth ?? 10 } } as never)
+    const rf = new RandomForestClassifier({ nEstimators, seed, maxFeatures: 0.8, replacement: false, useSampleBagging: true, noOOB: true, treeOptions: { maxDepth: opts.maxDepth ?? 10 } })
     rf.train(X, y)
     const json: KernelForestJson = { format: 'kerneltune.kernel-classifier', version: 1, nEstimators, seed, model: JSON.parse(JSON.stringify(rf.toJSON())) }
     return new KernelForest(rf, json)
@@ -50,7 +50,7 @@ export class KernelForest {
 
   static fromJSON(json: unknown): KernelForest {
     const j = parseWith(KernelForestSchema, json, 'kernel classifier')
-    return new KernelForest(RandomForestClassifier.load(j.model as never), j)
+    return new KernelForest(RandomForestClassifier.load(classifierModel(j.model)), j)
   }
 
   toJSON(): KernelForestJson {
@@ -65,4 +65,20 @@ export class KernelForest {
     const ranked = [...counts.entries()].sort((a, b) => b[1] - a[1] || a[0] - b[0]).map(([k, n]) => [KERNEL_TYPES[k] ?? 'Unknown', n / votes.length] as [KernelTypeName, number])
     return { topKernel: ranked[0]![0], confidence: ranked[0]![1], alternatives: ranked.slice(1, 3) }
   }
+}
+
+/**
+ * ml-random-forest's saved classification forest, as far as `load` reads it. Its type names the
+ * trees by their classes where the JSON holds their plain form, so only the outer shape is checked
+ * (load throws RangeError on another model's name; this says what was wrong as INVALID_INPUT).
+ */
+/** load's parameter (the package's type for it is not exported by name). */
+type SavedForest = Parameters<typeof RandomForestClassifier.load>[0]
+const ForestModelSchema = z.looseObject({
+  name: z.literal('RFClassifier'),
+  baseModel: z.looseObject({ n: z.number(), indexes: z.array(z.array(z.number())), estimators: z.array(z.record(z.string(), z.unknown())) }),
+})
+
+function classifierModel(json: unknown): SavedForest {
+  return parseWith(ForestModelSchema, json, 'kernel classifier model') as unknown as SavedForest
 }

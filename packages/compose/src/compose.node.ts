@@ -13,25 +13,29 @@ import { analyticalBackend, type AnalyticalBackendOptions } from '@kerneltune/ba
 import { gpuKernelsBackend, llamacppRunBackend, llamaServerRunBackend } from '@kerneltune/backends/node'
 import { buildCatalog, type Catalog } from '@kerneltune/catalog'
 import { createRegistry, type AnyPlugin, type EngineLookup, type EnginePlugin, type MeasurementBackend, type Registry } from '@kerneltune/core'
-import { llamacppServerEngine } from '@kerneltune/engines-llamacpp'
-import * as engineOnnx from '@kerneltune/engines-onnx'
+import * as llamacpp from '@kerneltune/engines-llamacpp'
+import * as onnx from '@kerneltune/engines-onnx'
 import { onnxruntimeRunBackend } from '@kerneltune/engines-onnx/node'
-import { tgiEngine } from '@kerneltune/engines-tgi'
-import { tritonEngine } from '@kerneltune/engines-triton'
-import { trtllmEngine, trtllmServeEngine } from '@kerneltune/engines-trtllm'
-import { vllmEngine } from '@kerneltune/engines-vllm'
+import * as tgi from '@kerneltune/engines-tgi'
+import * as triton from '@kerneltune/engines-triton'
+import * as trtllm from '@kerneltune/engines-trtllm'
+import * as vllm from '@kerneltune/engines-vllm'
 import { openStore, isPostgresUrl, type Store } from '@kerneltune/store'
-import { onnxCpuPlugin } from './engines.ts'
+import { buildEngine, ENGINE_NAMES, type EnginePackages } from './engines.ts'
 import { searchStrategies } from '@kerneltune/tuner'
 
+const PACKAGES: EnginePackages = { vllm, tgi, trtllm, triton, onnx, llamacpp }
+
 /**
- * The built-in engine plugins, built at once, one per name of ENGINE_NAMES and in its order (a
- * test holds the two together): the server registers them synchronously at start. Triton finds
+ * The built-in engine plugins, built at once from engines.ts's table, one per name of
+ * ENGINE_NAMES and in its order: the server registers them synchronously at start. Triton finds
  * the engines that provide its backends in `engines` (the registry these join); without one,
  * among the engines of this list.
  */
 export function enginePlugins(engines?: EngineLookup): EnginePlugin[] {
-  const list: EnginePlugin[] = [vllmEngine(), tgiEngine(), trtllmEngine(), trtllmServeEngine(), tritonEngine({ engines: engines ?? { list: () => list } }), engineOnnx.onnxEngine(), onnxCpuPlugin(engineOnnx), llamacppServerEngine()]
+  const list: EnginePlugin[] = []
+  const lookup: EngineLookup = engines ?? { list: () => list }
+  for (const name of ENGINE_NAMES) list.push(buildEngine(name, PACKAGES, lookup))
   return list
 }
 

@@ -1,25 +1,55 @@
 /**
- * The built-in engines by name, each behind a dynamic import: a command that translates for one
- * engine, or prints help, loads no engine package it does not use. This table is the one list of
- * engines; `enginePlugins()` in the Node entry builds the same set eagerly for the server.
+ * The built-in engines by name, each made from its package: loaded on demand by `loadEngine` (a
+ * command that translates for one engine, or prints help, loads no engine package it does not
+ * use), or from packages already imported by `buildEngine`, which `enginePlugins()` in the Node
+ * entry uses for the server. This table is the one list of engines; ENGINE_NAMES, the CLI's help
+ * and the run requests' engine names come from it.
  */
 import { createRegistry, KerneltuneError } from '@kerneltune/core/lite'
-import type { AnyPlugin, EnginePlugin, Registry } from '@kerneltune/core'
+import type { AnyPlugin, EngineLookup, EnginePlugin, Registry } from '@kerneltune/core'
 
-// Each loader gets the registry the engine joins: an engine that works with others (Triton) looks
-// them up there.
+/** The engine packages, by the key the table below names them with (types only: nothing is loaded here). */
+export interface EnginePackages {
+  readonly vllm: typeof import('@kerneltune/engines-vllm')
+  readonly tgi: typeof import('@kerneltune/engines-tgi')
+  readonly trtllm: typeof import('@kerneltune/engines-trtllm')
+  readonly triton: typeof import('@kerneltune/engines-triton')
+  readonly onnx: typeof import('@kerneltune/engines-onnx')
+  readonly llamacpp: typeof import('@kerneltune/engines-llamacpp')
+}
+
+const PACKAGE_LOADERS: { readonly [K in keyof EnginePackages]: () => Promise<EnginePackages[K]> } = {
+  vllm: () => import('@kerneltune/engines-vllm'),
+  tgi: () => import('@kerneltune/engines-tgi'),
+  trtllm: () => import('@kerneltune/engines-trtllm'),
+  triton: () => import('@kerneltune/engines-triton'),
+  onnx: () => import('@kerneltune/engines-onnx'),
+  llamacpp: () => import('@kerneltune/engines-llamacpp'),
+}
+
+/** One engine: made from its package, on demand or from the packages at hand. */
+interface EngineEntry {
+  load(engines: EngineLookup): Promise<EnginePlugin>
+  build(packages: EnginePackages, engines: EngineLookup): EnginePlugin
+}
+
+// `engines` is the registry the engine joins: an engine that works with others (Triton) looks them up there.
+function engine<K extends keyof EnginePackages>(pkg: K, make: (m: EnginePackages[K], engines: EngineLookup) => EnginePlugin): EngineEntry {
+  return { load: async (engines) => make(await PACKAGE_LOADERS[pkg](), engines), build: (packages, engines) => make(packages[pkg], engines) }
+}
+
 const ENGINES = {
-  vllm: async (): Promise<EnginePlugin> => (await import('@kerneltune/engines-vllm')).vllmEngine(),
-  tgi: async (): Promise<EnginePlugin> => (await import('@kerneltune/engines-tgi')).tgiEngine(),
-  trtllm: async (): Promise<EnginePlugin> => (await import('@kerneltune/engines-trtllm')).trtllmEngine(),
-  'trtllm-serve': async (): Promise<EnginePlugin> => (await import('@kerneltune/engines-trtllm')).trtllmServeEngine(),
-  triton: async (engines: Registry): Promise<EnginePlugin> => (await import('@kerneltune/engines-triton')).tritonEngine({ engines }),
-  onnx: async (): Promise<EnginePlugin> => (await import('@kerneltune/engines-onnx')).onnxEngine(),
+  vllm: engine('vllm', (m) => m.vllmEngine()),
+  tgi: engine('tgi', (m) => m.tgiEngine()),
+  trtllm: engine('trtllm', (m) => m.trtllmEngine()),
+  'trtllm-serve': engine('trtllm', (m) => m.trtllmServeEngine()),
+  triton: engine('triton', (m, engines) => m.tritonEngine({ engines })),
+  onnx: engine('onnx', (m) => m.onnxEngine()),
   // ONNX Runtime's CPU execution provider, which the onnxruntime backend measures (its own releases and dimensions).
-  'onnx-cpu': async (): Promise<EnginePlugin> => onnxCpuPlugin(await import('@kerneltune/engines-onnx')),
+  'onnx-cpu': engine('onnx', (m) => onnxCpuPlugin(m)),
   // With llama-server's slots and continuous batching: runs on the server backend search them.
-  llamacpp: async (): Promise<EnginePlugin> => (await import('@kerneltune/engines-llamacpp')).llamacppServerEngine(),
-} satisfies Record<string, (engines: Registry) => Promise<EnginePlugin>>
+  llamacpp: engine('llamacpp', (m) => m.llamacppServerEngine()),
+} satisfies Record<string, EngineEntry>
 
 export type EngineName = keyof typeof ENGINES
 
@@ -46,7 +76,12 @@ export const isEngineName = (name: string): name is EngineName => Object.hasOwn(
 /** One built-in engine plugin, loading only its package; it looks others up in `engines`. */
 export async function loadEngine(name: string, engines: Registry = createRegistry()): Promise<EnginePlugin> {
   if (!isEngineName(name)) throw new KerneltuneError('PLUGIN_NOT_FOUND', `no engine named "${name}"; built in: ${ENGINE_NAMES.join(', ')}`)
-  return ENGINES[name](engines)
+  return ENGINES[name].load(engines)
+}
+
+/** One built-in engine plugin from packages already imported (the server's eager registry). */
+export function buildEngine(name: EngineName, packages: EnginePackages, engines: EngineLookup): EnginePlugin {
+  return ENGINES[name].build(packages, engines)
 }
 
 /**

@@ -11,29 +11,11 @@
  * const engine = registry.get('engine', 'vllm')
  * ```
  */
-export {
-  ERROR_CODES,
-  KerneltuneError,
-  isKerneltuneError,
-  kerneltuneError,
-  pluginError,
-  type ErrorCode,
-  type KerneltuneErrorOptions,
-} from './errors.ts'
+// Everything of the zod-free entry (errors, registry, dimensions, engine kit, numeric helpers), listed once there.
+export * from './lite.ts'
 export { formatIssues, parseWith, validateWith, type Validation } from './validation.ts'
-export {
-  assertPlugin,
-  createRegistry,
-  engineControls,
-  wrapPlugin,
-  type AnyPlugin,
-  type PluginByKind,
-  type Registry,
-} from './registry.ts'
-export { checkComboShape, parseCombo } from './checks/combo.ts'
 export { DOMAIN_SCHEMAS, domainJsonSchemas, toJsonSchema } from './json-schema.ts'
 export * from './contracts/index.ts'
 export * from './schemas/index.ts'
-export { f16ToF32, f32ToF16, mulberry32 } from './numeric.ts'
 export { parseCsv, type CsvOptions, type CsvProblem, type CsvRecord, type CsvResult } from './csv.ts'
 export { DEFAULT_TIMEOUTS, isLoopback, sameSecret, serverTimeouts, type Timeouts } from './net.ts'

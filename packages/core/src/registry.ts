@@ -97,6 +97,13 @@ export interface Registry {
 export function createRegistry(plugins: readonly AnyPlugin[] = []): Registry {
   const byName = new Map<string, AnyPlugin>()
 
+  function list<K extends PluginKind>(kind: K): PluginByKind[K][]
+  function list(): AnyPlugin[]
+  function list(kind?: PluginKind): AnyPlugin[] {
+    const all = [...byName.values()]
+    return kind ? all.filter((p) => p.kind === kind) : all
+  }
+
   const registry: Registry = {
     register<P extends AnyPlugin>(plugin: P): P {
       assertPlugin(plugin)
@@ -123,10 +130,7 @@ export function createRegistry(plugins: readonly AnyPlugin[] = []): Registry {
       const p = byName.get(name)
       return p && p.kind === kind ? (p as PluginByKind[K]) : undefined
     },
-    list(kind?: PluginKind): never {
-      const all = [...byName.values()]
-      return (kind ? all.filter((p) => p.kind === kind) : all) as never
-    },
+    list,
     has: (name) => byName.has(name),
     catalogExtensions() {
       return registry

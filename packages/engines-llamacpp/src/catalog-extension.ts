@@ -1,6 +1,6 @@
 /**
  * The llama.cpp dimensions and legality rules this plugin adds to the kerneltune catalog, through
- * the core CatalogExtension contract (as any third-party engine plugin would). Values are
+ * the core CatalogExtension contract (as a third-party engine plugin would). Values are
  * strings; each dimension's default is what llama-server does when the flag is absent.
  */
 import type { CatalogExtension, Combo, DimensionSpec, LegalityRule } from '@kerneltune/core'

@@ -45,11 +45,11 @@ export const FLAGS = {
 
 /** ggml runtime switches (environment variables read with getenv in ggml/src). */
 export const ENV = {
-  /** ggml-cuda common.cuh: any value disables CUDA graphs. */
+  /** ggml-cuda common.cuh: set to a value, it disables CUDA graphs. */
   disableCudaGraphs: 'GGML_CUDA_DISABLE_GRAPHS',
   /** ggml-cuda.cu: a non-zero integer disables op fusion. */
   disableCudaFusion: 'GGML_CUDA_DISABLE_FUSION',
-  /** ggml-vulkan.cpp: any value disables op fusion. */
+  /** ggml-vulkan.cpp: set to a value, it disables op fusion. */
   disableVulkanFusion: 'GGML_VK_DISABLE_FUSION',
   /** ggml-cuda.cu: f32|f16|bf16 compute type of cuBLAS matrix multiplications. */
   cublasComputeType: 'GGML_CUDA_CUBLAS_COMPUTE_TYPE',

@@ -161,8 +161,8 @@ export class Router {
     if (suspended.length && this.prng.next() < this.guard.retryRate) return { arm: suspended[this.prng.int(suspended.length)]!, reason: 'probe' }
     if (this.arms.some(open)) return { arm: this.bandit.select(open), reason: 'policy' }
     if (usable(this.fallback)) return { arm: this.fallback, reason: 'fallback' }
-    const any = this.arms.find(usable)
-    return any === undefined ? undefined : { arm: any, reason: 'fallback' }
+    const up = this.arms.find(usable)
+    return up === undefined ? undefined : { arm: up, reason: 'fallback' }
   }
 
   /**

@@ -7,7 +7,7 @@
  */
 import { KerneltuneError } from '@kerneltune/core'
 import { LLAMA_FILE_TYPES } from './ggml-types.ts'
-import { chooseLlamaShape, llamaActiveParamCount, llamaParamCount, type LlamaShape } from './llama-shape.ts'
+import { chooseLlamaShape, llamaActiveParamCount, llamaParamCount, type LlamaShape, type ShapeRequest } from './llama-shape.ts'
 import { gv, type GgufValue } from './metadata.ts'
 import { SYNTH_FILLS, onesTensor, randomTensor, type SynthFill } from './synth-tensors.ts'
 import { BYTE_VOCAB_MIN, byteVocabMetadata } from './vocab.ts'
@@ -16,23 +16,14 @@ import { ggufLayout, type GgufFile, type GgufLayout, type GgufTensor } from './w
 export const SYNTH_QUANTS = ['F16', 'Q8_0', 'Q4_0'] as const
 export type SynthQuant = (typeof SYNTH_QUANTS)[number]
 
-export interface SynthLlamaOptions {
-  /** Target parameter count; the chosen shape lands near it. */
-  readonly params: number
+/**
+ * The shape request (its vocabSize defaults to 32000 here and must be at least 260: 3 specials,
+ * 256 byte tokens and the space piece), and how the weights are written.
+ */
+export interface SynthLlamaOptions extends ShapeRequest {
   /** Type of the 2-D weights (norms stay F32). Default F16. */
   readonly quant?: SynthQuant
   readonly seed?: number
-  /** Default 32000; at least 260 (3 specials, 256 byte tokens and the space piece). */
-  readonly vocabSize?: number
-  readonly contextLength?: number
-  readonly hidden?: number
-  readonly layers?: number
-  /** FFN width (per expert for a MoE); default about 8/3 of the hidden size. */
-  readonly ffn?: number
-  /** Experts per layer (at least 2) for a mixture of experts; absent for a dense model. */
-  readonly experts?: number
-  /** Experts each token is routed to; default 2. */
-  readonly expertsUsed?: number
   /** 'random' (default) generates every weight; 'tiled' repeats each tensor's first chunk (see synth-tensors.ts). */
   readonly fill?: SynthFill
   readonly name?: string
@@ -90,16 +81,7 @@ export function synthLlama(options: SynthLlamaOptions): SynthLlama {
     throw new KerneltuneError('INVALID_INPUT', `fill ${String(fill)} is not supported; use one of ${SYNTH_FILLS.join(', ')}`)
   }
   const seed = options.seed ?? 1
-  const shape = chooseLlamaShape({
-    params: options.params,
-    vocabSize,
-    ...(options.contextLength === undefined ? {} : { contextLength: options.contextLength }),
-    ...(options.hidden === undefined ? {} : { hidden: options.hidden }),
-    ...(options.layers === undefined ? {} : { layers: options.layers }),
-    ...(options.ffn === undefined ? {} : { ffn: options.ffn }),
-    ...(options.experts === undefined ? {} : { experts: options.experts }),
-    ...(options.expertsUsed === undefined ? {} : { expertsUsed: options.expertsUsed }),
-  })
+  const shape = chooseLlamaShape({ ...options, vocabSize })
   const { hidden: h, ffn, vocab, experts } = shape
   const kv = shape.kvHeads * shape.headDim
   const weight = (name: string, dims: number[]) => randomTensor(name, dims, quant, seed, fill)

@@ -7,7 +7,7 @@
  * definition). The reply's first ```wgsl block (or the whole reply) becomes the kernel, dispatched
  * like the parent. A model that writes nonsense yields candidates that fail verification.
  *
- * human: a module file a person wrote (same contract as any sandbox module).
+ * human: a module file a person wrote (same contract as every sandbox module).
  */
 import { CONTRACT_VERSIONS, KerneltuneError } from '@kerneltune/core'
 import { bindings, defaultConfig, dispatchSize, generateWgsl, weightReader } from '@kerneltune/gpu-kernels'

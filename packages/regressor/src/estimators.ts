@@ -5,6 +5,8 @@
  */
 import { Matrix, solve } from 'ml-matrix'
 import { RandomForestRegression } from 'ml-random-forest'
+import { z } from 'zod'
+import { parseWith } from '@kerneltune/core'
 
 export interface RidgeState {
   lambda: number
@@ -52,7 +54,7 @@ export function fitForest(X: readonly (readonly number[])[], y: readonly number[
   const rf = new RandomForestRegression({
     nEstimators: o.nEstimators, maxFeatures: o.maxFeatures, replacement: false, useSampleBagging: true, noOOB: true,
     seed: o.seed, treeOptions: { maxDepth: o.maxDepth, minNumSamples: o.minNumSamples },
-  } as never)
+  })
   rf.train(X.map((r) => [...r]), [...y])
   return rf
 }
@@ -62,6 +64,19 @@ export function forestToJSON(rf: RandomForestRegression): unknown {
   return JSON.parse(JSON.stringify(rf.toJSON(), (_k, v) => (typeof v === 'number' && !Number.isInteger(v) ? Number(v.toPrecision(7)) : v)))
 }
 
+/**
+ * ml-random-forest's saved regression forest, as far as `load` reads it. Its type names the trees
+ * by their classes where the JSON holds their plain form, so only the outer shape is checked here
+ * (load throws RangeError on another model's name; this says what was wrong as INVALID_INPUT).
+ */
+/** load's parameter (the package's type for it is not exported by name). */
+type SavedForest = Parameters<typeof RandomForestRegression.load>[0]
+const ForestModelSchema = z.looseObject({
+  name: z.literal('RFRegression'),
+  baseModel: z.looseObject({ n: z.number(), indexes: z.array(z.array(z.number())), estimators: z.array(z.record(z.string(), z.unknown())) }),
+})
+
 export function forestFromJSON(json: unknown): RandomForestRegression {
-  return RandomForestRegression.load(json as never)
+  const model = parseWith(ForestModelSchema, json, 'random forest model')
+  return RandomForestRegression.load(model as unknown as SavedForest)
 }

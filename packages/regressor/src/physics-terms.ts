@@ -93,7 +93,7 @@ export function effectKeys(q: ThroughputQuery, term: PhysicsTerm, opts: EffectOp
   // A CPU's format effects are its own: its SIMD dot products share no code with a GPU's kernels.
   if (term === 'mem' || term === 'dequant' || (term === 'compute' && q.phase === 'decode')) keys.push(cls === 'cpu' ? `cpu-quant:${q.quant}` : `quant:${q.quant}`)
   // Build age, per backend (CUDA, Metal and CPU kernels changed differently) and keyed on the current
-  // builds: a backend whose current build was never measured keeps its measured efficiency.
+  // builds: a backend whose current build has not been measured keeps its measured efficiency.
   const backend = backendOf(q)
   if (!isLegacy(q)) keys.push(`era:current:${backend}`)
   if (opts.mmKernels && term === 'compute' && q.phase === 'prefill' && cls !== 'cpu' && !isLegacy(q)) keys.push(`mm:${PLAIN_FORMATS.has(q.quant) ? 'float' : 'quantized'}:${backend}`)

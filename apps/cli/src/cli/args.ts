@@ -93,7 +93,7 @@ function convert(spec: FlagSpec, raw: string): unknown {
 }
 
 /** Parses argv against the flag specs (plus --help and --json). */
-export function parseArgs(argv: readonly string[], specs: readonly FlagSpec[]): { flags: Record<string, unknown>; positionals: string[] } {
+export function parseArgs<const F extends readonly FlagSpec[]>(argv: readonly string[], specs: F): { flags: ParsedFlags<F>; positionals: string[] } {
   const all = [...COMMON_FLAGS, ...specs]
   const byName = new Map<string, FlagSpec>()
   for (const s of all) {
@@ -151,5 +151,6 @@ export function parseArgs(argv: readonly string[], specs: readonly FlagSpec[]): 
     const key = camel(s.name)
     if (flags[key] === undefined && s.default !== undefined) flags[key] = s.default
   }
-  return { flags, positionals }
+  // Each value was converted by its spec (convert: type, choices, bounds): the shape ParsedFlags<F> spells out.
+  return { flags: flags as ParsedFlags<F>, positionals }
 }

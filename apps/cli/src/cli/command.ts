@@ -31,7 +31,7 @@ export interface Command<F extends readonly FlagSpec[] = readonly FlagSpec[]> {
   readonly flags?: F
   readonly examples?: readonly string[]
   /** Subcommands (`hardware list`); a command with subcommands and no `run` lists them. */
-  readonly subcommands?: readonly Command<any>[]
+  readonly subcommands?: readonly Command[]
   /** Positional arguments: names for the help text; the command checks them. */
   readonly positionals?: readonly string[]
   /** Describes the --json output for --help. */

@@ -10,7 +10,7 @@ function flagLine(s: FlagSpec): [string, string] {
 }
 
 /** The --help text of a command, from its declaration. */
-export function renderHelp(path: readonly string[], command: Command<any>): string {
+export function renderHelp(path: readonly string[], command: Command): string {
   const lines: string[] = []
   const name = ['kerneltune', ...path].join(' ')
   const pos = command.positionals?.length ? ' ' + command.positionals.map((p) => `<${p}>`).join(' ') : ''

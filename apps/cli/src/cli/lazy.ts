@@ -7,14 +7,14 @@
 import type { Command } from './command.ts'
 
 /** A command without its hooks: what --help and the flag parser need. */
-export type CommandMeta = Omit<Command<any>, 'run' | 'subcommands'> & {
+export type CommandMeta = Omit<Command, 'run' | 'subcommands'> & {
   /** True when the command has a `run` hook (a group without one lists its subcommands). */
   readonly runs?: boolean
   readonly subcommands?: readonly CommandMeta[]
 }
 
 /** The declaration of a loaded command, recursively, without its hooks. */
-export function commandMeta(command: Command<any>): CommandMeta {
+export function commandMeta(command: Command): CommandMeta {
   const { run, subcommands, ...data } = command
   return {
     ...data,
@@ -24,7 +24,7 @@ export function commandMeta(command: Command<any>): CommandMeta {
 }
 
 /** A command that answers --help from `meta` and imports its module (`load`) only to run. */
-export function lazyCommand(meta: CommandMeta, load: () => Promise<Command<any>>): Command<any> {
+export function lazyCommand(meta: CommandMeta, load: () => Promise<Command>): Command {
   const { runs, subcommands, ...data } = meta
   return {
     ...data,
@@ -33,7 +33,7 @@ export function lazyCommand(meta: CommandMeta, load: () => Promise<Command<any>>
   }
 }
 
-function subcommand(parent: Command<any>, name: string): Command<any> {
+function subcommand(parent: Command, name: string): Command {
   const found = parent.subcommands?.find((c) => c.name === name)
   if (!found) throw new Error(`command manifest out of date: ${parent.name} has no subcommand ${name} (pnpm --filter @kerneltune/cli commands:manifest)`)
   return found

@@ -11,9 +11,9 @@ export const EXIT = { OK: 0, FAILURE: 1, USAGE: 2, CHECK_FAILED: 3 } as const
 
 const USAGE_CODES: ReadonlySet<ErrorCode> = new Set(['INVALID_INPUT', 'INVALID_FORMAT', 'INVALID_FEATURE', 'NOT_FOUND', 'MODEL_NOT_FOUND', 'PLUGIN_NOT_FOUND'])
 
-export async function runCli(root: Command<any>, argv: readonly string[], io: Io): Promise<number> {
+export async function runCli(root: Command, argv: readonly string[], io: Io): Promise<number> {
   const path: string[] = []
-  let command: Command<any> = root
+  let command: Command = root
   let rest = [...argv]
   while (rest.length && command.subcommands?.length) {
     const next = command.subcommands.find((c) => c.name === rest[0])
@@ -43,7 +43,7 @@ export async function runCli(root: Command<any>, argv: readonly string[], io: Io
     }
     const json = flags.json === true
     const code = await command.run!({
-      flags: flags as never,
+      flags,
       positionals,
       json,
       io,

@@ -13,7 +13,7 @@ import { defineCommand } from '../cli/command.ts'
 import { fmt, keyValues, table } from '../cli/output.ts'
 import { CalibratedFileSchema, loadLearned, readJsonFile } from './predict/models.ts'
 import { writeFileAtomic } from './train.ts'
-import { readRows, rejectBadRows, ROW_KEYS, type MeasuredRow } from './train/rows.ts'
+import { readMeasurementFile, ROW_KEYS, SKIP_BAD_FLAG, type MeasuredRow } from './train/rows.ts'
 
 const MIN_POINTS = 3
 const pct = (x: number) => `${fmt(x * 100, 1)}%`
@@ -32,7 +32,7 @@ export const calibrateCommand = defineCommand({
     { name: 'measurements', type: 'string', valueName: 'FILE', description: 'Local measurements: FILE.csv or FILE.jsonl (required).' },
     { name: 'model-file', type: 'string', valueName: 'BASE', description: 'The model to calibrate (kerneltune train / calibrate output). Default: the pretrained model.' },
     { name: 'out', type: 'string', valueName: 'FILE', description: 'Where to write the calibrated model JSON (required).' },
-    { name: 'skip-bad', type: 'boolean', description: 'Leave out bad rows (listed on stderr) instead of failing.' },
+    SKIP_BAD_FLAG,
   ],
   jsonOutput: '{ "out": string (absolute path), "base": string, "measurements": { "file": string, "format": "csv" | "jsonl", "rows": number, "skipped": { line, message }[] }, "hardware": { hardwareKey, hardware: string[], lines: number[], factor, count, mapeBefore, mapeAfter (leave-one-out), improvementPct, points: { measuredTps, before, after }[] }[], "corrections": { [hardwareKey]: factor } }. MAPEs are fractions.',
   examples: [
@@ -42,13 +42,11 @@ export const calibrateCommand = defineCommand({
   ],
   async run(ctx) {
     const f = ctx.flags
-    if (f.measurements === undefined) throw usageError('--measurements FILE is required (CSV or JSON lines of local measurements)')
-    if (f.out === undefined) throw usageError('--out FILE is required (where the calibrated model JSON is written)')
-    const read = await readRows(ctx.io, f.measurements, 'measurements')
-    const skipped = rejectBadRows(read, f.measurements, 'measurements', f.skipBad === true)
-    for (const p of skipped) ctx.io.stderr(`skipped ${f.measurements}:${p.line}: ${p.message}\n`)
+    const { file: measurements, out: outFile, read, skipped } = await readMeasurementFile(ctx.io, {
+      flag: 'measurements', file: f.measurements, what: 'CSV or JSON lines of local measurements', out: f.out, outWhat: 'where the calibrated model JSON is written', skipBad: f.skipBad,
+    })
     if (read.rows.length < MIN_POINTS) {
-      throw usageError(`--measurements: "${f.measurements}" has ${read.rows.length} usable measurement(s); calibration needs at least ${MIN_POINTS} on one hardware`)
+      throw usageError(`--measurements: "${measurements}" has ${read.rows.length} usable measurement(s); calibration needs at least ${MIN_POINTS} on one hardware`)
     }
     const groups = new Map<string, MeasuredRow[]>()
     for (const r of read.rows) groups.set(hardwareKey(r.query), [...(groups.get(hardwareKey(r.query)) ?? []), r])
@@ -69,21 +67,21 @@ export const calibrateCommand = defineCommand({
     const corrections = { ...Object.fromEntries(Object.entries(kept).filter(([k]) => !measured(k))), ...Object.fromEntries(results.flatMap((r) => Object.entries(r.corrections))) }
     const file = parseWith(CalibratedFileSchema, {
       format: 'kerneltune.calibrated-model', version: 1, base: base.toJSON(), corrections,
-      calibration: { measurements: f.measurements, baseModel: f.modelFile ?? 'pretrained', results },
+      calibration: { measurements, baseModel: f.modelFile ?? 'pretrained', results },
     }, 'calibrated model')
     // Constructing the model checks the corrections the way `predict --model-file` will.
     void new CalibratedModel(base, file.corrections)
-    const out = await writeFileAtomic(ctx.io, f.out, JSON.stringify(file) + '\n', 'out')
+    const out = await writeFileAtomic(ctx.io, outFile, JSON.stringify(file) + '\n', 'out')
     const baseName = f.modelFile !== undefined ? `${base.name} (${f.modelFile})` : `pretrained (${base.name})`
     if (ctx.json) {
       return void ctx.printJson({
-        out, base: baseName, measurements: { file: f.measurements, format: read.format, rows: read.rows.length, skipped },
+        out, base: baseName, measurements: { file: measurements, format: read.format, rows: read.rows.length, skipped },
         hardware: results, corrections,
       })
     }
     ctx.io.stdout(keyValues([
       ['base model', baseName],
-      ['measurements', `${read.rows.length} from ${f.measurements} (${read.format})${skipped.length ? `, ${skipped.length} bad row(s) skipped` : ''}`],
+      ['measurements', `${read.rows.length} from ${measurements} (${read.format})${skipped.length ? `, ${skipped.length} bad row(s) skipped` : ''}`],
       ['written', out],
     ]))
     ctx.io.stdout('\n' + table(results.map((r) => [label(r.hardwareKey, groups.get(r.hardwareKey)!), r.count, fmt(r.factor, 3), pct(r.mapeBefore), pct(r.mapeAfter)]), ['hardware', 'points', 'factor', 'MAPE before', 'MAPE after (leave-one-out)']))

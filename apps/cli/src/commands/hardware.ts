@@ -12,11 +12,11 @@ import { fmt, keyValues, table } from '../cli/output.ts'
 const list = defineCommand({
   name: 'list',
   summary: 'List the hardware presets (bandwidth, dense FP16 TFLOPS, SMs, L2, memory).',
-  flags: [{ name: 'vendor', type: 'string', choices: [...VENDORS], description: 'Only this vendor.' }],
+  flags: [{ name: 'vendor', type: 'string', choices: VENDORS, description: 'Only this vendor.' }] as const,
   jsonOutput: 'HardwarePreset[]: { id, name, vendor, kind, memBwGbs, fp16Tflops, smCount?, l2CacheMb?, memoryGb?, computeCapability?, architecture?, unifiedMemory, backend? (usual llama.cpp backend: cuda, metal, vulkan, rocm, sycl, cpu), sources: string[], aliases: string[], notes? }',
   examples: ['kerneltune hardware list', 'kerneltune hardware list --vendor apple --json'],
   run(ctx) {
-    const presets = listHardwarePresets(ctx.flags.vendor as never)
+    const presets = listHardwarePresets(ctx.flags.vendor)
     if (ctx.json) return void ctx.printJson(presets)
     ctx.io.stdout(table(
       presets.map((p) => [p.id, p.name, fmt(p.memBwGbs), fmt(p.fp16Tflops), p.smCount ?? '', p.l2CacheMb ?? '', p.memoryGb ?? '', p.backend ?? '']),

@@ -12,7 +12,7 @@ import { lazyCommand } from '../cli/lazy.ts'
 import { COMMAND_LOADERS } from './loaders.ts'
 import { COMMAND_MANIFEST } from './manifest.generated.ts'
 
-export const COMMANDS: Command<any>[] = COMMAND_MANIFEST.map((meta) => {
+export const COMMANDS: Command[] = COMMAND_MANIFEST.map((meta) => {
   const load = COMMAND_LOADERS[meta.name]
   if (!load) throw new Error(`command manifest out of date: no loader for ${meta.name} (pnpm --filter @kerneltune/cli commands:manifest)`)
   return lazyCommand(meta, load)

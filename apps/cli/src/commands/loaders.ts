@@ -5,7 +5,7 @@
 import type { Command } from '../cli/command.ts'
 
 // Grouped as a user meets them: the whole job, then predict, search, apply, measure, serve.
-export const COMMAND_LOADERS: Readonly<Record<string, () => Promise<Command<any>>>> = {
+export const COMMAND_LOADERS: Readonly<Record<string, () => Promise<Command>>> = {
   // the whole job
   demo: async () => (await import('./demo.ts')).demoCommand,
   // predict

@@ -1321,9 +1321,18 @@ export const COMMAND_MANIFEST: readonly CommandMeta[] = [
           {
             "name": "engine",
             "type": "string",
-            "valueName": "NAME",
             "default": "vllm",
-            "description": "Engine plugin name (vllm, tgi, trtllm, trtllm-serve, triton, onnx, llamacpp)."
+            "choices": [
+              "vllm",
+              "tgi",
+              "trtllm",
+              "trtllm-serve",
+              "triton",
+              "onnx",
+              "onnx-cpu",
+              "llamacpp"
+            ],
+            "description": "Engine plugin name (the built-in engines, as compose registers them)."
           },
           {
             "name": "version",
@@ -1384,9 +1393,18 @@ export const COMMAND_MANIFEST: readonly CommandMeta[] = [
           {
             "name": "engine",
             "type": "string",
-            "valueName": "NAME",
             "default": "vllm",
-            "description": "Engine plugin name (vllm, tgi, trtllm, trtllm-serve, triton, onnx, llamacpp)."
+            "choices": [
+              "vllm",
+              "tgi",
+              "trtllm",
+              "trtllm-serve",
+              "triton",
+              "onnx",
+              "onnx-cpu",
+              "llamacpp"
+            ],
+            "description": "Engine plugin name (the built-in engines, as compose registers them)."
           },
           {
             "name": "version",
@@ -1642,7 +1660,7 @@ export const COMMAND_MANIFEST: readonly CommandMeta[] = [
       {
         "name": "slo",
         "type": "string",
-        "description": "Latency objectives, NAME=MS comma-separated: any of TTFT, TPOT, ITL, E2E at mean, p50, p90, p95, p99 (ttft_mean_ms .. e2e_p99_ms), e.g. ttft_p99_ms=500,tpot_p99_ms=50. A candidate that misses one is infeasible.",
+        "description": "Latency objectives, NAME=MS comma-separated: one or more of TTFT, TPOT, ITL, E2E at mean, p50, p90, p95, p99 (ttft_mean_ms .. e2e_p99_ms), e.g. ttft_p99_ms=500,tpot_p99_ms=50. A candidate that misses one is infeasible.",
         "valueName": "NAME=MS[,...]"
       },
       {
@@ -1745,8 +1763,17 @@ export const COMMAND_MANIFEST: readonly CommandMeta[] = [
           {
             "name": "engine",
             "type": "string",
-            "description": "Engine plugin (vllm, tgi, trtllm, trtllm-serve, triton, onnx, llamacpp); overrides the file",
-            "valueName": "NAME"
+            "choices": [
+              "vllm",
+              "tgi",
+              "trtllm",
+              "trtllm-serve",
+              "triton",
+              "onnx",
+              "onnx-cpu",
+              "llamacpp"
+            ],
+            "description": "Engine plugin (the built-in engines, as compose registers them); overrides the file"
           },
           {
             "name": "backend",
@@ -1848,7 +1875,7 @@ export const COMMAND_MANIFEST: readonly CommandMeta[] = [
           {
             "name": "slo",
             "type": "string",
-            "description": "Latency objectives, NAME=MS comma-separated: any of TTFT, TPOT, ITL, E2E at mean, p50, p90, p95, p99 (ttft_mean_ms .. e2e_p99_ms), e.g. ttft_p99_ms=500,tpot_p99_ms=50. A candidate that misses one is infeasible.",
+            "description": "Latency objectives, NAME=MS comma-separated: one or more of TTFT, TPOT, ITL, E2E at mean, p50, p90, p95, p99 (ttft_mean_ms .. e2e_p99_ms), e.g. ttft_p99_ms=500,tpot_p99_ms=50. A candidate that misses one is infeasible.",
             "valueName": "NAME=MS[,...]"
           },
           {
@@ -2189,7 +2216,7 @@ export const COMMAND_MANIFEST: readonly CommandMeta[] = [
           {
             "name": "slo",
             "type": "string",
-            "description": "start: Latency objectives, NAME=MS comma-separated: any of TTFT, TPOT, ITL, E2E at mean, p50, p90, p95, p99 (ttft_mean_ms .. e2e_p99_ms), e.g. ttft_p99_ms=500,tpot_p99_ms=50. A candidate that misses one is infeasible. Default: the run's.",
+            "description": "start: Latency objectives, NAME=MS comma-separated: one or more of TTFT, TPOT, ITL, E2E at mean, p50, p90, p95, p99 (ttft_mean_ms .. e2e_p99_ms), e.g. ttft_p99_ms=500,tpot_p99_ms=50. A candidate that misses one is infeasible. Default: the run's.",
             "valueName": "NAME=MS[,...]"
           },
           {
@@ -2265,7 +2292,7 @@ export const COMMAND_MANIFEST: readonly CommandMeta[] = [
           {
             "name": "slo",
             "type": "string",
-            "description": "start: Latency objectives, NAME=MS comma-separated: any of TTFT, TPOT, ITL, E2E at mean, p50, p90, p95, p99 (ttft_mean_ms .. e2e_p99_ms), e.g. ttft_p99_ms=500,tpot_p99_ms=50. A candidate that misses one is infeasible. Default: the run's.",
+            "description": "start: Latency objectives, NAME=MS comma-separated: one or more of TTFT, TPOT, ITL, E2E at mean, p50, p90, p95, p99 (ttft_mean_ms .. e2e_p99_ms), e.g. ttft_p99_ms=500,tpot_p99_ms=50. A candidate that misses one is infeasible. Default: the run's.",
             "valueName": "NAME=MS[,...]"
           },
           {
@@ -2341,7 +2368,7 @@ export const COMMAND_MANIFEST: readonly CommandMeta[] = [
           {
             "name": "slo",
             "type": "string",
-            "description": "start: Latency objectives, NAME=MS comma-separated: any of TTFT, TPOT, ITL, E2E at mean, p50, p90, p95, p99 (ttft_mean_ms .. e2e_p99_ms), e.g. ttft_p99_ms=500,tpot_p99_ms=50. A candidate that misses one is infeasible. Default: the run's.",
+            "description": "start: Latency objectives, NAME=MS comma-separated: one or more of TTFT, TPOT, ITL, E2E at mean, p50, p90, p95, p99 (ttft_mean_ms .. e2e_p99_ms), e.g. ttft_p99_ms=500,tpot_p99_ms=50. A candidate that misses one is infeasible. Default: the run's.",
             "valueName": "NAME=MS[,...]"
           },
           {
@@ -2417,7 +2444,7 @@ export const COMMAND_MANIFEST: readonly CommandMeta[] = [
           {
             "name": "slo",
             "type": "string",
-            "description": "start: Latency objectives, NAME=MS comma-separated: any of TTFT, TPOT, ITL, E2E at mean, p50, p90, p95, p99 (ttft_mean_ms .. e2e_p99_ms), e.g. ttft_p99_ms=500,tpot_p99_ms=50. A candidate that misses one is infeasible. Default: the run's.",
+            "description": "start: Latency objectives, NAME=MS comma-separated: one or more of TTFT, TPOT, ITL, E2E at mean, p50, p90, p95, p99 (ttft_mean_ms .. e2e_p99_ms), e.g. ttft_p99_ms=500,tpot_p99_ms=50. A candidate that misses one is infeasible. Default: the run's.",
             "valueName": "NAME=MS[,...]"
           },
           {
@@ -2493,7 +2520,7 @@ export const COMMAND_MANIFEST: readonly CommandMeta[] = [
           {
             "name": "slo",
             "type": "string",
-            "description": "start: Latency objectives, NAME=MS comma-separated: any of TTFT, TPOT, ITL, E2E at mean, p50, p90, p95, p99 (ttft_mean_ms .. e2e_p99_ms), e.g. ttft_p99_ms=500,tpot_p99_ms=50. A candidate that misses one is infeasible. Default: the run's.",
+            "description": "start: Latency objectives, NAME=MS comma-separated: one or more of TTFT, TPOT, ITL, E2E at mean, p50, p90, p95, p99 (ttft_mean_ms .. e2e_p99_ms), e.g. ttft_p99_ms=500,tpot_p99_ms=50. A candidate that misses one is infeasible. Default: the run's.",
             "valueName": "NAME=MS[,...]"
           },
           {
@@ -3088,7 +3115,7 @@ export const COMMAND_MANIFEST: readonly CommandMeta[] = [
           {
             "name": "slo",
             "type": "string",
-            "description": "Latency objectives, NAME=MS comma-separated: any of TTFT, TPOT, ITL, E2E at mean, p50, p90, p95, p99 (ttft_mean_ms .. e2e_p99_ms), e.g. ttft_p99_ms=500,tpot_p99_ms=50. A candidate that misses one is infeasible.",
+            "description": "Latency objectives, NAME=MS comma-separated: one or more of TTFT, TPOT, ITL, E2E at mean, p50, p90, p95, p99 (ttft_mean_ms .. e2e_p99_ms), e.g. ttft_p99_ms=500,tpot_p99_ms=50. A candidate that misses one is infeasible.",
             "valueName": "NAME=MS[,...]"
           },
           {

@@ -29,16 +29,16 @@ export async function registryTarget(flags: Flags, env: Readonly<Record<string, 
   if (flags.server) {
     const c = await kernelsClient(flags, env)
     const find = async (id: string) => {
-      const e = ((await c.call('GET', '/registry')).items as RegistryEntry[]).find((x) => x.id === id)
+      const e = (await c.call('GET /registry')).items.find((x) => x.id === id)
       if (!e) throw new KerneltuneError('NOT_FOUND', `no registry entry ${id}; list them with kerneltune registry list`)
       return e
     }
     return {
-      submit: (e) => c.call('POST', '/registry', e),
-      list: async (status) => (await c.call('GET', `/registry${status ? `?status=${status}` : ''}`)).items,
-      show: async (id) => ({ entry: await find(id), audit: (await c.call('GET', `/registry/${encodeURIComponent(id)}/audit`)).items }),
-      approve: (id, reason) => c.call('POST', `/registry/${encodeURIComponent(id)}/approve`, { reason }),
-      deprecate: (id, reason) => c.call('POST', `/registry/${encodeURIComponent(id)}/deprecate`, { reason }),
+      submit: (e) => c.call('POST /registry', { body: e }),
+      list: async (status) => (await c.call('GET /registry', { query: { status } })).items,
+      show: async (id) => ({ entry: await find(id), audit: (await c.call('GET /registry/{id}/audit', { params: { id } })).items }),
+      approve: (id, reason) => c.call('POST /registry/{id}/approve', { params: { id }, body: { reason } }),
+      deprecate: (id, reason) => c.call('POST /registry/{id}/deprecate', { params: { id }, body: { reason } }),
       close: () => c.close(),
     }
   }

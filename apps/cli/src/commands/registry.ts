@@ -26,7 +26,7 @@ const listSub = defineCommand({
   async run(ctx) {
     const t = await registryTarget(ctx.flags, ctx.io.env)
     try {
-      const items = await t.list(ctx.flags.status as never)
+      const items = await t.list(ctx.flags.status)
       if (ctx.json) ctx.printJson({ items: items.map(({ source: _s, ...e }) => e) })
       else ctx.io.stdout(table(items.map((e) => [e.id, e.name, e.kernelFamily, e.provider, e.status]), ['id', 'name', 'family', 'provider', 'status']))
     } finally {

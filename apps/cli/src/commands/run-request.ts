@@ -10,6 +10,7 @@ import { stat } from 'node:fs/promises'
 import { cpus } from 'node:os'
 import { resolve } from 'node:path'
 import { KerneltuneError } from '@kerneltune/core'
+import { ENGINE_NAMES } from '@kerneltune/compose'
 import { LLAMACPP_DIMENSIONS, LLAMACPP_SERVER_DIMENSIONS, servingSweepSpace, sweepSpace } from '@kerneltune/engines-llamacpp'
 import { objectivesRecord } from '@kerneltune/serving'
 import { OBJECTIVE_FLAGS, objectivesFromFlags } from './shared/objectives-flags.ts'
@@ -18,7 +19,7 @@ import { OBJECTIVE_FLAGS, objectivesFromFlags } from './shared/objectives-flags.
 export const RUN_OBJECTIVE_FLAGS = [OBJECTIVE_FLAGS[0], OBJECTIVE_FLAGS[1]] as const
 
 export const RUN_REQUEST_FLAGS = [
-  { name: 'engine', type: 'string', description: 'Engine plugin (vllm, tgi, trtllm, trtllm-serve, triton, onnx, llamacpp); overrides the file', valueName: 'NAME' },
+  { name: 'engine', type: 'string', choices: ENGINE_NAMES, description: 'Engine plugin (the built-in engines, as compose registers them); overrides the file' },
   { name: 'backend', type: 'string', description: 'Measurement backend: analytical, gpu-kernels, llamacpp (in-process), server (llama-server per combination under concurrent load); overrides the file', valueName: 'NAME' },
   { name: 'gguf', type: 'string', description: 'GGUF model to measure with llama.cpp (sets engine and backend llamacpp, reads the model spec, detects the hardware)', valueName: 'FILE' },
   { name: 'mode', type: 'string', choices: ['quick', 'exhaustive'], description: 'Enumeration mode' },

@@ -1,29 +1,40 @@
 /** kerneltune run create|list|show|watch|cancel|apply: Tier 1 runs, embedded or against a server. */
-import { formatCommandLine, KerneltuneError } from '@kerneltune/core'
+import { formatCommandLine, KerneltuneError, parseWith } from '@kerneltune/core'
 import { describeSlo, describeViolation, parseObjective } from '@kerneltune/serving'
-import { runRecordLines } from '@kerneltune/tuner'
-import { defineCommand } from '../cli/command.ts'
+import { RunRequestSchema, runRecordLines } from '@kerneltune/tuner'
+import { defineCommand, type CommandContext } from '../cli/command.ts'
 import { keyValues, progressBar, table } from '../cli/output.ts'
-import { kernelsClient, TARGET_FLAGS } from '../store-location.ts'
+import type { ApiBodies, ApplyResult, RunCombo, RunDetail } from '@kerneltune/web/api-types'
+import { TARGET_FLAGS, withKernelsClient, type KernelsClient, type StreamEvents } from '../store-location.ts'
 import { capacityLine } from './bench/capacity-line.ts'
 import { buildRunRequest, requireId, RUN_REQUEST_FLAGS } from './run-request.ts'
 import { OBJECTIVE_FLAGS, writeRecords } from './shared/objectives-flags.ts'
 
-const withClient = async <T>(flags: any, env: any, f: (c: Awaited<ReturnType<typeof kernelsClient>>) => Promise<T>) => {
-  const c = await kernelsClient(flags, env)
-  try { return await f(c) } finally { await c.close() }
+/** The assembled request (a file and flags), checked with the server's own schema before it is sent: its type is then the route's body. */
+function runRequestBody(body: Record<string, unknown>): ApiBodies['POST /runs'] {
+  parseWith(RunRequestSchema, body, 'run request')
+  return body as ApiBodies['POST /runs']
 }
 
-const watch = (ctx: any, c: Awaited<ReturnType<typeof kernelsClient>>, id: string) => {
+type RunEventOf<T extends StreamEvents['runs']['type']> = Extract<StreamEvents['runs'], { type: T }>
+
+/** Follows a run with a progress bar; its final event, or undefined when the stream ended without one. */
+async function watch(ctx: Pick<CommandContext, 'io' | 'json'>, c: KernelsClient, id: string): Promise<RunEventOf<'run.finished'> | undefined> {
   let bar: ReturnType<typeof progressBar> | undefined
-  let final: any
-  return c.call('GET', `/runs/${id}/events`, undefined, (e: any) => {
+  let final: RunEventOf<'run.finished'> | undefined
+  await c.follow('runs', id, (e) => {
     if (e.type === 'run.started') bar = progressBar(ctx.io, `run ${id}`, e.total, !ctx.json)
     if (e.type === 'state') bar ??= progressBar(ctx.io, `run ${id}`, e.progress.total, !ctx.json)
     if (e.type === 'progress') bar?.update(e.done)
     if (e.type === 'run.finished') (final = e, bar?.done(e.status))
-  }).then(async (r: any) => final ?? r)
+  })
+  return final
 }
+
+/** `run show`'s JSON: the run and its combinations, with what the objectives say of each when it has them. */
+type ShowOutput = { run: RunDetail; combos: (RunCombo & Partial<ObjectivesOf>)[]; objective?: string; slo?: Objectives['slo']; pareto?: number[]; paretoAxes?: Objectives['paretoAxes']; decision?: Objectives['decision'] }
+type Objectives = NonNullable<NonNullable<RunDetail['summary']>['objectives']>
+type ObjectivesOf = Pick<Objectives['candidates'][number], 'feasible' | 'violations' | 'goodput' | 'objectiveValue'>
 
 export const runCommand = defineCommand({
   name: 'run',
@@ -37,10 +48,10 @@ export const runCommand = defineCommand({
       async run(ctx) {
         if (ctx.positionals.length > 1) throw new KerneltuneError('INVALID_INPUT', `run create takes at most one REQUEST.json, got ${ctx.positionals.length} arguments`)
         const body = await buildRunRequest(ctx.positionals[0], ctx.flags, ctx.io.cwd)
-        return withClient(ctx.flags, ctx.io.env, async (c) => {
-          let run = await c.call('POST', '/runs', body)
-          if (ctx.flags.watch) await watch(ctx, c, run.id)
-          run = await c.call('GET', `/runs/${run.id}`)
+        return withKernelsClient(ctx.flags, ctx.io.env, async (c) => {
+          const created = await c.call('POST /runs', { body: runRequestBody(body) })
+          if (ctx.flags.watch) await watch(ctx, c, created.id)
+          const run = await c.call('GET /runs/{id}', { params: { id: created.id } })
           if (ctx.json) ctx.printJson(run)
           else ctx.io.stdout(runSummary(run))
           return run.status === 'failed' ? 1 : 0
@@ -48,11 +59,11 @@ export const runCommand = defineCommand({
       },
     }),
     defineCommand({ name: 'list', summary: 'List runs', flags: [...TARGET_FLAGS] as const, jsonOutput: '{ items: Run[], total }', async run(ctx) {
-      return withClient(ctx.flags, ctx.io.env, async (c) => {
-        const r = await c.call('GET', '/runs')
+      return withKernelsClient(ctx.flags, ctx.io.env, async (c) => {
+        const r = await c.call('GET /runs')
         if (ctx.json) ctx.printJson(r)
         // A run an interrupt put back in the queue (a sweep's, SIGINT) reads as what it is: resumable.
-        else ctx.io.stdout(table(r.items.map((x: any) => [x.id, (x.status === 'queued' && /^interrupted/.test(x.error ?? '')) || x.interrupted ? 'interrupted (run resume)' : x.status, x.mode, x.target.engine, `${x.progress.done}/${x.progress.total}`, x.backend, x.createdAt]), ['id', 'status', 'mode', 'engine', 'progress', 'backend', 'created']))
+        else ctx.io.stdout(table(r.items.map((x) => [x.id, (x.status === 'queued' && /^interrupted/.test(x.error ?? '')) || x.interrupted ? 'interrupted (run resume)' : x.status, x.mode, x.target.engine, `${x.progress.done}/${x.progress.total}`, x.backend, x.createdAt]), ['id', 'status', 'mode', 'engine', 'progress', 'backend', 'created']))
       })
     } }),
     defineCommand({
@@ -68,9 +79,9 @@ export const runCommand = defineCommand({
           const code = await resumeSweepRun(ctx, id, { ...(ctx.flags.db ? { db: ctx.flags.db } : {}), force: ctx.flags.force === true })
           if (code !== undefined) return code
         }
-        return withClient(ctx.flags, ctx.io.env, async (c) => {
+        return withKernelsClient(ctx.flags, ctx.io.env, async (c) => {
           await watch(ctx, c, id)
-          const run = await c.call('GET', `/runs/${id}`)
+          const run = await c.call('GET /runs/{id}', { params: { id } })
           if (ctx.json) ctx.printJson(run)
           else ctx.io.stdout(runSummary(run))
           return run.status === 'failed' ? 1 : 0
@@ -83,24 +94,26 @@ export const runCommand = defineCommand({
       jsonOutput: { show: '{ run, combos (with feasible, violations, goodput under objectives), objective?, slo?, pareto?, paretoAxes?, decision? }', watch: 'the final run event', cancel: '{ id, status }', apply: 'ApplyResult { combo, translation, deployment }' }[name],
       async run(ctx) {
         const id = requireId(ctx.positionals, 'RUN_ID')
-        return withClient(ctx.flags, ctx.io.env, async (c) => {
-          let out: any
+        return withKernelsClient(ctx.flags, ctx.io.env, async (c) => {
+          const params = { id }
           if (name === 'show') {
-            const combos = (await c.call('GET', `/runs/${id}/combos`)).items
+            const combos = (await c.call('GET /runs/{id}/combos', { params })).items
             if (ctx.flags.records) ctx.io.stderr(`records: ${await writeRecords(ctx.io, ctx.flags.records, runRecordLines(combos))}\n`)
-            out = withObjectives(await c.call('GET', `/runs/${id}`), combos)
+            const out = withObjectives(await c.call('GET /runs/{id}', { params }), combos)
+            return ctx.json ? ctx.printJson(out) : ctx.io.stdout(runSummary(out.run) + '\n' + combosTable(out))
           }
-          if (name === 'watch') out = await watch(ctx, c, id)
-          if (name === 'cancel') out = await c.call('POST', `/runs/${id}/cancel`)
-          if (name === 'apply') out = await c.call('POST', `/runs/${id}/apply`, { ...(ctx.flags.deployment ? { deploymentId: ctx.flags.deployment } : {}), ...(ctx.flags.force ? { force: true } : {}) })
-          if (ctx.json) ctx.printJson(out)
-          else if (name === 'show') ctx.io.stdout(runSummary(out.run) + '\n' + combosTable(out))
-          else if (name === 'apply') {
+          if (name === 'apply') {
+            const out: ApplyResult = await c.call('POST /runs/{id}/apply', { params, body: { ...(ctx.flags.deployment ? { deploymentId: ctx.flags.deployment } : {}), ...(ctx.flags.force ? { force: true } : {}) } })
+            if (ctx.json) return ctx.printJson(out)
             // Warnings go to stderr, so that stdout stays the command line and environment to use.
-            for (const w of out.warnings ?? []) ctx.io.stderr(`warning: ${w}\n`)
+            for (const w of out.warnings) ctx.io.stderr(`warning: ${w}\n`)
+            const t = out.translation
+            if (!t.ok) throw new KerneltuneError('UNSUPPORTED_COMBINATION', `${t.engine} ${t.version} refuses the winner's ${t.dimension}=${t.value}: ${t.reason}`)
             // Quoted for a POSIX shell: the JSON values a translation carries would be brace-expanded.
-            ctx.io.stdout(`${formatCommandLine(out.translation, { env: 'export', multiline: true })}\n`)
+            return ctx.io.stdout(`${formatCommandLine(t, { env: 'export', multiline: true })}\n`)
           }
+          const out = name === 'watch' ? await watch(ctx, c, id) : await c.call('POST /runs/{id}/cancel', { params })
+          if (ctx.json) ctx.printJson(out ?? null)
           else ctx.io.stdout(`${out?.status ?? ''}\n`)
         })
       },
@@ -109,10 +122,10 @@ export const runCommand = defineCommand({
 })
 
 /** `run show`'s JSON: with objectives, each combination's feasibility, violations and goodput, and the run's objective, objectives, front and decision (the sweep's --json shapes). */
-function withObjectives(run: any, combos: any[]): any {
+function withObjectives(run: RunDetail, combos: RunCombo[]): ShowOutput {
   const o = run.summary?.objectives
   if (!o) return { run, combos }
-  const per = new Map<number, any>(o.candidates.map((c: any) => [c.index, c]))
+  const per = new Map(o.candidates.map((c) => [c.index, c]))
   return {
     run,
     combos: combos.map((x) => {
@@ -123,18 +136,18 @@ function withObjectives(run: any, combos: any[]): any {
   }
 }
 
-function combosTable(out: any): string {
+function combosTable(out: ShowOutput): string {
   const o = out.objective !== undefined
-  const rows = out.combos.map((x: any) => [
+  const rows = out.combos.map((x) => [
     x.index, x.status, x.isBaseline ? 'yes' : '', x.cached ? 'yes' : '', measuredAs(out.run, x), x.metrics?.throughputTps?.toFixed(2) ?? '', x.metrics?.latencyP50Ms?.toFixed(3) ?? '',
-    ...(o ? [x.goodput ? x.goodput.requestsPerSecond.toFixed(2) : '', x.feasible === undefined ? '' : x.feasible ? 'meets' : `misses: ${x.violations.map(describeViolation).join('; ')}`, out.pareto.includes(x.index) ? 'yes' : ''] : []),
+    ...(o ? [x.goodput ? x.goodput.requestsPerSecond.toFixed(2) : '', x.feasible === undefined ? '' : x.feasible ? 'meets' : `misses: ${(x.violations ?? []).map(describeViolation).join('; ')}`, out.pareto?.includes(x.index) ? 'yes' : ''] : []),
     JSON.stringify(x.combo),
   ])
   return table(rows, ['#', 'status', 'baseline', 'cached', 'measured as', 'tps', 'p50 ms', ...(o ? ['goodput req/s', 'objectives', 'Pareto'] : []), 'combo'])
 }
 
 /** How a combination's numbers were obtained: a proxy of the target, a prediction, or a measurement of it. */
-function measuredAs(run: any, combo: any): string {
+function measuredAs(run: RunDetail, combo: RunCombo): string {
   const proxy = combo.proxy ?? run.summary?.proxy
   if (proxy) return `proxy (${proxy.engine && proxy.device ? 'engine+device' : proxy.engine ? 'engine' : 'device'})`
   return combo.simulated ? 'simulated' : combo.status === 'measured' ? 'measured' : ''
@@ -144,8 +157,8 @@ function measuredAs(run: any, combo: any): string {
  * What a person needs to read a run's numbers: what was measured, on what, how many times, and,
  * when the backend stands in for the target engine or device, that the numbers are a proxy's.
  */
-function runSummary(run: any): string {
-  const s = run.summary ?? {}
+function runSummary(run: RunDetail): string {
+  const s: Partial<NonNullable<RunDetail['summary']>> = run.summary ?? {}
   const proxy = s.proxy ? `PROXY: ${s.proxy.on}, standing in for ${s.proxy.of}` : undefined
   const rows: [string, unknown][] = [
     ['id', run.id],
@@ -161,9 +174,9 @@ function runSummary(run: any): string {
     rows.push(['objectives', `${o.slo.length ? describeSlo(o.slo) : 'none stated'}; ${parseObjective(o.objective).direction === 'min' ? 'minimise' : 'maximise'} ${o.objective}`])
     if (o.note) rows.push(['objectives note', o.note])
     else {
-      if (o.decision.defaultsFeasible === false) rows.push(['defaults', 'miss the objectives: the winner must meet them'])
+      if (o.decision?.defaultsFeasible === false) rows.push(['defaults', 'miss the objectives: the winner must meet them'])
       // Evidence, not the verdict: the run's one verdict (below) weighs it with the design's.
-      rows.push(['objectives alone', o.decision.reason])
+      rows.push(['objectives alone', o.decision?.reason ?? 'no decision stored'])
       rows.push(['Pareto front', `${o.paretoAxes.throughput} against ${o.paretoAxes.latency}: ${o.pareto.map((i: number) => `#${i}`).join(', ') || 'none'}`])
     }
   }
@@ -183,7 +196,7 @@ function runSummary(run: any): string {
   rows.push(['winner', !v || v.index === s.winner?.index ? combo : 'none: the defaults stay'])
   if (v && v.index === null && s.winner && s.winner.index !== s.baseline?.index) rows.push(['not applied', `#${s.winner.index} ${combo} (kerneltune run apply --force applies it anyway)`])
   const same = Object.entries(s.winner?.notToldApart ?? {}) as [string, string[]][]
-  if (same.length) rows.push(['not told apart', same.map(([d, vs]) => `${d}=${s.winner.combo[d]} ran the same work as ${vs.join(', ')}`).join('; ')])
+  if (same.length) rows.push(['not told apart', same.map(([d, vs]) => `${d}=${s.winner?.combo[d]} ran the same work as ${vs.join(', ')}`).join('; ')])
   rows.push(['simulated', s.simulated ?? ''])
   if (proxy) rows.push(['proxy', 'yes'])
   if (s.cacheScope === 'shared') rows.push(['cache', 'shared across tenants (operator opt-in): cached results may come from other tenants\' runs'])
@@ -194,7 +207,7 @@ function runSummary(run: any): string {
     rows.push(['design', `interleaved, ${x.rounds} rounds${x.partialRound ? ' (the last one partial)' : ''}, seed ${x.seed}, ${x.test} test on ${x.metric}, every round on ${x.device}${x.worker ? ` by worker ${x.worker}` : ''}`])
     const aa = x.aa?.comparison
     // What the A/A arm shows, from the verdict's evidence: its reading, and a false-winner rate only where the rounds can reach p < 0.05.
-    rows.push(['A/A check', v?.aa ? v.aa.text : aa ? `${(aa.improvement * 100).toFixed(1)}%, p=${aa.pValue.toPrecision(2)}, ${aa.verdict}${x.aa.declaredWinner ? ' (the rule would crown the baseline against itself: noise)' : ''}` : 'not enough rounds'])
+    rows.push(['A/A check', v?.aa ? v.aa.text : aa ? `${aa.improvement === null ? 'no estimate' : `${(aa.improvement * 100).toFixed(1)}%`}, p=${aa.pValue?.toPrecision(2) ?? 'n/a'}, ${aa.verdict}${x.aa.declaredWinner ? ' (the rule would crown the baseline against itself: noise)' : ''}` : 'not enough rounds'])
     // The design's own sentence only for a summary without the run's verdict (which states it).
     if (!v) rows.push(['verdict', x.verdict])
   }

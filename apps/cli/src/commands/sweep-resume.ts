@@ -40,7 +40,7 @@ export function sweepSpecOf(flags: Readonly<Record<string, unknown>>, cores: num
 
 /** The sweep spec a run stores, or undefined for a run no sweep made. */
 export function storedSweepSpec(run: Pick<Run, 'target'>): SweepSpec | undefined {
-  const raw = (run.target as { options?: { sweep?: unknown } }).options?.sweep
+  const raw = run.target.options?.sweep
   if (raw === undefined) return undefined
   const parsed = SweepSpecSchema.safeParse(raw)
   if (!parsed.success) throw new KerneltuneError('INVALID_INPUT', `run's stored sweep settings are not readable: ${parsed.error.message}`)

@@ -7,7 +7,7 @@
  * pool of llama-servers kept across rounds), the translator of its space, and the design settings.
  */
 import type { Combo, EnginePlugin, HardwareSpec, MeasurementBackend, ModelSpec, Run } from '@kerneltune/core'
-import { createRegistry, KerneltuneError } from '@kerneltune/core'
+import { createRegistry, KerneltuneError, parseWith, WorkloadSchema } from '@kerneltune/core'
 import { comboHash } from '@kerneltune/catalog'
 import { LLAMACPP_VERSION } from '@kerneltune/engines-llamacpp'
 import type { InterleavedSweepResult, SweepResult } from '@kerneltune/experiment'
@@ -72,10 +72,10 @@ export async function sweepAsRun<R extends InterleavedSweepResult | SweepResult>
     tenant: 'default',
     mode: o.plan.mode === 'quick' ? 'quick' : 'exhaustive',
     target: {
-      model, hardware: o.hardware, engine: o.target?.engine ?? 'llamacpp', engineVersion: o.target?.engineVersion ?? LLAMACPP_VERSION, workload: o.workload, modelPath: o.modelPath,
+      model, hardware: o.hardware, engine: o.target?.engine ?? 'llamacpp', engineVersion: o.target?.engineVersion ?? LLAMACPP_VERSION, workload: parseWith(WorkloadSchema, o.workload, 'sweep workload'), modelPath: o.modelPath,
       // A sweep measures fresh: the result cache would answer for another load or space.
       options: { sweep: o.session.spec, experiment: o.settings, warmups: o.warmups, metric: 'throughputTps', noiseFloor: o.settings.noiseFloor ?? 0.05, earlyStop: o.settings.earlyStop ?? true, useCache: false, design: o.design, ...(o.settings.rounds !== undefined ? { rounds: o.settings.rounds } : {}), ...(o.settings.seed !== undefined ? { seed: o.settings.seed } : {}), ...(o.settings.test ? { test: o.settings.test } : {}), ...objectivesRecord(o.objectives) },
-    } as never,
+    },
     snapshot: { hash: o.plan.catalog.hash, version: o.plan.catalog.version, content: o.plan.snapshot },
     qualityGate: o.settings.gate ?? 'regression',
     backend: o.backendName,

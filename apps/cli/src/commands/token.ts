@@ -7,12 +7,7 @@
 import { defineCommand } from '../cli/command.ts'
 import { usageError } from '../cli/args.ts'
 import { keyValues, table } from '../cli/output.ts'
-import { kernelsClient, TARGET_FLAGS, type KernelsClient } from '../store-location.ts'
-
-const withClient = async <T>(flags: any, env: any, f: (c: KernelsClient) => Promise<T>) => {
-  const c = await kernelsClient(flags, env)
-  try { return await f(c) } finally { await c.close() }
-}
+import { TARGET_FLAGS, withKernelsClient as withClient } from '../store-location.ts'
 
 /** --expires: a duration the server reads (30d, 12h, 90m, 2w) or an instant (2027-01-01, or ISO-8601 with a zone). */
 export function expiryBody(raw: string | undefined): { expiresIn?: string; expiresAt?: string } {
@@ -29,7 +24,7 @@ const oneId = (p: readonly string[]) => {
   return p[0]!
 }
 
-const tenantQuery = (tenant: unknown) => (typeof tenant === 'string' ? `?tenant=${encodeURIComponent(tenant)}` : '')
+const tenantQuery = (tenant: unknown) => ({ tenant: typeof tenant === 'string' ? tenant : undefined })
 
 export const tokenCommand = defineCommand({
   name: 'token',
@@ -44,9 +39,9 @@ export const tokenCommand = defineCommand({
       examples: ['kerneltune token create --role operator --expires 30d', 'kerneltune token create --role admin --tenant acme --token $KERNELTUNE_ADMIN_TOKEN'],
       async run(ctx) {
         const f = ctx.flags
-        const body = { role: f.role, ...(f.tenant ? { tenant: f.tenant } : {}), ...(f.label ? { label: f.label } : {}), ...(f.actsFor ? { actsFor: f.actsFor } : {}), ...expiryBody(f.expires) }
+        const body = { role: f.role ?? 'viewer', ...(f.tenant ? { tenant: f.tenant } : {}), ...(f.label ? { label: f.label } : {}), ...(f.actsFor ? { actsFor: f.actsFor } : {}), ...expiryBody(f.expires) }
         await withClient(f, ctx.io.env, async (c) => {
-          const t = await c.call('POST', '/tokens', body)
+          const t = await c.call('POST /tokens', { body })
           if (ctx.json) ctx.printJson(t)
           else ctx.io.stdout(keyValues([['token', t.token], ['id', t.id], ['role', t.role], ['tenant', t.tenant], ['expires', t.expiresAt ?? 'never']]))
         })
@@ -60,9 +55,9 @@ export const tokenCommand = defineCommand({
       async run(ctx) {
         const f = ctx.flags
         await withClient(f, ctx.io.env, async (c) => {
-          const r = await c.call('GET', `/tokens${f.allTenants ? '?allTenants=true' : tenantQuery(f.tenant)}`)
+          const r = await c.call('GET /tokens', { query: f.allTenants ? { allTenants: 'true' } : tenantQuery(f.tenant) })
           if (ctx.json) return ctx.printJson(r)
-          ctx.io.stdout(table(r.items.map((x: any) => [x.id, x.role, x.tenant, x.label ?? '', x.status, x.expiresAt ?? 'never', x.lastUsedAt ?? '', x.mintedBy ?? 'unknown']), ['id', 'role', 'tenant', 'label', 'status', 'expires', 'last used', 'minted by']))
+          ctx.io.stdout(table(r.items.map((x) => [x.id, x.role, x.tenant, x.label ?? '', x.status, x.expiresAt ?? 'never', x.lastUsedAt ?? '', x.mintedBy ?? 'unknown']), ['id', 'role', 'tenant', 'label', 'status', 'expires', 'last used', 'minted by']))
         })
       },
     }),
@@ -74,7 +69,7 @@ export const tokenCommand = defineCommand({
       async run(ctx) {
         const id = oneId(ctx.positionals)
         await withClient(ctx.flags, ctx.io.env, async (c) => {
-          const r = await c.call('DELETE', `/tokens/${encodeURIComponent(id)}${tenantQuery(ctx.flags.tenant)}`, ctx.flags.reason ? { reason: ctx.flags.reason } : undefined)
+          const r = await c.call('DELETE /tokens/{id}', { params: { id }, query: tenantQuery(ctx.flags.tenant), body: ctx.flags.reason ? { reason: ctx.flags.reason } : undefined })
           if (ctx.json) ctx.printJson(r)
           else ctx.io.stdout(keyValues([['revoked', r.id], ['role', r.role], ['tenant', r.tenant], ['at', r.revokedAt]]))
         })
@@ -87,11 +82,10 @@ export const tokenCommand = defineCommand({
       examples: ['kerneltune token audit', 'kerneltune token audit 3f2c...'],
       async run(ctx) {
         if (ctx.positionals.length > 1) throw usageError('give at most one TOKEN_ID')
-        const q = new URLSearchParams({ ...(typeof ctx.flags.tenant === 'string' ? { tenant: ctx.flags.tenant } : {}), ...(ctx.positionals[0] ? { tokenId: ctx.positionals[0] } : {}) }).toString()
         await withClient(ctx.flags, ctx.io.env, async (c) => {
-          const r = await c.call('GET', `/tokens/audit${q ? `?${q}` : ''}`)
+          const r = await c.call('GET /tokens/audit', { query: { ...tenantQuery(ctx.flags.tenant), tokenId: ctx.positionals[0] } })
           if (ctx.json) return ctx.printJson(r)
-          ctx.io.stdout(table(r.items.map((e: any) => [e.createdAt, e.action, e.tokenId, e.actor, e.detail ? JSON.stringify(e.detail) : '']), ['when', 'action', 'token', 'by', 'detail']))
+          ctx.io.stdout(table(r.items.map((e) => [e.createdAt, e.action, e.tokenId, e.actor, e.detail ? JSON.stringify(e.detail) : '']), ['when', 'action', 'token', 'by', 'detail']))
         })
       },
     }),

@@ -12,7 +12,7 @@ import { usageError } from '../cli/args.ts'
 import { defineCommand, type Io } from '../cli/command.ts'
 import { EXIT } from '../cli/run.ts'
 import { fmt, keyValues, progressBar, table } from '../cli/output.ts'
-import { readRows, rejectBadRows, ROW_KEYS, type MeasuredRow } from './train/rows.ts'
+import { readMeasurementFile, ROW_KEYS, SKIP_BAD_FLAG, type MeasuredRow } from './train/rows.ts'
 
 const pct = (x: number) => `${fmt(x * 100, 1)}%`
 
@@ -67,7 +67,7 @@ export const trainCommand = defineCommand({
     { name: 'seed', type: 'integer', valueName: 'S', min: 0, default: 42, description: 'Seed for fold assignment, forest and permutation importance.' },
     { name: 'trees', type: 'integer', valueName: 'N', min: 1, max: 2000, default: DEFAULT_FOREST.nEstimators, description: 'Trees in the random forest (--model rf).' },
     { name: 'lambda', type: 'number', valueName: 'L', min: 0, default: 1, description: 'Ridge penalty on standardised features (--model linear).' },
-    { name: 'skip-bad', type: 'boolean', description: 'Leave out bad rows (listed on stderr) instead of failing.' },
+    SKIP_BAD_FLAG,
     { name: 'max-cv-mape', type: 'number', valueName: 'PCT', min: 0, description: 'Quality gate: exit 3 if the cross-validated MAPE is above PCT percent (the model is still written).' },
     { name: 'name', type: 'string', valueName: 'NAME', description: 'Label stored in the model and in its predictions (default: linear / forest).' },
   ],
@@ -79,16 +79,14 @@ export const trainCommand = defineCommand({
   ],
   async run(ctx) {
     const f = ctx.flags
-    if (f.data === undefined) throw usageError('--data FILE is required (CSV or JSON lines of measurements)')
-    if (f.out === undefined) throw usageError('--out FILE is required (where the model JSON is written)')
     const k = f.folds ?? 5
     const seed = f.seed ?? 42
-    const read = await readRows(ctx.io, f.data, 'data')
-    const skipped = rejectBadRows(read, f.data, 'data', f.skipBad === true)
-    for (const p of skipped) ctx.io.stderr(`skipped ${f.data}:${p.line}: ${p.message}\n`)
+    const { file: data, out: outFile, read, skipped } = await readMeasurementFile(ctx.io, {
+      flag: 'data', file: f.data, what: 'CSV or JSON lines of measurements', out: f.out, outWhat: 'where the model JSON is written', skipBad: f.skipBad,
+    })
     const need = Math.max(10, 2 * k)
     if (read.rows.length < need) {
-      throw usageError(`--data: "${f.data}" has ${read.rows.length} usable row(s); training with ${k}-fold cross-validation needs at least ${need} (10, and 2 × --folds)`)
+      throw usageError(`--data: "${data}" has ${read.rows.length} usable row(s); training with ${k}-fold cross-validation needs at least ${need} (10, and 2 × --folds)`)
     }
     const kind = f.model === 'rf' ? 'forest' : 'linear'
     const opts: TrainOptions = kind === 'forest'
@@ -105,21 +103,21 @@ export const trainCommand = defineCommand({
     bar.done('importance')
     const model = fitted.with({
       mape: cv.mape, importance,
-      meta: { ...fitted.json.meta, cvMape: cv.mape, cvFolds: k, seed, trainedOn: f.data, rows: read.rows.map((r) => r.line), skippedLines: skipped.map((p) => p.line) },
+      meta: { ...fitted.json.meta, cvMape: cv.mape, cvFolds: k, seed, trainedOn: data, rows: read.rows.map((r) => r.line), skippedLines: skipped.map((p) => p.line) },
     })
-    const out = await writeFileAtomic(ctx.io, f.out, JSON.stringify(model.toJSON()) + '\n', 'out')
+    const out = await writeFileAtomic(ctx.io, outFile, JSON.stringify(model.toJSON()) + '\n', 'out')
     const byHardware = perHardware(read.rows, cv.predictions)
     const gate = f.maxCvMape !== undefined ? { maxCvMape: f.maxCvMape / 100, passed: cv.mape <= f.maxCvMape / 100 } : undefined
     if (ctx.json) {
       ctx.printJson({
         out, model: { kind, name: model.name, sampleCount: model.json.sampleCount },
-        data: { file: f.data, format: read.format, rows: read.rows.length, skipped },
+        data: { file: data, format: read.format, rows: read.rows.length, skipped },
         cv: { folds: k, mape: cv.mape }, trainMape: model.json.trainMape, byHardware, importance, ...(gate ? { gate } : {}),
       })
     } else {
       ctx.io.stdout(keyValues([
         ['model', `${kind === 'forest' ? `random forest (${opts.forest!.nEstimators} trees)` : `ridge (lambda ${opts.lambda})`}, "${model.name}"`],
-        ['data', `${read.rows.length} rows from ${f.data} (${read.format})${skipped.length ? `, ${skipped.length} bad row(s) skipped` : ''}`],
+        ['data', `${read.rows.length} rows from ${data} (${read.format})${skipped.length ? `, ${skipped.length} bad row(s) skipped` : ''}`],
         [`${k}-fold CV MAPE`, `${pct(cv.mape)} (held out; used for confidence)`],
         ['training MAPE', pct(model.json.trainMape)],
         ['written', out],

@@ -5,7 +5,7 @@
 import { readFileSync } from 'node:fs'
 import { resolve } from 'node:path'
 import { formatCommandLine, KerneltuneError, isKerneltuneError, shellQuote } from '@kerneltune/core/lite'
-import type { EnginePlugin, TranslateContext, TranslateResult } from '@kerneltune/core'
+import type { Combo, EnginePlugin, TranslateContext, TranslateResult } from '@kerneltune/core'
 import { defineCommand, type Io } from '../cli/command.ts'
 import { usageError } from '../cli/args.ts'
 import { EXIT } from '../cli/run.ts'
@@ -41,13 +41,18 @@ export function renderHuman(engine: EnginePlugin, r: TranslateResult): string {
 }
 
 /** Reads `--combo`: inline JSON when it starts with `{`, otherwise a file holding JSON. */
-function readCombo(raw: string, io: Io): unknown {
+/** The --combo JSON, as given. */
+function readCombo(raw: string, io: Io): Combo {
   const text = raw.trimStart().startsWith('{') ? raw : readText(raw, io)
+  let value: unknown
   try {
-    return JSON.parse(text)
+    value = JSON.parse(text)
   } catch (err) {
     throw usageError(`--combo is not valid JSON: ${(err as Error).message}`)
   }
+  // Handed on unchecked: every engine's translate checks its input's dimensions and values
+  // (core's parseCombo) and names itself in what it refuses, a sharper error than one here.
+  return value as Combo
 }
 
 function readText(file: string, io: Io): string {
@@ -123,7 +128,7 @@ compact, with "line": N added; a bad line gives { ok: false, line, error: { code
       return EXIT.OK
     }
 
-    const result = await engine.translate(readCombo(flags.combo!, io) as never, context)
+    const result = await engine.translate(readCombo(flags.combo!, io), context)
     if (ctx.json) ctx.printJson(resultJson(result))
     else io.stdout(renderHuman(engine, result))
     return result.ok ? EXIT.OK : EXIT.CHECK_FAILED

@@ -1,8 +1,10 @@
 /** kerneltune tune start|status|watch|resume|cancel: Tier 2 tune sessions. */
 import { defineCommand } from '../cli/command.ts'
 import { keyValues, progressBar } from '../cli/output.ts'
-import { kernelsClient, TARGET_FLAGS } from '../store-location.ts'
+import type { TuneSessionDetail } from '@kerneltune/web/api-types'
+import { TARGET_FLAGS, withKernelsClient } from '../store-location.ts'
 import { describeSlo, resolveObjectives } from '@kerneltune/serving'
+import { z } from 'zod'
 import { objectiveFields, requireId, RUN_OBJECTIVE_FLAGS } from './run-request.ts'
 
 export const tuneCommand = defineCommand({
@@ -24,37 +26,38 @@ export const tuneCommand = defineCommand({
     jsonOutput: 'the TuneSession',
     async run(ctx) {
       const id = requireId(ctx.positionals, name === 'start' ? 'RUN_ID' : 'SESSION_ID')
-      const c = await kernelsClient(ctx.flags, ctx.io.env)
-      try {
-        let s: any
-        // The same calls with and without --server: embedded, the CLI runs the server app in-process.
+      // The same calls with and without --server: embedded, the CLI runs the server app in-process.
+      await withKernelsClient(ctx.flags, ctx.io.env, async (c) => {
+        let sid = id
         const follow = async (sid: string) => {
-          const total = (await c.call('GET', `/tune/${sid}`)).budget.trials ?? 0
+          const total = (await c.call('GET /tune/{id}', { params: { id: sid } })).budget.trials ?? 0
           const bar = progressBar(ctx.io, `tune ${sid}`, total, !ctx.json)
-          await c.call('GET', `/tune/${sid}/events`, undefined, (e: any) => { if (e.type === 'trial') bar.update(e.index + 1, e.best ? `best ${e.best.value.toFixed(3)}` : '') })
+          await c.follow('tune', sid, (e) => { if (e.type === 'trial') bar.update(e.index + 1, e.best ? `best ${e.best.value.toFixed(3)}` : '') })
           bar.done()
         }
         if (name === 'start') {
-          s = await c.call('POST', '/tune', { runId: id, strategy: ctx.flags.strategy, budget: { ...(ctx.flags.trials ? { trials: ctx.flags.trials } : {}), ...(ctx.flags.minutes ? { minutes: ctx.flags.minutes } : {}) }, ...(ctx.flags.keep ? { keep: ctx.flags.keep.split(',').map((d) => d.trim()).filter(Boolean) } : {}), ...(ctx.flags.seed !== undefined ? { seed: ctx.flags.seed } : {}), ...objectiveFields(ctx.flags) })
-          if (ctx.flags.watch) await follow(s.id)
+          sid = (await c.call('POST /tune', { body: { runId: id, strategy: ctx.flags.strategy, budget: { ...(ctx.flags.trials ? { trials: ctx.flags.trials } : {}), ...(ctx.flags.minutes ? { minutes: ctx.flags.minutes } : {}) }, ...(ctx.flags.keep ? { keep: ctx.flags.keep.split(',').map((d) => d.trim()).filter(Boolean) } : {}), ...(ctx.flags.seed !== undefined ? { seed: ctx.flags.seed } : {}), ...objectiveFields(ctx.flags) } })).id
+          if (ctx.flags.watch) await follow(sid)
         } else if (name === 'watch' || name === 'resume') {
-          if (name === 'resume') await c.call('POST', `/tune/${id}/resume`)
+          if (name === 'resume') await c.call('POST /tune/{id}/resume', { params: { id } })
           await follow(id)
-        } else if (name === 'cancel') await c.call('POST', `/tune/${id}/cancel`)
-        s = await c.call('GET', `/tune/${s?.id ?? id}`)
+        } else if (name === 'cancel') await c.call('POST /tune/{id}/cancel', { params: { id } })
+        const s = await c.call('GET /tune/{id}', { params: { id: sid } })
         if (ctx.json) ctx.printJson(s)
         else ctx.io.stdout(sessionText(s))
-      } finally {
-        await c.close()
-      }
+      })
     },
   })),
 })
 
+/** What `tune status` reads of a session's narrowing (the tuner's, with the objectives it searched under); free-form in the API. */
+const StoredNarrowing = z.object({ objective: z.string().optional(), slo: z.record(z.string(), z.number()).optional(), dropped: z.record(z.string(), z.unknown()).optional() })
+
 /** A session in words: its objectives, its trials by outcome (infeasible apart from failed) and the best feasible one. */
-function sessionText(s: any): string {
-  const n = s.narrowing ?? {}
-  const trials: any[] = s.trials ?? []
+function sessionText(s: TuneSessionDetail): string {
+  const read = StoredNarrowing.safeParse(s.narrowing)
+  const n = read.success ? read.data : {}
+  const trials = s.trials
   const count = (o: string) => trials.filter((t) => t.outcome === o).length
   const rows: [string, unknown][] = [['id', s.id], ['status', s.status], ['trials', `${s.trialsDone}${trials.length ? ` (${count('ok')} ok, ${count('infeasible')} infeasible: ran but missed an objective, ${count('failed')} failed: did not run)` : ''}`]]
   if (n.objective) {

@@ -82,7 +82,7 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
       // A design that pairs by round: every round of the run on this worker's device; the summary names the worker.
       const runId = (job.data as RunJobData).runId
       const run = await executeRun(runId, { store, registry: options.registry, worker: id })
-      log(`kerneltune worker ${id}: run ${runId} (whole, ${String((run.target as { options?: { design?: string } }).options?.design)} design): ${run.status}`)
+      log(`kerneltune worker ${id}: run ${runId} (whole, ${String(run.target.options?.design)} design): ${run.status}`)
       const device = (run.summary as { devices?: string[] } | null)?.devices?.[0]
       return { outcome: run.status, worker: id, deviceFingerprint: fingerprint, ...(device ? { device } : {}) }
     }

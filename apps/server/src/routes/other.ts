@@ -3,7 +3,7 @@ import { boundedJsonRecord, HardwareSpecSchema, KerneltuneError, nameSchema, Reg
 import { ENUMERATION_MODES } from '@kerneltune/catalog'
 import { z } from 'zod'
 import { Id, IdParams, requireTenant, route, type Route } from '../http.ts'
-import { CatalogPreviewResponse, CurrentComboResponse, DeploymentListResponse, DeploymentResponse, DriftResponse, GatewayStateResponse, RegistryAuditResponse, RegistryListResponse } from '../responses.ts'
+import { CatalogPreviewResponse, CurrentComboResponse, DeploymentListResponse, DeploymentResponse, DriftResponse, GatewayStateResponse, RegistryAuditResponse, RegistryEntryResponse, RegistryListResponse } from '../responses.ts'
 
 // Tenants are normalised (ACME is acme) and names refused with control characters or outer
 // whitespace: the rules live in core (schemas/names.ts) so that every name field shares them.
@@ -45,11 +45,11 @@ export const otherRoutes: Route[] = [
     if (!(await deps.store.registry.list(auth.tenant)).some((e) => e.id === params.id)) throw new KerneltuneError('NOT_FOUND', `no registry entry ${params.id} in this tenant; list them with GET /registry`)
     return { items: await deps.store.registry.events(params.id) }
   }),
-  route({ method: 'post', path: '/registry', summary: 'Submit a kernel (admin)', role: 'admin', body: SubmitBody, status: 201 }, async ({ auth, body, deps }) =>
+  route({ method: 'post', path: '/registry', summary: 'Submit a kernel (admin)', role: 'admin', body: SubmitBody, status: 201, response: RegistryEntryResponse }, async ({ auth, body, deps }) =>
     deps.store.registry.submit({ tenant: auth.tenant, actor: auth.tokenId, ...body })),
-  route({ method: 'post', path: '/registry/:id/approve', summary: 'Approve a proposed kernel (not by its submitter, except the superadmin)', role: 'approver', params: IdParams, body: ReasonBody }, async ({ auth, params, body, deps }) =>
+  route({ method: 'post', path: '/registry/:id/approve', summary: 'Approve a proposed kernel (not by its submitter, except the superadmin)', role: 'approver', params: IdParams, body: ReasonBody, response: RegistryEntryResponse }, async ({ auth, params, body, deps }) =>
     deps.store.registry.approve(auth.tenant, params.id, auth.tokenId, body?.reason ?? null, { allowSelf: auth.role === 'superadmin' })),
-  route({ method: 'post', path: '/registry/:id/deprecate', summary: 'Flag a kernel as unsafe', role: 'approver', params: IdParams, body: ReasonBody }, async ({ auth, params, body, deps }) =>
+  route({ method: 'post', path: '/registry/:id/deprecate', summary: 'Flag a kernel as unsafe', role: 'approver', params: IdParams, body: ReasonBody, response: RegistryEntryResponse }, async ({ auth, params, body, deps }) =>
     deps.store.registry.deprecate(auth.tenant, params.id, auth.tokenId, body?.reason ?? null)),
   route({ method: 'get', path: '/catalog/preview', summary: 'Combinations a run would sweep, per mode, with pruning and engine refusals', role: 'viewer', query: PreviewQuery, response: CatalogPreviewResponse }, async ({ query, deps }) => {
     const engine = deps.registry.find('engine', query.engine)

@@ -54,7 +54,7 @@ const RunBody = withPlainNames(RunRequestSchema.safeExtend({ onnxModel: OnnxMode
  * since (they are out of future selection; its numbers stay what was measured).
  */
 async function withRegistryNotes(run: Run, deps: AppDeps): Promise<Run & { registryNotes?: string[] }> {
-  if (!(run.target as { options?: { registryKernels?: boolean } }).options?.registryKernels) return run
+  if (run.target.options?.registryKernels !== true) return run
   const selected = (await deps.store.runs.combos(run.id)).flatMap((c) => (c.kernels ?? []).filter((k) => k.selection === 'selected'))
   if (selected.length === 0) return run
   // A kernel that was measured but slower than the tuned one never produced a number of this run.
@@ -137,7 +137,7 @@ export const runRoutes: Route[] = [
   }),
   route({ method: 'get', path: '/runs/:id/events', summary: 'Server-Sent Events: current state, then progress until the run ends', role: 'viewer', params: IdParams, sse: true }, async ({ c, auth, params, deps }) => {
     const run = await deps.store.runs.require(auth.tenant, params.id)
-    const finish = async (r: Run, send: SendEvent) => (await send({ type: 'run.finished', runId: r.id, status: r.status, summary: r.summary, error: r.error } as never), true)
+    const finish = async (r: Run, send: SendEvent) => (await send({ type: 'run.finished', runId: r.id, status: r.status, summary: r.summary, error: r.error }), true)
     return followSse(c, deps.bus, run.id, {
       finalType: 'run.finished',
       load: () => deps.store.runs.require(auth.tenant, run.id),

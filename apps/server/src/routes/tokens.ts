@@ -7,6 +7,7 @@ import { KerneltuneError, nameSchema, RoleSchema, TenantNameSchema, textSchema }
 import type { TokenInfo } from '@kerneltune/store'
 import { z } from 'zod'
 import { Id, IdParams, requireTenant, route, type Auth, type Route } from '../http.ts'
+import { TokenAuditResponse, TokenCreatedResponse, TokenListResponse, TokenResponse } from '../responses.ts'
 
 // One tenant schema (normalised, no '.'/'..') and one name schema (no control characters) for every route.
 const TenantName = TenantNameSchema
@@ -51,7 +52,7 @@ const shown = (t: TokenInfo, at: number) => ({
 })
 
 export const tokenRoutes: Route[] = [
-  route({ method: 'post', path: '/tokens', summary: 'Mint an API token for the caller\'s tenant (admin), or for any tenant, creating it (superadmin); optional expiry (expiresIn: 30d, or expiresAt) and actsFor (the token id of the person it is for); the token is shown once', role: 'admin', body: CreateBody, status: 201 }, async ({ auth, body, deps }) => {
+  route({ method: 'post', path: '/tokens', summary: 'Mint an API token for the caller\'s tenant (admin), or for any tenant, creating it (superadmin); optional expiry (expiresIn: 30d, or expiresAt) and actsFor (the token id of the person it is for); the token is shown once', role: 'admin', body: CreateBody, status: 201, response: TokenCreatedResponse }, async ({ auth, body, deps }) => {
     const tenant = requireTenant(auth, body.tenant ?? auth.tenant, 'minting a token')
     if (body.role === 'superadmin' && auth.role !== 'superadmin') throw new KerneltuneError('FORBIDDEN', 'only the superadmin token (KERNELTUNE_ADMIN_TOKEN) may mint superadmin tokens; mint an admin token for a tenant instead')
     let expiresAt: string | null = null
@@ -66,11 +67,11 @@ export const tokenRoutes: Route[] = [
     const { token, info } = await deps.store.tokens.create(body.role, tenant, body.label ?? null, undefined, { mintedBy: auth.tokenId, actsFor: body.actsFor ?? null, expiresAt })
     return { token, ...shown(info, now) }
   }),
-  route({ method: 'get', path: '/tokens', summary: 'List API tokens of the caller\'s tenant (admin), or of another tenant or all (superadmin): role, label, status, expiry, last use, who minted each; never the secret', role: 'admin', query: ListQuery }, async ({ auth, query, deps }) =>
+  route({ method: 'get', path: '/tokens', summary: 'List API tokens of the caller\'s tenant (admin), or of another tenant or all (superadmin): role, label, status, expiry, last use, who minted each; never the secret', role: 'admin', query: ListQuery, response: TokenListResponse }, async ({ auth, query, deps }) =>
     ({ items: (await deps.store.tokens.list(listTenant(auth, query))).map((t) => shown(t, deps.store.clock())) })),
-  route({ method: 'get', path: '/tokens/audit', summary: 'The token audit log (mints and revocations: who, when), of the caller\'s tenant, or another or all (superadmin); tokenId narrows it to one token', role: 'admin', query: AuditQuery }, async ({ auth, query, deps }) =>
+  route({ method: 'get', path: '/tokens/audit', summary: 'The token audit log (mints and revocations: who, when), of the caller\'s tenant, or another or all (superadmin); tokenId narrows it to one token', role: 'admin', query: AuditQuery, response: TokenAuditResponse }, async ({ auth, query, deps }) =>
     ({ items: await deps.store.tokens.events(listTenant(auth, query), query.tokenId) })),
-  route({ method: 'delete', path: '/tokens/:id', summary: 'Revoke an API token of the caller\'s tenant (admin), or of the tenant named by ?tenant= (superadmin; a superadmin token needs the superadmin); it is refused (401) from then on', role: 'admin', params: IdParams, query: z.object({ tenant: TenantName.optional() }).strict(), body: RevokeBody }, async ({ auth, params, query, body, deps }) => {
+  route({ method: 'delete', path: '/tokens/:id', summary: 'Revoke an API token of the caller\'s tenant (admin), or of the tenant named by ?tenant= (superadmin; a superadmin token needs the superadmin); it is refused (401) from then on', role: 'admin', params: IdParams, query: z.object({ tenant: TenantName.optional() }).strict(), body: RevokeBody, response: TokenResponse }, async ({ auth, params, query, body, deps }) => {
     const tenant = requireTenant(auth, query.tenant ?? auth.tenant, 'revoking a token')
     const t = await deps.store.tokens.get(params.id)
     // Another tenant's token reads as unknown, so an id says nothing about other tenants.

@@ -1,4 +1,5 @@
 import { z } from 'zod'
+import { boundedJsonRecord, type JsonBounds } from './bounded-json.ts'
 import { ComboSchema } from './combo.ts'
 import { HardwareSpecSchema } from './hardware.ts'
 import { ModelSpecSchema } from './model.ts'
@@ -22,18 +23,32 @@ export type RunMode = z.output<typeof RunModeSchema>
 export type RunStatus = z.output<typeof RunStatusSchema>
 export type QualityGateMethod = z.output<typeof QualityGateMethodSchema>
 
+/** A run's options: a sweep's spec and settings are a few KiB; far past that is not a run's options. */
+export const RUN_OPTIONS_BOUNDS: JsonBounds = { maxDepth: 16, maxBytes: 1024 * 1024 }
+
 export const RunTargetSchema: z.ZodObject<{
   model: typeof ModelSpecSchema
   hardware: typeof HardwareSpecSchema
   engine: z.ZodString
   engineVersion: z.ZodString
   workload: typeof WorkloadSchema
+  options: z.ZodOptional<z.ZodRecord<z.ZodString, z.ZodUnknown>>
+  modelPath: z.ZodOptional<z.ZodString>
 }> = z.object({
   model: ModelSpecSchema,
   hardware: HardwareSpecSchema,
   engine: z.string().min(1),
   engineVersion: z.string().min(1),
   workload: WorkloadSchema,
+  /**
+   * What measuring the run needs later (the tuner's RunOptions, a sweep's or bench's settings),
+   * stored with the target so that a restarted process or another worker has it. Free-form here
+   * because each writer owns its keys; bounded because a stored run is read back and serialised on
+   * every list and event.
+   */
+  options: boundedJsonRecord(RUN_OPTIONS_BOUNDS).optional(),
+  /** The model file a model-file backend measures (a GGUF, an ONNX graph). */
+  modelPath: z.string().optional(),
 })
 export type RunTarget = z.output<typeof RunTargetSchema>
 

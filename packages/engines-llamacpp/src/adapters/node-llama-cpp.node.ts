@@ -20,6 +20,7 @@ import { NOT_RELEASED_NOTE, releaseWithin } from './release.ts'
 
 type NodeLlamaCpp = typeof import('node-llama-cpp')
 type Llama = Awaited<ReturnType<NodeLlamaCpp['getLlama']>>
+type Token = import('node-llama-cpp').Token
 
 export interface LlamacppBackendOptions {
   /** The GGUF to measure. */
@@ -40,10 +41,10 @@ const PROMPT_TEXT =
   'The quick brown fox jumps over the lazy dog while the kernel tuner measures how fast every token goes through the model. '
 
 async function loadLlama(gpu: LlamacppBackendOptions['gpu']): Promise<Llama> {
-  const { getLlama } = (await import('node-llama-cpp')) as NodeLlamaCpp
+  const { getLlama, LlamaLogLevel } = (await import('node-llama-cpp')) as NodeLlamaCpp
   // build 'never': use the prebuilt binaries from npm and never try to download or compile.
   // maxThreads 0: the context's `threads` is then the exact thread count, not a hint.
-  return getLlama({ gpu: gpu ?? false, build: 'never', maxThreads: 0, logLevel: 'error' as never, progressLogs: false })
+  return getLlama({ gpu: gpu ?? false, build: 'never', maxThreads: 0, logLevel: LlamaLogLevel.error, progressLogs: false })
 }
 
 /** The GPU devices llama.cpp can use; empty on the CPU build, or a GPU build that found none. */
@@ -182,10 +183,10 @@ export function llamacppBackend(options: LlamacppBackendOptions): MeasurementBac
 }
 
 /** Exactly `n` prompt tokens: a fixed English text, tokenized, repeated and cut. */
-function promptOf(model: { tokenize(text: string): readonly unknown[] }, n: number): never[] {
+function promptOf(model: { tokenize(text: string): readonly Token[] }, n: number): Token[] {
   const once = model.tokenize(PROMPT_TEXT)
   if (once.length === 0) throw new KerneltuneError('MEASUREMENT_FAILED', 'the model tokenized the prompt text to nothing')
-  const out: unknown[] = []
+  const out: Token[] = []
   while (out.length < n) out.push(...once)
-  return out.slice(0, n) as never[]
+  return out.slice(0, n)
 }

@@ -32,7 +32,8 @@ const designOptions = (o: Partial<RunOptions>) => ({
 })
 
 export function runOptions(run: Run): RunOptions {
-  const o = (run.target as { options?: Partial<RunOptions> }).options ?? {}
+  // Read as createRun wrote them (from a validated request); what an older run lacks takes the defaults below.
+  const o: Partial<RunOptions> = run.target.options ?? {}
   return { warmups: o.warmups ?? 1, metric: o.metric ?? 'throughputTps', noiseFloor: o.noiseFloor ?? 0.02, earlyStop: o.earlyStop ?? true, margin: o.margin, epsilon: o.epsilon, useCache: (o.useCache ?? true) && !o.registryKernels, ...(o.requireDevice ? { requireDevice: o.requireDevice } : {}), ...(o.registryKernels ? { registryKernels: true } : {}), ...designOptions(o) }
 }
 
@@ -104,7 +105,7 @@ export async function createRun(store: Store, input: RunRequestInput | unknown, 
   return store.runs.create({
     tenant: deps.tenant,
     mode: request.mode,
-    target: { model: request.model, hardware: request.hardware, engine: request.engine, engineVersion, workload: request.workload, options, ...(request.modelPath ? { modelPath: request.modelPath } : {}) } as never,
+    target: { model: request.model, hardware: request.hardware, engine: request.engine, engineVersion, workload: request.workload, options, ...(request.modelPath ? { modelPath: request.modelPath } : {}) },
     snapshot: { hash: deps.catalog.hash, version: deps.catalog.version, content: deps.catalog.snapshot },
     qualityGate: request.qualityGate,
     backend,

@@ -45,7 +45,7 @@ const StoredSettingsSchema = z.object({
  * the process that created it would; undefined for runs without them.
  */
 export function storedDesignSettings(run: Pick<Run, 'target'>): DesignSettings | undefined {
-  const raw = (run.target as { options?: { experiment?: unknown } }).options?.experiment
+  const raw = run.target.options?.experiment
   if (raw === undefined) return undefined
   const parsed = StoredSettingsSchema.safeParse(raw)
   if (!parsed.success) throw new KerneltuneError('INVALID_INPUT', `the run's stored design settings are not readable: ${parsed.error.message}`)

@@ -4,7 +4,7 @@
  * rounds has a smallest p-value, so below some n nothing can be called better, the A/A arm
  * included: its false-winner rate is then 0% by construction and says nothing about the noise
  * (issue 34 item 12). The A/A arm's own measured difference does: when the defaults against
- * themselves differ by as much as any candidate differs from them, the noise is larger than every
+ * themselves differ by as much as the candidates differ from them, the noise is larger than every
  * effect measured, and a decision it contradicts is not a decision.
  */
 import { minRoundsToDecide } from '@kerneltune/experiment'

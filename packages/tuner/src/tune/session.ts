@@ -11,6 +11,7 @@ import { objectivesRecord } from '@kerneltune/serving'
 import { trimmedMean } from '@kerneltune/stats'
 import type { Store } from '@kerneltune/store'
 import { backendForRun } from '../run/backend.ts'
+import { runOptions } from '../run/create.ts'
 import type { TuneEvent } from '../events.ts'
 import { TuneRequestSchema, type TargetMetric, type TuneRequestInput } from '../request.ts'
 import { higherIsBetter, samplesOf } from '../run/metrics.ts'
@@ -95,7 +96,7 @@ export async function startTune(store: Store, input: TuneRequestInput | unknown,
   // An interleaved run measured each combination's replicate noise: half the variance of a log ratio of two measurements is one measurement's relative variance.
   const rv = Object.values((summary as { experiment?: { replicateVariance?: Record<string, number> } }).experiment?.replicateVariance ?? {}).sort((a, b) => a - b)
   const replicateRelVariance = rv.length ? rv[Math.floor(rv.length / 2)]! / 2 : undefined
-  const runOpts = (run.target as { options?: { slo?: Record<string, number>; objective?: string } }).options ?? {}
+  const runOpts = runOptions(run)
   const stated = req.slo !== undefined || req.objective !== undefined ? { slo: req.slo, objective: req.objective } : { slo: runOpts.slo, objective: runOpts.objective }
   const objectives = storedObjectives(stated)
   const plan: SessionPlan = {

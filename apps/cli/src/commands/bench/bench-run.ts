@@ -12,6 +12,7 @@
 import { resolve } from 'node:path'
 import { repetitionOf } from '@kerneltune/backends/node'
 import type { Combo, HardwareSpec, ModelSpec } from '@kerneltune/core'
+import { parseWith, WorkloadSchema } from '@kerneltune/core'
 import { comboHash, createCatalog } from '@kerneltune/catalog'
 import { LLAMACPP_VERSION } from '@kerneltune/engines-llamacpp'
 import { objectivesRecord, type LoadResult, type Objectives } from '@kerneltune/serving'
@@ -111,14 +112,14 @@ export async function storeBenchRun(o: BenchRun): Promise<{ runId: string } | { 
       mode: 'exhaustive',
       target: {
         model, hardware, ...engineOf(o.target, o.server),
-        workload: { batch: Math.max(1, Number(first?.concurrency ?? 1)), promptTokens: o.workload.promptTokens, generatedTokens: o.workload.generatedTokens },
+        workload: parseWith(WorkloadSchema, { batch: Math.max(1, Number(first?.concurrency ?? 1)), promptTokens: o.workload.promptTokens, generatedTokens: o.workload.generatedTokens }, 'bench workload'),
         ...(o.target.kind === 'engine' ? { modelPath: o.target.model } : {}),
         options: {
           bench: { command: o.command, settings: o.settings, server: { argv: o.server.argv, version: o.server.version, baseUrl: o.server.baseUrl, launched: o.server.launched } },
           warmups: 0, metric: 'throughputTps', useCache: false,
           ...objectivesRecord(o.objectives),
         },
-      } as never,
+      },
       snapshot: { hash: catalog.hash, version: catalog.version, content: catalog.snapshot },
       // No baseline: no gate judges these combinations (summarizeRun gates only against one).
       qualityGate: 'manual',

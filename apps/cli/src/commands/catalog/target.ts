@@ -8,11 +8,11 @@ import { kerneltuneError, type Combo, type EnginePlugin, type HardwareSpec, type
 import { buildCatalog, type AsyncRefuseHook, type Catalog } from '@kerneltune/catalog'
 import { requireHardwarePreset } from '@kerneltune/features'
 import type { FlagSpec } from '../../cli/args.ts'
-import { engineRegistry } from '@kerneltune/compose'
+import { ENGINE_NAMES, engineRegistry } from '@kerneltune/compose'
 
 export const TARGET_FLAGS = [
   { name: 'hardware', type: 'string', valueName: 'NAME', description: 'Hardware preset id or name (e.g. h100-sxm, a100-sxm-80gb, l4, mi300x); see @kerneltune/features presets.' },
-  { name: 'engine', type: 'string', valueName: 'NAME', default: 'vllm', description: 'Engine plugin name (vllm, tgi, trtllm, trtllm-serve, triton, onnx, llamacpp).' },
+  { name: 'engine', type: 'string', default: 'vllm', choices: ENGINE_NAMES, description: 'Engine plugin name (the built-in engines, as compose registers them).' },
   { name: 'version', type: 'string', valueName: 'V', description: "Engine release the refusals and version-ranged rules are checked for (default: the engine's default, its newest)." },
 ] as const satisfies readonly FlagSpec[]
 

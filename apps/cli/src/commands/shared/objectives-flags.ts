@@ -24,7 +24,7 @@ import type { Io } from '../../cli/command.ts'
 import { fmt } from '../../cli/output.ts'
 
 export const OBJECTIVE_FLAGS = [
-  { name: 'slo', type: 'string', description: `Latency objectives, NAME=MS comma-separated: any of TTFT, TPOT, ITL, E2E at mean, p50, p90, p95, p99 (${SLO_NAMES[0]} .. ${SLO_NAMES[SLO_NAMES.length - 1]}), e.g. ttft_p99_ms=500,tpot_p99_ms=50. A candidate that misses one is infeasible.`, valueName: 'NAME=MS[,...]' },
+  { name: 'slo', type: 'string', description: `Latency objectives, NAME=MS comma-separated: one or more of TTFT, TPOT, ITL, E2E at mean, p50, p90, p95, p99 (${SLO_NAMES[0]} .. ${SLO_NAMES[SLO_NAMES.length - 1]}), e.g. ttft_p99_ms=500,tpot_p99_ms=50. A candidate that misses one is infeasible.`, valueName: 'NAME=MS[,...]' },
   { name: 'objective', type: 'string', description: 'What to maximise among feasible candidates: goodput (requests/s meeting every --slo objective; the default with --slo), outputTokensPerSecond, requestThroughput, or a latency statistic to minimise (e.g. ttft_p99_ms).', valueName: 'NAME' },
   { name: 'records', type: 'string', description: 'Write one JSON line per measured request (candidate, ok, ttftMs, tpotMs, e2eMs, outputTokens, startMs, itlMs) to this file, to recompute every figure.', valueName: 'FILE' },
 ] as const satisfies readonly FlagSpec[]
