@@ -13,11 +13,11 @@ import { isKerneltuneError, KerneltuneError, type Combo, type EnginePlugin, type
 import { GATE_METHODS, metricDirection } from '@kerneltune/stats'
 import { z } from 'zod'
 import { compareWithBaseline, EXPERIMENT_METRICS, metricSamples, runInterleavedSweep, runSweep, sweepComboHash, type ExperimentMetric, type MeasuredCombo, type InterleavedSweepOptions, type InterleavedSweepResult, type PairedComparison, type SweepOptions, type SweepResult } from '@kerneltune/experiment'
-import { backendForRun } from './backend.ts'
+import { backendForRun, runModelPath } from './backend.ts'
 import { runOptions } from './create.ts'
 import { comboMetrics } from './metrics.ts'
 import { summarizeRun, type RunSummary } from './summary.ts'
-import { runVerdict } from './verdict.ts'
+import { runVerdict, verdictGate, withRecommendedArgv } from './verdict.ts'
 import type { ExperimentSummary, InterleavedSummary } from './experiment-summary.ts'
 import { RUN_OWNER_LEASE_MS, type ExecuteRunDeps } from './deps.ts'
 
@@ -206,7 +206,7 @@ export async function executeExperimentRun(runId: string, deps: ExecuteRunDeps, 
     const improvementOf = (x: NonNullable<typeof r.winner>) => ('paired' in x ? x.paired[metric]?.improvement : x.comparison[metric]?.improvement) ?? NaN
     const common2: ExperimentSummary = {
       design, metric, device: r.device, worker: deps.worker ?? null,
-      winner: w && r.winner ? { index: w.index, comboHash: w.comboHash, combo: w.combo, improvement: improvementOf(r.winner), argv: [...r.winner.llamaServerArgv] } : null,
+      winner: w && r.winner ? { index: w.index, comboHash: w.comboHash, combo: w.combo, improvement: improvementOf(r.winner), argv: [...r.winner.llamaServerArgv], value: r.winner.stats[metric]?.trimmedMean ?? NaN } : null,
       verdict: r.verdict, recommendedArgv: [...r.recommendedArgv],
     }
     const orderOf = (arm: string) => (arm === 'baseline' || arm === 'aa' ? arm : String(byHash.get(arm)?.index ?? arm))
@@ -220,14 +220,14 @@ export async function executeExperimentRun(runId: string, deps: ExecuteRunDeps, 
           launches: Object.fromEntries(Object.entries(r.launches).map(([arm, l]) => [orderOf(arm), [...l]])),
         }
       : common2
-    // The design decides the winner (paired by round, or gated); summarizeRun's own pick could contradict it.
-    const designWinner: RunSummary['winner'] = w && r.winner
-      ? { index: w.index, comboHash: w.comboHash, combo: w.combo, value: r.winner.stats[metric]?.trimmedMean ?? NaN, improvement: improvementOf(r.winner), proxy: summary.proxy, notMeasured: summary.notMeasured, notToldApart: {} }
-      : null
-    // With latency objectives judged, they decide (an infeasible combination never wins), as in a sequential run.
-    const full = { ...summary, winner: summary.objectives && !summary.objectives.note ? summary.winner : designWinner, experiment }
-    // The one verdict, now that the design's evidence (its rounds, the A/A arm) is part of the summary.
-    full.verdict = runVerdict(full, { winnerGate: full.winner ? gates.get(full.winner.index) : null, ...(settings.alpha === undefined ? {} : { alpha: settings.alpha }) })
+    // One verdict (verdict.ts decides: objectives, else the design, else the gate), and its command line is the one stored.
+    const full: RunSummary & { experiment: ExperimentSummary | InterleavedSummary } = { ...summary, experiment }
+    const argvOf = async (combo: Combo): Promise<string[] | null> => {
+      const t = await engine.translate(withoutDefaults(combo), { model: settings.model ?? runModelPath(run) ?? run.target.model.name })
+      return t.ok ? [...t.argv] : null
+    }
+    full.verdict = await withRecommendedArgv(runVerdict(full, { winnerGate: verdictGate(full, gates), ...(settings.alpha === undefined ? {} : { alpha: settings.alpha }), ...(settings.epsilon === undefined ? {} : { band: settings.epsilon }) }), stored, argvOf)
+    experiment.recommendedArgv = full.verdict.recommendedArgv ?? []
     const status = stored.some((c) => c.status === 'measured') ? 'succeeded' : 'failed'
     await store.runs.finish(runId, status, full, gates, status === 'failed' ? 'no combination could be measured' : null)
     run = await store.runs.require(null, runId)
