@@ -169,7 +169,7 @@ export async function runOnnxSweep(ctx: CommandContext<typeof SWEEP_FLAGS>, i: O
   const metric = f.metric ?? 'decodeTps'
   const epsilon: number = f.epsilon ?? SWEEP_GATE_DEFAULTS.epsilon
   const margin: number = f.margin ?? SWEEP_GATE_DEFAULTS.margin
-  const { installedOrtVersion, onnxruntimeBackend } = await import('@kerneltune/engines-onnx/node')
+  const { installedOrtVersion } = await import('@kerneltune/engines-onnx/node')
   const engine = onnxCpuEngine(await installedOrtVersion())
   const session: SweepSession = { spec: sweepSpecOf({ ...f, onnx: m.synthesized ? undefined : m.path }, i.cores), force: i.force, signal: i.signal, ...(i.resumeRunId ? { resumeRunId: i.resumeRunId } : {}) }
   const started = Date.now()
@@ -177,8 +177,8 @@ export async function runOnnxSweep(ctx: CommandContext<typeof SWEEP_FLAGS>, i: O
   const arms = design === 'interleaved' ? plan.candidates.length + 2 : plan.candidates.length + 1
   const bar = progressBar(ctx.io, `sweep (${design})`, design === 'interleaved' ? rounds * arms : arms)
   const { runId, result: r } = await sweepAsRun({
+    // Measured by the composed onnxruntime backend, which reads the prompt and generated tokens from the run's workload.
     store: i.store, modelPath: m.path, hardware: i.hardware, plan, design, backendName: 'onnxruntime',
-    backend: onnxruntimeBackend({ modelPath: m.path, promptTokens, genTokens }), engine, withoutDefaults: onnxWithoutDefaults,
     workload: { batch: 1, promptTokens, generatedTokens: genTokens }, repetitions: design === 'interleaved' ? rounds : maxReps, warmups,
     settings: design === 'interleaved'
       ? { model: m.path, gate, metric, epsilon, margin, warmups, rounds, seed: f.seed ?? 1, test: f.test ?? 'sign-flip' }

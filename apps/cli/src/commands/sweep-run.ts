@@ -3,17 +3,20 @@
  * default, or --db), its combinations the run's, and the tuner's executeExperimentRun measures it
  * with the design the sweep asked for, storing every combination's repetitions, its comparison
  * and the design's summary. The run is then in History, `run show` reads it, and `--json` carries
- * its `runId`. The sweep brings what only it has: its own backend (node-llama-cpp in-process, or a
- * pool of llama-servers kept across rounds), the translator of its space, and the design settings.
+ * its `runId`. It is measured by the tuner's executeRun with the composed registry, the call the
+ * server's queue makes, so the same stored run measured here or there gets the same combinations,
+ * repetitions and verdict. The sweep brings only what the composed backend cannot be told per run:
+ * a pool of llama-servers kept across rounds, or a node-llama-cpp GPU build (`backend`).
  */
-import type { Combo, EnginePlugin, HardwareSpec, MeasurementBackend, ModelSpec, Run } from '@kerneltune/core'
-import { createRegistry, KerneltuneError } from '@kerneltune/core'
+import type { Combo, HardwareSpec, MeasurementBackend, ModelSpec, Run } from '@kerneltune/core'
+import { KerneltuneError } from '@kerneltune/core'
 import { comboHash } from '@kerneltune/catalog'
 import { LLAMACPP_VERSION } from '@kerneltune/engines-llamacpp'
-import type { InterleavedSweepResult, SweepResult } from '@kerneltune/experiment'
+import type { ExperimentMetric, InterleavedSweepResult, RoundsTest, SweepResult } from '@kerneltune/experiment'
+import type { GateMethod } from '@kerneltune/stats'
 import { objectivesRecord, type Objectives } from '@kerneltune/serving'
 import type { Store } from '@kerneltune/store'
-import { executeExperimentRun, type ExperimentHooks, type RunEvent } from '@kerneltune/tuner'
+import { executeRun, type RunEvent } from '@kerneltune/tuner'
 import type { SweepPlan } from './sweep-plan.ts'
 import { holdRun, type SweepSpec } from './sweep-resume.ts'
 
@@ -23,15 +26,15 @@ export interface SweepAsRun<R extends InterleavedSweepResult | SweepResult> {
   readonly hardware: HardwareSpec
   readonly plan: SweepPlan
   readonly design: 'sequential' | 'interleaved'
-  /** The backend's name as the run records it (node-llama-cpp, server). */
+  /** The registered backend that measures the run (node-llama-cpp, server, onnxruntime). */
   readonly backendName: string
-  readonly backend: MeasurementBackend
-  readonly engine: EnginePlugin
-  readonly withoutDefaults: (combo: Combo) => Combo
+  /** Instead of the registry's, for what it cannot be told per run (a server pool, a GPU build). */
+  readonly backend?: MeasurementBackend
   readonly workload: { readonly batch: number; readonly promptTokens: number; readonly generatedTokens: number }
   readonly repetitions: number
   readonly warmups: number
-  readonly settings: NonNullable<ExperimentHooks['settings']>
+  /** The design's settings, stored with the run (options.experiment): every executor reads them there. */
+  readonly settings: SweepDesignSettings
   readonly onEvent?: (e: RunEvent) => void
   /** Narrows the design's result to what this path ran (the caller knows which). */
   readonly is: (r: InterleavedSweepResult | SweepResult) => r is R
@@ -46,6 +49,26 @@ export interface SweepAsRun<R extends InterleavedSweepResult | SweepResult> {
   readonly model?: ModelSpec
   /** The engine and release the run records: default llama.cpp's. */
   readonly target?: { readonly engine: string; readonly engineVersion: string }
+}
+
+/** The design settings a sweep stores with its run (the tuner's StoredSettingsSchema reads them back). */
+export interface SweepDesignSettings {
+  readonly model?: string
+  readonly gate?: GateMethod
+  readonly metric?: ExperimentMetric
+  readonly epsilon?: number
+  readonly margin?: number
+  readonly warmups?: number
+  readonly minReps?: number
+  readonly maxReps?: number
+  readonly earlyStop?: boolean
+  readonly noiseFloor?: number
+  readonly rounds?: number
+  readonly seed?: number
+  readonly test?: RoundsTest
+  readonly revisitWarmups?: number
+  readonly prelaunch?: boolean
+  readonly aaCombo?: Combo
 }
 
 /** How this invocation runs the sweep: what the run stores to be resumed, which run it resumes, and its interrupt. */
@@ -88,8 +111,9 @@ export async function sweepAsRun<R extends InterleavedSweepResult | SweepResult>
   let finished: Run
   try {
     const signal = o.session.signal
-    finished = await executeExperimentRun(run.id, { store: o.store, registry: createRegistry([]), ownerId: hold.owner.id, ...(signal ? { signal } : {}), ...(o.onEvent ? { onEvent: o.onEvent } : {}) }, {
-      backend: o.backend, engine: o.engine, withoutDefaults: o.withoutDefaults, settings: o.settings,
+    const { defaultRegistry } = await import('@kerneltune/compose/node')
+    finished = await executeRun(run.id, { store: o.store, registry: defaultRegistry(), ownerId: hold.owner.id, ...(signal ? { signal } : {}), ...(o.onEvent ? { onEvent: o.onEvent } : {}) }, {
+      ...(o.backend ? { backend: o.backend } : {}),
       onResult: (r) => { if (o.is(r)) result = r },
       ...(o.deadline === undefined ? {} : { deadline: o.deadline }),
       ...(o.onRound ? { onRound: (p: InterleavedSweepResult) => o.onRound!({ ...p, runId: run.id }) } : {}),

@@ -6,9 +6,8 @@
  * --time-budget the rounds and the capacity searches share the command's budget (sweep-budget.ts),
  * and --out gets the result so far after every round and search (sweep-out.ts).
  */
-import { llamacppEngine, withoutDefaults, type SweepMode, type SweepSpace } from '@kerneltune/engines-llamacpp'
+import type { SweepMode, SweepSpace } from '@kerneltune/engines-llamacpp'
 import { SWEEP_GATE_DEFAULTS, type InterleavedSweepResult, type SweepResult } from '@kerneltune/experiment'
-import { llamacppBackend } from '@kerneltune/engines-llamacpp/node'
 import type { HardwareSpec } from '@kerneltune/core'
 import type { Store } from '@kerneltune/store'
 import type { CommandContext } from '../cli/command.ts'
@@ -92,11 +91,13 @@ export async function runServerOrInterleaved(ctx: CommandContext<typeof SWEEP_FL
       ...(collector ? { onSession: collector.onSession } : {}), session: i.session, ...(objectives ? { objectives } : {}), prelaunch: f.prelaunch !== 'off',
     })
   } else {
-    const backend = llamacppBackend({ modelPath: i.modelPath, gpu: f.gpu === 'off' || f.gpu === undefined ? false : f.gpu, promptTokens, genTokens: outputTokens })
+    // The composed node-llama-cpp backend runs the CPU build: only a GPU build is brought here.
+    const gpu = f.gpu === 'off' || f.gpu === undefined ? false : f.gpu
+    const backend = gpu ? (await import('@kerneltune/engines-llamacpp/node')).llamacppBackend({ modelPath: i.modelPath, gpu }) : undefined
     const arms = plan.candidates.length + 2
     const bar = progressBar(ctx.io, 'sweep (interleaved)', rounds * arms)
     const { runId, result } = await sweepAsRun({
-      store: i.store, modelPath: i.modelPath, hardware: i.hardware, plan, design: 'interleaved', backendName: 'node-llama-cpp', backend, engine: llamacppEngine(), withoutDefaults,
+      store: i.store, modelPath: i.modelPath, hardware: i.hardware, plan, design: 'interleaved', backendName: 'node-llama-cpp', ...(backend ? { backend } : {}),
       workload: { batch: 1, promptTokens, generatedTokens: outputTokens }, repetitions: rounds, warmups: f.warmup ?? 1,
       settings: { model: i.modelPath, gate, metric, epsilon, margin, warmups: f.warmup ?? 1, rounds, seed: f.seed ?? 1, test },
       ...deadline, ...(onRound ? { onRound } : {}),

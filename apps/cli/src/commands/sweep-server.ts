@@ -16,7 +16,7 @@ import type { Combo, HardwareSpec } from '@kerneltune/core'
 import type { Objectives } from '@kerneltune/serving'
 import type { Store } from '@kerneltune/store'
 import { serverBackend, type ServerBackend, type ServerBackendOptions } from '@kerneltune/backends/node'
-import { llamacppServerEngine, servingSweepExtension, servingSweepSpace, withoutServingDefaults } from '@kerneltune/engines-llamacpp'
+import { servingSweepExtension, servingSweepSpace, withoutServingDefaults } from '@kerneltune/engines-llamacpp'
 import { minRoundsToDecide, pValueMethod, runInterleavedSweep, runSweep, type InterleavedSweepResult, type PairedComparison, type RoundsTest, type SweepMetric, type SweepResult } from '@kerneltune/experiment'
 import type { GateMethod } from '@kerneltune/stats'
 import type { Io } from '../cli/command.ts'
@@ -118,9 +118,8 @@ export async function executeServerSweep(io: Io, o: ServerSweepOptions): Promise
   const keep = o.design === 'sequential' ? 1 : keptServers(arms, o.modelBytes)
   const prelaunch = o.design === 'interleaved' && o.prelaunch !== false
   const backend = llamaServerBackend(io, o, keep, prelaunch ? parallelLaunches(keep, o.hardware.kind) : undefined)
-  // The server settings (parallel, cont_batching) need the serving translator for the winner's command line.
   const common = {
-    store: o.store, modelPath: o.modelPath, hardware: o.hardware, plan: o.plan, backendName: 'server', backend, engine: llamacppServerEngine(), withoutDefaults: withoutServingDefaults,
+    store: o.store, modelPath: o.modelPath, hardware: o.hardware, plan: o.plan, backendName: 'server', backend,
     workload: { batch: o.concurrency, promptTokens: o.promptTokens, generatedTokens: o.outputTokens }, warmups: o.warmups, session: o.session, ...(o.objectives ? { objectives: o.objectives } : {}),
   }
   const design = { model: o.modelPath, gate: o.gate, metric: o.metric, epsilon: o.epsilon, margin: o.margin, warmups: o.warmups }

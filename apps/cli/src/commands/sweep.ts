@@ -8,9 +8,8 @@ import { resolve } from 'node:path'
 import process from 'node:process'
 import { KerneltuneError, type HardwareSpec } from '@kerneltune/core'
 import { requireGgufFile } from './shared/target-flags.ts'
-import { llamacppEngine, withoutDefaults, type SweepMode, type SweepSpace } from '@kerneltune/engines-llamacpp'
+import type { SweepMode, SweepSpace } from '@kerneltune/engines-llamacpp'
 import { SWEEP_GATE_DEFAULTS, type SweepMetric, type SweepResult } from '@kerneltune/experiment'
-import { llamacppBackend } from '@kerneltune/engines-llamacpp/node'
 import type { GateMethod } from '@kerneltune/stats'
 import type { Store } from '@kerneltune/store'
 import type { CommandContext, Io } from '../cli/command.ts'
@@ -64,11 +63,11 @@ export function parseSpace(json: string): SweepSpace {
 
 /** Stores the plan as a run and measures it through the tuner (sequential design), with a progress bar on stderr (one step per combination, baseline first). */
 export async function executeSweep(io: Io, o: SweepRunOptions): Promise<SweepResult & { runId: string }> {
-  const backend = llamacppBackend({ modelPath: o.modelPath, gpu: o.gpu ?? false, promptTokens: o.promptTokens, genTokens: o.genTokens })
+  // The composed node-llama-cpp backend runs the CPU build; a GPU build is the one thing it cannot be told per run.
+  const backend = o.gpu ? (await import('@kerneltune/engines-llamacpp/node')).llamacppBackend({ modelPath: o.modelPath, gpu: o.gpu }) : undefined
   const bar = progressBar(io, 'sweep', o.plan.candidates.length + 1)
   const { runId, result } = await sweepAsRun({
-    store: o.store, modelPath: o.modelPath, hardware: o.hardware, plan: o.plan, design: 'sequential', backendName: 'node-llama-cpp', backend,
-    engine: llamacppEngine(), withoutDefaults,
+    store: o.store, modelPath: o.modelPath, hardware: o.hardware, plan: o.plan, design: 'sequential', backendName: 'node-llama-cpp', ...(backend ? { backend } : {}),
     workload: { batch: 1, promptTokens: o.promptTokens, generatedTokens: o.genTokens }, repetitions: o.maxReps, warmups: o.warmups,
     settings: { model: o.modelPath, warmups: o.warmups, minReps: o.minReps, maxReps: o.maxReps, earlyStop: o.earlyStop, noiseFloor: o.noiseFloor, gate: o.gate, metric: o.metric, epsilon: o.epsilon, margin: o.margin },
     is: (r): r is SweepResult => !('aa' in r),

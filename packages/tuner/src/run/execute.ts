@@ -12,7 +12,7 @@ import { comboCacheKey, deviceFingerprint } from '../fingerprint.ts'
 import { comboMetrics, higherIsBetter, samplesOf } from './metrics.ts'
 import { runOptions, type RunOptions } from './create.ts'
 import { summarizeRun } from './summary.ts'
-import { executeExperimentRun, storedDesignSettings } from './experiment-run.ts'
+import { executeExperimentRun, storedDesignSettings, type ExperimentHooks } from './experiment-run.ts'
 import type { ExecuteRunDeps } from './deps.ts'
 
 /** Waits one turn of the event loop (setTimeout is the one such call every runtime has). */
@@ -97,13 +97,18 @@ export function runComparison(reps: readonly RepetitionMetrics[], baseline: read
   return cmp ? { metric: mine.metric, stoppedEarly, ...cmp } : null
 }
 
-export async function executeRun(runId: string, deps: ExecuteRunDeps): Promise<Run> {
+/**
+ * The one executor of a stored run: the server's queue, its workers, `run create`, `tune start`'s
+ * runs and `kerneltune sweep` all call it, with the registry composed by @kerneltune/compose.
+ * `hooks` let a caller follow a design's run (its result, its rounds); they change nothing measured.
+ */
+export async function executeRun(runId: string, deps: ExecuteRunDeps, hooks: ExperimentHooks = {}): Promise<Run> {
   const { store, registry, signal, onEvent = () => {}, observer = {}, cacheScope = 'tenant' } = deps
   let run = await store.runs.require(null, runId)
   const opts = runOptions(run)
   // Rounds pair measurements across combinations: the design runs the whole run in one go. A run
   // that stored its design settings (a sweep's) is executed by its design too, as its creator would.
-  if (opts.design === 'interleaved' || storedDesignSettings(run)) return executeExperimentRun(runId, deps)
+  if (opts.design === 'interleaved' || storedDesignSettings(run)) return executeExperimentRun(runId, deps, hooks)
   const backend = backendForRun(registry, run)
   const started = Date.now()
   await store.runs.setStatus(runId, 'running')

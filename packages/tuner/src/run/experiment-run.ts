@@ -53,15 +53,14 @@ export function storedDesignSettings(run: Pick<Run, 'target'>): DesignSettings |
 }
 
 /**
- * What a caller that owns the measurement can set (kerneltune sweep): its own backend (a llama-server
- * pool kept across rounds), the engine that translates the winner, how defaults are dropped, the
- * design's settings beyond the run's, and the design's full result once it is stored.
+ * What a caller that follows the run can set (kerneltune sweep): the design's full result once it is
+ * stored, the rounds' deadline and the result after each round. What is measured (design settings,
+ * engine, which values are defaults) comes from the stored run and the registry only, so the
+ * sweep and the server's queue measure a run alike. `backend` replaces the registry's for what the
+ * composed backend cannot be told per run (a llama-server pool kept across rounds, a GPU build).
  */
 export interface ExperimentHooks {
   readonly backend?: MeasurementBackend
-  readonly engine?: EnginePlugin
-  readonly withoutDefaults?: (combo: Combo) => Combo
-  readonly settings?: DesignSettings
   readonly onResult?: (result: InterleavedSweepResult | SweepResult) => void
   /**
    * When the interleaved rounds must end (Date.now() clock): the time budget of the caller's whole
@@ -116,18 +115,21 @@ export async function executeExperimentRun(runId: string, deps: ExecuteRunDeps, 
   const opts = runOptions(run)
   const design = opts.design ?? 'sequential'
   // What the run stored, under what the caller sets: a resumed sweep and a generic executor agree.
-  const settings: DesignSettings = { ...storedDesignSettings(run), ...hooks.settings }
+  const settings: DesignSettings = storedDesignSettings(run) ?? {}
   const base = hooks.backend ?? backendForRun(registry, run)
-  const backend = hooks.backend ?? forRun(base, run)
-  const engine: EnginePlugin = hooks.engine ?? registry.get('engine', run.target.engine)
+  // Every measurement gets the run's target (its workload: prompt and generated tokens), the caller's backend too.
+  const backend = forRun(base, run)
+  const engine: EnginePlugin = registry.get('engine', run.target.engine)
   const started = Date.now()
   await store.runs.setStatus(runId, 'running')
   const combos = await store.runs.combos(runId)
   const baseline = combos.find((c) => c.isBaseline)
   if (!baseline) throw new KerneltuneError('INTERNAL', `run ${runId} has no baseline combination`)
   const others = combos.filter((c) => !c.isBaseline)
-  // Values equal to the baseline's are the baseline's: two combinations that differ only there run alike.
-  const withoutDefaults = hooks.withoutDefaults ?? ((c: Combo): Combo => Object.fromEntries(Object.entries(c).filter(([k, v]) => baseline.combo[k] !== v)))
+  // Values equal to the baseline's, or to the engine's own default, are the defaults: two
+  // combinations that differ only there run alike, and the winner's command line leaves them out.
+  const defaults: Record<string, string> = { ...Object.fromEntries((engine.catalogExtension?.dimensions ?? []).map((d) => [d.id, d.defaultValue])), ...baseline.combo }
+  const withoutDefaults = (c: Combo): Combo => Object.fromEntries(Object.entries(c).filter(([k, v]) => defaults[k] !== v))
   const rounds = settings.rounds ?? opts.rounds ?? 8
   onEvent({ type: 'run.started', runId, total: combos.length })
   const described = { proxy: base.proxy, exercises: base.exercises, equivalentValues: base.equivalentValues, cacheScope }

@@ -91,7 +91,7 @@ describe('runVerdict: who decides, and what the evidence lets it say', () => {
     const aaAt = (improvement: number, low: number, high: number) => ({ comparison: { ...threeRounds(improvement, low, high, 0.02), n: 8 }, declaredWinner: false, falseWinnerRate: 0.03 })
     const e = { ...noisyExperiment, rounds: 8, paired: { 5: better }, winner: { index: 5, comboHash: 'h5', combo: {}, improvement: 0.12, argv: [], value: 41.5 }, verdict: 'decodeTps +12.0%' }
     const input = { ...noisyRun, objectives: undefined }
-    const combos = [{ index: 0, combo: {}, isBaseline: true }, { index: 5, combo: { threads: '5' }, isBaseline: false }]
+    const combos: { index: number; combo: Record<string, string>; isBaseline: boolean }[] = [{ index: 0, combo: {}, isBaseline: true }, { index: 5, combo: { threads: '5' }, isBaseline: false }]
     const argvOf = async (c: Record<string, string>) => ['llama-server', ...Object.entries(c).flatMap(([k, v]) => [`--${k}`, v])]
     const drifted = await withRecommendedArgv(runVerdict({ ...input, experiment: { ...e, aa: aaAt(0.05, 0.03, 0.08) } }), combos, argvOf)
     expect(drifted.kind).toBe('withheld')
