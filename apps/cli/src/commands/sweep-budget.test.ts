@@ -133,12 +133,12 @@ describe.skipIf(skip)('kerneltune sweep --time-budget on llama-server', () => {
     // this run saw) plus the allowance for what follows the last one.
     expect((exitedAt - started) / 1000).toBeLessThanOrEqual(B + longest + ALLOWANCE_S)
     // A result: a verdict and a decision by the objectives, and the capacity of the defaults, cut by the budget or not.
-    expect(j.verdict).toMatch(/\S/)
-    expect(j.decision).toMatchObject({ by: 'objectives' })
+    expect(j.verdict.headline).toMatch(/\S/)
+    expect(j.decision).toMatchObject({ by: 'objectives', reason: j.verdict.headline })
     expect(j.capacity[0]).toMatchObject({ candidate: 0, capacity: { unit: 'concurrency' } })
     // The run is stored, with the rounds the JSON reports.
     const show = JSON.parse((await runMain(['run', 'show', j.runId, '--db', db, '--json'], dir)).out)
-    expect(show.run).toMatchObject({ id: j.runId, status: 'succeeded', summary: { experiment: { rounds: j.rounds, verdict: j.verdict } } })
+    expect(show.run).toMatchObject({ id: j.runId, status: 'succeeded', summary: { verdict: j.verdict, experiment: { rounds: j.rounds, verdict: j.designVerdict } } })
     // --out: the result after each round while the rounds ran, and the final result at the end.
     expect(seen.some((d) => d.partial === true && d.phase === 'rounds' && d.rounds! >= 1), JSON.stringify(seen.map((d) => [d.phase, d.rounds]))).toBe(true)
     expect(JSON.parse(readFileSync(out, 'utf8'))).toEqual(j)

@@ -8,15 +8,15 @@
  * repetitions and verdict. The sweep brings only what the composed backend cannot be told per run:
  * a pool of llama-servers kept across rounds, or a node-llama-cpp GPU build (`backend`).
  */
-import type { Combo, HardwareSpec, MeasurementBackend, ModelSpec, Run } from '@kerneltune/core'
-import { KerneltuneError } from '@kerneltune/core'
+import type { Combo, HardwareSpec, MeasurementBackend, ModelSpec, Run, RunCombo } from '@kerneltune/core'
+import { formatCommandLine, KerneltuneError } from '@kerneltune/core'
 import { comboHash } from '@kerneltune/catalog'
 import { LLAMACPP_VERSION } from '@kerneltune/engines-llamacpp'
 import type { ExperimentMetric, InterleavedSweepResult, RoundsTest, SweepResult } from '@kerneltune/experiment'
 import type { GateMethod } from '@kerneltune/stats'
 import { objectivesRecord, type Objectives } from '@kerneltune/serving'
 import type { Store } from '@kerneltune/store'
-import { executeRun, type RunEvent } from '@kerneltune/tuner'
+import { executeRun, type RunEvent, type RunVerdict } from '@kerneltune/tuner'
 import type { SweepPlan } from './sweep-plan.ts'
 import { holdRun, type SweepSpec } from './sweep-resume.ts'
 
@@ -87,7 +87,7 @@ export interface SweepSession {
 export const resumeCommandOf = (runId: string): string => `kerneltune sweep --resume ${runId}`
 
 /** Creates the sweep's run in the store and measures it through the tuner; returns the run id and the design's result. */
-export async function sweepAsRun<R extends InterleavedSweepResult | SweepResult>(o: SweepAsRun<R>): Promise<{ runId: string; result: R }> {
+export async function sweepAsRun<R extends InterleavedSweepResult | SweepResult>(o: SweepAsRun<R>): Promise<{ runId: string; result: R; decided: SweepDecision }> {
   const model = o.model ?? (await (await import('@kerneltune/features/node')).fromGguf(o.modelPath)).model
   const baseline: Combo = {}
   const combos = [{ combo: baseline, comboHash: comboHash(baseline), isBaseline: true }, ...o.plan.candidates.map((c) => ({ combo: c.combo, comboHash: c.hash, isBaseline: false }))]
@@ -128,7 +128,37 @@ export async function sweepAsRun<R extends InterleavedSweepResult | SweepResult>
   }
   // executeExperimentRun throws when the design fails (onResult set): without a result here, the design ran was not the one asked for.
   if (!result) throw new KerneltuneError('INTERNAL', `run ${run.id} finished without a ${o.design} result`)
-  return { runId: run.id, result }
+  const verdict = (finished.summary as { verdict?: RunVerdict } | null)?.verdict
+  if (!verdict) throw new KerneltuneError('INTERNAL', `run ${run.id} finished without a verdict`)
+  return { runId: run.id, result, decided: decidedOf(result, verdict, await o.store.runs.combos(run.id)) }
+}
+
+/**
+ * The run's one verdict as the sweep prints it (issue 36: the sweep once printed the design's winner
+ * beside a stored verdict that kept the defaults): the winner is the verdict's combination, the
+ * command line the verdict's (null when withheld), the design's own wording kept as designVerdict.
+ */
+export interface SweepDecision {
+  readonly verdict: RunVerdict
+  /** The design's entry for the verdict's winner; undefined unless the verdict names one. */
+  readonly winner: InterleavedSweepResult['combos'][number] | SweepResult['combos'][number] | undefined
+  readonly recommendedArgv: readonly string[] | null
+}
+
+function decidedOf(r: InterleavedSweepResult | SweepResult, verdict: RunVerdict, combos: readonly RunCombo[]): SweepDecision {
+  const hash = verdict.kind === 'winner' ? combos.find((c) => c.index === verdict.index)?.comboHash : undefined
+  const winner = hash === undefined ? undefined : (r.combos as readonly (InterleavedSweepResult['combos'][number] | SweepResult['combos'][number])[]).find((c) => c.hash === hash)
+  return { verdict, winner, recommendedArgv: verdict.recommendedArgv ?? null }
+}
+
+/** The --json fields every llama.cpp sweep shares: the verdict's winner and command line, and the design's wording beside. */
+export const decisionJson = (r: { readonly verdict: string }, d: SweepDecision) => ({ winner: d.winner ?? null, verdict: d.verdict, designVerdict: r.verdict, recommendedArgv: d.recommendedArgv })
+
+/** The verdict's lines of the human report: what it decided and the command line it recommends. */
+export function decisionText(d: SweepDecision): string {
+  let out = `verdict: ${d.verdict.headline}\n`
+  for (const why of d.verdict.reasons) out += `  why: ${why}\n`
+  return out + (d.recommendedArgv ? `recommended: ${formatCommandLine({ argv: d.recommendedArgv })}\n` : 'recommended: nothing: the verdict is withheld (the defaults stay)\n')
 }
 
 /** The stored run a resume continues: a sweep's, not finished, with the same combinations as the plan made from its stored flags. */

@@ -20,7 +20,7 @@ import { SWEEP_FLAGS } from './sweep-flags.ts'
 import { label, planSweep, renderSweep, SWEEP_DEFAULTS, type SweepPlan } from './sweep-plan.ts'
 import { runServerOrInterleaved } from './sweep-server-run.ts'
 import { runOnnxSweep } from './sweep-onnx.ts'
-import { sweepAsRun, type SweepSession } from './sweep-run.ts'
+import { decisionJson, decisionText, sweepAsRun, type SweepDecision, type SweepSession } from './sweep-run.ts'
 import { storedSweepSpec, sweepFlagsOf, sweepSpecOf } from './sweep-resume.ts'
 import { INTERRUPT } from '@kerneltune/tuner'
 
@@ -62,11 +62,11 @@ export function parseSpace(json: string): SweepSpace {
 }
 
 /** Stores the plan as a run and measures it through the tuner (sequential design), with a progress bar on stderr (one step per combination, baseline first). */
-export async function executeSweep(io: Io, o: SweepRunOptions): Promise<SweepResult & { runId: string }> {
+export async function executeSweep(io: Io, o: SweepRunOptions): Promise<SweepResult & { runId: string; decided: SweepDecision }> {
   // The composed node-llama-cpp backend runs the CPU build; a GPU build is the one thing it cannot be told per run.
   const backend = o.gpu ? (await import('@kerneltune/engines-llamacpp/node')).llamacppBackend({ modelPath: o.modelPath, gpu: o.gpu }) : undefined
   const bar = progressBar(io, 'sweep', o.plan.candidates.length + 1)
-  const { runId, result } = await sweepAsRun({
+  const { runId, result, decided } = await sweepAsRun({
     store: o.store, modelPath: o.modelPath, hardware: o.hardware, plan: o.plan, design: 'sequential', backendName: 'node-llama-cpp', ...(backend ? { backend } : {}),
     workload: { batch: 1, promptTokens: o.promptTokens, generatedTokens: o.genTokens }, repetitions: o.maxReps, warmups: o.warmups,
     settings: { model: o.modelPath, warmups: o.warmups, minReps: o.minReps, maxReps: o.maxReps, earlyStop: o.earlyStop, noiseFloor: o.noiseFloor, gate: o.gate, metric: o.metric, epsilon: o.epsilon, margin: o.margin },
@@ -79,7 +79,7 @@ export async function executeSweep(io: Io, o: SweepRunOptions): Promise<SweepRes
     },
   })
   bar.done()
-  return { ...result, runId }
+  return { ...result, runId, decided }
 }
 
 /**
@@ -207,14 +207,14 @@ async function sequentialSweep(ctx: CommandContext<typeof SWEEP_FLAGS>, store: S
       session: i.session,
     }
     ctx.io.stderr(`sweeping ${plan.candidates.length} combinations (${plan.pruned.length} removed by llama.cpp's rules) against the defaults, ${mode} mode\n`)
-    const r = await executeSweep(ctx.io, o)
+    const { decided, ...r } = await executeSweep(ctx.io, o)
     const seconds = (Date.now() - started) / 1000
     if (ctx.json) {
       ctx.printJson({
         ok: true,
         engine: 'llamacpp',
         ...r,
-        winner: r.winner ?? null,
+        ...decisionJson(r, decided),
         model: { path: modelPath, bytes: modelBytes },
         mode,
         space: plan.space,
@@ -224,9 +224,9 @@ async function sequentialSweep(ctx: CommandContext<typeof SWEEP_FLAGS>, store: S
         seconds,
       })
     } else {
-      ctx.io.stdout(renderSweep(r))
+      ctx.io.stdout(renderSweep(r, decisionText(decided)))
       ctx.io.stdout(`${r.combos.length} combinations measured in ${fmt(seconds, 1)} s; ${plan.pruned.length} removed by rules (${[...new Set(plan.pruned.map((p) => p.rule))].join(', ') || 'none'}); stored as run ${r.runId} (kerneltune run show ${r.runId})\n`)
     }
-    // Exit 3 (a gate did not pass) when nothing beats the defaults: the recommendation is then no change.
-    return r.winner ? 0 : 3
+    // Exit 3 when the run's verdict names no winner: the recommendation is then no change.
+    return decided.verdict.kind === 'winner' ? 0 : 3
 }
