@@ -3,7 +3,7 @@
  * (the serving space, with slots and continuous batching, for the server backend), measures it
  * through the tuner as a stored run (sweep-run.ts) and prints the interleaved report. sweep.ts
  * calls it; it imports nothing from sweep.ts (no cycle), and reads the flags typed. Under
- * --time-budget the rounds and the capacity searches share the command's budget (sweep-budget.ts),
+ * --time-budget the rounds and the capacity searches share the command's budget (@kerneltune/experiment's time-budget.ts),
  * and --out gets the result so far after every round and search (sweep-out.ts).
  */
 import type { SweepMode, SweepSpace } from '@kerneltune/engines-llamacpp'
@@ -20,7 +20,7 @@ import { objectivesFromFlags, writeRecords } from './shared/objectives-flags.ts'
 import { readStoredObjectives, storedRecords, sweepCapacity, sweepObjectivesOutput, type CapacityReport, type StoredObjectives } from './sweep-objectives.ts'
 import { executeServerSweep, planServingSweep, renderInterleaved } from './sweep-server.ts'
 import { decisionJson, decisionText, sweepAsRun, type SweepDecision, type SweepSession } from './sweep-run.ts'
-import { budgetJson, budgetText, planBudget } from './sweep-budget.ts'
+import { budgetJson, budgetText, planBudget } from '@kerneltune/experiment'
 import { openOutFile } from './sweep-out.ts'
 
 export interface ServerRunInput {
