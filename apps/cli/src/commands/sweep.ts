@@ -4,7 +4,6 @@
  * the sweep space with the engine's legality rules, every legal combination is measured for real
  * against llama-server's defaults, and the winner comes with its statistics and command line.
  */
-import { resolve } from 'node:path'
 import process from 'node:process'
 import { KerneltuneError, type HardwareSpec } from '@kerneltune/core'
 import { requireGgufFile } from './shared/target-flags.ts'
@@ -17,7 +16,7 @@ import { defineCommand } from '../cli/command.ts'
 import { parseArgs, usageError } from '../cli/args.ts'
 import { fmt, progressBar } from '../cli/output.ts'
 import { SWEEP_FLAGS } from './sweep-flags.ts'
-import { label, planSweep, renderSweep, SWEEP_DEFAULTS, type SweepPlan } from './sweep-plan.ts'
+import { planSweep, renderSweep, SWEEP_DEFAULTS, type SweepPlan } from './sweep-plan.ts'
 import { runServerOrInterleaved } from './sweep-server-run.ts'
 import { runOnnxSweep } from './sweep-onnx.ts'
 import { decisionJson, decisionText, sweepAsRun, type SweepDecision, type SweepSession } from './sweep-run.ts'
