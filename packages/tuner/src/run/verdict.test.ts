@@ -114,6 +114,13 @@ describe('runVerdict: who decides, and what the evidence lets it say', () => {
     expect(picked).toMatchObject({ kind: 'winner', index: 2, best: { index: 2, value: 14 } })
   })
 
+  it('should not say a pick beats defaults that were never measured (load levels of one server: bench serve and capacity)', () => {
+    const levels = { ...noisyObjectives, decision: { ...noisyObjectives.decision, winner: 2, defaultsFeasible: null, reason: 'the defaults were not measured: the best feasible combination' } }
+    const v = runVerdict({ ...noisyRun, experiment: undefined, baseline: null, gate: null, objectives: levels })
+    expect(v.headline).toMatch(/#2 meets the objectives \(no defaults were measured to compare it with\)/)
+    expect(v.headline).not.toMatch(/beats the defaults/)
+  })
+
   const sequential: typeof noisyRun = { ...noisyRun, objectives: undefined, experiment: undefined, metric: 'latencyMs', baseline: { index: 0, comboHash: 'h0', combo: {}, value: 20 }, winner: { ...noisyRun.winner!, index: 3, value: 15, improvement: 0.25 } }
 
   it('should follow the quality gate in a sequential run: pass, fail, manual review, no gate', () => {

@@ -156,7 +156,7 @@ export function runVerdict(s: VerdictInput, o: VerdictOptions = {}): RunVerdict 
 
   if (obj) {
     if (pick === null) return out('keep-defaults', null, `Keep the defaults: ${power?.text || obj.decision.reason}.`, [obj.decision.reason], 'objectives')
-    return gated(out, s, o, pick, `#${pick} meets the objectives ${obj.decision.defaultsFeasible === false ? 'and the defaults do not' : 'and beats the defaults'}; ${said}`, [obj.decision.reason], !e)
+    return gated(out, s, o, pick, `#${pick} meets the objectives ${obj.decision.defaultsFeasible === false ? 'and the defaults do not' : obj.decision.defaultsFeasible === null ? '(no defaults were measured to compare it with)' : 'and beats the defaults'}; ${said}`, [obj.decision.reason], !e)
   }
   if (e) {
     if (pick === null) {
