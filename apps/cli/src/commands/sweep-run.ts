@@ -1,8 +1,8 @@
 /**
  * `kerneltune sweep` as a stored run: the plan becomes a run in the store (the embedded one by
- * default, or --db), its combinations the run's, and the tuner's executeExperimentRun measures it
- * with the design the sweep asked for, storing every combination's repetitions, its comparison
- * and the design's summary. The run is then in History, `run show` reads it, and `--json` carries
+ * default, or --db), its combinations the run's, and the tuner measures it with the design the
+ * sweep asked for, storing every combination's repetitions, its comparison, the design's summary
+ * and the run's one verdict. The run is then in History, `run show` reads it, and `--json` carries
  * its `runId`. It is measured by the tuner's executeRun with the composed registry, the call the
  * server's queue makes, so the same stored run measured here or there gets the same combinations,
  * repetitions and verdict. The sweep brings only what the composed backend cannot be told per run:
@@ -126,7 +126,7 @@ export async function sweepAsRun<R extends InterleavedSweepResult | SweepResult>
     const kept = o.design === 'interleaved' ? `run ${run.id} starts its rounds again when resumed` : `after ${done.done} of ${done.total} combinations; run ${run.id} keeps them`
     throw new KerneltuneError('CANCELLED', `the sweep was interrupted ${kept}: continue it with ${resumeCommandOf(run.id)} (or kerneltune run resume ${run.id})`, { details: { runId: run.id, resume: resumeCommandOf(run.id), interrupted: true } })
   }
-  // executeExperimentRun throws when the design fails (onResult set): without a result here, the design ran was not the one asked for.
+  // The executor throws when the design fails (onResult set): without a result here, the design ran was not the one asked for.
   if (!result) throw new KerneltuneError('INTERNAL', `run ${run.id} finished without a ${o.design} result`)
   const verdict = (finished.summary as { verdict?: RunVerdict } | null)?.verdict
   if (!verdict) throw new KerneltuneError('INTERNAL', `run ${run.id} finished without a verdict`)
