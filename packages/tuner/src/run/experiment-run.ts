@@ -6,8 +6,9 @@
  * unpaired and gated). The rounds of the interleaved design pair measurements, so with workers the
  * whole run is one job on one worker (the summary names the device and the worker), and a run
  * resumed after a pause starts its rounds again: a round cut in two by a restart would pair
- * measurements from two times. `kerneltune sweep` creates its runs and executes them here, with
- * its own backend and design settings (ExperimentHooks); executeRun sends interleaved runs here.
+ * measurements from two times. executeRun sends interleaved runs and runs with stored design
+ * settings (`kerneltune sweep`'s) here; what is measured comes from the stored run and the registry,
+ * so the sweep and the server's queue measure such a run alike (ExperimentHooks only follow it).
  */
 import { isKerneltuneError, KerneltuneError, type Combo, type EnginePlugin, type MeasurementBackend, type RepetitionMetrics, type Run } from '@kerneltune/core'
 import { GATE_METHODS, metricDirection } from '@kerneltune/stats'
