@@ -55,7 +55,7 @@ const PairedComparisonResponse = z.object({
 
 const ExperimentCommon = {
   metric: z.string(), device: z.string(), worker: z.string().nullable(),
-  winner: z.object({ index: z.number(), comboHash: z.string(), combo: ComboSchema, improvement: Stat, argv: z.array(z.string()) }).nullable(),
+  winner: z.object({ index: z.number(), comboHash: z.string(), combo: ComboSchema, improvement: Stat, argv: z.array(z.string()), value: Stat.optional() }).nullable(),
   verdict: z.string(), recommendedArgv: z.array(z.string()),
 }
 /**
@@ -92,7 +92,11 @@ export const VerdictResponse = z.object({
   power: z.object({ rounds: z.number(), test: z.string(), minRounds: z.number().nullable(), canDecide: z.boolean(), alpha: z.number(), text: z.string() }).optional(),
   aa: z.object({
     metric: z.string(), improvement: Stat, largestEffect: Stat, noiseDominates: z.boolean(), declaredWinner: z.boolean(), falseWinnerRate: Stat, text: z.string(),
+    // Issue 36: the A/A interval against ±band (absent in verdicts stored before).
+    outsideBand: z.boolean().optional(), band: z.number().optional(),
   }).optional(),
+  // Issue 36: the verdict's command line (null when withheld; absent in verdicts stored before, and where no executor translated it).
+  recommendedArgv: z.array(z.string()).nullable().optional(),
 }).meta({ title: 'RunVerdict' })
 
 /** tuner's RunSummary (run/summary.ts). */

@@ -111,7 +111,7 @@ describe.skipIf(requireOrSkip(hasChromium, `chromium at ${CHROMIUM} (apt-get ins
     const verdict = page.getByTestId('verdict')
     await verdict.waitFor()
     // One verdict, and it is not a winner: the A/A arm read more than any candidate did.
-    expect(await verdict.textContent()).toBe('No verdict, the defaults stay: the A/A arm (the defaults against themselves) read +460.0% on decodeTps, larger than every difference measured: the noise is larger than the effect; 3 rounds cannot reach p < 0.05: the sign-flip test on decodeTps needs at least 7.')
+    expect(await verdict.textContent()).toBe('No verdict, the defaults stay: the A/A arm (the defaults against themselves) read +460.0% on decodeTps, larger than every difference measured: the noise is larger than the effect; 3 rounds cannot reach p < 0.05: the sign-flip test on decodeTps needs at least 7; the machine was too noisy to decide.')
     expect(await page.getByRole('region', { name: 'Result' }).getAttribute('data-verdict')).toBe('withheld')
     expect(await page.locator('main').textContent()).not.toMatch(/winner:/i)
     // Every figure with its unit: goodput in requests/s, the paired ratio's interval in percent.

@@ -91,6 +91,7 @@ export type Experiment = {
     combo: Record<string, string>
     improvement: number | null
     argv: string[]
+    value?: number | null
   } | null
   verdict: string
   recommendedArgv: string[]
@@ -105,6 +106,7 @@ export type Experiment = {
     combo: Record<string, string>
     improvement: number | null
     argv: string[]
+    value?: number | null
   } | null
   verdict: string
   recommendedArgv: string[]
@@ -159,7 +161,10 @@ export type RunVerdict = {
     declaredWinner: boolean
     falseWinnerRate: number | null
     text: string
+    outsideBand?: boolean
+    band?: number
   }
+  recommendedArgv?: string[] | null
 }
 
 export type RunSummary = {

@@ -21,3 +21,5 @@ export { compareWithBaseline, measureWithEarlyStop, type EarlyStopMeasureOptions
 export { runSweep, sweepComboHash, type SweepOptions, type SweepProgress, type SweepResult } from './sweep.ts'
 export { runInterleavedSweep, type AaCheck, type InterleavedComboStats, type InterleavedProgress, type InterleavedSweepOptions, type InterleavedSweepResult } from './interleaved-sweep.ts'
 export { SIGN_FLIP_RESAMPLES, SIGN_FLIP_TRIM, blockedComparisons, compareRounds, minRoundsToDecide, pairedComparison, pValueMethod, signFlipMethodOf, type PairedComparison, type RoundsTest } from './paired.ts'
+export { budgetJson, budgetText, planBudget, REPORT_RESERVE_S, ROUNDS_SHARE_WITH_CAPACITY, type BudgetSearch, type BudgetUse, type SweepBudget } from './time-budget.ts'
+export { sequentialLoop, type SequentialLoopOptions } from './sequential-loop.ts'

@@ -13,11 +13,12 @@
  * console.log(r.winner?.llamaServerArgv.join(' ') ?? r.verdict)
  * ```
  */
-import { KerneltuneError, isKerneltuneError } from '@kerneltune/core/lite'
+import { KerneltuneError } from '@kerneltune/core/lite'
 import type { Combo, EnginePlugin, MeasurementBackend, RepetitionMetrics } from '@kerneltune/core'
 import { metricDirection } from '@kerneltune/stats'
 import { analyzeSweep, metricSamples, type AnalyzeOptions, type MeasuredCombo, type SweepAnalysis, type SweepComboStats } from './sweep-analysis.ts'
 import { measureWithEarlyStop } from './sequential.ts'
+import { sequentialLoop } from './sequential-loop.ts'
 
 export interface SweepProgress {
   /** 'baseline' for the default settings, 'combo' for a candidate. */
@@ -120,54 +121,40 @@ export async function runSweep(options: SweepOptions): Promise<SweepResult> {
     return [...r.repetitions]
   }
 
-  const baselineHash = sweepComboHash(baselineCombo)
-  let baseline = options.done?.get(baselineHash)
-  if (!baseline) {
-    options.onProgress?.({ phase: 'baseline', index: 0, total, combo: baselineCombo, reps: 0, done: false })
-    baseline = { combo: baselineCombo, hash: baselineHash, reps: await measure(baselineCombo, maxReps, warmups) }
-    await options.onMeasured?.(baseline, true)
-  }
-  const baseReps = baseline.reps
-  options.onProgress?.({ phase: 'baseline', index: 0, total, combo: baselineCombo, reps: baseReps.length, done: true })
-
   const higherIsBetter = metricDirection(metric) === 'higher'
   let best: { id: string; samples: number[]; score: number } | undefined
-  const measured: MeasuredCombo[] = []
-  const consider = (m: MeasuredCombo) => {
-    const xs = values(m.reps, metric)
-    if (m.error || xs.length === 0) return
-    const score = (higherIsBetter ? 1 : -1) * (xs.reduce((a, b) => a + b, 0) / xs.length)
-    if (!best || score > best.score) best = { id: m.hash, samples: xs, score }
-  }
-  for (const [i, c] of candidates.entries()) {
-    const hash = c.hash ?? sweepComboHash(c.combo)
-    const previous = options.done?.get(hash)
-    if (previous) {
-      measured.push(previous)
-      consider(previous)
-      options.onProgress?.({ phase: 'combo', index: i + 1, total, combo: c.combo, reps: previous.reps.length, done: true })
-      continue
-    }
-    let m: MeasuredCombo
-    try {
+  // The sequential loop (sequential-loop.ts) with the sweep's step: early stopping against the defaults and the best so far.
+  const { baseline, measured } = await sequentialLoop({
+    baseline: { combo: baselineCombo, hash: sweepComboHash(baselineCombo) },
+    candidates: candidates.map((c) => ({ combo: c.combo, hash: c.hash ?? sweepComboHash(c.combo) })),
+    ...(options.done ? { done: options.done } : {}),
+    step: async (c, baseReps, index) => {
+      if (!baseReps) {
+        options.onProgress?.({ phase: 'baseline', index: 0, total, combo: c.combo, reps: 0, done: false })
+        return { reps: await measure(c.combo, maxReps, warmups) }
+      }
       // Ranked against the default and the best so far: settled once more repetitions would not change the ranking.
-      const rivals = [{ id: 'default', samples: values(baseReps, metric) }, ...(best && best.id !== hash ? [{ id: best.id, samples: best.samples }] : [])]
+      const rivals = [{ id: 'default', samples: values(baseReps, metric) }, ...(best && best.id !== c.hash ? [{ id: best.id, samples: best.samples }] : [])]
       const r = await measureWithEarlyStop({
-        id: hash, measure: (n, warm) => measure(c.combo, n, warm), maxReps, firstChunk: minReps, step: 1, warmups, earlyStop,
+        id: c.hash, measure: (n, warm) => measure(c.combo, n, warm), maxReps, firstChunk: minReps, step: 1, warmups, earlyStop,
         samples: (reps) => values(reps, metric), rivals, higherIsBetter, noiseFloor, minSamples: minReps, ...(signal ? { signal } : {}),
-        onChunk: (reps) => options.onProgress?.({ phase: 'combo', index: i + 1, total, combo: c.combo, reps: reps.length, done: false }),
+        onChunk: (reps) => options.onProgress?.({ phase: 'combo', index, total, combo: c.combo, reps: reps.length, done: false }),
       })
-      m = { combo: c.combo, hash, reps: r.reps, ...(r.stoppedEarly ? { stoppedEarly: r.stoppedEarly } : {}) }
-    } catch (e) {
-      if (isKerneltuneError(e) && e.code === 'CANCELLED') throw e
-      // A setting llama.cpp refuses at run time is a result of the sweep, not a reason to stop it.
-      m = { combo: c.combo, hash, reps: [], error: e instanceof Error ? e.message : String(e) }
-    }
-    measured.push(m)
-    consider(m)
-    await options.onMeasured?.(m, false)
-    options.onProgress?.({ phase: 'combo', index: i + 1, total, combo: c.combo, reps: m.reps.length, done: true })
-  }
+      return { reps: r.reps, ...(r.stoppedEarly ? { stoppedEarly: r.stoppedEarly } : {}) }
+    },
+    consider: (m, isBaseline) => {
+      if (isBaseline) return
+      const xs = values(m.reps, metric)
+      if (m.error || xs.length === 0) return
+      const score = (higherIsBetter ? 1 : -1) * (xs.reduce((a, b) => a + b, 0) / xs.length)
+      if (!best || score > best.score) best = { id: m.hash, samples: xs, score }
+    },
+    onKept: (m, isBaseline, index) => options.onProgress?.({ phase: isBaseline ? 'baseline' : 'combo', index, total, combo: m.combo, reps: m.reps.length, done: true }),
+    onMeasured: async (m, isBaseline, index) => {
+      await options.onMeasured?.(m, isBaseline)
+      options.onProgress?.({ phase: isBaseline ? 'baseline' : 'combo', index, total, combo: m.combo, reps: m.reps.length, done: true })
+    },
+  })
 
   const analysis = analyzeSweep(baseline, measured, options)
   const engine = options.engine

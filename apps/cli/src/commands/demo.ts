@@ -18,6 +18,7 @@ import { SWEEP_GATE_DEFAULTS } from '@kerneltune/experiment'
 import { defineCommand } from '../cli/command.ts'
 import { fmt, keyValues, progressBar } from '../cli/output.ts'
 import { executeSweep, parseSpace, sweepStore } from './sweep.ts'
+import { decisionJson } from './sweep-run.ts'
 import { sweepSpecOf } from './sweep-resume.ts'
 import { SWEEP_DEFAULTS, planSweep, renderSweep } from './sweep-plan.ts'
 import { renderSession, sessionJson } from './bench/serve.ts'
@@ -142,7 +143,7 @@ export const demoCommand = defineCommand({
       const t2 = Date.now()
       let baselineDone = t2
       const store = await sweepStore(io, f.db)
-      const sweep = await executeSweep(io, {
+      const { decided, ...sweep } = await executeSweep(io, {
         store,
         hardware: spec,
         modelPath: path,
@@ -164,8 +165,9 @@ export const demoCommand = defineCommand({
       }).finally(() => store.close())
       // The objectives decide unless a gate was asked for (issue 25).
       const byObjectives = f.gate === undefined ? await decideDemo(sweep, objectivesFromFlags({ slo: f.slo ?? DEMO_SLO_TEXT })!.slo, d.genTokens, path) : undefined
-      const chosen = byObjectives ? byObjectives.winner : sweep.winner?.combo
-      const recommendedArgv = byObjectives ? byObjectives.recommendedArgv : sweep.recommendedArgv
+      // With --gate: the stored run's verdict (its winner and command line), not the design's.
+      const chosen = byObjectives ? byObjectives.winner : decided.winner?.combo
+      const recommendedArgv = byObjectives ? byObjectives.recommendedArgv : decided.recommendedArgv ?? []
       const tMeasure = (baselineDone - t2) / 1000
       const tSweep = (Date.now() - baselineDone) / 1000
       const t3 = Date.now()
@@ -191,7 +193,7 @@ export const demoCommand = defineCommand({
       const modelInfo = { path, reused, params: synth.paramCount, shape: synth.shape, bytes: synth.layout.totalBytes, quant }
       if (ctx.json) {
         const seconds = wallSeconds(origin, t0, phases, Date.now())
-        ctx.printJson({ ok: true, measured: true, dashboard: { running: false, url: DASHBOARD_URL, start: 'kerneltune serve' }, hardware: { detected, spec }, model: modelInfo, prediction, measurement, sweep: { ...sweep, winner: sweep.winner ?? null, space: plan.space, pruned: plan.pruned, catalog: plan.catalog }, decidedBy: byObjectives ? 'objectives' : 'gate', ...(byObjectives ? { objectives: demoDecisionJson(byObjectives) } : {}), recommendedArgv, serving: 'skipped' in served ? { skipped: served.skipped } : { ...sessionJson(served.session), ...(served.buildSeconds ? { buildSeconds: served.buildSeconds } : {}) }, seconds, timing })
+        ctx.printJson({ ok: true, measured: true, dashboard: { running: false, url: DASHBOARD_URL, start: 'kerneltune serve' }, hardware: { detected, spec }, model: modelInfo, prediction, measurement, sweep: { ...sweep, ...decisionJson(sweep, decided), space: plan.space, pruned: plan.pruned, catalog: plan.catalog }, decidedBy: byObjectives ? 'objectives' : 'gate', ...(byObjectives ? { objectives: demoDecisionJson(byObjectives) } : {}), recommendedArgv, serving: 'skipped' in served ? { skipped: served.skipped } : { ...sessionJson(served.session), ...(served.buildSeconds ? { buildSeconds: served.buildSeconds } : {}) }, seconds, timing })
         return
       }
       const s = synth.shape

@@ -1,137 +1,94 @@
 /**
- * Latency objectives on `kerneltune sweep --backend server` (issue 25): the sweep's server backend
- * hands every load run here (serverBackend's onSession), and after the sweep each arm's runs are
- * pooled into one candidate: its latency statistics, its goodput under --slo (vLLM's definition),
- * its feasibility with the objectives it missed. The decision is the objectives': an infeasible
- * candidate never wins; with feasible defaults, the best feasible candidate must beat them on the
- * objective in a sign-flip test over the rounds, paired by round as the interleaved design pairs
- * every arm (sequential runs have no rounds to pair: there the better pooled value decides, and the
- * result says so). Kept apart from the sweep's own files, which only call in here.
+ * Latency objectives on `kerneltune sweep --backend server` (issue 25), as the stored run judged
+ * them: the tuner's summary pools each combination's requests (every repetition stores its load
+ * run) into its latency statistics, goodput under --slo and feasibility, and its one verdict
+ * decides (issue 36: this file once judged the sweep a second time, from load runs collected on
+ * the side, and could name a winner the stored verdict withheld). Here that judgement is read back
+ * and printed, with the capacity searches of the defaults and of the verdict's winner.
  *
- * Candidates: index 0 is the defaults, index i the sweep's combos[i - 1]; `pareto`, `decision` and
- * --records use these indices. (The stored run's id, `runId`, is added by the sweep's run store.)
+ * Candidates are the run's combination indices: 0 is the defaults, i the sweep's combos[i - 1].
  */
-import type { Combo } from '@kerneltune/core'
-import { llamacppServerEngine, withoutServingDefaults } from '@kerneltune/engines-llamacpp'
-import { candidateMetricsOf, objectiveValue, recordLine, type CandidateMetrics, type CapacityResult, type CapacityUnit, type RecordLine } from '@kerneltune/serving'
-import { openServer, serverCapacity, type CapacityFigures, type LevelResult, type ServerTarget, type SessionResult } from '@kerneltune/serving/node'
-import { objectivesTest, pairedBeats } from '@kerneltune/tuner'
+import type { Combo, RunCombo } from '@kerneltune/core'
+import { withoutServingDefaults } from '@kerneltune/engines-llamacpp'
+import { recordLine, type CandidateMetrics, type CapacityResult, type CapacityUnit, type RecordLine } from '@kerneltune/serving'
+import { openServer, serverCapacity, type CapacityFigures, type ServerTarget } from '@kerneltune/serving/node'
+import type { Store } from '@kerneltune/store'
+import { servedMetrics, type RunObjectives, type RunVerdict } from '@kerneltune/tuner'
 import type { Io } from '../cli/command.ts'
 import { fmt, table } from '../cli/output.ts'
 import { capacityJson, capacityLine } from './bench/capacity.ts'
-import { assess, fmtValue, objectivesHeader, verdictOf, type Assessment, type Objectives } from './shared/objectives-flags.ts'
+import { fmtValue, objectivesHeader, verdictOf, type Objectives } from './shared/objectives-flags.ts'
 
-const keyOf = (c: Combo) => JSON.stringify(Object.entries(c).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
-
-/** Collects the load runs of every arm, in the order measured (one per round in the interleaved design). */
-export function createRunCollector() {
-  const runs = new Map<string, LevelResult[]>()
-  return {
-    onSession(session: SessionResult, request: { readonly combo: Combo }) {
-      const k = keyOf(request.combo)
-      runs.set(k, [...(runs.get(k) ?? []), ...session.levels])
-    },
-    runsOf: (combo: Combo): readonly LevelResult[] => runs.get(keyOf(combo)) ?? [],
-  }
-}
-export type RunCollector = ReturnType<typeof createRunCollector>
-
-/** The pooled metrics of an arm's runs: its requests together, over the runs' summed durations. */
-function pooled(runs: readonly LevelResult[], o: Objectives): CandidateMetrics {
-  return candidateMetricsOf(runs.flatMap((r) => r.records), o.slo, runs.reduce((a, r) => a + r.metrics.durationS, 0))
+/** What the stored run says under its objectives: their judgement, the run's verdict, and each combination's pooled metrics. */
+export interface StoredObjectives {
+  readonly objectives: RunObjectives
+  readonly verdict: RunVerdict
+  /** The run's combinations, by index. */
+  readonly combos: readonly RunCombo[]
+  readonly metrics: readonly (CandidateMetrics | undefined)[]
+  /** Whether the repetitions are rounds (interleaved): --records numbers them so. */
+  readonly paired: boolean
 }
 
-const perRun = (runs: readonly LevelResult[], o: Objectives) => runs.map((r) => objectiveValue(candidateMetricsOf(r.records, o.slo, r.metrics.durationS), o.objective))
-
-export interface SweepObjectives {
-  readonly assessment: Assessment
-  /** Combos by candidate index (0: the defaults). */
-  readonly combos: readonly Combo[]
-  readonly metrics: readonly CandidateMetrics[]
-  /** The objectives' winner with its command line; undefined: keep the defaults (or nothing met them). */
-  readonly winner?: { readonly candidate: number; readonly combo: Combo; readonly llamaServerArgv: readonly string[] }
-  readonly recommendedArgv: readonly string[]
-  /** How a candidate was compared with the defaults. */
-  readonly test: string
-  readonly records: readonly RecordLine[]
+/** Reads the stored run's objectives and verdict back; undefined when the run judged none. */
+export async function readStoredObjectives(store: Store, runId: string, o: Objectives): Promise<StoredObjectives | undefined> {
+  const run = await store.runs.require(null, runId)
+  const s = run.summary as { objectives?: RunObjectives; verdict?: RunVerdict; experiment?: { design?: string } } | null
+  if (!s?.objectives || !s.verdict) return undefined
+  const combos = [...(await store.runs.combos(runId))].sort((a, b) => a.index - b.index)
+  return { objectives: s.objectives, verdict: s.verdict, combos, metrics: combos.map((c) => servedMetrics(c.repetitions, o)), paired: s.experiment?.design === 'interleaved' }
 }
 
-/**
- * Assesses the sweep's arms under the objectives. `paired`: the runs are rounds (interleaved), so
- * the winner must beat the defaults in a two-sided sign-flip test (p < 0.05) on the per-round
- * difference of the objective, in its direction.
- */
-export async function assessSweep(collector: RunCollector, baseline: Combo, combos: readonly { readonly combo: Combo; readonly error?: string }[], o: Objectives, paired: boolean, model: string): Promise<SweepObjectives> {
-  const all = [baseline, ...combos.map((c) => c.combo)]
-  const runs = all.map((c) => collector.runsOf(c))
-  const metrics = runs.map((r) => pooled(r, o))
-  const beats = paired ? pairedBeats(runs.map((r) => perRun(r, o)), 0, o) : undefined
-  const assessment = assess(metrics, o, 0, beats)
-  const w = assessment.decision?.winner ?? null
-  const engine = llamacppServerEngine()
-  const argvOf = async (combo: Combo) => {
-    const t = await engine.translate(withoutServingDefaults(combo), { model })
-    return t.ok ? [...t.argv] : []
-  }
-  const records = runs.flatMap((rs, candidate) => rs.flatMap((run, round) => run.records.map((r) => recordLine(candidate, r, { [paired ? 'round' : 'run']: round + 1 }))))
-  return {
-    assessment,
-    combos: all,
-    metrics,
-    ...(w === null ? {} : { winner: { candidate: w, combo: all[w]!, llamaServerArgv: await argvOf(all[w]!) } }),
-    recommendedArgv: await argvOf(w === null ? baseline : all[w]!),
-    test: objectivesTest(o, paired),
-    records,
-  }
-}
+/** --records: one line per request the run stored, by combination and round (interleaved) or run. */
+export const storedRecords = (s: StoredObjectives): RecordLine[] =>
+  s.combos.flatMap((c) => c.repetitions.flatMap((r, k) => (r.serving?.requests ?? []).map((q) => recordLine(c.index, q, { [s.paired ? 'round' : 'run']: k + 1 }))))
+
+/** The verdict's winner as a candidate index; null unless the verdict names one. */
+const winnerOf = (s: StoredObjectives) => (s.verdict.kind === 'winner' ? s.verdict.index : null)
 
 const labelOf = (c: Combo) => Object.entries(withoutServingDefaults(c)).map(([k, v]) => `${k}=${v}`).join(' ') || '(defaults)'
-const p99 = (m: CandidateMetrics, k: 'ttftMs' | 'tpotMs') => (Number.isFinite(m[k].p99) ? fmt(m[k].p99, 1) : '-')
+const p99 = (m: CandidateMetrics | undefined, k: 'ttftMs' | 'tpotMs') => (m && Number.isFinite(m[k].p99) ? fmt(m[k].p99, 1) : '-')
 
-/** The fields --json adds: objective, slo, per candidate feasibility, the Pareto front and the decision. */
-export function sweepObjectivesJson(s: SweepObjectives) {
-  const a = s.assessment
+/** The fields --json adds: objective, slo, per candidate feasibility and latency, the Pareto front and the decision (the verdict's). */
+export function sweepObjectivesJson(s: StoredObjectives) {
+  const a = s.objectives
   return {
     objective: a.objective,
     slo: a.slo,
-    candidates: a.candidates.map((c, index) => {
-      const m = s.metrics[index]!
+    candidates: a.candidates.map(({ index, combo, ...c }) => {
+      const m = s.metrics[index]
       return {
-        index,
-        role: index === 0 ? 'defaults' : 'candidate',
-        combo: s.combos[index],
-        ...c,
-        requests: m.requests,
-        ttftMs: { mean: m.ttftMs.mean, p50: m.ttftMs.p50, p90: m.ttftMs.p90, p99: m.ttftMs.p99 },
-        tpotMs: { mean: m.tpotMs.mean, p50: m.tpotMs.p50, p90: m.tpotMs.p90, p99: m.tpotMs.p99 },
-        itlMs: { mean: m.itlMs.mean, p99: m.itlMs.p99 },
-        e2eMs: { mean: m.e2eMs.mean, p99: m.e2eMs.p99 },
-        requestThroughput: m.requestThroughput,
-        outputTokensPerSecond: m.outputTokensPerSecond,
+        index, role: index === 0 ? 'defaults' : 'candidate', combo, ...c,
+        ...(m ? {
+          requests: m.requests,
+          ttftMs: { mean: m.ttftMs.mean, p50: m.ttftMs.p50, p90: m.ttftMs.p90, p99: m.ttftMs.p99 },
+          tpotMs: { mean: m.tpotMs.mean, p50: m.tpotMs.p50, p90: m.tpotMs.p90, p99: m.tpotMs.p99 },
+          itlMs: { mean: m.itlMs.mean, p99: m.itlMs.p99 },
+          e2eMs: { mean: m.e2eMs.mean, p99: m.e2eMs.p99 },
+          requestThroughput: m.requestThroughput,
+          outputTokensPerSecond: m.outputTokensPerSecond,
+        } : {}),
       }
     }),
     pareto: a.pareto,
     paretoAxes: a.paretoAxes,
-    decision: { by: 'objectives', winner: a.decision?.winner ?? null, defaultsFeasible: a.decision?.defaultsFeasible ?? null, reason: a.decision?.reason ?? '', test: s.test },
+    // One decision: the run's verdict; what the objectives alone found stays beside it as evidence.
+    decision: { by: s.verdict.decidedBy, winner: winnerOf(s), defaultsFeasible: a.decision.defaultsFeasible, reason: s.verdict.headline, objectives: a.decision.reason, test: a.decision.test },
   }
 }
 
-export function renderSweepObjectives(o: Objectives, s: SweepObjectives): string {
-  const a = s.assessment
-  const order = a.decision?.ranking.map((r) => r.index) ?? a.candidates.map((_, i) => i)
-  const rows = order.map((i) => {
-    const c = a.candidates[i]!
-    const m = s.metrics[i]!
-    return [`${i}`, labelOf(s.combos[i]!), fmtValue(c.objectiveValue), c.goodput ? fmt(c.goodput.requestsPerSecond, 2) : '-', p99(m, 'ttftMs'), p99(m, 'tpotMs'), a.pareto.includes(i) ? 'yes' : '', verdictOf(c)]
-  })
+export function renderSweepObjectives(o: Objectives, s: StoredObjectives): string {
+  const a = s.objectives
+  // Feasible first, then by the objective in its direction (unreadable values last).
+  const max = o.objective.direction === 'max'
+  const value = (x: number | null) => x ?? (max ? -Infinity : Infinity)
+  const order = [...a.candidates].sort((x, y) => Number(y.feasible) - Number(x.feasible) || (max ? value(y.objectiveValue) - value(x.objectiveValue) : value(x.objectiveValue) - value(y.objectiveValue)))
+  const rows = order.map((c) => [`${c.index}`, labelOf(c.combo), fmtValue(c.objectiveValue), c.goodput ? fmt(c.goodput.requestsPerSecond, 2) : '-', p99(s.metrics[c.index], 'ttftMs'), p99(s.metrics[c.index], 'tpotMs'), a.pareto.includes(c.index) ? 'yes' : '', verdictOf(c)])
   let out = '\n' + objectivesHeader(o)
   out += table(rows, ['#', 'combination', o.objective.name, 'goodput req/s', 'TTFT p99', 'TPOT p99', 'Pareto', 'objectives'])
-  const defaultsMeasured = s.metrics[0]!.requests.completed + s.metrics[0]!.requests.failed > 0
-  if (a.decision && !a.decision.defaultsFeasible && defaultsMeasured) out += 'the defaults miss the objectives: the winner must meet them\n'
-  // The paired test only compares with feasible defaults: against infeasible ones any feasible candidate is better.
-  out += `decision by the objectives: ${a.decision?.reason ?? ''}${a.decision?.defaultsFeasible ? ` (${s.test})` : ''}\n`
+  if (a.decision.defaultsFeasible === false && a.candidates.some((c) => c.index === 0)) out += 'the defaults miss the objectives: the winner must meet them\n'
+  out += `the objectives alone: ${a.decision.reason}${a.decision.defaultsFeasible ? ` (${a.decision.test})` : ''}\n`
   out += `Pareto front (${a.paretoAxes.throughput} against ${a.paretoAxes.latency}): ${a.pareto.map((i) => `#${i}`).join(', ') || 'none'}\n`
-  out += `recommended: ${s.recommendedArgv.join(' ')}\n`
   return out
 }
 
@@ -155,18 +112,19 @@ export interface CapacityBudget {
 }
 
 /**
- * `--capacity`: the capacity of the defaults and of the winner, each on a server of its own, one
+ * `--capacity`: the capacity of the defaults and of the verdict's winner, each on a server of its own, one
  * after the other. Under a time budget they share the time left equally (the winner's capacity
  * says little without the defaults' beside it): each search gets its share plus whatever the one
  * before left. When the time left cannot give each remaining search `leastMs`, fewer searches
  * share it, the defaults' first; one left without time is not started (stop 'deadline', no
  * points), so no server is launched that could not measure before the deadline.
  */
-export async function sweepCapacity(io: Io, target: ServerTarget, s: SweepObjectives, o: Objectives, unit: CapacityUnit, load: { readonly requests: number; readonly promptTokens: number; readonly outputTokens: number }, budget?: CapacityBudget): Promise<CapacityReport[]> {
-  const which = [0, ...(s.winner ? [s.winner.candidate] : [])]
+export async function sweepCapacity(io: Io, target: ServerTarget, s: StoredObjectives, o: Objectives, unit: CapacityUnit, load: { readonly requests: number; readonly promptTokens: number; readonly outputTokens: number }, budget?: CapacityBudget): Promise<CapacityReport[]> {
+  const w = winnerOf(s)
+  const which = [0, ...(w === null ? [] : [w])]
   const out: CapacityReport[] = []
   for (const [k, candidate] of which.entries()) {
-    const combo = s.combos[candidate]!
+    const combo = s.combos.find((c) => c.index === candidate)?.combo ?? {}
     const t0 = Date.now()
     const left = budget ? budget.deadlineAt - t0 : 0
     let sharing = which.length - k
@@ -203,25 +161,24 @@ export async function sweepCapacity(io: Io, target: ServerTarget, s: SweepObject
 export const capacityReportJson = (rs: readonly CapacityReport[]) => rs.map((r) => ({ candidate: r.candidate, combo: r.combo, capacity: capacityJson(r.capacity) }))
 export const renderCapacityReports = (rs: readonly CapacityReport[]) => rs.map((r) => `#${r.candidate} ${labelOf(r.combo)}: ${capacityLine(r.capacity)}\n`).join('')
 
-/** What the sweep prints with objectives: its JSON fields (the objectives' winner replaces the gate's, which stays as gateWinner) and text. */
-export function sweepObjectivesOutput<C extends { readonly combo: Combo }>(r: { readonly baseline: C; readonly combos: readonly C[]; readonly winner?: { readonly combo: Combo } | undefined }, o: Objectives, s: SweepObjectives, capacity: readonly CapacityReport[] | undefined) {
-  const a = s.assessment
-  const per = (i: number) => {
-    const c = a.candidates[i]!
-    return { candidate: i, feasible: c.feasible, violations: c.violations, ...(c.goodput ? { goodput: c.goodput } : {}) }
+/** What the sweep prints with objectives: its JSON fields (the verdict's winner; the design's stays as gateWinner) and text. */
+export function sweepObjectivesOutput<C extends { readonly combo: Combo; readonly hash: string }>(r: { readonly baseline: { readonly combo: Combo }; readonly combos: readonly C[]; readonly winner?: { readonly combo: Combo } | undefined }, o: Objectives, s: StoredObjectives, capacity: readonly CapacityReport[] | undefined) {
+  const per = (index: number) => {
+    const c = s.objectives.candidates.find((x) => x.index === index)
+    return { candidate: index, ...(c ? { feasible: c.feasible, violations: c.violations, ...(c.goodput ? { goodput: c.goodput } : {}) } : {}) }
   }
-  const w = s.winner
+  const indexOf = (hash: string) => s.combos.find((c) => c.comboHash === hash)?.index ?? -1
+  const w = winnerOf(s)
+  const winner = w === null ? undefined : r.combos.find((c) => indexOf(c.hash) === w)
   return {
     json: {
       ...sweepObjectivesJson(s),
       baseline: { ...r.baseline, ...per(0) },
-      combos: r.combos.map((c, i) => ({ ...c, ...per(i + 1) })),
-      winner: w ? { ...r.combos[w.candidate - 1]!, ...per(w.candidate), llamaServerArgv: w.llamaServerArgv } : null,
+      combos: r.combos.map((c) => ({ ...c, ...per(indexOf(c.hash)) })),
+      winner: winner && w !== null ? { ...winner, ...per(w), llamaServerArgv: s.verdict.recommendedArgv ?? [] } : null,
       gateWinner: r.winner?.combo ?? null,
-      recommendedArgv: s.recommendedArgv,
       ...(capacity ? { capacity: capacityReportJson(capacity) } : {}),
     },
     text: renderSweepObjectives(o, s) + (capacity ? renderCapacityReports(capacity) : ''),
-    hasWinner: w !== undefined,
   }
 }

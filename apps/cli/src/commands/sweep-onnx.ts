@@ -15,7 +15,6 @@ import { SWEEP_GATE_DEFAULTS, type InterleavedSweepResult, type SweepResult } fr
 import { chooseLlamaShape, llamaParamCount, parseParamCount } from '@kerneltune/gguf'
 import { decodeBound, prefillBound, type PhaseBound } from '@kerneltune/roofline'
 import type { Store } from '@kerneltune/store'
-import type { RunVerdict } from '@kerneltune/tuner'
 import { usageError } from '../cli/args.ts'
 import type { CommandContext, Io } from '../cli/command.ts'
 import { fmt, progressBar, table } from '../cli/output.ts'
@@ -169,16 +168,16 @@ export async function runOnnxSweep(ctx: CommandContext<typeof SWEEP_FLAGS>, i: O
   const metric = f.metric ?? 'decodeTps'
   const epsilon: number = f.epsilon ?? SWEEP_GATE_DEFAULTS.epsilon
   const margin: number = f.margin ?? SWEEP_GATE_DEFAULTS.margin
-  const { installedOrtVersion, onnxruntimeBackend } = await import('@kerneltune/engines-onnx/node')
+  const { installedOrtVersion } = await import('@kerneltune/engines-onnx/node')
   const engine = onnxCpuEngine(await installedOrtVersion())
   const session: SweepSession = { spec: sweepSpecOf({ ...f, onnx: m.synthesized ? undefined : m.path }, i.cores), force: i.force, signal: i.signal, ...(i.resumeRunId ? { resumeRunId: i.resumeRunId } : {}) }
   const started = Date.now()
   ctx.io.stderr(`sweeping ${plan.candidates.length} ONNX Runtime combinations against its defaults, ${mode} mode, ${design} design, onnxruntime-node ${engine.defaultVersion} in-process (CPU execution provider)\n`)
   const arms = design === 'interleaved' ? plan.candidates.length + 2 : plan.candidates.length + 1
   const bar = progressBar(ctx.io, `sweep (${design})`, design === 'interleaved' ? rounds * arms : arms)
-  const { runId, result: r } = await sweepAsRun({
+  const { runId, result: r, decided } = await sweepAsRun({
+    // Measured by the composed onnxruntime backend, which reads the prompt and generated tokens from the run's workload.
     store: i.store, modelPath: m.path, hardware: i.hardware, plan, design, backendName: 'onnxruntime',
-    backend: onnxruntimeBackend({ modelPath: m.path, promptTokens, genTokens }), engine, withoutDefaults: onnxWithoutDefaults,
     workload: { batch: 1, promptTokens, generatedTokens: genTokens }, repetitions: design === 'interleaved' ? rounds : maxReps, warmups,
     settings: design === 'interleaved'
       ? { model: m.path, gate, metric, epsilon, margin, warmups, rounds, seed: f.seed ?? 1, test: f.test ?? 'sign-flip' }
@@ -192,9 +191,8 @@ export async function runOnnxSweep(ctx: CommandContext<typeof SWEEP_FLAGS>, i: O
   bar.done()
   const seconds = (Date.now() - started) / 1000
   // The run's one verdict (the tuner's runVerdict), stored with its summary: what run show and the dashboard say.
-  const stored = await i.store.runs.require(null, runId)
-  const verdict = (stored.summary as { verdict?: RunVerdict } | null)?.verdict
-  const winnerCombo = verdict && verdict.index !== null && r.winner ? r.winner.combo : undefined
+  const verdict = decided.verdict
+  const winnerCombo = decided.winner?.combo
   const recommended = engine.translate(onnxWithoutDefaults(winnerCombo ?? {}))
   const sessionOptions = recommended.ok ? JSON.parse(recommended.files['session_options.json'] ?? '{}') as Record<string, string> : {}
   const bound = roofline(m.model, m.bytes, i.hardware, promptTokens)

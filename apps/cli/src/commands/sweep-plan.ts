@@ -58,8 +58,8 @@ export const label = (c: Combo) => {
 
 const pct = (x: number | undefined) => (x === undefined || !Number.isFinite(x) ? '-' : `${x >= 0 ? '+' : ''}${fmt(x * 100, 1)}%`)
 
-/** The human report: every combination against the defaults, then the winner and its command line. */
-export function renderSweep(r: SweepResult): string {
+/** The human report: every combination against the defaults, then `decision` (the run's verdict and its command line), else the design's winner and its. */
+export function renderSweep(r: SweepResult, decision?: string): string {
   const m = r.metric
   const rows = [...r.combos]
     .sort((a, b) => (b.stats[m]?.trimmedMean ?? -Infinity) - (a.stats[m]?.trimmedMean ?? -Infinity))
@@ -81,6 +81,7 @@ export function renderSweep(r: SweepResult): string {
   let out = `device: ${r.device}\n`
   out += `baseline (llama-server defaults): decode ${fmt(b.decodeTps?.trimmedMean ?? NaN)} tok/s, prefill ${fmt(b.prefillTps?.trimmedMean ?? NaN)} tok/s (trimmed means of ${r.baseline.reps.length} reps)\n\n`
   out += table(rows, ['combination', 'reps', 'decode tok/s', 'vs default', `p (${m})`, 'd', 'prefill tok/s', 'vs default', `gate (${r.gate.method})`])
+  if (decision !== undefined) return `${out}\n${decision}`
   out += `\n${r.winner ? `winner: ${label(r.winner.combo)}: ${r.verdict}` : `no winner: ${r.verdict}`}\n`
   out += `recommended: ${formatCommandLine({ argv: r.recommendedArgv })}\n`
   return out

@@ -1,19 +1,22 @@
 /**
  * `kerneltune sweep` as a stored run: the plan becomes a run in the store (the embedded one by
- * default, or --db), its combinations the run's, and the tuner's executeExperimentRun measures it
- * with the design the sweep asked for, storing every combination's repetitions, its comparison
- * and the design's summary. The run is then in History, `run show` reads it, and `--json` carries
- * its `runId`. The sweep brings what only it has: its own backend (node-llama-cpp in-process, or a
- * pool of llama-servers kept across rounds), the translator of its space, and the design settings.
+ * default, or --db), its combinations the run's, and the tuner measures it with the design the
+ * sweep asked for, storing every combination's repetitions, its comparison, the design's summary
+ * and the run's one verdict. The run is then in History, `run show` reads it, and `--json` carries
+ * its `runId`. It is measured by the tuner's executeRun with the composed registry, the call the
+ * server's queue makes, so the same stored run measured here or there gets the same combinations,
+ * repetitions and verdict. The sweep brings only what the composed backend cannot be told per run:
+ * a pool of llama-servers kept across rounds, or a node-llama-cpp GPU build (`backend`).
  */
-import type { Combo, EnginePlugin, HardwareSpec, MeasurementBackend, ModelSpec, Run } from '@kerneltune/core'
-import { createRegistry, KerneltuneError, parseWith, WorkloadSchema } from '@kerneltune/core'
+import type { Combo, HardwareSpec, MeasurementBackend, ModelSpec, Run, RunCombo } from '@kerneltune/core'
+import { formatCommandLine, KerneltuneError, parseWith, WorkloadSchema } from '@kerneltune/core'
 import { comboHash } from '@kerneltune/catalog'
 import { LLAMACPP_VERSION } from '@kerneltune/engines-llamacpp'
-import type { InterleavedSweepResult, SweepResult } from '@kerneltune/experiment'
+import type { ExperimentMetric, InterleavedSweepResult, RoundsTest, SweepResult } from '@kerneltune/experiment'
+import type { GateMethod } from '@kerneltune/stats'
 import { objectivesRecord, type Objectives } from '@kerneltune/serving'
 import type { Store } from '@kerneltune/store'
-import { executeExperimentRun, type ExperimentHooks, type RunEvent } from '@kerneltune/tuner'
+import { executeRun, type RunEvent, type RunVerdict } from '@kerneltune/tuner'
 import type { SweepPlan } from './sweep-plan.ts'
 import { holdRun, type SweepSpec } from './sweep-resume.ts'
 
@@ -23,15 +26,15 @@ export interface SweepAsRun<R extends InterleavedSweepResult | SweepResult> {
   readonly hardware: HardwareSpec
   readonly plan: SweepPlan
   readonly design: 'sequential' | 'interleaved'
-  /** The backend's name as the run records it (node-llama-cpp, server). */
+  /** The registered backend that measures the run (node-llama-cpp, server, onnxruntime). */
   readonly backendName: string
-  readonly backend: MeasurementBackend
-  readonly engine: EnginePlugin
-  readonly withoutDefaults: (combo: Combo) => Combo
+  /** Instead of the registry's, for what it cannot be told per run (a server pool, a GPU build). */
+  readonly backend?: MeasurementBackend
   readonly workload: { readonly batch: number; readonly promptTokens: number; readonly generatedTokens: number }
   readonly repetitions: number
   readonly warmups: number
-  readonly settings: NonNullable<ExperimentHooks['settings']>
+  /** The design's settings, stored with the run (options.experiment): every executor reads them there. */
+  readonly settings: SweepDesignSettings
   readonly onEvent?: (e: RunEvent) => void
   /** Narrows the design's result to what this path ran (the caller knows which). */
   readonly is: (r: InterleavedSweepResult | SweepResult) => r is R
@@ -46,6 +49,26 @@ export interface SweepAsRun<R extends InterleavedSweepResult | SweepResult> {
   readonly model?: ModelSpec
   /** The engine and release the run records: default llama.cpp's. */
   readonly target?: { readonly engine: string; readonly engineVersion: string }
+}
+
+/** The design settings a sweep stores with its run (the tuner's StoredSettingsSchema reads them back). */
+export interface SweepDesignSettings {
+  readonly model?: string
+  readonly gate?: GateMethod
+  readonly metric?: ExperimentMetric
+  readonly epsilon?: number
+  readonly margin?: number
+  readonly warmups?: number
+  readonly minReps?: number
+  readonly maxReps?: number
+  readonly earlyStop?: boolean
+  readonly noiseFloor?: number
+  readonly rounds?: number
+  readonly seed?: number
+  readonly test?: RoundsTest
+  readonly revisitWarmups?: number
+  readonly prelaunch?: boolean
+  readonly aaCombo?: Combo
 }
 
 /** How this invocation runs the sweep: what the run stores to be resumed, which run it resumes, and its interrupt. */
@@ -64,7 +87,7 @@ export interface SweepSession {
 export const resumeCommandOf = (runId: string): string => `kerneltune sweep --resume ${runId}`
 
 /** Creates the sweep's run in the store and measures it through the tuner; returns the run id and the design's result. */
-export async function sweepAsRun<R extends InterleavedSweepResult | SweepResult>(o: SweepAsRun<R>): Promise<{ runId: string; result: R }> {
+export async function sweepAsRun<R extends InterleavedSweepResult | SweepResult>(o: SweepAsRun<R>): Promise<{ runId: string; result: R; decided: SweepDecision }> {
   const model = o.model ?? (await (await import('@kerneltune/features/node')).fromGguf(o.modelPath)).model
   const baseline: Combo = {}
   const combos = [{ combo: baseline, comboHash: comboHash(baseline), isBaseline: true }, ...o.plan.candidates.map((c) => ({ combo: c.combo, comboHash: c.hash, isBaseline: false }))]
@@ -88,8 +111,9 @@ export async function sweepAsRun<R extends InterleavedSweepResult | SweepResult>
   let finished: Run
   try {
     const signal = o.session.signal
-    finished = await executeExperimentRun(run.id, { store: o.store, registry: createRegistry([]), ownerId: hold.owner.id, ...(signal ? { signal } : {}), ...(o.onEvent ? { onEvent: o.onEvent } : {}) }, {
-      backend: o.backend, engine: o.engine, withoutDefaults: o.withoutDefaults, settings: o.settings,
+    const { defaultRegistry } = await import('@kerneltune/compose/node')
+    finished = await executeRun(run.id, { store: o.store, registry: defaultRegistry(), ownerId: hold.owner.id, ...(signal ? { signal } : {}), ...(o.onEvent ? { onEvent: o.onEvent } : {}) }, {
+      ...(o.backend ? { backend: o.backend } : {}),
       onResult: (r) => { if (o.is(r)) result = r },
       ...(o.deadline === undefined ? {} : { deadline: o.deadline }),
       ...(o.onRound ? { onRound: (p: InterleavedSweepResult) => o.onRound!({ ...p, runId: run.id }) } : {}),
@@ -102,9 +126,39 @@ export async function sweepAsRun<R extends InterleavedSweepResult | SweepResult>
     const kept = o.design === 'interleaved' ? `run ${run.id} starts its rounds again when resumed` : `after ${done.done} of ${done.total} combinations; run ${run.id} keeps them`
     throw new KerneltuneError('CANCELLED', `the sweep was interrupted ${kept}: continue it with ${resumeCommandOf(run.id)} (or kerneltune run resume ${run.id})`, { details: { runId: run.id, resume: resumeCommandOf(run.id), interrupted: true } })
   }
-  // executeExperimentRun throws when the design fails (onResult set): without a result here, the design ran was not the one asked for.
+  // The executor throws when the design fails (onResult set): without a result here, the design ran was not the one asked for.
   if (!result) throw new KerneltuneError('INTERNAL', `run ${run.id} finished without a ${o.design} result`)
-  return { runId: run.id, result }
+  const verdict = (finished.summary as { verdict?: RunVerdict } | null)?.verdict
+  if (!verdict) throw new KerneltuneError('INTERNAL', `run ${run.id} finished without a verdict`)
+  return { runId: run.id, result, decided: decidedOf(result, verdict, await o.store.runs.combos(run.id)) }
+}
+
+/**
+ * The run's one verdict as the sweep prints it (issue 36: the sweep once printed the design's winner
+ * beside a stored verdict that kept the defaults): the winner is the verdict's combination, the
+ * command line the verdict's (null when withheld), the design's own wording kept as designVerdict.
+ */
+export interface SweepDecision {
+  readonly verdict: RunVerdict
+  /** The design's entry for the verdict's winner; undefined unless the verdict names one. */
+  readonly winner: InterleavedSweepResult['combos'][number] | SweepResult['combos'][number] | undefined
+  readonly recommendedArgv: readonly string[] | null
+}
+
+function decidedOf(r: InterleavedSweepResult | SweepResult, verdict: RunVerdict, combos: readonly RunCombo[]): SweepDecision {
+  const hash = verdict.kind === 'winner' ? combos.find((c) => c.index === verdict.index)?.comboHash : undefined
+  const winner = hash === undefined ? undefined : (r.combos as readonly (InterleavedSweepResult['combos'][number] | SweepResult['combos'][number])[]).find((c) => c.hash === hash)
+  return { verdict, winner, recommendedArgv: verdict.recommendedArgv ?? null }
+}
+
+/** The --json fields every llama.cpp sweep shares: the verdict's winner and command line, and the design's wording beside. */
+export const decisionJson = (r: { readonly verdict: string }, d: SweepDecision) => ({ winner: d.winner ?? null, verdict: d.verdict, designVerdict: r.verdict, recommendedArgv: d.recommendedArgv })
+
+/** The verdict's lines of the human report: what it decided and the command line it recommends. */
+export function decisionText(d: SweepDecision): string {
+  let out = `verdict: ${d.verdict.headline}\n`
+  for (const why of d.verdict.reasons) out += `  why: ${why}\n`
+  return out + (d.recommendedArgv ? `recommended: ${formatCommandLine({ argv: d.recommendedArgv })}\n` : 'recommended: nothing: the verdict is withheld (the defaults stay)\n')
 }
 
 /** The stored run a resume continues: a sweep's, not finished, with the same combinations as the plan made from its stored flags. */

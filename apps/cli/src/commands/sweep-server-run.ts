@@ -3,12 +3,11 @@
  * (the serving space, with slots and continuous batching, for the server backend), measures it
  * through the tuner as a stored run (sweep-run.ts) and prints the interleaved report. sweep.ts
  * calls it; it imports nothing from sweep.ts (no cycle), and reads the flags typed. Under
- * --time-budget the rounds and the capacity searches share the command's budget (sweep-budget.ts),
+ * --time-budget the rounds and the capacity searches share the command's budget (@kerneltune/experiment's time-budget.ts),
  * and --out gets the result so far after every round and search (sweep-out.ts).
  */
-import { llamacppEngine, withoutDefaults, type SweepMode, type SweepSpace } from '@kerneltune/engines-llamacpp'
+import type { SweepMode, SweepSpace } from '@kerneltune/engines-llamacpp'
 import { SWEEP_GATE_DEFAULTS, type InterleavedSweepResult, type SweepResult } from '@kerneltune/experiment'
-import { llamacppBackend } from '@kerneltune/engines-llamacpp/node'
 import type { HardwareSpec } from '@kerneltune/core'
 import type { Store } from '@kerneltune/store'
 import type { CommandContext } from '../cli/command.ts'
@@ -18,10 +17,10 @@ import { planSweep, renderSweep, SWEEP_DEFAULTS } from './sweep-plan.ts'
 import { usageError } from '../cli/args.ts'
 import { serverTarget } from './bench/serve-target.ts'
 import { objectivesFromFlags, writeRecords } from './shared/objectives-flags.ts'
-import { assessSweep, createRunCollector, sweepCapacity, sweepObjectivesOutput, type CapacityReport } from './sweep-objectives.ts'
+import { readStoredObjectives, storedRecords, sweepCapacity, sweepObjectivesOutput, type CapacityReport, type StoredObjectives } from './sweep-objectives.ts'
 import { executeServerSweep, planServingSweep, renderInterleaved } from './sweep-server.ts'
-import { sweepAsRun, type SweepSession } from './sweep-run.ts'
-import { budgetJson, budgetText, planBudget } from './sweep-budget.ts'
+import { decisionJson, decisionText, sweepAsRun, type SweepDecision, type SweepSession } from './sweep-run.ts'
+import { budgetJson, budgetText, planBudget } from '@kerneltune/experiment'
 import { openOutFile } from './sweep-out.ts'
 
 export interface ServerRunInput {
@@ -61,18 +60,19 @@ export async function runServerOrInterleaved(ctx: CommandContext<typeof SWEEP_FL
   const budget = f.timeBudget === undefined ? undefined : planBudget(f.timeBudget, i.startedAt, Boolean(f.capacity))
   // Opened (and first written) before anything is measured: a path that cannot be written is refused now, not after the rounds.
   const out = f.out === undefined ? undefined : await openOutFile(ctx.io, f.out)
-  const collector = objectives || f.records ? createRunCollector() : undefined
   const load = { concurrency: f.concurrency ?? 4, requests: f.requests ?? 8, promptTokens, outputTokens }
 
-  /** The --json document, for the result so far (--out after each round and search) and the final one. */
-  const assessOf = async (r: InterleavedSweepResult | SweepResult) => (collector ? await assessSweep(collector, r.baseline.combo, r.combos, objectives ?? { slo: [], objective: { kind: 'throughput', name: 'outputTokensPerSecond', direction: 'max' } }, isInterleaved(r), i.modelPath) : undefined)
-  const documentOf = (r: (InterleavedSweepResult | SweepResult) & { runId: string }, sweepObj: Awaited<ReturnType<typeof assessOf>>, capacity: readonly CapacityReport[] | undefined, roundsEndedAt: number | undefined, phase: 'rounds' | 'capacity' | 'done') => {
-    const byObjectives = objectives && sweepObj ? sweepObjectivesOutput(r, objectives, sweepObj, capacity) : undefined
+  /**
+   * The --json document: the result so far (--out after each round: the design's, before any
+   * verdict) or, once the run is stored, with its verdict and what the run judged by the objectives.
+   */
+  const documentOf = (r: (InterleavedSweepResult | SweepResult) & { runId: string }, stored: { decided: SweepDecision; objectives: StoredObjectives | undefined } | undefined, capacity: readonly CapacityReport[] | undefined, roundsEndedAt: number | undefined, phase: 'rounds' | 'capacity' | 'done') => {
+    const byObjectives = objectives && stored?.objectives ? sweepObjectivesOutput(r, objectives, stored.objectives, capacity) : undefined
     const ended = roundsEndedAt ?? Date.now()
     return {
       byObjectives,
       json: {
-        ok: true, ...(phase === 'done' ? {} : { partial: true, phase }), engine: 'llamacpp', ...r, design, winner: r.winner ?? null, ...(byObjectives?.json ?? {}),
+        ok: true, ...(phase === 'done' ? {} : { partial: true, phase }), engine: 'llamacpp', ...r, design, ...(stored ? decisionJson(r, stored.decided) : { winner: r.winner ?? null }), ...(byObjectives?.json ?? {}),
         model: { path: i.modelPath, bytes: i.modelBytes }, mode: i.mode, space: plan.space, catalog: plan.catalog, pruned: plan.pruned,
         ...(server ? { load } : { workload: { promptTokens, genTokens: outputTokens } }),
         ...(budget && isInterleaved(r) ? { budget: budgetJson(budget, r, { roundsEndedAt: ended, ...(capacity ? { capacity } : {}) }) } : {}),
@@ -80,52 +80,60 @@ export async function runServerOrInterleaved(ctx: CommandContext<typeof SWEEP_FL
       },
     }
   }
-  const onRound = out ? async (p: InterleavedSweepResult & { runId: string }) => out.write(documentOf(p, await assessOf(p), undefined, undefined, 'rounds').json) : undefined
+  const onRound = out ? async (p: InterleavedSweepResult & { runId: string }) => out.write(documentOf(p, undefined, undefined, undefined, 'rounds').json) : undefined
 
   ctx.io.stderr(`sweeping ${plan.candidates.length} combinations (${plan.pruned.length} removed by llama.cpp's rules) against the defaults, ${i.mode} mode, ${design} design, ${server ? `llama-server under ${load.concurrency} concurrent requests` : 'node-llama-cpp in-process'}${budget ? `, time budget ${fmt(budget.seconds, 0)} s (the rounds until ${fmt((budget.roundsDeadlineAt - i.startedAt) / 1000, 1)} s)` : ''}\n`)
-  let r: (InterleavedSweepResult | SweepResult) & { runId: string }
+  let r: (InterleavedSweepResult | SweepResult) & { runId: string; decided: SweepDecision }
   const deadline = budget ? { deadline: budget.roundsDeadlineAt } : {}
   if (server) {
     r = await executeServerSweep(ctx.io, {
       store: i.store, hardware: i.hardware, modelPath: i.modelPath, modelBytes: i.modelBytes, plan, design, ...load,
       rounds, ...deadline, ...(onRound ? { onRound } : {}), warmups: f.warmup ?? 1, seed: f.seed ?? 1, test, gate, metric, epsilon, margin,
-      ...(collector ? { onSession: collector.onSession } : {}), session: i.session, ...(objectives ? { objectives } : {}), prelaunch: f.prelaunch !== 'off',
+      session: i.session, ...(objectives ? { objectives } : {}), prelaunch: f.prelaunch !== 'off',
     })
   } else {
-    const backend = llamacppBackend({ modelPath: i.modelPath, gpu: f.gpu === 'off' || f.gpu === undefined ? false : f.gpu, promptTokens, genTokens: outputTokens })
+    // The composed node-llama-cpp backend runs the CPU build: only a GPU build is brought here.
+    const gpu = f.gpu === 'off' || f.gpu === undefined ? false : f.gpu
+    const backend = gpu ? (await import('@kerneltune/engines-llamacpp/node')).llamacppBackend({ modelPath: i.modelPath, gpu }) : undefined
     const arms = plan.candidates.length + 2
     const bar = progressBar(ctx.io, 'sweep (interleaved)', rounds * arms)
-    const { runId, result } = await sweepAsRun({
-      store: i.store, modelPath: i.modelPath, hardware: i.hardware, plan, design: 'interleaved', backendName: 'node-llama-cpp', backend, engine: llamacppEngine(), withoutDefaults,
+    const { runId, result, decided } = await sweepAsRun({
+      store: i.store, modelPath: i.modelPath, hardware: i.hardware, plan, design: 'interleaved', backendName: 'node-llama-cpp', ...(backend ? { backend } : {}),
       workload: { batch: 1, promptTokens, generatedTokens: outputTokens }, repetitions: rounds, warmups: f.warmup ?? 1,
       settings: { model: i.modelPath, gate, metric, epsilon, margin, warmups: f.warmup ?? 1, rounds, seed: f.seed ?? 1, test },
       ...deadline, ...(onRound ? { onRound } : {}),
       is: (x): x is InterleavedSweepResult => 'aa' in x, session: i.session,
       onEvent: (e) => e.type === 'progress' && bar.update(e.done, `round ${Math.ceil(e.done / arms)}`),
     })
-    r = { ...result, runId }
+    r = { ...result, runId, decided }
     bar.done()
   }
   // The rounds' run is stored and their servers stopped: what follows is the capacity searches and the report.
   const roundsEndedAt = Date.now()
-  // Objectives decide instead of the gate when stated; the gate's choice stays in the JSON as gateWinner.
-  const sweepObj = await assessOf(r)
-  if (f.records && sweepObj) ctx.io.stderr(`${sweepObj.records.length} request records written to ${await writeRecords(ctx.io, f.records, sweepObj.records)}\n`)
+  // What the stored run judged by the objectives (its verdict decides; the design's choice stays in the JSON as gateWinner).
+  const { decided, ...result } = r
+  const judged = objectives || f.records ? await readStoredObjectives(i.store, r.runId, objectives ?? { slo: [], objective: { kind: 'throughput', name: 'outputTokensPerSecond', direction: 'max' } }) : undefined
+  const stored = { decided, objectives: judged }
+  if (f.records && judged) {
+    const records = storedRecords(judged)
+    ctx.io.stderr(`${records.length} request records written to ${await writeRecords(ctx.io, f.records, records)}\n`)
+  }
   let capacity: CapacityReport[] | undefined
-  if (f.capacity && objectives && sweepObj) {
-    const onSearch = out ? async (done: readonly CapacityReport[]) => out.write(documentOf(r, sweepObj, done, roundsEndedAt, 'capacity').json) : undefined
-    capacity = await sweepCapacity(ctx.io, serverTarget(ctx.io, { gguf: i.modelPath }), sweepObj, objectives, f.capacityBy === 'concurrency' ? 'concurrency' : 'req/s', load,
+  if (f.capacity && objectives && judged) {
+    const onSearch = out ? async (done: readonly CapacityReport[]) => out.write(documentOf(result, stored, done, roundsEndedAt, 'capacity').json) : undefined
+    capacity = await sweepCapacity(ctx.io, serverTarget(ctx.io, { gguf: i.modelPath }), judged, objectives, f.capacityBy === 'concurrency' ? 'concurrency' : 'req/s', load,
       budget ? { deadlineAt: budget.deadlineAt, ...(isInterleaved(r) ? { leastMs: r.longestVisitMs } : {}), ...(onSearch ? { onSearch } : {}) } : undefined)
   }
-  const { byObjectives, json } = documentOf(r, sweepObj, capacity, roundsEndedAt, 'done')
+  const { byObjectives, json } = documentOf(result, stored, capacity, roundsEndedAt, 'done')
   await out?.write(json, true)
   if (ctx.json) {
     ctx.printJson(json)
   } else {
-    ctx.io.stdout(isInterleaved(r) ? renderInterleaved(r) : renderSweep(r))
-    if (byObjectives) ctx.io.stdout(byObjectives.text)
+    if (byObjectives) ctx.io.stdout((isInterleaved(result) ? renderInterleaved(result, '') : renderSweep(result, '')) + byObjectives.text + decisionText(decided))
+    else ctx.io.stdout(isInterleaved(result) ? renderInterleaved(result, decisionText(decided)) : renderSweep(result, decisionText(decided)))
     if (budget && isInterleaved(r)) ctx.io.stdout(`${budgetText(budget, r, { roundsEndedAt, ...(capacity ? { capacity } : {}) })}\n`)
     ctx.io.stdout(`${r.combos.length} combinations measured in ${fmt(json.seconds, 1)} s; ${plan.pruned.length} removed by rules; stored as run ${r.runId} (kerneltune run show ${r.runId})\n`)
   }
-  return (byObjectives ? byObjectives.hasWinner : r.winner) ? 0 : 3
+  // 0: the run's verdict names a setting to change; 3: the defaults stay (the verdict says why).
+  return decided.verdict.kind === 'winner' ? 0 : 3
 }

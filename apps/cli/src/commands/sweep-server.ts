@@ -16,14 +16,14 @@ import type { Combo, HardwareSpec } from '@kerneltune/core'
 import type { Objectives } from '@kerneltune/serving'
 import type { Store } from '@kerneltune/store'
 import { serverBackend, type ServerBackend, type ServerBackendOptions } from '@kerneltune/backends/node'
-import { llamacppServerEngine, servingSweepExtension, servingSweepSpace, withoutServingDefaults } from '@kerneltune/engines-llamacpp'
-import { minRoundsToDecide, pValueMethod, runInterleavedSweep, runSweep, type InterleavedSweepResult, type PairedComparison, type RoundsTest, type SweepMetric, type SweepResult } from '@kerneltune/experiment'
+import { servingSweepExtension, servingSweepSpace, withoutServingDefaults } from '@kerneltune/engines-llamacpp'
+import { minRoundsToDecide, pValueMethod, type InterleavedSweepResult, type PairedComparison, type RoundsTest, type SweepMetric, type SweepResult } from '@kerneltune/experiment'
 import type { GateMethod } from '@kerneltune/stats'
 import type { Io } from '../cli/command.ts'
 import { fmt, progressBar, table } from '../cli/output.ts'
 import { serverTarget } from './bench/serve-target.ts'
 import { planThroughCatalog, type SweepPlan } from './sweep-plan.ts'
-import { sweepAsRun, type SweepSession } from './sweep-run.ts'
+import { sweepAsRun, type SweepDecision, type SweepSession } from './sweep-run.ts'
 
 /** The serving space through the catalog (llama.cpp's rules apply), without the all-defaults combo. */
 export function planServingSweep(mode: 'quick' | 'standard', hardware: HardwareSpec, logicalCores: number, override?: Readonly<Record<string, readonly string[]>>): SweepPlan {
@@ -112,31 +112,30 @@ export function llamaServerBackend(io: Io, o: Pick<ServerSweepOptions, 'modelPat
 const label = (c: Combo) => Object.entries(withoutServingDefaults(c)).map(([k, v]) => `${k}=${v}`).join(' ') || '(defaults)'
 
 /** Stores the plan as a run and measures it through the tuner with llama-servers kept across rounds; returns the design's result and the run id. */
-export async function executeServerSweep(io: Io, o: ServerSweepOptions): Promise<(InterleavedSweepResult | SweepResult) & { runId: string }> {
+export async function executeServerSweep(io: Io, o: ServerSweepOptions): Promise<(InterleavedSweepResult | SweepResult) & { runId: string; decided: SweepDecision }> {
   const arms = o.plan.candidates.length + 2
   // Sequential never returns to a combination: keeping the current one's server spans its chunks of repetitions.
   const keep = o.design === 'sequential' ? 1 : keptServers(arms, o.modelBytes)
   const prelaunch = o.design === 'interleaved' && o.prelaunch !== false
   const backend = llamaServerBackend(io, o, keep, prelaunch ? parallelLaunches(keep, o.hardware.kind) : undefined)
-  // The server settings (parallel, cont_batching) need the serving translator for the winner's command line.
   const common = {
-    store: o.store, modelPath: o.modelPath, hardware: o.hardware, plan: o.plan, backendName: 'server', backend, engine: llamacppServerEngine(), withoutDefaults: withoutServingDefaults,
+    store: o.store, modelPath: o.modelPath, hardware: o.hardware, plan: o.plan, backendName: 'server', backend,
     workload: { batch: o.concurrency, promptTokens: o.promptTokens, generatedTokens: o.outputTokens }, warmups: o.warmups, session: o.session, ...(o.objectives ? { objectives: o.objectives } : {}),
   }
   const design = { model: o.modelPath, gate: o.gate, metric: o.metric, epsilon: o.epsilon, margin: o.margin, warmups: o.warmups }
   try {
     if (o.design === 'sequential') {
       const bar = progressBar(io, 'sweep (server, sequential)', o.plan.candidates.length + 1)
-      const { runId, result } = await sweepAsRun({
+      const { runId, result, decided } = await sweepAsRun({
         ...common, design: 'sequential', repetitions: 5, settings: design, is: (r): r is SweepResult => !('aa' in r),
         onEvent: (e) => e.type === 'progress' && bar.update(e.done, `${e.done}/${e.total}`),
       })
       bar.done()
-      return { ...result, runId }
+      return { ...result, runId, decided }
     }
     if (keep < arms) io.stderr(`memory holds ${keep} of the ${arms} arms' servers at once: the others are stopped and relaunched as the rounds visit them (slower, and launch-to-launch variance enters the comparison)\n`)
     const bar = progressBar(io, 'sweep (server, interleaved)', o.rounds * arms)
-    const { runId, result: r } = await sweepAsRun({
+    const { runId, result: r, decided } = await sweepAsRun({
       ...common, design: 'interleaved', repetitions: o.rounds,
       settings: {
         ...design,
@@ -158,7 +157,7 @@ export async function executeServerSweep(io: Io, o: ServerSweepOptions): Promise
     bar.done()
     const stats = backend.poolStats()
     const timing = roundTiming(r, prelaunch ? parallelLaunches(keep, o.hardware.kind) : undefined)
-    return stats ? { ...r, runId, notes: [...r.notes, `llama-server launches: ${stats.launches} for ${arms} arms over ${r.rounds} rounds (${stats.relaunches} after a server died, ${stats.evictions} stopped to stay within ${keep} kept servers)`, ...(timing ? [timing] : [])] } : { ...r, runId }
+    return stats ? { ...r, runId, decided, notes: [...r.notes, `llama-server launches: ${stats.launches} for ${arms} arms over ${r.rounds} rounds (${stats.relaunches} after a server died, ${stats.evictions} stopped to stay within ${keep} kept servers)`, ...(timing ? [timing] : [])] } : { ...r, runId, decided }
   } finally {
     // Every kept server stops here, whether the sweep finished, failed or was cancelled.
     await backend.close()
@@ -189,7 +188,8 @@ function shortMethod(p: PairedComparison): string {
   return `t ${fmt(p.df, 0)} df`
 }
 
-export function renderInterleaved(r: InterleavedSweepResult): string {
+/** The interleaved report; `decision` (the run's verdict and its command line) replaces the design's winner and command line. */
+export function renderInterleaved(r: InterleavedSweepResult, decision?: string): string {
   const m = r.metric
   // Every printed p-value says how it was computed (issue 23 item 11): once under the table when
   // all rows share a method (the usual case: every arm measured in every round), else per cell.
@@ -223,6 +223,7 @@ export function renderInterleaved(r: InterleavedSweepResult): string {
   const decisive = r.settings.test !== 'sign-flip' || r.rounds >= minRoundsToDecide()
   const rate = aa.falseWinnerRate === undefined ? '' : decisive ? `; false-winner rate of the rule at this noise (sign-flip resampling): ${fmt(aa.falseWinnerRate * 100, 1)}%` : `; with ${r.rounds} rounds the sign-flip test cannot reach p < 0.05 (it needs ${minRoundsToDecide()}), so there is no false-winner rate to report: what the A/A arm read is the evidence`
   out += `\nA/A check (the defaults against themselves): ${aa.comparison ? `${pct(aa.comparison.improvement)}, p=${aa.comparison.pValue.toPrecision(2)} (${pValueMethod(aa.comparison)}), ${aa.comparison.verdict}` : 'not enough rounds'}${rate}\n`
+  if (decision !== undefined) return out + decision
   out += `${r.winner ? `winner: ${label(r.winner.combo)}: ${r.verdict}` : `no winner: ${r.verdict}`}\n`
   out += `recommended: ${r.recommendedArgv.join(' ')}\n`
   return out

@@ -35,12 +35,14 @@ describe('kerneltune sweep', () => {
     expect(j.baseline.reps).toHaveLength(2)
     expect(j.gate.method).toBe('regression')
     expect(j.recommendedArgv.slice(0, 3)).toEqual(['llama-server', '-m', join(dir, 'tiny.gguf')])
+    // One verdict: the stored run's, printed as it is; the winner and exit code follow it.
     expect(r.code === 0).toBe(j.winner !== null)
+    expect(r.code === 0).toBe(j.verdict.kind === 'winner')
     expect(r.err).toMatch(/sweep: 4\/4/)
-    // The sweep is a stored run: run show reads every combination's repetitions and the design's verdict.
+    // The sweep is a stored run: run show reads every combination's repetitions, the run's verdict and the design's wording.
     const show = await run('run', 'show', j.runId, '--json')
     expect([show.code, show.err]).toEqual([0, ''])
-    expect(JSON.parse(show.out)).toMatchObject({ run: { id: j.runId, status: 'succeeded', backend: 'node-llama-cpp', summary: { experiment: { design: 'sequential', verdict: j.verdict } } } })
+    expect(JSON.parse(show.out)).toMatchObject({ run: { id: j.runId, status: 'succeeded', backend: 'node-llama-cpp', summary: { verdict: j.verdict, experiment: { design: 'sequential', verdict: j.designVerdict, recommendedArgv: j.recommendedArgv } } } })
     const combos = JSON.parse(show.out).combos
     expect(combos).toHaveLength(4)
     expect(combos.map((c: { repetitions: unknown[] }) => c.repetitions.length)).toEqual([2, 2, 2, 2])

@@ -4,13 +4,11 @@
  * the sweep space with the engine's legality rules, every legal combination is measured for real
  * against llama-server's defaults, and the winner comes with its statistics and command line.
  */
-import { resolve } from 'node:path'
 import process from 'node:process'
 import { KerneltuneError, type HardwareSpec } from '@kerneltune/core'
 import { requireGgufFile } from './shared/target-flags.ts'
-import { llamacppEngine, withoutDefaults, type SweepMode, type SweepSpace } from '@kerneltune/engines-llamacpp'
+import type { SweepMode, SweepSpace } from '@kerneltune/engines-llamacpp'
 import { SWEEP_GATE_DEFAULTS, type SweepMetric, type SweepResult } from '@kerneltune/experiment'
-import { llamacppBackend } from '@kerneltune/engines-llamacpp/node'
 import type { GateMethod } from '@kerneltune/stats'
 import type { Store } from '@kerneltune/store'
 import type { CommandContext, Io } from '../cli/command.ts'
@@ -18,10 +16,10 @@ import { defineCommand } from '../cli/command.ts'
 import { parseArgs, usageError } from '../cli/args.ts'
 import { fmt, progressBar } from '../cli/output.ts'
 import { SWEEP_FLAGS } from './sweep-flags.ts'
-import { label, planSweep, renderSweep, SWEEP_DEFAULTS, type SweepPlan } from './sweep-plan.ts'
+import { planSweep, renderSweep, SWEEP_DEFAULTS, type SweepPlan } from './sweep-plan.ts'
 import { runServerOrInterleaved } from './sweep-server-run.ts'
 import { runOnnxSweep } from './sweep-onnx.ts'
-import { sweepAsRun, type SweepSession } from './sweep-run.ts'
+import { decisionJson, decisionText, sweepAsRun, type SweepDecision, type SweepSession } from './sweep-run.ts'
 import { storedSweepSpec, sweepFlagsOf, sweepSpecOf } from './sweep-resume.ts'
 import { INTERRUPT } from '@kerneltune/tuner'
 
@@ -63,12 +61,12 @@ export function parseSpace(json: string): SweepSpace {
 }
 
 /** Stores the plan as a run and measures it through the tuner (sequential design), with a progress bar on stderr (one step per combination, baseline first). */
-export async function executeSweep(io: Io, o: SweepRunOptions): Promise<SweepResult & { runId: string }> {
-  const backend = llamacppBackend({ modelPath: o.modelPath, gpu: o.gpu ?? false, promptTokens: o.promptTokens, genTokens: o.genTokens })
+export async function executeSweep(io: Io, o: SweepRunOptions): Promise<SweepResult & { runId: string; decided: SweepDecision }> {
+  // The composed node-llama-cpp backend runs the CPU build; a GPU build is the one thing it cannot be told per run.
+  const backend = o.gpu ? (await import('@kerneltune/engines-llamacpp/node')).llamacppBackend({ modelPath: o.modelPath, gpu: o.gpu }) : undefined
   const bar = progressBar(io, 'sweep', o.plan.candidates.length + 1)
-  const { runId, result } = await sweepAsRun({
-    store: o.store, modelPath: o.modelPath, hardware: o.hardware, plan: o.plan, design: 'sequential', backendName: 'node-llama-cpp', backend,
-    engine: llamacppEngine(), withoutDefaults,
+  const { runId, result, decided } = await sweepAsRun({
+    store: o.store, modelPath: o.modelPath, hardware: o.hardware, plan: o.plan, design: 'sequential', backendName: 'node-llama-cpp', ...(backend ? { backend } : {}),
     workload: { batch: 1, promptTokens: o.promptTokens, generatedTokens: o.genTokens }, repetitions: o.maxReps, warmups: o.warmups,
     settings: { model: o.modelPath, warmups: o.warmups, minReps: o.minReps, maxReps: o.maxReps, earlyStop: o.earlyStop, noiseFloor: o.noiseFloor, gate: o.gate, metric: o.metric, epsilon: o.epsilon, margin: o.margin },
     is: (r): r is SweepResult => !('aa' in r),
@@ -80,7 +78,7 @@ export async function executeSweep(io: Io, o: SweepRunOptions): Promise<SweepRes
     },
   })
   bar.done()
-  return { ...result, runId }
+  return { ...result, runId, decided }
 }
 
 /**
@@ -122,7 +120,7 @@ export const sweepCommand = defineCommand({
     'kerneltune sweep --engine onnx --onnx decoder.onnx --design sequential --json',
   ],
   jsonOutput:
-    'With --engine onnx: { ok, runId, engine: "onnx", ortVersion, backend: "onnxruntime", design, device, baseline, combos, winner | null, verdict: RunVerdict (kind, headline, reasons, figures), designVerdict, recommended: { combo, sessionOptions }, model: { path, bytes, synthesized, spec? }, mode, space, catalog, workload, roofline: { kind: "prediction", hardware, decode: { boundTps, binding, measuredDefaultsTps, fraction }, prefill: {...} } | null, seconds, ... }. Both llama.cpp forms carry runId: the stored run (kerneltune run show RUN_ID, the dashboard\'s History). With --backend server or --design interleaved: { ok, runId, engine, backend, design: "interleaved", device, rounds, partialRound, order, roundSeconds, prepareSeconds?, launches: { [arm]: [{ reason, ok, error?, phases: { spawnedAt, setupMs, listeningMs?, modelLoadedMs?, readyMs?, warmupStartMs?, warmupEndMs?, warmupRequests? } }] }, metric, baseline, combos: [{ combo, reps, error?, stats, comparison, paired: { decodeTps?, prefillTps?, ttftMs? } }], aa: { comparison, declaredWinner, falseWinnerRate, resamples, reps }, winner | null, verdict, recommendedArgv, load: { concurrency, requests, promptTokens, outputTokens }, settings, seconds, budgetEnded, longestVisitMs, budget?: { seconds, startedAt, ended, endedIn: rounds | capacity | null, rounds: { untilS, endedAtS, ended, measured, planned, partialRound, longestVisitS }, capacity: { untilS, searches: [{ candidate, untilS, endedAtS, ended, measurements, longestMeasurementS }] } | null, longestMeasurementS, elapsedS, note } (with --time-budget), ... }; --out FILE gets the same document, and after every round and capacity search the result so far with partial: true, phase: rounds | capacity. Otherwise: { ok, runId, engine: "llamacpp", measured: true, simulated: false, device, model: { path, bytes }, mode, space, catalog: { version, hash }, pruned: [{ combo, rule }], workload: { promptTokens, genTokens }, settings: { warmups, minReps, maxReps, earlyStop, noiseFloor }, metric, baseline: { combo, hash, reps, stats }, combos: [{ combo, hash, reps, stoppedEarly?, error?, stats, comparison: { decodeTps?, prefillTps?, ttftMs? }, gate }], gate: GateResult, winner: { combo, hash, reps, stats, comparison, gate, llamaServerArgv } | null, verdict, recommendedArgv, notes, seconds }. Interrupted: { ok: false, error: { code: "CANCELLED", message, details: { runId, resume: "kerneltune sweep --resume RUN_ID", interrupted: true } } }',
+    'With --engine onnx: { ok, runId, engine: "onnx", ortVersion, backend: "onnxruntime", design, device, baseline, combos, winner | null, verdict: RunVerdict (kind, headline, reasons, figures), designVerdict, recommended: { combo, sessionOptions }, model: { path, bytes, synthesized, spec? }, mode, space, catalog, workload, roofline: { kind: "prediction", hardware, decode: { boundTps, binding, measuredDefaultsTps, fraction }, prefill: {...} } | null, seconds, ... }. Both llama.cpp forms carry runId: the stored run (kerneltune run show RUN_ID, the dashboard\'s History). With --backend server or --design interleaved: { ok, runId, engine, backend, design: "interleaved", device, rounds, partialRound, order, roundSeconds, prepareSeconds?, launches: { [arm]: [{ reason, ok, error?, phases: { spawnedAt, setupMs, listeningMs?, modelLoadedMs?, readyMs?, warmupStartMs?, warmupEndMs?, warmupRequests? } }] }, metric, baseline, combos: [{ combo, reps, error?, stats, comparison, paired: { decodeTps?, prefillTps?, ttftMs? } }], aa: { comparison, declaredWinner, falseWinnerRate, resamples, reps }, winner | null, verdict: RunVerdict, designVerdict, recommendedArgv | null, load: { concurrency, requests, promptTokens, outputTokens }, settings, seconds, budgetEnded, longestVisitMs, budget?: { seconds, startedAt, ended, endedIn: rounds | capacity | null, rounds: { untilS, endedAtS, ended, measured, planned, partialRound, longestVisitS }, capacity: { untilS, searches: [{ candidate, untilS, endedAtS, ended, measurements, longestMeasurementS }] } | null, longestMeasurementS, elapsedS, note } (with --time-budget), ... }; --out FILE gets the same document, and after every round and capacity search the result so far with partial: true, phase: rounds | capacity. Otherwise: { ok, runId, engine: "llamacpp", measured: true, simulated: false, device, model: { path, bytes }, mode, space, catalog: { version, hash }, pruned: [{ combo, rule }], workload: { promptTokens, genTokens }, settings: { warmups, minReps, maxReps, earlyStop, noiseFloor }, metric, baseline: { combo, hash, reps, stats }, combos: [{ combo, hash, reps, stoppedEarly?, error?, stats, comparison: { decodeTps?, prefillTps?, ttftMs? }, gate }], gate: GateResult, winner: { combo, hash, reps, stats, comparison, gate, llamaServerArgv } | null, verdict: RunVerdict (the one verdict the run stores: kind, index, headline, reasons, figures, recommendedArgv), designVerdict, recommendedArgv | null (the verdict\'s; null when withheld), notes, seconds }. Interrupted: { ok: false, error: { code: "CANCELLED", message, details: { runId, resume: "kerneltune sweep --resume RUN_ID", interrupted: true } } }',
   async run(ctx) {
     // --time-budget counts from here: opening the store and planning are part of the command.
     const startedAt = Date.now()
@@ -208,14 +206,14 @@ async function sequentialSweep(ctx: CommandContext<typeof SWEEP_FLAGS>, store: S
       session: i.session,
     }
     ctx.io.stderr(`sweeping ${plan.candidates.length} combinations (${plan.pruned.length} removed by llama.cpp's rules) against the defaults, ${mode} mode\n`)
-    const r = await executeSweep(ctx.io, o)
+    const { decided, ...r } = await executeSweep(ctx.io, o)
     const seconds = (Date.now() - started) / 1000
     if (ctx.json) {
       ctx.printJson({
         ok: true,
         engine: 'llamacpp',
         ...r,
-        winner: r.winner ?? null,
+        ...decisionJson(r, decided),
         model: { path: modelPath, bytes: modelBytes },
         mode,
         space: plan.space,
@@ -225,9 +223,9 @@ async function sequentialSweep(ctx: CommandContext<typeof SWEEP_FLAGS>, store: S
         seconds,
       })
     } else {
-      ctx.io.stdout(renderSweep(r))
+      ctx.io.stdout(renderSweep(r, decisionText(decided)))
       ctx.io.stdout(`${r.combos.length} combinations measured in ${fmt(seconds, 1)} s; ${plan.pruned.length} removed by rules (${[...new Set(plan.pruned.map((p) => p.rule))].join(', ') || 'none'}); stored as run ${r.runId} (kerneltune run show ${r.runId})\n`)
     }
-    // Exit 3 (a gate did not pass) when nothing beats the defaults: the recommendation is then no change.
-    return r.winner ? 0 : 3
+    // Exit 3 when the run's verdict names no winner: the recommendation is then no change.
+    return decided.verdict.kind === 'winner' ? 0 : 3
 }

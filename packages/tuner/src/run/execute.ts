@@ -5,14 +5,14 @@
  * Progress is stored after each combination, so a run can be followed from another process.
  */
 import { isKerneltuneError, KerneltuneError, type MeasurementBackend, type RegistryEntry, type RegistryKernelUse, type RepetitionMetrics, type Run, type RunCombo } from '@kerneltune/core'
-import { compareWithBaseline, measureWithEarlyStop } from '@kerneltune/experiment'
+import { compareWithBaseline, measureWithEarlyStop, sequentialLoop } from '@kerneltune/experiment'
 import { SHARED_CACHE_TENANT, type Store } from '@kerneltune/store'
 import { backendForRun, runModelPath } from './backend.ts'
 import { comboCacheKey, deviceFingerprint } from '../fingerprint.ts'
 import { comboMetrics, higherIsBetter, samplesOf } from './metrics.ts'
 import { runOptions, type RunOptions } from './create.ts'
 import { summarizeRun } from './summary.ts'
-import { executeExperimentRun, storedDesignSettings } from './experiment-run.ts'
+import { executeExperimentRun, storedDesignSettings, type ExperimentHooks } from './experiment-run.ts'
 import type { ExecuteRunDeps } from './deps.ts'
 
 /** Waits one turn of the event loop (setTimeout is the one such call every runtime has). */
@@ -97,13 +97,18 @@ export function runComparison(reps: readonly RepetitionMetrics[], baseline: read
   return cmp ? { metric: mine.metric, stoppedEarly, ...cmp } : null
 }
 
-export async function executeRun(runId: string, deps: ExecuteRunDeps): Promise<Run> {
+/**
+ * The one executor of a stored run: the server's queue, its workers, `run create`, `tune start`'s
+ * runs and `kerneltune sweep` all call it, with the registry composed by @kerneltune/compose.
+ * `hooks` let a caller follow a design's run (its result, its rounds); they change nothing measured.
+ */
+export async function executeRun(runId: string, deps: ExecuteRunDeps, hooks: ExperimentHooks = {}): Promise<Run> {
   const { store, registry, signal, onEvent = () => {}, observer = {}, cacheScope = 'tenant' } = deps
   let run = await store.runs.require(null, runId)
   const opts = runOptions(run)
   // Rounds pair measurements across combinations: the design runs the whole run in one go. A run
   // that stored its design settings (a sweep's) is executed by its design too, as its creator would.
-  if (opts.design === 'interleaved' || storedDesignSettings(run)) return executeExperimentRun(runId, deps)
+  if (opts.design === 'interleaved' || storedDesignSettings(run)) return executeExperimentRun(runId, deps, hooks)
   const backend = backendForRun(registry, run)
   const started = Date.now()
   await store.runs.setStatus(runId, 'running')
@@ -122,54 +127,74 @@ export async function executeRun(runId: string, deps: ExecuteRunDeps): Promise<R
     let device = opts.useCache ? await measuringDevice(backend) : undefined
     const tenant = cacheScope === 'shared' ? SHARED_CACHE_TENANT : run.tenant
     const keyOf = (comboHash: string) => device === null ? undefined : comboCacheKey(run.target, run.catalogVersion, comboHash, modelPath ? `${run.backend}:${modelPath}` : run.backend, { tenant, ...(device ? { device, deviceProxy: Boolean(backend.proxy?.device) } : {}) })
-    for (const c of ordered) {
-      if (c.status !== 'pending') continue
-      if (signal?.aborted) throw new KerneltuneError('CANCELLED', 'the run was cancelled')
-      onEvent({ type: 'combo.started', runId, index: c.index, comboHash: c.comboHash })
-      const key = keyOf(c.comboHash)
-      let cached: CachedResult | undefined
-      if (opts.useCache && key) {
-        cached = await store.cache.get<CachedResult>(key)
-        if (cached && cached.repetitions.length < run.repetitions && !cached.notes.includes('stopped early')) cached = undefined
-        cached ? observer.cacheHit?.() : observer.cacheMiss?.()
-      }
-      let result: { status: 'measured' | 'failed'; reps: RepetitionMetrics[]; simulated: boolean; error: string | null; early: boolean; kernels?: RegistryKernelUse[] }
-      if (cached) {
-        result = { status: 'measured', reps: cached.repetitions, simulated: cached.simulated, error: null, early: false }
-        devices.add(cached.device)
-      } else {
-        try {
-          const m = await measureCombo(backend, run, c, opts, c.isBaseline ? undefined : baselineReps, signal, registryKernels)
-          observer.comboEvaluated?.()
-          devices.add(m.device)
-          result = { status: 'measured', reps: m.reps, simulated: m.simulated, error: null, early: m.stoppedEarly, ...(m.kernels ? { kernels: m.kernels } : {}) }
-          if (device === null && m.device) device = m.device
-          const stored: CachedResult = { repetitions: m.reps, simulated: m.simulated, device: m.device, ...(device ? { deviceFingerprint: deviceFingerprint(device) } : {}), notes: m.stoppedEarly ? [...m.notes, 'stopped early'] : m.notes }
-          const putKey = key ?? keyOf(c.comboHash)
-          if (opts.useCache && putKey) await store.cache.put(putKey, stored)
-        } catch (e) {
-          if (isKerneltuneError(e) && e.code === 'CANCELLED') throw e
-          if (signal?.aborted) throw new KerneltuneError('CANCELLED', 'the run was cancelled')
-          observer.comboEvaluated?.()
-          result = { status: 'failed', reps: [], simulated: backend.simulated, error: message(e), early: false }
+    // The one sequential loop (@kerneltune/experiment's sequentialLoop), with this step: the cache
+    // in front, then early stopping against the baseline; every result is stored as it comes.
+    const byHash = new Map(combos.map((c) => [c.comboHash, c]))
+    const base = combos.find((c) => c.isBaseline)
+    if (!base) throw new KerneltuneError('INTERNAL', `run ${runId} has no baseline combination`)
+    const kept = new Map(combos.filter((c) => c.status !== 'pending').map((c) => [c.comboHash, { combo: c.combo, hash: c.comboHash, reps: c.repetitions }]))
+    type StepResult = { status: 'measured' | 'failed'; reps: RepetitionMetrics[]; simulated: boolean; error: string | null; early: boolean; cached: boolean; kernels?: RegistryKernelUse[] }
+    const results = new Map<string, StepResult>()
+    await sequentialLoop({
+      baseline: { combo: base.combo, hash: base.comboHash },
+      candidates: ordered.filter((c) => !c.isBaseline).map((c) => ({ combo: c.combo, hash: c.comboHash })),
+      done: kept,
+      step: async ({ hash }) => {
+        const c = byHash.get(hash)!
+        if (signal?.aborted) throw new KerneltuneError('CANCELLED', 'the run was cancelled')
+        onEvent({ type: 'combo.started', runId, index: c.index, comboHash: c.comboHash })
+        const key = keyOf(c.comboHash)
+        let cached: CachedResult | undefined
+        if (opts.useCache && key) {
+          cached = await store.cache.get<CachedResult>(key)
+          if (cached && cached.repetitions.length < run.repetitions && !cached.notes.includes('stopped early')) cached = undefined
+          cached ? observer.cacheHit?.() : observer.cacheMiss?.()
         }
-      }
-      if (c.isBaseline) {
-        if (result.status !== 'measured') throw new KerneltuneError('MEASUREMENT_FAILED', `the baseline combination could not be measured: ${result.error}`)
-        baselineReps = result.reps
-      }
-      if (result.early) stoppedEarly.push(c.index)
-      const comparison = result.status === 'measured' && !c.isBaseline ? runComparison(result.reps, baselineReps, opts, result.early) : null
-      const metrics = comboMetrics(result.reps)
-      await store.runs.recordCombo(runId, c.index, { status: result.status, simulated: result.simulated, cached: Boolean(cached), repetitions: result.reps, metrics, comparison, error: result.error, ...(result.kernels ? { kernels: result.kernels } : {}) })
-      done++
-      onEvent({ type: 'combo.measured', runId, index: c.index, comboHash: c.comboHash, cached: Boolean(cached), simulated: result.simulated, metrics, repetitions: result.reps.length, stoppedEarly: result.early, error: result.error })
-      onEvent({ type: 'progress', runId, done, total: combos.length })
-      // A simulated backend computes synchronously and the embedded store answers at once, so
-      // without this the loop never leaves the microtask queue: no SSE write, no other request
-      // and no timer would run until the whole run ended. A macrotask turn lets them through.
-      await yieldToEventLoop()
-    }
+        let result: StepResult
+        if (cached) {
+          result = { status: 'measured', reps: cached.repetitions, simulated: cached.simulated, error: null, early: false, cached: true }
+          devices.add(cached.device)
+        } else {
+          try {
+            const m = await measureCombo(backend, run, c, opts, c.isBaseline ? undefined : baselineReps, signal, registryKernels)
+            observer.comboEvaluated?.()
+            devices.add(m.device)
+            result = { status: 'measured', reps: m.reps, simulated: m.simulated, error: null, early: m.stoppedEarly, cached: false, ...(m.kernels ? { kernels: m.kernels } : {}) }
+            if (device === null && m.device) device = m.device
+            const stored: CachedResult = { repetitions: m.reps, simulated: m.simulated, device: m.device, ...(device ? { deviceFingerprint: deviceFingerprint(device) } : {}), notes: m.stoppedEarly ? [...m.notes, 'stopped early'] : m.notes }
+            const putKey = key ?? keyOf(c.comboHash)
+            if (opts.useCache && putKey) await store.cache.put(putKey, stored)
+          } catch (e) {
+            if (isKerneltuneError(e) && e.code === 'CANCELLED') throw e
+            if (signal?.aborted) throw new KerneltuneError('CANCELLED', 'the run was cancelled')
+            observer.comboEvaluated?.()
+            result = { status: 'failed', reps: [], simulated: backend.simulated, error: message(e), early: false, cached: false }
+          }
+        }
+        if (c.isBaseline) {
+          if (result.status !== 'measured') throw new KerneltuneError('MEASUREMENT_FAILED', `the baseline combination could not be measured: ${result.error}`)
+          baselineReps = result.reps
+        }
+        results.set(hash, result)
+        return { reps: result.reps, ...(result.error ? { error: result.error } : {}), ...(result.early ? { stoppedEarly: 'stopped early' } : {}) }
+      },
+      onMeasured: async (m) => {
+        const c = byHash.get(m.hash)!
+        // A step that threw (not a measurement: the cache, say) is a failed combination, as the loop records it.
+        const result = results.get(m.hash) ?? { status: 'failed', reps: [], simulated: backend.simulated, error: m.error ?? 'failed', early: false, cached: false }
+        if (result.early) stoppedEarly.push(c.index)
+        const comparison = result.status === 'measured' && !c.isBaseline ? runComparison(result.reps, baselineReps, opts, result.early) : null
+        const metrics = comboMetrics(result.reps)
+        await store.runs.recordCombo(runId, c.index, { status: result.status, simulated: result.simulated, cached: result.cached, repetitions: result.reps, metrics, comparison, error: result.error, ...(result.kernels ? { kernels: result.kernels } : {}) })
+        done++
+        onEvent({ type: 'combo.measured', runId, index: c.index, comboHash: c.comboHash, cached: result.cached, simulated: result.simulated, metrics, repetitions: result.reps.length, stoppedEarly: result.early, error: result.error })
+        onEvent({ type: 'progress', runId, done, total: combos.length })
+        // A simulated backend computes synchronously and the embedded store answers at once, so
+        // without this the loop never leaves the microtask queue: no SSE write, no other request
+        // and no timer would run until the whole run ended. A macrotask turn lets them through.
+        await yieldToEventLoop()
+      },
+    })
     combos = await store.runs.combos(runId)
     const { summary, gates, rejections } = summarizeRun(run, combos, opts, { devices: [...devices], durationMs: Date.now() - started, stoppedEarly, ...described })
     for (const r of rejections) observer.gateRejection?.(r)

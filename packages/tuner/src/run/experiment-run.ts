@@ -6,18 +6,19 @@
  * unpaired and gated). The rounds of the interleaved design pair measurements, so with workers the
  * whole run is one job on one worker (the summary names the device and the worker), and a run
  * resumed after a pause starts its rounds again: a round cut in two by a restart would pair
- * measurements from two times. `kerneltune sweep` creates its runs and executes them here, with
- * its own backend and design settings (ExperimentHooks); executeRun sends interleaved runs here.
+ * measurements from two times. executeRun sends interleaved runs and runs with stored design
+ * settings (`kerneltune sweep`'s) here; what is measured comes from the stored run and the registry,
+ * so the sweep and the server's queue measure such a run alike (ExperimentHooks only follow it).
  */
 import { isKerneltuneError, KerneltuneError, type Combo, type EnginePlugin, type MeasurementBackend, type RepetitionMetrics, type Run } from '@kerneltune/core'
 import { GATE_METHODS, metricDirection } from '@kerneltune/stats'
 import { z } from 'zod'
 import { compareWithBaseline, EXPERIMENT_METRICS, metricSamples, runInterleavedSweep, runSweep, sweepComboHash, type ExperimentMetric, type MeasuredCombo, type InterleavedSweepOptions, type InterleavedSweepResult, type PairedComparison, type SweepOptions, type SweepResult } from '@kerneltune/experiment'
-import { backendForRun } from './backend.ts'
+import { backendForRun, runModelPath } from './backend.ts'
 import { runOptions } from './create.ts'
 import { comboMetrics } from './metrics.ts'
 import { summarizeRun, type RunSummary } from './summary.ts'
-import { runVerdict } from './verdict.ts'
+import { runVerdict, verdictGate, withRecommendedArgv } from './verdict.ts'
 import type { ExperimentSummary, InterleavedSummary } from './experiment-summary.ts'
 import { RUN_OWNER_LEASE_MS, type ExecuteRunDeps } from './deps.ts'
 
@@ -53,15 +54,14 @@ export function storedDesignSettings(run: Pick<Run, 'target'>): DesignSettings |
 }
 
 /**
- * What a caller that owns the measurement can set (kerneltune sweep): its own backend (a llama-server
- * pool kept across rounds), the engine that translates the winner, how defaults are dropped, the
- * design's settings beyond the run's, and the design's full result once it is stored.
+ * What a caller that follows the run can set (kerneltune sweep): the design's full result once it is
+ * stored, the rounds' deadline and the result after each round. What is measured (design settings,
+ * engine, which values are defaults) comes from the stored run and the registry only, so the
+ * sweep and the server's queue measure a run alike. `backend` replaces the registry's for what the
+ * composed backend cannot be told per run (a llama-server pool kept across rounds, a GPU build).
  */
 export interface ExperimentHooks {
   readonly backend?: MeasurementBackend
-  readonly engine?: EnginePlugin
-  readonly withoutDefaults?: (combo: Combo) => Combo
-  readonly settings?: DesignSettings
   readonly onResult?: (result: InterleavedSweepResult | SweepResult) => void
   /**
    * When the interleaved rounds must end (Date.now() clock): the time budget of the caller's whole
@@ -116,18 +116,21 @@ export async function executeExperimentRun(runId: string, deps: ExecuteRunDeps, 
   const opts = runOptions(run)
   const design = opts.design ?? 'sequential'
   // What the run stored, under what the caller sets: a resumed sweep and a generic executor agree.
-  const settings: DesignSettings = { ...storedDesignSettings(run), ...hooks.settings }
+  const settings: DesignSettings = storedDesignSettings(run) ?? {}
   const base = hooks.backend ?? backendForRun(registry, run)
-  const backend = hooks.backend ?? forRun(base, run)
-  const engine: EnginePlugin = hooks.engine ?? registry.get('engine', run.target.engine)
+  // Every measurement gets the run's target (its workload: prompt and generated tokens), the caller's backend too.
+  const backend = forRun(base, run)
+  const engine: EnginePlugin = registry.get('engine', run.target.engine)
   const started = Date.now()
   await store.runs.setStatus(runId, 'running')
   const combos = await store.runs.combos(runId)
   const baseline = combos.find((c) => c.isBaseline)
   if (!baseline) throw new KerneltuneError('INTERNAL', `run ${runId} has no baseline combination`)
   const others = combos.filter((c) => !c.isBaseline)
-  // Values equal to the baseline's are the baseline's: two combinations that differ only there run alike.
-  const withoutDefaults = hooks.withoutDefaults ?? ((c: Combo): Combo => Object.fromEntries(Object.entries(c).filter(([k, v]) => baseline.combo[k] !== v)))
+  // Values equal to the baseline's, or to the engine's own default, are the defaults: two
+  // combinations that differ only there run alike, and the winner's command line leaves them out.
+  const defaults: Record<string, string> = { ...Object.fromEntries((engine.catalogExtension?.dimensions ?? []).map((d) => [d.id, d.defaultValue])), ...baseline.combo }
+  const withoutDefaults = (c: Combo): Combo => Object.fromEntries(Object.entries(c).filter(([k, v]) => defaults[k] !== v))
   const rounds = settings.rounds ?? opts.rounds ?? 8
   onEvent({ type: 'run.started', runId, total: combos.length })
   const described = { proxy: base.proxy, exercises: base.exercises, equivalentValues: base.equivalentValues, cacheScope }
@@ -206,7 +209,7 @@ export async function executeExperimentRun(runId: string, deps: ExecuteRunDeps, 
     const improvementOf = (x: NonNullable<typeof r.winner>) => ('paired' in x ? x.paired[metric]?.improvement : x.comparison[metric]?.improvement) ?? NaN
     const common2: ExperimentSummary = {
       design, metric, device: r.device, worker: deps.worker ?? null,
-      winner: w && r.winner ? { index: w.index, comboHash: w.comboHash, combo: w.combo, improvement: improvementOf(r.winner), argv: [...r.winner.llamaServerArgv] } : null,
+      winner: w && r.winner ? { index: w.index, comboHash: w.comboHash, combo: w.combo, improvement: improvementOf(r.winner), argv: [...r.winner.llamaServerArgv], value: r.winner.stats[metric]?.trimmedMean ?? NaN } : null,
       verdict: r.verdict, recommendedArgv: [...r.recommendedArgv],
     }
     const orderOf = (arm: string) => (arm === 'baseline' || arm === 'aa' ? arm : String(byHash.get(arm)?.index ?? arm))
@@ -220,14 +223,14 @@ export async function executeExperimentRun(runId: string, deps: ExecuteRunDeps, 
           launches: Object.fromEntries(Object.entries(r.launches).map(([arm, l]) => [orderOf(arm), [...l]])),
         }
       : common2
-    // The design decides the winner (paired by round, or gated); summarizeRun's own pick could contradict it.
-    const designWinner: RunSummary['winner'] = w && r.winner
-      ? { index: w.index, comboHash: w.comboHash, combo: w.combo, value: r.winner.stats[metric]?.trimmedMean ?? NaN, improvement: improvementOf(r.winner), proxy: summary.proxy, notMeasured: summary.notMeasured, notToldApart: {} }
-      : null
-    // With latency objectives judged, they decide (an infeasible combination never wins), as in a sequential run.
-    const full = { ...summary, winner: summary.objectives && !summary.objectives.note ? summary.winner : designWinner, experiment }
-    // The one verdict, now that the design's evidence (its rounds, the A/A arm) is part of the summary.
-    full.verdict = runVerdict(full, { winnerGate: full.winner ? gates.get(full.winner.index) : null, ...(settings.alpha === undefined ? {} : { alpha: settings.alpha }) })
+    // One verdict (verdict.ts decides: objectives, else the design, else the gate), and its command line is the one stored.
+    const full: RunSummary & { experiment: ExperimentSummary | InterleavedSummary } = { ...summary, experiment }
+    const argvOf = async (combo: Combo): Promise<string[] | null> => {
+      const t = await engine.translate(withoutDefaults(combo), { model: settings.model ?? runModelPath(run) ?? run.target.model.name })
+      return t.ok ? [...t.argv] : null
+    }
+    full.verdict = await withRecommendedArgv(runVerdict(full, { winnerGate: verdictGate(full, gates), ...(settings.alpha === undefined ? {} : { alpha: settings.alpha }), ...(settings.epsilon === undefined ? {} : { band: settings.epsilon }) }), stored, argvOf)
+    experiment.recommendedArgv = full.verdict.recommendedArgv ?? []
     const status = stored.some((c) => c.status === 'measured') ? 'succeeded' : 'failed'
     await store.runs.finish(runId, status, full, gates, status === 'failed' ? 'no combination could be measured' : null)
     run = await store.runs.require(null, runId)

@@ -15,9 +15,10 @@ export interface ExperimentSummary {
   /** The worker that measured every round, when a worker did. */
   worker: string | null
   /** The combination the design's rule picks, with its command line; null keeps the baseline. */
-  winner: { index: number; comboHash: string; combo: Combo; improvement: number; argv: string[] } | null
+  winner: { index: number; comboHash: string; combo: Combo; improvement: number; argv: string[]; value?: number } | null
+  /** The design's own finding in words (evidence: the run's verdict decides, verdict.ts). */
   verdict: string
-  /** The command line to run: the winner's, or the baseline's. */
+  /** The command line to run, the run's verdict's (RunVerdict.recommendedArgv): the winner's, the baseline's when the defaults stay, [] when the verdict is withheld. */
   recommendedArgv: string[]
 }
 

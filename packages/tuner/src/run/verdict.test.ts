@@ -3,7 +3,7 @@ import { signFlipTest } from '@kerneltune/stats'
 import { describe, expect, it } from 'vitest'
 import { noisyExperiment, noisyObjectives, noisyRun, threeRounds } from './noisy-run.fixture.ts'
 import { minRoundsForPairedBeats } from './objectives.ts'
-import { runVerdict } from './verdict.ts'
+import { runVerdict, withRecommendedArgv } from './verdict.ts'
 
 const mean = (xs: readonly number[]) => xs.reduce((a, b) => a + b, 0) / xs.length
 /** The reported run with the A/A arm as quiet as a calm machine's. */
@@ -16,7 +16,7 @@ describe('runVerdict on the run issue 34 reports (3 interleaved rounds, objectiv
     expect(v.kind).toBe('withheld')
     expect(v.index).toBeNull()
     expect(v.candidate).toBe(5)
-    expect(v.headline).toBe('No verdict, the defaults stay: the A/A arm (the defaults against themselves) read +460.0% on decodeTps, larger than every difference measured: the noise is larger than the effect; 3 rounds cannot reach p < 0.05: the sign-flip test on decodeTps needs at least 7.')
+    expect(v.headline).toBe('No verdict, the defaults stay: the A/A arm (the defaults against themselves) read +460.0% on decodeTps, larger than every difference measured: the noise is larger than the effect; 3 rounds cannot reach p < 0.05: the sign-flip test on decodeTps needs at least 7; the machine was too noisy to decide.')
     expect(v.headline).not.toMatch(/winner/i)
     // What the objectives alone would have done is said, as a reason, not as the verdict.
     expect(v.reasons[0]).toBe('the objectives alone would pick #5 (the defaults miss the objectives; combination 5 meets them and is the best that does by goodput)')
@@ -84,6 +84,41 @@ describe('runVerdict: who decides, and what the evidence lets it say', () => {
     const crowned = runVerdict({ ...noisyRun, objectives: undefined, experiment: { ...e, aa: { ...e.aa, declaredWinner: true } } })
     expect(crowned.kind).toBe('withheld')
     expect(crowned.headline).toMatch(/^No verdict, the defaults stay: the A\/A arm \(the defaults against themselves\) was called better than the defaults \(\+1\.0% on decodeTps\)/)
+  })
+
+  it('should withhold when the A/A arm\'s interval lies wholly outside ±2%, even when the A/A arm reads less than the winner (the machine drifted), and recommend nothing', async () => {
+    const better = { ...threeRounds(0.12, 0.03, 0.21, 0.008), n: 8, verdict: 'better' as const }
+    const aaAt = (improvement: number, low: number, high: number) => ({ comparison: { ...threeRounds(improvement, low, high, 0.02), n: 8 }, declaredWinner: false, falseWinnerRate: 0.03 })
+    const e = { ...noisyExperiment, rounds: 8, paired: { 5: better }, winner: { index: 5, comboHash: 'h5', combo: {}, improvement: 0.12, argv: [], value: 41.5 }, verdict: 'decodeTps +12.0%' }
+    const input = { ...noisyRun, objectives: undefined }
+    const combos: { index: number; combo: Record<string, string>; isBaseline: boolean }[] = [{ index: 0, combo: {}, isBaseline: true }, { index: 5, combo: { threads: '5' }, isBaseline: false }]
+    const argvOf = async (c: Record<string, string>) => ['llama-server', ...Object.entries(c).flatMap(([k, v]) => [`--${k}`, v])]
+    const drifted = await withRecommendedArgv(runVerdict({ ...input, experiment: { ...e, aa: aaAt(0.05, 0.03, 0.08) } }), combos, argvOf)
+    expect(drifted.kind).toBe('withheld')
+    expect(drifted.aa).toMatchObject({ outsideBand: true, noiseDominates: false, band: 0.02 })
+    expect(drifted.headline).toMatch(/its 95% interval wholly outside ±2%: the same settings differed measurably from themselves; the machine was too noisy to decide\.$/)
+    expect(drifted.recommendedArgv).toBeNull()
+    // The same run with the A/A interval covering the band: the winner stands, with its command line.
+    const calm = await withRecommendedArgv(runVerdict({ ...input, experiment: { ...e, aa: aaAt(0.01, -0.01, 0.04) } }), combos, argvOf)
+    expect(calm).toMatchObject({ kind: 'winner', index: 5, recommendedArgv: ['llama-server', '--threads', '5'] })
+    // A wider band (the run's epsilon) accepts what ±2% did not.
+    expect(runVerdict({ ...input, experiment: { ...e, aa: aaAt(0.05, 0.03, 0.08) } }, { band: 0.05 }).kind).toBe('winner')
+  })
+
+  it('should let a sequential design\'s rule decide, not the best mean: no significant winner keeps the defaults', async () => {
+    const seq = { design: 'sequential' as const, metric: 'decodeTps', device: 'cpu', worker: null, winner: null, verdict: 'no combination is significantly better', recommendedArgv: [] }
+    // summarizeRun's best by mean is #3; the design found nothing significant: the defaults stay, with their command line.
+    const v = await withRecommendedArgv(runVerdict({ ...noisyRun, objectives: undefined, experiment: seq }), [{ index: 0, combo: {}, isBaseline: true }], async () => ['llama-server'])
+    expect(v).toMatchObject({ kind: 'keep-defaults', index: null, decidedBy: 'design', recommendedArgv: ['llama-server'] })
+    const picked = runVerdict({ ...noisyRun, objectives: undefined, experiment: { ...seq, winner: { index: 2, comboHash: 'h2', combo: {}, improvement: 0.3, argv: [], value: 14 } } }, { winnerGate: { passed: true, reasons: [] } })
+    expect(picked).toMatchObject({ kind: 'winner', index: 2, best: { index: 2, value: 14 } })
+  })
+
+  it('should not say a pick beats defaults that were never measured (load levels of one server: bench serve and capacity)', () => {
+    const levels = { ...noisyObjectives, decision: { ...noisyObjectives.decision, winner: 2, defaultsFeasible: null, reason: 'the defaults were not measured: the best feasible combination' } }
+    const v = runVerdict({ ...noisyRun, experiment: undefined, baseline: null, gate: null, objectives: levels })
+    expect(v.headline).toMatch(/#2 meets the objectives \(no defaults were measured to compare it with\)/)
+    expect(v.headline).not.toMatch(/beats the defaults/)
   })
 
   const sequential: typeof noisyRun = { ...noisyRun, objectives: undefined, experiment: undefined, metric: 'latencyMs', baseline: { index: 0, comboHash: 'h0', combo: {}, value: 20 }, winner: { ...noisyRun.winner!, index: 3, value: 15, improvement: 0.25 } }

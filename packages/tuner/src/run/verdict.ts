@@ -4,13 +4,16 @@
  * dashboard once headed a run "Winner: #5, +1538.3% throughput" from one of them while the design
  * below it said "keep the defaults": here they become one statement, stored with the summary, that
  * the run view and `kerneltune run show` both print. Who decides: the objectives when the run
- * judged them, else the interleaved design, else the quality gate. The evidence then limits what
+ * judged them, else the experiment design (interleaved or sequential) that measured the run, else
+ * the quality gate; nothing else picks a winner (issue 36: the executor once swapped in the design's
+ * winner after summarizeRun had picked its own). The evidence then limits what
  * may be said. In an interleaved run a winner needs rounds enough for the test to reach
  * significance, even one the objectives pick because the defaults miss them (that, too, was
  * measured in those few rounds), and an A/A arm that differs from the defaults by as much as the
  * winner does withholds the verdict: the defaults stay and the run says why. Every figure
  * carries its unit (@kerneltune/serving's units.ts).
  */
+import type { Combo } from '@kerneltune/core'
 import type { ExperimentSummary, InterleavedSummary } from './experiment-summary.ts'
 import type { RunObjectives } from './objectives.ts'
 import { improvementText, signedPercent, unitOf, withUnit } from '@kerneltune/serving'
@@ -46,6 +49,12 @@ export interface RunVerdict {
   /** Interleaved runs: whether the deciding test can reach significance, and what the A/A arm shows. */
   power?: VerdictPower
   aa?: VerdictAa
+  /**
+   * The command line to run, set by whoever can translate (the executor, with the run's engine):
+   * the winner's, or the defaults' when they stay because nothing beat them; null when the verdict
+   * is withheld or there is nothing to recommend. The sweep and `run show` print this one.
+   */
+  recommendedArgv?: string[] | null
 }
 
 /** What the verdict reads of a run's summary (summary.ts's RunSummary), with the design's when a design measured the run. */
@@ -64,6 +73,8 @@ export interface VerdictOptions {
   /** The quality gate's verdict on the summary's winner (a run stores it per combination). */
   winnerGate?: { passed: boolean; reasons: readonly string[] } | null | undefined
   alpha?: number
+  /** The A/A arm's band around 0 (verdict-evidence.ts rule 3); default AA_BAND. */
+  band?: number
 }
 
 const interleaved = (e: VerdictInput['experiment']): e is InterleavedSummary => e?.design === 'interleaved'
@@ -71,24 +82,32 @@ const interleaved = (e: VerdictInput['experiment']): e is InterleavedSummary => 
 export function runVerdict(s: VerdictInput, o: VerdictOptions = {}): RunVerdict {
   const alpha = o.alpha ?? 0.05
   const e = interleaved(s.experiment) ? s.experiment : undefined
+  // The design that measured the run, either kind: its rule picks the candidate when no objectives decide.
+  const d = s.experiment
   const obj = s.objectives && !s.objectives.note ? s.objectives : undefined
-  const quantity = obj ? obj.objective : e ? e.metric : s.metric
+  const quantity = obj ? obj.objective : d ? d.metric : s.metric
   const unit = unitOf(quantity)
   const valueOf = (index: number | undefined | null): number | null => {
     if (index === undefined || index === null) return null
     if (obj) return obj.candidates.find((c) => c.index === index)?.objectiveValue ?? null
     // A design's winner carries its value on the design's metric; the baseline's is on the run's, which may be another.
+    if (d?.winner?.index === index) {
+      if (typeof d.winner.value === 'number') return d.winner.value
+      // Runs stored before issue 36 carry the design's winner, with its value, as the summary's.
+      if (s.winner?.index === index) return s.winner.value
+    }
+    if (d && d.metric !== s.metric) return null
     if (s.winner?.index === index) return s.winner.value
-    return s.baseline?.index === index && (!e || e.metric === s.metric) ? s.baseline.value : null
+    return s.baseline?.index === index ? s.baseline.value : null
   }
   const defaultsValue = valueOf(s.baseline?.index)
   // The candidate the deciding rule picks (objectives, design or the best measured), before the evidence weighs in.
-  const pick = obj ? obj.decision.winner : e ? e.winner?.index ?? null : s.winner && s.winner.index !== s.baseline?.index ? s.winner.index : null
-  const bestIndex = pick ?? (obj ? bestFeasible(obj, s.baseline?.index) : e ? bestPaired(e) : s.winner?.index ?? null)
+  const pick = obj ? obj.decision.winner : d ? d.winner?.index ?? null : s.winner && s.winner.index !== s.baseline?.index ? s.winner.index : null
+  const bestIndex = pick ?? (obj ? bestFeasible(obj, s.baseline?.index) : e ? bestPaired(e) : d ? null : s.winner?.index ?? null)
   const bestValue = valueOf(bestIndex)
   const best = bestIndex !== null && bestValue !== null ? { index: bestIndex, quantity, value: bestValue, unit } : null
   const isDefaults = bestIndex !== null && bestIndex === s.baseline?.index
-  const gain = bestIndex === null || isDefaults ? null : obj ? relative(bestValue, defaultsValue, unit === 'ms') : e ? e.paired[String(bestIndex)]?.improvement ?? null : s.winner?.improvement ?? null
+  const gain = bestIndex === null || isDefaults ? null : obj ? relative(bestValue, defaultsValue, unit === 'ms') : e ? e.paired[String(bestIndex)]?.improvement ?? null : d ? d.winner?.improvement ?? null : s.winner?.improvement ?? null
   const paired = e && bestIndex !== null ? e.paired[String(bestIndex)] ?? null : null
   const figures: VerdictFigure[] = []
   if (best) figures.push({ label: `${quantity} of #${best.index}${isDefaults ? ' (the defaults)' : ''}`, text: withUnit(best.value, unit), unit })
@@ -105,23 +124,27 @@ export function runVerdict(s: VerdictInput, o: VerdictOptions = {}): RunVerdict 
     s.simulated ? 'predicted (nothing was run, so no interval)' : '',
   ].filter(Boolean).join('; ')
   const power = e ? designPower(e, alpha, obj && obj.decision.defaultsFeasible !== false ? obj.objective : undefined) : undefined
-  const aa = e ? aaEvidence(e, alpha) : undefined
+  const aa = e ? aaEvidence(e, alpha, o.band) : undefined
   const out = (kind: VerdictKind, index: number | null, headline: string, reasons: string[], decidedBy: RunVerdict['decidedBy']): RunVerdict => ({
     kind, index, candidate: index === null ? bestIndex : null, decidedBy, headline, reasons: reasons.filter(Boolean), figures, best, ...(power ? { power } : {}), ...(aa ? { aa } : {}),
   })
-  const decidedBy = obj ? 'objectives' : e ? 'design' : s.gate ? 'gate' : 'none'
+  const decidedBy = obj ? 'objectives' : d ? 'design' : s.gate ? 'gate' : 'none'
   // The A/A arm's full reading goes with the design's evidence (`aa.text`, printed there), not into the reasons again.
 
   if (s.counts.measured === 0 || (!s.baseline && !s.winner && !obj)) return out('none', null, 'No verdict: nothing was measured.', [], 'none')
   if (obj && pick === null && obj.decision.defaultsFeasible === false) return out('none', null, 'No verdict: nothing meets the objectives, the defaults included.', [obj.decision.reason], 'objectives')
 
   // The A/A arm contradicts the pick, or (no pick) shows that nothing measured rose above the noise.
-  if (e && aa && (pick !== null ? aaContradicts(aa, e, pick, gain) : aa.declaredWinner || aa.noiseDominates)) {
+  if (e && aa && (pick !== null ? aaContradicts(aa, e, pick, gain) : aa.declaredWinner || aa.noiseDominates || aa.outsideBand)) {
+    const read = `the A/A arm (the defaults against themselves) read ${improvementText(aa.improvement, e.metric)} on ${e.metric}`
+    const overEffect = aa.noiseDominates || (pick !== null && aaContradicts({ ...aa, declaredWinner: false, outsideBand: false }, e, pick, gain))
     const why = aa.declaredWinner
       ? `the A/A arm (the defaults against themselves) was called better than the defaults (${improvementText(aa.improvement, e.metric)} on ${e.metric})`
-      : `the A/A arm (the defaults against themselves) read ${improvementText(aa.improvement, e.metric)} on ${e.metric}, ${aa.noiseDominates ? 'larger than every difference measured' : `as large as #${pick}'s difference`}: the noise is larger than the effect`
+      : overEffect
+        ? `${read}, ${aa.noiseDominates ? 'larger than every difference measured' : `as large as #${pick}'s difference`}: the noise is larger than the effect`
+        : `${read}, its 95% interval wholly outside ±${(aa.band * 100).toFixed(0)}%: the same settings differed measurably from themselves`
     const picked = pick === null ? '' : obj ? `the objectives alone would pick #${pick} (${obj.decision.reason})` : `the design alone would pick #${pick}`
-    return out('withheld', null, `No verdict, the defaults stay: ${why}${power?.text ? `; ${power.text}` : ''}.`, [picked, 'measure more rounds or on a quieter machine'], decidedBy)
+    return out('withheld', null, `No verdict, the defaults stay: ${why}${power?.text ? `; ${power.text}` : ''}; the machine was too noisy to decide.`, [picked, 'measure more rounds or on a quieter machine'], decidedBy)
   }
 
   // A pick the paired rounds could not have confirmed (too few for the test to reach p < alpha):
@@ -133,7 +156,7 @@ export function runVerdict(s: VerdictInput, o: VerdictOptions = {}): RunVerdict 
 
   if (obj) {
     if (pick === null) return out('keep-defaults', null, `Keep the defaults: ${power?.text || obj.decision.reason}.`, [obj.decision.reason], 'objectives')
-    return gated(out, s, o, pick, `#${pick} meets the objectives ${obj.decision.defaultsFeasible === false ? 'and the defaults do not' : 'and beats the defaults'}; ${said}`, [obj.decision.reason], !e)
+    return gated(out, s, o, pick, `#${pick} meets the objectives ${obj.decision.defaultsFeasible === false ? 'and the defaults do not' : obj.decision.defaultsFeasible === null ? '(no defaults were measured to compare it with)' : 'and beats the defaults'}; ${said}`, [obj.decision.reason], !e)
   }
   if (e) {
     if (pick === null) {
@@ -141,6 +164,11 @@ export function runVerdict(s: VerdictInput, o: VerdictOptions = {}): RunVerdict 
       return out('keep-defaults', null, `Keep the defaults: ${power?.text || found}.`, [found], 'design')
     }
     return out('winner', pick, `Winner: #${pick}, ${said}.`, [e.verdict], 'design')
+  }
+  // A sequential design: its rule (significantly better than the defaults, then the gate) picked or did not.
+  if (d && pick === null) {
+    const found = `no combination is significantly better than the defaults on ${d.metric}`
+    return out('keep-defaults', null, `Keep the defaults: ${found}.`, [d.verdict], 'design')
   }
   if (pick === null) {
     return s.winner ? out('keep-defaults', null, `Keep the defaults: the defaults (#${s.winner.index}) are best; no candidate beat them.`, [], decidedBy) : out('none', null, 'No verdict: no combination was measured.', [], 'none')
@@ -177,4 +205,22 @@ function bestFeasible(obj: NonNullable<VerdictInput['objectives']>, defaults: nu
 function bestPaired(e: InterleavedSummary): number | null {
   const ranked = Object.entries(e.paired).filter(([, p]) => p && Number.isFinite(p.improvement)).sort(([, a], [, b]) => b!.improvement - a!.improvement)
   return ranked[0] ? Number(ranked[0][0]) : null
+}
+
+/** The quality gate's verdict on the combination the deciding rule picks (objectives, design or best measured); null when none is picked or gated. */
+export function verdictGate(s: VerdictInput, gates: ReadonlyMap<number, { passed: boolean; reasons: readonly string[] }>): { passed: boolean; reasons: readonly string[] } | null {
+  const obj = s.objectives && !s.objectives.note ? s.objectives : undefined
+  const pick = obj ? obj.decision.winner ?? (obj.decision.defaultsFeasible ? s.baseline?.index ?? null : null) : s.experiment ? s.experiment.winner?.index ?? null : s.winner?.index ?? null
+  return pick === null ? null : gates.get(pick) ?? null
+}
+
+/**
+ * The verdict with its command line: the winner's, or the defaults' when they stay because nothing
+ * beat them; null when the verdict is withheld (the run could not decide, so it recommends
+ * nothing), nothing was measured, or the engine cannot translate the combination.
+ */
+export async function withRecommendedArgv(v: RunVerdict, combos: readonly { index: number; combo: Combo; isBaseline: boolean }[], argvOf: (combo: Combo) => Promise<string[] | null>): Promise<RunVerdict> {
+  if (v.kind === 'withheld' || v.kind === 'none') return { ...v, recommendedArgv: null }
+  const c = combos.find((x) => (v.index === null ? x.isBaseline : x.index === v.index))
+  return { ...v, recommendedArgv: c ? await argvOf(c.combo) : null }
 }

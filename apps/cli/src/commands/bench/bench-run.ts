@@ -18,7 +18,7 @@ import { LLAMACPP_VERSION } from '@kerneltune/engines-llamacpp'
 import { objectivesRecord, type LoadResult, type Objectives } from '@kerneltune/serving'
 import type { ServerInfo, ServerTarget } from '@kerneltune/serving/node'
 import type { Store } from '@kerneltune/store'
-import { comboMetrics, runOptions, summarizeRun } from '@kerneltune/tuner'
+import { comboMetrics, runOptions, runVerdict, summarizeRun } from '@kerneltune/tuner'
 import type { Io } from '../../cli/command.ts'
 
 export const NO_STORE_FLAG = { name: 'no-store', type: 'boolean', description: 'Do not store the measurement as a run (by default it is, in the embedded store or --db: kerneltune run show RUN_ID).' } as const
@@ -138,6 +138,8 @@ export async function storeBenchRun(o: BenchRun): Promise<{ runId: string } | { 
     const { summary } = summarizeRun(stored, combos, runOptions(stored), { devices: [o.device], durationMs: o.durationMs, stoppedEarly: [] })
     if (summary.objectives && !summary.objectives.note) {
       summary.objectives.decision = { ...summary.objectives.decision, reason: levelsDecision(summary.objectives.decision.winner, summary.objectives.objective), test: 'none: the levels are loads, not candidates against defaults' }
+      // The one verdict, decided again from the decision as stored, so that the two say the same.
+      summary.verdict = runVerdict(summary)
     }
     const note = `kerneltune bench ${o.command}: each combination is a ${o.command === 'capacity' ? 'measurement of the capacity search' : 'load level'} on one server configuration${Object.keys(o.settings).length ? ` (${JSON.stringify(o.settings)})` : ''}, not a setting; the winner is the best load, not a configuration to apply${o.target.kind === 'endpoint' ? `; the server at ${o.target.url} may run on other hardware than the one recorded (this machine's, which sent the load)` : ''}`
     const ok = combos.some((c) => c.status === 'measured')

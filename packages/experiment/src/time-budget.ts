@@ -1,5 +1,5 @@
 /**
- * `kerneltune sweep --time-budget SECONDS` (issue 35): a contract for the whole command, counted
+ * A time budget for a whole sweep command (`kerneltune sweep --time-budget SECONDS`, issue 35), counted
  * from its start: the rounds, the --capacity searches and the report. The rule:
  *
  * - The last measurement must end by the budget less a reserve for what follows it (stopping the
@@ -20,9 +20,19 @@
  * - Whatever ended, the sweep decides with what it measured, stores the run and prints the result,
  *   and says what the budget ended (--json: `budget`).
  */
-import type { InterleavedSweepResult } from '@kerneltune/experiment'
-import { fmt } from '../cli/output.ts'
-import type { CapacityReport } from './sweep-objectives.ts'
+import type { InterleavedSweepResult } from './interleaved-sweep.ts'
+
+/** A number as the CLI prints it: en-US grouping, `digits` decimals. */
+const fmt = (n: number, digits: number): string => (Number.isFinite(n) ? n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits }) : String(n))
+
+/** What the budget reads of a capacity search (the sweep's CapacityReport): its deadline, when it ended and why. */
+export interface BudgetSearch {
+  readonly candidate: number
+  readonly deadlineAt?: number
+  readonly endedAt: number
+  readonly longestMeasurementMs: number
+  readonly capacity: { readonly stop: string; readonly points: readonly unknown[] }
+}
 
 /** Kept back for what follows the last measurement: stopping the servers, storing the run, the report. */
 export const REPORT_RESERVE_S = 2
@@ -48,7 +58,7 @@ export function planBudget(seconds: number, startedAt: number, capacity: boolean
 export interface BudgetUse {
   /** When the rounds (and the storing of their run) ended. */
   readonly roundsEndedAt: number
-  readonly capacity?: readonly CapacityReport[]
+  readonly capacity?: readonly BudgetSearch[]
 }
 
 const at = (b: SweepBudget, t: number) => Math.round((t - b.startedAt) / 10) / 100
