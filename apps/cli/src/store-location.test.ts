@@ -3,7 +3,7 @@ import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
 import { defaultRegistry as serverRegistry, ENGINE_NAMES } from '@kerneltune/compose/node'
 import { embedded, routePath } from './store-location.ts'
-import { SMALL_RUN, tempDir } from './commands/run-test-helpers.ts'
+import { SMALL_RUN, tempDir } from './commands/run.test-helpers.ts'
 
 // The embedded mode is the server app called in-process: the same routes answer with and without --server.
 const t = tempDir('kt-embedded-')

@@ -9,7 +9,7 @@ import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
 import type { Io } from '../cli/command.ts'
 import { main } from '../main.ts'
-import { cli, HARDWARE, MODEL, tempDir } from './run-test-helpers.ts'
+import { cli, HARDWARE, MODEL, tempDir } from './run.test-helpers.ts'
 
 const ENGINES = ['vllm', 'tgi', 'onnx', 'trtllm', 'trtllm-serve', 'triton', 'llamacpp'] as const
 const t = tempDir('kt-engines-quick-')

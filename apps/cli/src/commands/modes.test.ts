@@ -2,7 +2,7 @@ import { rmSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { serve, type RunningServer } from '@kerneltune/server/node'
-import { cli, SMALL_RUN, tempDir } from './run-test-helpers.ts'
+import { cli, SMALL_RUN, tempDir } from './run.test-helpers.ts'
 
 // The same run and tune commands, embedded (the server app in-process) and against a server:
 // the same statuses, the same JSON shapes, the same errors.

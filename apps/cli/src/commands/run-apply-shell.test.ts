@@ -7,7 +7,7 @@ import { execFileSync } from 'node:child_process'
 import { rmSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
-import { cli, SMALL_RUN, tempDir } from './run-test-helpers.ts'
+import { cli, SMALL_RUN, tempDir } from './run.test-helpers.ts'
 
 const t = tempDir('kt-run-apply-shell-')
 const db = join(t.dir, 'kt.db')

@@ -2,7 +2,7 @@ import { rmSync } from 'node:fs'
 import { join } from 'node:path'
 import { openStore } from '@kerneltune/store'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { cli, SMALL_RUN, tempDir } from './run-test-helpers.ts'
+import { cli, SMALL_RUN, tempDir } from './run.test-helpers.ts'
 
 // `kerneltune run show` prints the run's one verdict, the one the dashboard shows (issue 34 item 11).
 const t = tempDir('kt-run-verdict-')

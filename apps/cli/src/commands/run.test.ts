@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { formatCommandLine } from '@kerneltune/core'
 import { synthLlama } from '@kerneltune/gguf'
 import { writeGgufFile } from '@kerneltune/gguf/node'
-import { cli, SMALL_RUN, tempDir } from './run-test-helpers.ts'
+import { cli, SMALL_RUN, tempDir } from './run.test-helpers.ts'
 
 // kerneltune run … against the embedded store (a temporary SQLite file per suite).
 const t = tempDir('kt-run-cli-')

@@ -6,7 +6,7 @@ import type { MeasurementBackend } from '@kerneltune/core'
 import { defaultRegistry } from '@kerneltune/compose/node'
 import { serve, type RunningServer } from '@kerneltune/server/node'
 import { runMain } from '../cli/testing.ts'
-import { cli, SMALL_RUN, tempDir } from './run-test-helpers.ts'
+import { cli, SMALL_RUN, tempDir } from './run.test-helpers.ts'
 
 // run, tune and token against a server (started in process on 127.0.0.1, port 0) with --server
 // URL --token T; and `kerneltune serve` itself as a child process.

@@ -2,7 +2,7 @@ import { rmSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
 import { openStoreAt } from '@kerneltune/compose/node'
-import { cli, tempDir } from './run-test-helpers.ts'
+import { cli, tempDir } from './run.test-helpers.ts'
 import { expiryBody } from './token.ts'
 
 // kerneltune token create|list|revoke|audit against the embedded store (a temporary SQLite file).

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { buildCatalog } from '@kerneltune/catalog'
 import { defaultRegistry, openStoreAt } from '@kerneltune/compose/node'
 import { runTune } from '@kerneltune/tuner'
-import { cli, SMALL_RUN, tempDir } from './run-test-helpers.ts'
+import { cli, SMALL_RUN, tempDir } from './run.test-helpers.ts'
 
 // kerneltune tune … and token create against the embedded store (a temporary SQLite file).
 const t = tempDir('kt-tune-cli-')

@@ -8,7 +8,7 @@ import { defaultRegistry } from '@kerneltune/compose/node'
 import { serve } from '@kerneltune/server/node'
 import type { Io } from '../cli/command.ts'
 import { runCli } from '../cli/run.ts'
-import { SMALL_RUN, tempDir } from './run-test-helpers.ts'
+import { SMALL_RUN, tempDir } from './run.test-helpers.ts'
 import { workerCommand } from './worker.ts'
 
 const REDIS = process.env.KERNELTUNE_TEST_REDIS_URL
