@@ -30,7 +30,8 @@ import { LLAMACPP_VERSION, llamacppServerEngine } from '@kerneltune/engines-llam
 import { synthLlama } from '@kerneltune/gguf'
 import { writeGgufFile } from '@kerneltune/gguf/node'
 import { candidateMetricsOf, evaluate, parseSlo } from '@kerneltune/serving'
-import { loadServer, openServer, requireLlamaServer, serverCapacity } from '@kerneltune/serving/node'
+import { requireLlamaServer } from '@kerneltune/engines-llamacpp/node'
+import { loadServer, openServer, serverCapacity } from '@kerneltune/serving/node'
 import { median, uptimeLine } from './support/load.ts'
 
 const HERE = dirname(fileURLToPath(import.meta.url))

@@ -38,7 +38,7 @@ import { startGateway, type Decision, type Gateway, type GatewayStatus } from '@
 import { synthLlama } from '@kerneltune/gguf'
 import { writeGgufFile } from '@kerneltune/gguf/node'
 import { formatSlo, parseSlo, runLoad, tpotOf, type LoadResult, type RequestRecord, type LatencyObjective } from '@kerneltune/serving'
-import { findLlamaServer } from '@kerneltune/serving/node'
+import { findLlamaServer } from '@kerneltune/engines-llamacpp/node'
 import type { PolicyInput } from '@kerneltune/bandit'
 import { median, uptimeLine } from './support/load.ts'
 

@@ -40,7 +40,7 @@ import { LLAMACPP_VERSION, llamacppServerEngine, withoutDefaults, withoutServing
 import { compareRounds, runInterleavedSweep, runSweep, signFlipMethodOf, type InterleavedSweepResult, type PairedComparison } from '@kerneltune/experiment'
 import { synthLlama } from '@kerneltune/gguf'
 import { writeGgufFile } from '@kerneltune/gguf/node'
-import { requireLlamaServer } from '@kerneltune/serving/node'
+import { requireLlamaServer } from '@kerneltune/engines-llamacpp/node'
 import { serverBackend, type ServerBackend } from '@kerneltune/backends/node'
 import { startNoise, type NoiseReport } from './support/noise.ts'
 import { summarizeDesign, type Trial, type Verdict } from './support/serving-noise-summary.ts'

@@ -32,7 +32,7 @@ import { LLAMACPP_VERSION, llamacppServerEngine } from '@kerneltune/engines-llam
 import { synthLlama } from '@kerneltune/gguf'
 import { writeGgufFile } from '@kerneltune/gguf/node'
 import { seededRandom, shuffled } from '@kerneltune/serving'
-import { requireLlamaServer } from '@kerneltune/serving/node'
+import { requireLlamaServer } from '@kerneltune/engines-llamacpp/node'
 import { serverBackend } from '@kerneltune/backends/node'
 import type { Verdict } from './support/serving-noise-summary.ts'
 import { judgeFiles, printJudged } from './support/serving-noise-judge.ts'

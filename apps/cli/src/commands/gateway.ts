@@ -13,14 +13,13 @@ import { LLAMACPP_VERSION, llamacppServerEngine } from '@kerneltune/engines-llam
 import { checkToken, DEFAULT_LIMITS, DEFAULT_TIMEOUTS, parseOrigin } from '@kerneltune/gateway'
 import { DEFAULT_MAX_TOTAL_BODY_BYTES, startGateway, type Decision, type GatewayArmSpec, type GatewayStatus } from '@kerneltune/gateway/node'
 import { formatSlo, parseSlo, type LatencyObjective } from '@kerneltune/serving'
-import { requireLlamaServer } from '@kerneltune/serving/node'
+import { requireLlamaServer } from '@kerneltune/engines-llamacpp/node'
 import type { GatewayDecisionRow, Store } from '@kerneltune/store'
 import { usageError } from '../cli/args.ts'
 import { defineCommand } from '../cli/command.ts'
 import { fmt, table } from '../cli/output.ts'
 import { EXIT } from '../cli/run.ts'
 import { resolveArms, type ArmRequest } from './gateway-arms.ts'
-import { LLAMA_SERVER_EXTRA_ARGS } from './bench/serve-target.ts'
 
 const MIB = 1 << 20
 
@@ -147,7 +146,7 @@ export const gatewayCommand = defineCommand({
       const engine = binary ? llamacppServerEngine({ binary }) : undefined
       const spec = (a: ArmRequest): GatewayArmSpec => a.kind === 'endpoint'
         ? { id: a.id, target: { kind: 'endpoint', url: a.url } }
-        : { id: a.id, combo: a.combo, target: { kind: 'engine', engine: engine!, binary: binary!, model: model!, extraArgs: [...LLAMA_SERVER_EXTRA_ARGS] } }
+        : { id: a.id, combo: a.combo, target: { kind: 'engine', engine: engine!, binary: binary!, model: model! } }
 
       const db = await openStore()
       const deployment = f.deployment

@@ -18,7 +18,6 @@
  * ```
  */
 import { KerneltuneError } from '../errors.ts'
-import type { Translation } from './engine.ts'
 
 /** The common counters every serving engine's Prometheus names are mapped to. */
 export const SERVING_COUNTERS = ['promptTokens', 'generatedTokens', 'requestsRunning', 'requestsWaiting', 'kvCacheUsage'] as const
@@ -106,10 +105,11 @@ export interface ServingLogPatterns {
 export interface ServingCapability {
   readonly binary: ServingBinary
   /**
-   * The process for a translation and a found binary. Default (`servingCommand`): the
-   * translation's argv with argv[0] replaced by the binary and the metrics' enableArgs appended.
+   * The process for a translation (an engine Translation: its argv, env and files) and a found
+   * binary. Default (`servingCommand`): the translation's argv with argv[0] replaced by the binary
+   * and the metrics' enableArgs appended.
    */
-  command?(translation: Translation, binary: string): ServingCommand
+  command?(translation: ServingCommand, binary: string): ServingCommand
   /**
    * Translation options the launcher passes so the server listens where it says: `{port}` and
    * `{host}` are replaced by the launcher (default `{ host: '127.0.0.1', port: '{port}' }`).
@@ -127,7 +127,7 @@ export interface ServingCapability {
 }
 
 /** The default command: the binary in place of argv[0], the metrics switch appended. */
-export function servingCommand(serving: ServingCapability, translation: Translation, binary: string): ServingCommand {
+export function servingCommand(serving: ServingCapability, translation: ServingCommand, binary: string): ServingCommand {
   if (serving.command) return serving.command(translation, binary)
   return { argv: [binary, ...translation.argv.slice(1), ...(serving.metrics.enableArgs ?? [])], env: { ...translation.env }, files: { ...translation.files } }
 }

@@ -53,8 +53,8 @@ export function storedDesignSettings(run: Pick<Run, 'target'>): DesignSettings |
 }
 
 /**
- * What a caller that owns the measurement can set (kerneltune sweep): its own backend (a llama-server
- * pool kept across rounds), the engine that translates the winner, how defaults are dropped, the
+ * What a caller that owns the measurement can set (kerneltune sweep): its own backend (a pool of
+ * servers kept across rounds), the engine that translates the winner, how defaults are dropped, the
  * design's settings beyond the run's, and the design's full result once it is stored.
  */
 export interface ExperimentHooks {
@@ -206,7 +206,7 @@ export async function executeExperimentRun(runId: string, deps: ExecuteRunDeps, 
     const improvementOf = (x: NonNullable<typeof r.winner>) => ('paired' in x ? x.paired[metric]?.improvement : x.comparison[metric]?.improvement) ?? NaN
     const common2: ExperimentSummary = {
       design, metric, device: r.device, worker: deps.worker ?? null,
-      winner: w && r.winner ? { index: w.index, comboHash: w.comboHash, combo: w.combo, improvement: improvementOf(r.winner), argv: [...r.winner.llamaServerArgv] } : null,
+      winner: w && r.winner ? { index: w.index, comboHash: w.comboHash, combo: w.combo, improvement: improvementOf(r.winner), argv: [...r.winner.argv] } : null,
       verdict: r.verdict, recommendedArgv: [...r.recommendedArgv],
     }
     const orderOf = (arm: string) => (arm === 'baseline' || arm === 'aa' ? arm : String(byHash.get(arm)?.index ?? arm))
