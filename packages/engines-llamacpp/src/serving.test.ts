@@ -1,4 +1,5 @@
 import { classifyServerLog, servingCommand } from '@kerneltune/core'
+import { servingCommandProblems, servingProblems } from '@kerneltune/engine-conformance'
 import { describe, expect, it } from 'vitest'
 import { llamacppServerEngine } from './server-settings.ts'
 import { MODEL_LOADED_LINE } from './serving.ts'
@@ -37,5 +38,8 @@ describe('the llama.cpp serving capability', () => {
     const cmd = servingCommand(serving, t, '/opt/llama-server')
     expect(cmd.argv).toEqual(['/opt/llama-server', ...t.argv.slice(1), '--metrics'])
     expect(serving.metrics.lacks?.kvCacheUsage).toMatch(/no KV-cache usage metric/)
+    // The conformance suite's checks of a serving capability.
+    expect(servingProblems(serving)).toEqual([])
+    expect(servingCommandProblems(serving, t)).toEqual([])
   })
 })

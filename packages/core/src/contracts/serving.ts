@@ -115,6 +115,11 @@ export interface ServingCapability {
    * `{host}` are replaced by the launcher (default `{ host: '127.0.0.1', port: '{port}' }`).
    */
   readonly listenOptions?: Readonly<Record<string, unknown>>
+  /**
+   * Arguments appended after the translation when its translator writes no listen address
+   * (`['--host', '{host}', '--port', '{port}']`); the launcher fills the placeholders.
+   */
+  readonly listenArgs?: readonly string[]
   readonly readiness: ServingReadiness
   readonly version: ServingVersionProbe
   readonly metrics: ServingMetricNames
@@ -126,10 +131,11 @@ export interface ServingCapability {
   readonly evidence: readonly string[]
 }
 
-/** The default command: the binary in place of argv[0], the metrics switch appended. */
+/** The default command: the binary in place of argv[0], the listen arguments and the metrics switch appended. */
 export function servingCommand(serving: ServingCapability, translation: ServingCommand, binary: string): ServingCommand {
   if (serving.command) return serving.command(translation, binary)
-  return { argv: [binary, ...translation.argv.slice(1), ...(serving.metrics.enableArgs ?? [])], env: { ...translation.env }, files: { ...translation.files } }
+  const extra = [...(serving.listenArgs ?? []), ...(serving.metrics.enableArgs ?? [])]
+  return { argv: [binary, ...translation.argv.slice(1), ...extra], env: { ...translation.env }, files: { ...translation.files } }
 }
 
 /** The class of the first output line that matches one (out of memory before refused before crashed). */
