@@ -24,6 +24,8 @@ export interface ServerRunBackendOptions {
   readonly binaries?: Readonly<Record<string, string>>
   /** Measured requests per repetition at least. Default 8. */
   readonly requests?: number
+  /** The environment binaries are looked up in (their variables, PATH). Default process.env. */
+  readonly env?: Readonly<Record<string, string | undefined>>
 }
 
 function engineOf(o: ServerRunBackendOptions, request: Pick<MeasurementRequest, 'engine'>): EnginePlugin {
@@ -49,7 +51,7 @@ export function serverRunBackend(options: ServerRunBackendOptions): ModelFileBac
         const engine = engineOf(options, request)
         let b = inner.get(engine.name)
         if (!b) {
-          const binary = options.binaries?.[engine.name] ?? requireServerBinary(engine.name, engine.serving!).path
+          const binary = options.binaries?.[engine.name] ?? requireServerBinary(engine.name, engine.serving!, options.env).path
           b = serverBackend({
             name: SERVER_RUN_BACKEND,
             target: { kind: 'engine', engine, binary, model: modelPath },
@@ -69,12 +71,12 @@ export function serverRunBackend(options: ServerRunBackendOptions): ModelFileBac
           if (name === undefined) return { ok: true }
           try {
             const engine = engineOf(options, { engine: name })
-            return options.binaries?.[name] ?? findServerBinary(name, engine.serving!) ? { ok: true } : { ok: false, reason: `${name} is not installed: ${engine.serving!.binary.installHint}` }
+            return options.binaries?.[name] ?? findServerBinary(name, engine.serving!, options.env) ? { ok: true } : { ok: false, reason: `${name} is not installed: ${engine.serving!.binary.installHint}` }
           } catch (e) {
             return { ok: false, reason: e instanceof Error ? e.message : String(e) }
           }
         },
-        measure: (request) => get(request).measure(request),
+        measure: async (request) => get(request).measure(request),
       }
     },
   })
