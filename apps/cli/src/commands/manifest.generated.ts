@@ -1414,10 +1414,13 @@ export const COMMAND_MANIFEST: readonly CommandMeta[] = [
       {
         "name": "engine",
         "type": "string",
-        "description": "Engine to sweep: llamacpp (a GGUF model) or onnx (ONNX Runtime's CPU execution provider through onnxruntime-node, an ONNX decoder).",
+        "description": "Engine to sweep: llamacpp (a GGUF model) or onnx (ONNX Runtime's CPU execution provider through onnxruntime-node, an ONNX decoder); vllm, tgi and trtllm-serve are launched by --backend server through their serving capability, where installed.",
         "choices": [
           "llamacpp",
-          "onnx"
+          "onnx",
+          "vllm",
+          "tgi",
+          "trtllm-serve"
         ],
         "default": "llamacpp"
       },

@@ -21,6 +21,7 @@ import { SWEEP_FLAGS } from './sweep-flags.ts'
 import { label, planSweep, renderSweep, SWEEP_DEFAULTS, type SweepPlan } from './sweep-plan.ts'
 import { runServerOrInterleaved } from './sweep-server-run.ts'
 import { runOnnxSweep } from './sweep-onnx.ts'
+import { SERVED_SWEEP_ENGINES, sweepServedEngine } from './sweep-engine.ts'
 import { sweepAsRun, type SweepSession } from './sweep-run.ts'
 import { storedSweepSpec, sweepFlagsOf, sweepSpecOf } from './sweep-resume.ts'
 import { INTERRUPT } from '@kerneltune/tuner'
@@ -139,6 +140,7 @@ export const sweepCommand = defineCommand({
     process.on('SIGINT', onSigint)
     try {
       let f = ctx.flags
+      if (f.engine !== undefined && (SERVED_SWEEP_ENGINES as readonly string[]).includes(f.engine)) return await sweepServedEngine(f.engine, f.backend, ctx.io.env)
       let hardware: HardwareSpec
       let cores: number
       if (f.resume) {
