@@ -2,7 +2,7 @@
  * The gateway's crash, retry, CORS and cap behaviour in front of two real llama-servers (issue 34
  * items 19–23, its "done when"). Outside CI a missing binary skips with the reason; under CI=true
  * it fails. The arms serve the same 1M-parameter synthetic model as the traffic-shift test
- * (gateway-llama.node.test.ts): these tests are about whose failure is whose, not about speed.
+ * (gateway-live.node.test.ts): these tests are about whose failure is whose, not about speed.
  */
 import { mkdtempSync, rmSync } from 'node:fs'
 import { request } from 'node:http'

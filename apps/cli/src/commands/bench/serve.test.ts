@@ -249,7 +249,7 @@ describe.skipIf(skip)('kerneltune bench serve and sweep --backend server on llam
     // loopback. So every arm misses them whatever the load, and the decision is fixed: no candidate
     // meets them, the defaults stay (exit 3). Limits a tiny model usually meets were missed under
     // load (a 1 s TTFT, once): the defaults run llama.cpp's threads on every core, which on a busy
-    // machine spin at barriers waiting for each other's time slices (gateway-llama.node.test.ts
+    // machine spin at barriers waiting for each other's time slices (gateway-live.node.test.ts
     // measured 1M's TPOT at 9.4 ms so against 0.17 ms on one thread), and nothing in the sweep can
     // pin the defaults' threads, so a limit they must meet is at the mercy of the load.
     const r = await run('sweep', '--gguf', 'tiny.gguf', '--backend', 'server', '--quick', '--space', space, '--rounds', '2', '--warmup', '0', '--concurrency', '2', '--requests', '2', '--prompt-tokens', '16', '--gen-tokens', '4',
