@@ -9,7 +9,7 @@ import { KerneltuneError } from '@kerneltune/core'
 import { openServer, type OpenServer, type ServerTarget } from '@kerneltune/serving/node'
 import type { Router } from '../router.ts'
 import type { Attempt } from './forward.node.ts'
-import type { ArmInfo, GatewayArmSpec } from './gateway.node.ts'
+import type { ArmInfo, GatewayArmSpec } from './gateway-types.node.ts'
 
 /** Signals that come from outside the server's own code: a process ended by one was not crashed by a request. */
 const OUTSIDE_SIGNALS: ReadonlySet<string> = new Set(['SIGKILL', 'SIGTERM', 'SIGINT', 'SIGHUP'])

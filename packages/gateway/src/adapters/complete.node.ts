@@ -12,7 +12,7 @@ import { judge, type Observation } from '../reward.ts'
 import type { Reason, Router } from '../router.ts'
 import type { ArmPool, ArmRuntime, Outcome } from './arms.node.ts'
 import { attempt } from './forward.node.ts'
-import type { Decision } from './gateway.node.ts'
+import type { Decision } from './gateway-types.node.ts'
 import { apiError, readBody } from './http.node.ts'
 
 /** The gateway's running counts (GatewayTotals without what is read elsewhere). */

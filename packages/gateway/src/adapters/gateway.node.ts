@@ -35,41 +35,19 @@
  */
 import { createServer, Agent } from 'node:http'
 import type { AddressInfo } from 'node:net'
-import { KerneltuneError, type Combo } from '@kerneltune/core'
+import { KerneltuneError } from '@kerneltune/core'
 import type { PolicyInput } from '@kerneltune/bandit'
 import type { LatencyObjective } from '@kerneltune/serving'
-import type { ServerTarget } from '@kerneltune/serving/node'
 import { checkToken, isLoopback, parseOrigin, serverTimeouts, type Timeouts } from '../access.ts'
 import type { GatewayTotals } from '../metrics.ts'
 import { BodyBudget, DEFAULT_LIMITS, type RequestLimits } from '../request.ts'
-import { Router, type ArmSnapshot, type GuardOptions, type Reason } from '../router.ts'
+import { Router, type GuardOptions } from '../router.ts'
 import { createArmPool } from './arms.node.ts'
+import type { ArmInfo, Decision, GatewayArmSpec, GatewayStatus } from './gateway-types.node.ts'
 import { completionHandler, type Counters } from './complete.node.ts'
 import { gatewayRoutes } from './routes.node.ts'
 
-export interface GatewayArmSpec {
-  readonly id: string
-  /** How the arm's server comes to exist: an engine's translation of `combo` (any engine with a serving capability), or a running endpoint. */
-  readonly target: ServerTarget
-  readonly combo?: Combo
-}
-
-export interface Decision {
-  readonly requestId: number
-  /** ms since the gateway started. */
-  readonly atMs: number
-  readonly arm: string
-  readonly reason: Reason
-  readonly ok: boolean
-  readonly met: boolean
-  readonly reward: number
-  readonly ttftMs?: number
-  readonly tpotMs?: number
-  readonly e2eMs: number
-  readonly outputTokens?: number
-  /** The arm tried first when this request was retried. */
-  readonly retriedFrom?: string
-}
+export type { ArmInfo, Decision, GatewayArmSpec, GatewayStatus } from './gateway-types.node.ts'
 
 export interface GatewayOptions {
   readonly arms: readonly GatewayArmSpec[]
@@ -103,30 +81,6 @@ export interface GatewayOptions {
 
 /** 64 MiB of request bodies at once: eight of the largest (8 MiB). */
 export const DEFAULT_MAX_TOTAL_BODY_BYTES = 64 << 20
-
-export interface ArmInfo {
-  readonly id: string
-  readonly combo: Combo
-  readonly baseUrl: string | null
-  readonly pid: number | null
-  readonly argv: readonly string[]
-  readonly version: string | null
-  readonly launched: boolean
-  readonly up: boolean
-  readonly launches: number
-  /** Requests on their way to or from this arm now. */
-  readonly inFlight: number
-}
-
-export interface GatewayStatus {
-  readonly url: string
-  readonly policy: string
-  readonly fallback: string
-  readonly objectives: readonly LatencyObjective[]
-  readonly draining: boolean
-  readonly totals: GatewayTotals
-  readonly arms: readonly (ArmSnapshot & { readonly server: ArmInfo })[]
-}
 
 export interface Gateway {
   readonly url: string

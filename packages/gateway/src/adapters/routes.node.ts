@@ -10,7 +10,7 @@ import { renderMetrics, type GatewayTotals } from '../metrics.ts'
 import type { Router } from '../router.ts'
 import type { ArmPool } from './arms.node.ts'
 import type { CompletionHandler } from './complete.node.ts'
-import type { GatewayStatus } from './gateway.node.ts'
+import type { GatewayStatus } from './gateway-types.node.ts'
 import { apiError, COMPLETION_PATHS, forwardHeaders, json } from './http.node.ts'
 
 export interface RoutesContext {
