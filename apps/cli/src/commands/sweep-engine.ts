@@ -1,7 +1,7 @@
 /**
- * `kerneltune sweep --engine E --backend server` for an engine other than llama.cpp and ONNX
- * Runtime: any engine whose plugin declares a serving capability is launched by the generic
- * server backend, which finds its program from that capability. Where the engine is not installed
+ * `kerneltune sweep --engine E --backend server` for an engine the sweep does not plan itself (it
+ * plans GGUF and ONNX models): any engine whose plugin declares a serving capability is launched
+ * by the generic server backend, which finds its program from that capability. Where the engine is not installed
  * the backend's ENGINE_NOT_INSTALLED (with the engine's install hint) is what the command says.
  */
 import { loadEngine } from '@kerneltune/compose'
@@ -9,7 +9,7 @@ import { KerneltuneError, requireServing } from '@kerneltune/core'
 import { requireServerBinary } from '@kerneltune/serving/node'
 import { usageError } from '../cli/args.ts'
 
-/** The engines `sweep` launches through their serving capability (llamacpp has its own paths). */
+/** The engines `sweep` launches only through their serving capability (the GGUF and ONNX engines have their own paths). */
 export const SERVED_SWEEP_ENGINES = ['vllm', 'tgi', 'trtllm-serve'] as const
 
 export async function sweepServedEngine(name: string, backend: string | undefined, env: Readonly<Record<string, string | undefined>>): Promise<never> {
@@ -18,6 +18,6 @@ export async function sweepServedEngine(name: string, backend: string | undefine
   const serving = requireServing(engine)
   const binary = requireServerBinary(engine.name, serving, env)
   // Installed: its sweep space is the catalog's, which `run create` plans; this command's own
-  // planning (spaces, interleaved rounds) is llama.cpp's and ONNX Runtime's so far.
-  throw new KerneltuneError('UNSUPPORTED', `${engine.displayName} is installed (${binary.path}), but kerneltune sweep plans only llama.cpp and ONNX Runtime spaces so far; measure ${name} through the server backend with kerneltune run create (a request with "engine": "${name}", "backend": "server", "modelPath": "<model>")`, { plugin: name })
+  // planning (spaces, interleaved rounds) covers GGUF and ONNX models so far.
+  throw new KerneltuneError('UNSUPPORTED', `${engine.displayName} is installed (${binary.path}), but kerneltune sweep plans only GGUF and ONNX model spaces so far; measure ${name} through the server backend with kerneltune run create (a request with "engine": "${name}", "backend": "server", "modelPath": "<model>")`, { plugin: name })
 }
