@@ -9,8 +9,6 @@ import { KerneltuneError, requireServing } from '@kerneltune/core'
 import { requireServerBinary } from '@kerneltune/serving/node'
 import { usageError } from '../cli/args.ts'
 
-/** The engines `sweep` launches only through their serving capability (the GGUF and ONNX engines have their own paths). */
-export const SERVED_SWEEP_ENGINES = ['vllm', 'tgi', 'trtllm-serve'] as const
 
 export async function sweepServedEngine(name: string, backend: string | undefined, env: Readonly<Record<string, string | undefined>>): Promise<never> {
   if (backend !== 'server') throw usageError(`--engine ${name} is measured as its own server: add --backend server`)

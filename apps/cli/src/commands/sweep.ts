@@ -21,7 +21,6 @@ import { SWEEP_FLAGS } from './sweep-flags.ts'
 import { label, planSweep, renderSweep, SWEEP_DEFAULTS, type SweepPlan } from './sweep-plan.ts'
 import { runServerOrInterleaved } from './sweep-server-run.ts'
 import { runOnnxSweep } from './sweep-onnx.ts'
-import { SERVED_SWEEP_ENGINES, sweepServedEngine } from './sweep-engine.ts'
 import { sweepAsRun, type SweepSession } from './sweep-run.ts'
 import { storedSweepSpec, sweepFlagsOf, sweepSpecOf } from './sweep-resume.ts'
 import { INTERRUPT } from '@kerneltune/tuner'
@@ -140,7 +139,8 @@ export const sweepCommand = defineCommand({
     process.on('SIGINT', onSigint)
     try {
       let f = ctx.flags
-      if (f.engine !== undefined && (SERVED_SWEEP_ENGINES as readonly string[]).includes(f.engine)) return await sweepServedEngine(f.engine, f.backend, ctx.io.env)
+      // Engines launched only through their serving capability: loaded when asked for, so the others' start-up pays nothing.
+      if (f.engine !== undefined && f.engine !== 'llamacpp' && f.engine !== 'onnx') return await (await import('./sweep-engine.ts')).sweepServedEngine(f.engine, f.backend, ctx.io.env)
       let hardware: HardwareSpec
       let cores: number
       if (f.resume) {
