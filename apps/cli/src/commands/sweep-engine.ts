@@ -9,7 +9,7 @@ import { KerneltuneError, requireServing } from '@kerneltune/core'
 import { requireServerBinary } from '@kerneltune/serving/node'
 import { usageError } from '../cli/args.ts'
 
-
+/** Checks the engine and its program; its sweep itself is not planned here yet (the error says where to measure it). */
 export async function sweepServedEngine(name: string, backend: string | undefined, env: Readonly<Record<string, string | undefined>>): Promise<never> {
   if (backend !== 'server') throw usageError(`--engine ${name} is measured as its own server: add --backend server`)
   const engine = await loadEngine(name)
