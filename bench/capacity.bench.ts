@@ -63,7 +63,7 @@ const binary = requireLlamaServer(LLAMACPP_VERSION).path
 const dir = mkdtempSync(join(tmpdir(), 'capacity-bench-'))
 const model = join(dir, 'm.gguf')
 await writeGgufFile(model, synthLlama({ params: PARAMS, quant: 'Q8_0', seed: 1, vocabSize: 512 }).file)
-const server = await openServer({ target: { kind: 'engine', engine: llamacppServerEngine({ binary }), binary, model, extraArgs: ['--metrics'] }, combo })
+const server = await openServer({ target: { kind: 'engine', engine: llamacppServerEngine({ binary }), binary, model }, combo })
 let loads = 0
 try {
   // The objective: a multiple of the unloaded TTFT (one request at a time), so it means the same on a faster or slower machine.

@@ -80,7 +80,7 @@ let owner: Gateway | undefined
 async function gateway(arms: readonly string[], policy: PolicyInput, objectives: readonly LatencyObjective[], onDecision?: (d: Decision) => void, launch = false): Promise<Gateway> {
   return startGateway({
     arms: arms.map((id) => launch
-      ? { id, combo: ARMS[id]!, target: { kind: 'engine' as const, engine, binary: found!.path, model, extraArgs: ['--metrics'] } }
+      ? { id, combo: ARMS[id]!, target: { kind: 'engine' as const, engine, binary: found!.path, model } }
       : { id, target: { kind: 'endpoint' as const, url: urls![id]! } }),
     fallback: 'defaults', objectives, policy, seed: SEED, ...(onDecision ? { onDecision } : {}), readyTimeoutMs: 180_000,
   })

@@ -85,7 +85,7 @@ const label = (c: Combo) => Object.entries(c).map(([k, v]) => `${k}=${v}`).join(
 
 function backendFor(max: number, requests: number): ServerBackend {
   const real = serverBackend({
-    target: { kind: 'engine', engine: llamacppServerEngine({ binary }), binary, model, extraArgs: ['--metrics'] },
+    target: { kind: 'engine', engine: llamacppServerEngine({ binary }), binary, model },
     load: { workload: { kind: 'synthetic', promptTokens: 16, outputTokens: OUTPUT }, requests },
     level: { concurrency: 4 },
     useRequestWorkload: false,

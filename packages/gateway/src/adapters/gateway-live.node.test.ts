@@ -70,7 +70,7 @@ describe.skipIf(skip)('gateway in front of two llama-servers', () => {
     // Tiled: llama.cpp's kernels read every byte whatever the values, at the speed of a random file (written in seconds).
     await writeGgufFile(large, synthLlama({ params: 400e6, vocabSize: 320, quant: 'Q8_0', seed: 5, fill: 'tiled' }).file)
     const engine = llamacppServerEngine({ binary: found.path })
-    const target = (model: string) => ({ kind: 'engine' as const, engine, binary: found.path, model, extraArgs: ['--metrics'] })
+    const target = (model: string) => ({ kind: 'engine' as const, engine, binary: found.path, model })
     const oneThread = { threads: '1' }
     g = await startGateway({
       arms: [{ id: 'defaults', target: target(large), combo: oneThread }, { id: 'fast', target: target(small), combo: oneThread }],

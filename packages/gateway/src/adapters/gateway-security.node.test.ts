@@ -32,7 +32,7 @@ const POISON = `{"prompt":${'['.repeat(1_000_000)}1${']'.repeat(1_000_000)},"max
 
 async function llamaGateway(extra: Partial<GatewayOptions>): Promise<Gateway> {
   const engine = llamacppServerEngine({ binary: found!.path })
-  const target = { kind: 'engine' as const, engine, binary: found!.path, model, extraArgs: ['--metrics'] }
+  const target = { kind: 'engine' as const, engine, binary: found!.path, model }
   return startGateway({ arms: [{ id: 'defaults', target }, { id: 'other', target }], fallback: 'defaults', objectives: parseSlo('ttft_p99_ms=2000,tpot_p99_ms=200'), seed: 7, ...extra })
 }
 
