@@ -30,7 +30,8 @@ import { LLAMACPP_VERSION, llamacppServerEngine } from '@kerneltune/engines-llam
 import { synthLlama } from '@kerneltune/gguf'
 import { writeGgufFile } from '@kerneltune/gguf/node'
 import { candidateMetricsOf, evaluate, parseSlo } from '@kerneltune/serving'
-import { loadServer, openServer, requireLlamaServer, serverCapacity } from '@kerneltune/serving/node'
+import { requireLlamaServer } from '@kerneltune/engines-llamacpp/node'
+import { loadServer, openServer, serverCapacity } from '@kerneltune/serving/node'
 import { median, uptimeLine } from './support/load.ts'
 
 const HERE = dirname(fileURLToPath(import.meta.url))
@@ -62,7 +63,7 @@ const binary = requireLlamaServer(LLAMACPP_VERSION).path
 const dir = mkdtempSync(join(tmpdir(), 'capacity-bench-'))
 const model = join(dir, 'm.gguf')
 await writeGgufFile(model, synthLlama({ params: PARAMS, quant: 'Q8_0', seed: 1, vocabSize: 512 }).file)
-const server = await openServer({ target: { kind: 'engine', engine: llamacppServerEngine({ binary }), binary, model, extraArgs: ['--metrics'] }, combo })
+const server = await openServer({ target: { kind: 'engine', engine: llamacppServerEngine({ binary }), binary, model }, combo })
 let loads = 0
 try {
   // The objective: a multiple of the unloaded TTFT (one request at a time), so it means the same on a faster or slower machine.

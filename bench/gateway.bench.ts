@@ -38,7 +38,7 @@ import { startGateway, type Decision, type Gateway, type GatewayStatus } from '@
 import { synthLlama } from '@kerneltune/gguf'
 import { writeGgufFile } from '@kerneltune/gguf/node'
 import { formatSlo, parseSlo, runLoad, tpotOf, type LoadResult, type RequestRecord, type LatencyObjective } from '@kerneltune/serving'
-import { findLlamaServer } from '@kerneltune/serving/node'
+import { findLlamaServer } from '@kerneltune/engines-llamacpp/node'
 import type { PolicyInput } from '@kerneltune/bandit'
 import { median, uptimeLine } from './support/load.ts'
 
@@ -80,7 +80,7 @@ let owner: Gateway | undefined
 async function gateway(arms: readonly string[], policy: PolicyInput, objectives: readonly LatencyObjective[], onDecision?: (d: Decision) => void, launch = false): Promise<Gateway> {
   return startGateway({
     arms: arms.map((id) => launch
-      ? { id, combo: ARMS[id]!, target: { kind: 'engine' as const, engine, binary: found!.path, model, extraArgs: ['--metrics'] } }
+      ? { id, combo: ARMS[id]!, target: { kind: 'engine' as const, engine, binary: found!.path, model } }
       : { id, target: { kind: 'endpoint' as const, url: urls![id]! } }),
     fallback: 'defaults', objectives, policy, seed: SEED, ...(onDecision ? { onDecision } : {}), readyTimeoutMs: 180_000,
   })

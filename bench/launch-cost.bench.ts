@@ -17,7 +17,7 @@ import { cpus, loadavg, tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { LLAMACPP_VERSION } from '@kerneltune/engines-llamacpp'
-import { findLlamaServer } from '@kerneltune/serving/node'
+import { findLlamaServer } from '@kerneltune/engines-llamacpp/node'
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..')
 const TSX = join(ROOT, 'node_modules/.bin/tsx')

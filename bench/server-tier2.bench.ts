@@ -54,7 +54,8 @@ import { LLAMACPP_VERSION, llamacppServerEngine } from '@kerneltune/engines-llam
 import { synthLlama } from '@kerneltune/gguf'
 import { writeGgufFile } from '@kerneltune/gguf/node'
 import { candidateMetricsOf, describeViolation, evaluate, parseSlo, recordLine, seededRandom, shuffled, type Slo } from '@kerneltune/serving'
-import { requireLlamaServer, type LevelResult } from '@kerneltune/serving/node'
+import { requireLlamaServer } from '@kerneltune/engines-llamacpp/node'
+import { type LevelResult } from '@kerneltune/serving/node'
 import { classifyFailure } from '@kerneltune/tuner'
 import { loadSnapshot, median } from './support/load.ts'
 

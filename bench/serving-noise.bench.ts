@@ -40,7 +40,7 @@ import { LLAMACPP_VERSION, llamacppServerEngine, withoutDefaults, withoutServing
 import { compareRounds, runInterleavedSweep, runSweep, signFlipMethodOf, type InterleavedSweepResult, type PairedComparison } from '@kerneltune/experiment'
 import { synthLlama } from '@kerneltune/gguf'
 import { writeGgufFile } from '@kerneltune/gguf/node'
-import { requireLlamaServer } from '@kerneltune/serving/node'
+import { requireLlamaServer } from '@kerneltune/engines-llamacpp/node'
 import { serverBackend, type ServerBackend } from '@kerneltune/backends/node'
 import { startNoise, type NoiseReport } from './support/noise.ts'
 import { summarizeDesign, type Trial, type Verdict } from './support/serving-noise-summary.ts'
@@ -85,7 +85,7 @@ const label = (c: Combo) => Object.entries(c).map(([k, v]) => `${k}=${v}`).join(
 
 function backendFor(max: number, requests: number): ServerBackend {
   const real = serverBackend({
-    target: { kind: 'engine', engine: llamacppServerEngine({ binary }), binary, model, extraArgs: ['--metrics'] },
+    target: { kind: 'engine', engine: llamacppServerEngine({ binary }), binary, model },
     load: { workload: { kind: 'synthetic', promptTokens: 16, outputTokens: OUTPUT }, requests },
     level: { concurrency: 4 },
     useRequestWorkload: false,

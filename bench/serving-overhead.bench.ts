@@ -22,7 +22,8 @@ import { LLAMACPP_VERSION } from '@kerneltune/engines-llamacpp'
 import { synthLlama } from '@kerneltune/gguf'
 import { writeGgufFile } from '@kerneltune/gguf/node'
 import { runLoad, type LoadResult } from '@kerneltune/serving'
-import { findLlamaServer, launchServer, type LaunchedServer } from '@kerneltune/serving/node'
+import { findLlamaServer } from '@kerneltune/engines-llamacpp/node'
+import { launchServer, type LaunchedServer } from '@kerneltune/serving/node'
 import { flagRow } from './support/serving-flags.ts'
 
 const HERE = dirname(fileURLToPath(import.meta.url))

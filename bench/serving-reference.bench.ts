@@ -32,7 +32,7 @@ import { LLAMACPP_VERSION, llamacppServerEngine } from '@kerneltune/engines-llam
 import { synthLlama } from '@kerneltune/gguf'
 import { writeGgufFile } from '@kerneltune/gguf/node'
 import { seededRandom, shuffled } from '@kerneltune/serving'
-import { requireLlamaServer } from '@kerneltune/serving/node'
+import { requireLlamaServer } from '@kerneltune/engines-llamacpp/node'
 import { serverBackend } from '@kerneltune/backends/node'
 import type { Verdict } from './support/serving-noise-summary.ts'
 import { judgeFiles, printJudged } from './support/serving-noise-judge.ts'
@@ -73,7 +73,7 @@ const model = join(dir, 'm15.gguf')
 await writeGgufFile(model, synthLlama({ params: 15e6, quant: 'Q8_0', seed: 1 }).file)
 // No keepServers: every measure() call launches a server, warms it, measures and stops it.
 const backend = serverBackend({
-  target: { kind: 'engine', engine: llamacppServerEngine({ binary }), binary, model, extraArgs: ['--metrics'] },
+  target: { kind: 'engine', engine: llamacppServerEngine({ binary }), binary, model },
   load: { workload: { kind: 'synthetic', promptTokens: 16, outputTokens: OUTPUT }, requests: REQUESTS },
   level: { concurrency: 4 },
   useRequestWorkload: false,

@@ -26,6 +26,7 @@ import {
   type TranslateContext,
   type TranslateResult,
 } from '@kerneltune/core'
+import { llamaServerServing } from './serving.ts'
 
 // --- Facts about the engine, as data, with where they come from --------------------------------
 // Flag spellings: ggml-org/llama.cpp common/arg.cpp (`--flash-attn on|off|auto`), in the release
@@ -86,6 +87,8 @@ export function llamaServerEngine(options: LlamaServerOptions = {}): EnginePlugi
     defaultVersion: VERSIONS[0],
     supportedVersions: () => [...VERSIONS],
     controls: CONTROLS,
+    // Optional: with it, kerneltune's `server` backend and gateway launch the engine live.
+    serving: llamaServerServing(),
     translate(combo: Combo, context: TranslateContext = {}): TranslateResult {
       // 1. The version: an unsupported one is a caller error, not a refusal.
       const version = context.version ?? VERSIONS[0]
@@ -121,3 +124,5 @@ export function llamaServerEngine(options: LlamaServerOptions = {}): EnginePlugi
     },
   }
 }
+
+export { llamaServerServing } from './serving.ts'

@@ -7,7 +7,6 @@
  * size (fp8 → 1 byte, fp16/bf16 → 2). The other dimensions have no term in a roofline, so combos
  * that differ only in them predict the same numbers; Tier 1 then reports them as insensitive.
  */
-import { LLAMACPP_SERVER_DIMENSIONS } from '@kerneltune/engines-llamacpp'
 import { KerneltuneError, type MeasurementBackend, type MeasurementRequest, type MeasurementResult, type RepetitionMetrics } from '@kerneltune/core'
 import { decodeBound, prefillBound } from '@kerneltune/roofline'
 
@@ -19,6 +18,13 @@ export interface AnalyticalBackendOptions {
    * to be interrupted (the crash/resume test); it changes no number.
    */
   readonly delayMs?: number
+  /**
+   * Dimensions that only change how a live server schedules requests (an engine's slots or
+   * batching policy): the roofline has no term for them, so runs hold them at their defaults
+   * rather than multiplying the (unmeasured) combinations by them. The composition root passes
+   * the registered engines' ones.
+   */
+  readonly ignores?: readonly string[]
 }
 
 const sleep = (ms: number, signal?: AbortSignal) =>
@@ -50,9 +56,7 @@ export function analyticalBackend(options: AnalyticalBackendOptions = {}): Measu
     // Only the KV element size has a term in the roofline; runs report the other dimensions as
     // not measured and leave them out of the winner.
     exercises: ['activation_dtype'],
-    // The roofline has no server slots or batching policy: llama.cpp runs hold them at their
-    // defaults rather than multiplying the (unmeasured) combinations by them.
-    ignores: LLAMACPP_SERVER_DIMENSIONS.map((d) => d.id),
+    ...(options.ignores?.length ? { ignores: options.ignores } : {}),
     equivalentValues: { activation_dtype: [['fp16', 'bf16'], ['fp8_e4m3', 'fp8_e5m2']] },
     available: () => ({ ok: true }),
     async measure(request: MeasurementRequest): Promise<MeasurementResult> {

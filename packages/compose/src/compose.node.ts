@@ -10,10 +10,11 @@ import { homedir } from 'node:os'
 import { dirname, join } from 'node:path'
 import process from 'node:process'
 import { analyticalBackend, type AnalyticalBackendOptions } from '@kerneltune/backends'
-import { gpuKernelsBackend, llamacppRunBackend, llamaServerRunBackend } from '@kerneltune/backends/node'
+import { gpuKernelsBackend, serverRunBackend } from '@kerneltune/backends/node'
 import { buildCatalog, type Catalog } from '@kerneltune/catalog'
 import { createRegistry, type AnyPlugin, type EngineLookup, type EnginePlugin, type MeasurementBackend, type Registry } from '@kerneltune/core'
 import * as llamacpp from '@kerneltune/engines-llamacpp'
+import { llamacppRunBackend, locateLlamaServer } from '@kerneltune/engines-llamacpp/node'
 import * as onnx from '@kerneltune/engines-onnx'
 import { onnxruntimeRunBackend } from '@kerneltune/engines-onnx/node'
 import * as tgi from '@kerneltune/engines-tgi'
@@ -35,7 +36,8 @@ const PACKAGES: EnginePackages = { vllm, tgi, trtllm, triton, onnx, llamacpp }
 export function enginePlugins(engines?: EngineLookup): EnginePlugin[] {
   const list: EnginePlugin[] = []
   const lookup: EngineLookup = engines ?? { list: () => list }
-  for (const name of ENGINE_NAMES) list.push(buildEngine(name, PACKAGES, lookup))
+  // llama.cpp's serving capability finds llama-server in the build cache too, a lookup that needs node:.
+  for (const name of ENGINE_NAMES) list.push(name === 'llamacpp' ? llamacpp.llamacppServerEngine({ locate: locateLlamaServer }) : buildEngine(name, PACKAGES, lookup))
   return list
 }
 
@@ -43,15 +45,23 @@ export interface BackendOptions {
   readonly analytical?: AnalyticalBackendOptions
 }
 
-/** The built-in measurement backends. Creating them starts nothing: a device or binary is opened on first use. */
-export function backendPlugins(options: BackendOptions = {}): MeasurementBackend[] {
-  return [analyticalBackend(options.analytical), gpuKernelsBackend(), llamacppRunBackend(), llamaServerRunBackend(), onnxruntimeRunBackend()]
+/**
+ * The built-in measurement backends. Creating them starts nothing: a device or binary is opened on
+ * first use. The `server` backend launches whichever engine of `engines` a run names (default:
+ * the built-in engines), through that engine's serving capability.
+ */
+export function backendPlugins(options: BackendOptions = {}, engines?: EngineLookup): MeasurementBackend[] {
+  let builtIn: EnginePlugin[] | undefined
+  const lookup: EngineLookup = engines ?? { list: () => (builtIn ??= enginePlugins()) }
+  // The roofline has no server slots or batching policy: runs hold them at their defaults.
+  const analytical = { ignores: llamacpp.LLAMACPP_SERVER_DIMENSIONS.map((d) => d.id), ...options.analytical }
+  return [analyticalBackend(analytical), gpuKernelsBackend(), llamacppRunBackend(), serverRunBackend({ engines: lookup }), onnxruntimeRunBackend()]
 }
 
 /** Engines, measurement backends and search strategies, plus any extra plugins (tests, extensions). */
 export function defaultRegistry(options: BackendOptions & { extra?: readonly AnyPlugin[] } = {}): Registry {
   const registry = createRegistry()
-  for (const p of [...enginePlugins(registry), ...backendPlugins(options), ...searchStrategies(), ...(options.extra ?? [])]) registry.register(p)
+  for (const p of [...enginePlugins(registry), ...backendPlugins(options, registry), ...searchStrategies(), ...(options.extra ?? [])]) registry.register(p)
   return registry
 }
 

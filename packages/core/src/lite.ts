@@ -52,4 +52,21 @@ export {
   type ControlledCombo,
   type FormatCommandLineOptions,
 } from './contracts/engine-kit.ts'
+export {
+  classifyServerLog,
+  requireServing,
+  SERVING_COUNTERS,
+  SERVING_LOG_CLASSES,
+  servingCommand,
+  type ServingBinary,
+  type ServingCapability,
+  type ServingCommand,
+  type ServingCounter,
+  type ServingIdentity,
+  type ServingLogClass,
+  type ServingLogPatterns,
+  type ServingMetricNames,
+  type ServingReadiness,
+  type ServingVersionProbe,
+} from './contracts/serving.ts'
 export { f16ToF32, f32ToF16, mulberry32 } from './numeric.ts'

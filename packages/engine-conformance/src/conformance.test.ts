@@ -1,4 +1,6 @@
 import { describe, expect, it } from 'vitest'
+import type { ServingCapability } from '@kerneltune/core'
+import { servingCommandProblems, servingProblems } from './serving.ts'
 import type { Translation } from '@kerneltune/core'
 import { argvProblems, coreCombos, inventoryFromJson, inventoryProblems, productOf, resultProblems } from './index.ts'
 
@@ -69,5 +71,35 @@ describe('inventoryFromJson and inventoryProblems', () => {
     expect(inventoryProblems(ok({ env: { BACKEND: 'C', DISABLED: 'K3' } }), inv)).toHaveLength(2)
     const checked = inventoryFromJson({}, (t) => (Object.keys(t.files).length ? ['file'] : []))
     expect(inventoryProblems(ok({ files: { a: 'b' } }), checked)).toEqual(['file'])
+  })
+})
+
+describe('servingProblems and servingCommandProblems', () => {
+  const good: ServingCapability = {
+    binary: { program: 'srv', installHint: 'pip install srv==1' },
+    listenArgs: ['--port', '{port}'],
+    readiness: { path: '/health' },
+    version: { path: '/version', read: () => undefined },
+    metrics: { names: { promptTokens: 'srv:prompt_tokens_total', generatedTokens: 'srv:generation_tokens_total' }, lacks: { requestsRunning: 'no gauge', requestsWaiting: 'no gauge', kvCacheUsage: 'no gauge' } },
+    logs: { refused: [/error: /] },
+    evidence: ['readiness: org/srv@v1:srv/server.py:10', 'version: org/srv@v1:srv/server.py:20', 'metrics: org/srv@v1:srv/metrics.py:5'],
+  }
+  const t = { ok: true as const, engine: 'srv', version: '1', argv: ['srv', 'serve', 'm', '--x', '1'], env: { A: '1' }, files: {}, notes: [] }
+
+  it('should accept a capability with evidence, a full metric map and the translation as its launch', () => {
+    expect(servingProblems(good)).toEqual([])
+    expect(servingCommandProblems(good, t)).toEqual([])
+  })
+
+  it('should report missing evidence, an uncovered counter, a pattern that matches everything and a launch that is not the translation', () => {
+    const bad: ServingCapability = { ...good, evidence: ['readiness: somewhere'], metrics: { names: { promptTokens: 'srv:p' } }, logs: { crashed: [/.*/] }, command: (x, b) => ({ argv: [b, ...x.argv.slice(2)], env: x.env, files: x.files }) }
+    const p = servingProblems(bad)
+    expect(p).toEqual(expect.arrayContaining([
+      expect.stringMatching(/evidence for readiness names no upstream file/),
+      expect.stringMatching(/no evidence for version/),
+      expect.stringMatching(/metric generatedTokens: neither/),
+      expect.stringMatching(/logs.crashed: .* matches an empty line/),
+    ]))
+    expect(servingCommandProblems(bad, t)).toEqual([expect.stringMatching(/does not carry the translation's/)])
   })
 })

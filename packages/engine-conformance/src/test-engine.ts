@@ -4,6 +4,7 @@
  * Node (vitest), Bun (bun:test) and Deno (the vitest shim).
  */
 import { describe, expect, it } from 'vitest'
+import { servingCommandProblems, servingProblems } from './serving.ts'
 import { assertPlugin, CORE_DIMENSION_IDS, CORE_DIMENSION_NEUTRAL, CORE_DIMENSION_VALUES, createRegistry, isKerneltuneError, type Combo, type EnginePlugin, type HardwareSpec, type TranslateResult } from '@kerneltune/core'
 import { baselineOf, CAPABLE_DEVICE, engineCatalog, quickRunCount } from './catalog-checks.ts'
 import { coreCombos } from './combos.ts'
@@ -247,6 +248,25 @@ export function testEngine(options: TestEngineOptions): void {
         expect(typeof rule.violates).toBe('function')
       }
     })
+
+    if (probe.serving) {
+      it('should declare a serving capability with its evidence, a full metric map and usable log patterns', () => {
+        expectNone(servingProblems(make().serving!))
+      })
+
+      it('should launch exactly the translation (argv, env, files) plus the declared listen and metrics arguments', async () => {
+        const engine = make()
+        const serving = engine.serving!
+        let launched = 0
+        for (const combo of [{}, ...combos.slice(0, 20)]) {
+          const t = await engine.translate(combo, { model: 'model', options: serving.listenOptions ?? { host: '127.0.0.1', port: '{port}' } })
+          if (!t.ok) continue
+          launched++
+          expectNone(servingCommandProblems(serving, t))
+        }
+        expect(launched).toBeGreaterThan(0)
+      })
+    }
 
     options.additionalTests?.()
   })

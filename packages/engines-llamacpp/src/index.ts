@@ -35,3 +35,4 @@ export {
   withoutServingDefaults,
   type ServingSweepMode,
 } from './server-settings.ts'
+export { BUILD_HINT, LLAMA_SERVER_ENV, LLAMA_SERVER_METRICS, llamacppServing, MODEL_LOADED_LINE, type LlamacppServingOptions } from './serving.ts'

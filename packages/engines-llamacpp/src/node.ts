@@ -1,6 +1,8 @@
 /**
  * @module @kerneltune/engines-llamacpp/node
- * The node-llama-cpp measurement backend (Node only: it loads llama.cpp as a native addon).
+ * The node-llama-cpp measurement backend (Node only: it loads llama.cpp as a native addon), its
+ * model-file wrapper for runs, and where the llama-server binary is (the serving capability's
+ * lookup: `llamacppServerEngine({ locate: locateLlamaServer })`).
  *
  * @example
  * ```ts
@@ -11,3 +13,6 @@
  * ```
  */
 export { BACKEND_NAME, llamacppBackend, type LlamacppBackendOptions } from './adapters/node-llama-cpp.node.ts'
+export { llamacppRunBackend, llamacppRunEngine, LLAMACPP_BACKEND, type LlamacppRunBackendOptions } from './adapters/run-backend.node.ts'
+export { cpuSignature, findLlamaServer, llamaServerCacheRoot, locateLlamaServer, requireLlamaServer, type FoundBinary } from './adapters/llama-server-binary.node.ts'
+export { BUILD_HINT, LLAMA_SERVER_ENV } from './serving.ts'

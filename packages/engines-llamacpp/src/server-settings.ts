@@ -10,6 +10,7 @@ import type { CatalogExtension, Combo, DimensionSpec, EnginePlugin, TranslateCon
 import { LLAMACPP_DIMENSIONS, LLAMACPP_RULES } from './catalog-extension.ts'
 import { llamacppEngine, type LlamacppEngineOptions } from './engine.ts'
 import { DEFAULTS, SOURCE } from './facts.ts'
+import { llamacppServing, type LlamacppServingOptions } from './serving.ts'
 import { threadValues } from './sweep-space.ts'
 
 /** llama-server defaults: --parallel -1 (auto: 4 slots with a unified KV cache), continuous batching on. */
@@ -54,13 +55,14 @@ export function withoutServingDefaults(combo: Combo): Combo {
  * The llama.cpp plugin with server settings: `parallel` and `cont_batching` become flags, the rest
  * goes through the llama.cpp translator (which refuses what it cannot express).
  */
-export function llamacppServerEngine(options: LlamacppEngineOptions = {}): EnginePlugin {
+export function llamacppServerEngine(options: LlamacppEngineOptions & LlamacppServingOptions = {}): EnginePlugin {
   const base = llamacppEngine(options)
   return {
     ...base,
     description: `${base.description} With llama-server's slots and continuous batching.`,
     apiVersion: CONTRACT_VERSIONS.engine,
     catalogExtension: LLAMACPP_SERVING_EXTENSION,
+    serving: llamacppServing(options.locate ? { locate: options.locate } : {}),
     async translate(combo: Combo, context?: TranslateContext): Promise<TranslateResult> {
       const rest = Object.fromEntries(Object.entries(combo).filter(([k]) => !SERVER_IDS.has(k)))
       const t = await base.translate(rest, context)

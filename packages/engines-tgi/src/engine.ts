@@ -2,6 +2,7 @@
 import { CORE_DIMENSION_VALUES, applyControls, checkCombo, refusal, resolveVersion } from '@kerneltune/core/lite'
 import type { Combo, CoreDimensionId, EngineInventory, EnginePlugin, TranslateContext, TranslateResult } from '@kerneltune/core'
 import { ATTENTION, BLOCK_SIZE, CHUNKING_ATTENTION, CHUNKING_WARNING, DEFAULT_CUDA_GRAPHS, MODEL_PY, TGI_INVENTORIES, TGI_VERSIONS, type TgiVersion } from './releases.ts'
+import { tgiServing } from './serving.ts'
 
 export interface TgiEngineOptions {
   /** The launcher command; default `['text-generation-launcher']`. */
@@ -137,6 +138,7 @@ export function tgiEngine(options: TgiEngineOptions = {}): TgiEnginePlugin {
     supportedVersions: () => [...TGI_VERSIONS],
     controls: CONTROLS,
     inventory: (version) => TGI_INVENTORIES[version as TgiVersion],
+    serving: tgiServing(defaultVersion),
     translate(combo: Combo, context: TranslateContext = {}): TranslateResult {
       const version = resolveVersion(name, displayName, context.version, TGI_VERSIONS, defaultVersion)
       const bad = checkCombo(name, displayName, version, combo, CORE_DIMENSION_VALUES)

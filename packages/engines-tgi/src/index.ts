@@ -13,3 +13,4 @@
  */
 export { tgiEngine, type TgiEnginePlugin, MODEL_PLACEHOLDER, type TgiEngineOptions } from './engine.ts'
 export { TGI_INVENTORIES, TGI_VERSIONS, type TgiVersion } from './releases.ts'
+export { TGI_METRICS, tgiServing } from './serving.ts'

@@ -7,6 +7,7 @@
 import { applyControls, checkCombo, CORE_DIMENSION_VALUES, refusal, resolveVersion } from '@kerneltune/core/lite'
 import type { Combo, CoreDimensionId, EnginePlugin, TranslateContext, TranslateResult } from '@kerneltune/core'
 import { ATTN_BACKENDS, CUDA_GRAPH_BATCH_SIZES, LLM_API_FILE, TRTLLM_SERVE_RELEASES, TRTLLM_SERVE_VERSIONS, type TrtllmServeRelease } from './serve-releases.ts'
+import { trtllmServeServing } from './serve-serving.ts'
 
 export const SERVE_MODEL_PLACEHOLDER = 'MODEL'
 
@@ -93,6 +94,7 @@ export function trtllmServeEngine(): TrtllmServeEnginePlugin {
     supportedVersions: () => [...TRTLLM_SERVE_VERSIONS],
     controls: CONTROLS,
     inventory: (version) => TRTLLM_SERVE_RELEASES[version as keyof typeof TRTLLM_SERVE_RELEASES]?.inventory,
+    serving: trtllmServeServing(defaultVersion),
     translate(combo: Combo, context: TranslateContext = {}): TranslateResult {
       const version = resolveVersion(name, displayName, context.version, TRTLLM_SERVE_VERSIONS, defaultVersion) as TrtllmServeRelease['version']
       const release = TRTLLM_SERVE_RELEASES[version]

@@ -3,6 +3,7 @@ import { CORE_DIMENSION_IDS, CORE_DIMENSION_VALUES, checkCombo, KerneltuneError,
 import type { Combo, EnginePlugin, TranslateContext, TranslateResult, TritonBackendContext, TritonBackendProvider } from '@kerneltune/core'
 import { argsToFlags, planVllm } from './plan.ts'
 import { VLLM_DEFAULT_VERSION, VLLM_VERSIONS, vllmInventory, vllmRelease } from './releases.ts'
+import { vllmServing } from './serving.ts'
 
 export interface VllmEngineOptions {
   /** The words that start the server; default `['vllm', 'serve']`. */
@@ -56,6 +57,7 @@ export function vllmEngine(options: VllmEngineOptions = {}): VllmEnginePlugin {
     supportedVersions: () => [...VLLM_VERSIONS],
     controls: CORE_DIMENSION_IDS,
     inventory: (version: string) => vllmInventory(resolve(version)),
+    serving: vllmServing(defaultVersion),
     // Triton's vllm backend passes model.json to vLLM as engine arguments and runs it in-process.
     tritonBackend: {
       backend: 'vllm',

@@ -16,3 +16,4 @@
 export { vllmEngine, type VllmEnginePlugin, MODEL_PLACEHOLDER, type VllmEngineOptions } from './engine.ts'
 export { planVllm, argsToFlags, type VllmEngineArgs, type VllmPlan } from './plan.ts'
 export { COMPILATION_MODE, DTYPES, releaseWithBackend, VLLM_DEFAULT_VERSION, VLLM_RELEASES, VLLM_VERSIONS, vllmInventory, vllmRelease, type VllmRelease, type VllmVersion } from './releases.ts'
+export { VLLM_METRICS, vllmServing } from './serving.ts'

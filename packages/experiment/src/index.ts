@@ -3,15 +3,14 @@
  * The experiment designs every kerneltune entry point measures with, over any measurement backend
  * and any engine (the engine package brings its translator and its defaults; the designs know no
  * engine): sequential with early stopping (`runSweep`), interleaved rounds with an A/A arm and a
- * sign-flip test (`runInterleavedSweep`), and the paired analysis behind them. Moved here from
- * @kerneltune/engines-llamacpp (issue 25) so runs, tune sessions, workers and the CLI share one
+ * sign-flip test (`runInterleavedSweep`), and the paired analysis behind them. Moved here from an
+ * engine package (issue 25) so runs, tune sessions, workers and the CLI share one
  * implementation.
  *
  * @example
  * ```ts
- * import { llamacppEngine, withoutDefaults } from '@kerneltune/engines-llamacpp'
  * import { runInterleavedSweep } from '@kerneltune/experiment'
- * const r = await runInterleavedSweep({ backend, engine: llamacppEngine(), withoutDefaults, candidates: [{ combo: { threads: '1' } }], rounds: 8, seed: 1 })
+ * const r = await runInterleavedSweep({ backend, engine, withoutDefaults, candidates: [{ combo: { threads: '1' } }], rounds: 8, seed: 1 })
  * console.log(r.verdict, r.aa.declaredWinner)
  * ```
  */

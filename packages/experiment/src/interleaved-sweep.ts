@@ -60,7 +60,7 @@ export interface InterleavedSweepOptions extends AnalyzeOptions {
    * a measurement boundary, not the middle of a load, is where the sweep stops) unless it is still
    * running one visit past it (the longest visit so far): then it is cancelled through its signal
    * and dropped. So the sweep ends within the budget plus one visit. (A cancelled visit wastes its
-   * work, and a llama-server whose requests were cut can take seconds to stop.) The round it stops
+   * work, and a server whose requests were cut can take seconds to stop.) The round it stops
    * in is used as far as it got: its order was random, so which arms it reached says nothing about
    * their values, and every arm measured beside the defaults in it adds a pair.
    */
@@ -93,8 +93,8 @@ export interface InterleavedSweepOptions extends AnalyzeOptions {
    * The combination the A/A arm asks the backend for; default the baseline. A backend that keeps a
    * server per combination (serverBackend's keepServers) would give the A/A arm the baseline's own
    * server, so the check would miss the server-to-server variance every candidate has: pass a
-   * combination that runs the same settings under another key (llama-server: the baseline with
-   * cont_batching=on, a default its translator writes no flag for).
+   * combination that runs the same settings under another key (e.g. the baseline with a default
+   * value spelled out that its translator writes no flag for).
    */
   readonly aaCombo?: Combo
   readonly seed?: number
@@ -150,7 +150,8 @@ export interface InterleavedSweepResult extends Omit<SweepAnalysis, 'winner' | '
   readonly launches: Readonly<Record<string, readonly MeasurementLaunch[]>>
   readonly combos: readonly InterleavedComboStats[]
   readonly aa: AaCheck
-  readonly winner?: InterleavedComboStats & { readonly llamaServerArgv: readonly string[] }
+  /** The winner and its command line (`argv`: the engine's translation of its combination). */
+  readonly winner?: InterleavedComboStats & { readonly argv: readonly string[] }
   readonly recommendedArgv: readonly string[]
   readonly seconds: number
   readonly settings: { readonly rounds: number; readonly minRounds: number; readonly warmups: number; readonly revisitWarmups: number; readonly prelaunch: boolean; readonly test: RoundsTest; readonly seed: number; readonly timeBudgetMs?: number }
@@ -396,7 +397,7 @@ async function analyzeRounds(o: InterleavedSweepOptions, s: RoundsState, flips: 
     return [...t.argv]
   }
   const top = winners[0]
-  const winner = top ? { ...top, llamaServerArgv: await argvOf(top.combo) } : undefined
+  const winner = top ? { ...top, argv: await argvOf(top.combo) } : undefined
   let verdict: string
   if (top) {
     const p = top.paired[metric]!
@@ -432,7 +433,7 @@ async function analyzeRounds(o: InterleavedSweepOptions, s: RoundsState, flips: 
     aa,
     ...(winner ? { winner } : {}),
     verdict,
-    recommendedArgv: winner ? winner.llamaServerArgv : await argvOf(o.baseline ?? {}),
+    recommendedArgv: winner ? winner.argv : await argvOf(o.baseline ?? {}),
     seconds: s.seconds,
     settings: s.settings,
     notes: s.notes,

@@ -20,7 +20,7 @@
  *   treatment, and one error variance is estimated from the residuals of all arms together
  *   ((rounds − 1)(arms − 1) degrees of freedom; @kerneltune/stats blockedComparison). With 5 arms,
  *   3 rounds give 8 degrees of freedom where one arm's own ratios give 2 — but only if every arm
- *   carries the same noise. On a loaded CPU they do not: llama-server with 2 threads collapses
+ *   carries the same noise. On a loaded CPU they do not: a CPU server with 2 threads collapses
  *   whenever a thread is descheduled at a barrier and with 1 thread it does not, and a pool of calm
  *   arms then understates the defaults' noise and crowns the A/A arm.
  */

@@ -1,5 +1,5 @@
 /**
- * The statistics of a llama.cpp sweep, from measured repetitions only: per-combo summaries, the
+ * The statistics of a sweep over an engine's settings, from measured repetitions only: per-combo summaries, the
  * comparison of every combo with the default settings (trimmed means, Welch/Yuen, Cohen's d), a
  * quality gate from @kerneltune/stats, and the winner: the best combo by the target metric that
  * passes the gate and is significantly better than the default.
@@ -32,7 +32,7 @@ export interface MeasuredCombo {
   readonly reps: readonly RepetitionMetrics[]
   /** Why measurement ended before the maximum repetitions, when it did. */
   readonly stoppedEarly?: string
-  /** Set when llama.cpp could not run the combo; such combos have no reps. */
+  /** Set when the engine could not run the combo; such combos have no reps. */
   readonly error?: string
 }
 

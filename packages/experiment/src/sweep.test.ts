@@ -43,8 +43,8 @@ describe('runSweep', () => {
     const candidates = ([{ threads: '1' }, { threads: '2' }, { threads: '1', flash_attn: 'off' }] as Combo[]).map((combo) => ({ combo }))
     const r = await runSweep({ ...LLAMA, backend, candidates, model: 'm.gguf', maxReps: 5 })
     expect(r.winner?.combo).toEqual({ threads: '1' })
-    expect(r.winner?.llamaServerArgv).toEqual(['llama-server', '-m', 'm.gguf', '--threads', '1'])
-    expect(r.recommendedArgv).toEqual(r.winner?.llamaServerArgv)
+    expect(r.winner?.argv).toEqual(['llama-server', '-m', 'm.gguf', '--threads', '1'])
+    expect(r.recommendedArgv).toEqual(r.winner?.argv)
     const cmp = r.winner!.comparison.decodeTps!
     expect([cmp.verdict, cmp.improvement > 1.5, cmp.cohensD > 0]).toEqual(['better', true, true])
     expect(r.gate.method).toBe('regression')

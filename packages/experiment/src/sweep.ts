@@ -1,16 +1,15 @@
 /**
- * A sweep over llama.cpp settings with Tier 1 statistics: the default settings are measured
+ * A sweep over an engine's settings with Tier 1 statistics: the default settings are measured
  * first, then every candidate in chunks of repetitions until the early-termination rule
  * (@kerneltune/stats shouldStopEarly) says its place against the default and the best so far is
  * settled, or the maximum is reached. Then `analyzeSweep` compares, gates and picks the winner,
- * and the winner is translated into a `llama-server` command line. Runs on any measurement
- * backend; with `llamacppBackend` every number is a real measurement.
+ * and the winner is translated into the engine's command line. Runs on any measurement
+ * backend; with a real one (not `simulated`) every number is a real measurement.
  *
  * @example
  * ```ts
- * const backend = llamacppBackend({ modelPath: 'm.gguf', promptTokens: 64, genTokens: 16 })
- * const r = await runSweep({ backend, candidates: [{ combo: { threads: '1' } }, { combo: { threads: '2' } }], model: 'm.gguf' })
- * console.log(r.winner?.llamaServerArgv.join(' ') ?? r.verdict)
+ * const r = await runSweep({ backend, engine, candidates: [{ combo: { threads: '1' } }, { combo: { threads: '2' } }], model: 'm.gguf' })
+ * console.log(r.winner?.argv.join(' ') ?? r.verdict)
  * ```
  */
 import { KerneltuneError } from '@kerneltune/core/lite'
@@ -36,7 +35,7 @@ export interface SweepOptions extends AnalyzeOptions {
   readonly backend: MeasurementBackend
   /** Candidates, e.g. from catalog enumeration; ones that run as the defaults are dropped. */
   readonly candidates: readonly { readonly combo: Combo; readonly hash?: string }[]
-  /** The settings to beat; default `{}` (llama-server with no flags). */
+  /** The settings to beat; default `{}` (the engine with no flags). */
   readonly baseline?: Combo
   /** Model path for the winner's command line; default the placeholder. */
   readonly model?: string
@@ -50,7 +49,7 @@ export interface SweepOptions extends AnalyzeOptions {
   readonly earlyStop?: boolean
   /** Interval width, relative to the value, below which a combo's estimate is tight; default 0.05. */
   readonly noiseFloor?: number
-  /** Translates the winner into a command line (the engine's translator: llama.cpp's, or its server-settings one). */
+  /** Translates the winner into a command line (the engine's translator). */
   readonly engine: EnginePlugin
   /** Removes the engine's default values so equal combos compare equal (the engine package's withoutDefaults). */
   readonly withoutDefaults: (combo: Combo) => Combo
@@ -72,7 +71,8 @@ export interface SweepResult extends Omit<SweepAnalysis, 'winner'> {
   readonly backend: string
   readonly settings: { readonly warmups: number; readonly minReps: number; readonly maxReps: number; readonly earlyStop: boolean; readonly noiseFloor: number }
   /** The winner with its command line; absent when the defaults stay. */
-  readonly winner?: SweepComboStats & { readonly llamaServerArgv: readonly string[] }
+  /** The winner and its command line (`argv`: the engine's translation of its combination). */
+  readonly winner?: SweepComboStats & { readonly argv: readonly string[] }
   /** The command line to run: the winner's, or the defaults'. */
   readonly recommendedArgv: readonly string[]
   readonly notes: readonly string[]
@@ -163,7 +163,7 @@ export async function runSweep(options: SweepOptions): Promise<SweepResult> {
     if (!t.ok) throw new KerneltuneError('INTERNAL', `${engine.name} could not translate the measured combo ${JSON.stringify(combo)}: ${t.reason}`)
     return [...t.argv]
   }
-  const winner = analysis.winner ? { ...analysis.winner, llamaServerArgv: await argvOf(strip(analysis.winner.combo)) } : undefined
+  const winner = analysis.winner ? { ...analysis.winner, argv: await argvOf(strip(analysis.winner.combo)) } : undefined
   const { winner: _analysisWinner, ...rest } = analysis
   return {
     ...rest,
@@ -173,7 +173,7 @@ export async function runSweep(options: SweepOptions): Promise<SweepResult> {
     backend: backend.name,
     settings: { warmups, minReps, maxReps, earlyStop, noiseFloor },
     ...(winner ? { winner } : {}),
-    recommendedArgv: winner ? winner.llamaServerArgv : await argvOf(strip(baselineCombo)),
+    recommendedArgv: winner ? winner.argv : await argvOf(strip(baselineCombo)),
     notes: [...notes],
   }
 }

@@ -11,7 +11,7 @@
  * - Each part stops at a measurement boundary: no measurement starts that its last length says
  *   would end after the part's deadline. One that started before it is let finish, and cancelled
  *   (and dropped) only when still running one measurement's length past it: cutting a load wastes
- *   it, and llama-server, its requests cut, can hang on SIGTERM until the launcher's SIGKILL. So
+ *   it, and an engine's server, its requests cut, can hang on SIGTERM until the launcher's SIGKILL. So
  *   the command ends within the budget plus one measurement.
  * - The budget binds from the first measurement. A budget too short for 2 rounds of the defaults
  *   ends the sweep with fewer: nothing can be compared, the defaults stay, and the verdict says

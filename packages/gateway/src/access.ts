@@ -1,5 +1,5 @@
 /**
- * Who may use the gateway (issue 34 item 22). It passed llama-server's
+ * Who may use the gateway (issue 34 item 22). It passed an arm's
  * `access-control-allow-origin: *` through, needed no token and accepted any Host, so any web
  * page open in the user's browser could send prompts and read the answers. Now:
  *

@@ -4,7 +4,7 @@
  * chunks and the token count the server reports, with the definitions of the load generator
  * (@kerneltune/serving request.ts): a token arrives with an SSE event whose choice carries text or
  * is not the closing one. A non-streamed answer arrives at once; its TTFT and TPOT come from
- * llama-server's own `timings` when it sends them (the decode time is the end of the request).
+ * the server's own per-request `timings` when it sends them (the decode time is the end of the request).
  */
 import { sseParser } from '@kerneltune/serving'
 import type { Observation } from './reward.ts'

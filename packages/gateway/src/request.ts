@@ -4,14 +4,14 @@
  * is never forwarded, retried or charged to an arm.
  *
  * - Size and depth are bounded before parsing: a 2 MB prompt of a million nested arrays crashed
- *   llama-server, and the retry crashed the next arm too.
- * - The body must be UTF-8 (llama-server answered an invalid byte with a 500, which the gateway
+ *   the C++ reference server (ggml-org's tools/server), and the retry crashed the next arm too.
+ * - The body must be UTF-8 (that server answered an invalid byte with a 500, which the gateway
  *   then counted against the arm).
- * - The token limits must be finite integers: `max_tokens: 1e999` reached llama-server as a
+ * - The token limits must be finite integers: `max_tokens: 1e999` reached that server as a
  *   number it could not read (a 500 again).
- * - The generation is capped: llama-server reads the limit from the first non-null of
- *   `n_predict`, `max_completion_tokens`, `max_tokens` (llama.cpp de3ff815, the source
- *   node-llama-cpp 3.22.1 bundles: tools/server/server-schema.cpp L44–47, `add_alias` in that
+ * - The generation is capped: that server reads the limit from the first non-null of
+ *   `n_predict`, `max_completion_tokens`, `max_tokens` (ggml-org's tools/server at de3ff815:
+ *   tools/server/server-schema.cpp L44–47, `add_alias` in that
  *   order; null counts as absent, L585–588), and -1 or no limit means "until the context is full"
  *   (tools/server/server-context.cpp L1818), which ran for over 120 s in one probe. A -1,
  *   null or missing limit becomes the cap; a limit above the cap is refused.
@@ -31,12 +31,12 @@ export interface RequestLimits {
 /**
  * 8 MiB holds a chat request with a base64 image or a prompt of a few hundred thousand tokens;
  * depth 64 is the server's (apps/server http.ts MAX_BODY_DEPTH) and far above a chat request with
- * a nested JSON schema; 4096 tokens is what llama-server itself fills in for an Anthropic-style
+ * a nested JSON schema; 4096 tokens is what the C++ reference server itself fills in for an Anthropic-style
  * request without max_tokens (tools/server/server-chat.cpp L586–590).
  */
 export const DEFAULT_LIMITS: RequestLimits = { maxBodyBytes: 8 << 20, maxDepth: 64, maxTokens: 4096 }
 
-/** The token-limit fields, in the order llama-server reads them. */
+/** The token-limit fields, in the order the C++ reference server reads them (the others read `max_tokens`). */
 export const TOKEN_LIMIT_FIELDS = ['n_predict', 'max_completion_tokens', 'max_tokens'] as const
 
 const tokenLimit = (cap: number) => z.number().int().min(-1).max(cap, { message: `is over this gateway's cap of ${cap} tokens (kerneltune gateway --max-tokens-cap)` }).nullable().optional()

@@ -122,7 +122,7 @@ describe('Router', () => {
 })
 
 /**
- * How often the traffic-shift check of adapters/gateway-llama.node.test.ts (at least 12 of the last
+ * How often the traffic-shift check of adapters/gateway-live.node.test.ts (at least 12 of the last
  * 16 decisions on the fast arm after 14 rounds of 4) fails under the router's own policy, Thompson
  * sampling on a seed: the router run in-process through the test's protocol on router seeds 0, 1, …
  * (shift-check.ts). That test's setup has one TPOT objective 5× above the fast arm's TPOT and 5×

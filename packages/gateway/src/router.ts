@@ -13,6 +13,7 @@
  */
 import { createBandit, Prng, type Bandit, type PolicyInput } from '@kerneltune/bandit'
 import { KerneltuneError } from '@kerneltune/core'
+import { normalQuantile } from '@kerneltune/stats'
 import type { Judgement, Observation } from './reward.ts'
 
 export interface GuardOptions {
@@ -81,25 +82,6 @@ interface ArmState {
   recent: boolean[]
   suspensions: number
   crashes: number
-}
-
-/** Upper quantile of the standard normal at p (Acklam's rational approximation; |error| < 1.2e-9 here). */
-function normalQuantile(p: number): number {
-  const a = [-39.69683028665376, 220.9460984245205, -275.9285104469687, 138.357751867269, -30.66479806614716, 2.506628277459239]
-  const b = [-54.47609879822406, 161.5858368580409, -155.6989798598866, 66.80131188771972, -13.28068155288572]
-  const c = [-0.007784894002430293, -0.3223964580411365, -2.400758277161838, -2.549732539343734, 4.374664141464968, 2.938163982698783]
-  const d = [0.007784695709041462, 0.3224671290700398, 2.445134137142996, 3.754408661907416]
-  const q = Math.min(p, 1 - p)
-  let x: number
-  if (q < 0.02425) {
-    const r = Math.sqrt(-2 * Math.log(q))
-    x = (((((c[0]! * r + c[1]!) * r + c[2]!) * r + c[3]!) * r + c[4]!) * r + c[5]!) / ((((d[0]! * r + d[1]!) * r + d[2]!) * r + d[3]!) * r + 1)
-  } else {
-    const r = q - 0.5
-    const s = r * r
-    x = ((((((a[0]! * s + a[1]!) * s + a[2]!) * s + a[3]!) * s + a[4]!) * s + a[5]!) * r) / (((((b[0]! * s + b[1]!) * s + b[2]!) * s + b[3]!) * s + b[4]!) * s + 1)
-  }
-  return p < 0.5 ? x : -x
 }
 
 /**

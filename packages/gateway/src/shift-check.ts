@@ -1,6 +1,6 @@
 /**
- * The traffic-shift check of adapters/gateway-llama.node.test.ts (the gateway in front of two real
- * llama-servers), as data, and the router run through the same protocol in-process: router.test.ts
+ * The traffic-shift check of adapters/gateway-live.node.test.ts (the gateway in front of two real
+ * servers), as data, and the router run through the same protocol in-process: router.test.ts
  * computes from it how often the check fails under the router's own policy (Thompson sampling,
  * seeded) when the arms are as far apart as the test's setup makes them. Used by those tests only.
  */

@@ -1,9 +1,11 @@
 /**
- * The client's figures next to the server's own: llama-server returns per-request `timings`
- * (prompt_ms for prompt processing, predicted_ms over predicted_n generated tokens) and exports
- * Prometheus counters and gauges. The difference says how much of what the client saw was the
- * server's compute and how much was queueing, HTTP and streaming.
+ * The client's figures next to the server's own: some servers return per-request `timings`
+ * (prompt_ms for prompt processing, predicted_ms over predicted_n generated tokens), and engines
+ * export Prometheus counters and gauges under the names their serving capability maps
+ * (ServingMetricNames). The difference says how much of what the client saw was the server's
+ * compute and how much was queueing, HTTP and streaming.
  */
+import type { ServingMetricNames } from '@kerneltune/core'
 import { metricValue, type PrometheusMetrics } from './prometheus.ts'
 import { tpotOf } from './metrics.ts'
 import type { RequestRecord } from './request.ts'
@@ -15,7 +17,7 @@ export interface ServerReported {
   /** Prompt tokens served from the server's prompt cache (not processed again). */
   readonly cachedPromptTokens?: number
   readonly outputTokens?: number
-  /** The server's own throughput gauges (llama-server: averaged over its lifetime). */
+  /** The server's own throughput gauges (as the engine defines them: some average over the server's lifetime). */
   readonly promptTokensPerSecond?: number
   readonly outputTokensPerSecond?: number
   /** From per-request timings: mean prompt-processing time and mean time per generated token. */
@@ -37,20 +39,12 @@ export interface CrossCheck {
   readonly lines: readonly string[]
 }
 
-/** llama-server's metric names (tools/server/server.cpp, `--metrics`). */
-export const LLAMA_SERVER_METRICS = {
-  promptTokensTotal: 'llamacpp:prompt_tokens_total',
-  promptTokensCachedTotal: 'llamacpp:prompt_tokens_cached_total',
-  outputTokensTotal: 'llamacpp:tokens_predicted_total',
-  promptTokensPerSecond: 'llamacpp:prompt_tokens_seconds',
-  outputTokensPerSecond: 'llamacpp:predicted_tokens_seconds',
-} as const
-
 const gap = (client: number, server: number) => ({ client, server, relative: server === 0 ? Number.NaN : (client - server) / server })
 const pct = (x: number) => `${x >= 0 ? '+' : ''}${(x * 100).toFixed(1)}%`
 const mean = (xs: readonly number[]) => (xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : Number.NaN)
 
-export function crossCheck(records: readonly RequestRecord[], before?: PrometheusMetrics, after?: PrometheusMetrics): CrossCheck {
+/** `names`: the engine's Prometheus names (its serving capability's `metrics`); without them no counter is read. */
+export function crossCheck(records: readonly RequestRecord[], before?: PrometheusMetrics, after?: PrometheusMetrics, names?: ServingMetricNames): CrossCheck {
   const ok = records.filter((r) => r.ok)
   const timed = ok.filter((r) => r.serverTimings?.promptMs !== undefined && r.serverTimings.predictedMs !== undefined && (r.serverTimings.predictedN ?? 0) > 0)
   const promptMs = timed.map((r) => r.serverTimings!.promptMs!)
@@ -60,19 +54,21 @@ export function crossCheck(records: readonly RequestRecord[], before?: Prometheu
     reported.promptMs = summarize(promptMs)
     reported.msPerOutputToken = summarize(perToken)
   }
-  const delta = (name: string) => {
+  const delta = (name: string | undefined) => {
+    if (name === undefined) return undefined
     const a = after ? metricValue(after, name) : undefined
     const b = before ? metricValue(before, name) ?? 0 : undefined
     return a === undefined || b === undefined ? undefined : a - b
   }
-  const out = delta(LLAMA_SERVER_METRICS.outputTokensTotal)
-  const inp = delta(LLAMA_SERVER_METRICS.promptTokensTotal)
+  const out = delta(names?.names.generatedTokens)
+  const inp = delta(names?.names.promptTokens)
   if (out !== undefined) reported.outputTokens = out
   if (inp !== undefined) reported.promptTokens = inp
-  const cached = delta(LLAMA_SERVER_METRICS.promptTokensCachedTotal)
+  const cached = delta(names?.cachedPromptTokens)
   if (cached !== undefined) reported.cachedPromptTokens = cached
-  const outRate = after ? metricValue(after, LLAMA_SERVER_METRICS.outputTokensPerSecond) : undefined
-  const inRate = after ? metricValue(after, LLAMA_SERVER_METRICS.promptTokensPerSecond) : undefined
+  const gauge = (name: string | undefined) => (after && name !== undefined ? metricValue(after, name) : undefined)
+  const outRate = gauge(names?.generatedTokensPerSecond)
+  const inRate = gauge(names?.promptTokensPerSecond)
   if (outRate !== undefined) reported.outputTokensPerSecond = outRate
   if (inRate !== undefined) reported.promptTokensPerSecond = inRate
 
@@ -88,7 +84,7 @@ export function crossCheck(records: readonly RequestRecord[], before?: Prometheu
       lines.push(`TPOT ${mean(tpots).toFixed(2)} ms on the client vs ${mean(perToken).toFixed(2)} ms per generated token on the server (${pct(gaps.tpotVsServerMs.relative)})`)
     }
   } else {
-    lines.push('the server returned no per-request timings (llama-server does; other engines may not)')
+    lines.push('the server returned no per-request timings (some engines send them with each response, others do not)')
   }
   const clientOut = ok.reduce((a, r) => a + (r.outputTokens ?? 0), 0)
   const clientIn = ok.reduce((a, r) => a + (r.promptTokens ?? 0), 0)
@@ -100,6 +96,6 @@ export function crossCheck(records: readonly RequestRecord[], before?: Prometheu
     gaps.promptTokens = gap(clientIn, inp)
     lines.push(`prompt tokens: ${clientIn} in usage vs ${inp} processed per /metrics (${pct(gaps.promptTokens.relative)})${cached ? `; ${cached} came from the prompt cache` : ''}`)
   }
-  if (before === undefined && after === undefined) lines.push('no Prometheus metrics were read (llama-server exports them with --metrics)')
+  if (before === undefined && after === undefined) lines.push(`no Prometheus metrics were read${names ? ` (${names.path ?? '/metrics'} did not answer)` : ' (no metric names for this server)'}`)
   return { serverReported: reported as ServerReported, gaps, lines }
 }

@@ -1,7 +1,7 @@
 /**
  * A parser for the Prometheus text exposition format (version 0.0.4), enough for what inference
  * servers export: `# HELP`/`# TYPE` lines, samples with optional labels and timestamps, and the
- * special values NaN, +Inf and -Inf. Names keep their colons (llama-server's `llamacpp:...`).
+ * special values NaN, +Inf and -Inf. Names keep their colons (`engine:metric`, as several engines spell them).
  */
 import { KerneltuneError } from '@kerneltune/core'
 

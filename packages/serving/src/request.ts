@@ -1,8 +1,8 @@
 /**
  * One streamed request to an OpenAI-compatible server, timed on the client: time to the first
  * content chunk (TTFT), the gaps between successive content chunks (ITL) and the end-to-end
- * latency. Token counts come from the server's `usage`; the server's own `timings` (llama-server)
- * are kept for the cross-check.
+ * latency. Token counts come from the server's `usage`; the server's own per-request `timings`
+ * (where the engine sends them) are kept for the cross-check.
  */
 import { sseParser } from './sse.ts'
 import type { RequestSpec, ServingApi } from './workload.ts'
@@ -54,8 +54,8 @@ export function requestBody(o: Pick<RequestOptions, 'api' | 'model' | 'spec' | '
     ...(o.model ? { model: o.model } : {}),
     ...(o.api === 'chat' ? { messages: [{ role: 'user', content: typeof o.spec.prompt === 'string' ? o.spec.prompt : o.spec.prompt.join(' ') }] } : { prompt: o.spec.prompt }),
     max_tokens: o.spec.outputTokens,
-    // The asked output length, whatever the model would rather do: llama-server and vLLM both
-    // honour ignore_eos; n_predict is llama-server's own spelling of the cap.
+    // The asked output length, whatever the model would rather do: the OpenAI-compatible engines
+    // kerneltune launches honour ignore_eos; n_predict is the C++ reference server's spelling of the cap.
     ignore_eos: true,
     n_predict: o.spec.outputTokens,
     temperature: 0,
@@ -71,7 +71,7 @@ export function requestBody(o: Pick<RequestOptions, 'api' | 'model' | 'spec' | '
 // HTTP clients do for a stale pooled socket; any other failure, or one after a response began,
 // stays a failed request. Up to STALE_RETRIES times: after a pause (between levels, rounds or
 // capacity measurements) every idle socket of the pool may have been closed, and a retry can
-// draw the next stale one (seen on llama-server at 2 and 4 in flight, issue 25: a candidate with
+// draw the next stale one (seen on a server at 2 and 4 in flight, issue 25: a candidate with
 // a failed request misses its objectives, so a client artifact must not fail one).
 const STALE_CONNECTION = /ECONNRESET|socket connection was closed unexpectedly|other side closed|socket hang up/i
 const STALE_RETRIES = 3

@@ -1,7 +1,7 @@
 /**
  * What each request of a load asks for: fixed or uniformly drawn prompt and output lengths, or
- * prompts from a JSONL dataset. Completions prompts of a fixed length are token-id arrays (both
- * llama-server and vLLM accept them), so the server sees exactly the asked length; chat prompts
+ * prompts from a JSONL dataset. Completions prompts of a fixed length are token-id arrays (the
+ * OpenAI-compatible servers kerneltune launches accept them), so the server sees exactly the asked length; chat prompts
  * are text, whose token count only the server's `usage` knows.
  */
 import { KerneltuneError, parseWith } from '@kerneltune/core'

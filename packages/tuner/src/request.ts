@@ -87,7 +87,7 @@ export const RunRequestSchema: z.ZodObject<{
   qualityGate: QualityGateMethodSchema.default('topk5'),
   /** A measurement backend plugin name (see the backend registry). */
   backend: z.string().min(1).max(100).default('analytical'),
-  /** The model file for backends that run one (llamacpp: the GGUF); a path on the machine that measures. */
+  /** The model file for backends that run one (a GGUF, an ONNX graph); a path on the machine that measures. */
   modelPath: z.string().min(1).max(4096).optional(),
   repetitions: z.number().int().min(2).max(100).default(7),
   warmups: z.number().int().min(0).max(100).default(1),

@@ -9,7 +9,8 @@ import { renderHelp } from './help.ts'
 
 export const EXIT = { OK: 0, FAILURE: 1, USAGE: 2, CHECK_FAILED: 3 } as const
 
-const USAGE_CODES: ReadonlySet<ErrorCode> = new Set(['INVALID_INPUT', 'INVALID_FORMAT', 'INVALID_FEATURE', 'NOT_FOUND', 'MODEL_NOT_FOUND', 'PLUGIN_NOT_FOUND'])
+// ENGINE_NOT_INSTALLED: what the command needs is absent here, as with a missing file (NOT_FOUND).
+const USAGE_CODES: ReadonlySet<ErrorCode> = new Set(['INVALID_INPUT', 'INVALID_FORMAT', 'INVALID_FEATURE', 'NOT_FOUND', 'ENGINE_NOT_INSTALLED', 'MODEL_NOT_FOUND', 'PLUGIN_NOT_FOUND'])
 
 export async function runCli(root: Command, argv: readonly string[], io: Io): Promise<number> {
   const path: string[] = []

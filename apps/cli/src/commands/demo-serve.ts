@@ -10,10 +10,10 @@ import { existsSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import type { Combo } from '@kerneltune/core'
 import { LLAMACPP_VERSION, llamacppServerEngine } from '@kerneltune/engines-llamacpp'
-import { BUILD_HINT, findLlamaServer, runServingSession, type SessionResult } from '@kerneltune/serving/node'
+import { BUILD_HINT, findLlamaServer } from '@kerneltune/engines-llamacpp/node'
+import { runServingSession, type SessionResult } from '@kerneltune/serving/node'
 import type { Io } from '../cli/command.ts'
 import { fmt } from '../cli/output.ts'
-import { LLAMA_SERVER_EXTRA_ARGS } from './bench/serve-target.ts'
 
 const BUILD_SCRIPT = fileURLToPath(new URL('../../../../tooling/scripts/build-llama-server.sh', import.meta.url))
 
@@ -62,7 +62,7 @@ export async function demoServe(io: Io, i: DemoServeInput): Promise<DemoServeRes
   if ('reason' in bin) return { skipped: bin.reason, binarySeconds: buildSeconds, built }
   io.stderr('[demo] launching llama-server with the recommended command line and measuring it under concurrent load (1 and 4 requests in flight)\n')
   const session = await runServingSession({
-    target: { kind: 'engine', engine: llamacppServerEngine({ binary: bin.path }), binary: bin.path, model: i.modelPath, extraArgs: [...LLAMA_SERVER_EXTRA_ARGS] },
+    target: { kind: 'engine', engine: llamacppServerEngine({ binary: bin.path }), binary: bin.path, model: i.modelPath },
     combo: i.combo,
     levels: [{ concurrency: 1 }, { concurrency: 4 }],
     load: { workload: { kind: 'synthetic', promptTokens: i.promptTokens, outputTokens: i.outputTokens }, requests: 8, warmups: 2 },

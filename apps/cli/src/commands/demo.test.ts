@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
 import { LLAMACPP_VERSION } from '@kerneltune/engines-llamacpp'
-import { findLlamaServer } from '@kerneltune/serving/node'
+import { findLlamaServer } from '@kerneltune/engines-llamacpp/node'
 import { runMain } from '../cli/testing.ts'
 
 const dir = mkdtempSync(join(tmpdir(), 'kt-demo-'))

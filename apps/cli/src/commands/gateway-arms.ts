@@ -1,7 +1,7 @@
 /**
  * The arms of `kerneltune gateway`, from `--arms` and `--endpoint`:
  *
- * - `defaults`: llama-server as it starts with no setting changed (the fallback arm);
+ * - `defaults`: the engine's server as it starts with no setting changed (the fallback arm);
  * - `recommended`: the winner of the stored run named by --run (else its best measured combination);
  * - `top:N`: the run's N best measured combinations (throughput, highest first), arms top1..topN;
  * - `{"threads":"1"}` or `NAME={"parallel":"1"}`: a combination, translated by the engine;
@@ -51,10 +51,10 @@ function parseCombo(json: string, token: string): Combo {
 }
 
 /** A stored run's measured combinations, best first: the winner, then by throughput. */
-async function runCandidates(store: Store, tenant: string, runId: string): Promise<Combo[]> {
+async function runCandidates(store: Store, tenant: string, runId: string, engine: string): Promise<Combo[]> {
   const run = await store.runs.get(tenant, runId)
   if (!run) throw usageError(`--run ${runId}: no such run in this store (tenant ${tenant}); list runs with \`kerneltune run list\``)
-  if (run.target.engine !== 'llamacpp') throw usageError(`--run ${runId} tuned ${run.target.engine}; the gateway launches llama.cpp arms, so give a llamacpp run`)
+  if (run.target.engine !== engine) throw usageError(`--run ${runId} tuned ${run.target.engine}; the gateway launches ${engine} arms, so give a ${engine} run (or --engine ${run.target.engine})`)
   const measured = (await store.runs.combos(runId)).filter((c) => c.status === 'measured' && !c.isBaseline && c.metrics?.throughputTps !== undefined)
     .sort((a, b) => b.metrics!.throughputTps! - a.metrics!.throughputTps!)
   const winner = (run.summary as { winner?: { combo?: Combo } | null } | null)?.winner?.combo
@@ -68,6 +68,8 @@ export interface ArmContext {
   readonly endpoints: readonly string[]
   readonly openStore: () => Promise<Store>
   readonly tenant: string
+  /** The engine the launched arms run (a --run must have tuned it). */
+  readonly engine: string
 }
 
 export async function resolveArms(text: string | undefined, ctx: ArmContext): Promise<{ arms: ArmRequest[]; notes: string[] }> {
@@ -77,7 +79,7 @@ export async function resolveArms(text: string | undefined, ctx: ArmContext): Pr
   let candidates: Combo[] | undefined
   const fromRun = async (token: string) => {
     if (!ctx.runId) throw usageError(`arm ${token} comes from a stored run: give --run RUN_ID`)
-    candidates ??= await runCandidates(await ctx.openStore(), ctx.tenant, ctx.runId)
+    candidates ??= await runCandidates(await ctx.openStore(), ctx.tenant, ctx.runId, ctx.engine)
     if (candidates.length === 0) throw usageError(`--run ${ctx.runId} has no measured combination to serve`)
     return candidates
   }

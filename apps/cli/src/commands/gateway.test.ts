@@ -6,10 +6,12 @@ import { join } from 'node:path'
 import { LLAMACPP_VERSION } from '@kerneltune/engines-llamacpp'
 import { synthLlama } from '@kerneltune/gguf'
 import { writeGgufFile } from '@kerneltune/gguf/node'
-import { BUILD_HINT, findLlamaServer, processAlive, startInstantServer } from '@kerneltune/serving/node'
+import { BUILD_HINT, findLlamaServer } from '@kerneltune/engines-llamacpp/node'
+import { processAlive, startInstantServer } from '@kerneltune/serving/node'
 import { openStore } from '@kerneltune/store'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { runMain } from '../cli/testing.ts'
+import { memoryIo, runMain } from '../cli/testing.ts'
+import { main } from '../main.ts'
 import type { Store } from '@kerneltune/store'
 import { resolveArms, splitArms } from './gateway-arms.ts'
 import { processesNaming } from '@kerneltune/tooling/test-processes'
@@ -72,7 +74,7 @@ describe('kerneltune gateway', () => {
         combos: async () => [measured({}, 50, true), measured({ threads: '1' }, 40), measured({ threads: '2' }, 60), measured({ parallel: '1' }, 45), { combo: { parallel: '2' }, status: 'failed', isBaseline: false, metrics: null }],
       },
     } as unknown as Store
-    const ctx = { runId: 'r1', endpoints: ['http://127.0.0.1:9'], openStore: async () => store, tenant: 'default' }
+    const ctx = { runId: 'r1', endpoints: ['http://127.0.0.1:9'], openStore: async () => store, tenant: 'default', engine: 'llamacpp' }
     const r = await resolveArms('defaults,recommended,top:3,slow={"threads":"1"}', ctx)
     expect(r.arms.map((a) => [a.id, a.kind === 'combo' ? a.combo : a.url])).toEqual([
       ['defaults', {}], ['recommended', { threads: '2' }], ['top2', { parallel: '1' }], ['top3', { threads: '1' }], ['endpoint1', 'http://127.0.0.1:9'],
@@ -80,6 +82,16 @@ describe('kerneltune gateway', () => {
     expect(r.notes).toEqual(['arm top1 is the same configuration as arm recommended; it is served once, as recommended', 'arm slow is the same configuration as arm top3; it is served once, as top3'])
     await expect(resolveArms('recommended', { ...ctx, runId: 'nope' })).rejects.toThrow(/no such run/)
     await expect(resolveArms('recommended', { ...ctx, runId: 'v' })).rejects.toThrow(/tuned vllm/)
+    // With --engine vllm the same run is the one to launch.
+    expect((await resolveArms('recommended', { ...ctx, runId: 'v', engine: 'vllm' })).arms.map((x) => x.id)).toEqual(['recommended', 'endpoint1'])
+  })
+
+  it('should take a vLLM arm through its serving capability and say plainly when vLLM is not installed', async () => {
+    const m = memoryIo(dir, { PATH: join(dir, 'no-bin') })
+    const code = await main(['gateway', '--engine', 'vllm', '--arms', 'defaults', '--model', 'org/model', '--db', join(dir, 'vllm.db'), '--json'], m.io)
+    expect(code).toBe(2)
+    expect(JSON.parse(m.out())).toMatchObject({ ok: false, error: { code: 'ENGINE_NOT_INSTALLED', message: expect.stringMatching(/pip install vllm==0\.32\.0/) } })
+    expect((await run('gateway', '--engine', 'vllm', '--arms', 'defaults')).err).toMatch(/give --model MODEL/)
   })
 
   it.each([

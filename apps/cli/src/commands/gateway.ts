@@ -1,6 +1,7 @@
 /**
- * `kerneltune gateway`: keep tuning while serving. Launches one llama-server per arm (or uses
- * running endpoints), serves an OpenAI-compatible endpoint in front of them and routes each
+ * `kerneltune gateway`: keep tuning while serving. Launches one server per arm (or uses running
+ * endpoints) of any engine with a serving capability (llama.cpp, vLLM, TGI, trtllm-serve), serves
+ * an OpenAI-compatible endpoint in front of them and routes each
  * request with a bandit (@kerneltune/gateway). Routing decisions and per-arm statistics are
  * stored as a deployment, which the dashboard shows. Runs until SIGTERM or SIGINT, then drains,
  * stops every server and exits 0.
@@ -8,21 +9,30 @@
 import { basename, resolve } from 'node:path'
 import { POLICY_KINDS, type PolicyInput, type PolicyKind } from '@kerneltune/bandit'
 import { defaultDatabaseUrl, openStoreAt } from '@kerneltune/compose/node'
-import type { Combo } from '@kerneltune/core'
-import { LLAMACPP_VERSION, llamacppServerEngine } from '@kerneltune/engines-llamacpp'
+import { loadEngine } from '@kerneltune/compose'
+import { requireServing, type Combo, type EnginePlugin } from '@kerneltune/core'
+import { llamacppServerEngine } from '@kerneltune/engines-llamacpp'
 import { checkToken, DEFAULT_LIMITS, DEFAULT_TIMEOUTS, parseOrigin } from '@kerneltune/gateway'
 import { DEFAULT_MAX_TOTAL_BODY_BYTES, startGateway, type Decision, type GatewayArmSpec, type GatewayStatus } from '@kerneltune/gateway/node'
 import { formatSlo, parseSlo, type LatencyObjective } from '@kerneltune/serving'
-import { requireLlamaServer } from '@kerneltune/serving/node'
+import { locateLlamaServer } from '@kerneltune/engines-llamacpp/node'
+import { requireServerBinary } from '@kerneltune/serving/node'
 import type { GatewayDecisionRow, Store } from '@kerneltune/store'
 import { usageError } from '../cli/args.ts'
 import { defineCommand } from '../cli/command.ts'
 import { fmt, table } from '../cli/output.ts'
 import { EXIT } from '../cli/run.ts'
 import { resolveArms, type ArmRequest } from './gateway-arms.ts'
-import { LLAMA_SERVER_EXTRA_ARGS } from './bench/serve-target.ts'
 
 const MIB = 1 << 20
+
+/** The engines whose plugins have a serving capability. */
+const GATEWAY_ENGINES = ['llamacpp', 'vllm', 'tgi', 'trtllm-serve'] as const
+
+/** The arms' engine: llama.cpp's with its build-cache lookup, the others as compose loads them. */
+async function gatewayEngine(name: string): Promise<EnginePlugin> {
+  return name === 'llamacpp' ? llamacppServerEngine({ locate: locateLlamaServer }) : loadEngine(name)
+}
 
 /** A chat-like budget for a small model on a CPU; give --slo for yours. */
 export const DEFAULT_SLO = 'ttft_p99_ms=1000,tpot_p99_ms=100'
@@ -72,12 +82,13 @@ function render(s: GatewayStatus): string {
 
 export const gatewayCommand = defineCommand({
   name: 'gateway',
-  summary: 'Serve an OpenAI-compatible endpoint that routes live requests among llama-server configurations with a bandit, and keeps tuning while it serves.',
+  summary: 'Serve an OpenAI-compatible endpoint that routes live requests among server configurations of one engine (llama-server by default; vLLM, TGI or trtllm-serve with --engine) with a bandit, and keeps tuning while it serves.',
   description:
-    'Launches one llama-server per arm with the GGUF (or uses running servers), then serves POST /v1/completions and /v1/chat/completions (streamed or not): each request goes to the arm the policy picks (Thompson sampling by default) and the arm\'s answer is passed back byte for byte. A request\'s reward is what it experienced against the latency objectives (--slo): 0.5 when it met them all, plus 0.5 × the mean headroom under each bound; a failed request earns 0. Guardrails: the defaults arm is the fallback; an arm whose objective-miss rate over its last --suspend-window requests exceeds the defaults\' by --suspend-margin with --suspend-confidence is suspended and probed at --retry-rate; a crashed server is relaunched in the background; a request whose arm fails before its first byte is retried once on another arm, unless the arm\'s server died during it (the request is then never sent to another arm). Arms are judged only on what is theirs: a request the gateway refuses (over --max-body-mb, nested deeper than 64, not UTF-8, a token limit that is not an integer or is over --max-tokens-cap) gets a 4xx and reaches no arm; an answer every arm tried refuses is the client\'s and is passed on; a client that leaves is counted apart. A request without a token limit (or -1) gets --max-tokens-cap. Access: no CORS unless --allow-origin; on a loopback --host only loopback Host names; --token / KERNELTUNE_GATEWAY_TOKEN makes every route but /health need it. GET /metrics gives requests, misses, traffic share and the posterior per arm; GET /gateway/status the same as JSON. Decisions and per-arm statistics are stored as a deployment (the dashboard\'s deployment card shows them). SIGTERM or SIGINT drains in-flight requests, stops every server and exits 0.',
+    'Launches one server per arm (llama-server with --gguf; with --engine vllm, tgi or trtllm-serve that engine\'s server with --model, where installed) (or uses running servers), then serves POST /v1/completions and /v1/chat/completions (streamed or not): each request goes to the arm the policy picks (Thompson sampling by default) and the arm\'s answer is passed back byte for byte. A request\'s reward is what it experienced against the latency objectives (--slo): 0.5 when it met them all, plus 0.5 × the mean headroom under each bound; a failed request earns 0. Guardrails: the defaults arm is the fallback; an arm whose objective-miss rate over its last --suspend-window requests exceeds the defaults\' by --suspend-margin with --suspend-confidence is suspended and probed at --retry-rate; a crashed server is relaunched in the background; a request whose arm fails before its first byte is retried once on another arm, unless the arm\'s server died during it (the request is then never sent to another arm). Arms are judged only on what is theirs: a request the gateway refuses (over --max-body-mb, nested deeper than 64, not UTF-8, a token limit that is not an integer or is over --max-tokens-cap) gets a 4xx and reaches no arm; an answer every arm tried refuses is the client\'s and is passed on; a client that leaves is counted apart. A request without a token limit (or -1) gets --max-tokens-cap. Access: no CORS unless --allow-origin; on a loopback --host only loopback Host names; --token / KERNELTUNE_GATEWAY_TOKEN makes every route but /health need it. GET /metrics gives requests, misses, traffic share and the posterior per arm; GET /gateway/status the same as JSON. Decisions and per-arm statistics are stored as a deployment (the dashboard\'s deployment card shows them). SIGTERM or SIGINT drains in-flight requests, stops every server and exits 0.',
   flags: [
-    { name: 'engine', type: 'string', description: 'Engine of the arms.', choices: ['llamacpp'], default: 'llamacpp' },
-    { name: 'gguf', type: 'string', description: 'The GGUF model every launched arm serves.', valueName: 'FILE' },
+    { name: 'engine', type: 'string', description: 'Engine of the arms: any engine with a serving capability, launched from its translation of each arm\'s combination.', choices: GATEWAY_ENGINES, default: 'llamacpp' },
+    { name: 'gguf', type: 'string', description: 'llamacpp: the GGUF model every launched arm serves.', valueName: 'FILE' },
+    { name: 'model', type: 'string', description: 'vllm, tgi, trtllm-serve: the model every launched arm serves (a model id or path, as the engine takes it).', valueName: 'MODEL' },
     { name: 'arms', type: 'string', description: 'Comma-separated arms: defaults, recommended, top:N (from --run), {"threads":"1"}, NAME={...}, NAME=http://host:port. Default: defaults.', valueName: 'LIST' },
     { name: 'endpoint', type: 'list', description: 'A running server to add as an arm (repeatable).', valueName: 'URL' },
     { name: 'run', type: 'string', description: 'The stored run that recommended and top:N come from.', valueName: 'RUN_ID' },
@@ -137,22 +148,26 @@ export const gatewayCommand = defineCommand({
     let store: Store | undefined
     const openStore = async () => (store ??= await openStoreAt(f.db ? resolve(ctx.io.cwd, f.db) : defaultDatabaseUrl(ctx.io.env)))
     try {
-      const { arms: requested, notes } = await resolveArms(f.arms, { runId: f.run, endpoints: f.endpoint ?? [], openStore, tenant })
+      const engineName = f.engine ?? 'llamacpp'
+      const { arms: requested, notes } = await resolveArms(f.arms, { runId: f.run, endpoints: f.endpoint ?? [], openStore, tenant, engine: engineName })
       const needsModel = requested.some((a) => a.kind === 'combo')
-      if (needsModel && !f.gguf) throw usageError('launched arms need the model: give --gguf FILE (or serve only running servers with NAME=http://… / --endpoint)')
+      const modelFlag = engineName === 'llamacpp' ? f.gguf : f.model
+      if (needsModel && !modelFlag) throw usageError(`launched arms need the model: give ${engineName === 'llamacpp' ? '--gguf FILE' : '--model MODEL'} (or serve only running servers with NAME=http://… / --endpoint)`)
       const fallback = f.fallback ?? (requested.some((a) => a.id === 'defaults') ? 'defaults' : requested[0]!.id)
       if (!requested.some((a) => a.id === fallback)) throw usageError(`--fallback ${fallback} is not one of the arms (${requested.map((a) => a.id).join(', ')})`)
-      const model = f.gguf ? resolve(ctx.io.cwd, f.gguf) : undefined
-      const binary = needsModel ? requireLlamaServer(LLAMACPP_VERSION).path : undefined
-      const engine = binary ? llamacppServerEngine({ binary }) : undefined
+      const model = engineName === 'llamacpp' ? (f.gguf ? resolve(ctx.io.cwd, f.gguf) : undefined) : f.model
+      const engine = await gatewayEngine(engineName)
+      const serving = requireServing(engine)
+      // Not installed: ENGINE_NOT_INSTALLED with the engine's install hint, before anything starts.
+      const binary = needsModel ? requireServerBinary(engine.name, serving, ctx.io.env).path : undefined
       const spec = (a: ArmRequest): GatewayArmSpec => a.kind === 'endpoint'
-        ? { id: a.id, target: { kind: 'endpoint', url: a.url } }
-        : { id: a.id, combo: a.combo, target: { kind: 'engine', engine: engine!, binary: binary!, model: model!, extraArgs: [...LLAMA_SERVER_EXTRA_ARGS] } }
+        ? { id: a.id, target: { kind: 'endpoint', url: a.url, serving } }
+        : { id: a.id, combo: a.combo, target: { kind: 'engine', engine, binary: binary!, model: model! } }
 
       const db = await openStore()
       const deployment = f.deployment
         ? await db.deployments.require(tenant, f.deployment)
-        : await db.deployments.create({ tenant, name: f.name ?? `gateway ${model ? basename(model) : requested.map((a) => a.id).join(',')}`, engine: 'llamacpp', engineVersion: LLAMACPP_VERSION })
+        : await db.deployments.create({ tenant, name: f.name ?? `gateway ${model ? basename(model) : requested.map((a) => a.id).join(',')}`, engine: engine.name, engineVersion: engine.defaultVersion })
       const combos = new Map<string, Combo | null>(requested.map((a) => [a.id, a.kind === 'combo' ? a.combo : null]))
       const pending: GatewayDecisionRow[] = []
       const startedAt = Date.now()

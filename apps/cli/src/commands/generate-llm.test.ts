@@ -4,7 +4,8 @@ import { join } from 'node:path'
 import { describe, it, expect } from 'vitest'
 import { requireOrSkip } from '@kerneltune/tooling/test-skip'
 import { findDenoBinary } from '@kerneltune/kernel-lab/node'
-import { findLlamaServer, launchServer } from '@kerneltune/serving/node'
+import { findLlamaServer } from '@kerneltune/engines-llamacpp/node'
+import { launchServer } from '@kerneltune/serving/node'
 import { runMain } from '../cli/testing.ts'
 
 const llama = findLlamaServer()

@@ -1432,10 +1432,13 @@ export const COMMAND_MANIFEST: readonly CommandMeta[] = [
       {
         "name": "engine",
         "type": "string",
-        "description": "Engine to sweep: llamacpp (a GGUF model) or onnx (ONNX Runtime's CPU execution provider through onnxruntime-node, an ONNX decoder).",
+        "description": "Engine to sweep: llamacpp (a GGUF model) or onnx (ONNX Runtime's CPU execution provider through onnxruntime-node, an ONNX decoder); vllm, tgi and trtllm-serve are launched by --backend server through their serving capability, where installed.",
         "choices": [
           "llamacpp",
-          "onnx"
+          "onnx",
+          "vllm",
+          "tgi",
+          "trtllm-serve"
         ],
         "default": "llamacpp"
       },
@@ -1728,7 +1731,7 @@ export const COMMAND_MANIFEST: readonly CommandMeta[] = [
       "kerneltune sweep --engine onnx --backend onnxruntime --params 1B --quick",
       "kerneltune sweep --engine onnx --onnx decoder.onnx --design sequential --json"
     ],
-    "jsonOutput": "With --engine onnx: { ok, runId, engine: \"onnx\", ortVersion, backend: \"onnxruntime\", design, device, baseline, combos, winner | null, verdict: RunVerdict (kind, headline, reasons, figures), designVerdict, recommended: { combo, sessionOptions }, model: { path, bytes, synthesized, spec? }, mode, space, catalog, workload, roofline: { kind: \"prediction\", hardware, decode: { boundTps, binding, measuredDefaultsTps, fraction }, prefill: {...} } | null, seconds, ... }. Both llama.cpp forms carry runId: the stored run (kerneltune run show RUN_ID, the dashboard's History). With --backend server or --design interleaved: { ok, runId, engine, backend, design: \"interleaved\", device, rounds, partialRound, order, roundSeconds, prepareSeconds?, launches: { [arm]: [{ reason, ok, error?, phases: { spawnedAt, setupMs, listeningMs?, modelLoadedMs?, readyMs?, warmupStartMs?, warmupEndMs?, warmupRequests? } }] }, metric, baseline, combos: [{ combo, reps, error?, stats, comparison, paired: { decodeTps?, prefillTps?, ttftMs? } }], aa: { comparison, declaredWinner, falseWinnerRate, resamples, reps }, winner | null, verdict: RunVerdict, designVerdict, recommendedArgv | null, load: { concurrency, requests, promptTokens, outputTokens }, settings, seconds, budgetEnded, longestVisitMs, budget?: { seconds, startedAt, ended, endedIn: rounds | capacity | null, rounds: { untilS, endedAtS, ended, measured, planned, partialRound, longestVisitS }, capacity: { untilS, searches: [{ candidate, untilS, endedAtS, ended, measurements, longestMeasurementS }] } | null, longestMeasurementS, elapsedS, note } (with --time-budget), ... }; --out FILE gets the same document, and after every round and capacity search the result so far with partial: true, phase: rounds | capacity. Otherwise: { ok, runId, engine: \"llamacpp\", measured: true, simulated: false, device, model: { path, bytes }, mode, space, catalog: { version, hash }, pruned: [{ combo, rule }], workload: { promptTokens, genTokens }, settings: { warmups, minReps, maxReps, earlyStop, noiseFloor }, metric, baseline: { combo, hash, reps, stats }, combos: [{ combo, hash, reps, stoppedEarly?, error?, stats, comparison: { decodeTps?, prefillTps?, ttftMs? }, gate }], gate: GateResult, winner: { combo, hash, reps, stats, comparison, gate, llamaServerArgv } | null, verdict: RunVerdict (the one verdict the run stores: kind, index, headline, reasons, figures, recommendedArgv), designVerdict, recommendedArgv | null (the verdict's; null when withheld), notes, seconds }. Interrupted: { ok: false, error: { code: \"CANCELLED\", message, details: { runId, resume: \"kerneltune sweep --resume RUN_ID\", interrupted: true } } }",
+    "jsonOutput": "With --engine onnx: { ok, runId, engine: \"onnx\", ortVersion, backend: \"onnxruntime\", design, device, baseline, combos, winner | null, verdict: RunVerdict (kind, headline, reasons, figures), designVerdict, recommended: { combo, sessionOptions }, model: { path, bytes, synthesized, spec? }, mode, space, catalog, workload, roofline: { kind: \"prediction\", hardware, decode: { boundTps, binding, measuredDefaultsTps, fraction }, prefill: {...} } | null, seconds, ... }. Both llama.cpp forms carry runId: the stored run (kerneltune run show RUN_ID, the dashboard's History). With --backend server or --design interleaved: { ok, runId, engine, backend, design: \"interleaved\", device, rounds, partialRound, order, roundSeconds, prepareSeconds?, launches: { [arm]: [{ reason, ok, error?, phases: { spawnedAt, setupMs, listeningMs?, modelLoadedMs?, readyMs?, warmupStartMs?, warmupEndMs?, warmupRequests? } }] }, metric, baseline, combos: [{ combo, reps, error?, stats, comparison, paired: { decodeTps?, prefillTps?, ttftMs? } }], aa: { comparison, declaredWinner, falseWinnerRate, resamples, reps }, winner | null, verdict: RunVerdict, designVerdict, recommendedArgv | null, load: { concurrency, requests, promptTokens, outputTokens }, settings, seconds, budgetEnded, longestVisitMs, budget?: { seconds, startedAt, ended, endedIn: rounds | capacity | null, rounds: { untilS, endedAtS, ended, measured, planned, partialRound, longestVisitS }, capacity: { untilS, searches: [{ candidate, untilS, endedAtS, ended, measurements, longestMeasurementS }] } | null, longestMeasurementS, elapsedS, note } (with --time-budget), ... }; --out FILE gets the same document, and after every round and capacity search the result so far with partial: true, phase: rounds | capacity. Otherwise: { ok, runId, engine: \"llamacpp\", measured: true, simulated: false, device, model: { path, bytes }, mode, space, catalog: { version, hash }, pruned: [{ combo, rule }], workload: { promptTokens, genTokens }, settings: { warmups, minReps, maxReps, earlyStop, noiseFloor }, metric, baseline: { combo, hash, reps, stats }, combos: [{ combo, hash, reps, stoppedEarly?, error?, stats, comparison: { decodeTps?, prefillTps?, ttftMs? }, gate }], gate: GateResult, winner: { combo, hash, reps, stats, comparison, gate, argv (its command line) } | null, verdict: RunVerdict (the one verdict the run stores: kind, index, headline, reasons, figures, recommendedArgv), designVerdict, recommendedArgv | null (the verdict's; null when withheld), notes, seconds }. Interrupted: { ok: false, error: { code: \"CANCELLED\", message, details: { runId, resume: \"kerneltune sweep --resume RUN_ID\", interrupted: true } } }",
     "runs": true
   },
   {
@@ -4572,23 +4575,32 @@ export const COMMAND_MANIFEST: readonly CommandMeta[] = [
   },
   {
     "name": "gateway",
-    "summary": "Serve an OpenAI-compatible endpoint that routes live requests among llama-server configurations with a bandit, and keeps tuning while it serves.",
-    "description": "Launches one llama-server per arm with the GGUF (or uses running servers), then serves POST /v1/completions and /v1/chat/completions (streamed or not): each request goes to the arm the policy picks (Thompson sampling by default) and the arm's answer is passed back byte for byte. A request's reward is what it experienced against the latency objectives (--slo): 0.5 when it met them all, plus 0.5 × the mean headroom under each bound; a failed request earns 0. Guardrails: the defaults arm is the fallback; an arm whose objective-miss rate over its last --suspend-window requests exceeds the defaults' by --suspend-margin with --suspend-confidence is suspended and probed at --retry-rate; a crashed server is relaunched in the background; a request whose arm fails before its first byte is retried once on another arm, unless the arm's server died during it (the request is then never sent to another arm). Arms are judged only on what is theirs: a request the gateway refuses (over --max-body-mb, nested deeper than 64, not UTF-8, a token limit that is not an integer or is over --max-tokens-cap) gets a 4xx and reaches no arm; an answer every arm tried refuses is the client's and is passed on; a client that leaves is counted apart. A request without a token limit (or -1) gets --max-tokens-cap. Access: no CORS unless --allow-origin; on a loopback --host only loopback Host names; --token / KERNELTUNE_GATEWAY_TOKEN makes every route but /health need it. GET /metrics gives requests, misses, traffic share and the posterior per arm; GET /gateway/status the same as JSON. Decisions and per-arm statistics are stored as a deployment (the dashboard's deployment card shows them). SIGTERM or SIGINT drains in-flight requests, stops every server and exits 0.",
+    "summary": "Serve an OpenAI-compatible endpoint that routes live requests among server configurations of one engine (llama-server by default; vLLM, TGI or trtllm-serve with --engine) with a bandit, and keeps tuning while it serves.",
+    "description": "Launches one server per arm (llama-server with --gguf; with --engine vllm, tgi or trtllm-serve that engine's server with --model, where installed) (or uses running servers), then serves POST /v1/completions and /v1/chat/completions (streamed or not): each request goes to the arm the policy picks (Thompson sampling by default) and the arm's answer is passed back byte for byte. A request's reward is what it experienced against the latency objectives (--slo): 0.5 when it met them all, plus 0.5 × the mean headroom under each bound; a failed request earns 0. Guardrails: the defaults arm is the fallback; an arm whose objective-miss rate over its last --suspend-window requests exceeds the defaults' by --suspend-margin with --suspend-confidence is suspended and probed at --retry-rate; a crashed server is relaunched in the background; a request whose arm fails before its first byte is retried once on another arm, unless the arm's server died during it (the request is then never sent to another arm). Arms are judged only on what is theirs: a request the gateway refuses (over --max-body-mb, nested deeper than 64, not UTF-8, a token limit that is not an integer or is over --max-tokens-cap) gets a 4xx and reaches no arm; an answer every arm tried refuses is the client's and is passed on; a client that leaves is counted apart. A request without a token limit (or -1) gets --max-tokens-cap. Access: no CORS unless --allow-origin; on a loopback --host only loopback Host names; --token / KERNELTUNE_GATEWAY_TOKEN makes every route but /health need it. GET /metrics gives requests, misses, traffic share and the posterior per arm; GET /gateway/status the same as JSON. Decisions and per-arm statistics are stored as a deployment (the dashboard's deployment card shows them). SIGTERM or SIGINT drains in-flight requests, stops every server and exits 0.",
     "flags": [
       {
         "name": "engine",
         "type": "string",
-        "description": "Engine of the arms.",
+        "description": "Engine of the arms: any engine with a serving capability, launched from its translation of each arm's combination.",
         "choices": [
-          "llamacpp"
+          "llamacpp",
+          "vllm",
+          "tgi",
+          "trtllm-serve"
         ],
         "default": "llamacpp"
       },
       {
         "name": "gguf",
         "type": "string",
-        "description": "The GGUF model every launched arm serves.",
+        "description": "llamacpp: the GGUF model every launched arm serves.",
         "valueName": "FILE"
+      },
+      {
+        "name": "model",
+        "type": "string",
+        "description": "vllm, tgi, trtllm-serve: the model every launched arm serves (a model id or path, as the engine takes it).",
+        "valueName": "MODEL"
       },
       {
         "name": "arms",

@@ -8,7 +8,7 @@ import type { FlagSpec } from '../cli/args.ts'
 import { OBJECTIVE_FLAGS } from './shared/objectives-flags.ts'
 
 export const SWEEP_FLAGS = [
-  { name: 'engine', type: 'string', description: 'Engine to sweep: llamacpp (a GGUF model) or onnx (ONNX Runtime\'s CPU execution provider through onnxruntime-node, an ONNX decoder).', choices: ['llamacpp', 'onnx'], default: 'llamacpp' },
+  { name: 'engine', type: 'string', description: 'Engine to sweep: llamacpp (a GGUF model) or onnx (ONNX Runtime\'s CPU execution provider through onnxruntime-node, an ONNX decoder); vllm, tgi and trtllm-serve are launched by --backend server through their serving capability, where installed.', choices: ['llamacpp', 'onnx', 'vllm', 'tgi', 'trtllm-serve'], default: 'llamacpp' },
   { name: 'gguf', type: 'string', description: 'The GGUF model file.', valueName: 'FILE' },
   { name: 'onnx', type: 'string', description: 'onnx: the ONNX decoder model (input_ids, attention_mask, past_key_values.* in; logits, present.* out). Without it, a llama of --params is synthesized into the cache folder.', valueName: 'FILE' },
   { name: 'params', type: 'string', description: 'onnx without --onnx: the parameter count of the llama shape to synthesize (as kerneltune model synth: 1B, 60M, 2M).', valueName: 'N', default: '1B', spelledElsewhere: ['model-shape'] },

@@ -67,7 +67,7 @@ describe('sweep objectives: the stored run decides, the sweep prints it', () => 
     expect(s.json.decision).toMatchObject({ by: 'objectives', winner: fast })
     expect(s.json.winner).toMatchObject({ candidate: fast, feasible: true, combo: { threads: '1', flash_attn: 'auto' } })
     expect(s.json.recommendedArgv!.join(' ')).toMatch(/--threads 1/)
-    expect(s.json.winner!.llamaServerArgv).toEqual(s.json.recommendedArgv)
+    expect(s.json.winner!.argv).toEqual(s.json.recommendedArgv)
     expect(s.text).toMatch(new RegExp(`^verdict: Winner: #${fast}: `, 'm'))
     expect(s.text).toMatch(/^recommended: .*--threads 1/m)
     // The infeasible candidate with more throughput is judged, never chosen; goodput pools the 8 rounds.

@@ -175,7 +175,7 @@ export function sweepObjectivesOutput<C extends { readonly combo: Combo; readonl
       ...sweepObjectivesJson(s),
       baseline: { ...r.baseline, ...per(0) },
       combos: r.combos.map((c) => ({ ...c, ...per(indexOf(c.hash)) })),
-      winner: winner && w !== null ? { ...winner, ...per(w), llamaServerArgv: s.verdict.recommendedArgv ?? [] } : null,
+      winner: winner && w !== null ? { ...winner, ...per(w), argv: s.verdict.recommendedArgv ?? [] } : null,
       gateWinner: r.winner?.combo ?? null,
       ...(capacity ? { capacity: capacityReportJson(capacity) } : {}),
     },

@@ -17,9 +17,13 @@ vi.mock('@kerneltune/backends/node', async (original) => {
   return {
     ...m,
     gpuKernelsBackend: (...a: Parameters<typeof m.gpuKernelsBackend>) => (built.push('gpu-kernels'), m.gpuKernelsBackend(...a)),
-    llamacppRunBackend: (...a: Parameters<typeof m.llamacppRunBackend>) => (built.push('node-llama-cpp'), m.llamacppRunBackend(...a)),
-    llamaServerRunBackend: (...a: Parameters<typeof m.llamaServerRunBackend>) => (built.push('server'), m.llamaServerRunBackend(...a)),
+    serverRunBackend: (...a: Parameters<typeof m.serverRunBackend>) => (built.push('server'), m.serverRunBackend(...a)),
   }
+})
+
+vi.mock('@kerneltune/engines-llamacpp/node', async (original) => {
+  const m = await original<typeof import('@kerneltune/engines-llamacpp/node')>()
+  return { ...m, llamacppRunBackend: (...a: Parameters<typeof m.llamacppRunBackend>) => (built.push('node-llama-cpp'), m.llamacppRunBackend(...a)) }
 })
 
 vi.mock('@kerneltune/engines-onnx/node', async (original) => {

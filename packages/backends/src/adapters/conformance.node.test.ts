@@ -8,7 +8,7 @@ import { requireOrSkip } from '@kerneltune/tooling/test-skip'
 import { checkMeasurementBackend } from '../conformance.ts'
 import { CONFORMANCE_REQUEST } from '../test-fixtures.ts'
 import { gpuKernelsBackend } from './gpu-kernels-backend.node.ts'
-import { llamacppRunBackend } from './llamacpp-backend.node.ts'
+import { llamacppRunBackend } from '@kerneltune/engines-llamacpp/node'
 
 // The real backends against the contract, on this machine's device: WGSL kernels through WebGPU
 // (Deno; Mesa lavapipe on a machine without a GPU) and llama.cpp on a 1 MB synthetic GGUF.

@@ -8,10 +8,11 @@ import { LLAMACPP_VERSION, llamacppServerEngine, servingSweepSpace, sweepSpace }
 import { synthLlama } from '@kerneltune/gguf'
 import { writeGgufFile } from '@kerneltune/gguf/node'
 import { sendRequest } from '@kerneltune/serving'
-import { BUILD_HINT, findLlamaServer, launchServer, processAlive, runServingSession } from '@kerneltune/serving/node'
+import { BUILD_HINT, findLlamaServer } from '@kerneltune/engines-llamacpp/node'
+import { launchServer, processAlive, runServingSession } from '@kerneltune/serving/node'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { classifyFailure } from '@kerneltune/tuner'
-import { llamaServerRunBackend } from './llama-server-backend.node.ts'
+import { serverRunBackend } from './server-run-backend.node.ts'
 import { serverBackend } from './server-backend.node.ts'
 
 // Real llama-server runs on a synthetic llama of about 1 MB (random weights: meaningless text,
@@ -54,6 +55,9 @@ describe.skipIf(skip)('llama-server (real binary)', () => {
     const failure = classifyFailure(e)
     expect(failure.kind).toBe('start')
     expect(failure.serverLines.join('\n')).toMatch(/bogus|cache type/i)
+    // The engine's log classes read the same lines: llama-server refused its settings.
+    expect((e as Error).message).toMatch(/before it was ready \(it refused its settings: /)
+    expect((e as { details?: { logClass?: string } }).details?.logClass).toBe('refused')
   }, 60_000)
 
   it('should start every command line the translator accepts in the quick spaces (a refusal is fine, a launch failure is a translator defect)', async () => {
@@ -94,8 +98,8 @@ describe.skipIf(skip)('llama-server (real binary)', () => {
   }, 600_000)
 
   it('should measure a combination through the run backend, with the server version and the device', async () => {
-    const backend = llamaServerRunBackend({ binary: binary(), requests: 4 }).modelFile.forModel(model)
-    const r = await backend.measure({ combo: { threads: '1', parallel: '2' }, repetitions: 2, warmups: 1, workload: { batch: 2, phase: 'decode', promptTokens: 16, generatedTokens: 6, cudaGraphs: false } })
+    const backend = serverRunBackend({ engines: { list: () => [llamacppServerEngine()] }, binaries: { llamacpp: binary() }, requests: 4 }).modelFile.forModel(model)
+    const r = await backend.measure({ engine: 'llamacpp', combo: { threads: '1', parallel: '2' }, repetitions: 2, warmups: 1, workload: { batch: 2, phase: 'decode', promptTokens: 16, generatedTokens: 6, cudaGraphs: false } })
     expect(r.repetitions).toHaveLength(2)
     expect(r.repetitions.every((x) => (x.decodeTps ?? 0) > 0 && (x.ttftMs ?? 0) > 0)).toBe(true)
     expect(r.device).toMatch(/^CPU: /)
@@ -134,7 +138,7 @@ describe.skipIf(skip)('llama-server (real binary)', () => {
   it('should measure a running server by --endpoint and launch one from a command template', async () => {
     const s = await launchServer({ argv: [binary(), '-m', model, '--port', '{port}', '--metrics'] })
     try {
-      const r = await runServingSession({ target: { kind: 'endpoint', url: s.baseUrl }, levels: [{ concurrency: 2 }], load: { workload: { kind: 'synthetic', promptTokens: 8, outputTokens: 4 }, requests: 4 } })
+      const r = await runServingSession({ target: { kind: 'endpoint', url: s.baseUrl, serving: llamacppServerEngine().serving! }, levels: [{ concurrency: 2 }], load: { workload: { kind: 'synthetic', promptTokens: 8, outputTokens: 4 }, requests: 4 } })
       expect(r.levels[0]!.metrics.requests).toEqual({ completed: 4, failed: 0 })
       expect(r.server.version).toMatch(/^llama\.cpp b\d+-/)
     } finally {

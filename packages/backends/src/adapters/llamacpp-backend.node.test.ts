@@ -8,7 +8,7 @@ import { synthLlama } from '@kerneltune/gguf'
 import { writeGgufFile } from '@kerneltune/gguf/node'
 import { openStore } from '@kerneltune/store'
 import { createRun, executeRun, type RunSummary } from '@kerneltune/tuner'
-import { llamacppRunBackend, llamacppRunEngine } from './llamacpp-backend.node.ts'
+import { llamacppRunBackend, llamacppRunEngine } from '@kerneltune/engines-llamacpp/node'
 
 // A real Tier 1 run on llama.cpp: a synthetic llama of about 1 MB (random weights: meaningless
 // text, real timings), two combinations (flash_attn auto/off at threads=1), two repetitions each.

@@ -2,7 +2,7 @@ import { createRequire } from 'node:module'
 import { dirname, join } from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
 import { CONTRACT_VERSIONS, type EnginePlugin } from '@kerneltune/core'
-import { processAlive } from '@kerneltune/serving/node'
+import { INSTANT_SERVER_SERVING, processAlive } from '@kerneltune/serving/node'
 import { runInterleavedSweep } from '@kerneltune/experiment'
 import { describe, expect, it } from 'vitest'
 import { serverBackend } from './server-backend.node.ts'
@@ -14,7 +14,7 @@ const TSX = pathToFileURL(join(dirname(createRequire(import.meta.url).resolve('t
 const NODE = !('Deno' in globalThis) && !('Bun' in globalThis) ? process.execPath : 'node'
 const workload = { kind: 'synthetic', promptTokens: 8, outputTokens: 4 } as const
 
-/** An engine plugin that "translates" a combination into the instant server's command line. */
+/** An engine plugin that "translates" a combination into the instant server's command line, served as the instant server. */
 const fakeEngine: EnginePlugin = {
   name: 'fake',
   kind: 'engine',
@@ -22,6 +22,7 @@ const fakeEngine: EnginePlugin = {
   displayName: 'fake',
   defaultVersion: '1',
   supportedVersions: () => ['1'],
+  serving: INSTANT_SERVER_SERVING,
   translate: (combo, ctx) =>
     combo.delay === 'bad'
       ? { ok: false, engine: 'fake', version: '1', dimension: 'delay', value: 'bad', reason: 'no such delay' }
@@ -45,7 +46,7 @@ describe('serverBackend', () => {
     expect(served.requests[0]).toMatchObject({ ok: true, outputTokens: 4, ttftMs: expect.any(Number), e2eMs: expect.any(Number), startMs: expect.any(Number) })
     expect(served.requests[0]!.itlMs).toHaveLength(3)
     expect(r.device).toMatch(/^CPU: /)
-    expect(r.notes).toContain('server version: llama.cpp instant-0')
+    expect(r.notes).toContain('server version: instant-0')
     expect(r.notes!.some((n) => n.startsWith('server argv: '))).toBe(true)
     expect(r.notes!.some((n) => /concurrency 2, 3 requests per repetition; token counts from usage/.test(n))).toBe(true)
     await expect(backend.measure({ combo: { delay: 'bad' }, repetitions: 1, warmups: 0 })).rejects.toThrow(/refuses delay=bad/)
@@ -63,7 +64,7 @@ describe('serverBackend', () => {
     const sessions: { baseUrl: string }[] = []
     const backend = serverBackend({ target: { kind: 'engine', engine: fakeEngine, binary: NODE, model: 'none' }, load: { workload, requests: 3 }, level: { concurrency: 2 }, keepServers: true, onSession: (s) => sessions.push({ baseUrl: s.server.baseUrl }) })
     try {
-      const predicted = async () => Number(/llamacpp:tokens_predicted_total (\d+)/.exec(await (await fetch(`${sessions[0]!.baseUrl}/metrics`)).text())![1])
+      const predicted = async () => Number(/instant:generation_tokens_total (\d+)/.exec(await (await fetch(`${sessions[0]!.baseUrl}/metrics`)).text())![1])
       await backend.measure({ combo: {}, repetitions: 1, warmups: 1 })
       // 2 warm-up requests (one per stream) + 3 measured, 4 tokens each.
       expect(await predicted()).toBe(5 * 4)
@@ -140,7 +141,7 @@ describe('serverBackend', () => {
       // No visit warmed again: each server answered its 2 warm-up requests and 2 measured per round, 4 tokens each.
       const urls = [...new Set(sessions)]
       expect(urls.length).toBe(4)
-      for (const url of urls) expect(Number(/llamacpp:tokens_predicted_total (\d+)/.exec(await (await fetch(`${url}/metrics`)).text())![1])).toBe((2 + 2 * 3) * 4)
+      for (const url of urls) expect(Number(/instant:generation_tokens_total (\d+)/.exec(await (await fetch(`${url}/metrics`)).text())![1])).toBe((2 + 2 * 3) * 4)
     } finally {
       await backend.close()
     }

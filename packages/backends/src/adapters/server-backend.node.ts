@@ -12,14 +12,14 @@
  *
  * @example
  * ```ts
- * const backend = serverBackend({ target: { kind: 'engine', engine: llamacppEngine(), binary, model: 'm.gguf', extraArgs: ['--metrics'] }, load: { workload: { kind: 'synthetic', promptTokens: 32, outputTokens: 16 }, requests: 8 }, level: { concurrency: 4 } })
+ * const backend = serverBackend({ target: { kind: 'engine', engine, model: 'm.gguf' }, load: { workload: { kind: 'synthetic', promptTokens: 32, outputTokens: 16 }, requests: 8 }, level: { concurrency: 4 } })
  * const r = await backend.measure({ combo: { threads: '2' }, repetitions: 3, warmups: 1 })
  * ```
  */
 import { existsSync } from 'node:fs'
 import type { MeasurementBackend, MeasurementLaunch, MeasurementRequest, MeasurementResult, PreparedMeasurement, RepetitionMetrics, ServedRequest } from '@kerneltune/core'
 import type { LoadResult } from '@kerneltune/serving'
-import { createServerPool, runServingSession, type LaunchPhases, type LoadLevel, type PoolLaunch, type PoolStats, type ServerTarget, type SessionOptions, type SessionResult } from '@kerneltune/serving/node'
+import { createServerPool, findServerBinary, runServingSession, type LaunchPhases, type LoadLevel, type PoolLaunch, type PoolStats, type ServerTarget, type SessionOptions, type SessionResult } from '@kerneltune/serving/node'
 
 export const SERVER_BACKEND = 'server'
 
@@ -146,8 +146,12 @@ export function serverBackend(o: ServerBackendOptions): ServerBackend {
     description: 'launches the engine as a server per combination (or uses a running one) and measures it under OpenAI-compatible streaming load: TTFT, TPOT, ITL, latency and token throughput',
     simulated: false,
     available() {
-      if (o.target.kind === 'engine' && !existsSync(o.target.binary)) return { ok: false, reason: `the server binary ${o.target.binary} does not exist` }
-      return { ok: true }
+      const t = o.target
+      if (t.kind !== 'engine') return { ok: true }
+      if (t.binary !== undefined) return existsSync(t.binary) ? { ok: true } : { ok: false, reason: `the server binary ${t.binary} does not exist` }
+      const serving = t.engine.serving
+      if (!serving) return { ok: false, reason: `engine ${t.engine.name} has no serving capability` }
+      return findServerBinary(t.engine.name, serving) ? { ok: true } : { ok: false, reason: `${t.engine.name} is not installed: ${serving.binary.installHint}` }
     },
     async measure(request: MeasurementRequest): Promise<MeasurementResult> {
       const { level, load } = loadFor(request)

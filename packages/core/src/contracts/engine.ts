@@ -3,6 +3,7 @@ import type { HardwareSpec } from '../schemas/hardware.ts'
 import type { ModelSpec } from '../schemas/model.ts'
 import type { CatalogExtension } from './catalog-extension.ts'
 import type { MaybePromise, PluginBase } from './plugin.ts'
+import type { ServingCapability } from './serving.ts'
 import type { TritonBackendProvider } from './triton-backend.ts'
 
 /** What a translation needs besides the combination. */
@@ -111,6 +112,12 @@ export interface EnginePlugin extends PluginBase<'engine'> {
    * looks it up in the registry (triton-backend.ts) to build that backend's model repository.
    */
   readonly tritonBackend?: TritonBackendProvider
+  /**
+   * Present when a translation can be launched as a live OpenAI-compatible server (serving.ts):
+   * the program, readiness, version probe, metric names and log classes the generic `server`
+   * measurement backend and the gateway read. Absent: the engine translates only.
+   */
+  readonly serving?: ServingCapability
 }
 
 /**

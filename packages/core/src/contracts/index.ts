@@ -1,6 +1,7 @@
 export * from './plugin.ts'
 export * from './catalog-extension.ts'
 export * from './engine.ts'
+export * from './serving.ts'
 export * from './triton-backend.ts'
 export * from './measurement.ts'
 export * from './search.ts'

@@ -2,7 +2,7 @@
  * The gateway's crash, retry, CORS and cap behaviour in front of two real llama-servers (issue 34
  * items 19–23, its "done when"). Outside CI a missing binary skips with the reason; under CI=true
  * it fails. The arms serve the same 1M-parameter synthetic model as the traffic-shift test
- * (gateway-llama.node.test.ts): these tests are about whose failure is whose, not about speed.
+ * (gateway-live.node.test.ts): these tests are about whose failure is whose, not about speed.
  */
 import { mkdtempSync, rmSync } from 'node:fs'
 import { request } from 'node:http'
@@ -13,7 +13,8 @@ import { LLAMACPP_VERSION, llamacppServerEngine } from '@kerneltune/engines-llam
 import { synthLlama } from '@kerneltune/gguf'
 import { writeGgufFile } from '@kerneltune/gguf/node'
 import { parseSlo } from '@kerneltune/serving'
-import { BUILD_HINT, findLlamaServer, processAlive } from '@kerneltune/serving/node'
+import { BUILD_HINT, findLlamaServer } from '@kerneltune/engines-llamacpp/node'
+import { processAlive } from '@kerneltune/serving/node'
 import { requireOrSkip } from '@kerneltune/tooling/test-skip'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startGateway, type Gateway, type GatewayOptions } from './gateway.node.ts'
@@ -31,7 +32,7 @@ const POISON = `{"prompt":${'['.repeat(1_000_000)}1${']'.repeat(1_000_000)},"max
 
 async function llamaGateway(extra: Partial<GatewayOptions>): Promise<Gateway> {
   const engine = llamacppServerEngine({ binary: found!.path })
-  const target = { kind: 'engine' as const, engine, binary: found!.path, model, extraArgs: ['--metrics'] }
+  const target = { kind: 'engine' as const, engine, binary: found!.path, model }
   return startGateway({ arms: [{ id: 'defaults', target }, { id: 'other', target }], fallback: 'defaults', objectives: parseSlo('ttft_p99_ms=2000,tpot_p99_ms=200'), seed: 7, ...extra })
 }
 

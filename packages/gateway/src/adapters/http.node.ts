@@ -7,7 +7,7 @@ export const COMPLETION_PATHS = new Set(['/v1/completions', '/v1/chat/completion
 
 /**
  * Headers passed on, less hop-by-hop ones and `drop`. An arm's CORS headers never reach the
- * client (llama-server allows every origin; the gateway decides its own), nor does the gateway's
+ * client (a server may allow every origin; the gateway decides its own), nor does the gateway's
  * token reach an arm.
  */
 export function forwardHeaders(h: IncomingHttpHeaders, drop: readonly string[] = []): Record<string, string | string[]> {

@@ -48,7 +48,7 @@ export interface ServerCapacityOptions extends Pick<CapacityOptions<CapacityFigu
    * by the requests the level sends, says would end after it. One that started before it is let
    * finish, unless it is still running one measurement (the longest so far, or its own estimate)
    * past it: then it is cancelled and dropped. The result is the interval measured so far, stop
-   * 'deadline'. (A llama-server whose requests were cut can take seconds to stop: cutting is the
+   * 'deadline'. (A server whose requests were cut can take seconds to stop: cutting is the
    * last resort.)
    */
   readonly deadlineAt?: number

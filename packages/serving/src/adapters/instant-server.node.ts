@@ -1,22 +1,44 @@
 /**
  * A local OpenAI-compatible server that answers at once (or with a fixed delay per token), shaped
- * like llama-server: streamed /v1/completions and /v1/chat/completions with `usage` and `timings`
+ * like the C++ reference server: streamed /v1/completions and /v1/chat/completions with `usage` and `timings`
  * in the final chunk, /health, /props and Prometheus /metrics. It measures the load generator's
  * own overhead (the benchmark) and exercises the client code without a model (the tests); it is
  * never a stand-in for an engine's figures.
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
+import type { ServingCapability } from '@kerneltune/core'
+
+/** The instant server's Prometheus names (its own: it stands in for no engine). */
+export const INSTANT_SERVER_METRICS = {
+  names: { promptTokens: 'instant:prompt_tokens_total', generatedTokens: 'instant:generation_tokens_total' },
+  lacks: { requestsRunning: 'not exported', requestsWaiting: 'not exported', kvCacheUsage: 'no KV cache' },
+} as const
+
+/** The instant server described as a serving capability, for tests of the generic serving path. */
+export const INSTANT_SERVER_SERVING: ServingCapability = {
+  binary: { program: 'kerneltune-instant-server', installHint: 'it is a test server: start it with startInstantServer()' },
+  readiness: { path: '/health' },
+  version: { path: '/props', read: (b) => (typeof (b as { build_info?: unknown })?.build_info === 'string' ? { version: (b as { build_info: string }).build_info } : undefined) },
+  metrics: INSTANT_SERVER_METRICS,
+  logs: {},
+  evidence: ['readiness, version and metrics: this file (instant-server.node.ts)'],
+}
 
 export interface InstantServerOptions {
   /** Delay before the first token and between tokens, ms. Default 0. */
   readonly tokenDelayMs?: number
-  /** Send no chunk for this many tokens of each request, as llama-server does for bytes of an incomplete UTF-8 character. */
+  /** Send no chunk for this many tokens of each request, as some servers do for bytes of an incomplete UTF-8 character. */
   readonly silentTokens?: number
   /** Leave `usage` out of responses (to test the fallback). */
   readonly omitUsage?: boolean
   readonly port?: number
-  /** Answer /v1/models with this parameter count in `meta.n_params`, as llama-server does; default: no /v1/models. */
+  /** Answer /v1/models with this parameter count in `meta.n_params`, as some servers do; default: no /v1/models. */
   readonly modelParams?: number
+  /**
+   * The counter names its /metrics uses: default its own (INSTANT_SERVER_METRICS); a test that
+   * has it stand for an engine's endpoint gives that engine's (its serving capability's).
+   */
+  readonly metricNames?: { readonly promptTokens: string; readonly generatedTokens: string }
 }
 
 export interface InstantServer {
@@ -40,6 +62,7 @@ export async function startInstantServer(o: InstantServerOptions = {}): Promise<
   let promptTotal = 0
   let predictedTotal = 0
   const delay = o.tokenDelayMs ?? 0
+  const names = o.metricNames ?? INSTANT_SERVER_METRICS.names
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<unknown> => {
     const url = req.url ?? '/'
     if (url === '/health') return res.writeHead(200, { 'content-type': 'application/json' }).end('{"status":"ok"}')
@@ -47,7 +70,7 @@ export async function startInstantServer(o: InstantServerOptions = {}): Promise<
     if (url === '/v1/models' && o.modelParams !== undefined) return res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ object: 'list', data: [{ id: 'instant-model', object: 'model', meta: { n_params: o.modelParams } }] }))
     if (url === '/metrics') {
       return res.writeHead(200, { 'content-type': 'text/plain' }).end(
-        `# TYPE llamacpp:prompt_tokens_total counter\nllamacpp:prompt_tokens_total ${promptTotal}\n# TYPE llamacpp:tokens_predicted_total counter\nllamacpp:tokens_predicted_total ${predictedTotal}\n`,
+        [[names.promptTokens, promptTotal], [names.generatedTokens, predictedTotal]].map(([n, v]) => `# TYPE ${n} counter\n${n} ${v}\n`).join(''),
       )
     }
     if (req.method !== 'POST' || !/^\/v1\/(chat\/)?completions$/.test(url)) return res.writeHead(404).end('not found')

@@ -45,18 +45,19 @@ export interface LaunchSpec {
   readonly onLine?: (line: string) => void
   /** Also ask the kernel to SIGKILL the server when we die (setpriv --pdeathsig), where setpriv exists. Default true; the watchdog works either way. */
   readonly pdeathsig?: boolean
-  /** The server's own output line that says its model is loaded (the modelLoadedMs phase). Default llama-server's (MODEL_LOADED_LINE). */
+  /** The server's own output line that says its model is loaded (the modelLoadedMs phase; the engine's ServingReadiness). Default: none. */
   readonly modelLoadedLine?: RegExp
+  /** Rewrites an output line before it goes into an error (the engine's ServingLogPatterns.redact). */
+  readonly redactLine?: (line: string) => string
+  /** The status the health endpoint answers once ready. Default 200. */
+  readonly readyStatus?: number
+  /**
+   * What the output says happened (the engine's log classes: classifyServerLog); a server that
+   * exits before it is ready is reported with it (details.logClass) and it leads the message.
+   */
+  readonly classify?: (lines: readonly string[]) => { readonly class: string; readonly line: string } | undefined
 }
 
-/**
- * llama-server's line once its model is loaded: `SRV_INF("%s", "model loaded\n")` in main, printed
- * as `srv  llama_server: model loaded` (llama.cpp tools/server/server.cpp:485 in the copy
- * node-llama-cpp 3.x bundles), right after it marks itself ready (`ctx_http.is_ready.store(true)`,
- * server.cpp:483: /health answers 200 from then on, 503 "Loading model" before,
- * server-http.cpp:308-320). Older servers print `main: model loaded`; both end the same way.
- */
-export const MODEL_LOADED_LINE = /:\s*model loaded\s*$/
 /** How long a launch that answered ready waits for its model-loaded line before it is returned. */
 const LOADED_LINE_GRACE_MS = 500
 
@@ -71,7 +72,7 @@ export interface LaunchPhases {
   /** Before the spawn: the private folder, config files and the free port. */
   readonly setupMs: number
   /**
-   * The health endpoint first answered, whatever its status (llama-server: 503 while loading). It
+   * The health endpoint first answered, whatever its status (503 while loading, for some). It
    * is polled every 100 ms, so a server that loads within one poll is seen listening and ready at
    * once: listeningMs ≤ readyMs always, but it may come after modelLoadedMs.
    */
@@ -106,6 +107,8 @@ export interface LaunchedServer {
 
 const SETPRIV = ['/usr/bin/setpriv', '/bin/setpriv'].find((p) => existsSync(p))
 
+const LOG_CLASS_WORDS: Readonly<Record<string, string>> = { 'out-of-memory': 'out of memory', refused: 'it refused its settings', crashed: 'it crashed' }
+
 /** A free TCP port on the loopback interface (the OS picks; a race with another process is retried by launchServer). */
 export function freePort(host = '127.0.0.1'): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -119,13 +122,13 @@ export function freePort(host = '127.0.0.1'): Promise<number> {
   })
 }
 
-/** The lines of a failed server's output that say why: errors first, else the last lines. */
-export function errorLines(lines: readonly string[], max = 12): string[] {
+/**
+ * The lines of a failed server's output that say why: errors first, else the last lines, each
+ * through the engine's `redact` (which drops what must not end up in stored errors).
+ */
+export function errorLines(lines: readonly string[], max = 12, redact: (line: string) => string = (l) => l): string[] {
   const hits = lines.filter((l) => /error|unknown|invalid|failed|cannot|unable|not supported|usage:|abort|what\(\)/i.test(l))
-  // llama.cpp prints the first four bytes of a file that is not a GGUF (ggml/src/gguf.cpp,
-  // gguf_init_from_reader: "invalid magic characters: 'root', expected 'GGUF'"); these lines end up
-  // in stored run errors, so the bytes are dropped (issue 23 item 15).
-  return (hits.length ? hits : lines).slice(-max).map((l) => l.replace(/invalid magic characters: '[^\n]{0,4}'/, 'invalid magic characters'))
+  return (hits.length ? hits : lines).slice(-max).map(redact)
 }
 
 const alive = (pid: number): boolean => {
@@ -154,18 +157,18 @@ async function startOnce(spec: LaunchSpec, port: number, dir: string, requestedA
   const full = SETPRIV && spec.pdeathsig !== false ? [SETPRIV, '--pdeathsig', 'SIGKILL', '--', ...command] : command
   const lines: string[] = []
   const keep = spec.keepLines ?? 400
-  const loadedLine = spec.modelLoadedLine ?? MODEL_LOADED_LINE
+  const loadedLine = spec.modelLoadedLine
   let spawnAt = performance.now()
   const since = (t = performance.now()) => Math.round((t - spawnAt) * 10) / 10
   const phases: { -readonly [K in keyof LaunchPhases]: LaunchPhases[K] } = { spawnedAt: new Date().toISOString(), setupMs: 0 }
-  // The model-loaded line wakes the health poll: llama-server prints it right after it turns
-  // ready, so readiness is seen at once instead of up to one poll interval (100 ms) later.
+  // The model-loaded line wakes the health poll: a server that prints it right after it turns
+  // ready is seen ready at once instead of up to one poll interval (100 ms) later.
   let wake: (() => void) | undefined
   const push = (line: string) => {
     lines.push(line)
     if (lines.length > keep) lines.shift()
-    if (phases.modelLoadedMs === undefined && loadedLine.test(line)) {
-      // llama-server turns ready just before it prints the line (and prints through a log
+    if (phases.modelLoadedMs === undefined && loadedLine?.test(line)) {
+      // A server may turn ready just before it prints the line (and print through a log
       // thread): a line seen after the 200 says the model was loaded by the ready time.
       phases.modelLoadedMs = phases.readyMs === undefined ? since() : Math.min(since(), phases.readyMs)
       wake?.()
@@ -243,9 +246,11 @@ async function startOnce(spec: LaunchSpec, port: number, dir: string, requestedA
     if (exitedAlready) {
       const r = await exited
       await halt()
-      const why = errorLines(lines)
-      throw new KerneltuneError('MEASUREMENT_FAILED', `${argv[0]} exited (${r.code === null ? `signal ${r.signal}` : `code ${r.code}`}) before it was ready: ${why.join(' | ') || 'no output'}`, {
-        details: { argv, pid, exit: r, errorLines: why, output: lines.slice(-40), phases: { ...phases } },
+      const why = errorLines(lines, 12, spec.redactLine)
+      const cls = spec.classify?.(lines)
+      const said = cls ? ` (${LOG_CLASS_WORDS[cls.class] ?? cls.class}: ${spec.redactLine ? spec.redactLine(cls.line) : cls.line})` : ''
+      throw new KerneltuneError('MEASUREMENT_FAILED', `${argv[0]} exited (${r.code === null ? `signal ${r.signal}` : `code ${r.code}`}) before it was ready${said}: ${why.join(' | ') || 'no output'}`, {
+        details: { argv, pid, exit: r, errorLines: why, output: lines.slice(-40), phases: { ...phases }, ...(cls ? { logClass: cls.class } : {}) },
       })
     }
     if (Date.now() > deadline) {
@@ -258,12 +263,12 @@ async function startOnce(spec: LaunchSpec, port: number, dir: string, requestedA
       const res = await fetch(health, { signal: AbortSignal.timeout(2000) })
       await res.arrayBuffer().catch(() => {})
       phases.listeningMs ??= since()
-      if (res.status === 200) {
+      if (res.status === (spec.readyStatus ?? 200)) {
         phases.readyMs = since()
-        // The model-loaded line comes through llama-server's log thread just after it turns
+        // The model-loaded line may come through the server's log thread just after it turns
         // ready, so a poll can see the 200 first; the launch's record is taken when this returns,
-        // so wait a moment for the line (a server that never prints one costs this once).
-        if (phases.modelLoadedMs === undefined) await new Promise<void>((r) => {
+        // so wait a moment for the line (only a server whose engine names such a line waits).
+        if (phases.modelLoadedMs === undefined && loadedLine) await new Promise<void>((r) => {
           const t = setTimeout(r, LOADED_LINE_GRACE_MS)
           wake = () => {
             clearTimeout(t)

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest'
 import { runLoad } from '../load-generator.ts'
 import { crossCheck } from '../cross-check.ts'
 import { parsePrometheus } from '../prometheus.ts'
-import { startInstantServer } from './instant-server.node.ts'
+import { INSTANT_SERVER_METRICS, startInstantServer } from './instant-server.node.ts'
 
 const workload = { kind: 'synthetic', promptTokens: 12, outputTokens: 5 } as const
 
@@ -100,7 +100,7 @@ describe('runLoad against a local OpenAI-compatible server', () => {
       const before = parsePrometheus(await (await fetch(`${s.baseUrl}/metrics`)).text())
       const r = await runLoad({ baseUrl: s.baseUrl, workload, requests: 4, concurrency: 2, warmups: 0 })
       const after = parsePrometheus(await (await fetch(`${s.baseUrl}/metrics`)).text())
-      const c = crossCheck(r.records, before, after)
+      const c = crossCheck(r.records, before, after, INSTANT_SERVER_METRICS)
       expect(c.serverReported.outputTokens).toBe(20)
       expect(c.gaps.outputTokens?.relative).toBe(0)
       expect(c.gaps.tpotVsServerMs).toBeDefined()

@@ -1,7 +1,7 @@
 /**
  * Servers kept running between measurements, one per combination. An interleaved sweep visits
  * every combination once per round; launching a server per visit spends most of a time budget on
- * launches (llama-server loads the model, allocates its KV cache and warms up each time) and adds
+ * launches (a server loads the model, allocates its KV cache and warms up each time) and adds
  * launch-to-launch variance to every comparison. The pool launches a combination's server on its
  * first visit and reuses it on later ones.
  *
@@ -156,7 +156,7 @@ export function createServerPool(o: ServerPoolOptions): ServerPool {
     const outcome = new Map<string, Prelaunched>()
     // Launches overlap; warm-ups go one at a time: they compute, and two servers computing at once
     // on a CPU whose cores each already fills spin on each other's barriers (two 2-thread
-    // llama-servers warming together on 2 cores took 6.5 and 8.8 s where one alone takes 0.5 s).
+    // CPU servers warming together on 2 cores took 6.5 and 8.8 s where one alone takes 0.5 s).
     let warming: Promise<unknown> = Promise.resolve()
     const warmAlone = (run: () => Promise<void>) => {
       const turn = warming.then(run)

@@ -2,7 +2,7 @@ import { createRequire } from 'node:module'
 import { dirname, join } from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
 import { describe, expect, it } from 'vitest'
-import { startInstantServer } from './instant-server.node.ts'
+import { INSTANT_SERVER_SERVING, startInstantServer } from './instant-server.node.ts'
 import { runServingSession } from './serving-session.node.ts'
 
 const MAIN = fileURLToPath(new URL('./instant-server-main.node.ts', import.meta.url))
@@ -17,12 +17,16 @@ describe('runServingSession', () => {
   it('should measure a running endpoint at several levels and cross-check the measured requests only', async () => {
     const s = await startInstantServer()
     try {
-      const r = await runServingSession({ target: { kind: 'endpoint', url: s.baseUrl }, levels: [{ concurrency: 1 }, { concurrency: 3 }], load: { workload, requests: 6, warmups: 2 } })
+      const r = await runServingSession({ target: { kind: 'endpoint', url: s.baseUrl, serving: INSTANT_SERVER_SERVING }, levels: [{ concurrency: 1 }, { concurrency: 3 }], load: { workload, requests: 6, warmups: 2 } })
       expect(r.levels.map((l) => l.concurrency)).toEqual([1, 3])
-      expect(r.server).toMatchObject({ version: 'llama.cpp instant-0', launched: false })
+      expect(r.server).toMatchObject({ version: 'instant-0', launched: false })
       expect(s.served()).toBe(14)
       // The warm-ups ran before the counters were read: server and client agree exactly.
       for (const l of r.levels) expect(l.crossCheck.gaps.outputTokens).toMatchObject({ client: 24, server: 24, relative: 0 })
+      // Without its engine's capability there are no metric names to read: no counters, and it says so.
+      const bare = await runServingSession({ target: { kind: 'endpoint', url: s.baseUrl }, load: { workload, requests: 2, warmups: 0 } })
+      expect(bare.levels[0]!.crossCheck.gaps.outputTokens).toBeUndefined()
+      expect(bare.levels[0]!.crossCheck.lines).toContain('no Prometheus metrics were read (no metric names for this server)')
       await expect(runServingSession({ target: { kind: 'endpoint', url: s.baseUrl }, combo: { threads: '2' }, load: { workload, requests: 1 } })).rejects.toThrow(/cannot be reconfigured/)
     } finally {
       await s.close()

@@ -6,20 +6,25 @@
  */
 import { execFileSync } from 'node:child_process'
 import { cpus } from 'node:os'
-import { KerneltuneError, isKerneltuneError, type Combo, type EnginePlugin } from '@kerneltune/core'
+import { classifyServerLog, KerneltuneError, isKerneltuneError, requireServing, servingCommand, type Combo, type EnginePlugin, type ServingCapability } from '@kerneltune/core'
 import { crossCheck, type CrossCheck } from '../cross-check.ts'
 import { runLoad, type LoadOptions, type LoadResult } from '../load-generator.ts'
 import { parsePrometheus, type PrometheusMetrics } from '../prometheus.ts'
-import { errorLines, launchServer, type LaunchedServer, type LaunchPhases } from './launcher.node.ts'
+import { errorLines, launchServer, type LaunchedServer, type LaunchPhases, type LaunchSpec } from './launcher.node.ts'
+import { requireServerBinary } from './server-binary.node.ts'
 
 /** How the server under test comes to exist. */
 export type ServerTarget =
-  /** Translate each combination with `engine` and launch it; `extraArgs` are added (llama-server: --metrics). */
-  | { readonly kind: 'engine'; readonly engine: EnginePlugin; readonly binary: string; readonly model: string; readonly extraArgs?: readonly string[]; readonly version?: string }
+  /**
+   * Translate each combination with `engine` and launch it as its serving capability says (the
+   * program, readiness, version probe, metrics). `binary` overrides the capability's lookup;
+   * `extraArgs` are added after the command.
+   */
+  | { readonly kind: 'engine'; readonly engine: EnginePlugin; readonly binary?: string; readonly model: string; readonly extraArgs?: readonly string[]; readonly version?: string }
   /** A shell command with a `{port}` placeholder, and optionally `{args}` for the translated flags. */
   | { readonly kind: 'template'; readonly command: string; readonly engine?: EnginePlugin; readonly model?: string }
-  /** A server that is already running; it cannot be reconfigured, so only the empty combination is measurable. */
-  | { readonly kind: 'endpoint'; readonly url: string }
+  /** A server that is already running; it cannot be reconfigured, so only the empty combination is measurable. `serving`: its engine's, for the version probe and metric names. */
+  | { readonly kind: 'endpoint'; readonly url: string; readonly serving?: ServingCapability }
 
 export type LoadLevel = Pick<LoadOptions, 'concurrency' | 'rate'>
 
@@ -44,11 +49,11 @@ export interface ServerInfo {
   readonly argv: readonly string[]
   readonly pid?: number
   readonly baseUrl: string
-  /** From the server (llama-server: /props build_info), else the translation's version. */
+  /** From the server (its engine's version probe), else the translation's version. */
   readonly version: string
   readonly launched: boolean
   readonly modelAlias?: string
-  /** The server's parallel slots as it reported them (llama-server: /props total_slots); absent when it does not say. */
+  /** The requests the server serves at once as it reported them (its version probe); absent when it does not say. */
   readonly slots?: number
 }
 
@@ -77,7 +82,7 @@ export function cpuDevice(): string {
 /**
  * The device in words from `nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader`
  * (undefined or empty: no NVIDIA GPU answered): the GPUs first, the host CPU after them. The H100
- * run's bench-serve.json named only the host CPU although llama-server ran every layer on the GPU
+ * run's bench-serve.json named only the host CPU although the server ran every layer on the GPU
  * (issue 34).
  */
 export function deviceFromNvidiaSmi(csv: string | undefined, cpu: string): string {
@@ -104,7 +109,7 @@ export function machineDevice(): string {
 const quote = (s: string) => (/^[\w@%+=:,./-]+$/.test(s) ? s : `'${s.replaceAll("'", "'\\''")}'`)
 
 async function translateArgs(engine: EnginePlugin, combo: Combo, model: string | undefined, version?: string) {
-  const t = await engine.translate(combo, { ...(model ? { model } : {}), ...(version ? { version } : {}), options: { host: '127.0.0.1', port: '{port}' } })
+  const t = await engine.translate(combo, { ...(model ? { model } : {}), ...(version ? { version } : {}), options: engine.serving?.listenOptions ?? { host: '127.0.0.1', port: '{port}' } })
   if (!t.ok) throw new KerneltuneError('UNSUPPORTED_COMBINATION', `${engine.name} refuses ${t.dimension}=${t.value}: ${t.reason}`, { details: t })
   return t
 }
@@ -118,8 +123,8 @@ async function fetchText(url: string): Promise<string | undefined> {
   }
 }
 
-async function readMetrics(baseUrl: string): Promise<PrometheusMetrics | undefined> {
-  const text = await fetchText(`${baseUrl}/metrics`)
+async function readMetrics(baseUrl: string, path = '/metrics'): Promise<PrometheusMetrics | undefined> {
+  const text = await fetchText(`${baseUrl}${path}`)
   if (text === undefined) return undefined
   try {
     return parsePrometheus(text)
@@ -128,7 +133,7 @@ async function readMetrics(baseUrl: string): Promise<PrometheusMetrics | undefin
   }
 }
 
-/** The model's vocabulary size where the server says it (llama-server: /v1/models data[0].meta.n_vocab). */
+/** The model's vocabulary size where the server says it (/v1/models data[0].meta.n_vocab, which some servers add). */
 async function readVocab(baseUrl: string): Promise<number | undefined> {
   const text = await fetchText(`${baseUrl}/v1/models`)
   try {
@@ -140,18 +145,18 @@ async function readVocab(baseUrl: string): Promise<number | undefined> {
 }
 
 /**
- * The server's version: llama-server's /props build_info (and its slot count, total_slots: with no
- * -np it picks 4 itself, so a file should record what it chose rather than infer it), else the first
- * model id of /v1/models.
+ * The server's version, model alias and slots from its engine's version probe, else the first
+ * model's owner in /v1/models (the OpenAI field every compatible server fills somehow).
  */
-async function readVersion(baseUrl: string): Promise<{ version?: string; alias?: string; slots?: number }> {
-  const props = await fetchText(`${baseUrl}/props`)
-  if (props) {
+async function readVersion(baseUrl: string, serving: ServingCapability | undefined): Promise<{ version?: string; alias?: string; slots?: number }> {
+  const probe = serving?.version
+  const text = probe ? await fetchText(`${baseUrl}${probe.path}`) : undefined
+  if (probe && text) {
     try {
-      const p = JSON.parse(props) as { build_info?: string; model_alias?: string; model_path?: string; total_slots?: number }
-      if (p.build_info) return { version: `llama.cpp ${p.build_info}`, ...(p.model_alias ? { alias: p.model_alias } : {}), ...(typeof p.total_slots === 'number' ? { slots: p.total_slots } : {}) }
+      const id = probe.read(JSON.parse(text))
+      if (id?.version) return { version: id.version, ...(id.modelAlias ? { alias: id.modelAlias } : {}), ...(id.slots === undefined ? {} : { slots: id.slots }) }
     } catch {
-      // Not llama-server.
+      // Not JSON: not this engine's answer.
     }
   }
   const models = await fetchText(`${baseUrl}/v1/models`)
@@ -167,6 +172,8 @@ async function readVersion(baseUrl: string): Promise<{ version?: string; alias?:
 /** A server ready for load: launched here (and stopped by stop()) or one that was already running. */
 export interface OpenServer {
   readonly server: ServerInfo
+  /** Its engine's serving capability, where known: metric names and log classes. */
+  readonly serving?: ServingCapability
   readonly launched?: LaunchedServer
   /** The model's vocabulary where the server says it (synthetic token ids must exist in it). */
   readonly vocab?: number
@@ -183,6 +190,19 @@ export interface OpenOptions {
   readonly onProgress?: (message: string) => void
 }
 
+/** What the launcher reads from an engine's serving capability. */
+function launchOptionsOf(serving: ServingCapability | undefined): Partial<LaunchSpec> {
+  if (!serving) return {}
+  const r = serving.readiness
+  return {
+    healthPath: r.path,
+    ...(r.status === undefined ? {} : { readyStatus: r.status }),
+    ...(r.modelLoadedLine ? { modelLoadedLine: r.modelLoadedLine } : {}),
+    ...(serving.logs.redact ? { redactLine: serving.logs.redact } : {}),
+    classify: (lines) => classifyServerLog(serving, lines),
+  }
+}
+
 /** Gets the server of a target for one combination: translate and launch it, or check that a running endpoint can stand for it. */
 export async function openServer(o: OpenOptions): Promise<OpenServer> {
   const combo = o.combo ?? {}
@@ -192,6 +212,7 @@ export async function openServer(o: OpenOptions): Promise<OpenServer> {
   let argv: readonly string[]
   let translatedVersion: string | undefined
   const t = o.target
+  const serving = t.kind === 'endpoint' ? t.serving : t.kind === 'engine' ? requireServing(t.engine) : t.engine?.serving
   if (t.kind === 'endpoint') {
     if (Object.keys(combo).length > 0) {
       throw new KerneltuneError('UNSUPPORTED_COMBINATION', `the server at ${t.url} is already running and cannot be reconfigured to ${JSON.stringify(combo)}; measure it as it is, or let kerneltune launch it (--launch 'CMD {port}' or a GGUF)`)
@@ -204,9 +225,10 @@ export async function openServer(o: OpenOptions): Promise<OpenServer> {
     if (t.kind === 'engine') {
       const tr = await translateArgs(t.engine, combo, t.model, t.version)
       translatedVersion = `${t.engine.name} ${tr.version}`
-      spec = { argv: [t.binary, ...tr.argv.slice(1), ...(t.extraArgs ?? [])], env: { ...tr.env }, files: { ...tr.files }, shell: false }
+      const cmd = servingCommand(serving!, tr, t.binary ?? requireServerBinary(t.engine.name, serving!).path)
+      spec = { argv: [...cmd.argv, ...(t.extraArgs ?? [])], env: { ...cmd.env }, files: { ...cmd.files }, shell: false }
     } else {
-      if (!t.command.includes('{port}')) throw new KerneltuneError('INVALID_INPUT', `the launch command needs a {port} placeholder for the port kerneltune picks, e.g. 'llama-server -m m.gguf --port {port}'; got: ${t.command}`)
+      if (!t.command.includes('{port}')) throw new KerneltuneError('INVALID_INPUT', `the launch command needs a {port} placeholder for the port kerneltune picks, e.g. 'my-server --model m --port {port}'; got: ${t.command}`)
       let args = ''
       const env: Record<string, string> = {}
       let files: Record<string, string> = {}
@@ -224,15 +246,15 @@ export async function openServer(o: OpenOptions): Promise<OpenServer> {
       spec = { argv: [t.command.replaceAll('{args}', args)], env, files, shell: true }
     }
     o.onProgress?.('starting the server')
-    launched = await launchServer({ ...spec, readyTimeoutMs: o.readyTimeoutMs ?? 120_000 })
+    launched = await launchServer({ ...spec, ...launchOptionsOf(serving), readyTimeoutMs: o.readyTimeoutMs ?? 120_000 })
     baseUrl = launched.baseUrl
     argv = launched.argv
   }
   let exited = false
   void launched?.exited.then(() => (exited = true))
   try {
-    const v = await readVersion(baseUrl)
-    if (!v.version) notes.push('the server did not report a version (no /props build_info, no /v1/models owned_by)')
+    const v = await readVersion(baseUrl, serving)
+    if (!v.version) notes.push(`the server did not report a version (${serving ? `nothing at ${serving.version.path}, ` : ''}no /v1/models owned_by)`)
     const vocab = await readVocab(baseUrl)
     const server: ServerInfo = {
       argv,
@@ -245,6 +267,7 @@ export async function openServer(o: OpenOptions): Promise<OpenServer> {
     }
     return {
       server,
+      ...(serving ? { serving } : {}),
       ...(launched ? { launched } : {}),
       ...(vocab === undefined ? {} : { vocab }),
       notes,
@@ -263,7 +286,7 @@ export interface LoadServerOptions {
   readonly runs?: number
   /**
    * Loads this server has already had. Each load's prompts come from a fresh seed, counted from
-   * here: the same prompts again would hit llama-server's prompt cache. Default 0.
+   * here: the same prompts again would hit the server's prompt cache. Default 0.
    */
   readonly loadsBefore?: number
   /** Warm-up requests in flight at once (runLoad's warmupConcurrency). Default 1. */
@@ -272,7 +295,7 @@ export interface LoadServerOptions {
   readonly onProgress?: (message: string) => void
 }
 
-/** The seed of a server's next load: the same prompts again would hit llama-server's prompt cache. */
+/** The seed of a server's next load: the same prompts again would hit a server's prompt cache. */
 const loadSeed = (load: SessionOptions['load'], loadsBefore: number) => (load.seed ?? 1) + 7919 * loadsBefore
 
 /** Synthetic token ids must exist in the model's vocabulary: a small model may have only a few hundred. */
@@ -314,12 +337,12 @@ export async function loadServer(s: OpenServer, o: LoadServerOptions): Promise<L
         const warmStart = performance.now()
         const afterWarmup = async () => {
           if (warmups > 0) s.launched?.markWarmup(warmStart, performance.now(), warmups)
-          before = await readMetrics(baseUrl)
+          before = s.serving ? await readMetrics(baseUrl, s.serving.metrics.path) : undefined
         }
         const seed = loadSeed(load, (o.loadsBefore ?? 0) + levels.length)
         const r = await runLoad({ ...load, ...level, seed, baseUrl, afterWarmup, warmups, ...(o.warmupConcurrency === undefined ? {} : { warmupConcurrency: o.warmupConcurrency }), ...(o.signal ? { signal: o.signal } : {}) })
-        const after = await readMetrics(baseUrl)
-        levels.push({ ...r, run, crossCheck: crossCheck(r.records, before, after) })
+        const after = s.serving ? await readMetrics(baseUrl, s.serving.metrics.path) : undefined
+        levels.push({ ...r, run, crossCheck: crossCheck(r.records, before, after, s.serving?.metrics) })
       }
     }
     return levels
@@ -327,8 +350,10 @@ export async function loadServer(s: OpenServer, o: LoadServerOptions): Promise<L
     // A server that dies under load is a failed combination: say so with its own error lines.
     const launched = s.launched
     if (launched && !(isKerneltuneError(e) && e.code === 'CANCELLED')) {
-      const lines = errorLines(launched.output(), 8)
-      throw new KerneltuneError('MEASUREMENT_FAILED', `${e instanceof Error ? e.message : String(e)}; server output: ${lines.join(' | ') || 'none'}`, { cause: e, details: { argv: launched.argv, errorLines: lines } })
+      const output = launched.output()
+      const lines = errorLines(output, 8, s.serving?.logs.redact)
+      const cls = s.serving ? classifyServerLog(s.serving, output) : undefined
+      throw new KerneltuneError('MEASUREMENT_FAILED', `${e instanceof Error ? e.message : String(e)}; ${cls ? `the server's output says ${cls.class}; ` : ''}server output: ${lines.join(' | ') || 'none'}`, { cause: e, details: { argv: launched.argv, errorLines: lines, ...(cls ? { logClass: cls.class } : {}) } })
     }
     throw e
   }

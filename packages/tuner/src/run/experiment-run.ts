@@ -58,7 +58,7 @@ export function storedDesignSettings(run: Pick<Run, 'target'>): DesignSettings |
  * stored, the rounds' deadline and the result after each round. What is measured (design settings,
  * engine, which values are defaults) comes from the stored run and the registry only, so the
  * sweep and the server's queue measure a run alike. `backend` replaces the registry's for what the
- * composed backend cannot be told per run (a llama-server pool kept across rounds, a GPU build).
+ * composed backend cannot be told per run (a pool of servers kept across rounds, a GPU build).
  */
 export interface ExperimentHooks {
   readonly backend?: MeasurementBackend
@@ -209,7 +209,7 @@ export async function executeExperimentRun(runId: string, deps: ExecuteRunDeps, 
     const improvementOf = (x: NonNullable<typeof r.winner>) => ('paired' in x ? x.paired[metric]?.improvement : x.comparison[metric]?.improvement) ?? NaN
     const common2: ExperimentSummary = {
       design, metric, device: r.device, worker: deps.worker ?? null,
-      winner: w && r.winner ? { index: w.index, comboHash: w.comboHash, combo: w.combo, improvement: improvementOf(r.winner), argv: [...r.winner.llamaServerArgv], value: r.winner.stats[metric]?.trimmedMean ?? NaN } : null,
+      winner: w && r.winner ? { index: w.index, comboHash: w.comboHash, combo: w.combo, improvement: improvementOf(r.winner), argv: [...r.winner.argv], value: r.winner.stats[metric]?.trimmedMean ?? NaN } : null,
       verdict: r.verdict, recommendedArgv: [...r.recommendedArgv],
     }
     const orderOf = (arm: string) => (arm === 'baseline' || arm === 'aa' ? arm : String(byHash.get(arm)?.index ?? arm))

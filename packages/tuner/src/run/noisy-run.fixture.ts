@@ -20,7 +20,7 @@ const combo = (i: number): Record<string, string> => (i === 0 ? {} : { threads: 
 export const noisyExperiment: InterleavedSummary = {
   design: 'interleaved', metric: 'decodeTps', device: 'CPU: AMD EPYC (2 logical cores)', worker: null, winner: null,
   verdict: 'no combination is significantly better than the default settings on decodeTps in paired rounds (best: +310.0%, p=0.25, exact over 8 sign patterns); keep the defaults; with 3 rounds no comparison can reach p < 0.05 (the sign-flip test needs 7): run more rounds (a larger time budget, or shorter measurements)',
-  recommendedArgv: ['llama-server', '-m', 'model.gguf'],
+  recommendedArgv: ['engine-server', '-m', 'model.gguf'],
   rounds: 3, partialRound: false, seed: 1, test: 'sign-flip',
   paired: { 1: threeRounds(-0.31, -0.9, 2.1), 2: threeRounds(0.42, -0.6, 6.3), 3: threeRounds(1.9, -0.7, 40.2), 4: null, 5: threeRounds(3.1, -0.52, 115.85) },
   aa: { comparison: threeRounds(4.6, -0.8, 180.4), declaredWinner: false, falseWinnerRate: 0 },

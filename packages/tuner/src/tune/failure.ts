@@ -15,7 +15,7 @@ export type FailureKind = (typeof FAILURE_KINDS)[number]
 export interface TrialFailure {
   readonly kind: FailureKind
   readonly message: string
-  /** The server's own error lines (llama-server's stderr), newest last; empty when none were captured. */
+  /** The server's own error lines (the engine server's stderr), newest last; empty when none were captured. */
   readonly serverLines: string[]
 }
 
@@ -44,7 +44,7 @@ export function classifyFailure(e: unknown): TrialFailure {
   else if (code === 'UNSUPPORTED_COMBINATION' || /refuses /.test(message)) kind = 'refused'
   else if (/before it was ready|could not start/i.test(text)) kind = 'start'
   // The server ran but turned every request away (a context per slot too small for the request, say).
-  // llama-server answers such a request 400 exceed_context_size_error (tools/server/server-context.cpp), at the warm-up already.
+  // The C++ reference server answers such a request 400 exceed_context_size_error (tools/server/server-context.cpp), at the warm-up already.
   else if (/every request of a load run failed|HTTP 4\d\d\b|exceed_context_size_error|exceeds the available context/i.test(text)) kind = 'rejected'
   else if (/exited|died|crash|server output|ECONNRESET|socket hang up/i.test(text)) kind = 'crash'
   return { kind, message, serverLines }

@@ -1,10 +1,11 @@
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { LLAMACPP_VERSION } from '@kerneltune/engines-llamacpp'
+import { LLAMA_SERVER_METRICS, LLAMACPP_VERSION } from '@kerneltune/engines-llamacpp'
 import { synthLlama } from '@kerneltune/gguf'
 import { writeGgufFile } from '@kerneltune/gguf/node'
-import { BUILD_HINT, findLlamaServer, startInstantServer } from '@kerneltune/serving/node'
+import { BUILD_HINT, findLlamaServer } from '@kerneltune/engines-llamacpp/node'
+import { startInstantServer } from '@kerneltune/serving/node'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { runMain } from '../../cli/testing.ts'
 import { processesNaming } from '@kerneltune/tooling/test-processes'
@@ -14,9 +15,12 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }))
 const run = (...argv: string[]) => runMain(argv, dir)
 
 
+const LLAMA_NAMES = { promptTokens: LLAMA_SERVER_METRICS.promptTokensTotal, generatedTokens: LLAMA_SERVER_METRICS.outputTokensTotal }
+
 describe('kerneltune bench serve', () => {
   it('should measure a running server and print the vLLM-style figures, the server and its own rates', async () => {
-    const s = await startInstantServer({ tokenDelayMs: 1 })
+    // The instant server stands for a llama-server endpoint (bench serve's default engine): it exports that engine's counter names.
+    const s = await startInstantServer({ tokenDelayMs: 1, metricNames: LLAMA_NAMES })
     try {
       const r = await run('bench', 'serve', '--endpoint', s.baseUrl, '--concurrency', '1,3', '--requests', '6', '--prompt-tokens', '8', '--output-tokens', '4', '--slo-ttft-ms', '10000', '--no-store', '--json')
       expect(r.code).toBe(0)
@@ -248,7 +252,7 @@ describe.skipIf(skip)('kerneltune bench serve and sweep --backend server on llam
     // loopback. So every arm misses them whatever the load, and the decision is fixed: no candidate
     // meets them, the defaults stay (exit 3). Limits a tiny model usually meets were missed under
     // load (a 1 s TTFT, once): the defaults run llama.cpp's threads on every core, which on a busy
-    // machine spin at barriers waiting for each other's time slices (gateway-llama.node.test.ts
+    // machine spin at barriers waiting for each other's time slices (gateway-live.node.test.ts
     // measured 1M's TPOT at 9.4 ms so against 0.17 ms on one thread), and nothing in the sweep can
     // pin the defaults' threads, so a limit they must meet is at the mercy of the load.
     const r = await run('sweep', '--gguf', 'tiny.gguf', '--backend', 'server', '--quick', '--space', space, '--rounds', '2', '--warmup', '0', '--concurrency', '2', '--requests', '2', '--prompt-tokens', '16', '--gen-tokens', '4',

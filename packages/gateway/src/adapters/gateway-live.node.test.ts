@@ -35,7 +35,8 @@ import { LLAMACPP_VERSION, llamacppServerEngine } from '@kerneltune/engines-llam
 import { synthLlama } from '@kerneltune/gguf'
 import { writeGgufFile } from '@kerneltune/gguf/node'
 import { parseSlo } from '@kerneltune/serving'
-import { BUILD_HINT, findLlamaServer, processAlive } from '@kerneltune/serving/node'
+import { BUILD_HINT, findLlamaServer } from '@kerneltune/engines-llamacpp/node'
+import { processAlive } from '@kerneltune/serving/node'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { SHIFT_CHECK } from '../shift-check.ts'
 import { startGateway, type Decision, type Gateway } from './gateway.node.ts'
@@ -69,7 +70,7 @@ describe.skipIf(skip)('gateway in front of two llama-servers', () => {
     // Tiled: llama.cpp's kernels read every byte whatever the values, at the speed of a random file (written in seconds).
     await writeGgufFile(large, synthLlama({ params: 400e6, vocabSize: 320, quant: 'Q8_0', seed: 5, fill: 'tiled' }).file)
     const engine = llamacppServerEngine({ binary: found.path })
-    const target = (model: string) => ({ kind: 'engine' as const, engine, binary: found.path, model, extraArgs: ['--metrics'] })
+    const target = (model: string) => ({ kind: 'engine' as const, engine, binary: found.path, model })
     const oneThread = { threads: '1' }
     g = await startGateway({
       arms: [{ id: 'defaults', target: target(large), combo: oneThread }, { id: 'fast', target: target(small), combo: oneThread }],

@@ -9,9 +9,8 @@ import { accessSync, constants, existsSync, readdirSync, readFileSync, statSync 
 import { homedir, machine } from 'node:os'
 import { delimiter, join } from 'node:path'
 import { KerneltuneError } from '@kerneltune/core'
-
-export const LLAMA_SERVER_ENV = 'KERNELTUNE_LLAMA_SERVER'
-export const BUILD_HINT = 'build it with `bash tooling/scripts/build-llama-server.sh` (about 17 CPU-minutes; it prints the path), or set KERNELTUNE_LLAMA_SERVER to an existing llama-server'
+import { LLAMACPP_VERSION } from '../facts.ts'
+import { BUILD_HINT, LLAMA_SERVER_ENV } from '../serving.ts'
 
 const executable = (p: string) => {
   try {
@@ -76,6 +75,15 @@ export function findLlamaServer(preferVersion?: string, env: NodeJS.ProcessEnv =
 /** Like findLlamaServer, but says how to get one when there is none. */
 export function requireLlamaServer(preferVersion?: string, env: NodeJS.ProcessEnv = process.env): FoundBinary {
   const found = findLlamaServer(preferVersion, env)
-  if (!found) throw new KerneltuneError('NOT_FOUND', `no llama-server binary: ${LLAMA_SERVER_ENV} is unset, ${llamaServerCacheRoot(env)} has no build and PATH has none; ${BUILD_HINT}`)
+  if (!found) throw new KerneltuneError('ENGINE_NOT_INSTALLED', `no llama-server binary: ${LLAMA_SERVER_ENV} is unset, ${llamaServerCacheRoot(env)} has no build and PATH has none; ${BUILD_HINT}`)
   return found
+}
+
+/**
+ * The serving capability's own lookup (ServingBinary.locate): the build cache only, for this
+ * processor and the targeted release first. The variable and PATH are the launcher's.
+ */
+export function locateLlamaServer(env: Readonly<Record<string, string | undefined>> = process.env): string | undefined {
+  const found = findLlamaServer(LLAMACPP_VERSION, { ...env, [LLAMA_SERVER_ENV]: undefined, PATH: '' })
+  return found?.path
 }

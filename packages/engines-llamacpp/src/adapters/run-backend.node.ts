@@ -1,12 +1,13 @@
 /**
- * The llama.cpp measurement backend for runs: `llamacppBackend` from
- * @kerneltune/engines-llamacpp/node (real llama.cpp through node-llama-cpp) behind a model-file
+ * The llama.cpp measurement backend for runs: `llamacppBackend` (node-llama-cpp.node.ts: real
+ * llama.cpp through node-llama-cpp) behind a model-file
  * backend, so one registered `llamacpp` plugin measures whichever GGUF a run names (modelPath).
  * The prompt and generated token counts come from the run's workload.
  */
 import { modelFileBackend, type EnginePlugin, type ModelFileBackend } from '@kerneltune/core'
-import { LLAMACPP_SERVER_DIMENSIONS, llamacppEngine, type LlamacppEngineOptions } from '@kerneltune/engines-llamacpp'
-import { llamacppBackend, type LlamacppBackendOptions } from '@kerneltune/engines-llamacpp/node'
+import { llamacppEngine, type LlamacppEngineOptions } from '../engine.ts'
+import { LLAMACPP_SERVER_DIMENSIONS } from '../server-settings.ts'
+import { llamacppBackend, type LlamacppBackendOptions } from './node-llama-cpp.node.ts'
 
 /** Not 'llamacpp': plugin names are unique across kinds and the engine has that one. Requests may say 'llamacpp'. */
 export const LLAMACPP_BACKEND = 'node-llama-cpp'
