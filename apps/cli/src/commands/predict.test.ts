@@ -5,6 +5,7 @@ import { join } from 'node:path'
 import { pretrainedInfo } from '@kerneltune/regressor'
 import type { Io } from '../cli/command.ts'
 import { main } from '../main.ts'
+import { checkRow } from './train/rows.ts'
 
 async function run(args: string[], cwd = '/') {
   const out: string[] = []
@@ -26,6 +27,21 @@ describe('kerneltune predict', () => {
     const pre = JSON.parse((await run(['predict', '--params-b', '8', '--hardware', 'rtx-4090', '--phase', 'prefill', '--prompt-tokens', '1024', '--json'])).out)
     expect(pre.query.phase).toBe('prefill')
     expect(pre.predictedTps).toBeGreaterThan(j.predictedTps)
+  })
+
+  it('should carry the kernel figures of the preset into the query, each overridden by its raw-spec flag (issue 38)', async () => {
+    const j = JSON.parse((await run(['predict', '--params-b', '7', '--quant', 'Q4_0', '--hardware', 'rtx-4090', '--phase', 'prefill', '--json'])).out)
+    expect(j.query).toMatchObject({ int8Tops: 660.6, computeUnits: 128 })
+    const raw = JSON.parse((await run(['predict', '--params-b', '7', '--quant', 'Q4_0', '--vendor', 'nvidia', '--mem-bw-gbs', '1008', '--tflops', '330', '--int8-tops', '100', '--fp16-nontensor-tflops', '82', '--clock-mhz', '2520', '--compute-units', '128', '--phase', 'prefill', '--json'])).out)
+    expect(raw.query).toMatchObject({ int8Tops: 100, fp16VectorTflops: 82, clockMhz: 2520, computeUnits: 128 })
+    const over = JSON.parse((await run(['predict', '--params-b', '7', '--quant', 'Q4_0', '--hardware', 'rtx-4090', '--int8-tops', '300', '--phase', 'prefill', '--json'])).out)
+    expect(over.query.int8Tops).toBe(300)
+    const bad = await run(['predict', '--params-b', '7', '--hardware', 'rtx-4090', '--int8-tops', '-1'])
+    expect(bad.code).toBe(2)
+    // train / calibrate measurement rows take the same figures as keys.
+    const row = checkRow({ paramsB: 7, quant: 'Q4_0', hardware: 'rtx-4090', int8Tops: 300, computeUnits: 128, measuredTps: 9000, phase: 'prefill' }, 1)
+    expect('query' in row && row.query).toMatchObject({ int8Tops: 300, computeUnits: 128 })
+    expect('message' in checkRow({ paramsB: 7, hardware: 'rtx-4090', int8Tops: 0, measuredTps: 1 }, 2)).toBe(true)
   })
 
   it('should name the model version that predicted, from the shipped asset (issue 34)', async () => {
