@@ -23,7 +23,7 @@ import { hardwareClass } from '../src/physics-terms.ts'
  * v3.2.0 doubled it: each penalty with and without the prefill kernel-family effect
  * (physics-terms.ts EffectOptions.mmKernels); 22 of 23 outer folds took the kernel families and 20
  * of 23 penalty 1 (2 took 3, 1 took 0.3), so v3.3.0 (issue 38) keeps the kernel families in every
- * variant, drops penalty 0.3 (the grid had to shrink: the A5 rows add nine chips, and the machine is
+ * variant, drops penalty 0.3 (the grid had to shrink: the A5 rows add five chips, and the machine is
  * shared) and crosses {1, 3} with the int8 kernels: quantized GPU prefill at the FP16 matrix rate
  * (v3.2.0) or at the int8 rate with a per-backend exponent for how far the FP16 rate binds
  * (EffectOptions.int8Kernels). Whether the int8 figures help is chosen inside each outer fold, never
