@@ -63,6 +63,8 @@ const t0 = Date.now()
 const data = loadThroughputData(DATA, KIT)
 const samples = data.samples
 console.error(`rows: ${samples.length} samples from ${data.files.map((f) => `${f.file} (${f.used}/${f.rows} rows used)`).join(', ')}`)
+// Every row left out, counted by its reason (the asset records the same counts in trainedOn[].excluded).
+for (const f of data.files) for (const [why, n] of Object.entries(f.excluded)) console.error(`left out: ${f.file}: ${n} × ${why}`)
 const outer = await runNested(samples, JOBS, (line) => console.error(line), ONLY)
 if (ONLY) {
   console.log(devReport(samples, outer, ONLY))
