@@ -65,19 +65,20 @@ describe('kerneltune predict', () => {
   })
 
   it('should say when a prediction extrapolates past what the training rows cover, and what was measured there', async () => {
+    // Intel on SYCL is in the data since issue 38 (the Arc Pro B70): a discrete Intel GPU is inside it.
     const intel = JSON.parse((await run(['predict', '--model', 'llama-3-8b', '--hardware', 'intel-max-1550', '--json'])).out)
     expect(intel.query.backend).toBe('sycl')
-    expect(intel.extrapolation).toEqual(['vendor:intel', 'class:intel-gpu', 'era:current:sycl'])
+    expect(intel.extrapolation).toBeUndefined()
     const nv = JSON.parse((await run(['predict', '--model', 'llama-3-8b', '--hardware', 'rtx-4090', '--json'])).out)
     expect(nv.extrapolation).toBeUndefined()
-    // An extrapolating query gets the wider interval calibrated on held-out rows that extrapolated.
+    // A vendor no training row has extrapolates, and gets the wider interval calibrated on held-out rows that extrapolated.
     const width = (j: { interval: { low: number; high: number }; predictedTps: number }) => (j.interval.high - j.interval.low) / j.predictedTps
-    const sycl = JSON.parse((await run(['predict', '--model', 'llama-3-8b', '--hardware', 'rtx-4090', '--backend', 'sycl', '--json'])).out)
-    expect(sycl.extrapolation).toEqual(['era:current:sycl'])
-    expect(width(sycl)).toBeGreaterThan(width(nv))
-    const text = (await run(['predict', '--model', 'llama-3-8b', '--hardware', 'intel-max-1550'])).out
+    const other = JSON.parse((await run(['predict', '--model', 'llama-3-8b', '--hardware', 'rtx-4090', '--vendor', 'other', '--json'])).out)
+    expect(other.extrapolation).toEqual(['vendor:other', 'class:other-gpu'])
+    expect(width(other)).toBeGreaterThan(width(nv))
+    const text = (await run(['predict', '--model', 'llama-3-8b', '--hardware', 'rtx-4090', '--vendor', 'other'])).out
     // The note quotes the held-out figures the pretrained asset records for such rows.
-    expect(text).toMatch(/extrapolates\s+vendor:intel, class:intel-gpu, era:current:sycl \(no training row has these.*chips [a-z0-9-]+.*\) were \d+% \(decode\) and \d+% \(prefill\) off/)
+    expect(text).toMatch(/extrapolates\s+vendor:other, class:other-gpu \(no training row has these.*chips [a-z0-9-]+.*\) were \d+% \(decode\) and \d+% \(prefill\) off/)
     expect((await run(['predict', '--model', 'llama-3-8b', '--hardware', 'rtx-4090'])).out).not.toMatch(/extrapolates/)
   })
 
@@ -93,7 +94,11 @@ describe('kerneltune predict', () => {
     const vulkan = JSON.parse((await run(['predict', '--model', 'llama-3-8b', '--hardware', 'rtx-4090', '--backend', 'vulkan', '--json'])).out)
     expect(cuda.query.backend).toBe('cuda')
     expect(vulkan.query.backend).toBe('vulkan')
-    expect(vulkan.predictedTps).not.toBeCloseTo(cuda.predictedTps, 0)
+    // v3.3.0 puts this card's CUDA and Vulkan decode within 0.3 tok/s of each other (the A5 Vulkan rows moved the
+    // Vulkan decode effect); its prefill still differs by far more.
+    expect(vulkan.predictedTps).not.toBe(cuda.predictedTps)
+    const pre = async (backend: string) => JSON.parse((await run(['predict', '--model', 'llama-3-8b', '--hardware', 'rtx-4090', '--phase', 'prefill', '--backend', backend, '--json'])).out).predictedTps as number
+    expect(await pre('vulkan')).not.toBeCloseTo(await pre('cuda'), 0)
     const ub = JSON.parse((await run(['predict', '--model', 'llama-3-8b', '--hardware', 'rtx-4090', '--phase', 'prefill', '--ubatch', '16', '--json'])).out)
     expect(ub.query.ubatch).toBe(16)
     expect(ub.predictedTps).toBeLessThan(JSON.parse((await run(['predict', '--model', 'llama-3-8b', '--hardware', 'rtx-4090', '--phase', 'prefill', '--json'])).out).predictedTps)
