@@ -85,7 +85,9 @@ export {
   requireHardwarePreset,
   usualBackend,
 } from './hardware/presets.ts'
-export type { HardwareBackend, HardwarePreset } from './hardware/types.ts'
+export type { HardwareBackend, HardwarePreset, KernelFigures } from './hardware/types.ts'
+export { kernelFiguresOf } from './hardware/kernel-figures.ts'
+export { partOf, type PartFigures } from './hardware/define.ts'
 export { countParams, type ParamCount, type TransformerShape } from './model/param-count.ts'
 export {
   SUPPORTED_MODEL_TYPES,

@@ -1,7 +1,7 @@
 /**
  * The figures of the nested leave-one-chip-out evaluation (nested.ts) and the verdict on each of
  * issue 26's targets, shared by the training script (which writes them into the asset, the accuracy
- * report and both READMEs) and bench/regressor-accuracy.bench.ts. Every figure is an outer-fold
+ * report and both READMEs) and bench/regressor-accuracy.bench.ts (issue 38's targets since v3.3.0). Every figure is an outer-fold
  * figure: a chip predicted, with its interval, by a model whose variant, fit and interval never saw it.
  */
 import { chipOf } from '../src/chips.ts'
@@ -9,15 +9,24 @@ import { prepare, type TrainingSample } from '../src/learned.ts'
 import { backendOf, isLegacy } from '../src/physics-terms.ts'
 import type { OuterResult } from './nested.ts'
 
-/** Issue 26's targets (leave-one-chip-out, nested). */
+/**
+ * Issue 38's targets (leave-one-chip-out, nested): decode MAPE over chips ≤ 12%, no current discrete
+ * GPU off by more than 25% in decode, prefill ≤ 25% over chips, and 90% intervals covering 85–95% at
+ * a median width of at most 60% of the prediction in decode and 80% in prefill (issue 26's were 20%
+ * prefill and < 50% decode width, with no prefill width).
+ */
 export const TARGETS = {
-  decodeMape: 0.12, prefillMape: 0.2, currentGpuDecodeMax: 0.25, coverageLow: 0.85, coverageHigh: 0.95, maxDecodeMedianWidth: 0.5,
+  decodeMape: 0.12, prefillMape: 0.25, currentGpuDecodeMax: 0.25, coverageLow: 0.85, coverageHigh: 0.95, maxDecodeMedianWidth: 0.6, maxPrefillMedianWidth: 0.8,
 } as const
 
 export interface RowSet { rows: number; mape: number; coverage: number; medianWidth: number }
 export interface PhaseFigures { rows: RowSet; chipMean: { mape: number; coverage: number; medianWidth: number } }
 export interface ChipFigures { chip: string; labels: string[]; backends: string[]; decode: RowSet; prefill: RowSet; variant: string }
 export interface CurrentGpu { key: string; mape: number; rows: number; worstRow: number }
+/** A current-build discrete GPU's rows of one phase: error, bias (mean of predicted ÷ measured − 1) and interval. */
+export interface GpuPhase { key: string; phase: string; set: RowSet; bias: number }
+/** One held-out row, as issue 38 quotes them (the RTX 4090's Llama 2 7B Q4_0 pp512). */
+export interface NamedRow { what: string; measured: number; predicted: number; low: number; high: number }
 export interface Target { name: string; figure: string; met: boolean; gap: string }
 /** The figures of a group of chips: per phase over its rows and over its chips. */
 export interface ChipGroupFigures { chips: string[]; decode: PhaseFigures; prefill: PhaseFigures }
@@ -45,8 +54,8 @@ export const DEVELOPMENT_CHIPS: readonly string[] = [
  */
 export const NOT_OUT_OF_SAMPLE: Readonly<Record<string, { mark: string; why: string }>> = {
   'nvidia-gh100': {
-    mark: "not out of sample for v3.2.0's design",
-    why: 'the prefill kernel-family variant was written after the H200 kit run, for the H100/H200 prefill gap that run showed, and then improved this fold',
+    mark: "not out of sample for the kernel-family effect's design",
+    why: "v3.2.0's prefill kernel-family effect (in every v3.3.0 variant) was written after the H200 kit run, for the H100/H200 prefill gap that run showed, and then improved this fold",
   },
 }
 
@@ -58,6 +67,10 @@ export interface AccuracySummary {
   byChip: ChipFigures[]
   /** Decode of current-build discrete GPUs, per chip and backend. */
   currentGpus: CurrentGpu[]
+  /** Every current-build discrete GPU, per card, backend and phase, with the sign of its error (issue 38). */
+  gpuPhases: GpuPhase[]
+  /** The rows issue 38 names, as their outer fold predicted them. */
+  named: NamedRow[]
   /** Rows whose held-out prediction extrapolated (an effect no training row had) and the rest. */
   extrapolating: { decode: RowSet; prefill: RowSet; chips: string[] }
   inside: { decode: RowSet; prefill: RowSet }
@@ -109,28 +122,42 @@ export function summarize(samples: readonly TrainingSample[], r: OuterResult): A
   const rest = all.filter((i) => r.unseen[i]!.length === 0)
   const decode = figures('decode')
   const prefill = figures('prefill')
+  const phaseKeys = new Map<string, number[]>()
+  for (const i of all) {
+    const q = rows[i]!.query
+    if (q.device === 'cpu' || q.unifiedMemory || isLegacy(q)) continue
+    const k = `${samples[i]!.group} ${backendOf(q)}|${q.phase}`
+    phaseKeys.set(k, [...(phaseKeys.get(k) ?? []), i])
+  }
+  const gpuPhases = [...phaseKeys].map(([k, idx]) => ({ key: k.split('|')[0]!, phase: k.split('|')[1]!, set: set(idx), bias: mean(idx.map((i) => r.predicted[i]! / rows[i]!.measured - 1)) }))
+  // Issue 38's example: Llama 2 7B Q4_0, pp512, on a current CUDA build of the RTX 4090.
+  const named = all.filter((i) => {
+    const q = rows[i]!.query
+    return samples[i]!.group === 'rtx-4090' && backendOf(q) === 'cuda' && !isLegacy(q) && q.phase === 'prefill' && q.quant === 'Q4_0' && Math.abs(q.paramsB - 6.74) < 0.05 && q.promptTokens === 512 && q.contextTokens === 0
+  }).map((i) => ({ what: `rtx-4090 cuda, Llama 2 7B Q4_0, pp512, micro-batch ${rows[i]!.query.ubatch ?? 512}`, measured: rows[i]!.measured, predicted: r.predicted[i]!, low: r.low[i]!, high: r.high[i]! }))
   const worst = currentGpus.reduce((a, b) => (b.mape > a.mape ? b : a), { key: '–', mape: 0, rows: 0, worstRow: 0 })
   const over = currentGpus.filter((g) => g.mape > TARGETS.currentGpuDecodeMax)
   const covGap = (c: number) => (c < TARGETS.coverageLow ? `${((TARGETS.coverageLow - c) * 100).toFixed(1)} points under 85%` : c > TARGETS.coverageHigh ? `${((c - TARGETS.coverageHigh) * 100).toFixed(1)} points over 95%` : '')
   const mapeGap = (x: number, t: number) => (x > t ? `${((x - t) * 100).toFixed(1)} points over` : '')
   const inRange = (c: number) => c >= TARGETS.coverageLow && c <= TARGETS.coverageHigh
+  const widthGap = (w: number, t: number) => (w > t ? `${((w - t) * 100).toFixed(1)} points over` : '')
+  const withWidth = (c: number, w: number) => `${pct(c)} (median width ${pct(w)})`
   const targets: Target[] = [
     { name: `decode MAPE over chips ≤ ${pct(TARGETS.decodeMape)}`, figure: pct(decode.chipMean.mape), met: decode.chipMean.mape <= TARGETS.decodeMape, gap: mapeGap(decode.chipMean.mape, TARGETS.decodeMape) },
     { name: `prefill MAPE over chips ≤ ${pct(TARGETS.prefillMape)}`, figure: pct(prefill.chipMean.mape), met: prefill.chipMean.mape <= TARGETS.prefillMape, gap: mapeGap(prefill.chipMean.mape, TARGETS.prefillMape) },
-    { name: `decode MAPE over rows ≤ ${pct(TARGETS.decodeMape)}`, figure: pct(decode.rows.mape), met: decode.rows.mape <= TARGETS.decodeMape, gap: mapeGap(decode.rows.mape, TARGETS.decodeMape) },
-    { name: `prefill MAPE over rows ≤ ${pct(TARGETS.prefillMape)}`, figure: pct(prefill.rows.mape), met: prefill.rows.mape <= TARGETS.prefillMape, gap: mapeGap(prefill.rows.mape, TARGETS.prefillMape) },
     {
       name: `no current-build discrete GPU off by more than ${pct(TARGETS.currentGpuDecodeMax)} in decode (MAPE per card and backend)`, figure: `worst ${worst.key} ${pct(worst.mape)}`, met: over.length === 0,
       gap: over.length ? `${over.length} of ${currentGpus.length} over: ${over.map((g) => `${g.key} ${pct(g.mape)}`).join(', ')}` : '',
     },
-    { name: '90% interval coverage 85–95%, decode (rows)', figure: pct(decode.rows.coverage), met: inRange(decode.rows.coverage), gap: covGap(decode.rows.coverage) },
-    { name: '90% interval coverage 85–95%, prefill (rows)', figure: pct(prefill.rows.coverage), met: inRange(prefill.rows.coverage), gap: covGap(prefill.rows.coverage) },
-    { name: '90% interval coverage 85–95%, decode (mean over chips)', figure: pct(decode.chipMean.coverage), met: inRange(decode.chipMean.coverage), gap: covGap(decode.chipMean.coverage) },
-    { name: '90% interval coverage 85–95%, prefill (mean over chips)', figure: pct(prefill.chipMean.coverage), met: inRange(prefill.chipMean.coverage), gap: covGap(prefill.chipMean.coverage) },
-    { name: `decode interval median width < ${pct(TARGETS.maxDecodeMedianWidth)}`, figure: pct(decode.rows.medianWidth), met: decode.rows.medianWidth < TARGETS.maxDecodeMedianWidth, gap: decode.rows.medianWidth >= TARGETS.maxDecodeMedianWidth ? `${((decode.rows.medianWidth - TARGETS.maxDecodeMedianWidth) * 100).toFixed(1)} points over` : '' },
+    { name: '90% interval coverage 85–95%, decode (rows)', figure: withWidth(decode.rows.coverage, decode.rows.medianWidth), met: inRange(decode.rows.coverage), gap: covGap(decode.rows.coverage) },
+    { name: '90% interval coverage 85–95%, prefill (rows)', figure: withWidth(prefill.rows.coverage, prefill.rows.medianWidth), met: inRange(prefill.rows.coverage), gap: covGap(prefill.rows.coverage) },
+    { name: '90% interval coverage 85–95%, decode (mean over chips)', figure: withWidth(decode.chipMean.coverage, decode.chipMean.medianWidth), met: inRange(decode.chipMean.coverage), gap: covGap(decode.chipMean.coverage) },
+    { name: '90% interval coverage 85–95%, prefill (mean over chips)', figure: withWidth(prefill.chipMean.coverage, prefill.chipMean.medianWidth), met: inRange(prefill.chipMean.coverage), gap: covGap(prefill.chipMean.coverage) },
+    { name: `decode interval median width ≤ ${pct(TARGETS.maxDecodeMedianWidth)} of the prediction (rows)`, figure: pct(decode.rows.medianWidth), met: decode.rows.medianWidth <= TARGETS.maxDecodeMedianWidth, gap: widthGap(decode.rows.medianWidth, TARGETS.maxDecodeMedianWidth) },
+    { name: `prefill interval median width ≤ ${pct(TARGETS.maxPrefillMedianWidth)} of the prediction (rows)`, figure: pct(prefill.rows.medianWidth), met: prefill.rows.medianWidth <= TARGETS.maxPrefillMedianWidth, gap: widthGap(prefill.rows.medianWidth, TARGETS.maxPrefillMedianWidth) },
   ]
   return {
-    samples: samples.length, chips: r.chips.length, decode, prefill, byChip, currentGpus,
+    samples: samples.length, chips: r.chips.length, decode, prefill, byChip, currentGpus, gpuPhases, named,
     extrapolating: { decode: set(extrap.filter((i) => rows[i]!.query.phase === 'decode')), prefill: set(extrap.filter((i) => rows[i]!.query.phase === 'prefill')), chips: [...new Set(extrap.map((i) => chipOfRow[i]!))] },
     inside: { decode: set(rest.filter((i) => rows[i]!.query.phase === 'decode')), prefill: set(rest.filter((i) => rows[i]!.query.phase === 'prefill')) },
     development: group(isDev),

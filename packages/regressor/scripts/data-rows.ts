@@ -10,6 +10,7 @@ import { findHardwarePreset } from '@kerneltune/features'
 import type { ThroughputQueryInput } from '../src/query.ts'
 import { LLAMA_SHAPES, REPO_MODELS, exclude, parseCsv, report, shapesOf, spec, type DataSet, type LoadOptions } from './data-common.ts'
 import { kitExtraRows, kitRows } from './kit-rows.ts'
+import { gpuRows2026 } from './gpu-rows-2026.ts'
 import { recentBuilds } from './recent-rows.ts'
 
 export { parseCsv, type DataSet, type FileReport, type LoadOptions } from './data-common.ts'
@@ -179,6 +180,7 @@ export function loadThroughputData(dir: string, opts: LoadOptions = {}): DataSet
   batchedBench(dir, out, params)
   argonne(dir, out)
   recentBuilds(dir, out, opts)
+  gpuRows2026(dir, out)
   for (const f of opts.kit ?? []) kitRows(f, out)
   for (const f of opts.kitExtra ?? []) kitExtraRows(f, out)
   return out

@@ -20,13 +20,24 @@ import { hardwareClass } from '../src/physics-terms.ts'
  * Kept small because every outer fold fits each variant INNER_FOLDS times on 2 shared cores. A first
  * run over {1, 3, 10} chose 1, the grid's edge, in every outer fold, so the grid was moved to
  * {0.3, 1, 3} for the run that is reported (the first run's figures are not reported anywhere).
- * v3.2.0 doubles it: each penalty with and without the prefill kernel-family effect
- * (physics-terms.ts EffectOptions.mmKernels), so whether quantized and float prefill get effects
- * of their own per backend is chosen inside each outer fold, never on the held-out chip.
+ * v3.2.0 doubled it: each penalty with and without the prefill kernel-family effect
+ * (physics-terms.ts EffectOptions.mmKernels); 22 of 23 outer folds took the kernel families and 20
+ * of 23 penalty 1 (2 took 3, 1 took 0.3), so v3.3.0 (issue 38) keeps the kernel families in every
+ * variant, drops penalty 0.3 (the grid had to shrink: the A5 rows add five chips, and the machine is
+ * shared) and crosses {1, 3} with the int8 kernels: quantized GPU prefill at the FP16 matrix rate
+ * (v3.2.0) or at the int8 rate with a per-backend exponent for how far the FP16 rate binds
+ * (EffectOptions.int8Kernels). Whether the int8 figures help is chosen inside each outer fold, never
+ * on the held-out chip. The fit stops at a relative gain below 1e-6 (FIT_TOLERANCE).
  */
-export const VARIANTS: readonly { label: string; options: TrainOptions }[] = [false, true].flatMap((mmKernels) => [0.3, 1, 3].map((lambda) => ({
-  label: `physics, effect penalty ${lambda}${mmKernels ? ', prefill kernel families' : ''}`,
-  options: { kind: 'physics' as const, name: 'pretrained-physics', physics: { lambda, priorPrecision: 0.1, groupBalance: 0.5, ...(mmKernels ? { mmKernels } : {}) } },
+/**
+ * The physics fit's stopping rule for the pretrained variants: with the A5 rows the default 1e-10
+ * crawled to the 200-iteration cap (8 s a fit on the shared machine); 1e-6 reaches the same in-sample
+ * MAPE to the fourth decimal (0.1507 / 0.1503 with and without int8 kernels) in 43–49 iterations.
+ */
+export const FIT_TOLERANCE = 1e-6
+export const VARIANTS: readonly { label: string; options: TrainOptions }[] = [false, true].flatMap((int8Kernels) => [1, 3].map((lambda) => ({
+  label: `physics, effect penalty ${lambda}, prefill kernel families${int8Kernels ? ', int8 kernels' : ''}`,
+  options: { kind: 'physics' as const, name: 'pretrained-physics', physics: { lambda, priorPrecision: 0.1, groupBalance: 0.5, mmKernels: true, tolerance: FIT_TOLERANCE, ...(int8Kernels ? { int8Kernels } : {}) } },
 })))
 export const INNER_FOLDS = 4
 

@@ -28,9 +28,10 @@ import { CPU_SPECS, PROVENANCE_FLAGGED, loadThroughputData } from './data-rows.t
 import { select, VARIANTS } from './nested.ts'
 import { runNested } from './nested-parallel.ts'
 import { kitPaths } from './kit-rows.ts'
+import { GPU_ROWS_FILE, HOST_LIMITED, OLD_MI300X, SYCL_BF16_DECODE } from './gpu-rows-2026.ts'
 import { MULTI_GPU, RECENT_CPU_SPECS, RECENT_FLAGGED } from './recent-rows.ts'
 
-export const SCRIPT_VERSION = '3.2.0'
+export const SCRIPT_VERSION = '3.3.0'
 const SEED = 42
 const HERE = dirname(fileURLToPath(import.meta.url))
 const args = process.argv.slice(2)
@@ -62,6 +63,8 @@ const t0 = Date.now()
 const data = loadThroughputData(DATA, KIT)
 const samples = data.samples
 console.error(`rows: ${samples.length} samples from ${data.files.map((f) => `${f.file} (${f.used}/${f.rows} rows used)`).join(', ')}`)
+// Every row left out, counted by its reason (the asset records the same counts in trainedOn[].excluded).
+for (const f of data.files) for (const [why, n] of Object.entries(f.excluded)) console.error(`left out: ${f.file}: ${n} × ${why}`)
 const outer = await runNested(samples, JOBS, (line) => console.error(line), ONLY)
 if (ONLY) {
   console.log(devReport(samples, outer, ONLY))
@@ -93,7 +96,7 @@ const model = fitted.with({
   importance,
   interval: sel.interval,
   meta: {
-    description: 'Physics model: time per step = Σ multiplier × (weight bytes ÷ bandwidth, KV bytes ÷ bandwidth, FLOPs ÷ FLOP rate, FLOPs × energy ÷ board power, dequantized weights ÷ FLOP rate, legacy CUDA F16 weight copies and attention scores ÷ bandwidth, activation traffic ÷ bandwidth, attention FLOPs, per-layer and per-step overheads), multipliers learned per hardware class, vendor, weight format and backend build (CUDA, Metal, Vulkan, ROCm, SYCL, CPU) on public llama.cpp measurements; a prediction of llama.cpp-class throughput, clamped by the roofline bound.',
+    description: 'Physics model: time per step = Σ multiplier × (weight bytes ÷ bandwidth, KV bytes ÷ bandwidth, FLOPs ÷ FLOP rate, FLOPs × energy ÷ board power, dequantized weights ÷ FLOP rate, legacy CUDA F16 weight copies and attention scores ÷ bandwidth, activation traffic ÷ bandwidth, attention FLOPs, per-layer and per-step overheads), multipliers learned per hardware class, vendor, weight format and backend build (CUDA, Metal, Vulkan, ROCm, SYCL, CPU) on public llama.cpp measurements; quantized GPU prefill of current builds (variant "int8 kernels") at the int8 rate of the units llama.cpp\'s integer kernels use, with a per-backend exponent for how far the FP16 matrix rate binds; a prediction of llama.cpp-class throughput, clamped by the roofline bound.',
     script: 'packages/regressor/scripts/train-pretrained.ts',
     scriptVersion: SCRIPT_VERSION,
     seed: SEED,
@@ -109,7 +112,9 @@ const model = fitted.with({
       'XiongjieDai LLaMA 1/2 tables are Aug–Dec 2023 builds run through ./main (engineEra "legacy-2023"), the LLaMA 3 tables May 2024 llama-bench builds ("legacy"); the llama.cpp benches and llamacpp_recent_builds.csv are 2025–2026 builds ("current", the default for predictions); build-age effects are per backend',
       'the backend of a row: as llama-bench printed it in llamacpp_recent_builds.csv (CUDA, Vulkan, Metal, ROCm, CPU); elsewhere the vendor\'s usual one (CUDA on NVIDIA, Metal on Apple); it enters the model as an effect on every term\'s multiplier for current builds (era:current:<backend>), so the same card on CUDA and on Vulkan gets different efficiencies',
       'llamacpp_recent_builds.csv: n_ubatch from the row (empty = llama-bench\'s default 512); the file\'s average bits per weight = size_GiB × 2^30 × 8 ÷ params where the size is printed (mixed-format files); test "pp512 @ dN" is a 512-token prompt at context N, tg128 decode at context 64',
-      `excluded by a rule fixed before scoring: the rows ${PROVENANCE_FLAGGED}; ${RECENT_FLAGGED}; ${MULTI_GPU}`,
+      `excluded by a rule fixed before scoring: the rows ${PROVENANCE_FLAGGED}; ${RECENT_FLAGGED}; ${MULTI_GPU}; in ${GPU_ROWS_FILE}: ${HOST_LIMITED}; ${SYCL_BF16_DECODE}; ${OLD_MI300X}; multi-GPU rows; combined pp+tg rates; hardware without a sourced preset (RTX 2070, RX 570, the unnamed Meteor Lake iGPU, the Lunar Lake Arc 140V)`,
+      `${GPU_ROWS_FILE} (PROVENANCE §A5): backend as printed (CUDA, Vulkan, ROCm, SYCL); n_ubatch from the row (the PR compare tables' micro-batch sweeps), empty = 512; the PR tables' "master" column as a current build; "llama 8B" = the Llama 3 8B architecture (8.03B); "gemma 2B" = Gemma 1 2B (llama.cpp LLM_ARCH_GEMMA, 18 layers; 2.51B); MoE active parameters from the names (A3B 3B, A4B 4B, gemma E4B 4B, Llama 4 Scout 17B); unsloth Q8_K_XL files as Q8_0 with their size's bits per weight; the label "MI60 / MI50" as the MI50 (one die, held out together)`,
+      'kernel figures (int8Tops) from the hardware presets (features/src/hardware/kernel-figures.ts, each with its source): NVIDIA Turing and later 2 × the dense FP16 tensor rate (the whitepaper tables), V100 DP4A, MI100 matrix cores, MI50/MI60 dot4, MI300X, Arc Pro B70 XMX; a chip without one (Apple, P100, the older AMD and Intel parts) multiplies quantized weights at its FP16 rate',
       'bench/results/gpu/predict-vs-measure.json: our own llama-bench run (pp512, tg128, 3 repetitions, every layer offloaded, micro-batch 512) of a current llama.cpp build (de3ff815ea7d, CUDA 13) on an NVIDIA H100 80GB HBM3 (SXM), 2026-11-26, with the h100-sxm preset\'s datasheet figures; nine synthetic llama-family models (1B and 8B dense shapes, a 6B mixture of 8 experts with 2 used; Q4_0, Q8_0, F16); bench/results/gpu-h200/predict-vs-measure.json: the same kit and build on an NVIDIA H200 (h200 preset), 2026-11-26, the nine and 3B and 14B dense shapes and a 30B mixture of 128 experts with 8 used (17 files); bench/results/gpu-h200/extra/: llama-bench beside it on the H200 (prefill of 512 and 2048 tokens at micro-batches 128–2048, decode at depths 4k and 16k; workloads the kit run measured left out). The models\' weights are random: decode and prefill time depend on the tensors\' shapes and formats, not their values; shapes from the kit\'s model synth flags (chooseLlamaShape), sizes from the files; held out with the other H100 and H200 labels as one die (nvidia-gh100)',
       'board power (tdpWatts) from the hardware presets (vendor data sheets); Apple publishes none and Strix Halo\'s is configurable, so those rows have no energy term',
       'single-device rows only (multi-GPU rows use layer split); OOM rows dropped',

@@ -25,6 +25,8 @@ const DIES: Record<string, readonly string[]> = {
   'nvidia-ad104': ['rtx-4070-ti', 'rtx-4000-ada'],
   // GA102: RTX 3090 (82 SMs), 3080 Ti, 3080, A40, RTX A6000, A10 and A10G.
   'nvidia-ga102': ['rtx-3090', 'rtx-3080-ti', 'rtx-3080', 'a40', 'rtx-a6000', 'a10', 'a10g'],
+  // Vega 20: Radeon Instinct MI50 (60 CUs) and MI60 (64).
+  'amd-vega20': ['mi50', 'mi60'],
 }
 
 const DIE_OF = new Map<string, string>(Object.entries(DIES).flatMap(([die, ids]) => ids.map((id) => [id, die] as [string, string])))

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest'
-import { PHYSICS_TERMS, baseName, calibrate, effectKeys, kernelFlops, parseQuery, physicsBreakdown, pretrainedModel, queryBound, stepTerms, type PhysicsState, type ThroughputQueryInput } from './index.ts'
+import { PHYSICS_TERMS, baseName, calibrate, effectCoef, effectKeys, kernelFlops, parseQuery, physicsBreakdown, pretrainedModel, queryBound, stepTerms, type PhysicsState, type ThroughputQueryInput } from './index.ts'
 import { fitMultipliers, type Split } from './calibrate-physics.ts'
+
 
 const term = (q: ThroughputQueryInput, name: (typeof PHYSICS_TERMS)[number]) => stepTerms(parseQuery(q)).phi[PHYSICS_TERMS.indexOf(name)]!
 const gpu = { paramsB: 8, quant: 'Q4_0', memBwGbs: 1008, tflops: 330, vendor: 'nvidia' as const }
@@ -27,6 +28,29 @@ describe('physics terms', () => {
     expect(effectKeys(parseQuery({ ...gpu, phase: 'decode', backend: 'cuda' }), 'compute', on).some((k) => k.startsWith('mm:'))).toBe(false)
     expect(effectKeys(parseQuery({ ...gpu, phase: 'prefill', promptTokens: 512, engineEra: 'legacy' }), 'compute', on).some((k) => k.startsWith('mm:'))).toBe(false)
     expect(effectKeys(parseQuery({ ...gpu, phase: 'prefill', promptTokens: 512, device: 'cpu', vendor: 'intel' }), 'compute', on).some((k) => k.startsWith('mm:'))).toBe(false)
+  })
+
+  it('should time quantized GPU prefill at the int8 rate, with a binding exponent per backend, only with int8 kernels (issue 38)', () => {
+    const on = { mmKernels: true, int8Kernels: true }
+    const q4 = parseQuery({ ...gpu, int8Tops: 660, phase: 'prefill', promptTokens: 512, backend: 'cuda' })
+    const flops = 2 * 8e9 * 512
+    expect(stepTerms(q4, on).phi[PHYSICS_TERMS.indexOf('compute')]).toBeCloseTo(flops / 660e12, 12) // MMQ: int8 tensor cores
+    expect(stepTerms(q4).phi[PHYSICS_TERMS.indexOf('compute')]).toBeCloseTo(flops / 330e12, 12) // off: the FP16 rate (v3.2.0)
+    expect(effectKeys(q4, 'compute', on)).toContain('bind:fp16:cuda')
+    // The exponent's covariate: log(int8 ÷ FP16), so w = 1 puts the product back at the FP16 rate.
+    expect(effectCoef(q4, 'bind:fp16:cuda')).toBeCloseTo(Math.log(2), 12)
+    expect(effectCoef(q4, 'era:current:cuda')).toBe(1)
+    // F16 weights (cuBLAS), decode, legacy builds, CPUs and chips without an int8 figure keep the FP16 rate.
+    const keep = [
+      parseQuery({ ...gpu, int8Tops: 660, quant: 'F16', phase: 'prefill', promptTokens: 512 }),
+      parseQuery({ ...gpu, int8Tops: 660 }),
+      parseQuery({ ...gpu, int8Tops: 660, phase: 'prefill', promptTokens: 512, engineEra: 'legacy' }),
+      parseQuery({ ...gpu, phase: 'prefill', promptTokens: 512 }),
+    ]
+    for (const q of keep) {
+      expect(effectKeys(q, 'compute', on).some((k) => k.startsWith('bind:'))).toBe(false)
+      expect(kernelFlops(q, on)).toBe(kernelFlops(q))
+    }
   })
 
   it('should charge the F16 weight copy and the attention scores to legacy builds only', () => {

@@ -57,14 +57,17 @@ export function layersOf(q: ThroughputQuery): number {
 
 /**
  * The class of a device, from what a query says about it: CPU, Apple GPU, NVIDIA unified memory
- * (GB10), NVIDIA HBM (datacenter, ≥ 1.5 TB/s), NVIDIA GDDR (GeForce/RTX/A40/L40S), or vendor-gpu.
+ * (GB10), NVIDIA HBM (datacenter, ≥ 1.5 TB/s), NVIDIA GDDR (GeForce/RTX/A40/L40S), vendor-unified (an
+ * iGPU on system memory: Strix Halo) or vendor-gpu (a discrete card).
  * Efficiencies are learned per class and per vendor, so an unseen chip borrows from its class.
  */
 export function hardwareClass(q: ThroughputQuery): string {
   if (q.device === 'cpu') return 'cpu'
   if (q.vendor === 'apple') return 'apple-gpu'
   if (q.vendor === 'nvidia') return q.unifiedMemory ? 'nvidia-unified' : q.memBwGbs >= 1500 ? 'nvidia-hbm' : 'nvidia-gddr'
-  return `${q.vendor}-gpu`
+  // An iGPU sharing system memory (Strix Halo) is not a discrete card of its vendor (issue 38: the
+  // AMD discrete cards had only the Radeon 8060S's efficiency to borrow).
+  return q.unifiedMemory ? `${q.vendor}-unified` : `${q.vendor}-gpu`
 }
 
 /** Which optional effects a fitted model carries (a variant of the nested selection). */
@@ -79,6 +82,13 @@ export interface EffectOptions {
    * MMQ's rate on one die.
    */
   mmKernels?: boolean
+  /**
+   * Quantized prefill on current GPU builds multiplies at the int8 rate of the units llama.cpp's
+   * integer kernels use (`int8Tops`: MMQ on CUDA and ROCm, integer dot products and XMX elsewhere),
+   * and a per-backend exponent learns how far the FP16 matrix rate binds instead (`bind:fp16:<backend>`,
+   * `kernelFlops`). Off: every GPU prefill multiplies at `tflops` (v3.2.0).
+   */
+  int8Kernels?: boolean
 }
 
 /** The effect keys that adjust a term's multiplier for this query (unseen keys weigh nothing). */
@@ -97,6 +107,7 @@ export function effectKeys(q: ThroughputQuery, term: PhysicsTerm, opts: EffectOp
   const backend = backendOf(q)
   if (!isLegacy(q)) keys.push(`era:current:${backend}`)
   if (opts.mmKernels && term === 'compute' && q.phase === 'prefill' && cls !== 'cpu' && !isLegacy(q)) keys.push(`mm:${PLAIN_FORMATS.has(q.quant) ? 'float' : 'quantized'}:${backend}`)
+  if (opts.int8Kernels && term === 'compute' && int8Binds(q)) keys.push(`bind:fp16:${backend}`)
   // The 2023 tables (./main, before 2024's prefill kernels): an effect of their own on prefill.
   if (q.engineEra === 'legacy-2023' && q.phase === 'prefill') keys.push(`era:2023:${backend}`)
   return keys
@@ -116,6 +127,23 @@ export function backendOf(q: Pick<ThroughputQuery, 'device' | 'vendor' | 'backen
 /** A build before mid-2024 (no flash attention, cuBLAS prefill of quantized weights on CUDA). */
 export const isLegacy = (q: ThroughputQuery): boolean => q.engineEra === 'legacy' || q.engineEra === 'legacy-2023'
 
+/**
+ * A GPU prefill of quantized weights on a current build with a known int8 rate: llama.cpp's integer
+ * matrix kernels (MMQ: `ggml_cuda_should_use_mmq` takes every quantized format on CUDA and HIP) run it,
+ * so its products are timed at the int8 rate (`kernelFlops` with `int8Kernels`).
+ */
+export const int8Binds = (q: ThroughputQuery): boolean =>
+  q.phase === 'prefill' && q.device !== 'cpu' && !isLegacy(q) && !PLAIN_FORMATS.has(q.quant) && q.int8Tops !== undefined
+
+/**
+ * The covariate of an effect key: 1 for the class, vendor, format and backend effects; for
+ * `bind:fp16:<backend>` the log of int8 over FP16 matrix rate, so its learned value w scales the
+ * rate from the int8 figure (w = 0) to the FP16 one (w = 1): which figure binds, per backend.
+ */
+export function effectCoef(q: ThroughputQuery, key: string): number {
+  return key.startsWith('bind:') ? Math.log((q.int8Tops ?? q.tflops) / q.tflops) : 1
+}
+
 /** ARM's FP16 FMA (8 lanes per 128-bit register) against its FP32 FMA (4 lanes). */
 const ARM_FP16_SPEEDUP = 2
 
@@ -130,7 +158,8 @@ const ARM_FP16_SPEEDUP = 2
  * matrix kernels are measured by no row, and at the int8 rate they would inherit the GPUs' prefill
  * efficiency (tensor cores at about 75%), far from what per-block float scaling lets a CPU reach.
  */
-export function kernelFlops(q: ThroughputQuery): number {
+export function kernelFlops(q: ThroughputQuery, opts: EffectOptions = {}): number {
+  if (opts.int8Kernels && int8Binds(q)) return q.int8Tops! * 1e12
   const fp32 = q.tflops * 1e12
   if (q.device !== 'cpu' || q.phase === 'prefill') return fp32
   if (!PLAIN_FORMATS.has(q.quant)) return matmulFlops(q)
@@ -149,7 +178,7 @@ export interface StepTerms {
  * states them, else proxies anchored on LLaMA-3-8B (128 KiB and 4·d·layers = 0.5 MFLOP) scaled with
  * √(active parameters); sliding-window layers attend to at most their window (`attendedContext`).
  */
-export function stepTerms(q: ThroughputQuery): StepTerms {
+export function stepTerms(q: ThroughputQuery, opts: EffectOptions = {}): StepTerms {
   const active = (q.activeParamsB ?? q.paramsB) * 1e9
   const bw = q.memBwGbs * 1e9
   const flops = q.tflops * 1e12
@@ -174,7 +203,7 @@ export function stepTerms(q: ThroughputQuery): StepTerms {
     mem: (weights * weightBytesPerParam(q) * ubatches) / bw,
     moe: (extra * weightBytesPerParam(q)) / bw,
     kv: prefill ? 0 : (q.batch * ctx * kvBytesPerToken(q)) / bw,
-    compute: (2 * active * tokens) / kernelFlops(q),
+    compute: (2 * active * tokens) / kernelFlops(q, opts),
     energy: prefill && q.tdpWatts ? (2 * active * tokens * JOULES_PER_FLOP) / q.tdpWatts : 0,
     dequant: PLAIN_FORMATS.has(q.quant) ? 0 : (weights * ubatches) / flops,
     dqcopy: dqCopy ? (weights * ubatches * DQ_COPY_BYTES) / bw : 0,

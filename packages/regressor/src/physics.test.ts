@@ -127,11 +127,13 @@ describe('pretrained physics model', () => {
 
   it('should report the effects a query needs that no training row had (extrapolation), and drop them once calibrated', () => {
     const m = pretrainedModel()
-    // An Intel GPU on SYCL: no training row has its vendor, class or backend (AMD on ROCm is in the data since issue 26).
-    const amd = { paramsB: 8, quant: 'Q4_K', memBwGbs: 3277, tflops: 839, vendor: 'intel' as const }
-    expect(m.predict(amd).extrapolation).toEqual(['vendor:intel', 'class:intel-gpu', 'era:current:sycl'])
-    expect(unseenEffects(m.json.physics as PhysicsState, parseQuery(amd))).toEqual(['vendor:intel', 'class:intel-gpu', 'era:current:sycl'])
-    expect(m.predict({ ...amd, vendor: 'amd' }).extrapolation).toBeUndefined()
+    // An Intel iGPU on SYCL: Intel and SYCL are in the data since issue 38 (the Arc Pro B70), an Intel GPU on system memory is not.
+    const amd = { paramsB: 8, quant: 'Q4_K', memBwGbs: 136, tflops: 32, vendor: 'intel' as const, unifiedMemory: true }
+    expect(m.predict(amd).extrapolation).toEqual(['class:intel-unified'])
+    expect(unseenEffects(m.json.physics as PhysicsState, parseQuery(amd))).toEqual(['class:intel-unified'])
+    // A discrete Intel card on SYCL and an AMD one on ROCm: inside the data.
+    expect(m.predict({ ...amd, unifiedMemory: false, memBwGbs: 608, tflops: 183 }).extrapolation).toBeUndefined()
+    expect(m.predict({ ...amd, unifiedMemory: false, vendor: 'amd' }).extrapolation).toBeUndefined()
     // An RTX 4090 on a 2024 build, a format the data has: inside what the training rows cover.
     expect(m.predict({ paramsB: 8, quant: 'Q4_K', memBwGbs: 1008, tflops: 330, vendor: 'nvidia', engineEra: 'legacy' }).extrapolation).toBeUndefined()
     expect(m.predict({ paramsB: 8, quant: 'IQ4_XS', memBwGbs: 800, tflops: 27, vendor: 'apple', unifiedMemory: true }).extrapolation).toEqual(['quant:IQ4_XS'])

@@ -9,7 +9,7 @@
 import { z } from 'zod'
 import { KerneltuneError } from '@kerneltune/core'
 import { dampedStep, type DampedState } from './damped-step.ts'
-import { PHYSICS_TERMS, PRIOR, baseName, effectKeys, effectName, stepTerms, type EffectOptions, type PhysicsTerm } from './physics-terms.ts'
+import { PHYSICS_TERMS, PRIOR, baseName, effectCoef, effectKeys, effectName, stepTerms, type EffectOptions, type PhysicsTerm } from './physics-terms.ts'
 import type { ThroughputQuery } from './query.ts'
 
 // The zod type is spelled out (not inferred) so JSR can publish the package without slow types.
@@ -20,6 +20,7 @@ export const PhysicsStateSchema: z.ZodObject<{
   groupBalance: z.ZodNumber
   iterations: z.ZodNumber
   mmKernels: z.ZodOptional<z.ZodBoolean>
+  int8Kernels: z.ZodOptional<z.ZodBoolean>
 }> = z.object({
   /** Log multipliers by name ("decode.mem", "decode.mem|class:cpu", ...). */
   params: z.record(z.string(), z.number()),
@@ -29,6 +30,8 @@ export const PhysicsStateSchema: z.ZodObject<{
   iterations: z.number().int().nonnegative(),
   /** The prefill kernel-family effect (physics-terms.ts EffectOptions); absent: off. */
   mmKernels: z.boolean().optional(),
+  /** Quantized GPU prefill at the int8 rate with a per-backend binding exponent (physics-terms.ts EffectOptions); absent: off. */
+  int8Kernels: z.boolean().optional(),
 })
 export type PhysicsState = z.output<typeof PhysicsStateSchema>
 
@@ -40,8 +43,12 @@ export interface PhysicsOptions {
   /** 0: every row weighs the same; 1: every hardware weighs the same in total (default 0.5). */
   groupBalance?: number
   maxIterations?: number
+  /** Stop once a kept step lowers the objective by less than this share of it (default 1e-10). */
+  tolerance?: number
   /** Fit the prefill kernel-family effect (physics-terms.ts EffectOptions.mmKernels). */
   mmKernels?: boolean
+  /** Quantized GPU prefill at the int8 rate (physics-terms.ts EffectOptions.int8Kernels). */
+  int8Kernels?: boolean
 }
 
 export interface PhysicsRow {
@@ -52,8 +59,8 @@ export interface PhysicsRow {
 
 interface Compiled {
   tokens: number
-  /** Per term with a nonzero time: its seconds at multiplier 1 and its parameter indices. */
-  parts: { phi: number; idx: number[] }[]
+  /** Per term with a nonzero time: its seconds at multiplier 1, its parameter indices and their covariates (effectCoef). */
+  parts: { phi: number; idx: number[]; coef: number[] }[]
   /** The row's distinct parameter indices (first-seen order), and each part's positions in it. */
   uniq?: Int32Array
   pos?: Int32Array[]
@@ -75,23 +82,23 @@ function withPositions(c: Compiled): Compiled {
   return { ...c, uniq: Int32Array.from(order), pos }
 }
 
-/** The parameters whose sum is a term's log multiplier for this query: its base and its effects. */
-const multiplierNames = (q: ThroughputQuery, term: PhysicsTerm, eff: EffectOptions): string[] =>
-  [baseName(q, term), ...effectKeys(q, term, eff).map((key) => effectName(q, term, key))]
+/** The parameters whose weighted sum is a term's log multiplier for this query: its base and its effects, each with its covariate. */
+const multiplierTerms = (q: ThroughputQuery, term: PhysicsTerm, eff: EffectOptions): { name: string; coef: number }[] =>
+  [{ name: baseName(q, term), coef: 1 }, ...effectKeys(q, term, eff).map((key) => ({ name: effectName(q, term, key), coef: effectCoef(q, key) }))]
 
 function compile(q: ThroughputQuery, index: (name: string) => number | undefined, eff: EffectOptions): Compiled {
-  const { tokens, phi } = stepTerms(q)
+  const { tokens, phi } = stepTerms(q, eff)
   const parts: Compiled['parts'] = []
   PHYSICS_TERMS.forEach((term, k) => {
     if (!(phi[k]! > 0)) return
-    const idx = multiplierNames(q, term, eff).map(index).filter((i): i is number => i !== undefined)
-    parts.push({ phi: phi[k]!, idx })
+    const known = multiplierTerms(q, term, eff).map((m) => ({ i: index(m.name), coef: m.coef })).filter((m): m is { i: number; coef: number } => m.i !== undefined)
+    parts.push({ phi: phi[k]!, idx: known.map((m) => m.i), coef: known.map((m) => m.coef) })
   })
   return { tokens, parts }
 }
 
 function stepTime(c: Compiled, theta: ArrayLike<number>): { t: number; contrib: number[] } {
-  const contrib = c.parts.map((p) => p.phi * Math.exp(p.idx.reduce((s, i) => s + theta[i]!, 0)))
+  const contrib = c.parts.map((p) => p.phi * Math.exp(p.idx.reduce((s, i, a) => s + theta[i]! * p.coef[a]!, 0)))
   return { t: contrib.reduce((a, b) => a + b, 0), contrib }
 }
 
@@ -103,10 +110,10 @@ export function predictPhysics(state: PhysicsState, q: ThroughputQuery): number 
 
 /** The predicted step time split by term (seconds), and the tokens the step yields. */
 export function physicsBreakdown(state: PhysicsState, q: ThroughputQuery): { tokens: number; seconds: Record<PhysicsTerm, number> } {
-  const { tokens, phi } = stepTerms(q)
+  const { tokens, phi } = stepTerms(q, state)
   const seconds = {} as Record<PhysicsTerm, number>
   PHYSICS_TERMS.forEach((term, k) => {
-    seconds[term] = phi[k]! * Math.exp(multiplierNames(q, term, state).reduce((s, n) => s + (state.params[n] ?? 0), 0))
+    seconds[term] = phi[k]! * Math.exp(multiplierTerms(q, term, state).reduce((s, m) => s + (state.params[m.name] ?? 0) * m.coef, 0))
   })
   return { tokens, seconds }
 }
@@ -117,7 +124,7 @@ export function physicsBreakdown(state: PhysicsState, q: ThroughputQuery): { tok
  * prediction falls back to what the other rows say: an extrapolation, which `predict` reports.
  */
 export function unseenEffects(state: PhysicsState, q: ThroughputQuery): string[] {
-  const { phi } = stepTerms(q)
+  const { phi } = stepTerms(q, state)
   const out = new Set<string>()
   PHYSICS_TERMS.forEach((term, k) => {
     if (!(phi[k]! > 0)) return
@@ -148,7 +155,7 @@ export function fitPhysics(rows: readonly PhysicsRow[], opts: PhysicsOptions = {
     }
     return i
   }
-  const eff: EffectOptions = opts.mmKernels ? { mmKernels: true } : {}
+  const eff: EffectOptions = { ...(opts.mmKernels ? { mmKernels: true } : {}), ...(opts.int8Kernels ? { int8Kernels: true } : {}) }
   const compiled = rows.map((r) => withPositions(compile(r.query, index, eff)))
   const y = rows.map((r, i) => Math.log(compiled[i]!.tokens / r.measured))
   // Row weights: a blend of equal rows and equal hardware, normalised to a mean of 1, so the
@@ -179,7 +186,7 @@ export function fitPhysics(rows: readonly PhysicsRow[], opts: PhysicsOptions = {
       // parameters: the fit's hot loop, in the same order of additions as a map would give).
       const uniq = c.uniq!
       const grad = new Float64Array(uniq.length)
-      c.pos!.forEach((p, k) => { for (let a = 0; a < p.length; a++) grad[p[a]!]! += contrib[k]! / t })
+      c.pos!.forEach((p, k) => { for (let a = 0; a < p.length; a++) grad[p[a]!]! += (contrib[k]! * c.parts[k]!.coef[a]!) / t })
       const wi = w[i]!
       for (let a = 0; a < uniq.length; a++) {
         const j = uniq[a]!
@@ -198,7 +205,7 @@ export function fitPhysics(rows: readonly PhysicsRow[], opts: PhysicsOptions = {
       for (let l = 0; l < j; l++) A[j * P + l] = A[l * P + j]! // the upper triangle was accumulated
     }
     const gain = dampedStep(theta, Array.from({ length: P }, (_, j) => Array.from(A.subarray(j * P, (j + 1) * P))), g, objective, state)
-    if (gain === undefined || (gain > 0 && gain < 1e-10 * (1 + state.current))) break
+    if (gain === undefined || (gain > 0 && gain < (opts.tolerance ?? 1e-10) * (1 + state.current))) break
   }
   const params: Record<string, number> = {}
   names.forEach((n, j) => (params[n] = theta[j]!))

@@ -45,6 +45,10 @@ export const ThroughputQuerySchema: z.ZodObject<{
   attnFlopsPerToken: z.ZodOptional<z.ZodNumber>
   slidingWindow: z.ZodOptional<z.ZodObject<{ tokens: z.ZodNumber; share: z.ZodNumber }>>
   tdpWatts: z.ZodOptional<z.ZodNumber>
+  int8Tops: z.ZodOptional<z.ZodNumber>
+  fp16VectorTflops: z.ZodOptional<z.ZodNumber>
+  clockMhz: z.ZodOptional<z.ZodNumber>
+  computeUnits: z.ZodOptional<z.ZodNumber>
 }> = z.object({
   /** Total parameters, billions. */
   paramsB: z.number().positive(),
@@ -111,6 +115,19 @@ export const ThroughputQuerySchema: z.ZodObject<{
   slidingWindow: z.object({ tokens: z.number().int().positive(), share: z.number().min(0).max(1) }).optional(),
   /** Board power (W): sustained tensor throughput of a power-capped card is below its datasheet peak. */
   tdpWatts: z.number().positive().optional(),
+  /**
+   * Dense int8 throughput (TOPS) of the units llama.cpp's quantized matrix kernels use (issue 38):
+   * int8 tensor cores for MMQ on CUDA (Turing on), MFMA/WMMA on ROCm, XMX on Intel, else dot-product
+   * instructions (DP4A, dot4). Prefill of quantized weights on a current GPU build runs at this rate
+   * (`kernelFlops`); without it, at `tflops`.
+   */
+  int8Tops: z.number().positive().optional(),
+  /** FP16 throughput (TFLOPS) of the shader ALUs, without tensor units (carried for the CLI and presets; no term uses it yet). */
+  fp16VectorTflops: z.number().positive().optional(),
+  /** Boost clock (MHz) (carried; no term uses it yet). */
+  clockMhz: z.number().positive().optional(),
+  /** Compute units: SMs, CUs, Xe cores (carried; no term uses it yet). */
+  computeUnits: z.number().int().positive().optional(),
 })
 export type ThroughputQuery = z.output<typeof ThroughputQuerySchema>
 export type ThroughputQueryInput = z.input<typeof ThroughputQuerySchema>

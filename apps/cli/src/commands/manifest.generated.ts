@@ -598,7 +598,7 @@ export const COMMAND_MANIFEST: readonly CommandMeta[] = [
   {
     "name": "predict",
     "summary": "Predict throughput (tokens/s) of a model on hardware, clamped by the roofline bound.",
-    "description": "A prediction, not a measurement. The pretrained model is a physics model (weight and KV bytes over bandwidth, compute, dequantization, per-layer and per-step overheads, efficiencies learned per hardware class, vendor and format) fitted on public llama.cpp measurements; every prediction carries a 90% interval whose coverage on unseen hardware was measured (see the regressor README for the leave-one-hardware-out accuracy and coverage). With --input FILE (JSON lines with keys paramsB, activeParamsB, quant, bitsPerWeight, batch, phase, promptTokens, contextTokens or context, ubatch, memBwGbs, tflops, vendor, backend, layers, device, tdpWatts, or hardware for a preset) one result is printed per line, in order. The backend (cuda, metal, vulkan, rocm, sycl, cpu) is part of the query: a preset names its usual one, --backend or a \"backend\" key overrides it.",
+    "description": "A prediction, not a measurement. The pretrained model is a physics model (weight and KV bytes over bandwidth, compute, dequantization, per-layer and per-step overheads, efficiencies learned per hardware class, vendor and format) fitted on public llama.cpp measurements; every prediction carries a 90% interval whose coverage on unseen hardware was measured (see the regressor README for the leave-one-hardware-out accuracy and coverage). With --input FILE (JSON lines with keys paramsB, activeParamsB, quant, bitsPerWeight, batch, phase, promptTokens, contextTokens or context, ubatch, memBwGbs, tflops, int8Tops, fp16VectorTflops, clockMhz, computeUnits, vendor, backend, layers, device, tdpWatts, or hardware for a preset) one result is printed per line, in order. The backend (cuda, metal, vulkan, rocm, sycl, cpu) is part of the query: a preset names its usual one, --backend or a \"backend\" key overrides it.",
     "flags": [
       {
         "name": "model",
@@ -858,6 +858,34 @@ export const COMMAND_MANIFEST: readonly CommandMeta[] = [
         "description": "Prefill micro-batch (llama.cpp's n_ubatch, default 512): the weights are read once per micro-batch."
       },
       {
+        "name": "int8-tops",
+        "type": "number",
+        "valueName": "N",
+        "min": 0.001,
+        "description": "Dense int8 TOPS of the units llama.cpp's quantized matrix kernels use (tensor/matrix cores, else DP4A/dot4): quantized prefill runs at this rate (overrides the preset)."
+      },
+      {
+        "name": "fp16-nontensor-tflops",
+        "type": "number",
+        "valueName": "N",
+        "min": 0.001,
+        "description": "FP16 TFLOPS of the shader ALUs without tensor units (overrides the preset; carried in the query)."
+      },
+      {
+        "name": "clock-mhz",
+        "type": "number",
+        "valueName": "MHZ",
+        "min": 1,
+        "description": "Boost clock in MHz (overrides the preset; carried in the query)."
+      },
+      {
+        "name": "compute-units",
+        "type": "integer",
+        "valueName": "N",
+        "min": 1,
+        "description": "SMs, CUs or Xe cores (overrides the preset; carried in the query)."
+      },
+      {
         "name": "bits-per-weight",
         "type": "number",
         "valueName": "B",
@@ -878,6 +906,7 @@ export const COMMAND_MANIFEST: readonly CommandMeta[] = [
       "kerneltune predict --params-b 70 --quant Q4_K --mem-bw-gbs 5300 --tflops 1300 --phase prefill --prompt-tokens 2048 --json",
       "kerneltune predict --params-b 8 --quant Q4_0 --backend cuda --vendor nvidia --mem-bw-gbs 1792 --tflops 419",
       "kerneltune predict --model llama-3-8b --hardware rtx-4090 --backend vulkan",
+      "kerneltune predict --params-b 7 --quant Q4_0 --vendor nvidia --mem-bw-gbs 1008 --tflops 330 --int8-tops 660 --phase prefill",
       "kerneltune predict --input rows.jsonl --json"
     ],
     "runs": true
@@ -1145,6 +1174,34 @@ export const COMMAND_MANIFEST: readonly CommandMeta[] = [
         "description": "Prefill micro-batch (llama.cpp's n_ubatch, default 512): the weights are read once per micro-batch."
       },
       {
+        "name": "int8-tops",
+        "type": "number",
+        "valueName": "N",
+        "min": 0.001,
+        "description": "Dense int8 TOPS of the units llama.cpp's quantized matrix kernels use (tensor/matrix cores, else DP4A/dot4): quantized prefill runs at this rate (overrides the preset)."
+      },
+      {
+        "name": "fp16-nontensor-tflops",
+        "type": "number",
+        "valueName": "N",
+        "min": 0.001,
+        "description": "FP16 TFLOPS of the shader ALUs without tensor units (overrides the preset; carried in the query)."
+      },
+      {
+        "name": "clock-mhz",
+        "type": "number",
+        "valueName": "MHZ",
+        "min": 1,
+        "description": "Boost clock in MHz (overrides the preset; carried in the query)."
+      },
+      {
+        "name": "compute-units",
+        "type": "integer",
+        "valueName": "N",
+        "min": 1,
+        "description": "SMs, CUs or Xe cores (overrides the preset; carried in the query)."
+      },
+      {
         "name": "bits-per-weight",
         "type": "number",
         "valueName": "B",
@@ -1164,7 +1221,7 @@ export const COMMAND_MANIFEST: readonly CommandMeta[] = [
   {
     "name": "train",
     "summary": "Train a throughput model (ridge or random forest) on your measurements and save it.",
-    "description": "Reads --data (CSV with a header row, or JSON lines), one measurement per row, keys named like predict's: paramsB, activeParamsB, quant, batch, phase, promptTokens, contextTokens, context, hardware, memBwGbs, tflops, unifiedMemory, vendor, measuredTps, tokens_per_s, id. The target is measuredTps (tokens/s; tokens_per_s is accepted instead). Each row needs hardware (a preset of `kerneltune hardware list`) or both memBwGbs and tflops; quant defaults to Q4_K, batch to 1, phase to decode. Every row is checked; bad rows are listed with their line numbers and the command exits 2, unless --skip-bad leaves them out (they are then listed on stderr). At least 10 rows and 2 × --folds are needed. Prints the k-fold cross-validated MAPE (stored in the model, it sets prediction confidence), the training MAPE, per-hardware CV MAPE and the top permutation importances, then writes the model JSON atomically.",
+    "description": "Reads --data (CSV with a header row, or JSON lines), one measurement per row, keys named like predict's: paramsB, activeParamsB, quant, batch, phase, promptTokens, contextTokens, context, hardware, memBwGbs, tflops, unifiedMemory, vendor, int8Tops, fp16VectorTflops, clockMhz, computeUnits, measuredTps, tokens_per_s, id. The target is measuredTps (tokens/s; tokens_per_s is accepted instead). Each row needs hardware (a preset of `kerneltune hardware list`) or both memBwGbs and tflops; quant defaults to Q4_K, batch to 1, phase to decode. Every row is checked; bad rows are listed with their line numbers and the command exits 2, unless --skip-bad leaves them out (they are then listed on stderr). At least 10 rows and 2 × --folds are needed. Prints the k-fold cross-validated MAPE (stored in the model, it sets prediction confidence), the training MAPE, per-hardware CV MAPE and the top permutation importances, then writes the model JSON atomically.",
     "flags": [
       {
         "name": "data",
@@ -1252,7 +1309,7 @@ export const COMMAND_MANIFEST: readonly CommandMeta[] = [
   {
     "name": "calibrate",
     "summary": "Calibrate a throughput model to your hardware from 3 or more local measurements.",
-    "description": "Reads --measurements (CSV with a header row, or JSON lines), one measured point per row, keys named like predict's: paramsB, activeParamsB, quant, batch, phase, promptTokens, contextTokens, context, hardware, memBwGbs, tflops, unifiedMemory, vendor, measuredTps, tokens_per_s, id; measuredTps (tokens/s) is the measured value (tokens_per_s is accepted instead). Rows are grouped by hardware (memory bandwidth and TFLOPS); each hardware needs at least 3 points. The base model is the pretrained one, or --model-file (a model from `kerneltune train`, or a calibrated file, whose base is recalibrated: its corrections for other hardware are kept, those for the measured hardware replaced). For each hardware it fits measured ≈ factor × predicted and prints the MAPE before and the leave-one-out MAPE after. Predictions stay clamped by the roofline bound; hardware without a correction is predicted by the base model unchanged.",
+    "description": "Reads --measurements (CSV with a header row, or JSON lines), one measured point per row, keys named like predict's: paramsB, activeParamsB, quant, batch, phase, promptTokens, contextTokens, context, hardware, memBwGbs, tflops, unifiedMemory, vendor, int8Tops, fp16VectorTflops, clockMhz, computeUnits, measuredTps, tokens_per_s, id; measuredTps (tokens/s) is the measured value (tokens_per_s is accepted instead). Rows are grouped by hardware (memory bandwidth and TFLOPS); each hardware needs at least 3 points. The base model is the pretrained one, or --model-file (a model from `kerneltune train`, or a calibrated file, whose base is recalibrated: its corrections for other hardware are kept, those for the measured hardware replaced). For each hardware it fits measured ≈ factor × predicted and prints the MAPE before and the leave-one-out MAPE after. Predictions stay clamped by the roofline bound; hardware without a correction is predicted by the base model unchanged.",
     "flags": [
       {
         "name": "measurements",

@@ -5,6 +5,7 @@ import { join } from 'node:path'
 import { pretrainedInfo } from '@kerneltune/regressor'
 import type { Io } from '../cli/command.ts'
 import { main } from '../main.ts'
+import { checkRow } from './train/rows.ts'
 
 async function run(args: string[], cwd = '/') {
   const out: string[] = []
@@ -28,6 +29,21 @@ describe('kerneltune predict', () => {
     expect(pre.predictedTps).toBeGreaterThan(j.predictedTps)
   })
 
+  it('should carry the kernel figures of the preset into the query, each overridden by its raw-spec flag (issue 38)', async () => {
+    const j = JSON.parse((await run(['predict', '--params-b', '7', '--quant', 'Q4_0', '--hardware', 'rtx-4090', '--phase', 'prefill', '--json'])).out)
+    expect(j.query).toMatchObject({ int8Tops: 660.6, computeUnits: 128 })
+    const raw = JSON.parse((await run(['predict', '--params-b', '7', '--quant', 'Q4_0', '--vendor', 'nvidia', '--mem-bw-gbs', '1008', '--tflops', '330', '--int8-tops', '100', '--fp16-nontensor-tflops', '82', '--clock-mhz', '2520', '--compute-units', '128', '--phase', 'prefill', '--json'])).out)
+    expect(raw.query).toMatchObject({ int8Tops: 100, fp16VectorTflops: 82, clockMhz: 2520, computeUnits: 128 })
+    const over = JSON.parse((await run(['predict', '--params-b', '7', '--quant', 'Q4_0', '--hardware', 'rtx-4090', '--int8-tops', '300', '--phase', 'prefill', '--json'])).out)
+    expect(over.query.int8Tops).toBe(300)
+    const bad = await run(['predict', '--params-b', '7', '--hardware', 'rtx-4090', '--int8-tops', '-1'])
+    expect(bad.code).toBe(2)
+    // train / calibrate measurement rows take the same figures as keys.
+    const row = checkRow({ paramsB: 7, quant: 'Q4_0', hardware: 'rtx-4090', int8Tops: 300, computeUnits: 128, measuredTps: 9000, phase: 'prefill' }, 1)
+    expect('query' in row && row.query).toMatchObject({ int8Tops: 300, computeUnits: 128 })
+    expect('message' in checkRow({ paramsB: 7, hardware: 'rtx-4090', int8Tops: 0, measuredTps: 1 }, 2)).toBe(true)
+  })
+
   it('should name the model version that predicted, from the shipped asset (issue 34)', async () => {
     const j = JSON.parse((await run(['predict', '--model', 'llama-3-8b', '--hardware', 'rtx-4090', '--json'])).out)
     const meta = pretrainedInfo() as { scriptVersion: string; seed: number }
@@ -49,19 +65,20 @@ describe('kerneltune predict', () => {
   })
 
   it('should say when a prediction extrapolates past what the training rows cover, and what was measured there', async () => {
+    // Intel on SYCL is in the data since issue 38 (the Arc Pro B70): a discrete Intel GPU is inside it.
     const intel = JSON.parse((await run(['predict', '--model', 'llama-3-8b', '--hardware', 'intel-max-1550', '--json'])).out)
     expect(intel.query.backend).toBe('sycl')
-    expect(intel.extrapolation).toEqual(['vendor:intel', 'class:intel-gpu', 'era:current:sycl'])
+    expect(intel.extrapolation).toBeUndefined()
     const nv = JSON.parse((await run(['predict', '--model', 'llama-3-8b', '--hardware', 'rtx-4090', '--json'])).out)
     expect(nv.extrapolation).toBeUndefined()
-    // An extrapolating query gets the wider interval calibrated on held-out rows that extrapolated.
+    // A vendor no training row has extrapolates, and gets the wider interval calibrated on held-out rows that extrapolated.
     const width = (j: { interval: { low: number; high: number }; predictedTps: number }) => (j.interval.high - j.interval.low) / j.predictedTps
-    const sycl = JSON.parse((await run(['predict', '--model', 'llama-3-8b', '--hardware', 'rtx-4090', '--backend', 'sycl', '--json'])).out)
-    expect(sycl.extrapolation).toEqual(['era:current:sycl'])
-    expect(width(sycl)).toBeGreaterThan(width(nv))
-    const text = (await run(['predict', '--model', 'llama-3-8b', '--hardware', 'intel-max-1550'])).out
+    const other = JSON.parse((await run(['predict', '--model', 'llama-3-8b', '--hardware', 'rtx-4090', '--vendor', 'other', '--json'])).out)
+    expect(other.extrapolation).toEqual(['vendor:other', 'class:other-gpu'])
+    expect(width(other)).toBeGreaterThan(width(nv))
+    const text = (await run(['predict', '--model', 'llama-3-8b', '--hardware', 'rtx-4090', '--vendor', 'other'])).out
     // The note quotes the held-out figures the pretrained asset records for such rows.
-    expect(text).toMatch(/extrapolates\s+vendor:intel, class:intel-gpu, era:current:sycl \(no training row has these.*chips [a-z0-9-]+.*\) were \d+% \(decode\) and \d+% \(prefill\) off/)
+    expect(text).toMatch(/extrapolates\s+vendor:other, class:other-gpu \(no training row has these.*chips [a-z0-9-]+.*\) were \d+% \(decode\) and \d+% \(prefill\) off/)
     expect((await run(['predict', '--model', 'llama-3-8b', '--hardware', 'rtx-4090'])).out).not.toMatch(/extrapolates/)
   })
 
@@ -77,7 +94,11 @@ describe('kerneltune predict', () => {
     const vulkan = JSON.parse((await run(['predict', '--model', 'llama-3-8b', '--hardware', 'rtx-4090', '--backend', 'vulkan', '--json'])).out)
     expect(cuda.query.backend).toBe('cuda')
     expect(vulkan.query.backend).toBe('vulkan')
-    expect(vulkan.predictedTps).not.toBeCloseTo(cuda.predictedTps, 0)
+    // v3.3.0 puts this card's CUDA and Vulkan decode within 0.3 tok/s of each other (the A5 Vulkan rows moved the
+    // Vulkan decode effect); its prefill still differs by far more.
+    expect(vulkan.predictedTps).not.toBe(cuda.predictedTps)
+    const pre = async (backend: string) => JSON.parse((await run(['predict', '--model', 'llama-3-8b', '--hardware', 'rtx-4090', '--phase', 'prefill', '--backend', backend, '--json'])).out).predictedTps as number
+    expect(await pre('vulkan')).not.toBeCloseTo(await pre('cuda'), 0)
     const ub = JSON.parse((await run(['predict', '--model', 'llama-3-8b', '--hardware', 'rtx-4090', '--phase', 'prefill', '--ubatch', '16', '--json'])).out)
     expect(ub.query.ubatch).toBe(16)
     expect(ub.predictedTps).toBeLessThan(JSON.parse((await run(['predict', '--model', 'llama-3-8b', '--hardware', 'rtx-4090', '--phase', 'prefill', '--json'])).out).predictedTps)

@@ -14,7 +14,7 @@ import { usageError } from '../cli/args.ts'
 import { defineCommand } from '../cli/command.ts'
 import { fmt, keyValues } from '../cli/output.ts'
 import { HARDWARE_FLAGS, MODEL_FLAGS, WORKLOAD_FLAGS, resolveHardware, resolveModel, resolveWorkload } from './shared/target-flags.ts'
-import { loadPredictor, queryFromRow } from './predict/models.ts'
+import { kernelFiguresQuery, loadPredictor, queryFromRow } from './predict/models.ts'
 
 export const PREDICT_FLAGS = [
   { name: 'phase', type: 'string', choices: ['decode', 'prefill'], description: 'Phase to predict (same as --prefill for prefill). Default decode.' },
@@ -24,6 +24,10 @@ export const PREDICT_FLAGS = [
   { name: 'backend', type: 'string', choices: [...BACKEND_NAMES], description: "llama.cpp backend (the same card runs at different speeds on CUDA and on Vulkan). Default: the preset's usual one, else the vendor's." },
   { name: 'vendor', type: 'string', choices: [...VENDOR_NAMES], description: 'Vendor of the hardware (overrides the preset; with --mem-bw-gbs/--tflops alone the query is vendor "other" unless given).' },
   { name: 'ubatch', type: 'integer', valueName: 'N', min: 1, description: "Prefill micro-batch (llama.cpp's n_ubatch, default 512): the weights are read once per micro-batch." },
+  { name: 'int8-tops', type: 'number', valueName: 'N', min: 0.001, description: "Dense int8 TOPS of the units llama.cpp's quantized matrix kernels use (tensor/matrix cores, else DP4A/dot4): quantized prefill runs at this rate (overrides the preset)." },
+  { name: 'fp16-nontensor-tflops', type: 'number', valueName: 'N', min: 0.001, description: 'FP16 TFLOPS of the shader ALUs without tensor units (overrides the preset; carried in the query).' },
+  { name: 'clock-mhz', type: 'number', valueName: 'MHZ', min: 1, description: 'Boost clock in MHz (overrides the preset; carried in the query).' },
+  { name: 'compute-units', type: 'integer', valueName: 'N', min: 1, description: 'SMs, CUs or Xe cores (overrides the preset; carried in the query).' },
   { name: 'bits-per-weight', type: 'number', valueName: 'B', min: 0.5, max: 64, description: "Average bits per weight of the model file (size × 8 ÷ parameters), for mixed-format files; default the format's." },
 ] as const
 
@@ -34,7 +38,7 @@ const intervalText = (iv: PredictionInterval | undefined) => (iv ? ` [90%: ${fmt
 export const predictCommand = defineCommand({
   name: 'predict',
   summary: 'Predict throughput (tokens/s) of a model on hardware, clamped by the roofline bound.',
-  description: 'A prediction, not a measurement. The pretrained model is a physics model (weight and KV bytes over bandwidth, compute, dequantization, per-layer and per-step overheads, efficiencies learned per hardware class, vendor and format) fitted on public llama.cpp measurements; every prediction carries a 90% interval whose coverage on unseen hardware was measured (see the regressor README for the leave-one-hardware-out accuracy and coverage). With --input FILE (JSON lines with keys paramsB, activeParamsB, quant, bitsPerWeight, batch, phase, promptTokens, contextTokens or context, ubatch, memBwGbs, tflops, vendor, backend, layers, device, tdpWatts, or hardware for a preset) one result is printed per line, in order. The backend (cuda, metal, vulkan, rocm, sycl, cpu) is part of the query: a preset names its usual one, --backend or a "backend" key overrides it.',
+  description: 'A prediction, not a measurement. The pretrained model is a physics model (weight and KV bytes over bandwidth, compute, dequantization, per-layer and per-step overheads, efficiencies learned per hardware class, vendor and format) fitted on public llama.cpp measurements; every prediction carries a 90% interval whose coverage on unseen hardware was measured (see the regressor README for the leave-one-hardware-out accuracy and coverage). With --input FILE (JSON lines with keys paramsB, activeParamsB, quant, bitsPerWeight, batch, phase, promptTokens, contextTokens or context, ubatch, memBwGbs, tflops, int8Tops, fp16VectorTflops, clockMhz, computeUnits, vendor, backend, layers, device, tdpWatts, or hardware for a preset) one result is printed per line, in order. The backend (cuda, metal, vulkan, rocm, sycl, cpu) is part of the query: a preset names its usual one, --backend or a "backend" key overrides it.',
   flags: [...MODEL_FLAGS, ...HARDWARE_FLAGS, ...WORKLOAD_FLAGS, ...PREDICT_FLAGS, { name: 'input', type: 'string', valueName: 'FILE', description: 'JSON lines to predict in bulk (one result per line).' }],
   jsonOutput: '{ "kind": "prediction", "predictedTps": number, "rooflineTps": number, "capped": boolean, "rawTps": number, "confidence": number, "interval": { "low": number, "high": number, "level": 0.9 } (absent for --heuristic and models saved without one), "extrapolation": string[] (the vendor, hardware class, weight format or backend build no training row had, e.g. "vendor:amd", "era:current:rocm"; absent when the query is inside the data), "topFeatures": [name, importance][], "model": string, "modelVersion": string (which model predicted: the training script\'s version and seed, e.g. "pretrained-physics v3.2.0 (packages/regressor/scripts/train-pretrained.ts, seed 42)"), "query": ThroughputQuery }. With --input: one such object per line plus "line", or { "line", "error": { code, message } } for a bad line.',
   examples: [
@@ -42,6 +46,7 @@ export const predictCommand = defineCommand({
     'kerneltune predict --params-b 70 --quant Q4_K --mem-bw-gbs 5300 --tflops 1300 --phase prefill --prompt-tokens 2048 --json',
     'kerneltune predict --params-b 8 --quant Q4_0 --backend cuda --vendor nvidia --mem-bw-gbs 1792 --tflops 419',
     'kerneltune predict --model llama-3-8b --hardware rtx-4090 --backend vulkan',
+    'kerneltune predict --params-b 7 --quant Q4_0 --vendor nvidia --mem-bw-gbs 1008 --tflops 330 --int8-tops 660 --phase prefill',
     'kerneltune predict --input rows.jsonl --json',
   ],
   async run(ctx) {
@@ -76,7 +81,10 @@ export const predictCommand = defineCommand({
     const prefill = f.phase === 'prefill' || f.prefill === true
     const w = resolveWorkload({ ...f, prefill })
     // The preset's usual backend unless --backend says otherwise; without either, the vendor's (backendOf).
-    const backend = f.backend ?? (f.hardware !== undefined ? findHardwarePreset(String(f.hardware))?.backend : undefined)
+    const preset = f.hardware !== undefined ? findHardwarePreset(String(f.hardware)) : undefined
+    const backend = f.backend ?? preset?.backend
+    // The kernel figures (issue 38): the preset's, each overridden by its flag.
+    const kernels = kernelFiguresQuery({ ...(preset ?? {}), ...(f.int8Tops !== undefined ? { int8Tops: f.int8Tops } : {}), ...(f.fp16NontensorTflops !== undefined ? { fp16VectorTflops: f.fp16NontensorTflops } : {}), ...(f.clockMhz !== undefined ? { clockMhz: f.clockMhz } : {}), ...(f.computeUnits !== undefined ? { computeUnits: f.computeUnits } : {}) })
     const q: ThroughputQuery = parseQuery({
       paramsB: m.model.paramsB, activeParamsB: m.model.activeParamsB, quant: m.model.quant, memBwGbs: hw.hardware.memBwGbs, tflops: hw.hardware.fp16Tflops,
       unifiedMemory: hw.hardware.unifiedMemory ?? false, vendor: f.vendor ?? (VENDORS.includes(hw.hardware.vendor ?? '') ? hw.hardware.vendor : 'other'),
@@ -85,6 +93,7 @@ export const predictCommand = defineCommand({
       ...(f.bitsPerWeight !== undefined ? { bitsPerWeight: f.bitsPerWeight } : {}),
       // Board power, where the preset has it: the physics model's power-limited prefill (issue 18).
       ...(hw.hardware.tdpWatts ? { tdpWatts: hw.hardware.tdpWatts } : {}),
+      ...kernels,
       ...(hw.hardware.kind === 'cpu' ? { device: 'cpu' } : {}),
       batch: w.batch, phase: prefill ? 'prefill' : 'decode', promptTokens: w.promptTokens, contextTokens: prefill ? 0 : (f.context ?? w.contextLength ?? 0),
     })

@@ -67,6 +67,32 @@ describe('HARDWARE_PRESETS', () => {
   })
 })
 
+describe('kernel figures (issue 38)', () => {
+  it('should give every kernel figure a source and keep a figure no source gives unset', () => {
+    for (const p of HARDWARE_PRESETS) {
+      const has = p.int8Tops !== undefined || p.fp16VectorTflops !== undefined || p.clockMhz !== undefined
+      expect({ id: p.id, sourced: !has || (p.kernelSources?.length ?? 0) > 0 }).toEqual({ id: p.id, sourced: true })
+    }
+    // Pascal GP100 has no DP4A and Apple publishes no int8 rate: no figure.
+    expect(getHardwarePreset('p100-pcie-16gb')?.int8Tops).toBeUndefined()
+    expect(getHardwarePreset('m2-ultra')?.int8Tops).toBeUndefined()
+  })
+
+  it('should take NVIDIA int8 tensor rates as twice the FP16 tensor rate from Turing on, and the sourced figures elsewhere', () => {
+    expect(getHardwarePreset('rtx-4090')?.int8Tops).toBe(660.6)
+    expect(getHardwarePreset('a100-sxm-80gb')?.int8Tops).toBe(624)
+    expect(getHardwarePreset('v100-pcie-16gb')).toMatchObject({ int8Tops: 56, fp16Tflops: 112, memBwGbs: 900 })
+    expect(getHardwarePreset('mi100')).toMatchObject({ int8Tops: 184.6, fp16Tflops: 184.6, computeUnits: 120 })
+    expect(getHardwarePreset('arc-pro-b70')).toMatchObject({ int8Tops: 367, memBwGbs: 608, backend: 'sycl' })
+  })
+
+  it('should map the labels of llamacpp_gpu_rows_2026.csv to their presets', () => {
+    expect(findHardwarePreset('Tesla V100-PCIE-16GB (CC 7.0, VRAM 16144 MiB)')?.id).toBe('v100-pcie-16gb')
+    expect(findHardwarePreset('AMD Radeon Instinct MI60 / MI50 (label "MI60 / MI50", gfx906)')?.id).toBe('mi50')
+    expect(findHardwarePreset('Intel Arc Pro B70 (BMG G31; repo intel-b70-ai-toolboxes; Vulkan device string "Intel(R) Graphics (BMG G31)")')?.id).toBe('arc-pro-b70')
+  })
+})
+
 describe('findHardwarePreset', () => {
   it.each(DATA_LABELS)('should map the data label %s to %s', (label, id) => {
     expect(findHardwarePreset(label)?.id).toBe(id)

@@ -6,6 +6,7 @@
 import { KerneltuneError } from '@kerneltune/core'
 import { NVIDIA_PRESETS } from './nvidia.ts'
 import { AMD_PRESETS, APPLE_PRESETS, INTEL_PRESETS } from './others.ts'
+import { kernelFiguresOf } from './kernel-figures.ts'
 import type { HardwareBackend, HardwarePreset } from './types.ts'
 
 /** The backend a vendor's hardware usually runs in llama.cpp; undefined where llama.cpp has none (Gaudi). */
@@ -18,7 +19,8 @@ export function usualBackend(p: Pick<HardwarePreset, 'vendor' | 'kind' | 'backen
 
 export const HARDWARE_PRESETS: readonly HardwarePreset[] = [...NVIDIA_PRESETS, ...AMD_PRESETS, ...APPLE_PRESETS, ...INTEL_PRESETS].map((p) => {
   const backend = usualBackend(p)
-  return backend ? { ...p, backend } : p
+  const withKernels = { ...p, ...kernelFiguresOf(p) }
+  return backend ? { ...withKernels, backend } : withKernels
 })
 
 /** Labels seen in benchmark tables that deliberately have no preset, with the reason. */

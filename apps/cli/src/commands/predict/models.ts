@@ -90,6 +90,14 @@ const VENDORS = ['nvidia', 'amd', 'apple', 'intel']
  * an alias of contextTokens. Every key is checked by the query's zod schema (an unknown backend or
  * vendor is an error that lists the accepted values).
  */
+/** The kernel figures a query takes (issue 38): int8 rate, FP16 ALU rate, clock, compute units. */
+export const KERNEL_KEYS = ['int8Tops', 'fp16VectorTflops', 'clockMhz', 'computeUnits'] as const
+
+/** A preset's kernel figures as query fields (those it has). */
+export function kernelFiguresQuery(p: Partial<Record<(typeof KERNEL_KEYS)[number], number>>): Partial<Record<(typeof KERNEL_KEYS)[number], number>> {
+  return Object.fromEntries(KERNEL_KEYS.filter((k) => p[k] !== undefined).map((k) => [k, p[k]!]))
+}
+
 export function queryFromRow(row: unknown): ThroughputQuery {
   if (typeof row !== 'object' || row === null || Array.isArray(row)) throw usageError('each line must be a JSON object')
   const r = { ...(row as Record<string, unknown>) }
@@ -97,14 +105,14 @@ export function queryFromRow(row: unknown): ThroughputQuery {
   if (r.hardware !== undefined) {
     const p = findHardwarePreset(String(r.hardware))
     if (!p) throw usageError(`unknown hardware "${String(r.hardware)}" (see kerneltune hardware list)`)
-    Object.assign(q, { memBwGbs: p.memBwGbs, tflops: p.fp16Tflops, unifiedMemory: p.unifiedMemory ?? false, vendor: VENDORS.includes(p.vendor) ? p.vendor : 'other', ...(p.tdpWatts ? { tdpWatts: p.tdpWatts } : {}) })
+    Object.assign(q, { memBwGbs: p.memBwGbs, tflops: p.fp16Tflops, unifiedMemory: p.unifiedMemory ?? false, vendor: VENDORS.includes(p.vendor) ? p.vendor : 'other', ...(p.tdpWatts ? { tdpWatts: p.tdpWatts } : {}), ...kernelFiguresQuery(p) })
   }
   if (r.hardware !== undefined && findHardwarePreset(String(r.hardware))?.kind === 'cpu') q.device = 'cpu'
   if (r.hardware !== undefined) {
     const backend = findHardwarePreset(String(r.hardware))?.backend
     if (backend) q.backend = backend
   }
-  for (const k of ['paramsB', 'activeParamsB', 'quant', 'bitsPerWeight', 'batch', 'phase', 'promptTokens', 'contextTokens', 'memBwGbs', 'tflops', 'unifiedMemory', 'vendor', 'backend', 'layers', 'device', 'ubatch', 'tdpWatts']) {
+  for (const k of ['paramsB', 'activeParamsB', 'quant', 'bitsPerWeight', 'batch', 'phase', 'promptTokens', 'contextTokens', 'memBwGbs', 'tflops', 'unifiedMemory', 'vendor', 'backend', 'layers', 'device', 'ubatch', 'tdpWatts', ...KERNEL_KEYS]) {
     if (r[k] !== undefined) q[k] = r[k]
   }
   if (r.context !== undefined && r.contextTokens === undefined) q.contextTokens = r.context

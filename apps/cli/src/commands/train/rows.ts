@@ -32,6 +32,11 @@ export const MeasurementRowSchema = z.strictObject({
   tflops: positive.optional(),
   unifiedMemory: z.boolean().optional(),
   vendor: z.enum(VENDOR_NAMES).optional(),
+  /** Kernel figures (issue 38; override the preset's): int8 TOPS, FP16 ALU TFLOPS, clock MHz, compute units. */
+  int8Tops: positive.optional(),
+  fp16VectorTflops: positive.optional(),
+  clockMhz: positive.optional(),
+  computeUnits: count.optional(),
   measuredTps: positive.optional(),
   tokens_per_s: positive.optional(),
   /** Free-form label kept for provenance (not a feature). */
@@ -43,7 +48,7 @@ export const MeasurementRowSchema = z.strictObject({
 })
 
 export const ROW_KEYS: readonly string[] = Object.keys(MeasurementRowSchema.shape)
-const NUMERIC = new Set(['paramsB', 'activeParamsB', 'batch', 'promptTokens', 'contextTokens', 'context', 'memBwGbs', 'tflops', 'measuredTps', 'tokens_per_s'])
+const NUMERIC = new Set(['paramsB', 'activeParamsB', 'batch', 'promptTokens', 'contextTokens', 'context', 'memBwGbs', 'tflops', 'int8Tops', 'fp16VectorTflops', 'clockMhz', 'computeUnits', 'measuredTps', 'tokens_per_s'])
 
 export interface MeasuredRow {
   /** 1-based line in the file. */
