@@ -12,12 +12,15 @@
  * The demo's sweep measures llama.cpp in-process, one request per repetition, so each repetition
  * is one request: its TTFT, and its TPOT as 1000 / its decode rate. The winner must meet the
  * objectives and decode significantly faster than the defaults (the sweep's own Welch/Yuen test);
- * when the defaults miss them, the best candidate that meets them wins.
+ * when the defaults miss them, the best candidate that meets them wins. That rule's decision is
+ * evidence, not the verdict: the tuner's one verdict function (runVerdict, what every run stores and
+ * `run show` prints) reads it, with the figures, and says what to run (issue 36).
  */
 import type { Combo } from '@kerneltune/core'
 import { llamacppEngine, withoutDefaults } from '@kerneltune/engines-llamacpp'
 import type { SweepResult } from '@kerneltune/experiment'
 import { decide, describeSlo, describeViolation, evaluate, parseObjective, summarize, type CandidateMetrics, type Decision, type Evaluation, type Slo } from '@kerneltune/serving'
+import { runVerdict, type RunObjectives, type RunVerdict } from '@kerneltune/tuner'
 import { fmt, table } from '../cli/output.ts'
 
 export const DEMO_SLO_TEXT = 'ttft_p99_ms=1000,tpot_p99_ms=200'
@@ -49,7 +52,10 @@ export interface DemoDecision {
   readonly combos: readonly Combo[]
   readonly metrics: readonly CandidateMetrics[]
   readonly evaluations: readonly Evaluation[]
+  /** The objectives' rule alone: the verdict's evidence. */
   readonly decision: Decision
+  /** The one verdict (the tuner's runVerdict over the objectives' evidence): its winner is what runs. */
+  readonly verdict: RunVerdict
   readonly winner?: Combo
   readonly recommendedArgv: readonly string[]
 }
@@ -60,9 +66,29 @@ export async function decideDemo(sweep: SweepResult, slo: Slo, genTokens: number
   const evaluations = metrics.map((m) => evaluate(m, slo))
   const objective = parseObjective('outputTokensPerSecond')
   const decision = decide(metrics.map((m, index) => ({ index, metrics: m, feasible: evaluations[index]!.feasible })), 0, objective, (i) => sweep.combos[i - 1]?.comparison.decodeTps?.verdict === 'better')
-  const winner = decision.winner === null ? undefined : arms[decision.winner]!.combo
+  const verdict = demoVerdict(arms.map((a) => a.combo), metrics, evaluations, decision, slo)
+  const winner = verdict.kind === 'winner' && verdict.index !== null ? arms[verdict.index]!.combo : undefined
   const t = await llamacppEngine().translate(withoutDefaults(winner ?? sweep.baseline.combo), { model })
-  return { slo, combos: arms.map((a) => a.combo), metrics, evaluations, decision, ...(winner ? { winner } : {}), recommendedArgv: t.ok ? [...t.argv] : [...sweep.recommendedArgv] }
+  return { slo, combos: arms.map((a) => a.combo), metrics, evaluations, decision, verdict, ...(winner ? { winner } : {}), recommendedArgv: t.ok ? [...t.argv] : [...sweep.recommendedArgv] }
+}
+
+/** The objectives' evidence in the shape a run's summary carries it, read by the run's one verdict function. */
+function demoVerdict(combos: readonly Combo[], metrics: readonly CandidateMetrics[], evaluations: readonly Evaluation[], decision: Decision, slo: Slo): RunVerdict {
+  const value = (i: number) => (Number.isFinite(metrics[i]!.outputTokensPerSecond) ? metrics[i]!.outputTokensPerSecond : null)
+  const measured = metrics.filter((m) => m.requests.completed > 0).length
+  const objectives: RunObjectives = {
+    objective: 'outputTokensPerSecond',
+    slo,
+    candidates: combos.map((combo, index) => ({ index, combo, feasible: evaluations[index]!.feasible, violations: evaluations[index]!.violations, objectiveValue: value(index) })),
+    pareto: [],
+    paretoAxes: { throughput: 'outputTokensPerSecond', latency: 'ttft_p99_ms' },
+    decision: { winner: decision.winner, defaultsFeasible: decision.defaultsFeasible, reason: decision.reason, test: 'the sweep\'s Welch/Yuen test on decode tok/s against the defaults' },
+  }
+  const base = value(0)
+  // The demo decides by the objectives in place of a regression gate (issue 25; with --gate this is
+  // not called): their rule, significance test included, is the only gate its pick passes.
+  const gate = { method: 'objectives (the demo\'s, in place of a regression gate)', passed: true, reasons: [] }
+  return runVerdict({ metric: 'decodeTps', simulated: false, counts: { measured }, baseline: base === null ? null : { index: 0, value: base }, winner: null, gate, objectives })
 }
 
 const label = (c: Combo) => Object.entries(withoutDefaults(c)).map(([k, v]) => `${k}=${v}`).join(' ') || '(defaults)'
@@ -76,7 +102,9 @@ export function renderDemoDecision(d: DemoDecision): string {
   let out = `objectives: ${describeSlo(d.slo)} (${DEMO_SLO_WHY}; --slo to state yours); among the candidates that meet them, the fastest decode wins if it beats the defaults significantly\n`
   out += table(rows, ['combination', 'decode tok/s', 'TTFT p99 ms', 'TPOT p99 ms', 'objectives'])
   if (!d.decision.defaultsFeasible) out += 'the defaults miss the objectives: the winner must meet them\n'
-  out += `decision by the objectives: ${d.decision.winner === null ? 'keep the defaults' : label(d.winner!)}: ${d.decision.reason}\n`
+  // The objectives' rule is evidence; the verdict (what runs) is the one the tuner decides.
+  out += `objectives alone: ${d.decision.winner === null ? 'keep the defaults' : label(d.combos[d.decision.winner]!)}: ${d.decision.reason}\n`
+  out += `verdict: ${d.winner ? `${label(d.winner)}: ` : ''}${d.verdict.headline}\n`
   return out
 }
 
@@ -86,6 +114,7 @@ export function demoDecisionJson(d: DemoDecision) {
     objective: 'outputTokensPerSecond',
     why: DEMO_SLO_WHY,
     candidates: d.combos.map((combo, index) => ({ index, combo, feasible: d.evaluations[index]!.feasible, violations: d.evaluations[index]!.violations, ttftMsP99: d.metrics[index]!.ttftMs.p99, tpotMsP99: d.metrics[index]!.tpotMs.p99, decodeTps: d.metrics[index]!.outputTokensPerSecond })),
-    decision: { winner: d.decision.winner, defaultsFeasible: d.decision.defaultsFeasible, reason: d.decision.reason },
+    // The one verdict; the objectives' rule under it, as its evidence.
+    verdict: { ...d.verdict, evidence: { winner: d.decision.winner, defaultsFeasible: d.decision.defaultsFeasible, reason: d.decision.reason } },
   }
 }
