@@ -33,6 +33,7 @@ export { summarizeRun, noiseOf, paretoFrontier, proxyLabel, unmeasuredDimensions
 export { comboMetrics, samplesOf } from './run/metrics.ts'
 export { assessRepetitions, minRoundsForPairedBeats, objectivesTest, pairedBeats, repetitionValues, runObjectives, runRecordLines, servedMetrics, storedObjectives, type RunObjectives } from './run/objectives.ts'
 export { applyRun, type ApplyResult } from './run/apply.ts'
+export { recordMeasuredRun, type MeasuredLevel, type MeasuredRun } from './run/measured-run.ts'
 export { runVerdict, VERDICT_KINDS, type RunVerdict, type VerdictAa, type VerdictFigure, type VerdictInput, type VerdictKind, type VerdictOptions, type VerdictPower } from './run/verdict.ts'
 export { dimensionSensitivity, narrow, type DimensionSensitivity, type Narrowing } from './tune/narrow.ts'
 export { classifyFailure, FAILURE_KINDS, type FailureKind, type TrialFailure } from './tune/failure.ts'
