@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import type { SweepResult } from '@kerneltune/experiment'
 import { parseSlo } from '@kerneltune/serving'
-import { decideDemo, DEMO_SLO_TEXT, renderDemoDecision, repsAsRequests } from './demo-objectives.ts'
+import { decideDemo, DEMO_SLO_TEXT, renderDemoDecision } from './demo-objectives.ts'
 
 const reps = (decodeTps: number, ttftMs: number, n = 4) => Array.from({ length: n }, (_, i) => ({ decodeTps: decodeTps * (1 + i * 0.01), ttftMs: ttftMs * (1 + i * 0.01) }))
 
@@ -51,12 +51,5 @@ describe('the demo decides by latency objectives', () => {
     expect(d.decision).toMatchObject({ winner: 1, defaultsFeasible: false })
     expect(d.verdict).toMatchObject({ kind: 'winner', index: 1 })
     expect(renderDemoDecision(d)).toMatch(/the defaults miss the objectives: the winner must meet them/)
-  })
-
-  it('should read each repetition as one request: TPOT is 1000 / its decode rate', () => {
-    const m = repsAsRequests([{ decodeTps: 50, ttftMs: 10 }, { decodeTps: 100, ttftMs: 20 }], 5, false)
-    expect(m.tpotMs.mean).toBe(15)
-    expect(m.e2eMs.p50).toBe((10 + 4 * 20 + 20 + 4 * 10) / 2)
-    expect(m.outputTokensPerSecond).toBe(75)
   })
 })

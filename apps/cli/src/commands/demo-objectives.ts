@@ -9,43 +9,19 @@
  *     people read at, so a stream no slower than that never leaves the reader waiting.
  * These are this demo's choice for a chat on this CPU, stated and printed; --slo replaces them.
  *
- * The demo's sweep measures llama.cpp in-process, one request per repetition, so each repetition
- * is one request: its TTFT, and its TPOT as 1000 / its decode rate. The winner must meet the
- * objectives and decode significantly faster than the defaults (the sweep's own Welch/Yuen test);
- * when the defaults miss them, the best candidate that meets them wins. That rule's decision is
- * evidence, not the verdict: the tuner's one verdict function (runVerdict, what every run stores and
- * `run show` prints) reads it, with the figures, and says what to run (issue 36).
+ * How the sweep's repetitions are judged by them, and the one verdict on that, is the tuner's
+ * (repetitionObjectives: each repetition one request; the objectives' rule is the evidence that
+ * runVerdict reads). Here: the demo's objectives, its command line, and how it prints.
  */
 import type { Combo } from '@kerneltune/core'
 import { llamacppEngine, withoutDefaults } from '@kerneltune/engines-llamacpp'
 import type { SweepResult } from '@kerneltune/experiment'
-import { decide, describeSlo, describeViolation, evaluate, parseObjective, summarize, type CandidateMetrics, type Decision, type Evaluation, type Slo } from '@kerneltune/serving'
-import { runVerdict, type RunObjectives, type RunVerdict } from '@kerneltune/tuner'
+import { describeSlo, describeViolation, type CandidateMetrics, type Decision, type Evaluation, type Slo } from '@kerneltune/serving'
+import { repetitionObjectives, type RunVerdict } from '@kerneltune/tuner'
 import { fmt, table } from '../cli/output.ts'
 
 export const DEMO_SLO_TEXT = 'ttft_p99_ms=1000,tpot_p99_ms=200'
 export const DEMO_SLO_WHY = 'what a chat user would accept: the first word within a second, then at least 5 tokens/s per stream (about reading speed)'
-
-type Rep = { readonly ttftMs?: number; readonly decodeTps?: number }
-
-/** One candidate's repetitions as request figures: TTFT, TPOT = 1000 / decode tok/s, E2E over the generated tokens. */
-export function repsAsRequests(reps: readonly Rep[], genTokens: number, failed: boolean): CandidateMetrics {
-  const ttft = reps.map((r) => r.ttftMs ?? Number.NaN).filter(Number.isFinite)
-  const tpot = reps.map((r) => (r.decodeTps && r.decodeTps > 0 ? 1000 / r.decodeTps : Number.NaN)).filter(Number.isFinite)
-  const e2e = reps.map((r) => (r.ttftMs ?? Number.NaN) + (genTokens - 1) * (r.decodeTps && r.decodeTps > 0 ? 1000 / r.decodeTps : Number.NaN)).filter(Number.isFinite)
-  const decode = reps.map((r) => r.decodeTps ?? Number.NaN).filter(Number.isFinite)
-  const meanE2e = e2e.reduce((a, b) => a + b, 0) / Math.max(1, e2e.length)
-  return {
-    requests: { completed: failed ? 0 : reps.length, failed: failed ? 1 : 0 },
-    ttftMs: summarize(ttft),
-    tpotMs: summarize(tpot),
-    itlMs: summarize(tpot),
-    e2eMs: summarize(e2e),
-    // One stream: requests/s and tokens/s of that stream.
-    requestThroughput: e2e.length ? 1000 / meanE2e : Number.NaN,
-    outputTokensPerSecond: decode.length ? decode.reduce((a, b) => a + b, 0) / decode.length : Number.NaN,
-  }
-}
 
 export interface DemoDecision {
   readonly slo: Slo
@@ -62,33 +38,11 @@ export interface DemoDecision {
 
 export async function decideDemo(sweep: SweepResult, slo: Slo, genTokens: number, model: string): Promise<DemoDecision> {
   const arms = [sweep.baseline, ...sweep.combos]
-  const metrics = arms.map((a) => repsAsRequests(a.reps, genTokens, a.error !== undefined))
-  const evaluations = metrics.map((m) => evaluate(m, slo))
-  const objective = parseObjective('outputTokensPerSecond')
-  const decision = decide(metrics.map((m, index) => ({ index, metrics: m, feasible: evaluations[index]!.feasible })), 0, objective, (i) => sweep.combos[i - 1]?.comparison.decodeTps?.verdict === 'better')
-  const verdict = demoVerdict(arms.map((a) => a.combo), metrics, evaluations, decision, slo)
+  const judged = repetitionObjectives(arms.map((a, i) => ({ combo: a.combo, reps: a.reps, failed: a.error !== undefined, beatsDefaults: i > 0 && sweep.combos[i - 1]?.comparison.decodeTps?.verdict === 'better' })), slo, genTokens)
+  const { verdict } = judged
   const winner = verdict.kind === 'winner' && verdict.index !== null ? arms[verdict.index]!.combo : undefined
   const t = await llamacppEngine().translate(withoutDefaults(winner ?? sweep.baseline.combo), { model })
-  return { slo, combos: arms.map((a) => a.combo), metrics, evaluations, decision, verdict, ...(winner ? { winner } : {}), recommendedArgv: t.ok ? [...t.argv] : [...sweep.recommendedArgv] }
-}
-
-/** The objectives' evidence in the shape a run's summary carries it, read by the run's one verdict function. */
-function demoVerdict(combos: readonly Combo[], metrics: readonly CandidateMetrics[], evaluations: readonly Evaluation[], decision: Decision, slo: Slo): RunVerdict {
-  const value = (i: number) => (Number.isFinite(metrics[i]!.outputTokensPerSecond) ? metrics[i]!.outputTokensPerSecond : null)
-  const measured = metrics.filter((m) => m.requests.completed > 0).length
-  const objectives: RunObjectives = {
-    objective: 'outputTokensPerSecond',
-    slo,
-    candidates: combos.map((combo, index) => ({ index, combo, feasible: evaluations[index]!.feasible, violations: evaluations[index]!.violations, objectiveValue: value(index) })),
-    pareto: [],
-    paretoAxes: { throughput: 'outputTokensPerSecond', latency: 'ttft_p99_ms' },
-    decision: { winner: decision.winner, defaultsFeasible: decision.defaultsFeasible, reason: decision.reason, test: 'the sweep\'s Welch/Yuen test on decode tok/s against the defaults' },
-  }
-  const base = value(0)
-  // The demo decides by the objectives in place of a regression gate (issue 25; with --gate this is
-  // not called): their rule, significance test included, is the only gate its pick passes.
-  const gate = { method: 'objectives (the demo\'s, in place of a regression gate)', passed: true, reasons: [] }
-  return runVerdict({ metric: 'decodeTps', simulated: false, counts: { measured }, baseline: base === null ? null : { index: 0, value: base }, winner: null, gate, objectives })
+  return { slo, combos: arms.map((a) => a.combo), ...judged, ...(winner ? { winner } : {}), recommendedArgv: t.ok ? [...t.argv] : [...sweep.recommendedArgv] }
 }
 
 const label = (c: Combo) => Object.entries(withoutDefaults(c)).map(([k, v]) => `${k}=${v}`).join(' ') || '(defaults)'
