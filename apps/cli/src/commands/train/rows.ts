@@ -1,150 +1,15 @@
 /**
- * Measurement files for `kerneltune train` and `kerneltune calibrate`: JSON lines or CSV whose
- * keys / columns are named like predict's query keys, plus the measured throughput. Every row is
- * checked by a zod schema (unknown keys are errors, so a typo such as "paramB" is caught rather
- * than silently defaulted) and turned into a query the same way `predict --input` does. Problems
- * are collected per row with the file's line number, so a user can fix them all in one pass.
+ * Measurement files for `kerneltune train` and `kerneltune calibrate`: read, then checked row by
+ * row by @kerneltune/regressor (parseRows: the schema, the query, the problems with their line
+ * numbers); here only the file, the flags and the exit code.
  */
 import { readFile } from 'node:fs/promises'
-import { extname, resolve } from 'node:path'
-import { z } from 'zod'
-import { isKerneltuneError, parseCsv, validateWith } from '@kerneltune/core'
-import { VENDOR_NAMES, type ThroughputQuery } from '@kerneltune/regressor'
+import { resolve } from 'node:path'
+import { detectFormat, parseRows, type ReadRows, type RowProblem } from '@kerneltune/regressor'
 import { usageError } from '../../cli/args.ts'
 import type { Io } from '../../cli/command.ts'
-import { queryFromRow } from '../predict/models.ts'
 
-const count = z.number().int().min(1)
-const positive = z.number().positive()
-
-/** One measured row. `measuredTps` (tokens/s) is the target; `tokens_per_s` is accepted for it. */
-export const MeasurementRowSchema = z.strictObject({
-  paramsB: positive,
-  activeParamsB: positive.optional(),
-  quant: z.string().min(1).optional(),
-  batch: count.optional(),
-  phase: z.enum(['decode', 'prefill']).optional(),
-  promptTokens: count.optional(),
-  contextTokens: z.number().int().min(0).optional(),
-  context: z.number().int().min(0).optional(),
-  hardware: z.string().min(1).optional(),
-  memBwGbs: positive.optional(),
-  tflops: positive.optional(),
-  unifiedMemory: z.boolean().optional(),
-  vendor: z.enum(VENDOR_NAMES).optional(),
-  measuredTps: positive.optional(),
-  tokens_per_s: positive.optional(),
-  /** Free-form label kept for provenance (not a feature). */
-  id: z.string().optional(),
-}).superRefine((r, ctx) => {
-  if (r.measuredTps === undefined && r.tokens_per_s === undefined) ctx.addIssue({ code: 'custom', path: ['measuredTps'], message: 'the measured throughput is missing (measuredTps, tokens/s)' })
-  if (r.measuredTps !== undefined && r.tokens_per_s !== undefined) ctx.addIssue({ code: 'custom', path: ['tokens_per_s'], message: 'give measuredTps or tokens_per_s, not both' })
-  if (r.hardware === undefined && (r.memBwGbs === undefined || r.tflops === undefined)) ctx.addIssue({ code: 'custom', path: ['hardware'], message: 'give "hardware" (a preset) or both "memBwGbs" and "tflops"' })
-})
-
-export const ROW_KEYS: readonly string[] = Object.keys(MeasurementRowSchema.shape)
-const NUMERIC = new Set(['paramsB', 'activeParamsB', 'batch', 'promptTokens', 'contextTokens', 'context', 'memBwGbs', 'tflops', 'measuredTps', 'tokens_per_s'])
-
-export interface MeasuredRow {
-  /** 1-based line in the file. */
-  line: number
-  query: ThroughputQuery
-  measuredTps: number
-  id?: string
-  /** The row's hardware preset name, when it gave one (for display). */
-  hardware?: string
-}
-
-export interface RowProblem {
-  line: number
-  message: string
-}
-
-export interface ReadRows {
-  format: 'jsonl' | 'csv'
-  rows: MeasuredRow[]
-  problems: RowProblem[]
-}
-
-/** Checks one parsed record; returns the row or the problem. */
-export function checkRow(record: unknown, line: number): MeasuredRow | RowProblem {
-  const v = validateWith(MeasurementRowSchema, record)
-  if (!v.ok) return { line, message: v.errors.join('; ') }
-  const { measuredTps, tokens_per_s, id, ...q } = v.value
-  try {
-    const row: MeasuredRow = { line, query: queryFromRow(q), measuredTps: (measuredTps ?? tokens_per_s)! }
-    if (id !== undefined) row.id = id
-    if (q.hardware !== undefined) row.hardware = q.hardware
-    return row
-  } catch (err) {
-    return { line, message: isKerneltuneError(err) ? err.message : String(err) }
-  }
-}
-
-function csvValue(key: string, raw: string): unknown {
-  if (NUMERIC.has(key)) {
-    const n = Number(raw)
-    return Number.isFinite(n) ? n : raw
-  }
-  if (key === 'unifiedMemory') {
-    const v = raw.toLowerCase()
-    if (['true', '1', 'yes'].includes(v)) return true
-    if (['false', '0', 'no'].includes(v)) return false
-  }
-  return raw
-}
-
-/** Parses file text (CSV or JSON lines). Blank lines and lines starting with # are skipped. */
-export function parseRows(text: string, format: 'jsonl' | 'csv'): ReadRows {
-  const rows: MeasuredRow[] = []
-  const problems: RowProblem[] = []
-  const add = (r: MeasuredRow | RowProblem) => ('query' in r ? rows.push(r) : problems.push(r))
-  if (format === 'jsonl') {
-    text.split(/\r?\n/).forEach((raw, i) => {
-      const line = i + 1
-      if (raw.trim() === '' || raw.trimStart().startsWith('#')) return
-      let value: unknown
-      try {
-        value = JSON.parse(raw)
-      } catch (err) {
-        return void problems.push({ line, message: `not valid JSON: ${(err as Error).message}` })
-      }
-      add(checkRow(value, line))
-    })
-    return { format, rows, problems }
-  }
-  const csv = parseCsv(text, { comment: '#' })
-  problems.push(...csv.problems)
-  let header: string[] | undefined
-  for (const { line, cells: raw } of csv.records) {
-    const cells = raw.map((c) => c.trim())
-    if (!header) {
-      header = cells
-      const unknown = cells.filter((c) => !ROW_KEYS.includes(c))
-      if (unknown.length) problems.push({ line, message: `unknown column(s) ${unknown.map((u) => `"${u}"`).join(', ')}; accepted: ${ROW_KEYS.join(', ')}` })
-      continue
-    }
-    if (cells.length !== header.length) {
-      problems.push({ line, message: `${cells.length} fields, but the header has ${header.length}` })
-      continue
-    }
-    const record: Record<string, unknown> = {}
-    header.forEach((key, j) => {
-      if (cells[j] !== '') record[key] = csvValue(key, cells[j]!)
-    })
-    add(checkRow(record, line))
-  }
-  problems.sort((a, b) => a.line - b.line)
-  return { format, rows, problems }
-}
-
-/** `.csv` is CSV, `.jsonl`/`.ndjson` JSON lines; otherwise a first character `{` means JSON lines. */
-export function detectFormat(file: string, text: string): 'jsonl' | 'csv' {
-  const ext = extname(file).toLowerCase()
-  if (ext === '.csv') return 'csv'
-  if (ext === '.jsonl' || ext === '.ndjson') return 'jsonl'
-  return text.trimStart().startsWith('{') ? 'jsonl' : 'csv'
-}
+export { MEASUREMENT_ROW_KEYS as ROW_KEYS, parseRows, type MeasuredRow, type ReadRows, type RowProblem } from '@kerneltune/regressor'
 
 /** Reads and checks a measurement file named by `flag`. */
 export async function readRows(io: Io, file: string, flag: string): Promise<ReadRows> {
