@@ -26,6 +26,8 @@ export function runRoofline(run: Pick<Run, 'target' | 'backend'>): RooflinePredi
   // The synthesized ORT decoders keep their past key/values in fp32; engines that serve fp16 KV use 2.
   const kvBytesPerElement = run.backend === 'onnxruntime' ? 4 : 2
   const opts = { batch: workload.batch, contextLength: workload.promptTokens, kvBytesPerElement }
+  // A model known only by its size (a bench run against a server that says no more) has no bytes per weight to bound by.
+  if (model.quant === undefined && !('weightBytes' in model && model.weightBytes !== undefined)) return null
   try {
     const decode = decodeBound(model, hardware, opts)
     const prefill = prefillBound(model, hardware, opts)

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import type { SweepResult } from '@kerneltune/experiment'
 import { parseSlo } from '@kerneltune/serving'
-import { decideDemo, DEMO_SLO_TEXT, renderDemoDecision, repsAsRequests } from './demo-objectives.ts'
+import { decideDemo, DEMO_SLO_TEXT, renderDemoDecision } from './demo-objectives.ts'
 
 const reps = (decodeTps: number, ttftMs: number, n = 4) => Array.from({ length: n }, (_, i) => ({ decodeTps: decodeTps * (1 + i * 0.01), ttftMs: ttftMs * (1 + i * 0.01) }))
 
@@ -31,12 +31,17 @@ describe('the demo decides by latency objectives', () => {
     expect(d.evaluations[2]!.violations[0]).toEqual({ metric: 'failed_requests', limit: 0, value: 1 })
     const text = renderDemoDecision(d)
     expect(text).toMatch(/^objectives: TTFT p99 ≤ 1000 ms, TPOT p99 ≤ 200 ms \(what a chat user would accept/)
-    expect(text).toMatch(/decision by the objectives: threads=1: candidate 1 meets the objectives and beats the defaults/)
+    expect(text).toMatch(/objectives alone: threads=1: candidate 1 meets the objectives and beats the defaults/)
+    // The one verdict (the tuner's runVerdict) reads that evidence and names the same winner.
+    expect(d.verdict).toMatchObject({ kind: 'winner', index: 1, decidedBy: 'objectives' })
+    expect(text).toMatch(/\nverdict: threads=1: /)
   })
 
   it('should not take a faster candidate that misses an objective, nor one whose speed-up is not significant', async () => {
     const slow = await decideDemo(issueSweep({ candidateTtft: 1500 }), slo, 16, '/m.gguf')
     expect(slow.decision.winner).toBeNull()
+    expect(slow.verdict.index).toBeNull()
+    expect(slow.winner).toBeUndefined()
     expect(slow.evaluations[1]!.violations[0]).toMatchObject({ metric: 'ttft_p99_ms', limit: 1000 })
     expect((await decideDemo(issueSweep({ verdict: 'inconclusive' }), slo, 16, '/m.gguf')).decision.winner).toBeNull()
   })
@@ -44,13 +49,7 @@ describe('the demo decides by latency objectives', () => {
   it('should say the defaults miss the objectives and take the candidate that meets them', async () => {
     const d = await decideDemo(issueSweep({ baselineTtft: 2000 }), slo, 16, '/m.gguf')
     expect(d.decision).toMatchObject({ winner: 1, defaultsFeasible: false })
+    expect(d.verdict).toMatchObject({ kind: 'winner', index: 1 })
     expect(renderDemoDecision(d)).toMatch(/the defaults miss the objectives: the winner must meet them/)
-  })
-
-  it('should read each repetition as one request: TPOT is 1000 / its decode rate', () => {
-    const m = repsAsRequests([{ decodeTps: 50, ttftMs: 10 }, { decodeTps: 100, ttftMs: 20 }], 5, false)
-    expect(m.tpotMs.mean).toBe(15)
-    expect(m.e2eMs.p50).toBe((10 + 4 * 20 + 20 + 4 * 10) / 2)
-    expect(m.outputTokensPerSecond).toBe(75)
   })
 })

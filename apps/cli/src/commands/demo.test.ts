@@ -46,8 +46,9 @@ describe('kerneltune demo', () => {
     expect(j.objectives.slo.map((o: { name: string; limitMs: number }) => `${o.name}=${o.limitMs}`)).toEqual(['ttft_p99_ms=1000', 'tpot_p99_ms=200'])
     expect(j.objectives.candidates).toHaveLength(4)
     expect(j.objectives.candidates[0]).toMatchObject({ index: 0, combo: {} })
-    expect(typeof j.objectives.decision.reason).toBe('string')
-    if (j.objectives.decision.winner !== null) expect(j.objectives.candidates[j.objectives.decision.winner].feasible).toBe(true)
+    expect(typeof j.objectives.verdict.headline).toBe('string')
+    expect(typeof j.objectives.verdict.evidence.reason).toBe('string')
+    if (j.objectives.verdict.index !== null) expect(j.objectives.candidates[j.objectives.verdict.index].feasible).toBe(true)
     expect(existsSync(j.model.path)).toBe(true)
     // Its own wall time by phase, adding up to the total (issue 23 item 7); run by vitest, not by
     // `npm run demo`, it counts from this process's start and has no install check.
@@ -73,7 +74,7 @@ describe('kerneltune demo', () => {
     expect(again.code).toBe(0)
     expect(again.out).toMatch(/PREDICTION \(pretrained regressor[\s\S]*roofline bound[\s\S]*MEASUREMENT[\s\S]*SWEEP[\s\S]*Recommended command line\nllama-server -m [\s\S]*== 6\. SERVING[\s\S]*== Dashboard \(not running[^\n]*\nstart it with `kerneltune serve`[^\n]*http:\/\/127\.0\.0\.1:8080\//)
     expect(again.out).toMatch(/Model \(reused/)
-    expect(again.out).toMatch(/\nobjectives: TTFT p99 ≤ 1000 ms, TPOT p99 ≤ 200 ms \(what a chat user would accept[^\n]*\n[\s\S]*decision by the objectives: /)
+    expect(again.out).toMatch(/\nobjectives: TTFT p99 ≤ 1000 ms, TPOT p99 ≤ 200 ms \(what a chat user would accept[^\n]*\n[\s\S]*objectives alone: [^\n]*\nverdict: /)
     expect(again.out).toMatch(/\nwall time [\d.]+ s from the start of this process: start-up [\d.]+, detect [\d.]+, model [\d.]+, prediction [\d.]+, measurement [\d.]+, sweep [\d.]+, llama-server binary [\d.]+ \((cached|skipped)\), serving [\d.]+, report and clean-up [\d.]+\n/)
     expect(readdirSync(join(dir, 'models'))).toHaveLength(1)
   }, 180_000)

@@ -104,7 +104,7 @@ export const COMMAND_MANIFEST: readonly CommandMeta[] = [
       "kerneltune demo --json",
       "kerneltune demo --keep --params 30M --quant Q4_0"
     ],
-    "jsonOutput": "{ ok, measured: true, dashboard: { running: false, url, start }, hardware: { detected, spec }, model: { path, reused, params, shape, bytes, quant }, prediction: { kind: \"prediction\", predictor, decodeTps, prefillTps, decode: Phase, prefill: Phase, memBwGbs, tflops, unifiedMemory, vendor }, Phase = { predictedTps, rooflineTps, capped, rawTps, confidence, binding, explanation, interval: { low, high, level }, extrapolation?: string[] }, measurement: { combo: {}, device, reps, warmups, promptTokens, genTokens, decodeTps, prefillTps, ttftMs }, sweep: { …kerneltune sweep --json (winner: the gate's) }, decidedBy: \"objectives\" | \"gate\", objectives?: { slo, objective, why, candidates: [{ index, combo, feasible, violations, ttftMsP99, tpotMsP99, decodeTps }], decision: { winner (candidate index, 0 the defaults) | null, defaultsFeasible, reason } }, recommendedArgv, serving: { …bench serve --json } | { skipped }, seconds: { total, install?, startup, detect, synth, predict, measure, sweep, binary, serve, other }, timing: { from: \"npm run demo\" | \"process start\", startedAt, llamaServer: \"cached\" | \"built\" | \"skipped\" } }",
+    "jsonOutput": "{ ok, measured: true, dashboard: { running: false, url, start }, hardware: { detected, spec }, model: { path, reused, params, shape, bytes, quant }, prediction: { kind: \"prediction\", predictor, decodeTps, prefillTps, decode: Phase, prefill: Phase, memBwGbs, tflops, unifiedMemory, vendor }, Phase = { predictedTps, rooflineTps, capped, rawTps, confidence, binding, explanation, interval: { low, high, level }, extrapolation?: string[] }, measurement: { combo: {}, device, reps, warmups, promptTokens, genTokens, decodeTps, prefillTps, ttftMs }, sweep: { …kerneltune sweep --json (winner: the gate's) }, decidedBy: \"objectives\" | \"gate\", objectives?: { slo, objective, why, candidates: [{ index, combo, feasible, violations, ttftMsP99, tpotMsP99, decodeTps }], verdict: { …the run verdict (kind, index: the candidate to run, 0 the defaults | null, headline, reasons, figures), evidence: { winner (the objectives' rule alone) | null, defaultsFeasible, reason } } }, recommendedArgv, serving: { …bench serve --json } | { skipped }, seconds: { total, install?, startup, detect, synth, predict, measure, sweep, binary, serve, other }, timing: { from: \"npm run demo\" | \"process start\", startedAt, llamaServer: \"cached\" | \"built\" | \"skipped\" } }",
     "runs": true
   },
   {
@@ -2069,7 +2069,7 @@ export const COMMAND_MANIFEST: readonly CommandMeta[] = [
             "valueName": "FILE"
           }
         ],
-        "jsonOutput": "{ run, combos (with feasible, violations, goodput under objectives), objective?, slo?, pareto?, paretoAxes?, decision? }",
+        "jsonOutput": "{ run, combos (with feasible, violations, goodput under objectives), verdict?: { the run's one verdict as stored (kind, index, headline, reasons, figures, recommendedArgv), evidence?: { objectives: { winner, defaultsFeasible, reason, test } (what the objectives alone found) } }, objective?, slo?, pareto?, paretoAxes? }",
         "runs": true
       },
       {

@@ -5,7 +5,7 @@ import { join } from 'node:path'
 import { pretrainedInfo } from '@kerneltune/regressor'
 import type { Io } from '../cli/command.ts'
 import { main } from '../main.ts'
-import { checkRow } from './train/rows.ts'
+import { checkRow } from '@kerneltune/regressor'
 
 async function run(args: string[], cwd = '/') {
   const out: string[] = []

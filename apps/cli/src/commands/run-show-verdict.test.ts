@@ -53,6 +53,10 @@ describe('kerneltune run show: one verdict', () => {
     expect(human).toMatch(/^A\/A check\s+.*the noise is larger than every effect measured\./m)
     expect(human).not.toMatch(/^winner\s+\{/m)
     expect(human).toMatch(/^not applied\s+#1 \{.*\} \(kerneltune run apply --force applies it anyway\)$/m)
+    // The JSON carries the same one verdict, the stored one, and no decision beside it.
+    const shown = (await cli(t.dir, ['run', 'show', id, '--db', db, '--json'])).json
+    expect(shown.verdict).toMatchObject({ kind: 'withheld', index: null, headline: verdictRows[0]!.replace(/^verdict\s+/, '') })
+    expect(shown.decision).toBeUndefined()
     // Applying follows the same verdict: refused without --force, translated with it.
     const refused = await cli(t.dir, ['run', 'apply', id, '--db', db])
     expect(refused.code).not.toBe(0)

@@ -32,8 +32,10 @@ async function watch(ctx: Pick<CommandContext, 'io' | 'json'>, c: KernelsClient,
 }
 
 /** `run show`'s JSON: the run and its combinations, with what the objectives say of each when it has them. */
-type ShowOutput = { run: RunDetail; combos: (RunCombo & Partial<ObjectivesOf>)[]; objective?: string; slo?: Objectives['slo']; pareto?: number[]; paretoAxes?: Objectives['paretoAxes']; decision?: Objectives['decision'] }
+type ShowOutput = { run: RunDetail; combos: (RunCombo & Partial<ObjectivesOf>)[]; verdict?: ShownVerdict; objective?: string; slo?: Objectives['slo']; pareto?: number[]; paretoAxes?: Objectives['paretoAxes'] }
 type Objectives = NonNullable<NonNullable<RunDetail['summary']>['objectives']>
+/** The run's one verdict, as stored; what the objectives alone decided is its evidence, nested under it. */
+type ShownVerdict = Partial<NonNullable<NonNullable<RunDetail['summary']>['verdict']>> & { evidence?: { objectives: Objectives['decision'] } }
 type ObjectivesOf = Pick<Objectives['candidates'][number], 'feasible' | 'violations' | 'goodput' | 'objectiveValue'>
 
 export const runCommand = defineCommand({
@@ -91,7 +93,7 @@ export const runCommand = defineCommand({
     ...(['show', 'watch', 'cancel', 'apply'] as const).map((name) => defineCommand({
       name, summary: { show: 'Show a run and its combinations', watch: 'Follow a run with a progress bar', cancel: 'Cancel a run', apply: 'Translate the winner for the engine (flags, env, files)' }[name],
       positionals: ['RUN_ID'], flags: [...TARGET_FLAGS, { name: 'deployment', type: 'string', description: 'apply: also set it on this deployment', valueName: 'ID' }, { name: 'force', type: 'boolean', description: 'apply: even if the gate rejected it or the run\'s verdict keeps the defaults', default: false }, { ...OBJECTIVE_FLAGS[2], description: `show: ${OBJECTIVE_FLAGS[2].description} (runs on the server backend; candidate is the combination index)` }] as const,
-      jsonOutput: { show: '{ run, combos (with feasible, violations, goodput under objectives), objective?, slo?, pareto?, paretoAxes?, decision? }', watch: 'the final run event', cancel: '{ id, status }', apply: 'ApplyResult { combo, translation, deployment }' }[name],
+      jsonOutput: { show: '{ run, combos (with feasible, violations, goodput under objectives), verdict?: { the run\'s one verdict as stored (kind, index, headline, reasons, figures, recommendedArgv), evidence?: { objectives: { winner, defaultsFeasible, reason, test } (what the objectives alone found) } }, objective?, slo?, pareto?, paretoAxes? }', watch: 'the final run event', cancel: '{ id, status }', apply: 'ApplyResult { combo, translation, deployment }' }[name],
       async run(ctx) {
         const id = requireId(ctx.positionals, 'RUN_ID')
         return withKernelsClient(ctx.flags, ctx.io.env, async (c) => {
@@ -121,10 +123,13 @@ export const runCommand = defineCommand({
   ],
 })
 
-/** `run show`'s JSON: with objectives, each combination's feasibility, violations and goodput, and the run's objective, objectives, front and decision (the sweep's --json shapes). */
+/** `run show`'s JSON: the run's verdict; with objectives, each combination's feasibility, violations and goodput, and the run's objective, objectives and front (the sweep's --json shapes). */
 function withObjectives(run: RunDetail, combos: RunCombo[]): ShowOutput {
   const o = run.summary?.objectives
-  if (!o) return { run, combos }
+  const stored = run.summary?.verdict
+  // One verdict is printed, the stored one (issue 36: the objectives' decision once sat beside it and could say otherwise).
+  const verdict: ShownVerdict | undefined = stored || o ? { ...stored, ...(o ? { evidence: { objectives: o.decision } } : {}) } : undefined
+  if (!o) return { run, combos, ...(verdict ? { verdict } : {}) }
   const per = new Map(o.candidates.map((c) => [c.index, c]))
   return {
     run,
@@ -132,7 +137,8 @@ function withObjectives(run: RunDetail, combos: RunCombo[]): ShowOutput {
       const c = per.get(x.index)
       return c ? { ...x, feasible: c.feasible, violations: c.violations, ...(c.goodput ? { goodput: c.goodput } : {}), objectiveValue: c.objectiveValue } : x
     }),
-    objective: o.objective, slo: o.slo, pareto: o.pareto, paretoAxes: o.paretoAxes, decision: o.decision,
+    ...(verdict ? { verdict } : {}),
+    objective: o.objective, slo: o.slo, pareto: o.pareto, paretoAxes: o.paretoAxes,
   }
 }
 

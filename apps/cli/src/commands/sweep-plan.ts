@@ -4,11 +4,13 @@
  * Its own module so the command (sweep.ts) and its server/interleaved path (sweep-server-run.ts,
  * sweep-server.ts) depend on it rather than on each other.
  */
-import { createCatalog } from '@kerneltune/catalog'
 import { formatCommandLine, type CatalogExtension, type Combo, type HardwareSpec } from '@kerneltune/core'
 import { sweepExtension, sweepSpace, withoutDefaults, type SweepMode, type SweepSpace } from '@kerneltune/engines-llamacpp'
 import { type SweepResult } from '@kerneltune/experiment'
+import { planThroughCatalog as planWith, type SweepPlan } from '@kerneltune/tuner'
 import { fmt, table } from '../cli/output.ts'
+
+export type { SweepPlan }
 
 /** Per-mode run lengths: quick is sized for a tiny model on 2 cores in 1–2 minutes. */
 export const SWEEP_DEFAULTS = {
@@ -16,39 +18,15 @@ export const SWEEP_DEFAULTS = {
   standard: { promptTokens: 128, genTokens: 32, minReps: 3, maxReps: 8 },
 } as const
 
-export interface SweepPlan {
-  readonly mode: SweepMode
-  readonly space: SweepSpace
-  readonly candidates: readonly { readonly combo: Combo; readonly hash: string }[]
-  readonly pruned: readonly { readonly combo: Combo; readonly rule: string }[]
-  readonly catalog: { readonly version: string; readonly hash: string }
-  /** The catalog snapshot the plan was enumerated from, stored with the sweep's run. */
-  readonly snapshot: unknown
-}
-
 /** Enumerates the sweep space through the catalog, with llama.cpp's legality rules. */
 export function planSweep(mode: SweepMode, hardware: HardwareSpec, logicalCores: number, override?: SweepSpace): SweepPlan {
   const space = sweepSpace(mode, logicalCores, override)
   return planThroughCatalog(mode, space, sweepExtension(space), withoutDefaults, hardware)
 }
 
-/**
- * A space enumerated through the catalog as an engine's extension (llama.cpp's unless named), less
- * the combination that spells out the defaults (the baseline itself, measured once): the
- * in-process, serving and ONNX Runtime sweeps differ only in their space, extension and defaults.
- */
-export function planThroughCatalog(mode: SweepMode, space: SweepSpace, extension: CatalogExtension, nonDefault: (combo: Combo) => Combo, hardware: HardwareSpec, engine = 'llamacpp'): SweepPlan {
-  const catalog = createCatalog({ extensions: [{ engine, extension }] })
-  const preview = catalog.preview({ hardware, engine }, { mode: 'quick' })
-  return {
-    mode,
-    space,
-    candidates: preview.legal.filter((l) => Object.keys(nonDefault(l.combo)).length > 0).map((l) => ({ combo: l.combo, hash: l.hash })),
-    pruned: preview.pruned.map((p) => ({ combo: p.combo, rule: p.rule })),
-    catalog: { version: catalog.version, hash: catalog.hash },
-    snapshot: catalog.snapshot,
-  }
-}
+/** The tuner's plan (planThroughCatalog), for llama.cpp unless another engine is named. */
+export const planThroughCatalog = (mode: SweepMode, space: SweepSpace, extension: CatalogExtension, nonDefault: (combo: Combo) => Combo, hardware: HardwareSpec, engine = 'llamacpp'): SweepPlan =>
+  planWith(mode, space, extension, nonDefault, hardware, engine)
 
 /** A combination as its settings that differ from the defaults. */
 export const label = (c: Combo) => {

@@ -1,24 +1,17 @@
 /**
- * `bench serve` and `bench capacity` as stored runs (issue 25): what they measured goes to the
- * store (the embedded one, or --db) like a sweep's, so History lists it and `run show` judges it.
- * Each load level (bench serve) or measurement (bench capacity) is one combination of the run, its
- * load runs its repetitions in the server backend's shape (repetitionOf: the requests the tuner's
- * summary judges objectives by), and the run's options carry the --slo/--objective.
- *
- * The combinations are loads on one server configuration, not candidates against the defaults:
- * none is a baseline, so no gate compares them, and the objectives' decision says which level is
- * best and that nothing was compared with defaults.
+ * `bench serve` and `bench capacity` as stored runs: what the store records and how the run is
+ * judged is the tuner's (recordMeasuredRun); here is only what a command knows of its machine: the
+ * model (from the GGUF, or what the server says), this machine's hardware, the engine that answered,
+ * and which store.
  */
 import { resolve } from 'node:path'
 import { repetitionOf } from '@kerneltune/backends/node'
 import type { Combo, HardwareSpec, ModelSpec } from '@kerneltune/core'
-import { parseWith, WorkloadSchema } from '@kerneltune/core'
-import { comboHash, createCatalog } from '@kerneltune/catalog'
 import { LLAMACPP_VERSION } from '@kerneltune/engines-llamacpp'
-import { objectivesRecord, type LoadResult, type Objectives } from '@kerneltune/serving'
+import type { LoadResult, Objectives } from '@kerneltune/serving'
 import type { ServerInfo, ServerTarget } from '@kerneltune/serving/node'
 import type { Store } from '@kerneltune/store'
-import { comboMetrics, runOptions, runVerdict, summarizeRun } from '@kerneltune/tuner'
+import { recordMeasuredRun } from '@kerneltune/tuner'
 import type { Io } from '../../cli/command.ts'
 
 export const NO_STORE_FLAG = { name: 'no-store', type: 'boolean', description: 'Do not store the measurement as a run (by default it is, in the embedded store or --db: kerneltune run show RUN_ID).' } as const
@@ -87,14 +80,7 @@ async function hardwareOf(): Promise<HardwareSpec> {
   return specFromDetected(await detectHardware())
 }
 
-/** The decision under objectives, in words that do not compare levels with defaults none were measured against. */
-function levelsDecision(winner: number | null, objective: string): string {
-  return winner === null
-    ? 'load levels of one server configuration (no defaults compared): no level meets the objectives'
-    : `load levels of one server configuration (no defaults compared): #${winner} is the best level by ${objective} that meets the objectives`
-}
-
-/** Stores the measurement as a finished run; returns its id. */
+/** Stores the measurement as a finished run (the tuner's recordMeasuredRun); returns its id, or why it was not stored. */
 export async function storeBenchRun(o: BenchRun): Promise<{ runId: string } | { notStored: string }> {
   const [model, hardware] = await Promise.all([modelOf(o.target, o.io, o.server), hardwareOf()])
   if (typeof model === 'string') {
@@ -105,46 +91,15 @@ export async function storeBenchRun(o: BenchRun): Promise<{ runId: string } | { 
   const { defaultDatabaseUrl, openStoreAt } = await import('@kerneltune/compose/node')
   const store: Store = await openStoreAt(o.db ?? defaultDatabaseUrl(o.io.env))
   try {
-    const catalog = createCatalog()
-    const first = o.levels[0]?.combo
-    const run = await store.runs.create({
-      tenant: 'default',
-      mode: 'exhaustive',
-      target: {
-        model, hardware, ...engineOf(o.target, o.server),
-        workload: parseWith(WorkloadSchema, { batch: Math.max(1, Number(first?.concurrency ?? 1)), promptTokens: o.workload.promptTokens, generatedTokens: o.workload.generatedTokens }, 'bench workload'),
-        ...(o.target.kind === 'engine' ? { modelPath: o.target.model } : {}),
-        options: {
-          bench: { command: o.command, settings: o.settings, server: { argv: o.server.argv, version: o.server.version, baseUrl: o.server.baseUrl, launched: o.server.launched } },
-          warmups: 0, metric: 'throughputTps', useCache: false,
-          ...objectivesRecord(o.objectives),
-        },
-      },
-      snapshot: { hash: catalog.hash, version: catalog.version, content: catalog.snapshot },
-      // No baseline: no gate judges these combinations (summarizeRun gates only against one).
-      qualityGate: 'manual',
-      backend: 'server',
-      repetitions: Math.max(...o.levels.map((l) => l.loads.length), 1),
-      combos: o.levels.map((l) => ({ combo: l.combo, comboHash: comboHash(l.combo), isBaseline: false })),
+    const runId = await recordMeasuredRun(store, {
+      command: o.command, model, hardware, ...engineOf(o.target, o.server),
+      ...(o.target.kind === 'engine' ? { modelPath: o.target.model } : {}),
+      ...(o.target.kind === 'endpoint' ? { endpoint: o.target.url } : {}),
+      settings: o.settings, server: o.server, workload: o.workload, objectives: o.objectives, device: o.device, durationMs: o.durationMs,
+      levels: o.levels.map((l) => ({ combo: l.combo, repetitions: l.loads.map(repetitionOf), served: l.loads.some((x) => x.metrics.requests.completed > 0) })),
+      ...(o.extra ? { extra: o.extra } : {}),
     })
-    await store.runs.setStatus(run.id, 'running')
-    for (const [i, l] of o.levels.entries()) {
-      const reps = l.loads.map(repetitionOf)
-      const served = l.loads.some((x) => x.metrics.requests.completed > 0)
-      await store.runs.recordCombo(run.id, i, { status: served ? 'measured' : 'failed', simulated: false, cached: false, repetitions: reps, metrics: served ? comboMetrics(reps) : null, comparison: null, error: served ? null : 'no request completed at this load' })
-    }
-    const stored = await store.runs.require(null, run.id)
-    const combos = await store.runs.combos(run.id)
-    const { summary } = summarizeRun(stored, combos, runOptions(stored), { devices: [o.device], durationMs: o.durationMs, stoppedEarly: [] })
-    if (summary.objectives && !summary.objectives.note) {
-      summary.objectives.decision = { ...summary.objectives.decision, reason: levelsDecision(summary.objectives.decision.winner, summary.objectives.objective), test: 'none: the levels are loads, not candidates against defaults' }
-      // The one verdict, decided again from the decision as stored, so that the two say the same.
-      summary.verdict = runVerdict(summary)
-    }
-    const note = `kerneltune bench ${o.command}: each combination is a ${o.command === 'capacity' ? 'measurement of the capacity search' : 'load level'} on one server configuration${Object.keys(o.settings).length ? ` (${JSON.stringify(o.settings)})` : ''}, not a setting; the winner is the best load, not a configuration to apply${o.target.kind === 'endpoint' ? `; the server at ${o.target.url} may run on other hardware than the one recorded (this machine's, which sent the load)` : ''}`
-    const ok = combos.some((c) => c.status === 'measured')
-    await store.runs.finish(run.id, ok ? 'succeeded' : 'failed', { ...summary, bench: { command: o.command, note }, ...o.extra }, new Map(), ok ? null : 'no request completed at any load')
-    return { runId: run.id }
+    return { runId }
   } finally {
     await store.close()
   }

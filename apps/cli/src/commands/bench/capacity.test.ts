@@ -34,7 +34,7 @@ async function expectStoredAsSearched(j: { runId: string; slo: unknown; capacity
   expect(show.run.summary.capacity).toEqual(j.capacity)
   expect(show.combos.map((c: { combo: object }) => c.combo)).toEqual(j.capacity.points.map((p) => ({ [key]: String(p.level), ...(p.phase === 'bisect' ? { repeat: String(p.repeat + 1) } : {}) })))
   expect(show.combos.map((c: Point) => [c.feasible, c.violations])).toEqual(j.capacity.points.map((p) => [p.feasible, p.violations]))
-  expect(show.decision.reason).toMatch(/no defaults compared/)
+  expect(show.verdict.evidence.objectives.reason).toMatch(/no defaults compared/)
 }
 
 describe('kerneltune bench capacity: the stored run', () => {

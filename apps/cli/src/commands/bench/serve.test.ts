@@ -91,12 +91,14 @@ describe('kerneltune bench serve', () => {
         expect(show.combos.map((c: { repetitions: { serving: { requests: unknown[] } }[] }) => c.repetitions[0]!.serving.requests.length)).toEqual([6, 6])
         expect(show.combos.map(same)).toEqual(j.levels.map(same))
         // Loads of one configuration: the decision compares no level with defaults.
-        expect(show.decision.reason).toMatch(/no defaults compared/)
-        expect(show.decision.reason).not.toMatch(/beat/)
+        expect(show.decision).toBeUndefined()
+        expect(show.verdict.headline).toBe(show.run.summary.verdict.headline)
+        expect(show.verdict.evidence.objectives.reason).toMatch(/no defaults compared/)
+        expect(show.verdict.evidence.objectives.reason).not.toMatch(/beat/)
         // The instant server answers in milliseconds at 1 ms a token: it meets the 10 s TTFT at
         // every level and misses the 1 µs TPOT at every level, so the first run names a level and the second none.
         expect(j.levels.map((l: { feasible: boolean }) => l.feasible)).toEqual(i === 0 ? [true, true] : [false, false])
-        expect(show.decision.winner).toEqual(i === 0 ? expect.any(Number) : null)
+        expect(show.verdict.evidence.objectives.winner).toEqual(i === 0 ? expect.any(Number) : null)
       }
       const text = await run('bench', 'serve', '--endpoint', s.baseUrl, '--concurrency', '2', '--requests', '4', '--prompt-tokens', '8', '--output-tokens', '4', '--db', db)
       const id = /stored as run (\S+) \(kerneltune run show \1\)\n$/.exec(text.out)?.[1]
@@ -185,7 +187,7 @@ describe.skipIf(skip)('kerneltune bench serve and sweep --backend server on llam
     const id = JSON.parse(r.out).id as string
     const records = join(dir, 'run-records.jsonl')
     const show = JSON.parse((await run('run', 'show', id, '--db', db, '--records', records, '--json')).out)
-    expect(show).toMatchObject({ objective: 'goodput', slo: [{ name: 'e2e_p99_ms', limitMs: 60000 }], decision: { defaultsFeasible: true } })
+    expect(show).toMatchObject({ objective: 'goodput', slo: [{ name: 'e2e_p99_ms', limitMs: 60000 }], verdict: { evidence: { objectives: { defaultsFeasible: true } } } })
     expect(show.combos).toHaveLength(2)
     for (const c of show.combos) {
       expect(c).toMatchObject({ feasible: true, violations: [] })
@@ -283,7 +285,7 @@ describe.skipIf(skip)('kerneltune bench serve and sweep --backend server on llam
     expect(j.capacity[0].capacity.points.map((p: { level: number; feasible: boolean }) => [p.level, p.feasible])).toEqual([[1, false]])
     // The stored run carries the objectives and judges its combinations as the sweep did (same requests, same paired rule).
     const show = JSON.parse((await run('run', 'show', j.runId, '--json')).out)
-    expect(show).toMatchObject({ objective: 'goodput', slo: j.slo, pareto: j.pareto, decision: { winner: j.decision.winner, defaultsFeasible: j.decision.defaultsFeasible, test: j.decision.test } })
+    expect(show).toMatchObject({ objective: 'goodput', slo: j.slo, pareto: j.pareto, verdict: { kind: j.verdict.kind, headline: j.verdict.headline, evidence: { objectives: { winner: j.decision.winner, defaultsFeasible: j.decision.defaultsFeasible, test: j.decision.test } } } })
     expect(show.combos.map((c: { index: number; feasible: boolean }) => [c.index, c.feasible])).toEqual(j.candidates.map((c: { index: number; feasible: boolean }) => [c.index, c.feasible]))
     expect(show.combos.map((c: { goodput: { met: number } }) => c.goodput.met)).toEqual(j.candidates.map((c: { goodput: { met: number } }) => c.goodput.met))
     expect(processesNaming(join(dir, 'tiny.gguf'))).toEqual([])

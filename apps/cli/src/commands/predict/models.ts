@@ -5,8 +5,7 @@
  */
 import { z } from 'zod'
 import { parseWith } from '@kerneltune/core'
-import { findHardwarePreset } from '@kerneltune/features'
-import { CalibratedModel, CorrectionsSchema, LearnedModel, heuristicModel, featuresFromQuery, parseQuery, pretrainedModel, type IntervalPrediction, type ThroughputQuery, type ThroughputQueryInput } from '@kerneltune/regressor'
+import { CalibratedModel, CorrectionsSchema, LearnedModel, heuristicModel, featuresFromQuery, pretrainedModel, type IntervalPrediction, type ThroughputQuery } from '@kerneltune/regressor'
 import { usageError } from '../../cli/args.ts'
 import type { Io } from '../../cli/command.ts'
 import { readJsonFile } from '../shared/target-flags.ts'
@@ -82,41 +81,4 @@ export async function loadPredictor(io: Io, file: string | undefined, heuristic 
   return { name: `${m.name} (${file})`, modelVersion: versionOf(m, `${m.name} (${file})`), predict: (q) => m.predict(q), ...(note ? { extrapolationNote: note } : {}) }
 }
 
-const VENDORS = ['nvidia', 'amd', 'apple', 'intel']
-
-/**
- * One JSONL row (keys named like the flags) → a query. `hardware` names a preset (its specifications,
- * vendor and usual backend); explicit memBwGbs / tflops / vendor / backend override it. `context` is
- * an alias of contextTokens. Every key is checked by the query's zod schema (an unknown backend or
- * vendor is an error that lists the accepted values).
- */
-/** The kernel figures a query takes (issue 38): int8 rate, FP16 ALU rate, clock, compute units. */
-export const KERNEL_KEYS = ['int8Tops', 'fp16VectorTflops', 'clockMhz', 'computeUnits'] as const
-
-/** A preset's kernel figures as query fields (those it has). */
-export function kernelFiguresQuery(p: Partial<Record<(typeof KERNEL_KEYS)[number], number>>): Partial<Record<(typeof KERNEL_KEYS)[number], number>> {
-  return Object.fromEntries(KERNEL_KEYS.filter((k) => p[k] !== undefined).map((k) => [k, p[k]!]))
-}
-
-export function queryFromRow(row: unknown): ThroughputQuery {
-  if (typeof row !== 'object' || row === null || Array.isArray(row)) throw usageError('each line must be a JSON object')
-  const r = { ...(row as Record<string, unknown>) }
-  const q: Record<string, unknown> = {}
-  if (r.hardware !== undefined) {
-    const p = findHardwarePreset(String(r.hardware))
-    if (!p) throw usageError(`unknown hardware "${String(r.hardware)}" (see kerneltune hardware list)`)
-    Object.assign(q, { memBwGbs: p.memBwGbs, tflops: p.fp16Tflops, unifiedMemory: p.unifiedMemory ?? false, vendor: VENDORS.includes(p.vendor) ? p.vendor : 'other', ...(p.tdpWatts ? { tdpWatts: p.tdpWatts } : {}), ...kernelFiguresQuery(p) })
-  }
-  if (r.hardware !== undefined && findHardwarePreset(String(r.hardware))?.kind === 'cpu') q.device = 'cpu'
-  if (r.hardware !== undefined) {
-    const backend = findHardwarePreset(String(r.hardware))?.backend
-    if (backend) q.backend = backend
-  }
-  for (const k of ['paramsB', 'activeParamsB', 'quant', 'bitsPerWeight', 'batch', 'phase', 'promptTokens', 'contextTokens', 'memBwGbs', 'tflops', 'unifiedMemory', 'vendor', 'backend', 'layers', 'device', 'ubatch', 'tdpWatts', ...KERNEL_KEYS]) {
-    if (r[k] !== undefined) q[k] = r[k]
-  }
-  if (r.context !== undefined && r.contextTokens === undefined) q.contextTokens = r.context
-  if (q.quant === undefined) q.quant = 'Q4_K'
-  if (q.memBwGbs === undefined || q.tflops === undefined) throw usageError('each row needs "hardware" (a preset) or both "memBwGbs" and "tflops"')
-  return parseQuery(q as ThroughputQueryInput)
-}
+export { kernelFiguresQuery, queryFromRow } from '@kerneltune/regressor'
