@@ -46,7 +46,7 @@ const DEV = /^(gemm_clblast_|convolution_milo_).*\.csv$/
 const RESERVED = ['dedispersion_milo_MI250X.csv', 'dedispersion_milo_W6600.csv', 'dedispersion_milo_W7800.csv']
 const wanted = arg('files', '').split(',').filter(Boolean)
 const files = SET === 'reserved'
-  ? RESERVED
+  ? RESERVED.filter((f) => !wanted.length || wanted.some((w) => f.startsWith(w)))
   : (await import('node:fs')).readdirSync(DATA).filter((f) => DEV.test(f) && (!wanted.length || wanted.some((w) => f.startsWith(w)))).sort()
 
 interface Run { file: string; strategy: string; seed: number; to5: number | null; to1: number | null; evaluations: number; seconds: number }
