@@ -148,3 +148,29 @@ describe('GP layout (one lengthscale per parameter)', () => {
     }
   })
 })
+
+describe('BO options of issue 39', () => {
+  for (const bo of [{ failures: 'classifier' as const }, { failures: 'worst' as const }, { kernel: 'columns' as const }, { design: 'maximin' as const, initial: 5 }]) {
+    it(`should suggest valid, distinct configurations and resume exactly with ${JSON.stringify(bo)}`, () => {
+      const make = () => createSearch({ strategy: 'bo', space: CONSTRAINED, seed: 4, bo: { pool: 60, ...bo } })
+      const drive = (s: ReturnType<typeof make>, steps: number) => {
+        const out: SearchConfig[] = []
+        for (let i = 0; i < steps; i++) {
+          for (const c of s.ask(2)) {
+            if (c.layout === 'row' && c.stages === 3) s.tell({ config: c, failed: true })
+            else s.tell({ config: c, value: 1 + Number(c.warps) + Math.abs(Math.log2(Number(c.tile)) - 5) })
+            out.push(c)
+          }
+        }
+        return out
+      }
+      const straight = drive(make(), 10)
+      const first = make()
+      const head = drive(first, 6)
+      const tail = drive(restoreSearch(CONSTRAINED, JSON.parse(JSON.stringify(first.toJSON()))), 4)
+      expect([...head, ...tail]).toEqual(straight)
+      expect(new Set(straight.map((c) => JSON.stringify(c))).size).toBe(20)
+      expect(straight.every(constrainedOk)).toBe(true)
+    })
+  }
+})
