@@ -27,6 +27,11 @@ export interface Space {
   sample(rng: Rng, exclude: ReadonlySet<string>): Indices | undefined
   /** Valid configurations that differ from `idx` in one parameter. */
   neighbours(idx: Indices): Indices[]
+  /**
+   * Lengthscale sharing for the GP (gp.ts, GpLayout): one group per parameter, so a categorical
+   * parameter's one-hot columns share one lengthscale, each scaled by 1/√2.
+   */
+  readonly layout: { readonly group: Int32Array; readonly scale: Float64Array; readonly groups: number }
   /** A short fingerprint of the parameters, checked on restore. */
   readonly fingerprint: string
 }
@@ -74,6 +79,13 @@ export function createSpace(def: SearchSpaceDefinition, options: SpaceOptions = 
     }
   })
   const dim = columns.length
+  const groupOf = new Map<number, number>()
+  for (const col of columns) if (!groupOf.has(col.param)) groupOf.set(col.param, groupOf.size)
+  const layout = {
+    group: Int32Array.from(columns, (col) => groupOf.get(col.param)!),
+    scale: Float64Array.from(columns, (col) => (col.kind === 'onehot' ? Math.SQRT1_2 : 1)),
+    groups: groupOf.size,
+  }
 
   const key = (idx: Indices) => idx.join(',')
   const toConfig = (idx: Indices): SearchConfig => Object.fromEntries(params.map((p, i) => [p.name, p.values[idx[i]!]!]))
@@ -163,6 +175,7 @@ export function createSpace(def: SearchSpaceDefinition, options: SpaceOptions = 
       }
       return undefined
     },
+    layout,
     neighbours(idx) {
       const out: Indices[] = []
       for (let i = 0; i < params.length; i++) {
