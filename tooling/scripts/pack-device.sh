@@ -131,18 +131,4 @@ $(cd "$stage" && for f in kerneltune.mjs kit.mjs node.xz llama.cpp.tar.xz prebui
 }
 JSON
 
-total=$(du -sb "$stage" | cut -f1)
-if [ "$total" -gt "$LIMIT_BYTES" ]; then
-  say "the kit is $total bytes, over the 64 MiB a device call carries; nothing was replaced"
-  exit 3
-fi
-# rename(2) onto a folder that is there fails (mv -T) instead of moving the new kit into it; a
-# pack of the same DIR beside this one may swap its kit in between, hence the few tries.
-for try in 1 2 3; do
-  rm -rf "$DIR"
-  mv -T "$stage" "$DIR" 2>/dev/null && break
-  [ "$try" -lt 3 ] || { say "could not replace $DIR (another pack keeps writing it)"; exit 1; }
-done
-trap - EXIT
-say "packed $DIR: $total bytes of $LIMIT_BYTES ($(( total * 100 / LIMIT_BYTES ))%)"
-echo "$DIR"
+install_kit "$stage" "$DIR" "$LIMIT_BYTES"

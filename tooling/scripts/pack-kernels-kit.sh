@@ -90,16 +90,4 @@ $(cd "$stage" && find . -type f ! -name MANIFEST.json | sed 's|^\./||' | sort | 
 }
 JSON
 
-total=$(du -sb "$stage" | cut -f1)
-if [ "$total" -gt "$LIMIT_BYTES" ]; then
-  say "the kit is $total bytes, over the 64 MiB a device call carries; nothing was replaced"
-  exit 3
-fi
-for try in 1 2 3; do
-  rm -rf "$DIR"
-  mv -T "$stage" "$DIR" 2>/dev/null && break
-  [ "$try" -lt 3 ] || { say "could not replace $DIR (another pack keeps writing it)"; exit 1; }
-done
-trap - EXIT
-say "packed $DIR: $total bytes of $LIMIT_BYTES ($(( total * 100 / LIMIT_BYTES ))%)"
-echo "$DIR"
+install_kit "$stage" "$DIR" "$LIMIT_BYTES"
