@@ -29,26 +29,28 @@ const PACKAGE_LOADERS: { readonly [K in keyof EnginePackages]: () => Promise<Eng
 
 /** One engine: made from its package, on demand or from the packages at hand. */
 interface EngineEntry {
+  /** The plugin has a serving capability (a live server backend and a gateway arm); a test holds this to the plugins. */
+  readonly serves: boolean
   load(engines: EngineLookup): Promise<EnginePlugin>
   build(packages: EnginePackages, engines: EngineLookup): EnginePlugin
 }
 
 // `engines` is the registry the engine joins: an engine that works with others (Triton) looks them up there.
-function engine<K extends keyof EnginePackages>(pkg: K, make: (m: EnginePackages[K], engines: EngineLookup) => EnginePlugin): EngineEntry {
-  return { load: async (engines) => make(await PACKAGE_LOADERS[pkg](), engines), build: (packages, engines) => make(packages[pkg], engines) }
+function engine<K extends keyof EnginePackages>(pkg: K, make: (m: EnginePackages[K], engines: EngineLookup) => EnginePlugin, serves = false): EngineEntry {
+  return { serves, load: async (engines) => make(await PACKAGE_LOADERS[pkg](), engines), build: (packages, engines) => make(packages[pkg], engines) }
 }
 
 const ENGINES = {
-  vllm: engine('vllm', (m) => m.vllmEngine()),
-  tgi: engine('tgi', (m) => m.tgiEngine()),
+  vllm: engine('vllm', (m) => m.vllmEngine(), true),
+  tgi: engine('tgi', (m) => m.tgiEngine(), true),
   trtllm: engine('trtllm', (m) => m.trtllmEngine()),
-  'trtllm-serve': engine('trtllm', (m) => m.trtllmServeEngine()),
+  'trtllm-serve': engine('trtllm', (m) => m.trtllmServeEngine(), true),
   triton: engine('triton', (m, engines) => m.tritonEngine({ engines })),
   onnx: engine('onnx', (m) => m.onnxEngine()),
   // ONNX Runtime's CPU execution provider, which the onnxruntime backend measures (its own releases and dimensions).
   'onnx-cpu': engine('onnx', (m) => onnxCpuPlugin(m)),
   // With llama-server's slots and continuous batching: runs on the server backend search them.
-  llamacpp: engine('llamacpp', (m) => m.llamacppServerEngine()),
+  llamacpp: engine('llamacpp', (m) => m.llamacppServerEngine(), true),
 } satisfies Record<string, EngineEntry>
 
 export type EngineName = keyof typeof ENGINES
@@ -70,6 +72,9 @@ export function onnxCpuPlugin(m: Pick<typeof import('@kerneltune/engines-onnx'),
 
 /** The registry names of the built-in engines, in the order help texts list them. */
 export const ENGINE_NAMES = Object.keys(ENGINES) as readonly EngineName[]
+
+/** The built-in engines with a serving capability: what `--backend server` and the gateway's arms can launch. */
+export const SERVING_ENGINE_NAMES = ENGINE_NAMES.filter((n) => ENGINES[n].serves)
 
 export const isEngineName = (name: string): name is EngineName => Object.hasOwn(ENGINES, name)
 

@@ -5,7 +5,7 @@
  * it by hand (one did, and had gone stale: it lacked onnx-cpu).
  */
 import { describe, expect, it } from 'vitest'
-import { ENGINE_NAMES } from '@kerneltune/compose'
+import { ENGINE_NAMES, SERVING_ENGINE_NAMES } from '@kerneltune/compose'
 import { defaultRegistry, enginePlugins } from '@kerneltune/compose/node'
 import type { CommandMeta } from '../cli/lazy.ts'
 import { COMMAND_MANIFEST } from './manifest.generated.ts'
@@ -28,6 +28,10 @@ describe('the engine list', () => {
   it('should be what the server and the embedded store register, in its order', () => {
     expect(enginePlugins().map((e) => e.name)).toEqual([...ENGINE_NAMES])
     expect(defaultRegistry().list('engine').map((e) => e.name)).toEqual([...ENGINE_NAMES])
+    // The serving engines (sweep --backend server, the gateway's arms) are the plugins with a serving capability.
+    expect(enginePlugins().filter((e) => e.serving).map((e) => e.name)).toEqual([...SERVING_ENGINE_NAMES])
+    const gateway = COMMAND_MANIFEST.find((c) => c.name === 'gateway')!.flags!.find((f) => f.name === 'engine')!
+    expect(gateway.choices).toEqual([...SERVING_ENGINE_NAMES])
   })
 
   it('should not be copied into any help text by hand', () => {

@@ -1489,7 +1489,7 @@ export const COMMAND_MANIFEST: readonly CommandMeta[] = [
       {
         "name": "engine",
         "type": "string",
-        "description": "Engine to sweep: llamacpp (a GGUF model) or onnx (ONNX Runtime's CPU execution provider through onnxruntime-node, an ONNX decoder); vllm, tgi and trtllm-serve are launched by --backend server through their serving capability, where installed.",
+        "description": "Engine to sweep: llamacpp (a GGUF model) or onnx (ONNX Runtime's CPU execution provider through onnxruntime-node, an ONNX decoder); the other engines with a serving capability are launched by --backend server, where installed.",
         "choices": [
           "llamacpp",
           "onnx",
@@ -4633,17 +4633,17 @@ export const COMMAND_MANIFEST: readonly CommandMeta[] = [
   {
     "name": "gateway",
     "summary": "Serve an OpenAI-compatible endpoint that routes live requests among server configurations of one engine (llama-server by default; vLLM, TGI or trtllm-serve with --engine) with a bandit, and keeps tuning while it serves.",
-    "description": "Launches one server per arm (llama-server with --gguf; with --engine vllm, tgi or trtllm-serve that engine's server with --model, where installed) (or uses running servers), then serves POST /v1/completions and /v1/chat/completions (streamed or not): each request goes to the arm the policy picks (Thompson sampling by default) and the arm's answer is passed back byte for byte. A request's reward is what it experienced against the latency objectives (--slo): 0.5 when it met them all, plus 0.5 × the mean headroom under each bound; a failed request earns 0. Guardrails: the defaults arm is the fallback; an arm whose objective-miss rate over its last --suspend-window requests exceeds the defaults' by --suspend-margin with --suspend-confidence is suspended and probed at --retry-rate; a crashed server is relaunched in the background; a request whose arm fails before its first byte is retried once on another arm, unless the arm's server died during it (the request is then never sent to another arm). Arms are judged only on what is theirs: a request the gateway refuses (over --max-body-mb, nested deeper than 64, not UTF-8, a token limit that is not an integer or is over --max-tokens-cap) gets a 4xx and reaches no arm; an answer every arm tried refuses is the client's and is passed on; a client that leaves is counted apart. A request without a token limit (or -1) gets --max-tokens-cap. Access: no CORS unless --allow-origin; on a loopback --host only loopback Host names; --token / KERNELTUNE_GATEWAY_TOKEN makes every route but /health need it. GET /metrics gives requests, misses, traffic share and the posterior per arm; GET /gateway/status the same as JSON. Decisions and per-arm statistics are stored as a deployment (the dashboard's deployment card shows them). SIGTERM or SIGINT drains in-flight requests, stops every server and exits 0.",
+    "description": "Launches one server per arm (llama-server with --gguf; with another --engine that engine's server with --model, where installed) (or uses running servers), then serves POST /v1/completions and /v1/chat/completions (streamed or not): each request goes to the arm the policy picks (Thompson sampling by default) and the arm's answer is passed back byte for byte. A request's reward is what it experienced against the latency objectives (--slo): 0.5 when it met them all, plus 0.5 × the mean headroom under each bound; a failed request earns 0. Guardrails: the defaults arm is the fallback; an arm whose objective-miss rate over its last --suspend-window requests exceeds the defaults' by --suspend-margin with --suspend-confidence is suspended and probed at --retry-rate; a crashed server is relaunched in the background; a request whose arm fails before its first byte is retried once on another arm, unless the arm's server died during it (the request is then never sent to another arm). Arms are judged only on what is theirs: a request the gateway refuses (over --max-body-mb, nested deeper than 64, not UTF-8, a token limit that is not an integer or is over --max-tokens-cap) gets a 4xx and reaches no arm; an answer every arm tried refuses is the client's and is passed on; a client that leaves is counted apart. A request without a token limit (or -1) gets --max-tokens-cap. Access: no CORS unless --allow-origin; on a loopback --host only loopback Host names; --token / KERNELTUNE_GATEWAY_TOKEN makes every route but /health need it. GET /metrics gives requests, misses, traffic share and the posterior per arm; GET /gateway/status the same as JSON. Decisions and per-arm statistics are stored as a deployment (the dashboard's deployment card shows them). SIGTERM or SIGINT drains in-flight requests, stops every server and exits 0.",
     "flags": [
       {
         "name": "engine",
         "type": "string",
         "description": "Engine of the arms: any engine with a serving capability, launched from its translation of each arm's combination.",
         "choices": [
-          "llamacpp",
           "vllm",
           "tgi",
-          "trtllm-serve"
+          "trtllm-serve",
+          "llamacpp"
         ],
         "default": "llamacpp"
       },
@@ -4656,7 +4656,7 @@ export const COMMAND_MANIFEST: readonly CommandMeta[] = [
       {
         "name": "model",
         "type": "string",
-        "description": "vllm, tgi, trtllm-serve: the model every launched arm serves (a model id or path, as the engine takes it).",
+        "description": "With an --engine other than llamacpp: the model every launched arm serves (a model id or path, as the engine takes it).",
         "valueName": "MODEL"
       },
       {

@@ -2,13 +2,14 @@
  * The flags of `kerneltune sweep`, as a typed table: the command declares them and its
  * server/interleaved path reads them with the same types (no `any` between the two).
  */
+import { SERVING_ENGINE_NAMES } from '@kerneltune/compose'
 import { SWEEP_GATE_DEFAULTS, SWEEP_METRICS } from '@kerneltune/experiment'
 import { GATE_METHODS } from '@kerneltune/stats'
 import type { FlagSpec } from '../cli/args.ts'
 import { OBJECTIVE_FLAGS } from './shared/objectives-flags.ts'
 
 export const SWEEP_FLAGS = [
-  { name: 'engine', type: 'string', description: 'Engine to sweep: llamacpp (a GGUF model) or onnx (ONNX Runtime\'s CPU execution provider through onnxruntime-node, an ONNX decoder); vllm, tgi and trtllm-serve are launched by --backend server through their serving capability, where installed.', choices: ['llamacpp', 'onnx', 'vllm', 'tgi', 'trtllm-serve'], default: 'llamacpp' },
+  { name: 'engine', type: 'string', description: 'Engine to sweep: llamacpp (a GGUF model) or onnx (ONNX Runtime\'s CPU execution provider through onnxruntime-node, an ONNX decoder); the other engines with a serving capability are launched by --backend server, where installed.', choices: ['llamacpp', 'onnx', ...SERVING_ENGINE_NAMES.filter((n) => n !== 'llamacpp')], default: 'llamacpp' },
   { name: 'gguf', type: 'string', description: 'The GGUF model file.', valueName: 'FILE' },
   { name: 'onnx', type: 'string', description: 'onnx: the ONNX decoder model (input_ids, attention_mask, past_key_values.* in; logits, present.* out). Without it, a llama of --params is synthesized into the cache folder.', valueName: 'FILE' },
   { name: 'params', type: 'string', description: 'onnx without --onnx: the parameter count of the llama shape to synthesize (as kerneltune model synth: 1B, 60M, 2M).', valueName: 'N', default: '1B', spelledElsewhere: ['model-shape'] },
