@@ -40,7 +40,11 @@ function engine<K extends keyof EnginePackages>(pkg: K, make: (m: EnginePackages
   return { serves, load: async (engines) => make(await PACKAGE_LOADERS[pkg](), engines), build: (packages, engines) => make(packages[pkg], engines) }
 }
 
-const ENGINES = {
+/** The built-in engines' registry names; ENGINES below must hold exactly these (the type checker sees to it). */
+export type EngineName = 'vllm' | 'tgi' | 'trtllm' | 'trtllm-serve' | 'triton' | 'onnx' | 'onnx-cpu' | 'llamacpp'
+
+// Explicitly typed for JSR (no slow types); the key order is the order help texts list them in.
+const ENGINES: { readonly [K in EngineName]: EngineEntry } = {
   vllm: engine('vllm', (m) => m.vllmEngine(), true),
   tgi: engine('tgi', (m) => m.tgiEngine(), true),
   trtllm: engine('trtllm', (m) => m.trtllmEngine()),
@@ -51,9 +55,7 @@ const ENGINES = {
   'onnx-cpu': engine('onnx', (m) => onnxCpuPlugin(m)),
   // With llama-server's slots and continuous batching: runs on the server backend search them.
   llamacpp: engine('llamacpp', (m) => m.llamacppServerEngine(), true),
-} satisfies Record<string, EngineEntry>
-
-export type EngineName = keyof typeof ENGINES
+}
 
 /**
  * onnxEngine({ provider: 'cpu' }) under a registry name of its own: the CUDA/TensorRT plugin keeps
@@ -74,7 +76,7 @@ export function onnxCpuPlugin(m: Pick<typeof import('@kerneltune/engines-onnx'),
 export const ENGINE_NAMES = Object.keys(ENGINES) as readonly EngineName[]
 
 /** The built-in engines with a serving capability: what `--backend server` and the gateway's arms can launch. */
-export const SERVING_ENGINE_NAMES = ENGINE_NAMES.filter((n) => ENGINES[n].serves)
+export const SERVING_ENGINE_NAMES: readonly EngineName[] = ENGINE_NAMES.filter((n) => ENGINES[n].serves)
 
 export const isEngineName = (name: string): name is EngineName => Object.hasOwn(ENGINES, name)
 

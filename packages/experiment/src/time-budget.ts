@@ -63,8 +63,31 @@ export interface BudgetUse {
 
 const at = (b: SweepBudget, t: number) => Math.round((t - b.startedAt) / 10) / 100
 
+/** One capacity search in the budget's JSON. */
+export interface BudgetSearchJson {
+  readonly candidate: number
+  readonly untilS: number | null
+  readonly endedAtS: number
+  readonly ended: boolean
+  readonly measurements: number
+  readonly longestMeasurementS: number
+}
+
 /** The `budget` field of the sweep's JSON. */
-export function budgetJson(b: SweepBudget, r: InterleavedSweepResult, use: BudgetUse, now = Date.now()) {
+export interface BudgetJson {
+  readonly seconds: number
+  readonly startedAt: string
+  readonly ended: boolean
+  readonly endedIn: 'capacity' | 'rounds' | null
+  readonly rounds: { readonly untilS: number; readonly endedAtS: number; readonly ended: boolean; readonly measured: number; readonly planned: number; readonly partialRound: boolean; readonly longestVisitS: number }
+  readonly capacity: { readonly untilS: number; readonly searches: readonly BudgetSearchJson[] } | null
+  readonly longestMeasurementS: number
+  readonly elapsedS: number
+  readonly note: string
+}
+
+/** The `budget` field of the sweep's JSON. */
+export function budgetJson(b: SweepBudget, r: InterleavedSweepResult, use: BudgetUse, now: number = Date.now()): BudgetJson {
   const searches = (use.capacity ?? []).map((c) => ({
     candidate: c.candidate, untilS: c.deadlineAt === undefined ? null : at(b, c.deadlineAt), endedAtS: at(b, c.endedAt), ended: c.capacity.stop === 'deadline',
     measurements: c.capacity.points.length, longestMeasurementS: c.longestMeasurementMs / 1000,
@@ -85,7 +108,7 @@ export function budgetJson(b: SweepBudget, r: InterleavedSweepResult, use: Budge
 }
 
 /** The budget in words: what it allowed, and what it ended. */
-export function budgetText(b: SweepBudget, r: InterleavedSweepResult, use: BudgetUse, now = Date.now()): string {
+export function budgetText(b: SweepBudget, r: InterleavedSweepResult, use: BudgetUse, now: number = Date.now()): string {
   const parts = [`time budget ${fmt(b.seconds, 0)} s for the whole command`]
   parts.push(r.budgetEnded
     ? `it ended the rounds at ${fmt(at(b, use.roundsEndedAt), 1)} s (their share ran to ${fmt(at(b, b.roundsDeadlineAt), 1)} s) after ${r.rounds} of ${r.settings.rounds}${r.partialRound ? ', the last one partial' : ''}`

@@ -38,4 +38,4 @@ export { DEFAULT_FOREST, type ForestOptions, type RidgeState } from './estimator
 export { pretrainedInfo, pretrainedModel } from './pretrained.ts'
 export { CalibratedModel, CorrectionsSchema, calibrate, hardwareKey, type CalibrationResult, type LocalMeasurement } from './calibrate.ts'
 export { OnlineLearner, TRUENO_PRETRAINED_WEIGHTS, type OnlineLearnerOptions } from './online.ts'
-export { checkRow, detectFormat, KERNEL_KEYS, kernelFiguresQuery, MEASUREMENT_ROW_KEYS, MeasurementRowSchema, parseRows, queryFromRow, type MeasuredRow, type ReadRows, type RowProblem } from './measurement-rows.ts'
+export { checkRow, detectFormat, KERNEL_KEYS, kernelFiguresQuery, MEASUREMENT_ROW_KEYS, parseRows, queryFromRow, type MeasuredRow, type ReadRows, type RowProblem } from './measurement-rows.ts'

@@ -55,7 +55,7 @@ const count = z.number().int().min(1)
 const positive = z.number().positive()
 
 /** One measured row. `measuredTps` (tokens/s) is the target; `tokens_per_s` is accepted for it. */
-export const MeasurementRowSchema = z.strictObject({
+const MeasurementRowSchema = z.strictObject({
   paramsB: positive,
   activeParamsB: positive.optional(),
   quant: z.string().min(1).optional(),
