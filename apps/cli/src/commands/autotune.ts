@@ -12,7 +12,7 @@ import type { AutotuneJob, AutotuneJobResult } from '@kerneltune/metal-marlin-au
 import { defineCommand } from '../cli/command.ts'
 import { fmt, progressBar, table, type Progress } from '../cli/output.ts'
 import { EXIT } from '../cli/run.ts'
-import { runWebGpuJob } from '../webgpu-runner.ts'
+import { runWebGpuJob } from '@kerneltune/gpu-kernels/webgpu-job'
 import { registryCandidates, type CellRegistry } from './autotune/registry.ts'
 import { selectCommand } from './autotune/select.ts'
 import { REGISTRY_FLAGS, registryTarget } from './registry-target.ts'

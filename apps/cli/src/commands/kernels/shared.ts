@@ -1,12 +1,10 @@
 /** Flags and helpers shared by `kernels verify` and `kernels bench`. */
-import { existsSync } from 'node:fs'
-import { fileURLToPath } from 'node:url'
 import { KERNEL_KINDS, WEIGHT_FORMATS, type KernelKind } from '@kerneltune/gpu-kernels'
 import type { FlagSpec } from '../../cli/args.ts'
 import { usageError } from '../../cli/args.ts'
 import type { Io } from '../../cli/command.ts'
 import { progressBar, type Progress } from '../../cli/output.ts'
-import { runWebGpuJob, type WebGpuProgress } from '../../webgpu-runner.ts'
+import { denoRunnerScript, runWebGpuJob, type WebGpuProgress } from '@kerneltune/gpu-kernels/webgpu-job'
 
 export const FAMILY_FLAGS = [
   { name: 'kind', type: 'list', description: 'Kernel kinds (default: all).', choices: [...KERNEL_KINDS] },
@@ -39,15 +37,6 @@ export function familyJob(flags: { kind?: string[]; format?: string[]; gemvSize?
   }
 }
 
-/** The gpu-kernels job script (TypeScript source in the workspace, else the built file). */
-export function runnerScript(): string {
-  const src = fileURLToPath(new URL('../../../../../packages/gpu-kernels/src/adapters/deno-runner.ts', import.meta.url))
-  if (existsSync(src)) return src
-  const resolve = (import.meta as { resolve?: (s: string) => string }).resolve
-  if (resolve) return fileURLToPath(resolve('@kerneltune/gpu-kernels/deno-runner'))
-  return src
-}
-
 /** Runs a gpu-kernels job with a progress bar on stderr. */
 export async function runKernelsJob<T>(io: Io, label: string, job: unknown): Promise<T> {
   let bar: Progress | undefined
@@ -55,7 +44,7 @@ export async function runKernelsJob<T>(io: Io, label: string, job: unknown): Pro
     bar ??= progressBar(io, label, p.total)
     bar.update(p.done, p.note)
   }
-  const result = await runWebGpuJob<T>({ script: runnerScript(), job, onProgress, onLog: (l) => io.stderr(`${l}\n`) })
+  const result = await runWebGpuJob<T>({ script: denoRunnerScript(), job, onProgress, onLog: (l) => io.stderr(`${l}\n`) })
   bar?.done()
   return result
 }
