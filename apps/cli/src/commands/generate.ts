@@ -45,7 +45,7 @@ export const generateCommand = defineCommand({
     if (problem.k % 32) throw usageError(`--k must be a multiple of 32, got ${problem.k}`)
     let provider: KernelProvider
     if (f.provider === 'llm') {
-      if (!f.endpoint) throw usageError('--provider llm needs --endpoint URL (an OpenAI-compatible server such as llama-server)')
+      if (!f.endpoint) throw usageError('--provider llm needs --endpoint URL (an OpenAI-compatible server)')
       provider = llmProvider({ endpoint: f.endpoint, ...(f.model ? { model: f.model } : {}) })
     } else if (f.provider === 'human') {
       if (!f.file) throw usageError('--provider human needs --file PATH: the kernel module (default export (ctx) => ...)')

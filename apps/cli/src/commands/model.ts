@@ -1,6 +1,6 @@
 /**
  * `kerneltune model synth`: writes a synthetic GGUF model with random weights. Such a model
- * generates meaningless text, but llama.cpp runs it at the speed of a trained model of the same
+ * generates meaningless text, but an engine runs it at the speed of a trained model of the same
  * shape and quantization, which is what speed measurements need. `--fill tiled` writes it at disk
  * speed (for 8B models on a GPU machine with minutes to spare); `--experts` makes it a MoE.
  */
@@ -16,7 +16,7 @@ const modelSynth = defineCommand({
   name: 'synth',
   summary: 'Write a valid GGUF with random weights (meaningless text, real speed).',
   description:
-    'Chooses a llama shape (hidden size, layers, heads, FFN width) near the target parameter count, writes the metadata, a byte-level vocabulary and seeded random weights, quantized with ggml-exact Q8_0/Q4_0 encoders. The file is streamed to FILE.partial-<pid> and renamed when complete, so multi-GB models never sit in memory and nothing half-written is left behind. --fill tiled generates only each tensor\'s first rows (about 64k values, the same bytes --fill random starts with) and repeats them to the end of the tensor: the shapes, types, sizes, offsets and metadata are those of the random file, and llama.cpp\'s kernels have no value-dependent paths, so the speed it measures is real, but the file is not fully random (do not use it to study quantization error or sparsity). It is written at disk speed, many times faster than --fill random. --experts N makes every block\'s FFN a Mixtral-style mixture of N experts (each --ffn wide), of which --experts-used are routed per token; --params then counts all experts, and the JSON gives both params (total) and activeParams (per token).',
+    'Chooses a llama shape (hidden size, layers, heads, FFN width) near the target parameter count, writes the metadata, a byte-level vocabulary and seeded random weights, quantized with ggml-exact Q8_0/Q4_0 encoders. The file is streamed to FILE.partial-<pid> and renamed when complete, so multi-GB models never sit in memory and nothing half-written is left behind. --fill tiled generates only each tensor\'s first rows (about 64k values, the same bytes --fill random starts with) and repeats them to the end of the tensor: the shapes, types, sizes, offsets and metadata are those of the random file, and the kernels have no value-dependent paths, so the speed it measures is real, but the file is not fully random (do not use it to study quantization error or sparsity). It is written at disk speed, many times faster than --fill random. --experts N makes every block\'s FFN a Mixtral-style mixture of N experts (each --ffn wide), of which --experts-used are routed per token; --params then counts all experts, and the JSON gives both params (total) and activeParams (per token).',
   flags: [
     { name: 'arch', type: 'string', description: 'Architecture.', choices: ['llama'], default: 'llama' },
     { name: 'params', type: 'string', description: 'Target parameter count: 60M, 1.5B, 300k...', valueName: 'N', default: '60M' },

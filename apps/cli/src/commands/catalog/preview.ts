@@ -13,7 +13,7 @@ export const catalogPreview = defineCommand({
   summary: 'Show what a sweep would cover on a hardware + engine target, and why each pruned combination was removed.',
   flags: [
     ...TARGET_FLAGS,
-    { name: 'mode', type: 'string', choices: ENUMERATION_MODES, description: 'Which combinations to list (counts are shown for both modes). Default: exhaustive, or quick when the exhaustive space has more than 500,000 combinations (llama.cpp: 18 million).' },
+    { name: 'mode', type: 'string', choices: ENUMERATION_MODES, description: 'Which combinations to list (counts are shown for both modes). Default: exhaustive, or quick when the exhaustive space has more than 500,000 combinations.' },
     { name: 'limit', type: 'integer', min: 0, default: 10, valueName: 'N', description: 'Combinations listed per group in human output (0 = all). --json always lists all.' },
     { name: 'all', type: 'boolean', description: 'List every combination in human output (same as --limit 0).' },
     { name: 'engine-check', type: 'boolean', default: true, description: "Ask the engine plugin's translator which legal combinations it refuses (--no-engine-check to skip)." },
