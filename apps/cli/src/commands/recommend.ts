@@ -9,15 +9,12 @@
 import type { TunerRecommendation } from '@kerneltune/classifier'
 import { BrickTuner } from '@kerneltune/classifier'
 import { featuresFrom, validate } from '@kerneltune/features'
-import { parseQuery, type ThroughputQuery } from '@kerneltune/regressor'
-import { usageError } from '../cli/args.ts'
+import { targetQuery } from '@kerneltune/regressor'
 import { defineCommand } from '../cli/command.ts'
 import { fmt, keyValues } from '../cli/output.ts'
-import { PREDICT_FLAGS } from './predict.ts'
+import { PREDICT_FLAGS, predictTarget } from './predict.ts'
 import { loadLearned, loadPredictor } from './predict/models.ts'
-import { HARDWARE_FLAGS, MODEL_FLAGS, WORKLOAD_FLAGS, resolveHardware, resolveModel, resolveWorkload } from './shared/target-flags.ts'
-
-const VENDORS = ['nvidia', 'amd', 'apple', 'intel']
+import { HARDWARE_FLAGS, MODEL_FLAGS, WORKLOAD_FLAGS } from './shared/target-flags.ts'
 
 export const recommendCommand = defineCommand({
   name: 'recommend',
@@ -34,19 +31,8 @@ export const recommendCommand = defineCommand({
     const f = ctx.flags
     const heuristic = f.heuristic === true
     const predictor = await loadPredictor(ctx.io, f.modelFile, heuristic)
-    const m = (await resolveModel(f, ctx.io))!
-    const hw = resolveHardware(f)!
-    if (f.phase === 'decode' && f.prefill === true) throw usageError('--phase decode contradicts --prefill')
-    const prefill = f.phase === 'prefill' || f.prefill === true
-    const w = resolveWorkload({ ...f, prefill })
-    const context = prefill ? 0 : (f.context ?? w.contextLength ?? 0)
-    const q: ThroughputQuery = parseQuery({
-      paramsB: m.model.paramsB, activeParamsB: m.model.activeParamsB, quant: m.model.quant, memBwGbs: hw.hardware.memBwGbs, tflops: hw.hardware.fp16Tflops,
-      unifiedMemory: hw.hardware.unifiedMemory ?? false, vendor: VENDORS.includes(hw.hardware.vendor ?? '') ? hw.hardware.vendor : 'other',
-      // Board power, where the preset has it: the physics model's power-limited prefill (issue 18).
-      ...(hw.hardware.tdpWatts ? { tdpWatts: hw.hardware.tdpWatts } : {}),
-      batch: w.batch, phase: prefill ? 'prefill' : 'decode', promptTokens: w.promptTokens, contextTokens: context,
-    })
+    const { m, hw, w, prefill, context } = await predictTarget(f, ctx.io)
+    const q = targetQuery({ model: m.model, hardware: hw.hardware, workload: { batch: w.batch, phase: prefill ? 'prefill' : 'decode', promptTokens: w.promptTokens, contextTokens: context } })
     const workload = prefill ? w : { ...w, contextLength: context }
     const features = featuresFrom({ model: m.model, hardware: hw.hardware, workload, kernel: w.kernel })
     validate(features)
