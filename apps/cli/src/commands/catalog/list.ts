@@ -1,9 +1,8 @@
 /** `kerneltune catalog list`: the dimensions, their values and the rules, for one engine or all. */
 import { engineKey } from '@kerneltune/catalog'
-import { ENGINE_NAMES } from '@kerneltune/compose'
+import { ENGINE_NAMES, openCatalog } from '@kerneltune/compose'
 import { defineCommand } from '../../cli/command.ts'
 import { keyValues, table } from '../../cli/output.ts'
-import { openCatalog } from './target.ts'
 
 export const catalogList = defineCommand({
   name: 'list',
