@@ -53,6 +53,6 @@ export {
   type ShapeRequest,
 } from './llama-shape.ts'
 export { BYTE_VOCAB_MIN, byteVocab, byteVocabMetadata, type ByteVocab } from './vocab.ts'
-export { SYNTH_QUANTS, llamaMetadata, synthLlama, type SynthLlama, type SynthLlamaOptions, type SynthQuant } from './synth-llama.ts'
+export { SYNTH_QUANTS, llamaMetadata, synthLlama, synthNote, type SynthLlama, type SynthLlamaOptions, type SynthQuant } from './synth-llama.ts'
 export { SYNTH_CHUNK_VALUES, SYNTH_FILLS, type SynthFill } from './synth-tensors.ts'
 export { fillUniform, hashSeed, mulberry32 } from './random.ts'

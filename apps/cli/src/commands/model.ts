@@ -7,7 +7,7 @@
 import { existsSync } from 'node:fs'
 import { resolve } from 'node:path'
 import { KerneltuneError } from '@kerneltune/core'
-import { SYNTH_FILLS, SYNTH_QUANTS, parseParamCount, synthLlama, type SynthFill, type SynthQuant } from '@kerneltune/gguf'
+import { SYNTH_FILLS, SYNTH_QUANTS, parseParamCount, synthLlama, synthNote } from '@kerneltune/gguf'
 import { writeGgufFile } from '@kerneltune/gguf/node'
 import { defineCommand } from '../cli/command.ts'
 import { fmt, keyValues, progressBar } from '../cli/output.ts'
@@ -46,21 +46,12 @@ const modelSynth = defineCommand({
   async run(ctx) {
     const f = ctx.flags
     const target = parseParamCount(f.params ?? '60M')
-    const quant = (f.quant ?? 'F16') as SynthQuant
-    const fill = (f.fill ?? 'random') as SynthFill
+    const quant = f.quant ?? 'F16'
+    const fill = f.fill ?? 'random'
     if (f.expertsUsed !== undefined && f.experts === undefined) throw new KerneltuneError('INVALID_INPUT', '--experts-used needs --experts N (a mixture of experts)')
     const model = synthLlama({
-      params: target,
-      quant,
-      seed: f.seed ?? 1,
-      vocabSize: f.vocabSize ?? 32000,
-      contextLength: f.contextLength ?? 2048,
-      ...(f.hidden === undefined ? {} : { hidden: f.hidden }),
-      ...(f.layers === undefined ? {} : { layers: f.layers }),
-      ...(f.ffn === undefined ? {} : { ffn: f.ffn }),
-      ...(f.experts === undefined ? {} : { experts: f.experts }),
-      ...(f.expertsUsed === undefined ? {} : { expertsUsed: f.expertsUsed }),
-      fill,
+      params: target, quant, seed: f.seed ?? 1, vocabSize: f.vocabSize ?? 32000, contextLength: f.contextLength ?? 2048,
+      hidden: f.hidden, layers: f.layers, ffn: f.ffn, experts: f.experts, expertsUsed: f.expertsUsed, fill,
     })
     const dryRun = f.dryRun === true
     if (!dryRun && !f.out) throw new KerneltuneError('INVALID_INPUT', '--out FILE.gguf is required (or pass --dry-run to only print the shape)')
@@ -77,27 +68,12 @@ const modelSynth = defineCommand({
     }
     const seconds = (Date.now() - started) / 1000
     const mbPerSecond = !dryRun && seconds > 0 ? model.layout.totalBytes / 1e6 / seconds : null
-    const note = fill === 'tiled'
-      ? 'random rows, tiled: each tensor repeats its first rows; this model generates meaningless text; its speed is real'
-      : 'random weights: this model generates meaningless text; its speed is real'
+    const note = synthNote(fill)
     if (ctx.json) {
       ctx.printJson({
-        ok: true,
-        written: !dryRun,
-        path: path ?? null,
-        arch: 'llama',
-        quant,
-        fill,
-        seed: f.seed ?? 1,
-        targetParams: target,
-        params: model.paramCount,
-        activeParams: model.activeParamCount,
-        shape: model.shape,
-        tensors: model.file.tensors.length,
-        bytes: model.layout.totalBytes,
-        seconds,
-        mbPerSecond,
-        note,
+        ok: true, written: !dryRun, path: path ?? null, arch: 'llama', quant, fill, seed: f.seed ?? 1, targetParams: target,
+        params: model.paramCount, activeParams: model.activeParamCount, shape: model.shape, tensors: model.file.tensors.length, bytes: model.layout.totalBytes,
+        seconds, mbPerSecond, note,
       })
       return
     }
