@@ -38,7 +38,7 @@ export {
   type GgufTensor,
   type TensorChunks,
 } from './writer.ts'
-export { readGgufHeader, type GgufHeader, type GgufReadValue, type GgufTensorInfo } from './reader.ts'
+export { ggufModelInfo, readGgufHeader, type GgufHeader, type GgufModelInfo, type GgufReadValue, type GgufTensorInfo } from './reader.ts'
 export { GGML_TYPE_LAYOUTS, checkGgufTensorsInFile, tensorExtent, tensorsOutsideFile, type TensorExtent } from './tensor-extent.ts'
 export {
   chooseLlamaShape,

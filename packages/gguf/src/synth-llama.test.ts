@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { chooseLlamaShape, llamaActiveParamCount, llamaParamCount, parseParamCount } from './llama-shape.ts'
-import { readGgufHeader } from './reader.ts'
+import { ggufModelInfo, readGgufHeader } from './reader.ts'
 import { synthLlama, synthNote } from './synth-llama.ts'
 import { byteVocab } from './vocab.ts'
 import { ggufBytes } from './writer.ts'
@@ -155,5 +155,14 @@ describe('synthLlama options as a command passes them', () => {
     expect(given.fill).toBe('random')
     expect(synthNote('random')).toMatch(/^random weights: .*its speed is real$/)
     expect(synthNote('tiled')).toMatch(/^random rows, tiled: /)
+  })
+})
+
+describe('ggufModelInfo', () => {
+  it('should read the name, architecture, sizes and vocabulary of a header, and null for what it lacks', async () => {
+    const m = synthLlama({ params: 2e6, vocabSize: 512, quant: 'Q8_0' })
+    const info = ggufModelInfo(readGgufHeader(await ggufBytes(m.file)))
+    expect(info).toEqual({ name: m.file.metadata['general.name']!.value, architecture: 'llama', fileType: 7, tensors: m.file.tensors.length, hidden: m.shape.hidden, layers: m.shape.layers, vocab: 512 })
+    expect(ggufModelInfo({ version: 3, metadata: {}, tensors: [], alignment: 32, dataOffset: 0 })).toEqual({ name: null, architecture: 'unknown', fileType: null, tensors: 0, hidden: null, layers: null, vocab: null })
   })
 })
