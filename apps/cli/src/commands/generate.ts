@@ -7,7 +7,7 @@
  */
 import { readFileSync } from 'node:fs'
 import { basename, resolve } from 'node:path'
-import { KERNEL_KINDS, WEIGHT_FORMATS, type KernelKind, type WeightFormat } from '@kerneltune/gpu-kernels'
+import { DEFAULT_SIZES, KERNEL_KINDS, WEIGHT_FORMATS, type KernelKind, type WeightFormat } from '@kerneltune/gpu-kernels'
 import { humanProvider, llmProvider, PROVIDER_NAMES, templateProvider, type KernelProvider } from '@kerneltune/kernel-lab'
 import { verifyInSandbox } from '@kerneltune/kernel-lab/node'
 import { defineCommand } from '../cli/command.ts'
@@ -15,8 +15,6 @@ import { table } from '../cli/output.ts'
 import { usageError } from '../cli/args.ts'
 import { EXIT } from '../cli/run.ts'
 import { REGISTRY_FLAGS, registryTarget } from './registry-target.ts'
-
-const SIZES: Record<KernelKind, { m: number; n: number; k: number }> = { gemv: { m: 1, n: 256, k: 1024 }, gemm: { m: 32, n: 128, k: 512 } }
 
 export const generateCommand = defineCommand({
   name: 'generate',
@@ -40,7 +38,7 @@ export const generateCommand = defineCommand({
   async run(ctx) {
     const f = ctx.flags
     const kind = f.kernel as KernelKind
-    const s = SIZES[kind]
+    const s = DEFAULT_SIZES[kind]
     const problem = { format: f.format as WeightFormat, m: f.m ?? s.m, n: f.n ?? s.n, k: f.k ?? s.k }
     if (problem.k % 32) throw usageError(`--k must be a multiple of 32, got ${problem.k}`)
     let provider: KernelProvider

@@ -1,7 +1,6 @@
 /** Flags and helpers shared by `kernels verify` and `kernels bench`. */
-import { KERNEL_KINDS, WEIGHT_FORMATS, type KernelKind } from '@kerneltune/gpu-kernels'
+import { KERNEL_KINDS, WEIGHT_FORMATS, parseProblemSize, type KernelKind, type ProblemSize } from '@kerneltune/gpu-kernels'
 import type { FlagSpec } from '../../cli/args.ts'
-import { usageError } from '../../cli/args.ts'
 import type { Io } from '../../cli/command.ts'
 import { progressBar, type Progress } from '../../cli/output.ts'
 import { denoRunnerScript, runWebGpuJob, type WebGpuProgress } from '@kerneltune/gpu-kernels/webgpu-job'
@@ -14,21 +13,10 @@ export const FAMILY_FLAGS = [
   { name: 'max-configs', type: 'integer', min: 1, description: 'Most configurations per kernel and format.' },
 ] as const satisfies readonly FlagSpec[]
 
-export function parseSize(flag: string, value: string | undefined): { m: number; n: number; k: number } | undefined {
-  if (value === undefined) return undefined
-  const m = /^(\d+)x(\d+)x(\d+)$/.exec(value)
-  if (!m) throw usageError(`--${flag} expects MxNxK (e.g. 1x4096x4096), got "${value}"`)
-  const [a, b, c] = [Number(m[1]), Number(m[2]), Number(m[3])]
-  if (!a || !b || !c || c % 32 !== 0) throw usageError(`--${flag}: sizes must be positive and K a multiple of 32, got "${value}"`)
-  return { m: a, n: b, k: c }
-}
-
 export function familyJob(flags: { kind?: string[]; format?: string[]; gemvSize?: string; gemmSize?: string; maxConfigs?: number }) {
-  const sizes: Partial<Record<KernelKind, { m: number; n: number; k: number }>> = {}
-  const gemv = parseSize('gemv-size', flags.gemvSize)
-  const gemm = parseSize('gemm-size', flags.gemmSize)
-  if (gemv) sizes.gemv = gemv
-  if (gemm) sizes.gemm = gemm
+  const sizes: Partial<Record<KernelKind, ProblemSize>> = {}
+  if (flags.gemvSize !== undefined) sizes.gemv = parseProblemSize(flags.gemvSize, '--gemv-size')
+  if (flags.gemmSize !== undefined) sizes.gemm = parseProblemSize(flags.gemmSize, '--gemm-size')
   return {
     ...(flags.kind?.length ? { kinds: flags.kind } : {}),
     ...(flags.format?.length ? { formats: flags.format } : {}),
