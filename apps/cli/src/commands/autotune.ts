@@ -15,7 +15,8 @@ import { EXIT } from '../cli/run.ts'
 import { runWebGpuJob } from '@kerneltune/gpu-kernels/webgpu-job'
 import { registryCandidates, type CellRegistry } from './autotune/registry.ts'
 import { selectCommand } from './autotune/select.ts'
-import { REGISTRY_FLAGS, registryTarget } from './registry-target.ts'
+import { REGISTRY_FLAGS } from './registry-target.ts'
+import { withRegistry } from './registry.ts'
 
 const QUICK = { batchSizes: [1, 4], hiddenSizes: [256, 512], bits: [4, 8], warmup: 2, iterations: 5, confirmRounds: 10 }
 
@@ -104,9 +105,7 @@ export const autotuneCommand = defineCommand({
     const tuned = done.cells.filter((c) => c.best).length
     let registry: (CellRegistry | null)[] = []
     if (f.registryKernels) {
-      const target = await registryTarget(f, ctx.io.env)
-      let entries
-      try { entries = await target.list() } finally { await target.close() }
+      const entries = await withRegistry(f, ctx.io.env, (t) => t.list())
       registry = await registryCandidates(done.cells, entries, { warmup: job.warmup, iterations: job.iterations, intermediateMultiplier: job.intermediateMultiplier ?? 4 })
     }
     const cells = done.cells.map((c, i) => (registry[i] ? { ...c, registry: registry[i] } : c))

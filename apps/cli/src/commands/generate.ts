@@ -14,7 +14,8 @@ import { defineCommand } from '../cli/command.ts'
 import { table } from '../cli/output.ts'
 import { usageError } from '../cli/args.ts'
 import { EXIT } from '../cli/run.ts'
-import { REGISTRY_FLAGS, registryTarget } from './registry-target.ts'
+import { REGISTRY_FLAGS } from './registry-target.ts'
+import { withRegistry } from './registry.ts'
 
 export const generateCommand = defineCommand({
   name: 'generate',
@@ -53,25 +54,19 @@ export const generateCommand = defineCommand({
       provider = humanProvider({ name: basename(path), source })
     } else provider = templateProvider()
     const candidates = await provider.generate({ kind, problem, count: f.count ?? 4 })
-    const target = await registryTarget(f, ctx.io.env)
-    const out = []
-    try {
+    const out = await withRegistry(f, ctx.io.env, async (target) => {
+      const out = []
       for (const [i, c] of candidates.entries()) {
         if (!ctx.json) ctx.io.stderr(`generate: verifying ${i + 1}/${candidates.length} ${c.name} in the sandbox\n`)
         const report = await verifyInSandbox(c.source, problem, { timing: { warmup: 2, iterations: f.iterations ?? 10 } })
-        let registryId: string | null = null
-        if (report.verified) {
-          const entry = await target.submit({
-            name: c.name, kernelFamily: c.kernelFamily, provider: c.provider, source: c.source,
-            metadata: { provenance: c.provenance, problem, verification: report.verification, timings: report.timings, sandbox: report.sandbox, device: report.device },
-          })
-          registryId = entry.id
-        }
-        out.push({ name: c.name, provider: c.provider, description: c.provenance.description, verified: report.verified, status: report.verified ? 'proposed' : 'rejected', registryId, verification: report.verification, sandbox: report.sandbox, ...(report.timings ? { timings: report.timings } : {}) })
+        const entry = report.verified ? await target.submit({
+          name: c.name, kernelFamily: c.kernelFamily, provider: c.provider, source: c.source,
+          metadata: { provenance: c.provenance, problem, verification: report.verification, timings: report.timings, sandbox: report.sandbox, device: report.device },
+        }) : undefined
+        out.push({ name: c.name, provider: c.provider, description: c.provenance.description, verified: report.verified, status: report.verified ? 'proposed' : 'rejected', registryId: entry?.id ?? null, verification: report.verification, sandbox: report.sandbox, ...(report.timings ? { timings: report.timings } : {}) })
       }
-    } finally {
-      await target.close()
-    }
+      return out
+    })
     if (ctx.json) ctx.printJson({ provider: provider.name, kernel: kind, problem, candidates: out })
     else ctx.io.stdout(table(out.map((c) => [c.name, c.verified ? 'yes' : 'no', c.status, c.registryId ?? '', c.timings ? c.timings.medianMs.toFixed(3) : '', c.verified ? '' : (c.verification.error ?? '').slice(0, 80)]), ['candidate', 'verified', 'status', 'registry id', 'median ms', 'why not']))
     return out.some((c) => c.verified) ? EXIT.OK : EXIT.CHECK_FAILED
