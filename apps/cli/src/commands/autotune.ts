@@ -7,8 +7,8 @@ import { writeFileSync } from 'node:fs'
 import { resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { KerneltuneError } from '@kerneltune/core'
-import { BIT_WIDTHS, deviceConfigFileName } from '@kerneltune/metal-marlin-autotune'
-import type { AutotuneJob, AutotuneJobResult } from '@kerneltune/metal-marlin-autotune/webgpu'
+import { BIT_WIDTHS, QUICK_JOB as QUICK, autotuneJobFor, deviceConfigFileName } from '@kerneltune/metal-marlin-autotune'
+import type { AutotuneJobResult } from '@kerneltune/metal-marlin-autotune/webgpu'
 import { defineCommand } from '../cli/command.ts'
 import { fmt, progressBar, table, type Progress } from '../cli/output.ts'
 import { EXIT } from '../cli/run.ts'
@@ -17,8 +17,6 @@ import { registryCandidates, type CellRegistry } from './autotune/registry.ts'
 import { selectCommand } from './autotune/select.ts'
 import { REGISTRY_FLAGS } from './registry-target.ts'
 import { withRegistry } from './registry.ts'
-
-const QUICK = { batchSizes: [1, 4], hiddenSizes: [256, 512], bits: [4, 8], warmup: 2, iterations: 5, confirmRounds: 10 }
 
 const ints = (flag: string, values: readonly string[] | undefined, min: number): number[] | undefined => {
   if (!values) return undefined
@@ -68,18 +66,10 @@ export const autotuneCommand = defineCommand({
     '{ ok, output, device_name, seconds, timing: "timestamp"|"wall", cells: [{ bits, batch, hidden, tried, failed, best: { config_id, kernel_name, latency_ms, throughput_gbps, kernel: { kind, format, params, max_abs_error, gflops, samples } } | null, default: { config_id, success, latency_ms } | null, selection_speedup (biased upward) | null, confirmation: { method, rounds, speedup, low, high, level, verdict: faster|no-reliable-win|slower, baselineMedianMs, candidateMedianMs, baselineMs, candidateMs, firstInRound } | null, kept: tuned|default|null, registry?: { family, selected: { id, name, verified, latency_ms, median_ms, faster_than_best, error? } | null, excluded: [{ id, name, status, why }] } }], skipped: [{ config_id, bits, batch, hidden, error }], statistics }',
   async run(ctx) {
     const f = ctx.flags
-    const quick = f.quick === true
-    const job: AutotuneJob = {
-      bits: ints('bits', f.bits, 2) ?? (quick ? QUICK.bits : [4, 8]),
-      batchSizes: ints('batch-sizes', f.batchSizes, 1) ?? (quick ? QUICK.batchSizes : [1, 4, 8, 16]),
-      hiddenSizes: ints('hidden', f.hidden, 32) ?? (quick ? QUICK.hiddenSizes : [2048, 4096]),
-      warmup: f.warmup ?? (quick ? QUICK.warmup : 5),
-      iterations: f.iterations ?? (quick ? QUICK.iterations : 20),
-      guideVariantsOnly: (f.variants ?? (quick ? 'guide' : 'all')) === 'guide',
-      mixed: f.mixed === true,
-      intermediateMultiplier: f.intermediateMultiplier ?? 4,
-      confirmRounds: f.confirmRounds ?? (quick ? QUICK.confirmRounds : 20),
-    }
+    const job = autotuneJobFor({
+      quick: f.quick, bits: ints('bits', f.bits, 2), batchSizes: ints('batch-sizes', f.batchSizes, 1), hiddenSizes: ints('hidden', f.hidden, 32), warmup: f.warmup, iterations: f.iterations,
+      variants: f.variants, mixed: f.mixed, intermediateMultiplier: f.intermediateMultiplier, confirmRounds: f.confirmRounds,
+    })
     const badHidden = job.hiddenSizes.find((h) => h % 32 !== 0)
     if (badHidden !== undefined) throw new KerneltuneError('INVALID_INPUT', `--hidden ${badHidden} is not a multiple of 32 (the quantisation block)`)
     let bar: Progress | undefined
