@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { LearnedModel, predictLine, predictorFor, pretrainedModel, targetQuery, versionOf } from './index.ts'
+import { LearnedModel, kernelFiguresQuery, predictLine, predictorFor, pretrainedModel, targetQuery, versionOf } from './index.ts'
 
 describe('predictorFor', () => {
   it('should predict with the pretrained model by default, naming its version', () => {
@@ -33,5 +33,12 @@ describe('targetQuery', () => {
     const t = { model: { paramsB: 7, quant: 'Q4_K' }, hardware: { memBwGbs: 1000, fp16Tflops: 100, vendor: 'google', tdpWatts: 300 }, workload: { batch: 2, phase: 'decode' as const, promptTokens: 512, contextTokens: 64 } }
     expect(targetQuery(t)).toMatchObject({ vendor: 'other', tflops: 100, tdpWatts: 300, batch: 2, contextTokens: 64, unifiedMemory: false })
     expect(targetQuery({ ...t, hardware: { ...t.hardware, vendor: 'amd' } }, { backend: 'vulkan' })).toMatchObject({ vendor: 'amd', backend: 'vulkan' })
+    // An extra field given as undefined leaves what the target gives.
+    expect(targetQuery(t, { vendor: undefined, tdpWatts: undefined, backend: undefined })).toEqual(targetQuery(t))
+  })
+
+  it('should take each kernel figure from the last source that gives it', () => {
+    expect(kernelFiguresQuery({ int8Tops: 100, clockMhz: 2000 }, { int8Tops: 200, clockMhz: undefined, computeUnits: undefined })).toEqual({ int8Tops: 200, clockMhz: 2000 })
+    expect(kernelFiguresQuery({})).toEqual({})
   })
 })

@@ -101,15 +101,15 @@ export interface QueryTarget {
 
 /**
  * The query for a model on hardware under a workload (a vendor the regressor does not know is
- * "other"), with `extra` fields (backend, micro-batch, kernel figures, …) over it.
+ * "other"), with the given `extra` fields (backend, micro-batch, kernel figures, …) over it.
  */
-export function targetQuery(t: QueryTarget, extra: Partial<ThroughputQueryInput> = {}): ThroughputQuery {
+export function targetQuery(t: QueryTarget, extra: { [K in keyof ThroughputQueryInput]?: ThroughputQueryInput[K] | undefined } = {}): ThroughputQuery {
   const { model: m, hardware: hw } = t
   return parseQuery({
     paramsB: m.paramsB, activeParamsB: m.activeParamsB, quant: m.quant, memBwGbs: hw.memBwGbs, tflops: hw.fp16Tflops,
     unifiedMemory: hw.unifiedMemory ?? false, vendor: VENDOR_NAMES.find((v) => v === hw.vendor) ?? 'other',
     // Board power, where the preset has it: the physics model's power-limited prefill (issue 18).
     ...(hw.tdpWatts ? { tdpWatts: hw.tdpWatts } : {}),
-    ...t.workload, ...extra,
+    ...t.workload, ...Object.fromEntries(Object.entries(extra).filter(([, v]) => v !== undefined)),
   })
 }

@@ -36,7 +36,8 @@ export async function predictTarget(f: Record<string, unknown> & { phase?: strin
   if (f.phase === 'decode' && f.prefill === true) throw usageError('--phase decode contradicts --prefill')
   const prefill = f.phase === 'prefill' || f.prefill === true
   const w = resolveWorkload({ ...f, prefill })
-  return { m, hw, w, prefill, context: prefill ? 0 : (f.context ?? w.contextLength ?? 0) }
+  const contextTokens = prefill ? 0 : (f.context ?? w.contextLength ?? 0)
+  return { m, hw, w, prefill, contextTokens, workload: { batch: w.batch, phase: prefill ? 'prefill' as const : 'decode' as const, promptTokens: w.promptTokens, contextTokens } }
 }
 
 const intervalText = (iv: PredictionInterval | undefined) => (iv ? ` [90%: ${fmt(iv.low)}–${fmt(iv.high)}]` : '')
@@ -68,18 +69,13 @@ export const predictCommand = defineCommand({
       }
       return
     }
-    const { m, hw, w, prefill, context } = await predictTarget(f, ctx.io)
+    const { m, hw, workload } = await predictTarget(f, ctx.io)
     // The preset's usual backend unless --backend says otherwise; without either, the vendor's (backendOf).
     const preset = f.hardware !== undefined ? findHardwarePreset(String(f.hardware)) : undefined
-    const backend = f.backend ?? preset?.backend
-    const q = targetQuery({ model: m.model, hardware: hw.hardware, workload: { batch: w.batch, phase: prefill ? 'prefill' : 'decode', promptTokens: w.promptTokens, contextTokens: context } }, {
-      ...(f.vendor ? { vendor: f.vendor } : {}),
-      ...(backend ? { backend } : {}),
-      ...(f.ubatch !== undefined ? { ubatch: f.ubatch } : {}),
-      ...(f.bitsPerWeight !== undefined ? { bitsPerWeight: f.bitsPerWeight } : {}),
+    const q = targetQuery({ model: m.model, hardware: hw.hardware, workload }, {
+      vendor: f.vendor, backend: f.backend ?? preset?.backend, ubatch: f.ubatch, bitsPerWeight: f.bitsPerWeight, device: hw.hardware.kind === 'cpu' ? 'cpu' : undefined,
       // The kernel figures (issue 38): the preset's, each overridden by its flag.
-      ...kernelFiguresQuery({ ...(preset ?? {}), ...(f.int8Tops !== undefined ? { int8Tops: f.int8Tops } : {}), ...(f.fp16NontensorTflops !== undefined ? { fp16VectorTflops: f.fp16NontensorTflops } : {}), ...(f.clockMhz !== undefined ? { clockMhz: f.clockMhz } : {}), ...(f.computeUnits !== undefined ? { computeUnits: f.computeUnits } : {}) }),
-      ...(hw.hardware.kind === 'cpu' ? { device: 'cpu' } : {}),
+      ...kernelFiguresQuery(preset ?? {}, { int8Tops: f.int8Tops, fp16VectorTflops: f.fp16NontensorTflops, clockMhz: f.clockMhz, computeUnits: f.computeUnits }),
     })
     const p = predictor.predict(q)
     if (ctx.json) return void ctx.printJson({ ...p, modelVersion: predictor.modelVersion, query: q, modelSource: m.source, hardwareSource: hw.source, assumptions: [...m.assumptions, ...hw.assumptions] })

@@ -31,8 +31,8 @@ export const recommendCommand = defineCommand({
     const f = ctx.flags
     const heuristic = f.heuristic === true
     const predictor = await loadPredictor(ctx.io, f.modelFile, heuristic)
-    const { m, hw, w, prefill, context } = await predictTarget(f, ctx.io)
-    const q = targetQuery({ model: m.model, hardware: hw.hardware, workload: { batch: w.batch, phase: prefill ? 'prefill' : 'decode', promptTokens: w.promptTokens, contextTokens: context } })
+    const { m, hw, w, prefill, contextTokens: context, workload: queryWorkload } = await predictTarget(f, ctx.io)
+    const q = targetQuery({ model: m.model, hardware: hw.hardware, workload: queryWorkload })
     const workload = prefill ? w : { ...w, contextLength: context }
     const features = featuresFrom({ model: m.model, hardware: hw.hardware, workload, kernel: w.kernel })
     validate(features)
