@@ -6,7 +6,6 @@
  * saturates bandwidth at 3000 GB/s and TFLOPS at 500), so the two commands never disagree; kernel,
  * bottleneck and experiments come from BrickTuner on the feature vector.
  */
-import type { TunerRecommendation } from '@kerneltune/classifier'
 import { BrickTuner } from '@kerneltune/classifier'
 import { featuresFrom, validate } from '@kerneltune/features'
 import { targetQuery } from '@kerneltune/regressor'
@@ -36,13 +35,9 @@ export const recommendCommand = defineCommand({
     const workload = prefill ? w : { ...w, contextLength: context }
     const features = featuresFrom({ model: m.model, hardware: hw.hardware, workload, kernel: w.kernel })
     validate(features)
+    // The tuner's own model names the version; the throughput is the predictor's, from the full query.
     const tuner = new BrickTuner({ throughput: heuristic ? 'heuristic' : f.modelFile !== undefined ? await loadLearned(ctx.io, f.modelFile) : 'pretrained' })
-    const base = tuner.recommend(features)
-    const throughput = predictor.predict(q)
-    const rec: TunerRecommendation = {
-      ...base, throughput,
-      confidenceOverall: (throughput.confidence + base.kernel.confidence + base.bottleneck.confidence) / 3,
-    }
+    const rec = tuner.recommend(features, predictor.predict(q))
     const assumptions = [...m.assumptions, ...hw.assumptions]
     if (ctx.json) return void ctx.printJson({ ...rec, predictor: predictor.name, query: q, modelSource: m.source, hardwareSource: hw.source, assumptions })
     const t = rec.throughput
