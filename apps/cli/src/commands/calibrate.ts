@@ -10,11 +10,11 @@ import { MIN_CALIBRATION_POINTS as MIN_POINTS, calibrateRows, tooFewPerHardware,
 import { usageError } from '../cli/args.ts'
 import { defineCommand } from '../cli/command.ts'
 import { writeFileAtomic } from '../cli/files.ts'
-import { fmt, keyValues, table } from '../cli/output.ts'
-import { loadLearned, readJsonFile } from './predict/models.ts'
+import { fmt, keyValues, pct, table } from '../cli/output.ts'
+import { loadLearned } from './predict.ts'
+import { readJsonFile } from './shared/target-flags.ts'
 import { measurementFlags, readMeasurementFile, ROW_KEYS } from './train/rows.ts'
 
-const pct = (x: number) => `${fmt(x * 100, 1)}%`
 const [MEASUREMENTS, OUT, SKIP_BAD] = measurementFlags('measurements', 'Local measurements', 'the calibrated model JSON')
 
 export const calibrateCommand = defineCommand({

@@ -17,6 +17,11 @@ import { EXIT } from '../cli/run.ts'
 import { REGISTRY_FLAGS } from './registry-target.ts'
 import { withRegistry } from './registry.ts'
 
+/** The module `--provider human` takes, named after its file. */
+function humanModule(path: string): { name: string; source: string } {
+  try { return { name: basename(path), source: readFileSync(path, 'utf8') } } catch { throw usageError(`cannot read --file ${path}`) }
+}
+
 export const generateCommand = defineCommand({
   name: 'generate',
   summary: 'Generate kernel candidates, verify them in the sandbox, propose the verified ones',
@@ -42,17 +47,10 @@ export const generateCommand = defineCommand({
     const s = DEFAULT_SIZES[kind]
     const problem = { format: f.format as WeightFormat, m: f.m ?? s.m, n: f.n ?? s.n, k: f.k ?? s.k }
     if (problem.k % 32) throw usageError(`--k must be a multiple of 32, got ${problem.k}`)
-    let provider: KernelProvider
-    if (f.provider === 'llm') {
-      if (!f.endpoint) throw usageError('--provider llm needs --endpoint URL (an OpenAI-compatible server)')
-      provider = llmProvider({ endpoint: f.endpoint, ...(f.model ? { model: f.model } : {}) })
-    } else if (f.provider === 'human') {
-      if (!f.file) throw usageError('--provider human needs --file PATH: the kernel module (default export (ctx) => ...)')
-      const path = resolve(ctx.io.cwd, f.file)
-      let source: string
-      try { source = readFileSync(path, 'utf8') } catch { throw usageError(`cannot read --file ${path}`) }
-      provider = humanProvider({ name: basename(path), source })
-    } else provider = templateProvider()
+    if (f.provider === 'llm' && !f.endpoint) throw usageError('--provider llm needs --endpoint URL (an OpenAI-compatible server)')
+    if (f.provider === 'human' && !f.file) throw usageError('--provider human needs --file PATH: the kernel module (default export (ctx) => ...)')
+    const provider: KernelProvider = f.provider === 'llm' ? llmProvider({ endpoint: f.endpoint!, ...(f.model ? { model: f.model } : {}) })
+      : f.provider === 'human' ? humanProvider(humanModule(resolve(ctx.io.cwd, f.file!))) : templateProvider()
     const candidates = await provider.generate({ kind, problem, count: f.count ?? 4 })
     const out = await withRegistry(f, ctx.io.env, async (target) => {
       const out = []

@@ -79,7 +79,6 @@ export const measureCommand = defineCommand({
     bar.done()
     const summary = summarizeRepetitions(result.repetitions)
     const model = { path, bytes: modelBytes, ...ggufModelInfo(header) }
-    const arch = model.architecture
     if (ctx.json) {
       ctx.printJson({
         ok: true, engine: 'llamacpp', backend: result.backend, measured: true, simulated: result.simulated, device: result.device, combo,
@@ -90,14 +89,12 @@ export const measureCommand = defineCommand({
       return
     }
     const io = ctx.io
-    io.stdout(
-      keyValues([
-        ['device', result.device],
-        ['model', `${path} (${String(model.name ?? arch)}, ${fmt(modelBytes / 1e6, 1)} MB)`],
-        ['llama-server', formatCommandLine(translation)],
-        ['workload', `${promptTokens} prompt tokens, ${genTokens} generated; ${warmups} warm-up, ${repetitions} measured`],
-      ]),
-    )
+    io.stdout(keyValues([
+      ['device', result.device],
+      ['model', `${path} (${String(model.name ?? model.architecture)}, ${fmt(modelBytes / 1e6, 1)} MB)`],
+      ['llama-server', formatCommandLine(translation)],
+      ['workload', `${promptTokens} prompt tokens, ${genTokens} generated; ${warmups} warm-up, ${repetitions} measured`],
+    ]))
     io.stdout('\n' + table(result.repetitions.map((r, i) => [i + 1, fmt(r.prefillTps ?? NaN), fmt(r.decodeTps ?? NaN), fmt(r.ttftMs ?? NaN, 2), fmt((r.peakMemoryBytes ?? 0) / 1e6)]), ['rep', 'prefill tok/s', 'decode tok/s', 'TTFT ms', 'peak MB']))
     const row = (label: string, s: MetricSummary | undefined, digits = 1) =>
       s ? [label, fmt(s.mean, digits), fmt(s.trimmedMean, digits), fmt(s.median, digits), fmt(s.sd, digits), s.ci95 ? `${fmt(s.ci95.low, digits)} to ${fmt(s.ci95.high, digits)}` : '-'] : [label, '-', '-', '-', '-', '-']

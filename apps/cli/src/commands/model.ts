@@ -78,17 +78,15 @@ const modelSynth = defineCommand({
       return
     }
     const s = model.shape
-    ctx.io.stdout(
-      keyValues([
-        ['file', dryRun ? '(dry run, nothing written)' : path],
-        ['parameters', `${fmt(model.paramCount / 1e6, 1)}M (target ${fmt(target / 1e6, 1)}M)${s.experts === undefined ? '' : `, ${fmt(model.activeParamCount / 1e6, 1)}M active per token`}`],
-        ['shape', `hidden ${s.hidden}, layers ${s.layers}, heads ${s.heads} (kv ${s.kvHeads}, dim ${s.headDim}), ffn ${s.ffn}, vocab ${s.vocab}, context ${s.contextLength}${s.experts === undefined ? '' : `, ${s.experts} experts (${s.expertsUsed} used)`}`],
-        ['weights', `${quant}, seed ${f.seed ?? 1}, fill ${fill}`],
-        ['size', `${fmt(model.layout.totalBytes / 1e6, 1)} MB in ${model.file.tensors.length} tensors`],
-        ...(dryRun ? [] : ([['time', `${fmt(seconds, 1)} s (${fmt(mbPerSecond ?? 0, 0)} MB/s)`]] as [string, string][])),
-        ['note', note],
-      ]),
-    )
+    ctx.io.stdout(keyValues([
+      ['file', dryRun ? '(dry run, nothing written)' : path],
+      ['parameters', `${fmt(model.paramCount / 1e6, 1)}M (target ${fmt(target / 1e6, 1)}M)${s.experts === undefined ? '' : `, ${fmt(model.activeParamCount / 1e6, 1)}M active per token`}`],
+      ['shape', `hidden ${s.hidden}, layers ${s.layers}, heads ${s.heads} (kv ${s.kvHeads}, dim ${s.headDim}), ffn ${s.ffn}, vocab ${s.vocab}, context ${s.contextLength}${s.experts === undefined ? '' : `, ${s.experts} experts (${s.expertsUsed} used)`}`],
+      ['weights', `${quant}, seed ${f.seed ?? 1}, fill ${fill}`],
+      ['size', `${fmt(model.layout.totalBytes / 1e6, 1)} MB in ${model.file.tensors.length} tensors`],
+      ...(dryRun ? [] : ([['time', `${fmt(seconds, 1)} s (${fmt(mbPerSecond ?? 0, 0)} MB/s)`]] as [string, string][])),
+      ['note', note],
+    ]))
   },
 })
 

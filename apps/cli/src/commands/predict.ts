@@ -5,14 +5,13 @@
  * trueno's default regressor. `--input rows.jsonl` predicts one row per line, in order; a bad line
  * gives an error object for that line.
  */
-import { BACKEND_NAMES, VENDOR_NAMES, backendOf, kernelFiguresQuery, predictLine, targetQuery, type PredictionInterval } from '@kerneltune/regressor'
+import { BACKEND_NAMES, VENDOR_NAMES, backendOf, kernelFiguresQuery, learnedFromFile, predictLine, predictorFor, pretrainedModel, targetQuery, type LearnedModel, type PredictionInterval, type Predictor } from '@kerneltune/regressor'
 import { findHardwarePreset } from '@kerneltune/features'
 import { usageError } from '../cli/args.ts'
 import { defineCommand, type Io } from '../cli/command.ts'
 import { readFlagFile } from '../cli/files.ts'
 import { fmt, keyValues } from '../cli/output.ts'
-import { HARDWARE_FLAGS, MODEL_FLAGS, WORKLOAD_FLAGS, resolveHardware, resolveModel, resolveWorkload } from './shared/target-flags.ts'
-import { loadPredictor } from './predict/models.ts'
+import { HARDWARE_FLAGS, MODEL_FLAGS, WORKLOAD_FLAGS, readJsonFile, resolveHardware, resolveModel, resolveWorkload } from './shared/target-flags.ts'
 
 export const PREDICT_FLAGS = [
   { name: 'phase', type: 'string', choices: ['decode', 'prefill'], description: 'Phase to predict (same as --prefill for prefill). Default decode.' },
@@ -28,6 +27,17 @@ export const PREDICT_FLAGS = [
   { name: 'compute-units', type: 'integer', valueName: 'N', min: 1, description: 'SMs, CUs or Xe cores (overrides the preset; carried in the query).' },
   { name: 'bits-per-weight', type: 'number', valueName: 'B', min: 0.5, max: 64, description: "Average bits per weight of the model file (size × 8 ÷ parameters), for mixed-format files; default the format's." },
 ] as const
+
+/** The learned model of --model-file (the base of a calibrated one), or the pretrained model. */
+export async function loadLearned(io: Io, file: string | undefined): Promise<LearnedModel> {
+  return file === undefined ? pretrainedModel() : learnedFromFile(await readJsonFile(io, file, 'model-file'))
+}
+
+/** What predicts: --heuristic, else --model-file (trained or calibrated), else the pretrained model. */
+export async function loadPredictor(io: Io, file: string | undefined, heuristic = false): Promise<Predictor> {
+  const json = file !== undefined && !heuristic ? await readJsonFile(io, file, 'model-file') : undefined
+  return predictorFor({ heuristic, ...(file !== undefined ? { file } : {}), json })
+}
 
 /** The model, hardware and workload that predict and recommend read from the same flags. */
 export async function predictTarget(f: Record<string, unknown> & { phase?: string; prefill?: boolean; context?: number }, io: Io) {

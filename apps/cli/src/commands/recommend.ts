@@ -11,8 +11,7 @@ import { featuresFrom, validate } from '@kerneltune/features'
 import { targetQuery } from '@kerneltune/regressor'
 import { defineCommand } from '../cli/command.ts'
 import { fmt, keyValues } from '../cli/output.ts'
-import { PREDICT_FLAGS, predictTarget } from './predict.ts'
-import { loadLearned, loadPredictor } from './predict/models.ts'
+import { PREDICT_FLAGS, loadLearned, loadPredictor, predictTarget } from './predict.ts'
 import { HARDWARE_FLAGS, MODEL_FLAGS, WORKLOAD_FLAGS } from './shared/target-flags.ts'
 
 export const recommendCommand = defineCommand({

@@ -10,7 +10,7 @@ import { verifyInSandbox } from '@kerneltune/kernel-lab/node'
 import { EXIT } from '../cli/run.ts'
 import { defineCommand } from '../cli/command.ts'
 import { keyValues, table } from '../cli/output.ts'
-import { usageError } from '../cli/args.ts'
+import { onePositional, usageError } from '../cli/args.ts'
 import { REGISTRY_FLAGS, registryTarget, type RegistryTarget } from './registry-target.ts'
 
 /** Runs `fn` on the registry the flags name (embedded store or server) and closes it after. */
@@ -23,10 +23,7 @@ export async function withRegistry<T>(flags: Parameters<typeof registryTarget>[0
   }
 }
 
-const oneId = (p: readonly string[]) => {
-  if (p.length !== 1) throw usageError('give exactly one registry entry ID (see kerneltune registry list)')
-  return p[0]!
-}
+const oneId = (p: readonly string[]) => onePositional(p, 'give exactly one registry entry ID (see kerneltune registry list)')
 
 const listSub = defineCommand({
   name: 'list', summary: 'List registry entries',

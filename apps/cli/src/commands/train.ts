@@ -10,10 +10,9 @@ import { usageError } from '../cli/args.ts'
 import { defineCommand } from '../cli/command.ts'
 import { EXIT } from '../cli/run.ts'
 import { writeFileAtomic } from '../cli/files.ts'
-import { fmt, keyValues, progressBar, table } from '../cli/output.ts'
+import { fmt, keyValues, pct, progressBar, table } from '../cli/output.ts'
 import { measurementFlags, readMeasurementFile, ROW_KEYS } from './train/rows.ts'
 
-const pct = (x: number) => `${fmt(x * 100, 1)}%`
 const [DATA, OUT, SKIP_BAD] = measurementFlags('data', 'Measurements', 'the model JSON')
 
 export const trainCommand = defineCommand({

@@ -65,15 +65,9 @@ compact, with "line": N added; a bad line gives { ok: false, line, error: { code
     // The one engine (and those it works with), no backend: translating measures nothing
     // (translate-no-backend.test.ts).
     const engine = (await engineRegistry([flags.engine])).get('engine', flags.engine)
-    const options: Record<string, unknown> = {}
-    if (flags.backend) options.backend = flags.backend
-    if (flags.provider) options.provider = flags.provider
-    if (flags.vllmVersion) options.vllmVersion = flags.vllmVersion
-    const context: TranslateContext = {
-      ...(flags.version ? { version: flags.version } : {}),
-      ...(flags.model ? { model: flags.model } : {}),
-      options,
-    }
+    // Each engine reads the options that are its own (Triton's backend, ONNX Runtime's provider).
+    const options = { ...(flags.backend ? { backend: flags.backend } : {}), ...(flags.provider ? { provider: flags.provider } : {}), ...(flags.vllmVersion ? { vllmVersion: flags.vllmVersion } : {}) }
+    const context: TranslateContext = { ...(flags.version ? { version: flags.version } : {}), ...(flags.model ? { model: flags.model } : {}), options }
     // A bad --version is one usage error, not an error on every line.
     await engine.translate({}, context)
 
