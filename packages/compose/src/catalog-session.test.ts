@@ -8,7 +8,8 @@ describe('openCatalog', () => {
     expect(all.catalog.snapshot.extensions.length).toBeGreaterThan(0)
     const vllm = await openCatalog('vllm')
     expect(vllm.engine?.name).toBe('vllm')
-    expect(vllm.refuse).toBeTypeOf('function')
+    // The default combination is one vLLM runs: no refusal.
+    expect(await vllm.refuse!({})).toBeUndefined()
   })
 
   it('should name the registered engines for an unknown one, and refuse an unknown release once', async () => {
