@@ -5,7 +5,9 @@
 import type { AutotuneJob } from './adapters/autotune-job.ts'
 
 /** The quick run: batches, hidden sizes and bit widths, warm-ups, iterations and confirmation rounds. */
-export const QUICK_JOB = { batchSizes: [1, 4], hiddenSizes: [256, 512], bits: [4, 8], warmup: 2, iterations: 5, confirmRounds: 10 } as const
+export const QUICK_JOB: {
+  readonly batchSizes: readonly number[]; readonly hiddenSizes: readonly number[]; readonly bits: readonly number[]; readonly warmup: number; readonly iterations: number; readonly confirmRounds: number
+} = { batchSizes: [1, 4], hiddenSizes: [256, 512], bits: [4, 8], warmup: 2, iterations: 5, confirmRounds: 10 }
 
 export interface AutotuneRequest {
   quick?: boolean | undefined

@@ -73,10 +73,17 @@ function toError(e: { code?: string; message?: string } | undefined, fallback: s
   return new KerneltuneError(code, e?.message ?? fallback)
 }
 
-/** This package's job script, ./deno-runner: the TypeScript source beside this file, else the built one. */
+/**
+ * This package's job script, ./deno-runner: the TypeScript source beside this file, else the
+ * built one, else (this file bundled into another, e.g. the CLI's single-file build) the
+ * installed package's export.
+ */
 export function denoRunnerScript(): string {
-  const src = fileURLToPath(new URL('./deno-runner.ts', import.meta.url))
-  return existsSync(src) ? src : fileURLToPath(new URL('./deno-runner.js', import.meta.url))
+  for (const name of ['./deno-runner.ts', './deno-runner.js']) {
+    const path = fileURLToPath(new URL(name, import.meta.url))
+    if (existsSync(path)) return path
+  }
+  return fileURLToPath(import.meta.resolve('@kerneltune/gpu-kernels/deno-runner'))
 }
 
 /** Runs the job and resolves with its result; rejects with a KerneltuneError. */
