@@ -21,6 +21,7 @@ export { capabilityOf, nvidiaGeneration, parseComputeCapability } from './capabi
 export { CORE_DIMENSIONS } from './dimensions.ts'
 export { CORE_RULES } from './rules.ts'
 export { canonicalJson, comboHash, fnv1a64 } from './hash.ts'
+export { comboText, engineRefuseHook, explainCombo, parseComboText, previewGroups, type ComboExplanation } from './explain.ts'
 export {
   CATALOG_VERSION,
   CatalogSnapshotSchema,

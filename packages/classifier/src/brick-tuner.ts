@@ -73,8 +73,12 @@ export class BrickTuner {
     this.sampleCount = this.throughputModel instanceof LearnedModel ? this.throughputModel.json.sampleCount : 0
   }
 
-  recommend(f: TunerFeatures): TunerRecommendation {
-    const throughput = this.throughputModel.predict(f)
+  /**
+   * `throughput`, when given, is a prediction made elsewhere from more than the feature vector
+   * holds (the regressor's full query: the vector saturates bandwidth and TFLOPS); it stands in
+   * for the tuner's own and enters the overall confidence.
+   */
+  recommend(f: TunerFeatures, throughput: Prediction = this.throughputModel.predict(f)): TunerRecommendation {
     const kernel = this.kernelModel ? this.kernelModel.predict(f) : ruleKernel(f)
     const bottleneck = ruleBottleneck(f)
     const suggestedExperiments = suggestExperiments(f, bottleneck.class)

@@ -43,6 +43,16 @@ describe('BrickTuner (§A.7)', () => {
     expect(describeExperiment({ ReduceSequenceLength: { factor: 0.5 } })).toBe('Reduce sequence length by 50%')
   })
 
+  it('should take a throughput predicted elsewhere in place of its own, in the overall confidence too', () => {
+    const f = fb().batchSize(4).build()
+    const own = new BrickTuner().recommend(f)
+    const given = { ...own.throughput, predictedTps: 123, confidence: 0.3 }
+    const rec = new BrickTuner().recommend(f, given)
+    expect(rec.throughput).toBe(given)
+    expect(rec.confidenceOverall).toBeCloseTo((0.3 + rec.kernel.confidence + rec.bottleneck.confidence) / 3, 12)
+    expect({ ...rec, throughput: own.throughput, confidenceOverall: own.confidenceOverall }).toEqual(own)
+  })
+
   it('should be monotone in batch, never lowered by CUDA graphs, positive on cold start (§A.15)', () => {
     for (const t of [new BrickTuner(), new BrickTuner({ throughput: 'heuristic' })]) {
       const at = (b: number, g = false) => t.recommend(fb().gpuComputeTflops(165).batchSize(b).cudaGraphs(g).build()).throughput.predictedTps

@@ -11,4 +11,5 @@
  * console.log(await vllm.translate({ attention_backend: 'flashinfer' }))
  * ```
  */
+export { openCatalog, type CatalogSession } from './catalog-session.ts'
 export { ENGINE_NAMES, engineRegistry, isEngineName, loadEngine, SERVING_ENGINE_NAMES, type EngineName } from './engines.ts'

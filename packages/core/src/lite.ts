@@ -49,6 +49,8 @@ export {
   resolveVersion,
   shellQuote,
   stamped,
+  translationJson,
+  translationScript,
   type ControlledCombo,
   type FormatCommandLineOptions,
 } from './contracts/engine-kit.ts'

@@ -13,6 +13,7 @@
  * ```
  */
 export { BACKEND_NAME, llamacppBackend, type LlamacppBackendOptions } from './adapters/node-llama-cpp.node.ts'
+export { measureOnce, type MeasureOnceOptions } from './adapters/measure-once.node.ts'
 export { llamacppRunBackend, llamacppRunEngine, LLAMACPP_BACKEND, type LlamacppRunBackendOptions } from './adapters/run-backend.node.ts'
 export { cpuSignature, findLlamaServer, llamaServerCacheRoot, locateLlamaServer, requireLlamaServer, type FoundBinary } from './adapters/llama-server-binary.node.ts'
 export { BUILD_HINT, LLAMA_SERVER_ENV } from './serving.ts'

@@ -38,7 +38,7 @@ export {
   type GgufTensor,
   type TensorChunks,
 } from './writer.ts'
-export { readGgufHeader, type GgufHeader, type GgufReadValue, type GgufTensorInfo } from './reader.ts'
+export { ggufModelInfo, readGgufHeader, type GgufHeader, type GgufModelInfo, type GgufReadValue, type GgufTensorInfo } from './reader.ts'
 export { GGML_TYPE_LAYOUTS, checkGgufTensorsInFile, tensorExtent, tensorsOutsideFile, type TensorExtent } from './tensor-extent.ts'
 export {
   chooseLlamaShape,
@@ -53,6 +53,6 @@ export {
   type ShapeRequest,
 } from './llama-shape.ts'
 export { BYTE_VOCAB_MIN, byteVocab, byteVocabMetadata, type ByteVocab } from './vocab.ts'
-export { SYNTH_QUANTS, llamaMetadata, synthLlama, type SynthLlama, type SynthLlamaOptions, type SynthQuant } from './synth-llama.ts'
+export { SYNTH_QUANTS, llamaMetadata, synthLlama, synthNote, type SynthLlama, type SynthLlamaOptions, type SynthQuant } from './synth-llama.ts'
 export { SYNTH_CHUNK_VALUES, SYNTH_FILLS, type SynthFill } from './synth-tensors.ts'
 export { fillUniform, hashSeed, mulberry32 } from './random.ts'

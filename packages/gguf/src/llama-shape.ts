@@ -65,17 +65,17 @@ export function llamaActiveParamCount(s: LlamaShape): number {
 export interface ShapeRequest {
   /** Target parameter count (the result lands near it, not on it). */
   readonly params: number
-  readonly vocabSize?: number
-  readonly contextLength?: number
+  readonly vocabSize?: number | undefined
+  readonly contextLength?: number | undefined
   /** Fixes the hidden size instead of choosing it. */
-  readonly hidden?: number
-  readonly layers?: number
+  readonly hidden?: number | undefined
+  readonly layers?: number | undefined
   /** Fixes the FFN width (per expert for a MoE) instead of 8/3 of the hidden size. */
-  readonly ffn?: number
+  readonly ffn?: number | undefined
   /** Experts per layer (at least 2) for a mixture of experts; absent for a dense model. */
-  readonly experts?: number
+  readonly experts?: number | undefined
   /** Experts per token, 1 to `experts`; default 2 (as Mixtral). */
-  readonly expertsUsed?: number
+  readonly expertsUsed?: number | undefined
 }
 
 function shapeFor(hidden: number, req: ShapeRequest, vocab: number, contextLength: number, layers: number): LlamaShape {

@@ -109,3 +109,24 @@ export function readGgufHeader(bytes: Uint8Array): GgufHeader {
     throw e
   }
 }
+
+/** What a header says about its model, as a measurement reports it; null where the metadata has no such key. */
+export interface GgufModelInfo {
+  readonly name: GgufReadValue | null
+  readonly architecture: string
+  readonly fileType: GgufReadValue | null
+  readonly tensors: number
+  readonly hidden: GgufReadValue | null
+  readonly layers: GgufReadValue | null
+  readonly vocab: number | null
+}
+
+export function ggufModelInfo(header: GgufHeader): GgufModelInfo {
+  const meta = header.metadata
+  const arch = String(meta['general.architecture'] ?? 'unknown')
+  const tokens = meta['tokenizer.ggml.tokens']
+  return {
+    name: meta['general.name'] ?? null, architecture: arch, fileType: meta['general.file_type'] ?? null, tensors: header.tensors.length,
+    hidden: meta[`${arch}.embedding_length`] ?? null, layers: meta[`${arch}.block_count`] ?? null, vocab: Array.isArray(tokens) ? tokens.length : null,
+  }
+}

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { chooseLlamaShape, llamaActiveParamCount, llamaParamCount, parseParamCount } from './llama-shape.ts'
-import { readGgufHeader } from './reader.ts'
-import { synthLlama } from './synth-llama.ts'
+import { ggufModelInfo, readGgufHeader } from './reader.ts'
+import { synthLlama, synthNote } from './synth-llama.ts'
 import { byteVocab } from './vocab.ts'
 import { ggufBytes } from './writer.ts'
 
@@ -145,5 +145,24 @@ describe('synthLlama', () => {
     expect(() => synthLlama({ params: 1e6, vocabSize: 100 })).toThrow(/at least 260/)
     expect(() => synthLlama({ params: 1e6, quant: 'Q5_K' as never })).toThrow(/F16, Q8_0, Q4_0/)
     expect(() => synthLlama({ params: 1e6, vocabSize: 300, fill: 'zeros' as never })).toThrow(/random, tiled/)
+  })
+})
+
+describe('synthLlama options as a command passes them', () => {
+  it('should treat an option given as undefined as left out, and say what each fill is good for', () => {
+    const given = synthLlama({ params: 2e6, vocabSize: 512, hidden: undefined, layers: undefined, ffn: undefined, experts: undefined, expertsUsed: undefined, seed: undefined, fill: undefined })
+    expect(given.shape).toEqual(synthLlama({ params: 2e6, vocabSize: 512 }).shape)
+    expect(given.fill).toBe('random')
+    expect(synthNote('random')).toMatch(/^random weights: .*its speed is real$/)
+    expect(synthNote('tiled')).toMatch(/^random rows, tiled: /)
+  })
+})
+
+describe('ggufModelInfo', () => {
+  it('should read the name, architecture, sizes and vocabulary of a header, and null for what it lacks', async () => {
+    const m = synthLlama({ params: 2e6, vocabSize: 512, quant: 'Q8_0' })
+    const info = ggufModelInfo(readGgufHeader(await ggufBytes(m.file)))
+    expect(info).toEqual({ name: m.file.metadata['general.name']!.value, architecture: 'llama', fileType: 7, tensors: m.file.tensors.length, hidden: m.shape.hidden, layers: m.shape.layers, vocab: 512 })
+    expect(ggufModelInfo({ version: 3, metadata: {}, tensors: [], alignment: 32, dataOffset: 0 })).toEqual({ name: null, architecture: 'unknown', fileType: null, tensors: 0, hidden: null, layers: null, vocab: null })
   })
 })

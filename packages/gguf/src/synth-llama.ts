@@ -22,10 +22,10 @@ export type SynthQuant = (typeof SYNTH_QUANTS)[number]
  */
 export interface SynthLlamaOptions extends ShapeRequest {
   /** Type of the 2-D weights (norms stay F32). Default F16. */
-  readonly quant?: SynthQuant
-  readonly seed?: number
+  readonly quant?: SynthQuant | undefined
+  readonly seed?: number | undefined
   /** 'random' (default) generates every weight; 'tiled' repeats each tensor's first chunk (see synth-tensors.ts). */
-  readonly fill?: SynthFill
+  readonly fill?: SynthFill | undefined
   readonly name?: string
 }
 
@@ -64,6 +64,13 @@ export function llamaMetadata(shape: LlamaShape, quant: SynthQuant, name: string
     }),
     ...byteVocabMetadata(shape.vocab),
   }
+}
+
+/** What a synthetic file is good for, as the CLI says it next to the file it wrote. */
+export function synthNote(fill: SynthFill): string {
+  return fill === 'tiled'
+    ? 'random rows, tiled: each tensor repeats its first rows; this model generates meaningless text; its speed is real'
+    : 'random weights: this model generates meaningless text; its speed is real'
 }
 
 /** Builds the model description; nothing is generated until the file's chunks are read. */

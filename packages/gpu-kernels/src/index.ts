@@ -17,6 +17,7 @@ export type {
   CopyBandwidth,
 } from './types.ts'
 export { WEIGHT_FORMATS, KERNEL_KINDS, DEFAULT_LIMITS } from './types.ts'
+export { DEFAULT_SIZES, parseProblemSize, type ProblemSize } from './problem-size.ts'
 export { kernelParameters, isValidConfig, enumerateConfigs, defaultConfig, dispatchSize, workgroupShape, sharedBytes, configKey } from './params.ts'
 export { generateWgsl } from './codegen.ts'
 // The building blocks of the kernels, for generators of structural variants (@kerneltune/kernel-lab).

@@ -88,3 +88,4 @@ export {
 export { bestOf, getOptimal, type AutotuneStatistics, type BenchmarkAllOptions, type BenchmarkLayerOptions, type CellResult } from './tuner-support.ts'
 export { confirmCell, type CellConfirmation, type ConfirmCellInput } from './confirm-cell.ts'
 export { MixedBpwAutoTuner, type TunerOptions } from './tuner.ts'
+export { QUICK_JOB, autotuneJobFor, type AutotuneRequest } from './job-request.ts'

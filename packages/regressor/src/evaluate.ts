@@ -27,14 +27,17 @@ export interface CvResult {
   folds: number
 }
 
-/** k-fold cross-validated MAPE with a seeded fold assignment. */
-export function crossValidate(samples: readonly TrainingSample[], opts: TrainOptions & { k?: number; seed?: number } = {}): CvResult {
+/**
+ * k-fold cross-validated MAPE with a seeded fold assignment. `onFold` hears each fold done (a
+ * forest takes seconds to minutes per fold, enough for a caller to show progress).
+ */
+export function crossValidate(samples: readonly TrainingSample[], opts: TrainOptions & { k?: number; seed?: number; onFold?: (done: number) => void } = {}): CvResult {
   const k = opts.k ?? 5
   if (samples.length < 2 * k) throw new KerneltuneError('INSUFFICIENT_DATA', `Insufficient training data: ${samples.length} samples for ${k}-fold cross-validation (need >= ${2 * k})`)
   const order = shuffled(samples.map((_, i) => i), seededRandom(opts.seed ?? 1))
   const fold = new Array<number>(samples.length)
   order.forEach((idx, pos) => (fold[idx] = pos % k))
-  return heldOut(samples, fold, k, opts)
+  return heldOut(samples, fold, k, opts, opts.onFold)
 }
 
 /** Leave-one-group-out: each group (e.g. hardware) is predicted by a model trained on the others. */
@@ -51,16 +54,17 @@ export function leaveOneGroupOut(samples: readonly TrainingSample[], opts: Train
   return { ...r, byGroup }
 }
 
-function heldOut(samples: readonly TrainingSample[], fold: readonly number[], k: number, opts: TrainOptions): CvResult {
+function heldOut(samples: readonly TrainingSample[], fold: readonly number[], k: number, opts: TrainOptions, onFold?: (done: number) => void): CvResult {
   const rows = prepare(samples)
   const predictions = new Array<number>(samples.length).fill(Number.NaN)
   for (let f = 0; f < k; f++) {
     const train = samples.filter((_, i) => fold[i] !== f)
     const testIdx = fold.flatMap((g, i) => (g === f ? [i] : []))
-    if (testIdx.length === 0) continue
-    const model = LearnedModel.train(train, opts)
-    const p = model.predictRows(testIdx.map((i) => rows[i]!))
-    testIdx.forEach((i, j) => (predictions[i] = p[j]!))
+    if (testIdx.length > 0) {
+      const p = LearnedModel.train(train, opts).predictRows(testIdx.map((i) => rows[i]!))
+      testIdx.forEach((i, j) => (predictions[i] = p[j]!))
+    }
+    onFold?.(f + 1)
   }
   return { mape: mapeOf(predictions, samples.map((s) => s.measuredTps)), predictions, folds: k }
 }

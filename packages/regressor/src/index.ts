@@ -38,4 +38,9 @@ export { DEFAULT_FOREST, type ForestOptions, type RidgeState } from './estimator
 export { pretrainedInfo, pretrainedModel } from './pretrained.ts'
 export { CalibratedModel, CorrectionsSchema, calibrate, hardwareKey, type CalibrationResult, type LocalMeasurement } from './calibrate.ts'
 export { OnlineLearner, TRUENO_PRETRAINED_WEIGHTS, type OnlineLearnerOptions } from './online.ts'
+export {
+  CalibratedFileSchema, MIN_CALIBRATION_POINTS, calibrateRows, calibratedFile, correctionsOf, fitRows, hardwareLabel, learnedFromFile, minTrainingRows, tooFewPerHardware,
+  type CalibratedFile, type FitRowsOptions, type HardwareCalibration, type HardwareCv, type RowsCalibration, type RowsFit,
+} from './fit-rows.ts'
+export { extrapolationNote, predictLine, predictorFor, targetQuery, versionOf, type Predictor, type QueryTarget } from './predictor.ts'
 export { checkRow, detectFormat, KERNEL_KEYS, kernelFiguresQuery, MEASUREMENT_ROW_KEYS, parseRows, queryFromRow, type MeasuredRow, type ReadRows, type RowProblem } from './measurement-rows.ts'

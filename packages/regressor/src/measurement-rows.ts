@@ -23,9 +23,14 @@ const VENDORS = ['nvidia', 'amd', 'apple', 'intel']
 /** The kernel figures a query takes (issue 38): int8 rate, FP16 ALU rate, clock, compute units. */
 export const KERNEL_KEYS = ['int8Tops', 'fp16VectorTflops', 'clockMhz', 'computeUnits'] as const
 
-/** A preset's kernel figures as query fields (those it has). */
-export function kernelFiguresQuery(p: Partial<Record<(typeof KERNEL_KEYS)[number], number>>): Partial<Record<(typeof KERNEL_KEYS)[number], number>> {
-  return Object.fromEntries(KERNEL_KEYS.filter((k) => p[k] !== undefined).map((k) => [k, p[k]!]))
+/**
+ * The kernel figures of a preset (or of several sources, a later one's given figures over an
+ * earlier one's: a preset's, then flags') as query fields, those given.
+ */
+export function kernelFiguresQuery(...sources: Partial<Record<(typeof KERNEL_KEYS)[number], number | undefined>>[]): Partial<Record<(typeof KERNEL_KEYS)[number], number>> {
+  const out: Partial<Record<(typeof KERNEL_KEYS)[number], number>> = {}
+  for (const p of sources) for (const k of KERNEL_KEYS) if (p[k] !== undefined) out[k] = p[k]
+  return out
 }
 
 export function queryFromRow(row: unknown): ThroughputQuery {

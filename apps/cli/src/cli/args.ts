@@ -56,6 +56,12 @@ export function usageError(message: string, details?: unknown): KerneltuneError 
   return new KerneltuneError('INVALID_INPUT', message, { details })
 }
 
+/** The one positional argument a command takes; `message` says what it is when there is not exactly one. */
+export function onePositional(positionals: readonly string[], message: string): string {
+  if (positionals.length !== 1) throw usageError(message)
+  return positionals[0]!
+}
+
 function convert(spec: FlagSpec, raw: string): unknown {
   const flag = `--${spec.name}`
   switch (spec.type) {

@@ -29,6 +29,9 @@ export function fmt(n: number, digits = 1): string {
   return n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits })
 }
 
+/** A fraction as a percentage with one decimal: 0.123 → "12.3%". */
+export const pct = (x: number): string => `${fmt(x * 100, 1)}%`
+
 export interface Progress {
   update(done: number, note?: string): void
   done(note?: string): void

@@ -7,17 +7,16 @@ import { writeFileSync } from 'node:fs'
 import { resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { KerneltuneError } from '@kerneltune/core'
-import { BIT_WIDTHS, deviceConfigFileName } from '@kerneltune/metal-marlin-autotune'
-import type { AutotuneJob, AutotuneJobResult } from '@kerneltune/metal-marlin-autotune/webgpu'
+import { BIT_WIDTHS, QUICK_JOB as QUICK, autotuneJobFor, deviceConfigFileName } from '@kerneltune/metal-marlin-autotune'
+import type { AutotuneJobResult } from '@kerneltune/metal-marlin-autotune/webgpu'
 import { defineCommand } from '../cli/command.ts'
 import { fmt, progressBar, table, type Progress } from '../cli/output.ts'
 import { EXIT } from '../cli/run.ts'
-import { runWebGpuJob } from '../webgpu-runner.ts'
-import { registryCandidates, type CellRegistry } from './autotune/registry.ts'
+import { runWebGpuJob } from '@kerneltune/gpu-kernels/webgpu-job'
+import { registryCandidates, type CellRegistry } from '@kerneltune/kernel-lab/node'
 import { selectCommand } from './autotune/select.ts'
-import { REGISTRY_FLAGS, registryTarget } from './registry-target.ts'
-
-const QUICK = { batchSizes: [1, 4], hiddenSizes: [256, 512], bits: [4, 8], warmup: 2, iterations: 5, confirmRounds: 10 }
+import { REGISTRY_FLAGS } from './registry-target.ts'
+import { withRegistry } from './registry.ts'
 
 const ints = (flag: string, values: readonly string[] | undefined, min: number): number[] | undefined => {
   if (!values) return undefined
@@ -67,18 +66,10 @@ export const autotuneCommand = defineCommand({
     '{ ok, output, device_name, seconds, timing: "timestamp"|"wall", cells: [{ bits, batch, hidden, tried, failed, best: { config_id, kernel_name, latency_ms, throughput_gbps, kernel: { kind, format, params, max_abs_error, gflops, samples } } | null, default: { config_id, success, latency_ms } | null, selection_speedup (biased upward) | null, confirmation: { method, rounds, speedup, low, high, level, verdict: faster|no-reliable-win|slower, baselineMedianMs, candidateMedianMs, baselineMs, candidateMs, firstInRound } | null, kept: tuned|default|null, registry?: { family, selected: { id, name, verified, latency_ms, median_ms, faster_than_best, error? } | null, excluded: [{ id, name, status, why }] } }], skipped: [{ config_id, bits, batch, hidden, error }], statistics }',
   async run(ctx) {
     const f = ctx.flags
-    const quick = f.quick === true
-    const job: AutotuneJob = {
-      bits: ints('bits', f.bits, 2) ?? (quick ? QUICK.bits : [4, 8]),
-      batchSizes: ints('batch-sizes', f.batchSizes, 1) ?? (quick ? QUICK.batchSizes : [1, 4, 8, 16]),
-      hiddenSizes: ints('hidden', f.hidden, 32) ?? (quick ? QUICK.hiddenSizes : [2048, 4096]),
-      warmup: f.warmup ?? (quick ? QUICK.warmup : 5),
-      iterations: f.iterations ?? (quick ? QUICK.iterations : 20),
-      guideVariantsOnly: (f.variants ?? (quick ? 'guide' : 'all')) === 'guide',
-      mixed: f.mixed === true,
-      intermediateMultiplier: f.intermediateMultiplier ?? 4,
-      confirmRounds: f.confirmRounds ?? (quick ? QUICK.confirmRounds : 20),
-    }
+    const job = autotuneJobFor({
+      quick: f.quick, bits: ints('bits', f.bits, 2), batchSizes: ints('batch-sizes', f.batchSizes, 1), hiddenSizes: ints('hidden', f.hidden, 32), warmup: f.warmup, iterations: f.iterations,
+      variants: f.variants, mixed: f.mixed, intermediateMultiplier: f.intermediateMultiplier, confirmRounds: f.confirmRounds,
+    })
     const badHidden = job.hiddenSizes.find((h) => h % 32 !== 0)
     if (badHidden !== undefined) throw new KerneltuneError('INVALID_INPUT', `--hidden ${badHidden} is not a multiple of 32 (the quantisation block)`)
     let bar: Progress | undefined
@@ -104,9 +95,7 @@ export const autotuneCommand = defineCommand({
     const tuned = done.cells.filter((c) => c.best).length
     let registry: (CellRegistry | null)[] = []
     if (f.registryKernels) {
-      const target = await registryTarget(f, ctx.io.env)
-      let entries
-      try { entries = await target.list() } finally { await target.close() }
+      const entries = await withRegistry(f, ctx.io.env, (t) => t.list())
       registry = await registryCandidates(done.cells, entries, { warmup: job.warmup, iterations: job.iterations, intermediateMultiplier: job.intermediateMultiplier ?? 4 })
     }
     const cells = done.cells.map((c, i) => (registry[i] ? { ...c, registry: registry[i] } : c))

@@ -56,15 +56,11 @@ const simulateCommand = defineCommand({
     } else if (f.driftMeans !== undefined) {
       throw usageError('--drift-means needs --drift-at STEP')
     }
-    const opt: Record<string, unknown> = { kind: f.policy }
-    if (f.c !== undefined) opt.c = f.c
-    if (f.gamma !== undefined) opt.gamma = f.gamma
-    if (f.window !== undefined) opt.window = f.window
-    if (f.epsilon !== undefined) opt.epsilon = f.epsilon
-    if (f.decay !== undefined) opt.decay = f.decay
-    if (f.policy === 'thompson' || f.policy === 'discounted-thompson') opt.likelihood = f.likelihood ?? (f.reward === 'gaussian' ? 'gaussian' : 'beta')
+    const likelihood = f.policy === 'thompson' || f.policy === 'discounted-thompson' ? (f.likelihood ?? (f.reward === 'gaussian' ? 'gaussian' : 'beta')) : undefined
+    // The policy's schema keeps its own options (defaulting those not given) and drops the others'.
+    const policy = { kind: f.policy, c: f.c, gamma: f.gamma, window: f.window, epsilon: f.epsilon, decay: f.decay, likelihood } as PolicyInput
     const seed = f.seed ?? 1
-    const r = simulate({ problem, bandit: { policy: opt as PolicyInput, seed }, steps: f.steps ?? 10_000, seed: seed + 1 })
+    const r = simulate({ problem, bandit: { policy, seed }, steps: f.steps ?? 10_000, seed: seed + 1 })
     const b = r.bandit
     if (f.save !== undefined) await writeFile(resolve(ctx.io.cwd, f.save), JSON.stringify(b.toJSON(), null, 2) + '\n')
     const slope = logLogSlope(r.curve.filter((p) => p.step >= Math.min(100, r.steps)))

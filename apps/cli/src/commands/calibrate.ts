@@ -6,33 +6,26 @@
  * measured on the points that produced it. Writes a calibrated-model JSON that `predict` and
  * `recommend` load with --model-file.
  */
-import { parseWith } from '@kerneltune/core'
-import { CalibratedModel, calibrate, hardwareKey, type CalibrationResult, type LearnedModel } from '@kerneltune/regressor'
+import { MIN_CALIBRATION_POINTS as MIN_POINTS, calibrateRows, tooFewPerHardware, calibratedFile, correctionsOf, hardwareLabel as label } from '@kerneltune/regressor'
 import { usageError } from '../cli/args.ts'
 import { defineCommand } from '../cli/command.ts'
-import { fmt, keyValues, table } from '../cli/output.ts'
-import { CalibratedFileSchema, loadLearned, readJsonFile } from './predict/models.ts'
-import { writeFileAtomic } from './train.ts'
-import { readMeasurementFile, ROW_KEYS, SKIP_BAD_FLAG, type MeasuredRow } from './train/rows.ts'
+import { writeFileAtomic } from '../cli/files.ts'
+import { fmt, keyValues, pct, table } from '../cli/output.ts'
+import { loadLearned } from './predict.ts'
+import { readJsonFile } from './shared/target-flags.ts'
+import { measurementFlags, readMeasurementFile, ROW_KEYS } from './train/rows.ts'
 
-const MIN_POINTS = 3
-const pct = (x: number) => `${fmt(x * 100, 1)}%`
-
-export interface HardwareCalibration extends CalibrationResult {
-  /** Preset names the rows gave for this hardware, if any. */
-  hardware: string[]
-  lines: number[]
-}
+const [MEASUREMENTS, OUT, SKIP_BAD] = measurementFlags('measurements', 'Local measurements', 'the calibrated model JSON')
 
 export const calibrateCommand = defineCommand({
   name: 'calibrate',
   summary: 'Calibrate a throughput model to your hardware from 3 or more local measurements.',
   description: `Reads --measurements (CSV with a header row, or JSON lines), one measured point per row, keys named like predict's: ${ROW_KEYS.join(', ')}; measuredTps (tokens/s) is the measured value (tokens_per_s is accepted instead). Rows are grouped by hardware (memory bandwidth and TFLOPS); each hardware needs at least ${MIN_POINTS} points. The base model is the pretrained one, or --model-file (a model from \`kerneltune train\`, or a calibrated file, whose base is recalibrated: its corrections for other hardware are kept, those for the measured hardware replaced). For each hardware it fits measured ≈ factor × predicted and prints the MAPE before and the leave-one-out MAPE after. Predictions stay clamped by the roofline bound; hardware without a correction is predicted by the base model unchanged.`,
   flags: [
-    { name: 'measurements', type: 'string', valueName: 'FILE', description: 'Local measurements: FILE.csv or FILE.jsonl (required).' },
+    MEASUREMENTS,
     { name: 'model-file', type: 'string', valueName: 'BASE', description: 'The model to calibrate (kerneltune train / calibrate output). Default: the pretrained model.' },
-    { name: 'out', type: 'string', valueName: 'FILE', description: 'Where to write the calibrated model JSON (required).' },
-    SKIP_BAD_FLAG,
+    OUT,
+    SKIP_BAD,
   ],
   jsonOutput: '{ "out": string (absolute path), "base": string, "measurements": { "file": string, "format": "csv" | "jsonl", "rows": number, "skipped": { line, message }[] }, "hardware": { hardwareKey, hardware: string[], lines: number[], factor, count, mapeBefore, mapeAfter (leave-one-out), improvementPct, points: { measuredTps, before, after }[] }[], "corrections": { [hardwareKey]: factor } }. MAPEs are fractions.',
   examples: [
@@ -48,29 +41,12 @@ export const calibrateCommand = defineCommand({
     if (read.rows.length < MIN_POINTS) {
       throw usageError(`--measurements: "${measurements}" has ${read.rows.length} usable measurement(s); calibration needs at least ${MIN_POINTS} on one hardware`)
     }
-    const groups = new Map<string, MeasuredRow[]>()
-    for (const r of read.rows) groups.set(hardwareKey(r.query), [...(groups.get(hardwareKey(r.query)) ?? []), r])
-    const few = [...groups].filter(([, rs]) => rs.length < MIN_POINTS)
-    if (few.length) {
-      throw usageError(`--measurements: calibration needs at least ${MIN_POINTS} measurements per hardware; ${few.map(([k, rs]) => `${label(k, rs)} has ${rs.length} (line${rs.length > 1 ? 's' : ''} ${rs.map((r) => r.line).join(', ')})`).join('; ')}`)
-    }
-    const base: LearnedModel = await loadLearned(ctx.io, f.modelFile)
-    const kept = f.modelFile !== undefined ? await previousCorrections(ctx.io, f.modelFile) : {}
-    const results: HardwareCalibration[] = [...groups].map(([, rs]) => {
-      const { result } = calibrate(base, rs.map((r) => ({ query: r.query, measuredTps: r.measuredTps })))
-      return { ...result, hardware: [...new Set(rs.flatMap((r) => (r.hardware ? [r.hardware] : [])))], lines: rs.map((r) => r.line) }
-    })
-    // A physics base also gets its overhead multiplier ("<hardwareKey>|overhead") and a work factor per
-    // weight format ("<hardwareKey>|quant:<format>"), all in the result's corrections (issue 18).
-    // A measured hardware's earlier corrections go entirely (its per-format ones too), not just those re-fitted.
-    const measured = (k: string) => groups.has(k.split('|').slice(0, 2).join('|'))
-    const corrections = { ...Object.fromEntries(Object.entries(kept).filter(([k]) => !measured(k))), ...Object.fromEntries(results.flatMap((r) => Object.entries(r.corrections))) }
-    const file = parseWith(CalibratedFileSchema, {
-      format: 'kerneltune.calibrated-model', version: 1, base: base.toJSON(), corrections,
-      calibration: { measurements, baseModel: f.modelFile ?? 'pretrained', results },
-    }, 'calibrated model')
-    // Constructing the model checks the corrections the way `predict --model-file` will.
-    void new CalibratedModel(base, file.corrections)
+    const few = tooFewPerHardware(read.rows)
+    if (few) throw usageError(`--measurements: ${few}`)
+    const base = await loadLearned(ctx.io, f.modelFile)
+    const kept = f.modelFile !== undefined ? correctionsOf(await readJsonFile(ctx.io, f.modelFile, 'model-file')) : {}
+    const { groups, results, corrections, keptFor } = calibrateRows(base, read.rows, kept)
+    const file = calibratedFile(base, corrections, { measurements, baseModel: f.modelFile ?? 'pretrained', results })
     const out = await writeFileAtomic(ctx.io, outFile, JSON.stringify(file) + '\n', 'out')
     const baseName = f.modelFile !== undefined ? `${base.name} (${f.modelFile})` : `pretrained (${base.name})`
     if (ctx.json) {
@@ -90,18 +66,6 @@ export const calibrateCommand = defineCommand({
     for (const r of results.filter((x) => x.mapeAfter >= x.mapeBefore)) {
       ctx.io.stdout(`\nNote: on ${label(r.hardwareKey, groups.get(r.hardwareKey)!)} the held-out MAPE did not improve (${pct(r.mapeBefore)} → ${pct(r.mapeAfter)}); the base model's errors vary across these points more than one factor can correct. More measurements, or the uncalibrated model, may serve better.\n`)
     }
-    const kept2 = Object.keys(kept).filter((k) => !groups.has(k))
-    if (kept2.length) ctx.io.stdout(`\nKept the base file's corrections for: ${kept2.join(', ')}\n`)
+    if (keptFor.length) ctx.io.stdout(`\nKept the base file's corrections for: ${keptFor.join(', ')}\n`)
   },
 })
-
-function label(key: string, rows: readonly MeasuredRow[]): string {
-  const names = [...new Set(rows.flatMap((r) => (r.hardware ? [r.hardware] : [])))]
-  return names.length ? `${names.join('/')} (${key})` : key
-}
-
-async function previousCorrections(io: Parameters<typeof readJsonFile>[0], file: string): Promise<Record<string, number>> {
-  const json = await readJsonFile(io, file, 'model-file')
-  if ((json as { format?: string })?.format !== 'kerneltune.calibrated-model') return {}
-  return { ...parseWith(CalibratedFileSchema, json, 'calibrated model').corrections }
-}

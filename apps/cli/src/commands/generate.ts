@@ -7,16 +7,20 @@
  */
 import { readFileSync } from 'node:fs'
 import { basename, resolve } from 'node:path'
-import { KERNEL_KINDS, WEIGHT_FORMATS, type KernelKind, type WeightFormat } from '@kerneltune/gpu-kernels'
+import { DEFAULT_SIZES, KERNEL_KINDS, WEIGHT_FORMATS, type KernelKind, type WeightFormat } from '@kerneltune/gpu-kernels'
 import { humanProvider, llmProvider, PROVIDER_NAMES, templateProvider, type KernelProvider } from '@kerneltune/kernel-lab'
 import { verifyInSandbox } from '@kerneltune/kernel-lab/node'
 import { defineCommand } from '../cli/command.ts'
 import { table } from '../cli/output.ts'
 import { usageError } from '../cli/args.ts'
 import { EXIT } from '../cli/run.ts'
-import { REGISTRY_FLAGS, registryTarget } from './registry-target.ts'
+import { REGISTRY_FLAGS } from './registry-target.ts'
+import { withRegistry } from './registry.ts'
 
-const SIZES: Record<KernelKind, { m: number; n: number; k: number }> = { gemv: { m: 1, n: 256, k: 1024 }, gemm: { m: 32, n: 128, k: 512 } }
+/** The module `--provider human` takes, named after its file. */
+function humanModule(path: string): { name: string; source: string } {
+  try { return { name: basename(path), source: readFileSync(path, 'utf8') } } catch { throw usageError(`cannot read --file ${path}`) }
+}
 
 export const generateCommand = defineCommand({
   name: 'generate',
@@ -40,40 +44,27 @@ export const generateCommand = defineCommand({
   async run(ctx) {
     const f = ctx.flags
     const kind = f.kernel as KernelKind
-    const s = SIZES[kind]
+    const s = DEFAULT_SIZES[kind]
     const problem = { format: f.format as WeightFormat, m: f.m ?? s.m, n: f.n ?? s.n, k: f.k ?? s.k }
     if (problem.k % 32) throw usageError(`--k must be a multiple of 32, got ${problem.k}`)
-    let provider: KernelProvider
-    if (f.provider === 'llm') {
-      if (!f.endpoint) throw usageError('--provider llm needs --endpoint URL (an OpenAI-compatible server such as llama-server)')
-      provider = llmProvider({ endpoint: f.endpoint, ...(f.model ? { model: f.model } : {}) })
-    } else if (f.provider === 'human') {
-      if (!f.file) throw usageError('--provider human needs --file PATH: the kernel module (default export (ctx) => ...)')
-      const path = resolve(ctx.io.cwd, f.file)
-      let source: string
-      try { source = readFileSync(path, 'utf8') } catch { throw usageError(`cannot read --file ${path}`) }
-      provider = humanProvider({ name: basename(path), source })
-    } else provider = templateProvider()
+    if (f.provider === 'llm' && !f.endpoint) throw usageError('--provider llm needs --endpoint URL (an OpenAI-compatible server)')
+    if (f.provider === 'human' && !f.file) throw usageError('--provider human needs --file PATH: the kernel module (default export (ctx) => ...)')
+    const provider: KernelProvider = f.provider === 'llm' ? llmProvider({ endpoint: f.endpoint!, ...(f.model ? { model: f.model } : {}) })
+      : f.provider === 'human' ? humanProvider(humanModule(resolve(ctx.io.cwd, f.file!))) : templateProvider()
     const candidates = await provider.generate({ kind, problem, count: f.count ?? 4 })
-    const target = await registryTarget(f, ctx.io.env)
-    const out = []
-    try {
+    const out = await withRegistry(f, ctx.io.env, async (target) => {
+      const out = []
       for (const [i, c] of candidates.entries()) {
         if (!ctx.json) ctx.io.stderr(`generate: verifying ${i + 1}/${candidates.length} ${c.name} in the sandbox\n`)
         const report = await verifyInSandbox(c.source, problem, { timing: { warmup: 2, iterations: f.iterations ?? 10 } })
-        let registryId: string | null = null
-        if (report.verified) {
-          const entry = await target.submit({
-            name: c.name, kernelFamily: c.kernelFamily, provider: c.provider, source: c.source,
-            metadata: { provenance: c.provenance, problem, verification: report.verification, timings: report.timings, sandbox: report.sandbox, device: report.device },
-          })
-          registryId = entry.id
-        }
-        out.push({ name: c.name, provider: c.provider, description: c.provenance.description, verified: report.verified, status: report.verified ? 'proposed' : 'rejected', registryId, verification: report.verification, sandbox: report.sandbox, ...(report.timings ? { timings: report.timings } : {}) })
+        const entry = report.verified ? await target.submit({
+          name: c.name, kernelFamily: c.kernelFamily, provider: c.provider, source: c.source,
+          metadata: { provenance: c.provenance, problem, verification: report.verification, timings: report.timings, sandbox: report.sandbox, device: report.device },
+        }) : undefined
+        out.push({ name: c.name, provider: c.provider, description: c.provenance.description, verified: report.verified, status: report.verified ? 'proposed' : 'rejected', registryId: entry?.id ?? null, verification: report.verification, sandbox: report.sandbox, ...(report.timings ? { timings: report.timings } : {}) })
       }
-    } finally {
-      await target.close()
-    }
+      return out
+    })
     if (ctx.json) ctx.printJson({ provider: provider.name, kernel: kind, problem, candidates: out })
     else ctx.io.stdout(table(out.map((c) => [c.name, c.verified ? 'yes' : 'no', c.status, c.registryId ?? '', c.timings ? c.timings.medianMs.toFixed(3) : '', c.verified ? '' : (c.verification.error ?? '').slice(0, 80)]), ['candidate', 'verified', 'status', 'registry id', 'median ms', 'why not']))
     return out.some((c) => c.verified) ? EXIT.OK : EXIT.CHECK_FAILED

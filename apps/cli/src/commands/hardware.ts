@@ -13,7 +13,7 @@ const list = defineCommand({
   name: 'list',
   summary: 'List the hardware presets (bandwidth, dense FP16 TFLOPS, SMs, L2, memory).',
   flags: [{ name: 'vendor', type: 'string', choices: VENDORS, description: 'Only this vendor.' }] as const,
-  jsonOutput: 'HardwarePreset[]: { id, name, vendor, kind, memBwGbs, fp16Tflops, smCount?, l2CacheMb?, memoryGb?, computeCapability?, architecture?, unifiedMemory, backend? (usual llama.cpp backend: cuda, metal, vulkan, rocm, sycl, cpu), sources: string[], aliases: string[], notes? }',
+  jsonOutput: 'HardwarePreset[]: { id, name, vendor, kind, memBwGbs, fp16Tflops, smCount?, l2CacheMb?, memoryGb?, computeCapability?, architecture?, unifiedMemory, backend? (usual backend: cuda, metal, vulkan, rocm, sycl, cpu), sources: string[], aliases: string[], notes? }',
   examples: ['kerneltune hardware list', 'kerneltune hardware list --vendor apple --json'],
   run(ctx) {
     const presets = listHardwarePresets(ctx.flags.vendor)
@@ -39,7 +39,7 @@ const show = defineCommand({
     if (!p) throw usageError(`"${name}" is not a known hardware preset; accepted values: ${HARDWARE_PRESETS.map((h) => h.id).join(', ')}`)
     if (ctx.json) return void ctx.printJson(p)
     ctx.io.stdout(keyValues([
-      ['id', p.id], ['name', p.name], ['vendor / kind', `${p.vendor} / ${p.kind}`], ['usual backend', p.backend ?? 'none in llama.cpp'], ['architecture', p.architecture ?? ''],
+      ['id', p.id], ['name', p.name], ['vendor / kind', `${p.vendor} / ${p.kind}`], ['usual backend', p.backend ?? 'none'], ['architecture', p.architecture ?? ''],
       ['memory bandwidth', `${fmt(p.memBwGbs)} GB/s`], ['dense FP16/BF16', `${fmt(p.fp16Tflops)} TFLOPS`],
       ['SMs / CUs / cores', p.smCount ?? 'not published'], ['last-level cache', p.l2CacheMb !== undefined ? `${p.l2CacheMb} MB` : 'not published'],
       ['memory', p.memoryGb !== undefined ? `${p.memoryGb} GB${p.unifiedMemory ? ' (unified)' : ''}` : ''],

@@ -129,7 +129,7 @@ export const COMMAND_MANIFEST: readonly CommandMeta[] = [
             "description": "Only this vendor."
           }
         ],
-        "jsonOutput": "HardwarePreset[]: { id, name, vendor, kind, memBwGbs, fp16Tflops, smCount?, l2CacheMb?, memoryGb?, computeCapability?, architecture?, unifiedMemory, backend? (usual llama.cpp backend: cuda, metal, vulkan, rocm, sycl, cpu), sources: string[], aliases: string[], notes? }",
+        "jsonOutput": "HardwarePreset[]: { id, name, vendor, kind, memBwGbs, fp16Tflops, smCount?, l2CacheMb?, memoryGb?, computeCapability?, architecture?, unifiedMemory, backend? (usual backend: cuda, metal, vulkan, rocm, sycl, cpu), sources: string[], aliases: string[], notes? }",
         "examples": [
           "kerneltune hardware list",
           "kerneltune hardware list --vendor apple --json"
@@ -1360,7 +1360,7 @@ export const COMMAND_MANIFEST: readonly CommandMeta[] = [
         ],
         "examples": [
           "kerneltune catalog list",
-          "kerneltune catalog list --engine llamacpp --json"
+          "kerneltune catalog list --engine vllm --json"
         ],
         "jsonOutput": "{ version, hash, engine?, extensions, dimensions: [{ id, title, description, values: [{ id, description }], defaultValue, quickValues?, engines?, contributedBy? }], rules: [{ id, kind, reason, source, dimensions, engine? }] }",
         "runs": true
@@ -1404,7 +1404,7 @@ export const COMMAND_MANIFEST: readonly CommandMeta[] = [
               "exhaustive",
               "quick"
             ],
-            "description": "Which combinations to list (counts are shown for both modes). Default: exhaustive, or quick when the exhaustive space has more than 500,000 combinations (llama.cpp: 18 million)."
+            "description": "Which combinations to list (counts are shown for both modes). Default: exhaustive, or quick when the exhaustive space has more than 500,000 combinations."
           },
           {
             "name": "limit",
@@ -2753,7 +2753,7 @@ export const COMMAND_MANIFEST: readonly CommandMeta[] = [
       {
         "name": "synth",
         "summary": "Write a valid GGUF with random weights (meaningless text, real speed).",
-        "description": "Chooses a llama shape (hidden size, layers, heads, FFN width) near the target parameter count, writes the metadata, a byte-level vocabulary and seeded random weights, quantized with ggml-exact Q8_0/Q4_0 encoders. The file is streamed to FILE.partial-<pid> and renamed when complete, so multi-GB models never sit in memory and nothing half-written is left behind. --fill tiled generates only each tensor's first rows (about 64k values, the same bytes --fill random starts with) and repeats them to the end of the tensor: the shapes, types, sizes, offsets and metadata are those of the random file, and llama.cpp's kernels have no value-dependent paths, so the speed it measures is real, but the file is not fully random (do not use it to study quantization error or sparsity). It is written at disk speed, many times faster than --fill random. --experts N makes every block's FFN a Mixtral-style mixture of N experts (each --ffn wide), of which --experts-used are routed per token; --params then counts all experts, and the JSON gives both params (total) and activeParams (per token).",
+        "description": "Chooses a llama shape (hidden size, layers, heads, FFN width) near the target parameter count, writes the metadata, a byte-level vocabulary and seeded random weights, quantized with ggml-exact Q8_0/Q4_0 encoders. The file is streamed to FILE.partial-<pid> and renamed when complete, so multi-GB models never sit in memory and nothing half-written is left behind. --fill tiled generates only each tensor's first rows (about 64k values, the same bytes --fill random starts with) and repeats them to the end of the tensor: the shapes, types, sizes, offsets and metadata are those of the random file, and the kernels have no value-dependent paths, so the speed it measures is real, but the file is not fully random (do not use it to study quantization error or sparsity). It is written at disk speed, many times faster than --fill random. --experts N makes every block's FFN a Mixtral-style mixture of N experts (each --ffn wide), of which --experts-used are routed per token; --params then counts all experts, and the JSON gives both params (total) and activeParams (per token).",
         "flags": [
           {
             "name": "arch",

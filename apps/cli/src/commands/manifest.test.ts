@@ -1,7 +1,7 @@
 import { join } from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
 import { describe, expect, it } from 'vitest'
-import { modulesLoadedBy } from '../cli/loaded-modules.ts'
+import { modulesLoadedBy } from '@kerneltune/tooling/loaded-modules'
 import { COMMANDS } from './index.ts'
 import { buildCommandManifest } from './manifest.ts'
 import { COMMAND_MANIFEST } from './manifest.generated.ts'

@@ -3,12 +3,12 @@
  * process, through node-llama-cpp's prebuilt llama.cpp (CPU, or CUDA/Vulkan with --gpu), and
  * prints every repetition with summary statistics.
  */
-import { resolve } from 'node:path'
-import { formatCommandLine, KerneltuneError, parseWith, ComboSchema, type Combo } from '@kerneltune/core'
+import { formatCommandLine, parseWith, ComboSchema, type Combo } from '@kerneltune/core'
 import { requireGgufFile } from './shared/target-flags.ts'
 import { KV_CACHE_TYPES } from '@kerneltune/engines-llamacpp'
 import { summarizeRepetitions, type MetricSummary } from '@kerneltune/experiment'
-import { llamacppBackend } from '@kerneltune/engines-llamacpp/node'
+import { measureOnce } from '@kerneltune/engines-llamacpp/node'
+import { ggufModelInfo } from '@kerneltune/gguf'
 import { loadEngine } from '@kerneltune/compose'
 import { defineCommand } from '../cli/command.ts'
 import { fmt, keyValues, progressBar, table } from '../cli/output.ts'
@@ -68,68 +68,33 @@ export const measureCommand = defineCommand({
       const v = (f as Record<string, unknown>)[flag]
       if (v !== undefined) combo[dim] = String(v)
     }
-    // The llama.cpp engine as the apps register it (the composition root), not a second instance.
-    const translation = await (await loadEngine('llamacpp')).translate(combo, { model: path })
-    if (!translation.ok) {
-      throw new KerneltuneError('INVALID_INPUT', `llama.cpp cannot run ${translation.dimension}=${translation.value}: ${translation.reason}`)
-    }
-
     const warmups = f.warmup ?? 1
     const repetitions = f.reps ?? 5
     const promptTokens = f.promptTokens ?? 128
     const genTokens = f.genTokens ?? 32
-    const gpu = f.gpu === 'off' || f.gpu === undefined ? false : (f.gpu as 'auto' | 'cuda' | 'vulkan')
-    const backend = llamacppBackend({ modelPath: path, gpu, promptTokens, genTokens })
+    const gpu = f.gpu === 'off' || f.gpu === undefined ? false : f.gpu
     const bar = progressBar(ctx.io, 'measuring', warmups + repetitions)
-    const result = await backend.measure({ combo, warmups, repetitions, onProgress: (d) => bar.update(d) })
+    // The llama.cpp engine as the apps register it (the composition root), not a second instance.
+    const { translation, result } = await measureOnce(await loadEngine('llamacpp'), { modelPath: path, gpu, promptTokens, genTokens, combo, warmups, repetitions, onProgress: (d) => bar.update(d) })
     bar.done()
     const summary = summarizeRepetitions(result.repetitions)
-    const meta = header.metadata
-    const arch = String(meta['general.architecture'] ?? 'unknown')
-    const model = {
-      path,
-      bytes: modelBytes,
-      name: meta['general.name'] ?? null,
-      architecture: arch,
-      fileType: meta['general.file_type'] ?? null,
-      tensors: header.tensors.length,
-      hidden: meta[`${arch}.embedding_length`] ?? null,
-      layers: meta[`${arch}.block_count`] ?? null,
-      vocab: Array.isArray(meta['tokenizer.ggml.tokens']) ? meta['tokenizer.ggml.tokens'].length : null,
-    }
+    const model = { path, bytes: modelBytes, ...ggufModelInfo(header) }
     if (ctx.json) {
       ctx.printJson({
-        ok: true,
-        engine: 'llamacpp',
-        backend: result.backend,
-        measured: true,
-        simulated: result.simulated,
-        device: result.device,
-        combo,
-        llamaServerArgv: translation.argv,
-        llamaServerEnv: translation.env,
-        model,
-        workload: { promptTokens, genTokens },
-        warmups,
-        repetitions: result.repetitions.length,
-        reps: result.repetitions,
-        prefillTps: summary.prefillTps,
-        decodeTps: summary.decodeTps,
-        ttftMs: summary.ttftMs,
-        peakMemoryBytes: summary.peakMemoryBytes,
-        notes: [...translation.notes, ...(result.notes ?? [])],
+        ok: true, engine: 'llamacpp', backend: result.backend, measured: true, simulated: result.simulated, device: result.device, combo,
+        llamaServerArgv: translation.argv, llamaServerEnv: translation.env, model, workload: { promptTokens, genTokens }, warmups,
+        repetitions: result.repetitions.length, reps: result.repetitions, prefillTps: summary.prefillTps, decodeTps: summary.decodeTps, ttftMs: summary.ttftMs,
+        peakMemoryBytes: summary.peakMemoryBytes, notes: [...translation.notes, ...(result.notes ?? [])],
       })
       return
     }
     const io = ctx.io
-    io.stdout(
-      keyValues([
-        ['device', result.device],
-        ['model', `${path} (${String(model.name ?? arch)}, ${fmt(modelBytes / 1e6, 1)} MB)`],
-        ['llama-server', formatCommandLine(translation)],
-        ['workload', `${promptTokens} prompt tokens, ${genTokens} generated; ${warmups} warm-up, ${repetitions} measured`],
-      ]),
-    )
+    io.stdout(keyValues([
+      ['device', result.device],
+      ['model', `${path} (${String(model.name ?? model.architecture)}, ${fmt(modelBytes / 1e6, 1)} MB)`],
+      ['llama-server', formatCommandLine(translation)],
+      ['workload', `${promptTokens} prompt tokens, ${genTokens} generated; ${warmups} warm-up, ${repetitions} measured`],
+    ]))
     io.stdout('\n' + table(result.repetitions.map((r, i) => [i + 1, fmt(r.prefillTps ?? NaN), fmt(r.decodeTps ?? NaN), fmt(r.ttftMs ?? NaN, 2), fmt((r.peakMemoryBytes ?? 0) / 1e6)]), ['rep', 'prefill tok/s', 'decode tok/s', 'TTFT ms', 'peak MB']))
     const row = (label: string, s: MetricSummary | undefined, digits = 1) =>
       s ? [label, fmt(s.mean, digits), fmt(s.trimmedMean, digits), fmt(s.median, digits), fmt(s.sd, digits), s.ci95 ? `${fmt(s.ci95.low, digits)} to ${fmt(s.ci95.high, digits)}` : '-'] : [label, '-', '-', '-', '-', '-']

@@ -1,13 +1,13 @@
 /**
  * `kerneltune model synth`: writes a synthetic GGUF model with random weights. Such a model
- * generates meaningless text, but llama.cpp runs it at the speed of a trained model of the same
+ * generates meaningless text, but an engine runs it at the speed of a trained model of the same
  * shape and quantization, which is what speed measurements need. `--fill tiled` writes it at disk
  * speed (for 8B models on a GPU machine with minutes to spare); `--experts` makes it a MoE.
  */
 import { existsSync } from 'node:fs'
 import { resolve } from 'node:path'
 import { KerneltuneError } from '@kerneltune/core'
-import { SYNTH_FILLS, SYNTH_QUANTS, parseParamCount, synthLlama, type SynthFill, type SynthQuant } from '@kerneltune/gguf'
+import { SYNTH_FILLS, SYNTH_QUANTS, parseParamCount, synthLlama, synthNote } from '@kerneltune/gguf'
 import { writeGgufFile } from '@kerneltune/gguf/node'
 import { defineCommand } from '../cli/command.ts'
 import { fmt, keyValues, progressBar } from '../cli/output.ts'
@@ -16,7 +16,7 @@ const modelSynth = defineCommand({
   name: 'synth',
   summary: 'Write a valid GGUF with random weights (meaningless text, real speed).',
   description:
-    'Chooses a llama shape (hidden size, layers, heads, FFN width) near the target parameter count, writes the metadata, a byte-level vocabulary and seeded random weights, quantized with ggml-exact Q8_0/Q4_0 encoders. The file is streamed to FILE.partial-<pid> and renamed when complete, so multi-GB models never sit in memory and nothing half-written is left behind. --fill tiled generates only each tensor\'s first rows (about 64k values, the same bytes --fill random starts with) and repeats them to the end of the tensor: the shapes, types, sizes, offsets and metadata are those of the random file, and llama.cpp\'s kernels have no value-dependent paths, so the speed it measures is real, but the file is not fully random (do not use it to study quantization error or sparsity). It is written at disk speed, many times faster than --fill random. --experts N makes every block\'s FFN a Mixtral-style mixture of N experts (each --ffn wide), of which --experts-used are routed per token; --params then counts all experts, and the JSON gives both params (total) and activeParams (per token).',
+    'Chooses a llama shape (hidden size, layers, heads, FFN width) near the target parameter count, writes the metadata, a byte-level vocabulary and seeded random weights, quantized with ggml-exact Q8_0/Q4_0 encoders. The file is streamed to FILE.partial-<pid> and renamed when complete, so multi-GB models never sit in memory and nothing half-written is left behind. --fill tiled generates only each tensor\'s first rows (about 64k values, the same bytes --fill random starts with) and repeats them to the end of the tensor: the shapes, types, sizes, offsets and metadata are those of the random file, and the kernels have no value-dependent paths, so the speed it measures is real, but the file is not fully random (do not use it to study quantization error or sparsity). It is written at disk speed, many times faster than --fill random. --experts N makes every block\'s FFN a Mixtral-style mixture of N experts (each --ffn wide), of which --experts-used are routed per token; --params then counts all experts, and the JSON gives both params (total) and activeParams (per token).',
   flags: [
     { name: 'arch', type: 'string', description: 'Architecture.', choices: ['llama'], default: 'llama' },
     { name: 'params', type: 'string', description: 'Target parameter count: 60M, 1.5B, 300k...', valueName: 'N', default: '60M' },
@@ -46,21 +46,12 @@ const modelSynth = defineCommand({
   async run(ctx) {
     const f = ctx.flags
     const target = parseParamCount(f.params ?? '60M')
-    const quant = (f.quant ?? 'F16') as SynthQuant
-    const fill = (f.fill ?? 'random') as SynthFill
+    const quant = f.quant ?? 'F16'
+    const fill = f.fill ?? 'random'
     if (f.expertsUsed !== undefined && f.experts === undefined) throw new KerneltuneError('INVALID_INPUT', '--experts-used needs --experts N (a mixture of experts)')
     const model = synthLlama({
-      params: target,
-      quant,
-      seed: f.seed ?? 1,
-      vocabSize: f.vocabSize ?? 32000,
-      contextLength: f.contextLength ?? 2048,
-      ...(f.hidden === undefined ? {} : { hidden: f.hidden }),
-      ...(f.layers === undefined ? {} : { layers: f.layers }),
-      ...(f.ffn === undefined ? {} : { ffn: f.ffn }),
-      ...(f.experts === undefined ? {} : { experts: f.experts }),
-      ...(f.expertsUsed === undefined ? {} : { expertsUsed: f.expertsUsed }),
-      fill,
+      params: target, quant, seed: f.seed ?? 1, vocabSize: f.vocabSize ?? 32000, contextLength: f.contextLength ?? 2048,
+      hidden: f.hidden, layers: f.layers, ffn: f.ffn, experts: f.experts, expertsUsed: f.expertsUsed, fill,
     })
     const dryRun = f.dryRun === true
     if (!dryRun && !f.out) throw new KerneltuneError('INVALID_INPUT', '--out FILE.gguf is required (or pass --dry-run to only print the shape)')
@@ -77,42 +68,25 @@ const modelSynth = defineCommand({
     }
     const seconds = (Date.now() - started) / 1000
     const mbPerSecond = !dryRun && seconds > 0 ? model.layout.totalBytes / 1e6 / seconds : null
-    const note = fill === 'tiled'
-      ? 'random rows, tiled: each tensor repeats its first rows; this model generates meaningless text; its speed is real'
-      : 'random weights: this model generates meaningless text; its speed is real'
+    const note = synthNote(fill)
     if (ctx.json) {
       ctx.printJson({
-        ok: true,
-        written: !dryRun,
-        path: path ?? null,
-        arch: 'llama',
-        quant,
-        fill,
-        seed: f.seed ?? 1,
-        targetParams: target,
-        params: model.paramCount,
-        activeParams: model.activeParamCount,
-        shape: model.shape,
-        tensors: model.file.tensors.length,
-        bytes: model.layout.totalBytes,
-        seconds,
-        mbPerSecond,
-        note,
+        ok: true, written: !dryRun, path: path ?? null, arch: 'llama', quant, fill, seed: f.seed ?? 1, targetParams: target,
+        params: model.paramCount, activeParams: model.activeParamCount, shape: model.shape, tensors: model.file.tensors.length, bytes: model.layout.totalBytes,
+        seconds, mbPerSecond, note,
       })
       return
     }
     const s = model.shape
-    ctx.io.stdout(
-      keyValues([
-        ['file', dryRun ? '(dry run, nothing written)' : path],
-        ['parameters', `${fmt(model.paramCount / 1e6, 1)}M (target ${fmt(target / 1e6, 1)}M)${s.experts === undefined ? '' : `, ${fmt(model.activeParamCount / 1e6, 1)}M active per token`}`],
-        ['shape', `hidden ${s.hidden}, layers ${s.layers}, heads ${s.heads} (kv ${s.kvHeads}, dim ${s.headDim}), ffn ${s.ffn}, vocab ${s.vocab}, context ${s.contextLength}${s.experts === undefined ? '' : `, ${s.experts} experts (${s.expertsUsed} used)`}`],
-        ['weights', `${quant}, seed ${f.seed ?? 1}, fill ${fill}`],
-        ['size', `${fmt(model.layout.totalBytes / 1e6, 1)} MB in ${model.file.tensors.length} tensors`],
-        ...(dryRun ? [] : ([['time', `${fmt(seconds, 1)} s (${fmt(mbPerSecond ?? 0, 0)} MB/s)`]] as [string, string][])),
-        ['note', note],
-      ]),
-    )
+    ctx.io.stdout(keyValues([
+      ['file', dryRun ? '(dry run, nothing written)' : path],
+      ['parameters', `${fmt(model.paramCount / 1e6, 1)}M (target ${fmt(target / 1e6, 1)}M)${s.experts === undefined ? '' : `, ${fmt(model.activeParamCount / 1e6, 1)}M active per token`}`],
+      ['shape', `hidden ${s.hidden}, layers ${s.layers}, heads ${s.heads} (kv ${s.kvHeads}, dim ${s.headDim}), ffn ${s.ffn}, vocab ${s.vocab}, context ${s.contextLength}${s.experts === undefined ? '' : `, ${s.experts} experts (${s.expertsUsed} used)`}`],
+      ['weights', `${quant}, seed ${f.seed ?? 1}, fill ${fill}`],
+      ['size', `${fmt(model.layout.totalBytes / 1e6, 1)} MB in ${model.file.tensors.length} tensors`],
+      ...(dryRun ? [] : ([['time', `${fmt(seconds, 1)} s (${fmt(mbPerSecond ?? 0, 0)} MB/s)`]] as [string, string][])),
+      ['note', note],
+    ]))
   },
 })
 

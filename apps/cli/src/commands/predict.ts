@@ -5,16 +5,13 @@
  * trueno's default regressor. `--input rows.jsonl` predicts one row per line, in order; a bad line
  * gives an error object for that line.
  */
-import { readFile } from 'node:fs/promises'
-import { resolve } from 'node:path'
-import { isKerneltuneError } from '@kerneltune/core'
-import { BACKEND_NAMES, VENDOR_NAMES, backendOf, parseQuery, type PredictionInterval, type ThroughputQuery } from '@kerneltune/regressor'
+import { BACKEND_NAMES, VENDOR_NAMES, backendOf, kernelFiguresQuery, learnedFromFile, predictLine, predictorFor, pretrainedModel, targetQuery, type LearnedModel, type PredictionInterval, type Predictor } from '@kerneltune/regressor'
 import { findHardwarePreset } from '@kerneltune/features'
 import { usageError } from '../cli/args.ts'
-import { defineCommand } from '../cli/command.ts'
+import { defineCommand, type Io } from '../cli/command.ts'
+import { readFlagFile } from '../cli/files.ts'
 import { fmt, keyValues } from '../cli/output.ts'
-import { HARDWARE_FLAGS, MODEL_FLAGS, WORKLOAD_FLAGS, resolveHardware, resolveModel, resolveWorkload } from './shared/target-flags.ts'
-import { kernelFiguresQuery, loadPredictor, queryFromRow } from './predict/models.ts'
+import { HARDWARE_FLAGS, MODEL_FLAGS, WORKLOAD_FLAGS, readJsonFile, resolveHardware, resolveModel, resolveWorkload } from './shared/target-flags.ts'
 
 export const PREDICT_FLAGS = [
   { name: 'phase', type: 'string', choices: ['decode', 'prefill'], description: 'Phase to predict (same as --prefill for prefill). Default decode.' },
@@ -31,7 +28,27 @@ export const PREDICT_FLAGS = [
   { name: 'bits-per-weight', type: 'number', valueName: 'B', min: 0.5, max: 64, description: "Average bits per weight of the model file (size × 8 ÷ parameters), for mixed-format files; default the format's." },
 ] as const
 
-const VENDORS = ['nvidia', 'amd', 'apple', 'intel']
+/** The learned model of --model-file (the base of a calibrated one), or the pretrained model. */
+export async function loadLearned(io: Io, file: string | undefined): Promise<LearnedModel> {
+  return file === undefined ? pretrainedModel() : learnedFromFile(await readJsonFile(io, file, 'model-file'))
+}
+
+/** What predicts: --heuristic, else --model-file (trained or calibrated), else the pretrained model. */
+export async function loadPredictor(io: Io, file: string | undefined, heuristic = false): Promise<Predictor> {
+  const json = file !== undefined && !heuristic ? await readJsonFile(io, file, 'model-file') : undefined
+  return predictorFor({ heuristic, ...(file !== undefined ? { file } : {}), json })
+}
+
+/** The model, hardware and workload that predict and recommend read from the same flags. */
+export async function predictTarget(f: Record<string, unknown> & { phase?: string; prefill?: boolean; context?: number }, io: Io) {
+  const m = (await resolveModel(f, io))!
+  const hw = resolveHardware(f)!
+  if (f.phase === 'decode' && f.prefill === true) throw usageError('--phase decode contradicts --prefill')
+  const prefill = f.phase === 'prefill' || f.prefill === true
+  const w = resolveWorkload({ ...f, prefill })
+  const contextTokens = prefill ? 0 : (f.context ?? w.contextLength ?? 0)
+  return { m, hw, w, prefill, contextTokens, workload: { batch: w.batch, phase: prefill ? 'prefill' as const : 'decode' as const, promptTokens: w.promptTokens, contextTokens } }
+}
 
 const intervalText = (iv: PredictionInterval | undefined) => (iv ? ` [90%: ${fmt(iv.low)}–${fmt(iv.high)}]` : '')
 
@@ -53,49 +70,22 @@ export const predictCommand = defineCommand({
     const f = ctx.flags
     const predictor = await loadPredictor(ctx.io, f.modelFile, f.heuristic === true)
     if (f.input !== undefined) {
-      let text: string
-      try {
-        text = await readFile(resolve(ctx.io.cwd, f.input), 'utf8')
-      } catch (err) {
-        throw usageError(`--input: cannot read "${f.input}": ${(err as Error).message}`)
-      }
-      const lines = text.split(/\r?\n/)
+      const lines = (await readFlagFile(ctx.io, f.input, 'input')).split(/\r?\n/)
       if (lines.at(-1) === '') lines.pop()
       for (const [i, line] of lines.entries()) {
-        let out: Record<string, unknown>
-        try {
-          const q = queryFromRow(JSON.parse(line))
-          out = { line: i + 1, ...predictor.predict(q), modelVersion: predictor.modelVersion, query: q }
-        } catch (err) {
-          const e = isKerneltuneError(err) ? { code: err.code, message: err.message } : { code: 'INVALID_INPUT', message: (err as Error).message }
-          out = { line: i + 1, error: e }
-        }
+        const out = predictLine(predictor, line, i + 1)
         if (ctx.json) ctx.io.stdout(JSON.stringify(out) + '\n')
         else ctx.io.stdout(out.error ? `${i + 1}: error: ${(out.error as { message: string }).message}\n` : `${i + 1}: prediction ${fmt(out.predictedTps as number)} tok/s${intervalText(out.interval as PredictionInterval | undefined)} (roofline ${fmt(out.rooflineTps as number)}${out.capped ? ', capped' : ''}, confidence ${fmt(out.confidence as number, 2)}${out.extrapolation ? `; extrapolates: ${(out.extrapolation as string[]).join(', ')}` : ''})\n`)
       }
       return
     }
-    const m = (await resolveModel(f, ctx.io))!
-    const hw = resolveHardware(f)!
-    if (f.phase === 'decode' && f.prefill === true) throw usageError('--phase decode contradicts --prefill')
-    const prefill = f.phase === 'prefill' || f.prefill === true
-    const w = resolveWorkload({ ...f, prefill })
+    const { m, hw, workload } = await predictTarget(f, ctx.io)
     // The preset's usual backend unless --backend says otherwise; without either, the vendor's (backendOf).
     const preset = f.hardware !== undefined ? findHardwarePreset(String(f.hardware)) : undefined
-    const backend = f.backend ?? preset?.backend
-    // The kernel figures (issue 38): the preset's, each overridden by its flag.
-    const kernels = kernelFiguresQuery({ ...(preset ?? {}), ...(f.int8Tops !== undefined ? { int8Tops: f.int8Tops } : {}), ...(f.fp16NontensorTflops !== undefined ? { fp16VectorTflops: f.fp16NontensorTflops } : {}), ...(f.clockMhz !== undefined ? { clockMhz: f.clockMhz } : {}), ...(f.computeUnits !== undefined ? { computeUnits: f.computeUnits } : {}) })
-    const q: ThroughputQuery = parseQuery({
-      paramsB: m.model.paramsB, activeParamsB: m.model.activeParamsB, quant: m.model.quant, memBwGbs: hw.hardware.memBwGbs, tflops: hw.hardware.fp16Tflops,
-      unifiedMemory: hw.hardware.unifiedMemory ?? false, vendor: f.vendor ?? (VENDORS.includes(hw.hardware.vendor ?? '') ? hw.hardware.vendor : 'other'),
-      ...(backend ? { backend } : {}),
-      ...(f.ubatch !== undefined ? { ubatch: f.ubatch } : {}),
-      ...(f.bitsPerWeight !== undefined ? { bitsPerWeight: f.bitsPerWeight } : {}),
-      // Board power, where the preset has it: the physics model's power-limited prefill (issue 18).
-      ...(hw.hardware.tdpWatts ? { tdpWatts: hw.hardware.tdpWatts } : {}),
-      ...kernels,
-      ...(hw.hardware.kind === 'cpu' ? { device: 'cpu' } : {}),
-      batch: w.batch, phase: prefill ? 'prefill' : 'decode', promptTokens: w.promptTokens, contextTokens: prefill ? 0 : (f.context ?? w.contextLength ?? 0),
+    const q = targetQuery({ model: m.model, hardware: hw.hardware, workload }, {
+      vendor: f.vendor, backend: f.backend ?? preset?.backend, ubatch: f.ubatch, bitsPerWeight: f.bitsPerWeight, device: hw.hardware.kind === 'cpu' ? 'cpu' : undefined,
+      // The kernel figures (issue 38): the preset's, each overridden by its flag.
+      ...kernelFiguresQuery(preset ?? {}, { int8Tops: f.int8Tops, fp16VectorTflops: f.fp16NontensorTflops, clockMhz: f.clockMhz, computeUnits: f.computeUnits }),
     })
     const p = predictor.predict(q)
     if (ctx.json) return void ctx.printJson({ ...p, modelVersion: predictor.modelVersion, query: q, modelSource: m.source, hardwareSource: hw.source, assumptions: [...m.assumptions, ...hw.assumptions] })

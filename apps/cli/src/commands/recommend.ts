@@ -6,18 +6,13 @@
  * saturates bandwidth at 3000 GB/s and TFLOPS at 500), so the two commands never disagree; kernel,
  * bottleneck and experiments come from BrickTuner on the feature vector.
  */
-import type { TunerRecommendation } from '@kerneltune/classifier'
 import { BrickTuner } from '@kerneltune/classifier'
 import { featuresFrom, validate } from '@kerneltune/features'
-import { parseQuery, type ThroughputQuery } from '@kerneltune/regressor'
-import { usageError } from '../cli/args.ts'
+import { targetQuery } from '@kerneltune/regressor'
 import { defineCommand } from '../cli/command.ts'
 import { fmt, keyValues } from '../cli/output.ts'
-import { PREDICT_FLAGS } from './predict.ts'
-import { loadLearned, loadPredictor } from './predict/models.ts'
-import { HARDWARE_FLAGS, MODEL_FLAGS, WORKLOAD_FLAGS, resolveHardware, resolveModel, resolveWorkload } from './shared/target-flags.ts'
-
-const VENDORS = ['nvidia', 'amd', 'apple', 'intel']
+import { PREDICT_FLAGS, loadLearned, loadPredictor, predictTarget } from './predict.ts'
+import { HARDWARE_FLAGS, MODEL_FLAGS, WORKLOAD_FLAGS } from './shared/target-flags.ts'
 
 export const recommendCommand = defineCommand({
   name: 'recommend',
@@ -34,29 +29,14 @@ export const recommendCommand = defineCommand({
     const f = ctx.flags
     const heuristic = f.heuristic === true
     const predictor = await loadPredictor(ctx.io, f.modelFile, heuristic)
-    const m = (await resolveModel(f, ctx.io))!
-    const hw = resolveHardware(f)!
-    if (f.phase === 'decode' && f.prefill === true) throw usageError('--phase decode contradicts --prefill')
-    const prefill = f.phase === 'prefill' || f.prefill === true
-    const w = resolveWorkload({ ...f, prefill })
-    const context = prefill ? 0 : (f.context ?? w.contextLength ?? 0)
-    const q: ThroughputQuery = parseQuery({
-      paramsB: m.model.paramsB, activeParamsB: m.model.activeParamsB, quant: m.model.quant, memBwGbs: hw.hardware.memBwGbs, tflops: hw.hardware.fp16Tflops,
-      unifiedMemory: hw.hardware.unifiedMemory ?? false, vendor: VENDORS.includes(hw.hardware.vendor ?? '') ? hw.hardware.vendor : 'other',
-      // Board power, where the preset has it: the physics model's power-limited prefill (issue 18).
-      ...(hw.hardware.tdpWatts ? { tdpWatts: hw.hardware.tdpWatts } : {}),
-      batch: w.batch, phase: prefill ? 'prefill' : 'decode', promptTokens: w.promptTokens, contextTokens: context,
-    })
+    const { m, hw, w, prefill, contextTokens: context, workload: queryWorkload } = await predictTarget(f, ctx.io)
+    const q = targetQuery({ model: m.model, hardware: hw.hardware, workload: queryWorkload })
     const workload = prefill ? w : { ...w, contextLength: context }
     const features = featuresFrom({ model: m.model, hardware: hw.hardware, workload, kernel: w.kernel })
     validate(features)
+    // The tuner's own model names the version; the throughput is the predictor's, from the full query.
     const tuner = new BrickTuner({ throughput: heuristic ? 'heuristic' : f.modelFile !== undefined ? await loadLearned(ctx.io, f.modelFile) : 'pretrained' })
-    const base = tuner.recommend(features)
-    const throughput = predictor.predict(q)
-    const rec: TunerRecommendation = {
-      ...base, throughput,
-      confidenceOverall: (throughput.confidence + base.kernel.confidence + base.bottleneck.confidence) / 3,
-    }
+    const rec = tuner.recommend(features, predictor.predict(q))
     const assumptions = [...m.assumptions, ...hw.assumptions]
     if (ctx.json) return void ctx.printJson({ ...rec, predictor: predictor.name, query: q, modelSource: m.source, hardwareSource: hw.source, assumptions })
     const t = rec.throughput

@@ -10,13 +10,20 @@ import { verifyInSandbox } from '@kerneltune/kernel-lab/node'
 import { EXIT } from '../cli/run.ts'
 import { defineCommand } from '../cli/command.ts'
 import { keyValues, table } from '../cli/output.ts'
-import { usageError } from '../cli/args.ts'
-import { REGISTRY_FLAGS, registryTarget } from './registry-target.ts'
+import { onePositional, usageError } from '../cli/args.ts'
+import { REGISTRY_FLAGS, registryTarget, type RegistryTarget } from './registry-target.ts'
 
-const oneId = (p: readonly string[]) => {
-  if (p.length !== 1) throw usageError('give exactly one registry entry ID (see kerneltune registry list)')
-  return p[0]!
+/** Runs `fn` on the registry the flags name (embedded store or server) and closes it after. */
+export async function withRegistry<T>(flags: Parameters<typeof registryTarget>[0], env: Parameters<typeof registryTarget>[1], fn: (t: RegistryTarget) => Promise<T>): Promise<T> {
+  const t = await registryTarget(flags, env)
+  try {
+    return await fn(t)
+  } finally {
+    await t.close()
+  }
 }
+
+const oneId = (p: readonly string[]) => onePositional(p, 'give exactly one registry entry ID (see kerneltune registry list)')
 
 const listSub = defineCommand({
   name: 'list', summary: 'List registry entries',
@@ -24,14 +31,9 @@ const listSub = defineCommand({
   jsonOutput: '{ items: [{ id, name, kernelFamily, provider, status, metadata, createdAt, updatedAt }] }',
   examples: ['kerneltune registry list --status proposed', 'kerneltune registry list --server http://localhost:8080 --token $T --json'],
   async run(ctx) {
-    const t = await registryTarget(ctx.flags, ctx.io.env)
-    try {
-      const items = await t.list(ctx.flags.status)
-      if (ctx.json) ctx.printJson({ items: items.map(({ source: _s, ...e }) => e) })
-      else ctx.io.stdout(table(items.map((e) => [e.id, e.name, e.kernelFamily, e.provider, e.status]), ['id', 'name', 'family', 'provider', 'status']))
-    } finally {
-      await t.close()
-    }
+    const items = await withRegistry(ctx.flags, ctx.io.env, (t) => t.list(ctx.flags.status))
+    if (ctx.json) ctx.printJson({ items: items.map(({ source: _s, ...e }) => e) })
+    else ctx.io.stdout(table(items.map((e) => [e.id, e.name, e.kernelFamily, e.provider, e.status]), ['id', 'name', 'family', 'provider', 'status']))
   },
 })
 
@@ -40,16 +42,11 @@ const showSub = defineCommand({
   flags: REGISTRY_FLAGS, jsonOutput: '{ entry: { id, name, kernelFamily, provider, source, status, metadata }, audit: [{ action, actor, reason, createdAt }] }',
   examples: ['kerneltune registry show 01J...'],
   async run(ctx) {
-    const t = await registryTarget(ctx.flags, ctx.io.env)
-    try {
-      const { entry, audit } = await t.show(oneId(ctx.positionals))
-      if (ctx.json) return ctx.printJson({ entry, audit })
-      const m = entry.metadata as { provenance?: { description?: string; parent?: string }; verification?: { maxAbsError?: number; tolerance?: number }; timings?: { medianMs?: number } }
-      ctx.io.stdout(keyValues([['id', entry.id], ['name', entry.name], ['family', entry.kernelFamily], ['provider', entry.provider], ['status', entry.status], ['changed', m.provenance?.description], ['parent', m.provenance?.parent], ['max |error|', m.verification?.maxAbsError], ['median ms', m.timings?.medianMs]]))
-      ctx.io.stdout(table(audit.map((a) => [a.createdAt, a.action, a.actor, a.reason ?? '']), ['when', 'action', 'actor', 'reason']))
-    } finally {
-      await t.close()
-    }
+    const { entry, audit } = await withRegistry(ctx.flags, ctx.io.env, (t) => t.show(oneId(ctx.positionals)))
+    if (ctx.json) return ctx.printJson({ entry, audit })
+    const m = entry.metadata as { provenance?: { description?: string; parent?: string }; verification?: { maxAbsError?: number; tolerance?: number }; timings?: { medianMs?: number } }
+    ctx.io.stdout(keyValues([['id', entry.id], ['name', entry.name], ['family', entry.kernelFamily], ['provider', entry.provider], ['status', entry.status], ['changed', m.provenance?.description], ['parent', m.provenance?.parent], ['max |error|', m.verification?.maxAbsError], ['median ms', m.timings?.medianMs]]))
+    ctx.io.stdout(table(audit.map((a) => [a.createdAt, a.action, a.actor, a.reason ?? '']), ['when', 'action', 'actor', 'reason']))
   },
 })
 
@@ -62,14 +59,10 @@ function transition(name: 'approve' | 'deprecate', summary: string) {
     async run(ctx) {
       const id = oneId(ctx.positionals)
       if (!ctx.flags.reason) throw usageError(`registry ${name} needs --reason TEXT: the audit trail says why`)
-      const t = await registryTarget(ctx.flags, ctx.io.env)
-      try {
-        const e = await t[name](id, ctx.flags.reason)
-        if (ctx.json) ctx.printJson(e)
-        else ctx.io.stdout(keyValues([['id', e.id], ['name', e.name], ['status', e.status]]))
-      } finally {
-        await t.close()
-      }
+      const reason = ctx.flags.reason
+      const e = await withRegistry(ctx.flags, ctx.io.env, (t) => t[name](id, reason))
+      if (ctx.json) ctx.printJson(e)
+      else ctx.io.stdout(keyValues([['id', e.id], ['name', e.name], ['status', e.status]]))
     },
   })
 }
@@ -84,8 +77,7 @@ const selectSub = defineCommand({
   jsonOutput: '{ family, selected: { id, name, provider, status } | null, excluded: [{ id, name, status, why }], result?: { registryId, verified, timings, notes } }',
   examples: ['kerneltune registry select --kernel gemv --format q4_0 --run --json'],
   async run(ctx) {
-    const t = await registryTarget(ctx.flags, ctx.io.env)
-    try {
+    return withRegistry(ctx.flags, ctx.io.env, async (t) => {
       const family = `${ctx.flags.kernel}/${ctx.flags.format}`
       const all = await t.list()
       const s = selectKernel(all, family)
@@ -105,9 +97,7 @@ const selectSub = defineCommand({
         if (s.excluded.length) ctx.io.stdout(table(s.excluded.map((e) => [e.id, e.name, e.status, e.why]), ['excluded', 'name', 'status', 'why']))
       }
       return selected ? EXIT.OK : EXIT.CHECK_FAILED
-    } finally {
-      await t.close()
-    }
+    })
   },
 })
 

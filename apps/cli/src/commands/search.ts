@@ -33,10 +33,7 @@ export const searchCommand = defineCommand({
   async run(ctx) {
     const f = ctx.flags
     if (!f.replay) {
-      throw new KerneltuneError(
-        'INVALID_INPUT',
-        'live search measures each configuration and needs the Tier 2 tuner (`kerneltune tune start`); to search a measured space offline, pass --replay FILE.csv',
-      )
+      throw new KerneltuneError('INVALID_INPUT', 'live search measures each configuration and needs the Tier 2 tuner (`kerneltune tune start`); to search a measured space offline, pass --replay FILE.csv')
     }
     const path = resolve(ctx.io.cwd, f.replay)
     const text = await readFile(path, 'utf8').catch((e: NodeJS.ErrnoException) => {
@@ -63,16 +60,14 @@ export const searchCommand = defineCommand({
     const best = result.best
     const foundAt = best ? result.trace.find((e) => e.value === best.value)?.evaluation : undefined
     const params = best ? Object.entries(best).filter(([k]) => k !== 'value' || table.params.some((p) => p.name === 'value')).map(([k, v]) => `${k}=${v}`).join(' ') : '-'
-    ctx.io.stdout(
-      keyValues([
-        ['file', path],
-        ['strategy', strategy],
-        ['configurations', `${table.rows.length} (${table.rows.filter((r) => !r.ok).length} fail)`],
-        ['evaluations', `${result.trace.length} (${result.trace.filter((e) => e.value === null).length} failed), ${fmt((Date.now() - started) / 1000, 1)} s`],
-        ['best', best ? `${best.value} ${table.objective} at evaluation ${foundAt}` : 'none (every evaluation failed)'],
-        ['space best', `${table.optimum} ${table.objective}${best ? ` (found ${fmt((best.value / table.optimum - 1) * 100, 2)}% above it)` : ''}`],
-        ['parameters', params],
-      ]),
-    )
+    ctx.io.stdout(keyValues([
+      ['file', path],
+      ['strategy', strategy],
+      ['configurations', `${table.rows.length} (${table.rows.filter((r) => !r.ok).length} fail)`],
+      ['evaluations', `${result.trace.length} (${result.trace.filter((e) => e.value === null).length} failed), ${fmt((Date.now() - started) / 1000, 1)} s`],
+      ['best', best ? `${best.value} ${table.objective} at evaluation ${foundAt}` : 'none (every evaluation failed)'],
+      ['space best', `${table.optimum} ${table.objective}${best ? ` (found ${fmt((best.value / table.optimum - 1) * 100, 2)}% above it)` : ''}`],
+      ['parameters', params],
+    ]))
   },
 })

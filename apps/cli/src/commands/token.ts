@@ -5,7 +5,7 @@
  * shows it. Every create and revoke is in the token audit log.
  */
 import { defineCommand } from '../cli/command.ts'
-import { usageError } from '../cli/args.ts'
+import { onePositional, usageError } from '../cli/args.ts'
 import { keyValues, table } from '../cli/output.ts'
 import { TARGET_FLAGS, withKernelsClient as withClient } from '../store-location.ts'
 
@@ -19,10 +19,7 @@ export function expiryBody(raw: string | undefined): { expiresIn?: string; expir
 
 const TENANT = { name: 'tenant', type: 'string', description: 'Tenant (default: the calling token\'s own; another one needs the superadmin token)' } as const
 
-const oneId = (p: readonly string[]) => {
-  if (p.length !== 1) throw usageError('give exactly one TOKEN_ID (see kerneltune token list)')
-  return p[0]!
-}
+const oneId = (p: readonly string[]) => onePositional(p, 'give exactly one TOKEN_ID (see kerneltune token list)')
 
 const tenantQuery = (tenant: unknown) => ({ tenant: typeof tenant === 'string' ? tenant : undefined })
 

@@ -2,9 +2,8 @@ import { describe, expect, it } from 'vitest'
 import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { LearnedModel, QUERY_FEATURE_NAMES, crossValidate } from '@kerneltune/regressor'
+import { LearnedModel, QUERY_FEATURE_NAMES, crossValidate, parseRows } from '@kerneltune/regressor'
 import { runMain } from '../cli/testing.ts'
-import { parseRows } from './train/rows.ts'
 import { syntheticRows } from './train/test-rows.ts'
 
 const run = (args: string[], cwd = '/') => runMain(args, cwd)

@@ -5,69 +5,29 @@
  * MAPE (each row predicted by a model that never saw it, and stored as the model's MAPE, which
  * drives its confidence) next to the training MAPE, plus permutation importance.
  */
-import { rename, rm, writeFile } from 'node:fs/promises'
-import { dirname, basename, join, resolve } from 'node:path'
-import { DEFAULT_FOREST, LearnedModel, hardwareKey, mapeOf, permutationImportance, prepare, seededRandom, shuffled, type TrainOptions, type TrainingSample } from '@kerneltune/regressor'
+import { DEFAULT_FOREST, fitRows, minTrainingRows, type TrainOptions } from '@kerneltune/regressor'
 import { usageError } from '../cli/args.ts'
-import { defineCommand, type Io } from '../cli/command.ts'
+import { defineCommand } from '../cli/command.ts'
 import { EXIT } from '../cli/run.ts'
-import { fmt, keyValues, progressBar, table } from '../cli/output.ts'
-import { readMeasurementFile, ROW_KEYS, SKIP_BAD_FLAG, type MeasuredRow } from './train/rows.ts'
+import { writeFileAtomic } from '../cli/files.ts'
+import { fmt, keyValues, pct, progressBar, table } from '../cli/output.ts'
+import { measurementFlags, readMeasurementFile, ROW_KEYS } from './train/rows.ts'
 
-const pct = (x: number) => `${fmt(x * 100, 1)}%`
-
-/** Writes next to the target and renames over it, so a reader never sees a half-written model. */
-export async function writeFileAtomic(io: Io, file: string, text: string, flag: string): Promise<string> {
-  const target = resolve(io.cwd, file)
-  const tmp = join(dirname(target), `.${basename(target)}.${process.pid}.${Date.now()}.tmp`)
-  try {
-    await writeFile(tmp, text)
-    await rename(tmp, target)
-  } catch (err) {
-    await rm(tmp, { force: true })
-    throw usageError(`--${flag}: cannot write "${file}": ${(err as Error).message}`)
-  }
-  return target
-}
-
-export interface CvReport {
-  mape: number
-  folds: number
-  predictions: number[]
-}
-
-/**
- * k-fold CV with the fold assignment of @kerneltune/regressor's crossValidate (seeded shuffle,
- * position mod k), run fold by fold here so a slow forest can report progress.
- */
-export function crossValidateWithProgress(samples: readonly TrainingSample[], opts: TrainOptions, k: number, seed: number, onFold: (done: number) => void): CvReport {
-  const order = shuffled(samples.map((_, i) => i), seededRandom(seed))
-  const fold = new Array<number>(samples.length)
-  order.forEach((idx, pos) => (fold[idx] = pos % k))
-  const rows = prepare(samples)
-  const predictions = new Array<number>(samples.length).fill(Number.NaN)
-  for (let f = 0; f < k; f++) {
-    const model = LearnedModel.train(samples.filter((_, i) => fold[i] !== f), opts)
-    const test = fold.flatMap((g, i) => (g === f ? [i] : []))
-    model.predictRows(test.map((i) => rows[i]!)).forEach((p, j) => (predictions[test[j]!] = p))
-    onFold(f + 1)
-  }
-  return { mape: mapeOf(predictions, samples.map((s) => s.measuredTps)), folds: k, predictions }
-}
+const [DATA, OUT, SKIP_BAD] = measurementFlags('data', 'Measurements', 'the model JSON')
 
 export const trainCommand = defineCommand({
   name: 'train',
   summary: 'Train a throughput model (ridge or random forest) on your measurements and save it.',
   description: `Reads --data (CSV with a header row, or JSON lines), one measurement per row, keys named like predict's: ${ROW_KEYS.join(', ')}. The target is measuredTps (tokens/s; tokens_per_s is accepted instead). Each row needs hardware (a preset of \`kerneltune hardware list\`) or both memBwGbs and tflops; quant defaults to Q4_K, batch to 1, phase to decode. Every row is checked; bad rows are listed with their line numbers and the command exits 2, unless --skip-bad leaves them out (they are then listed on stderr). At least 10 rows and 2 × --folds are needed. Prints the k-fold cross-validated MAPE (stored in the model, it sets prediction confidence), the training MAPE, per-hardware CV MAPE and the top permutation importances, then writes the model JSON atomically.`,
   flags: [
-    { name: 'data', type: 'string', valueName: 'FILE', description: 'Measurements: FILE.csv or FILE.jsonl (required).' },
+    DATA,
     { name: 'model', type: 'string', choices: ['linear', 'rf'], default: 'linear', description: 'linear: ridge regression (extrapolates to unseen hardware); rf: random forest.' },
-    { name: 'out', type: 'string', valueName: 'FILE', description: 'Where to write the model JSON (required).' },
+    OUT,
     { name: 'folds', type: 'integer', valueName: 'K', min: 2, max: 50, default: 5, description: 'Cross-validation folds.' },
     { name: 'seed', type: 'integer', valueName: 'S', min: 0, default: 42, description: 'Seed for fold assignment, forest and permutation importance.' },
     { name: 'trees', type: 'integer', valueName: 'N', min: 1, max: 2000, default: DEFAULT_FOREST.nEstimators, description: 'Trees in the random forest (--model rf).' },
     { name: 'lambda', type: 'number', valueName: 'L', min: 0, default: 1, description: 'Ridge penalty on standardised features (--model linear).' },
-    SKIP_BAD_FLAG,
+    SKIP_BAD,
     { name: 'max-cv-mape', type: 'number', valueName: 'PCT', min: 0, description: 'Quality gate: exit 3 if the cross-validated MAPE is above PCT percent (the model is still written).' },
     { name: 'name', type: 'string', valueName: 'NAME', description: 'Label stored in the model and in its predictions (default: linear / forest).' },
   ],
@@ -84,7 +44,7 @@ export const trainCommand = defineCommand({
     const { file: data, out: outFile, read, skipped } = await readMeasurementFile(ctx.io, {
       flag: 'data', file: f.data, what: 'CSV or JSON lines of measurements', out: f.out, outWhat: 'where the model JSON is written', skipBad: f.skipBad,
     })
-    const need = Math.max(10, 2 * k)
+    const need = minTrainingRows(k)
     if (read.rows.length < need) {
       throw usageError(`--data: "${data}" has ${read.rows.length} usable row(s); training with ${k}-fold cross-validation needs at least ${need} (10, and 2 × --folds)`)
     }
@@ -93,20 +53,11 @@ export const trainCommand = defineCommand({
       ? { kind, forest: { nEstimators: f.trees ?? DEFAULT_FOREST.nEstimators, seed } }
       : { kind, lambda: f.lambda ?? 1 }
     if (f.name !== undefined) opts.name = f.name
-    const samples = read.rows.map(toSample)
     // Forests are slow enough (seconds to minutes) to deserve progress; ridge fits are instant.
     const bar = progressBar(ctx.io, `training ${kind}`, k + 2, kind === 'forest')
-    const cv = crossValidateWithProgress(samples, opts, k, seed, (d) => bar.update(d, `fold ${d}/${k}`))
-    const fitted = LearnedModel.train(samples, opts)
-    bar.update(k + 1, 'final model')
-    const importance = permutationImportance(fitted, samples, { seed }).sort((a, b) => b[1] - a[1])
+    const { model, cv, byHardware, importance } = fitRows(read.rows, opts, { k, seed, trainedOn: data, skippedLines: skipped.map((p) => p.line), onStep: (d, note) => bar.update(d, note) })
     bar.done('importance')
-    const model = fitted.with({
-      mape: cv.mape, importance,
-      meta: { ...fitted.json.meta, cvMape: cv.mape, cvFolds: k, seed, trainedOn: data, rows: read.rows.map((r) => r.line), skippedLines: skipped.map((p) => p.line) },
-    })
     const out = await writeFileAtomic(ctx.io, outFile, JSON.stringify(model.toJSON()) + '\n', 'out')
-    const byHardware = perHardware(read.rows, cv.predictions)
     const gate = f.maxCvMape !== undefined ? { maxCvMape: f.maxCvMape / 100, passed: cv.mape <= f.maxCvMape / 100 } : undefined
     if (ctx.json) {
       ctx.printJson({
@@ -130,15 +81,3 @@ export const trainCommand = defineCommand({
     return gate && !gate.passed ? EXIT.CHECK_FAILED : EXIT.OK
   },
 })
-
-function toSample(r: MeasuredRow): TrainingSample {
-  return { query: r.query, measuredTps: r.measuredTps, group: hardwareKey(r.query), id: `line ${r.line}` }
-}
-
-function perHardware(rows: readonly MeasuredRow[], predictions: readonly number[]): { hardware: string; rows: number; cvMape: number }[] {
-  const groups = new Map<string, number[]>()
-  rows.forEach((r, i) => groups.set(hardwareKey(r.query), [...(groups.get(hardwareKey(r.query)) ?? []), i]))
-  return [...groups].map(([hardware, idx]) => ({
-    hardware, rows: idx.length, cvMape: mapeOf(idx.map((i) => predictions[i]!), idx.map((i) => rows[i]!.measuredTps)),
-  }))
-}

@@ -10,7 +10,7 @@ import { join } from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
 import { describe, expect, it } from 'vitest'
 import { ENGINE_NAMES } from '@kerneltune/compose'
-import { modulesLoadedBy } from '../cli/loaded-modules.ts'
+import { modulesLoadedBy } from '@kerneltune/tooling/loaded-modules'
 
 const CLI = fileURLToPath(new URL('../..', import.meta.url))
 const MAIN = pathToFileURL(join(CLI, 'src/main.ts')).href

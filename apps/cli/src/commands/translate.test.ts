@@ -5,8 +5,6 @@ import { describe, expect, it } from 'vitest'
 import type { Io } from '../cli/command.ts'
 import { main } from '../main.ts'
 import { ENGINE_NAMES, engineRegistry } from '@kerneltune/compose'
-import { shellQuote } from '@kerneltune/core'
-import { shellCommand } from './translate.ts'
 
 async function run(argv: string[], cwd = '/') {
   const out: string[] = []
@@ -87,9 +85,3 @@ describe('kerneltune translate', () => {
   })
 })
 
-describe('shellCommand', () => {
-  it('should quote words the shell would split or expand', () => {
-    expect(shellQuote("it's")).toBe(`'it'\\''s'`)
-    expect(shellCommand({ A: 'x y' }, ['cmd', '--f', '{"a":1}'])).toBe(`export A='x y'\ncmd \\\n  --f '{"a":1}'`)
-  })
-})

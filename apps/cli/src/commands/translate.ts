@@ -4,44 +4,14 @@
  */
 import { readFileSync } from 'node:fs'
 import { resolve } from 'node:path'
-import { formatCommandLine, KerneltuneError, isKerneltuneError, shellQuote } from '@kerneltune/core/lite'
-import type { Combo, EnginePlugin, TranslateContext, TranslateResult } from '@kerneltune/core'
+import { KerneltuneError, isKerneltuneError, translationJson, translationScript } from '@kerneltune/core/lite'
+import type { Combo, TranslateContext } from '@kerneltune/core'
 import { defineCommand, type Io } from '../cli/command.ts'
 import { usageError } from '../cli/args.ts'
 import { EXIT } from '../cli/run.ts'
 import { ENGINE_NAMES, engineRegistry } from '@kerneltune/compose'
 
-/**
- * A ready-to-paste command (core's formatCommandLine): `export` lines for the environment, then
- * the quoted argv with a line break before each flag.
- */
-export function shellCommand(env: Readonly<Record<string, string>>, argv: readonly string[]): string {
-  return formatCommandLine({ argv, env }, { env: 'export', multiline: true })
-}
-
-/** The --json shape of a translate result. */
-export function resultJson(r: TranslateResult): Record<string, unknown> {
-  return r.ok
-    ? { ok: true, engine: r.engine, version: r.version, argv: r.argv, env: r.env, files: r.files, notes: r.notes }
-    : { ok: false, engine: r.engine, version: r.version, dimension: r.dimension, value: r.value, reason: r.reason }
-}
-
-export function renderHuman(engine: EnginePlugin, r: TranslateResult): string {
-  if (!r.ok) return `${engine.displayName} ${r.version} cannot express ${r.dimension}=${r.value}: ${r.reason}\n`
-  const out: string[] = []
-  if (r.argv.length > 0) out.push(`# ${engine.displayName} ${r.version}`, shellCommand(r.env, r.argv), '')
-  else {
-    out.push(`# ${engine.displayName} ${r.version}: no command line`)
-    for (const [k, v] of Object.entries(r.env)) out.push(`export ${k}=${shellQuote(v)}`)
-    out.push('')
-  }
-  for (const [name, content] of Object.entries(r.files)) out.push(`# file: ${name}`, content.replace(/\n$/, ''), '')
-  if (r.notes.length > 0) out.push('# notes', ...r.notes.map((n) => `# - ${n}`), '')
-  return out.join('\n')
-}
-
-/** Reads `--combo`: inline JSON when it starts with `{`, otherwise a file holding JSON. */
-/** The --combo JSON, as given. */
+/** The --combo JSON, inline when it starts with `{`, else a file holding it. */
 function readCombo(raw: string, io: Io): Combo {
   const text = raw.trimStart().startsWith('{') ? raw : readText(raw, io)
   let value: unknown
@@ -61,10 +31,6 @@ function readText(file: string, io: Io): string {
   } catch (err) {
     throw new KerneltuneError('INVALID_INPUT', `cannot read ${file}: ${(err as Error).message}`, { cause: err })
   }
-}
-
-function errorJson(err: unknown): { code: string; message: string } {
-  return isKerneltuneError(err) ? { code: err.code, message: err.message } : { code: 'INTERNAL', message: String(err instanceof Error ? err.message : err) }
 }
 
 export const translateCommand = defineCommand({
@@ -99,15 +65,9 @@ compact, with "line": N added; a bad line gives { ok: false, line, error: { code
     // The one engine (and those it works with), no backend: translating measures nothing
     // (translate-no-backend.test.ts).
     const engine = (await engineRegistry([flags.engine])).get('engine', flags.engine)
-    const options: Record<string, unknown> = {}
-    if (flags.backend) options.backend = flags.backend
-    if (flags.provider) options.provider = flags.provider
-    if (flags.vllmVersion) options.vllmVersion = flags.vllmVersion
-    const context: TranslateContext = {
-      ...(flags.version ? { version: flags.version } : {}),
-      ...(flags.model ? { model: flags.model } : {}),
-      options,
-    }
+    // Each engine reads the options that are its own (Triton's backend, ONNX Runtime's provider).
+    const options = { ...(flags.backend ? { backend: flags.backend } : {}), ...(flags.provider ? { provider: flags.provider } : {}), ...(flags.vllmVersion ? { vllmVersion: flags.vllmVersion } : {}) }
+    const context: TranslateContext = { ...(flags.version ? { version: flags.version } : {}), ...(flags.model ? { model: flags.model } : {}), options }
     // A bad --version is one usage error, not an error on every line.
     await engine.translate({}, context)
 
@@ -118,9 +78,10 @@ compact, with "line": N added; a bad line gives { ok: false, line, error: { code
         if (text === '') continue
         let out: Record<string, unknown>
         try {
-          out = { line: i + 1, ...resultJson(await engine.translate(JSON.parse(text), context)) }
+          out = { line: i + 1, ...translationJson(await engine.translate(JSON.parse(text), context)) }
         } catch (err) {
-          const error = err instanceof SyntaxError ? { code: 'INVALID_INPUT', message: `not valid JSON: ${err.message}` } : errorJson(err)
+          const error = err instanceof SyntaxError ? { code: 'INVALID_INPUT', message: `not valid JSON: ${err.message}` }
+            : isKerneltuneError(err) ? { code: err.code, message: err.message } : { code: 'INTERNAL', message: String(err instanceof Error ? err.message : err) }
           out = { ok: false, line: i + 1, error }
         }
         io.stdout(JSON.stringify(out) + '\n')
@@ -129,8 +90,8 @@ compact, with "line": N added; a bad line gives { ok: false, line, error: { code
     }
 
     const result = await engine.translate(readCombo(flags.combo!, io), context)
-    if (ctx.json) ctx.printJson(resultJson(result))
-    else io.stdout(renderHuman(engine, result))
+    if (ctx.json) ctx.printJson(translationJson(result))
+    else io.stdout(translationScript(engine.displayName, result))
     return result.ok ? EXIT.OK : EXIT.CHECK_FAILED
   },
 })

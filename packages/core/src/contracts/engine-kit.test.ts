@@ -1,6 +1,6 @@
 import { execFileSync } from 'node:child_process'
 import { describe, expect, it } from 'vitest'
-import { applyControls, formatCommandLine, shellQuote } from './engine-kit.ts'
+import { applyControls, formatCommandLine, shellQuote, translationJson, translationScript } from './engine-kit.ts'
 
 /**
  * Runs a printed line through `sh` with `printf` standing in for the program, and returns the
@@ -60,5 +60,21 @@ describe('shellQuote and formatCommandLine', () => {
     expect(formatCommandLine({ argv: ['srv', 'm', '--x', '1', '--y'] }, { multiline: true })).toBe('srv m \\\n  --x 1 \\\n  --y')
     expect(formatCommandLine({ argv: ['A=1'] })).toBe("'A=1'")
     expect(() => formatCommandLine({ argv: ['srv'], env: { 'A-B': '1' } })).toThrow(/not a shell identifier/)
+  })
+})
+
+describe('translationScript and translationJson', () => {
+  const ok = { ok: true as const, engine: 'toy', version: '1.0', argv: ['cmd', '--f', '{"a":1}'], env: { A: 'x y' }, files: { 'c.json': '{}\n' }, notes: ['n1'] }
+  const refused = { ok: false as const, engine: 'toy', version: '1.0', dimension: 'kv_layout', value: 'paged', reason: 'no paging' }
+
+  it('should write a translation as a pasteable script with its files and notes, and a refusal as one line', () => {
+    expect(translationScript('Toy', ok)).toBe(`# Toy 1.0\nexport A='x y'\ncmd \\\n  --f '{"a":1}'\n\n# file: c.json\n{}\n\n# notes\n# - n1\n`)
+    expect(translationScript('Toy', { ...ok, argv: [], files: {}, notes: [] })).toBe(`# Toy 1.0: no command line\nexport A='x y'\n`)
+    expect(translationScript('Toy', refused)).toBe('Toy 1.0 cannot express kv_layout=paged: no paging\n')
+  })
+
+  it('should give the translation or the refusal as JSON', () => {
+    expect(translationJson(ok)).toEqual(ok)
+    expect(translationJson(refused)).toEqual(refused)
   })
 })

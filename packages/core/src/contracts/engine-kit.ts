@@ -5,7 +5,7 @@
 import { KerneltuneError, isKerneltuneError } from '../errors.ts'
 import { parseCombo } from '../checks/combo.ts'
 import { CORE_DIMENSION_IDS, CORE_DIMENSION_NEUTRAL, type Combo, type CoreDimensionId } from '../dimensions.ts'
-import type { Refusal } from './engine.ts'
+import type { Refusal, TranslateResult } from './engine.ts'
 
 export function refusal(engine: string, version: string, dimension: string, value: string, reason: string): Refusal {
   return { ok: false, engine, version, dimension, value, reason }
@@ -157,4 +157,30 @@ export function formatCommandLine(command: { readonly argv: readonly string[]; r
   const line = parts.join('')
   if (options.env === 'export') return [...assignments.map((a) => `export ${a}`), line].filter((l) => l !== '').join('\n')
   return [...assignments, line].filter((l) => l !== '').join(' ')
+}
+
+/** A translate result as JSON: the translation's argv, env, files and notes, or the refusal. */
+export function translationJson(r: TranslateResult): Record<string, unknown> {
+  return r.ok
+    ? { ok: true, engine: r.engine, version: r.version, argv: r.argv, env: r.env, files: r.files, notes: r.notes }
+    : { ok: false, engine: r.engine, version: r.version, dimension: r.dimension, value: r.value, reason: r.reason }
+}
+
+/**
+ * A translate result as a ready-to-paste shell script under a `# <engine> <version>` heading:
+ * `export` lines, the quoted command with a line break before each flag, each file, and the
+ * notes as comments; or one line saying why the engine refuses the combination.
+ */
+export function translationScript(displayName: string, r: TranslateResult): string {
+  if (!r.ok) return `${displayName} ${r.version} cannot express ${r.dimension}=${r.value}: ${r.reason}\n`
+  const out: string[] = []
+  if (r.argv.length > 0) out.push(`# ${displayName} ${r.version}`, formatCommandLine(r, { env: 'export', multiline: true }), '')
+  else {
+    out.push(`# ${displayName} ${r.version}: no command line`)
+    for (const [k, v] of Object.entries(r.env)) out.push(`export ${k}=${shellQuote(v)}`)
+    out.push('')
+  }
+  for (const [name, content] of Object.entries(r.files)) out.push(`# file: ${name}`, content.replace(/\n$/, ''), '')
+  if (r.notes.length > 0) out.push('# notes', ...r.notes.map((n) => `# - ${n}`), '')
+  return out.join('\n')
 }

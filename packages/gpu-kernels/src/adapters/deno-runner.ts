@@ -15,6 +15,7 @@ import { closeGpu, deviceName, openGpu, type GpuContext } from '../gpu.ts'
 import { configKey, enumerateConfigs } from '../params.ts'
 import { benchmarkKernel } from '../bench.ts'
 import { tuneKernel, type TuneResult } from '../tune.ts'
+import { DEFAULT_SIZES } from '../problem-size.ts'
 import { DEFAULT_CONFIRM_ROUNDS, type SpeedupConfirmation } from '@kerneltune/stats'
 import { KERNEL_KINDS, WEIGHT_FORMATS, type KernelKind, type MatmulProblem, type WeightFormat, type CopyBandwidth, type KernelBenchResult } from '../types.ts'
 
@@ -57,8 +58,7 @@ export interface BenchEntry {
   defaultFractionOfCopy?: number
 }
 
-/** Sizes small enough for lavapipe on two CPU cores; pass larger ones on real GPUs. */
-export const DEFAULT_SIZES: Record<KernelKind, Sizes> = { gemv: { m: 1, n: 256, k: 1024 }, gemm: { m: 32, n: 128, k: 512 } }
+export { DEFAULT_SIZES }
 
 function device(gpu: GpuContext): DeviceReport {
   return { name: deviceName(gpu), adapterInfo: gpu.adapterInfo, hasTimestamps: gpu.hasTimestamps, hasF16: gpu.hasF16, limits: gpu.limits }

@@ -12,4 +12,5 @@
 export { runInSandbox, findDenoBinary } from './deno-sandbox.node.ts'
 export type { SandboxRunOptions } from './deno-sandbox.node.ts'
 export { verifyInSandbox } from './verify.node.ts'
+export { registryCandidates, type CellRegistry, type TunedCell } from './cell-candidates.node.ts'
 export type { VerifyOptions, VerificationReport } from './verify.node.ts'

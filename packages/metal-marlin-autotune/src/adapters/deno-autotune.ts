@@ -1,6 +1,6 @@
 /**
  * Job script of `kerneltune autotune`, in the protocol of the CLI's WebGPU runner
- * (apps/cli/src/webgpu-runner.ts): it exports `runJob(job, onProgress)`, and when run as a
+ * (@kerneltune/gpu-kernels/webgpu-job): it exports `runJob(job, onProgress)`, and when run as a
  * script (`deno run -A deno-autotune.ts '<job JSON>'`) prints `{ "ok": true, "result": … }` or
  * `{ "ok": false, "error": { code, message } }` as its last stdout line, with
  * `@progress {…}` lines and skip messages on stderr. Node has no WebGPU, so the CLI spawns Deno.

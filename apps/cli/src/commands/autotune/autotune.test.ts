@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { Io } from '../../cli/command.ts'
 import { main } from '../../main.ts'
-import { findDeno } from '../../webgpu-runner.ts'
+import { findDeno } from '@kerneltune/gpu-kernels/webgpu-job'
 
 function memoryIo(cwd: string) {
   const out: string[] = []

@@ -3,11 +3,12 @@
  * dimension with its values, or whether one combination is legal on a target and why not.
  */
 import { kerneltuneError, type Combo } from '@kerneltune/core'
-import { comboHash } from '@kerneltune/catalog'
+import { comboText, explainCombo, parseComboText } from '@kerneltune/catalog'
+import { openCatalog } from '@kerneltune/compose'
 import { defineCommand } from '../../cli/command.ts'
 import { keyValues, table } from '../../cli/output.ts'
 import { EXIT } from '../../cli/run.ts'
-import { TARGET_FLAGS, comboText, openCatalog, parseComboText, resolveHardware } from './target.ts'
+import { TARGET_FLAGS, resolveHardware } from './target.ts'
 
 export const catalogExplain = defineCommand({
   name: 'explain',
@@ -58,13 +59,9 @@ export const catalogExplain = defineCommand({
     } else {
       combo = parseComboText(subject)
     }
-    const check = catalog.check(combo, target)
-    const refusal = check.legal && session.refuse ? await session.refuse(combo) : undefined
-    const status = check.issues.length ? 'invalid' : check.violations.length ? 'pruned' : refusal ? 'refused' : 'legal'
-    const defaults = Object.fromEntries(catalog.dimensionsFor(engineName).filter((d) => combo[d.id] === undefined).map((d) => [d.id, d.defaultValue]))
-    const ctxInfo = catalog.context(target)
+    const { hash, status, check, refusal, defaults, context: ctxInfo } = await explainCombo(catalog, combo, target, session.refuse)
     const result = {
-      kind: 'combo', hash: comboHash(combo), combo, target: { hardware: hardware!.id ?? hardware!.name, engine: ctxInfo.engine, capability: ctxInfo.capability },
+      kind: 'combo', hash, combo, target: { hardware: hardware!.id ?? hardware!.name, engine: ctxInfo.engine, capability: ctxInfo.capability },
       status, legal: status === 'legal', violations: check.violations, issues: check.issues, ...(refusal ? { refusal } : {}),
       engineRefusalsChecked: session.refuse !== undefined, defaults,
     }

@@ -1,14 +1,14 @@
 /** `kerneltune catalog list`: the dimensions, their values and the rules, for one engine or all. */
 import { engineKey } from '@kerneltune/catalog'
+import { ENGINE_NAMES, openCatalog } from '@kerneltune/compose'
 import { defineCommand } from '../../cli/command.ts'
 import { keyValues, table } from '../../cli/output.ts'
-import { openCatalog } from './target.ts'
 
 export const catalogList = defineCommand({
   name: 'list',
   summary: 'List the catalog dimensions, values (default and quick-mode marks) and legality rules.',
   flags: [{ name: 'engine', type: 'string', valueName: 'NAME', description: 'Only what applies to this engine (core plus its extension); default: everything.' }],
-  examples: ['kerneltune catalog list', 'kerneltune catalog list --engine llamacpp --json'],
+  examples: ['kerneltune catalog list', `kerneltune catalog list --engine ${ENGINE_NAMES[0]} --json`],
   jsonOutput: '{ version, hash, engine?, extensions, dimensions: [{ id, title, description, values: [{ id, description }], defaultValue, quickValues?, engines?, contributedBy? }], rules: [{ id, kind, reason, source, dimensions, engine? }] }',
   async run(ctx) {
     const { catalog } = await openCatalog(ctx.flags.engine)

@@ -3,17 +3,18 @@
  * legal combinations, and every pruned (or engine-refused) combination with the rule that
  * removed it.
  */
-import { ENUMERATION_MODES, type CatalogPreview } from '@kerneltune/catalog'
+import { ENUMERATION_MODES, comboText, previewGroups, type CatalogPreview } from '@kerneltune/catalog'
+import { openCatalog } from '@kerneltune/compose'
 import { defineCommand } from '../../cli/command.ts'
 import { keyValues, table } from '../../cli/output.ts'
-import { TARGET_FLAGS, comboText, openCatalog, resolveHardware } from './target.ts'
+import { TARGET_FLAGS, resolveHardware } from './target.ts'
 
 export const catalogPreview = defineCommand({
   name: 'preview',
   summary: 'Show what a sweep would cover on a hardware + engine target, and why each pruned combination was removed.',
   flags: [
     ...TARGET_FLAGS,
-    { name: 'mode', type: 'string', choices: ENUMERATION_MODES, description: 'Which combinations to list (counts are shown for both modes). Default: exhaustive, or quick when the exhaustive space has more than 500,000 combinations (llama.cpp: 18 million).' },
+    { name: 'mode', type: 'string', choices: ENUMERATION_MODES, description: 'Which combinations to list (counts are shown for both modes). Default: exhaustive, or quick when the exhaustive space has more than 500,000 combinations.' },
     { name: 'limit', type: 'integer', min: 0, default: 10, valueName: 'N', description: 'Combinations listed per group in human output (0 = all). --json always lists all.' },
     { name: 'all', type: 'boolean', description: 'List every combination in human output (same as --limit 0).' },
     { name: 'engine-check', type: 'boolean', default: true, description: "Ask the engine plugin's translator which legal combinations it refuses (--no-engine-check to skip)." },
@@ -61,9 +62,8 @@ export function renderPreview(p: CatalogPreview, hardwareName: string, limit: nu
   if (active.length) out += '\n' + table(active.map((r) => [r.id, r.kind, r.removes]), ['rule', 'kind', `removes (${p.mode})`])
   const idle = p.rules.length - active.length
   if (idle) out += `${idle} other rule(s) remove nothing on this target ("kerneltune catalog list" shows them all).\n`
-  const groups = new Map<string, typeof p.pruned>()
-  for (const x of p.pruned) groups.set(x.rule, [...(groups.get(x.rule) ?? []), x])
-  for (const [rule, xs] of groups) {
+  const groups = previewGroups(p)
+  for (const [rule, xs] of groups.pruned) {
     const r = p.rules.find((y) => y.id === rule)
     const { shown, more } = take(xs, limit)
     out += `\nPruned by ${rule} (${r?.kind}; ${xs.length}): ${r?.reason}\n  source: ${r?.source}\n`
@@ -73,12 +73,7 @@ export function renderPreview(p: CatalogPreview, hardwareName: string, limit: nu
     }
     if (more) out += `  … and ${more} more (--all or --json lists them)\n`
   }
-  const refusals = new Map<string, typeof p.refused>()
-  for (const x of p.refused) {
-    const key = `${x.refusal.dimension}=${x.refusal.value}`
-    refusals.set(key, [...(refusals.get(key) ?? []), x])
-  }
-  for (const [key, xs] of refusals) {
+  for (const [key, xs] of groups.refused) {
     const { shown, more } = take(xs, limit)
     out += `\nRefused by engine ${p.target.engine} on ${key} (${xs.length}): ${xs[0]!.refusal.reason}\n`
     for (const x of shown) out += `  ${x.hash}  ${comboText(x.combo)}\n`

@@ -3,9 +3,8 @@ import { describe, expect, it } from 'vitest'
 import { requireOrSkip } from '@kerneltune/tooling/test-skip'
 import type { Io } from '../../cli/command.ts'
 import { runCli } from '../../cli/run.ts'
-import { findDeno, runWebGpuJob } from '../../webgpu-runner.ts'
+import { findDeno } from '@kerneltune/gpu-kernels/webgpu-job'
 import { kernelsCommand } from '../kernels.ts'
-import { runnerScript } from './shared.ts'
 
 function memoryIo() {
   const out: string[] = []
@@ -41,12 +40,6 @@ describe('kerneltune kernels list', () => {
     const bad = memoryIo()
     expect(await runCli(root, ['kernels', 'list', '--gemv-size', '1x2x33'], bad.io)).toBe(2)
     expect(bad.err()).toMatch(/multiple of 32/)
-  })
-})
-
-describe('runWebGpuJob', () => {
-  it('should fail with DEVICE_UNAVAILABLE when deno cannot be started', async () => {
-    await expect(runWebGpuJob({ script: runnerScript(), job: { type: 'info' }, deno: '/nonexistent/deno', mode: 'deno' })).rejects.toMatchObject({ code: 'DEVICE_UNAVAILABLE' })
   })
 })
 

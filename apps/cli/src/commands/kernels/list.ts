@@ -1,9 +1,7 @@
-import { DEFAULT_LIMITS, KERNEL_KINDS, WEIGHT_FORMATS, blockBytes, defaultConfig, enumerateConfigs, gpuKernelProviders, type KernelKind } from '@kerneltune/gpu-kernels'
+import { DEFAULT_LIMITS, DEFAULT_SIZES, KERNEL_KINDS, WEIGHT_FORMATS, blockBytes, defaultConfig, enumerateConfigs, gpuKernelProviders } from '@kerneltune/gpu-kernels'
 import { defineCommand } from '../../cli/command.ts'
 import { table } from '../../cli/output.ts'
 import { FAMILY_FLAGS, familyJob } from './shared.ts'
-
-const DEFAULT_SIZES: Record<KernelKind, { m: number; n: number; k: number }> = { gemv: { m: 1, n: 256, k: 1024 }, gemm: { m: 32, n: 128, k: 512 } }
 
 export const kernelsList = defineCommand({
   name: 'list',

@@ -1,12 +1,9 @@
 /** Flags and helpers shared by `kernels verify` and `kernels bench`. */
-import { existsSync } from 'node:fs'
-import { fileURLToPath } from 'node:url'
-import { KERNEL_KINDS, WEIGHT_FORMATS, type KernelKind } from '@kerneltune/gpu-kernels'
+import { KERNEL_KINDS, WEIGHT_FORMATS, parseProblemSize, type KernelKind, type ProblemSize } from '@kerneltune/gpu-kernels'
 import type { FlagSpec } from '../../cli/args.ts'
-import { usageError } from '../../cli/args.ts'
 import type { Io } from '../../cli/command.ts'
 import { progressBar, type Progress } from '../../cli/output.ts'
-import { runWebGpuJob, type WebGpuProgress } from '../../webgpu-runner.ts'
+import { denoRunnerScript, runWebGpuJob, type WebGpuProgress } from '@kerneltune/gpu-kernels/webgpu-job'
 
 export const FAMILY_FLAGS = [
   { name: 'kind', type: 'list', description: 'Kernel kinds (default: all).', choices: [...KERNEL_KINDS] },
@@ -16,36 +13,16 @@ export const FAMILY_FLAGS = [
   { name: 'max-configs', type: 'integer', min: 1, description: 'Most configurations per kernel and format.' },
 ] as const satisfies readonly FlagSpec[]
 
-export function parseSize(flag: string, value: string | undefined): { m: number; n: number; k: number } | undefined {
-  if (value === undefined) return undefined
-  const m = /^(\d+)x(\d+)x(\d+)$/.exec(value)
-  if (!m) throw usageError(`--${flag} expects MxNxK (e.g. 1x4096x4096), got "${value}"`)
-  const [a, b, c] = [Number(m[1]), Number(m[2]), Number(m[3])]
-  if (!a || !b || !c || c % 32 !== 0) throw usageError(`--${flag}: sizes must be positive and K a multiple of 32, got "${value}"`)
-  return { m: a, n: b, k: c }
-}
-
 export function familyJob(flags: { kind?: string[]; format?: string[]; gemvSize?: string; gemmSize?: string; maxConfigs?: number }) {
-  const sizes: Partial<Record<KernelKind, { m: number; n: number; k: number }>> = {}
-  const gemv = parseSize('gemv-size', flags.gemvSize)
-  const gemm = parseSize('gemm-size', flags.gemmSize)
-  if (gemv) sizes.gemv = gemv
-  if (gemm) sizes.gemm = gemm
+  const sizes: Partial<Record<KernelKind, ProblemSize>> = {}
+  if (flags.gemvSize !== undefined) sizes.gemv = parseProblemSize(flags.gemvSize, '--gemv-size')
+  if (flags.gemmSize !== undefined) sizes.gemm = parseProblemSize(flags.gemmSize, '--gemm-size')
   return {
     ...(flags.kind?.length ? { kinds: flags.kind } : {}),
     ...(flags.format?.length ? { formats: flags.format } : {}),
     sizes,
     ...(flags.maxConfigs ? { maxConfigs: flags.maxConfigs } : {}),
   }
-}
-
-/** The gpu-kernels job script (TypeScript source in the workspace, else the built file). */
-export function runnerScript(): string {
-  const src = fileURLToPath(new URL('../../../../../packages/gpu-kernels/src/adapters/deno-runner.ts', import.meta.url))
-  if (existsSync(src)) return src
-  const resolve = (import.meta as { resolve?: (s: string) => string }).resolve
-  if (resolve) return fileURLToPath(resolve('@kerneltune/gpu-kernels/deno-runner'))
-  return src
 }
 
 /** Runs a gpu-kernels job with a progress bar on stderr. */
@@ -55,7 +32,7 @@ export async function runKernelsJob<T>(io: Io, label: string, job: unknown): Pro
     bar ??= progressBar(io, label, p.total)
     bar.update(p.done, p.note)
   }
-  const result = await runWebGpuJob<T>({ script: runnerScript(), job, onProgress, onLog: (l) => io.stderr(`${l}\n`) })
+  const result = await runWebGpuJob<T>({ script: denoRunnerScript(), job, onProgress, onLog: (l) => io.stderr(`${l}\n`) })
   bar?.done()
   return result
 }

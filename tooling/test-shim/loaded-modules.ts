@@ -2,8 +2,8 @@
  * Test helper: which modules a script loads, as Node resolves them. The script (TypeScript, run
  * through tsx from source, as the start-up benchmark runs the CLI) is written to a temporary
  * directory and run in a child process whose resolve hook (on Node's loader thread) logs every
- * module URL; the tests of `--help` and `translate` check that list against what those commands
- * may load.
+ * module URL; the CLI's tests of `--help` and `translate` check that list against what those
+ * commands may load. Node only (module hooks); `cwd` must resolve tsx.
  */
 import { spawnSync } from 'node:child_process'
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs'

@@ -1,5 +1,5 @@
 /**
- * Runs a WebGPU job from the CLI. Node has no WebGPU, so a job runs in-process only when this
+ * Runs a WebGPU job from a Node host (the CLI). Node has no WebGPU, so a job runs in-process only when this
  * runtime has navigator.gpu (the CLI run by Deno or in a browser); otherwise it spawns
  * `deno run -A <script> '<job JSON>'` and reads the result back.
  *
@@ -7,7 +7,7 @@
  * takes the job as its first argument, prints `{ "ok": true, "result": … }` or
  * `{ "ok": false, "error": { code, message } }` as the last stdout line, and writes progress to
  * stderr as `@progress {"done":…,"total":…,"note":…}` lines
- * (see packages/gpu-kernels/src/adapters/deno-runner.ts).
+ * (./deno-runner.ts is this package's own; `denoRunnerScript()` finds it).
  */
 import { spawn } from 'node:child_process'
 import { existsSync } from 'node:fs'
@@ -71,6 +71,19 @@ const NO_WEBGPU = 'WebGPU is not available: this runtime has no navigator.gpu an
 function toError(e: { code?: string; message?: string } | undefined, fallback: string): KerneltuneError {
   const code = (ERROR_CODES as readonly string[]).includes(e?.code ?? '') ? (e!.code as ErrorCode) : 'MEASUREMENT_FAILED'
   return new KerneltuneError(code, e?.message ?? fallback)
+}
+
+/**
+ * This package's job script, ./deno-runner: the TypeScript source beside this file, else the
+ * built one, else (this file bundled into another, e.g. the CLI's single-file build) the
+ * installed package's export.
+ */
+export function denoRunnerScript(): string {
+  for (const name of ['./deno-runner.ts', './deno-runner.js']) {
+    const path = fileURLToPath(new URL(name, import.meta.url))
+    if (existsSync(path)) return path
+  }
+  return fileURLToPath(import.meta.resolve('@kerneltune/gpu-kernels/deno-runner'))
 }
 
 /** Runs the job and resolves with its result; rejects with a KerneltuneError. */

@@ -1,17 +1,24 @@
 /**
- * `kerneltune autotune --registry-kernels`: approved Tier 3 registry kernels as extra candidates
- * of each tuned cell. For the cell's kernel family (the kind and format its best config ran,
+ * Approved Tier 3 registry kernels as extra candidates of each tuned cell (`kerneltune autotune
+ * --registry-kernels`, Metal Marlin's cells). For the cell's kernel family (the kind and format its best config ran,
  * e.g. gemv/q4_0) kernel-lab's selectKernel picks the approved entry (proposed and deprecated ones
  * are listed as excluded, with the reason); it runs in the sandbox at the cell's problem, verified
  * there against the CPU reference, and its mean latency is set against the cell's best config.
  * The lookup table keeps the tuned configs (its upstream shape has no place for a module).
  */
 import type { RegistryEntry } from '@kerneltune/core'
-import { selectKernel, type Selection } from '@kerneltune/kernel-lab'
-import { verifyInSandbox } from '@kerneltune/kernel-lab/node'
 import type { WeightFormat } from '@kerneltune/gpu-kernels'
-import type { CellSummary } from '@kerneltune/metal-marlin-autotune/webgpu'
 import { mean } from '@kerneltune/stats'
+import { selectKernel, type Selection } from '../selection.ts'
+import { verifyInSandbox } from './verify.node.ts'
+
+/** What a tuned cell says of itself (metal-marlin-autotune's CellSummary has these fields). */
+export interface TunedCell {
+  readonly bits: readonly number[]
+  readonly batch: number
+  readonly hidden: number
+  readonly best: { readonly latency_ms: number; readonly kernel?: { readonly kind: string; readonly format: string } | null } | null
+}
 
 export interface CellRegistry {
   family: string
@@ -19,7 +26,7 @@ export interface CellRegistry {
   excluded: Selection['excluded']
 }
 
-export async function registryCandidates(cells: readonly CellSummary[], entries: readonly RegistryEntry[], o: { warmup: number; iterations: number; intermediateMultiplier: number }): Promise<(CellRegistry | null)[]> {
+export async function registryCandidates(cells: readonly TunedCell[], entries: readonly RegistryEntry[], o: { warmup: number; iterations: number; intermediateMultiplier: number }): Promise<(CellRegistry | null)[]> {
   const out: (CellRegistry | null)[] = []
   for (const c of cells) {
     const k = c.best?.kernel
