@@ -5,8 +5,8 @@
  * and the run's one verdict. The run is then in History, `run show` reads it, and `--json` carries
  * its `runId`. It is measured by the tuner's executeRun with the composed registry, the call the
  * server's queue makes, so the same stored run measured here or there gets the same combinations,
- * repetitions and verdict. The sweep brings only what the composed backend cannot be told per run:
- * a pool of llama-servers kept across rounds, or a node-llama-cpp GPU build (`backend`).
+ * repetitions and verdict. What the server backend needs besides the workload (requests, servers
+ * kept across rounds) is stored with the run; the sweep brings only a node-llama-cpp GPU build (`backend`).
  */
 import type { Combo, HardwareSpec, MeasurementBackend, ModelSpec, Run, RunCombo } from '@kerneltune/core'
 import { formatCommandLine, KerneltuneError, parseWith, WorkloadSchema } from '@kerneltune/core'
@@ -28,7 +28,7 @@ export interface SweepAsRun<R extends InterleavedSweepResult | SweepResult> {
   readonly design: 'sequential' | 'interleaved'
   /** The registered backend that measures the run (node-llama-cpp, server, onnxruntime). */
   readonly backendName: string
-  /** Instead of the registry's, for what it cannot be told per run (a server pool, a GPU build). */
+  /** Instead of the registry's, for what the stored run cannot tell it (a GPU build). */
   readonly backend?: MeasurementBackend
   readonly workload: { readonly batch: number; readonly promptTokens: number; readonly generatedTokens: number }
   readonly repetitions: number
@@ -49,6 +49,8 @@ export interface SweepAsRun<R extends InterleavedSweepResult | SweepResult> {
   readonly model?: ModelSpec
   /** The engine and release the run records: default llama.cpp's. */
   readonly target?: { readonly engine: string; readonly engineVersion: string }
+  /** How the server backend measures the run (options.serving: requests, servers kept, pre-launch), stored so every executor does the same. */
+  readonly serving?: Readonly<Record<string, unknown>>
 }
 
 /** The design settings a sweep stores with its run (the tuner's StoredSettingsSchema reads them back). */
@@ -97,7 +99,7 @@ export async function sweepAsRun<R extends InterleavedSweepResult | SweepResult>
     target: {
       model, hardware: o.hardware, engine: o.target?.engine ?? 'llamacpp', engineVersion: o.target?.engineVersion ?? LLAMACPP_VERSION, workload: parseWith(WorkloadSchema, o.workload, 'sweep workload'), modelPath: o.modelPath,
       // A sweep measures fresh: the result cache would answer for another load or space.
-      options: { sweep: o.session.spec, experiment: o.settings, warmups: o.warmups, metric: 'throughputTps', noiseFloor: o.settings.noiseFloor ?? 0.05, earlyStop: o.settings.earlyStop ?? true, useCache: false, design: o.design, ...(o.settings.rounds !== undefined ? { rounds: o.settings.rounds } : {}), ...(o.settings.seed !== undefined ? { seed: o.settings.seed } : {}), ...(o.settings.test ? { test: o.settings.test } : {}), ...objectivesRecord(o.objectives) },
+      options: { sweep: o.session.spec, experiment: o.settings, warmups: o.warmups, metric: 'throughputTps', noiseFloor: o.settings.noiseFloor ?? 0.05, earlyStop: o.settings.earlyStop ?? true, useCache: false, design: o.design, ...(o.settings.rounds !== undefined ? { rounds: o.settings.rounds } : {}), ...(o.settings.seed !== undefined ? { seed: o.settings.seed } : {}), ...(o.settings.test ? { test: o.settings.test } : {}), ...objectivesRecord(o.objectives), ...(o.serving ? { serving: o.serving } : {}) },
     },
     snapshot: { hash: o.plan.catalog.hash, version: o.plan.catalog.version, content: o.plan.snapshot },
     qualityGate: o.settings.gate ?? 'regression',

@@ -5,23 +5,19 @@
  * twice (A/A), compared to the defaults paired by round. See @kerneltune/experiment's
  * runInterleavedSweep (run by the tuner: the sweep is a stored run) and @kerneltune/backends' serverBackend.
  *
- * Each arm's llama-server is launched once and kept running across the rounds (a repetition is
- * warm-up + load on it); servers are stopped when the sweep ends, fails or is cancelled. Only one
- * is ever under load. How many stay up is bounded by memory (keptServers): beyond it the least
- * recently used is stopped and relaunched on its next visit, which with a random order per round
- * means most visits relaunch — the sweep then says so.
+ * Each arm's server is launched once and kept running across the rounds (a repetition is warm-up
+ * + load on it); the composed backend stops them when the run ends, fails or is cancelled. How
+ * many stay up is bounded by memory (@kerneltune/backends' keptServers, stored with the run):
+ * beyond it the least recently used is stopped and relaunched on its next visit — the sweep then says so.
  */
-import { availableParallelism, freemem } from 'node:os'
 import type { Combo, HardwareSpec } from '@kerneltune/core'
 import type { Objectives } from '@kerneltune/serving'
 import type { Store } from '@kerneltune/store'
-import { serverBackend, type ServerBackend, type ServerBackendOptions } from '@kerneltune/backends/node'
 import { servingSweepExtension, servingSweepSpace, withoutServingDefaults } from '@kerneltune/engines-llamacpp'
 import { minRoundsToDecide, pValueMethod, type InterleavedSweepResult, type PairedComparison, type RoundsTest, type SweepMetric, type SweepResult } from '@kerneltune/experiment'
 import type { GateMethod } from '@kerneltune/stats'
 import type { Io } from '../cli/command.ts'
 import { fmt, progressBar, table } from '../cli/output.ts'
-import { serverTarget } from './bench/serve-target.ts'
 import { planThroughCatalog, type SweepPlan } from './sweep-plan.ts'
 import { sweepAsRun, type SweepDecision, type SweepSession } from './sweep-run.ts'
 
@@ -56,112 +52,71 @@ export interface ServerSweepOptions {
   readonly margin: number
   /** The model file's size, for the bound on kept servers. */
   readonly modelBytes: number
-  /** Receives every load run with its requests (latency objectives, sweep-objectives.ts). */
-  readonly onSession?: ServerBackendOptions['onSession']
   /** What the run stores to be resumed, the run resumed, the interrupt. */
   readonly session: SweepSession
   /** --slo/--objective, stored with the run (its summary judges every combination by them). */
   readonly objectives?: Objectives
-  /** Start every kept arm's server before round 1 (parallelLaunches at a time) and warm it; default true. False: launch on first visit, warm-ups one at a time. */
+  /** Start every kept arm's server before round 1 and warm it; default true. False: launch on first visit, warm-ups one at a time. */
   readonly prelaunch?: boolean
-}
-
-/**
- * Launches at once before round 1. On a CPU one: every llama-server computes on the same cores
- * (the defaults' threads fill all of them), and on a 2-core machine two servers launching or
- * warming together each took 2-4 times as long as alone, spinning on each other's barriers
- * (bench/results/launch-cost.json, issue 35), so overlapping them gains nothing there. On a GPU as
- * many as there are host cores, within the servers memory keeps: a launch there is mostly device
- * set-up and weight upload. Not yet measured on a GPU: llama.cpp fits unset settings (layers,
- * context) to the device memory free at its start (-fit, on by default: common/common.cpp
- * 1295-1327), so where memory is tight, servers starting together may each see memory the others
- * are about to take.
- */
-export function parallelLaunches(kept: number, kind: HardwareSpec['kind'], cores = availableParallelism()): number {
-  return kind === 'cpu' ? 1 : Math.max(1, Math.min(kept, cores))
-}
-
-/**
- * Servers the interleaved design keeps up at once: one per arm where memory allows. A llama-server
- * is counted as the model's size (CPU builds may repack weights into their own memory rather than
- * share the mapped file) plus 256 MiB of KV cache and buffers, against half the free memory.
- */
-export function keptServers(arms: number, modelBytes: number, free = freemem()): number {
-  const perServer = modelBytes + 256 * 2 ** 20
-  return Math.max(1, Math.min(arms, Math.floor((free / 2) / perServer)))
-}
-
-export function llamaServerBackend(io: Io, o: Pick<ServerSweepOptions, 'modelPath' | 'concurrency' | 'requests' | 'promptTokens' | 'outputTokens' | 'onSession' | 'warmups'>, keep?: number, parallel?: number): ServerBackend {
-  const target = serverTarget(io, { gguf: o.modelPath })
-  return serverBackend({
-    ...(o.onSession ? { onSession: o.onSession } : {}),
-    ...(keep === undefined ? {} : { keepServers: { max: keep, ...(parallel === undefined ? {} : { parallelLaunches: parallel }) } }),
-    // Without the pre-launch, the behaviour before issue 35 whole: warm-ups one request at a time.
-    ...(parallel === undefined ? { serialWarmups: true } : {}),
-    // Pre-launched servers are warmed by a wave of the measured load right after they are up, so
-    // llama-server's own warm-up (an empty decode run at load, on by default: common/common.cpp
-    // 1511-1546, --no-warmup in common/arg.cpp 1963-1969) would warm each twice; on a loaded
-    // 2-core CPU it took 1.2-1.5 s of a 2 s launch (issue 35).
-    target: parallel !== undefined && o.warmups > 0 && target.kind === 'engine' ? { ...target, extraArgs: [...(target.extraArgs ?? []), '--no-warmup'] } : target,
-    load: { workload: { kind: 'synthetic', promptTokens: o.promptTokens, outputTokens: o.outputTokens }, requests: o.requests },
-    level: { concurrency: o.concurrency },
-    useRequestWorkload: false,
-  })
 }
 
 const label = (c: Combo) => Object.entries(withoutServingDefaults(c)).map(([k, v]) => `${k}=${v}`).join(' ') || '(defaults)'
 
-/** Stores the plan as a run and measures it through the tuner with llama-servers kept across rounds; returns the design's result and the run id. */
+/** How many servers the design launched, and why: every launch is in the design's result with its reason. */
+export function launchNote(r: Pick<InterleavedSweepResult, 'launches' | 'rounds'>, arms: number, kept: number): string {
+  const all = Object.values(r.launches).flat()
+  const count = (reason: string) => all.filter((l) => l.reason === reason).length
+  return `server launches: ${all.length} for ${arms} arms over ${r.rounds} rounds (${count('relaunch')} after a server died, ${count('after eviction')} after being stopped to stay within ${kept} kept servers)`
+}
+
+/**
+ * Stores the plan as a run on the composed `server` backend and measures it through the tuner, as
+ * the server's queue would: the servers kept across rounds, their pre-launch and the requests per
+ * repetition are stored with the run (options.serving), which the backend reads.
+ */
 export async function executeServerSweep(io: Io, o: ServerSweepOptions): Promise<(InterleavedSweepResult | SweepResult) & { runId: string; decided: SweepDecision }> {
   const arms = o.plan.candidates.length + 2
-  // Sequential never returns to a combination: keeping the current one's server spans its chunks of repetitions.
-  const keep = o.design === 'sequential' ? 1 : keptServers(arms, o.modelBytes)
-  const prelaunch = o.design === 'interleaved' && o.prelaunch !== false
-  const backend = llamaServerBackend(io, o, keep, prelaunch ? parallelLaunches(keep, o.hardware.kind) : undefined)
+  const { serverSweepSettings } = await import('@kerneltune/backends/node')
+  const s = serverSweepSettings({ design: o.design, arms, modelBytes: o.modelBytes, hardwareKind: o.hardware.kind, prelaunch: o.prelaunch !== false, warmups: o.warmups, requests: o.requests })
+  const kept = s.serving.keepServers ?? 1
   const common = {
-    store: o.store, modelPath: o.modelPath, hardware: o.hardware, plan: o.plan, backendName: 'server', backend,
+    store: o.store, modelPath: o.modelPath, hardware: o.hardware, plan: o.plan, backendName: 'server', serving: s.serving,
     workload: { batch: o.concurrency, promptTokens: o.promptTokens, generatedTokens: o.outputTokens }, warmups: o.warmups, session: o.session, ...(o.objectives ? { objectives: o.objectives } : {}),
   }
   const design = { model: o.modelPath, gate: o.gate, metric: o.metric, epsilon: o.epsilon, margin: o.margin, warmups: o.warmups }
-  try {
-    if (o.design === 'sequential') {
-      const bar = progressBar(io, 'sweep (server, sequential)', o.plan.candidates.length + 1)
-      const { runId, result, decided } = await sweepAsRun({
-        ...common, design: 'sequential', repetitions: 5, settings: design, is: (r): r is SweepResult => !('aa' in r),
-        onEvent: (e) => e.type === 'progress' && bar.update(e.done, `${e.done}/${e.total}`),
-      })
-      bar.done()
-      return { ...result, runId, decided }
-    }
-    if (keep < arms) io.stderr(`memory holds ${keep} of the ${arms} arms' servers at once: the others are stopped and relaunched as the rounds visit them (slower, and launch-to-launch variance enters the comparison)\n`)
-    const bar = progressBar(io, 'sweep (server, interleaved)', o.rounds * arms)
-    const { runId, result: r, decided } = await sweepAsRun({
-      ...common, design: 'interleaved', repetitions: o.rounds,
-      settings: {
-        ...design,
-        // Every arm's server stays up between visits, so later visits need no warm-up; servers the
-        // memory bound stops are relaunched on their next visit, which then needs one.
-        revisitWarmups: keep >= arms ? 0 : o.warmups,
-        prelaunch,
-        // The defaults under a key of their own (cont_batching=on writes no flag): the A/A arm gets its own server, as every candidate does.
-        aaCombo: { cont_batching: 'on' },
-        rounds: o.rounds,
-        seed: o.seed,
-        ...(o.test ? { test: o.test } : {}),
-      },
-      ...(o.deadline === undefined ? {} : { deadline: o.deadline }),
-      ...(o.onRound ? { onRound: o.onRound } : {}),
-      is: (x): x is InterleavedSweepResult => 'aa' in x,
-      onEvent: (e) => e.type === 'progress' && bar.update(e.done, `round ${Math.ceil(e.done / arms)}`),
+  if (o.design === 'sequential') {
+    const bar = progressBar(io, 'sweep (server, sequential)', o.plan.candidates.length + 1)
+    const { runId, result, decided } = await sweepAsRun({
+      ...common, design: 'sequential', repetitions: 5, settings: design, is: (r): r is SweepResult => !('aa' in r),
+      onEvent: (e) => e.type === 'progress' && bar.update(e.done, `${e.done}/${e.total}`),
     })
     bar.done()
-    const stats = backend.poolStats()
-    const timing = roundTiming(r, prelaunch ? parallelLaunches(keep, o.hardware.kind) : undefined)
-    return stats ? { ...r, runId, decided, notes: [...r.notes, `llama-server launches: ${stats.launches} for ${arms} arms over ${r.rounds} rounds (${stats.relaunches} after a server died, ${stats.evictions} stopped to stay within ${keep} kept servers)`, ...(timing ? [timing] : [])] } : { ...r, runId, decided }
-  } finally {
-    // Every kept server stops here, whether the sweep finished, failed or was cancelled.
-    await backend.close()
+    return { ...result, runId, decided }
   }
+  if (kept < arms) io.stderr(`memory holds ${kept} of the ${arms} arms' servers at once: the others are stopped and relaunched as the rounds visit them (slower, and launch-to-launch variance enters the comparison)\n`)
+  const bar = progressBar(io, 'sweep (server, interleaved)', o.rounds * arms)
+  const { runId, result: r, decided } = await sweepAsRun({
+    ...common, design: 'interleaved', repetitions: o.rounds,
+    settings: {
+      ...design,
+      // Every arm's server stays up between visits, so later visits need no warm-up; servers the
+      // memory bound stops are relaunched on their next visit, which then needs one.
+      revisitWarmups: s.revisitWarmups,
+      prelaunch: s.prelaunch,
+      // The defaults under a key of their own (cont_batching=on writes no flag): the A/A arm gets its own server, as every candidate does.
+      aaCombo: { cont_batching: 'on' },
+      rounds: o.rounds,
+      seed: o.seed,
+      ...(o.test ? { test: o.test } : {}),
+    },
+    ...(o.deadline === undefined ? {} : { deadline: o.deadline }),
+    ...(o.onRound ? { onRound: o.onRound } : {}),
+    is: (x): x is InterleavedSweepResult => 'aa' in x,
+    onEvent: (e) => e.type === 'progress' && bar.update(e.done, `round ${Math.ceil(e.done / arms)}`),
+  })
+  bar.done()
+  const timing = roundTiming(r, s.serving.parallelLaunches)
+  return { ...r, runId, decided, notes: [...r.notes, launchNote(r, arms, kept), ...(timing ? [timing] : [])] }
 }
 
 /** Where a sweep's time went, in one line: the launches before round 1, round 1 and the later rounds. */

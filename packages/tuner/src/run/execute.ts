@@ -220,5 +220,7 @@ export async function executeRun(runId: string, deps: ExecuteRunDeps, hooks: Exp
     run = await store.runs.require(null, runId)
     onEvent({ type: 'run.finished', runId, status, summary: partial, error: run.error })
     return run
+  } finally {
+    await backend.close?.()
   }
 }
