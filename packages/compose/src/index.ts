@@ -12,3 +12,4 @@
  * ```
  */
 export { ENGINE_NAMES, engineRegistry, isEngineName, loadEngine, SERVING_ENGINE_NAMES, type EngineName } from './engines.ts'
+export { parseSpace, SWEEP_BACKENDS, SWEEP_GGUF_ENGINE, type SpaceOverride } from './sweep/space.ts'
