@@ -1540,6 +1540,11 @@ export const COMMAND_MANIFEST: readonly CommandMeta[] = [
         "max": 262144
       },
       {
+        "name": "plan",
+        "type": "boolean",
+        "description": "Print the plan (the space, the combinations to measure against the defaults and those the rules remove) and stop: nothing is launched or measured."
+      },
+      {
         "name": "quick",
         "type": "boolean",
         "description": "Quick mode: a small space and short runs (1–2 minutes for a small model on 2 cores)."

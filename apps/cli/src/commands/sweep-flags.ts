@@ -15,6 +15,7 @@ export const SWEEP_FLAGS = [
   { name: 'params', type: 'string', description: 'onnx without --onnx: the parameter count of the llama shape to synthesize (as kerneltune model synth: 1B, 60M, 2M).', valueName: 'N', default: '1B', spelledElsewhere: ['model-shape'] },
   { name: 'weights', type: 'string', description: 'onnx without --onnx: the synthesized model\'s weights (q4: MatMulNBits 4-bit blocks of 32; fp32 and fp16 are capped by protobuf\'s 2 GiB).', choices: ['q4', 'fp16', 'fp32'], default: 'q4' },
   { name: 'vocab-size', type: 'integer', description: 'onnx without --onnx: the synthesized model\'s vocabulary (default 32000).', min: 16, max: 262144 },
+  { name: 'plan', type: 'boolean', description: 'Print the plan (the space, the combinations to measure against the defaults and those the rules remove) and stop: nothing is launched or measured.' },
   { name: 'quick', type: 'boolean', description: 'Quick mode: a small space and short runs (1–2 minutes for a small model on 2 cores).' },
   { name: 'space', type: 'string', description: 'Replace dimensions of the space, as JSON: {"threads":["1","2"]}.', valueName: 'JSON' },
   { name: 'metric', type: 'string', description: 'Metric that ranks combinations.', choices: SWEEP_METRICS, default: 'decodeTps' },

@@ -108,8 +108,6 @@ export const sweepCommand = defineCommand({
     process.on('SIGINT', onSigint)
     try {
       let f = ctx.flags
-      // Engines launched only through their serving capability (sweep-engine.ts): the others' start-up pays nothing for them.
-      if (f.engine !== undefined && f.engine !== 'llamacpp' && f.engine !== 'onnx') return await (await import('./sweep-engine.ts')).sweepServedEngine(f.engine, f.backend, ctx.io.env)
       const sweep = await import('@kerneltune/compose/node')
       let hardware: HardwareSpec
       let cores: number
@@ -138,12 +136,10 @@ export const sweepCommand = defineCommand({
       }
       // ONNX Runtime's sweep has its own model, space and backend.
       if (f.backend === 'onnxruntime' && f.engine !== 'onnx') throw usageError('--backend onnxruntime measures ONNX Runtime: add --engine onnx')
-      let r
-      if (f.engine === 'onnx') r = await sweep.sweepOnnx(input)
-      else {
-        const { requireGgufFile } = await import('./shared/target-flags.ts')
-        r = await sweep.sweepGguf(input, () => requireGgufFile(ctx.io, f.gguf, 'sweep'))
-      }
+      const { requireGgufFile } = await import('./shared/target-flags.ts')
+      const model = () => requireGgufFile(ctx.io, f.gguf, 'sweep')
+      // The GGUF engine and ONNX Runtime are planned by the sweep; any other engine through its plugin's serving space, as its own server.
+      const r = f.engine === 'onnx' ? await sweep.sweepOnnx(input) : (f.engine ?? 'llamacpp') === 'llamacpp' ? await sweep.sweepGguf(input, model) : await sweep.sweepServed(input, f.engine ?? 'llamacpp', model)
       if (ctx.json) ctx.printJson(r.json)
       else ctx.io.stdout(r.text)
       return r.code

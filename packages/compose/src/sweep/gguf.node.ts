@@ -14,9 +14,9 @@ import { requireServerBinary, type ServerTarget } from '@kerneltune/serving/node
 import { defaultRegistry } from '../compose.node.ts'
 import { readStoredObjectives, storedRecords, sweepCapacity, sweepObjectivesOutput, type CapacityReport, type StoredObjectives } from './objectives.node.ts'
 import { openOutFile } from './out.node.ts'
-import { parseSpace, planServingSweep, planSweep, SWEEP_DEFAULTS, type SweepMode } from './plan.ts'
+import { parseSpace, planServingSweep, planSweep, SWEEP_DEFAULTS, type SweepMode, type SweepPlan } from './plan.ts'
 import { SWEEP_GGUF_ENGINE } from './space.ts'
-import { decisionJson, decisionText, isInterleaved, launchNote, renderInterleaved, renderSweep, roundTiming, type SweepDecision } from './report.ts'
+import { decisionJson, decisionText, isInterleaved, launchNote, planOutcome, renderInterleaved, renderSweep, roundTiming, type SweepDecision } from './report.ts'
 import { sweepAsRun } from './run.node.ts'
 import type { SweepInput, SweepOutcome } from './session.ts'
 
@@ -25,27 +25,36 @@ export interface GgufModel {
   readonly bytes: number
 }
 
-/** The GGUF engine as the registry composes it: its serving capability launches its servers. */
-const ggufEngine = () => defaultRegistry().get('engine', SWEEP_GGUF_ENGINE)
+/** The engine as the registry composes it: its serving capability launches its servers. */
+const engineOf = (name: string) => defaultRegistry().get('engine', name)
 
 /** The engine's server for a capacity search, launched by its serving capability. */
-function capacityTarget(model: string): ServerTarget {
-  const engine = ggufEngine()
+function capacityTarget(name: string, model: string): ServerTarget {
+  const engine = engineOf(name)
   return { kind: 'engine', engine, binary: requireServerBinary(engine.name, requireServing(engine)).path, model }
 }
 
-/** `model` finds the GGUF file (the command's --gguf), once the flags are known to go together. */
-export async function sweepGguf(i: SweepInput, model: () => Promise<GgufModel>): Promise<SweepOutcome> {
+/** An engine measured as its own server with a plan of its own (served.node.ts), instead of the GGUF engine's. */
+export interface ServedSweep {
+  readonly engine: string
+  readonly version: string
+  readonly plan: SweepPlan
+}
+
+/** `model` finds the model file (the command's --gguf), once the flags are known to go together and the plan is made (--plan stops there). */
+export async function sweepGguf(i: SweepInput, model: () => Promise<GgufModel>, served?: ServedSweep): Promise<SweepOutcome> {
   const f = i.flags
   const refuse = (message: string) => new KerneltuneError('INVALID_INPUT', message)
-  const server = f.backend === 'server'
+  const server = served !== undefined || f.backend === 'server'
+  const engineName = served?.engine ?? SWEEP_GGUF_ENGINE
   const design = f.design ?? (server ? 'interleaved' : 'sequential')
   // The sequential design measures each combination to --reps: it has no rounds a budget could end, nor results after each.
   if (design === 'sequential' && (f.timeBudget !== undefined || f.out !== undefined)) throw refuse(`${f.timeBudget !== undefined ? '--time-budget' : '--out'} is for the interleaved design: add --design interleaved (or --backend server)`)
-  const m = await model()
   const mode: SweepMode = f.quick ? 'quick' : 'standard'
   const override = f.space ? parseSpace(f.space) : undefined
-  const plan = server ? planServingSweep(mode, i.hardware, i.cores, override) : planSweep(mode, i.hardware, i.cores, override)
+  const plan = served?.plan ?? (server ? planServingSweep(mode, i.hardware, i.cores, override) : planSweep(mode, i.hardware, i.cores, override))
+  if (f.plan) return planOutcome(i.io.text, engineName, plan)
+  const m = await model()
   const d = SWEEP_DEFAULTS[mode]
   const rounds = f.rounds ?? d.rounds
   const maxReps = f.reps ?? d.maxReps
@@ -71,7 +80,7 @@ export async function sweepGguf(i: SweepInput, model: () => Promise<GgufModel>):
     return {
       byObjectives,
       json: {
-        ok: true, ...(phase === 'done' ? {} : { partial: true, phase }), engine: SWEEP_GGUF_ENGINE, ...r, design, ...(stored ? decisionJson(r, stored.decided) : { winner: r.winner ?? null }), ...(byObjectives?.json ?? {}),
+        ok: true, ...(phase === 'done' ? {} : { partial: true, phase }), engine: engineName, ...r, design, ...(stored ? decisionJson(r, stored.decided) : { winner: r.winner ?? null }), ...(byObjectives?.json ?? {}),
         model: { path: m.path, bytes: m.bytes }, mode, space: plan.space, catalog: plan.catalog, pruned: plan.pruned,
         ...(server ? { load } : { workload: { promptTokens, genTokens: outputTokens } }),
         ...(budget && isInterleaved(r) ? { budget: budgetJson(budget, r, { roundsEndedAt: roundsEndedAt ?? Date.now(), ...(capacity ? { capacity } : {}) }) } : {}),
@@ -93,6 +102,7 @@ export async function sweepGguf(i: SweepInput, model: () => Promise<GgufModel>):
   const bar = i.io.progress(`sweep${server ? ` (server, ${design})` : design === 'interleaved' ? ' (interleaved)' : ''}`, design === 'interleaved' ? rounds * arms : arms)
   const common = { model: m.path, ...gates, warmups }
   const { runId, result, decided } = await sweepAsRun({
+    ...(served ? { target: { engine: served.engine, engineVersion: served.version } } : {}),
     store: i.store, modelPath: m.path, hardware: i.hardware, plan, design, backendName: server ? 'server' : 'node-llama-cpp', ...(backend ? { backend } : {}), ...(s ? { serving: s.serving } : {}),
     workload: { batch: server ? load.concurrency : 1, promptTokens, generatedTokens: outputTokens }, warmups, session, ...(objectives ? { objectives } : {}),
     repetitions: design === 'interleaved' ? rounds : server ? 5 : maxReps,
@@ -100,7 +110,7 @@ export async function sweepGguf(i: SweepInput, model: () => Promise<GgufModel>):
       ? {
           ...common, rounds, seed: f.seed ?? 1, test,
           // Servers kept up between visits need no warm-up on a revisit; the A/A arm gets a server of its own under a key of its own (cont_batching=on writes no flag).
-          ...(s ? { revisitWarmups: s.revisitWarmups, prelaunch: s.prelaunch, aaCombo: { cont_batching: 'on' } } : {}),
+          ...(s ? { revisitWarmups: s.revisitWarmups, prelaunch: s.prelaunch, ...(served ? {} : { aaCombo: { cont_batching: 'on' } }) } : {}),
         }
       : server ? common : { ...common, minReps: Math.min(maxReps, f.minReps ?? d.minReps), maxReps, earlyStop: f.noEarlyStop !== true, noiseFloor: f.noiseFloor ?? 0.05 },
     ...(budget ? { deadline: budget.roundsDeadlineAt } : {}), ...(onRound ? { onRound } : {}),
@@ -109,7 +119,7 @@ export async function sweepGguf(i: SweepInput, model: () => Promise<GgufModel>):
   })
   bar.done()
   const timing = s && isInterleaved(result) ? roundTiming(t, result, s.serving.parallelLaunches) : undefined
-  const r = s && isInterleaved(result) ? { ...result, runId, notes: [...result.notes, launchNote(result, arms, kept, ggufEngine().serving?.binary.program), ...(timing ? [timing] : [])] } : { ...result, runId }
+  const r = s && isInterleaved(result) ? { ...result, runId, notes: [...result.notes, launchNote(result, arms, kept, engineOf(engineName).serving?.binary.program), ...(timing ? [timing] : [])] } : { ...result, runId }
   // The rounds' run is stored and their servers stopped: what follows is the capacity searches and the report.
   const roundsEndedAt = Date.now()
   const judged = objectives || f.records ? await readStoredObjectives(i.store, runId, objectives ?? { slo: [], objective: { kind: 'throughput', name: 'outputTokensPerSecond', direction: 'max' } }) : undefined
@@ -121,7 +131,7 @@ export async function sweepGguf(i: SweepInput, model: () => Promise<GgufModel>):
   let capacity: CapacityReport[] | undefined
   if (f.capacity && objectives && judged) {
     const onSearch = out ? async (done: readonly CapacityReport[]) => out.write(documentOf(r, stored, done, roundsEndedAt, 'capacity').json) : undefined
-    capacity = await sweepCapacity(i.io, capacityTarget(m.path), judged, objectives, f.capacityBy === 'concurrency' ? 'concurrency' : 'req/s', load,
+    capacity = await sweepCapacity(i.io, capacityTarget(engineName, m.path), judged, objectives, f.capacityBy === 'concurrency' ? 'concurrency' : 'req/s', load,
       budget ? { deadlineAt: budget.deadlineAt, ...(isInterleaved(r) ? { leastMs: r.longestVisitMs } : {}), ...(onSearch ? { onSearch } : {}) } : undefined)
   }
   const { byObjectives, json } = documentOf(r, stored, capacity, roundsEndedAt, 'done')

@@ -17,7 +17,7 @@ import { SWEEP_GATE_DEFAULTS, type InterleavedSweepResult, type SweepResult } fr
 import { chooseLlamaShape, llamaParamCount, parseParamCount } from '@kerneltune/gguf'
 import { decodeBound, prefillBound, type PhaseBound } from '@kerneltune/roofline'
 import { parseSpace, planOnnxSweep, SWEEP_DEFAULTS, type SweepFlags, type SweepMode } from './plan.ts'
-import { isInterleaved, renderOnnx } from './report.ts'
+import { isInterleaved, planOutcome, renderOnnx } from './report.ts'
 import { sweepAsRun } from './run.node.ts'
 import type { SweepInput, SweepIo, SweepOutcome } from './session.ts'
 
@@ -99,6 +99,7 @@ export async function sweepOnnx(i: SweepInput): Promise<SweepOutcome> {
   const design = f.design ?? 'interleaved'
   const mode: SweepMode = f.quick ? 'quick' : 'standard'
   const plan = planOnnxSweep(mode, i.hardware, i.cores, f.space ? parseSpace(f.space) : undefined)
+  if (f.plan) return planOutcome(i.io.text, 'onnx', plan)
   const m = await resolveOnnxModel(i.io, f)
   const d = SWEEP_DEFAULTS[mode]
   const promptTokens: number = f.promptTokens ?? d.promptTokens

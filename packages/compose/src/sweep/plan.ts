@@ -52,6 +52,7 @@ export interface SweepFlags {
   readonly records?: string | undefined
   readonly slo?: string | undefined
   readonly objective?: string | undefined
+  readonly plan?: boolean | undefined
 }
 
 /** Per-mode run lengths: quick is sized for a tiny model on 2 cores in 1–2 minutes. */

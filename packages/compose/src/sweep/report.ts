@@ -4,11 +4,11 @@
  * the A/A check, ONNX Runtime's table, where the rounds' time went, and the run's one verdict.
  * Tables and numbers are drawn by the caller's `SweepText` (the CLI's table and fmt).
  */
-import { formatCommandLine } from '@kerneltune/core'
+import { formatCommandLine, type Combo } from '@kerneltune/core'
 import { minRoundsToDecide, pValueMethod, type InterleavedSweepResult, type PairedComparison, type RoundsTest, type SweepResult } from '@kerneltune/experiment'
 import { onnxComboLabel } from '@kerneltune/engines-onnx'
 import type { RunVerdict } from '@kerneltune/tuner'
-import { comboLabel as label } from './plan.ts'
+import { comboLabel as label, type SweepPlan } from './plan.ts'
 
 /** How the caller draws text: aligned tables and numbers. */
 export interface SweepText {
@@ -146,4 +146,14 @@ export function renderOnnx(t: SweepText, r: InterleavedSweepResult | SweepResult
   out += `ORT defaults: decode ${t.fmt(b.decodeTps?.trimmedMean ?? NaN)} tok/s, prefill ${t.fmt(b.prefillTps?.trimmedMean ?? NaN)} tok/s (trimmed means of ${r.baseline.reps.length} ${isInterleaved(r) ? 'rounds' : 'reps'})\n\n`
   out += t.table(rows, ['combination', isInterleaved(r) ? 'rounds' : 'reps', 'decode tok/s', 'vs default', 'prefill tok/s', 'vs default', `p (${metric})`])
   return `${out}\n`
+}
+
+/** --plan: what the sweep would measure, and nothing launched or measured (exit 0). */
+export function planOutcome(t: SweepText, engine: string, plan: SweepPlan): { code: 0; json: Record<string, unknown>; text: string } {
+  const kv = (c: Combo) => Object.entries(c).map(([k, v]) => `${k}=${v}`).join(' ') || '(defaults)'
+  const json = { ok: true, engine, measured: false, mode: plan.mode, space: plan.space, candidates: plan.candidates.map((c) => ({ combo: c.combo, hash: c.hash })), pruned: plan.pruned, catalog: plan.catalog }
+  let text = `plan (${engine}, ${plan.mode} mode): ${plan.candidates.length} combinations against the defaults, ${plan.pruned.length} removed by the rules; nothing launched or measured\n\n`
+  text += t.table(plan.candidates.map((c) => [kv(c.combo)]), ['combination'])
+  for (const p of plan.pruned) text += `removed: ${kv(p.combo)} (${p.rule})\n`
+  return { code: 0, json, text }
 }
