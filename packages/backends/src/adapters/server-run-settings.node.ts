@@ -9,7 +9,16 @@ import { availableParallelism, freemem } from 'node:os'
 import { parseWith, type HardwareSpec } from '@kerneltune/core'
 import { z } from 'zod'
 
-export const ServingRunSettingsSchema = z.object({
+/** How a run is measured on the server backend beyond its workload (all optional). */
+export interface ServingRunSettings {
+  requests?: number
+  keepServers?: number
+  parallelLaunches?: number
+  serialWarmups?: boolean
+  skipEngineWarmup?: boolean
+}
+
+export const ServingRunSettingsSchema: z.ZodType<ServingRunSettings> = z.object({
   /** Measured requests per repetition, exactly (default: 8, at least 4 per concurrent stream). */
   requests: z.number().int().positive(),
   /** Keep each combination's server up between measurements, at most this many at once (least recently used stopped first). */
@@ -21,7 +30,6 @@ export const ServingRunSettingsSchema = z.object({
   /** Launch with the engine's skipWarmupArgs: the launcher warms each server with its load right after. */
   skipEngineWarmup: z.boolean(),
 }).partial()
-export type ServingRunSettings = z.output<typeof ServingRunSettingsSchema>
 
 /** The serving settings a run stored (options.serving), checked; {} for a run without them. */
 export function storedServingSettings(options: Readonly<Record<string, unknown>> | undefined): ServingRunSettings {
@@ -39,7 +47,7 @@ export function storedServingSettings(options: Readonly<Record<string, unknown>>
  * device memory free at its start (llama.cpp's -fit, on by default: common/common.cpp 1295-1327)
  * may, where memory is tight, see memory that servers starting beside it are about to take.
  */
-export function parallelLaunches(kept: number, kind: HardwareSpec['kind'], cores = availableParallelism()): number {
+export function parallelLaunches(kept: number, kind: HardwareSpec['kind'], cores: number = availableParallelism()): number {
   return kind === 'cpu' ? 1 : Math.max(1, Math.min(kept, cores))
 }
 
@@ -48,7 +56,7 @@ export function parallelLaunches(kept: number, kind: HardwareSpec['kind'], cores
  * counted as the model's size (CPU builds may repack weights into their own memory rather than
  * share the mapped file) plus 256 MiB of KV cache and buffers, against half the free memory.
  */
-export function keptServers(arms: number, modelBytes: number, free = freemem()): number {
+export function keptServers(arms: number, modelBytes: number, free: number = freemem()): number {
   const perServer = modelBytes + 256 * 2 ** 20
   return Math.max(1, Math.min(arms, Math.floor((free / 2) / perServer)))
 }

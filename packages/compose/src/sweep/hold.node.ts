@@ -20,9 +20,12 @@ export const HEARTBEAT_MS = 5_000
 /** A holder on another host whose heartbeat is older than this is taken for dead (the tuner's lease, which the generic executor honours too). */
 export const LEASE_MS = RUN_OWNER_LEASE_MS
 
-const SweepSpecSchema = z.object({ argv: z.array(z.string()), cores: z.number().int().positive() })
 /** The sweep's flags as a command line (`--name=value`, parsed back by the command's own table) and the core count its plan was made for. */
-export type SweepSpec = z.output<typeof SweepSpecSchema>
+export interface SweepSpec {
+  argv: string[]
+  cores: number
+}
+const SweepSpecSchema: z.ZodType<SweepSpec> = z.object({ argv: z.array(z.string()), cores: z.number().int().positive() })
 
 /** The sweep spec a run stores, or undefined for a run no sweep made. */
 export function storedSweepSpec(run: Pick<Run, 'target'>): SweepSpec | undefined {
@@ -33,7 +36,7 @@ export function storedSweepSpec(run: Pick<Run, 'target'>): SweepSpec | undefined
   return parsed.data
 }
 
-export function newOwner(now = new Date()): RunOwner {
+export function newOwner(now: Date = new Date()): RunOwner {
   return { id: randomUUID(), pid: process.pid, host: hostname(), startedAt: now.toISOString(), heartbeatAt: now.toISOString() }
 }
 

@@ -6,7 +6,7 @@
 export { sweepGguf, type GgufModel, type ServedSweep } from './gguf.node.ts'
 export { planServedSweep, sweepServed } from './served.node.ts'
 export { holdRun, LEASE_MS, HEARTBEAT_MS, newOwner, ownerLiveness, storedSweepSpec, type RunHold, type SweepSpec } from './hold.node.ts'
-export { readStoredObjectives, storedRecords, sweepCapacity, sweepObjectivesOutput, type CapacityReport, type ObjectivesText, type StoredObjectives } from './objectives.node.ts'
+export { readStoredObjectives, storedRecords, sweepCapacity, type CapacityReport, type CapacityBudget, type ObjectivesText, type StoredObjectives } from './objectives.node.ts'
 export { onnxCacheDir, sweepOnnx } from './onnx.node.ts'
 export { openOutFile, type OutFile } from './out.node.ts'
 export { comboLabel, parseSpace, planOnnxSweep, planServingSweep, planSweep, SWEEP_DEFAULTS, type SweepFlags, type SweepMode, type SweepPlan } from './plan.ts'

@@ -31,7 +31,7 @@ export interface SweepDecision {
 export const isInterleaved = (r: InterleavedSweepResult | SweepResult): r is InterleavedSweepResult => (r as InterleavedSweepResult).design === 'interleaved'
 
 /** The --json fields every sweep shares: the verdict's winner and command line, and the design's wording beside. */
-export const decisionJson = (r: { readonly verdict: string }, d: SweepDecision) => ({ winner: d.winner ?? null, verdict: d.verdict, designVerdict: r.verdict, recommendedArgv: d.recommendedArgv })
+export const decisionJson = (r: { readonly verdict: string }, d: SweepDecision): { winner: SweepDecision['winner'] | null; verdict: RunVerdict; designVerdict: string; recommendedArgv: readonly string[] | null } => ({ winner: d.winner ?? null, verdict: d.verdict, designVerdict: r.verdict, recommendedArgv: d.recommendedArgv })
 
 /** The verdict's lines of the human report: what it decided and the command line it recommends. */
 export function decisionText(d: SweepDecision): string {
