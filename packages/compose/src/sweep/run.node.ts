@@ -9,6 +9,7 @@
  * kept across rounds) is stored with the run; the sweep brings only a node-llama-cpp GPU build (`backend`).
  */
 import type { Combo, HardwareSpec, MeasurementBackend, ModelSpec, Run, RunCombo } from '@kerneltune/core'
+import type { ServingRunSettings } from '@kerneltune/backends/node'
 import { KerneltuneError, parseWith, WorkloadSchema } from '@kerneltune/core'
 import { comboHash } from '@kerneltune/catalog'
 import { LLAMACPP_VERSION } from '@kerneltune/engines-llamacpp'
@@ -52,7 +53,7 @@ export interface SweepAsRun<R extends InterleavedSweepResult | SweepResult> {
   /** The engine and release the run records: default llama.cpp's. */
   readonly target?: { readonly engine: string; readonly engineVersion: string }
   /** How the server backend measures the run (options.serving: requests, servers kept, pre-launch), stored so every executor does the same. */
-  readonly serving?: Readonly<Record<string, unknown>>
+  readonly serving?: ServingRunSettings
 }
 
 /** The design settings a sweep stores with its run (the tuner's StoredSettingsSchema reads them back). */
