@@ -52,7 +52,13 @@ export interface ModelFileBackendOptions {
 }
 
 export interface ModelFileBackend extends MeasurementBackend {
-  readonly modelFile: { readonly fileKind: string; readonly engine?: string; forModel(modelPath: string, options?: ModelFileRunOptions): MeasurementBackend }
+  readonly modelFile: {
+    readonly fileKind: string
+    readonly engine?: string
+    /** True when forModel(path, options) makes a backend of the run's own (forRun), which the run's executor closes. */
+    readonly perRun?: boolean
+    forModel(modelPath: string, options?: ModelFileRunOptions): MeasurementBackend
+  }
 }
 
 export function isModelFileBackend(b: MeasurementBackend): b is ModelFileBackend {
@@ -75,7 +81,7 @@ export function modelFileBackend(options: ModelFileBackendOptions): ModelFileBac
     description: options.description,
     simulated: options.simulated,
     ...(options.ignores ? { ignores: options.ignores } : {}),
-    modelFile: { fileKind: options.fileKind, ...(options.engine ? { engine: options.engine } : {}), forModel },
+    modelFile: { fileKind: options.fileKind, ...(options.engine ? { engine: options.engine } : {}), ...(options.forRun ? { perRun: true } : {}), forModel },
     // Without a file there is nothing to load; availability is checked per file by forModel(path).available().
     async available() {
       return { ok: true }

@@ -37,3 +37,13 @@ export function backendForRun(registry: Registry, run: RunLike): MeasurementBack
   if (!path) throw new KerneltuneError('INVALID_INPUT', `backend ${run.backend} measures ${plugin.modelFile.fileKind}: the run has no modelPath`)
   return plugin.modelFile.forModel(path, modelFileRunOptions(run))
 }
+
+/**
+ * Whether backendForRun makes the run a backend of its own (a model-file backend with forRun, told
+ * the run's options): its executor closes it when the run ends. A registered plugin, or a model
+ * file's backend shared by every run of that file, is not the run's to close.
+ */
+export function ownsBackend(registry: Registry, run: RunLike): boolean {
+  const plugin = registry.get('measurement-backend', run.backend)
+  return isModelFileBackend(plugin) && plugin.modelFile.perRun === true && modelFileRunOptions(run) !== undefined
+}

@@ -14,7 +14,7 @@ import { isKerneltuneError, KerneltuneError, type Combo, type EnginePlugin, type
 import { GATE_METHODS, metricDirection } from '@kerneltune/stats'
 import { z } from 'zod'
 import { compareWithBaseline, EXPERIMENT_METRICS, metricSamples, runInterleavedSweep, runSweep, sweepComboHash, type ExperimentMetric, type MeasuredCombo, type InterleavedSweepOptions, type InterleavedSweepResult, type PairedComparison, type SweepOptions, type SweepResult } from '@kerneltune/experiment'
-import { backendForRun, runModelPath } from './backend.ts'
+import { backendForRun, ownsBackend, runModelPath } from './backend.ts'
 import { runOptions } from './create.ts'
 import { comboMetrics } from './metrics.ts'
 import { summarizeRun, type RunSummary } from './summary.ts'
@@ -254,7 +254,8 @@ export async function executeExperimentRun(runId: string, deps: ExecuteRunDeps, 
     if (hooks.onResult) throw e
     return run
   } finally {
-    // A backend made for this run (servers kept across its rounds) stops here, however the run ended.
-    if (!hooks.backend) await base.close?.()
+    // A backend made for this run (servers kept across its rounds) stops here, however the run ended;
+    // a shared one (a registered plugin, a model file's backend for every run) stays for the next run.
+    if (!hooks.backend && ownsBackend(registry, run)) await base.close?.()
   }
 }
