@@ -46,7 +46,7 @@ const started = new Date()
 const load: Record<string, number[]> = { start: loadavg() }
 const log = (s: string) => console.error(`[onnx-vs-llamacpp ${((Date.now() - started.getTime()) / 1000).toFixed(0)} s] ${s}`)
 
-// The names the CLI's sweep uses (apps/cli/src/commands/sweep-onnx.ts), so either reuses the other's model.
+// The names the CLI's sweep uses (packages/compose/src/sweep/onnx.node.ts), so either reuses the other's model.
 const onnxPath = join(cache, 'onnx', `llama-${knobs.params}-q4-v${vocab}-h${shape.hidden}-l${shape.layers}-seed1.onnx`)
 const ggufPath = join(cache, 'gguf', `llama-${knobs.params}-Q4_0-v${vocab}-h${shape.hidden}-l${shape.layers}-seed1.gguf`)
 if (!existsSync(onnxPath)) {

@@ -89,7 +89,7 @@ describe('the GPU kit sweep', () => {
     const { parseArgs, COMMON_FLAGS } = await import('../../apps/cli/src/cli/args.ts')
     const { SWEEP_FLAGS } = await import('../../apps/cli/src/commands/sweep-flags.ts')
     const { parseSpace } = await import('../../apps/cli/src/commands/sweep.ts')
-    const { planServingSweep } = await import('../../apps/cli/src/commands/sweep-server.ts')
+    const { planServingSweep } = await import('@kerneltune/compose/node')
     const plan = kitPlan(mode)
     const argv = sweepArgs({ plan, cli: 'kerneltune.mjs', workDir: '/kit' }, '/kit/m.gguf', 600, has)
     expect(argv.slice(0, 2)).toEqual(['kerneltune.mjs', 'sweep'])

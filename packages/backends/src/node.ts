@@ -16,3 +16,4 @@
 export { gpuKernelsBackend, findDeno, type GpuKernelsBackend, type GpuKernelsBackendOptions } from './adapters/gpu-kernels-backend.node.ts'
 export { repetitionOf, SERVER_BACKEND, serverBackend, type ServerBackend, type ServerBackendOptions } from './adapters/server-backend.node.ts'
 export { SERVER_RUN_BACKEND, serverRunBackend, type ServerRunBackendOptions } from './adapters/server-run-backend.node.ts'
+export { keptServers, parallelLaunches, serverSweepSettings, ServingRunSettingsSchema, storedServingSettings, type ServerSweepInput, type ServerSweepSettings, type ServingRunSettings } from './adapters/server-run-settings.node.ts'

@@ -13,3 +13,4 @@
  */
 export { openCatalog, type CatalogSession } from './catalog-session.ts'
 export { ENGINE_NAMES, engineRegistry, isEngineName, loadEngine, SERVING_ENGINE_NAMES, type EngineName } from './engines.ts'
+export { parseSpace, SWEEP_BACKENDS, SWEEP_GGUF_ENGINE, type SpaceOverride } from './sweep/space.ts'

@@ -14,3 +14,4 @@
  */
 export * from './index.ts'
 export { backendPlugins, compose, defaultDatabaseUrl, defaultRegistry, enginePlugins, openStoreAt, type BackendOptions, type ComposeOptions, type Composition } from './compose.node.ts'
+export * from './sweep/index.node.ts'

@@ -59,6 +59,9 @@ export function llamacppServing(options: LlamacppServingOptions = {}): ServingCa
   return {
     binary: { program: 'llama-server', envVar: LLAMA_SERVER_ENV, installHint: BUILD_HINT, ...(options.locate ? { locate: options.locate } : {}) },
     readiness: { path: '/health', modelLoadedLine: MODEL_LOADED_LINE },
+    // llama-server warms itself with an empty decode run at load unless told not to (common/common.cpp
+    // 1511-1546, --no-warmup in common/arg.cpp 1963-1969); on a loaded 2-core CPU it took 1.2-1.5 s of a 2 s launch (issue 35).
+    skipWarmupArgs: ['--no-warmup'],
     version: { path: '/props', read: readProps },
     metrics: {
       names: {

@@ -18,4 +18,5 @@ export { onnxEngine, type OnnxEnginePlugin, ORT_CONTROLS, SESSION_FILE, PROVIDER
 export { ATTENTION_ENV, ORT_RELEASES, ORT_VERSIONS, PROVIDERS, SDPA_KERNEL, type OrtProvider, type OrtRelease, type OrtVersion, type SdpaKernel } from './releases.ts'
 export { defaultRelease, onnxCpuEngine, ORT_CPU_CONTROLS } from './cpu-engine.ts'
 export { CPU_PROVIDER, cpuSession, ORT_CPU_DEFAULTS, ORT_CPU_DIMENSIONS, ORT_CPU_EXTENSION, ortCpuInventory, type OrtCpuDimension } from './cpu.ts'
+export { onnxComboLabel, onnxSweepExtension, onnxSweepSpace, onnxWithoutDefaults, type OnnxSweepSpace } from './sweep-space.ts'
 export { CPU_CONFIG_KEYS, CPU_SESSION_OPTIONS, ORT_CPU_RELEASES, ORT_CPU_VERSIONS, type CpuSessionOption, type OrtCpuRelease, type OrtCpuVersion } from './cpu-release.ts'

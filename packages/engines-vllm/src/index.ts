@@ -17,3 +17,4 @@ export { vllmEngine, type VllmEnginePlugin, MODEL_PLACEHOLDER, type VllmEngineOp
 export { planVllm, argsToFlags, type VllmEngineArgs, type VllmPlan } from './plan.ts'
 export { COMPILATION_MODE, DTYPES, releaseWithBackend, VLLM_DEFAULT_VERSION, VLLM_RELEASES, VLLM_VERSIONS, vllmInventory, vllmRelease, type VllmRelease, type VllmVersion } from './releases.ts'
 export { VLLM_METRICS, vllmServing } from './serving.ts'
+export { vllmServingSweepSpace, type VllmServingSweepSpace } from './sweep-space.ts'

@@ -1540,6 +1540,11 @@ export const COMMAND_MANIFEST: readonly CommandMeta[] = [
         "max": 262144
       },
       {
+        "name": "plan",
+        "type": "boolean",
+        "description": "Print the plan (the space, the combinations to measure against the defaults and those the rules remove) and stop: nothing is launched or measured."
+      },
+      {
         "name": "quick",
         "type": "boolean",
         "description": "Quick mode: a small space and short runs (1–2 minutes for a small model on 2 cores)."
@@ -1637,7 +1642,7 @@ export const COMMAND_MANIFEST: readonly CommandMeta[] = [
       {
         "name": "gpu",
         "type": "string",
-        "description": "llama.cpp build: off (CPU), auto, cuda, vulkan.",
+        "description": "The GGUF engine's in-process build: off (CPU), auto, cuda, vulkan.",
         "choices": [
           "off",
           "auto",
@@ -1649,7 +1654,7 @@ export const COMMAND_MANIFEST: readonly CommandMeta[] = [
       {
         "name": "backend",
         "type": "string",
-        "description": "node-llama-cpp (the default for llamacpp): llama.cpp in-process, one request at a time. server: a real llama-server per combination under concurrent streaming load (adds slots and continuous batching to the space). onnxruntime (the only one for onnx): an onnxruntime-node InferenceSession per combination, in-process.",
+        "description": "node-llama-cpp (the default for llamacpp): the engine in-process, one request at a time. server: the engine's own server per combination under concurrent streaming load (adds slots and continuous batching to the space). onnxruntime (the only one for onnx): an onnxruntime-node InferenceSession per combination, in-process.",
         "choices": [
           "node-llama-cpp",
           "server",
@@ -1710,7 +1715,7 @@ export const COMMAND_MANIFEST: readonly CommandMeta[] = [
       {
         "name": "prelaunch",
         "type": "string",
-        "description": "Server, interleaved: on starts every arm's llama-server before round 1 (several at a time on a GPU machine, one at a time on a CPU) and warms each with one wave of the measured load, so round 1 measures as later rounds do. off launches each on its first visit with one-at-a-time warm-up requests (the behaviour before it, for comparison).",
+        "description": "Server, interleaved: on starts every arm's server before round 1 (several at a time on a GPU machine, one at a time on a CPU) and warms each with one wave of the measured load, so round 1 measures as later rounds do. off launches each on its first visit with one-at-a-time warm-up requests (the behaviour before it, for comparison).",
         "choices": [
           "on",
           "off"

@@ -2,19 +2,20 @@
  * The flags of `kerneltune sweep`, as a typed table: the command declares them and its
  * server/interleaved path reads them with the same types (no `any` between the two).
  */
-import { SERVING_ENGINE_NAMES } from '@kerneltune/compose'
+import { SERVING_ENGINE_NAMES, SWEEP_BACKENDS as B, SWEEP_GGUF_ENGINE as GGUF } from '@kerneltune/compose'
 import { SWEEP_GATE_DEFAULTS, SWEEP_METRICS } from '@kerneltune/experiment'
 import { GATE_METHODS } from '@kerneltune/stats'
 import type { FlagSpec } from '../cli/args.ts'
 import { OBJECTIVE_FLAGS } from './shared/objectives-flags.ts'
 
 export const SWEEP_FLAGS = [
-  { name: 'engine', type: 'string', description: 'Engine to sweep: llamacpp (a GGUF model) or onnx (ONNX Runtime\'s CPU execution provider through onnxruntime-node, an ONNX decoder); the other engines with a serving capability are launched by --backend server, where installed.', choices: ['llamacpp', 'onnx', ...SERVING_ENGINE_NAMES.filter((n) => n !== 'llamacpp')], default: 'llamacpp' },
+  { name: 'engine', type: 'string', description: `Engine to sweep: ${GGUF} (a GGUF model) or onnx (ONNX Runtime's CPU execution provider through onnxruntime-node, an ONNX decoder); the other engines with a serving capability are launched by --backend server, where installed.`, choices: [GGUF, 'onnx', ...SERVING_ENGINE_NAMES.filter((n) => n !== GGUF)], default: GGUF },
   { name: 'gguf', type: 'string', description: 'The GGUF model file.', valueName: 'FILE' },
   { name: 'onnx', type: 'string', description: 'onnx: the ONNX decoder model (input_ids, attention_mask, past_key_values.* in; logits, present.* out). Without it, a llama of --params is synthesized into the cache folder.', valueName: 'FILE' },
   { name: 'params', type: 'string', description: 'onnx without --onnx: the parameter count of the llama shape to synthesize (as kerneltune model synth: 1B, 60M, 2M).', valueName: 'N', default: '1B', spelledElsewhere: ['model-shape'] },
   { name: 'weights', type: 'string', description: 'onnx without --onnx: the synthesized model\'s weights (q4: MatMulNBits 4-bit blocks of 32; fp32 and fp16 are capped by protobuf\'s 2 GiB).', choices: ['q4', 'fp16', 'fp32'], default: 'q4' },
   { name: 'vocab-size', type: 'integer', description: 'onnx without --onnx: the synthesized model\'s vocabulary (default 32000).', min: 16, max: 262144 },
+  { name: 'plan', type: 'boolean', description: 'Print the plan (the space, the combinations to measure against the defaults and those the rules remove) and stop: nothing is launched or measured.' },
   { name: 'quick', type: 'boolean', description: 'Quick mode: a small space and short runs (1–2 minutes for a small model on 2 cores).' },
   { name: 'space', type: 'string', description: 'Replace dimensions of the space, as JSON: {"threads":["1","2"]}.', valueName: 'JSON' },
   { name: 'metric', type: 'string', description: 'Metric that ranks combinations.', choices: SWEEP_METRICS, default: 'decodeTps' },
@@ -28,8 +29,8 @@ export const SWEEP_FLAGS = [
   { name: 'no-early-stop', type: 'boolean', description: 'Measure every combination to --reps.' },
   { name: 'prompt-tokens', type: 'integer', description: 'Prompt length per repetition (quick 64, standard 128).', min: 1 },
   { name: 'gen-tokens', type: 'integer', description: 'Tokens generated per repetition (quick 16, standard 32).', min: 2 },
-  { name: 'gpu', type: 'string', description: 'llama.cpp build: off (CPU), auto, cuda, vulkan.', choices: ['off', 'auto', 'cuda', 'vulkan'], default: 'off' },
-  { name: 'backend', type: 'string', description: 'node-llama-cpp (the default for llamacpp): llama.cpp in-process, one request at a time. server: a real llama-server per combination under concurrent streaming load (adds slots and continuous batching to the space). onnxruntime (the only one for onnx): an onnxruntime-node InferenceSession per combination, in-process.', choices: ['node-llama-cpp', 'server', 'onnxruntime'] },
+  { name: 'gpu', type: 'string', description: 'The GGUF engine\'s in-process build: off (CPU), auto, cuda, vulkan.', choices: ['off', 'auto', 'cuda', 'vulkan'], default: 'off' },
+  { name: 'backend', type: 'string', description: `${B.inProcess} (the default for ${GGUF}): the engine in-process, one request at a time. server: the engine's own server per combination under concurrent streaming load (adds slots and continuous batching to the space). onnxruntime (the only one for onnx): an onnxruntime-node InferenceSession per combination, in-process.`, choices: [B.inProcess, B.server, B.onnx] },
   { name: 'design', type: 'string', description: 'sequential: the defaults first, then each combination. interleaved: every combination once per round in a random order, paired against the defaults by round, with an A/A check (default with --backend server and --engine onnx).', choices: ['sequential', 'interleaved'] },
   { name: 'rounds', type: 'integer', description: 'Interleaved: rounds at most (quick 8, standard 12; the sign-flip test needs 7 to decide).', min: 2, max: 1000 },
   { name: 'time-budget', type: 'number', description: 'Interleaved: seconds for the whole command from its start: the rounds, the --capacity searches and the report (2 s of it, at most a tenth, are kept for the report). With --capacity the rounds get two thirds of the rest and the searches what the rounds leave. Each part stops at a measurement boundary (none starts that would end after its share; one running then may finish, and is cancelled only one measurement past it), the sweep decides with what it measured, stores the run, prints the result and says what the budget ended (--json: budget). It binds from the first round: a budget too short for 2 rounds keeps the defaults and says nothing could be compared (the sign-flip test needs 7 rounds to decide).', min: 1 },
@@ -37,7 +38,7 @@ export const SWEEP_FLAGS = [
   { name: 'concurrency', type: 'integer', description: 'Server: requests in flight (closed loop).', default: 4, min: 1, max: 1024 },
   { name: 'requests', type: 'integer', description: 'Server: measured requests per repetition.', default: 8, min: 1, max: 100000 },
   { name: 'seed', type: 'integer', description: 'Interleaved: seed of the round orders.', default: 1, min: 0 },
-  { name: 'prelaunch', type: 'string', description: 'Server, interleaved: on starts every arm\'s llama-server before round 1 (several at a time on a GPU machine, one at a time on a CPU) and warms each with one wave of the measured load, so round 1 measures as later rounds do. off launches each on its first visit with one-at-a-time warm-up requests (the behaviour before it, for comparison).', choices: ['on', 'off'], default: 'on' },
+  { name: 'prelaunch', type: 'string', description: 'Server, interleaved: on starts every arm\'s server before round 1 (several at a time on a GPU machine, one at a time on a CPU) and warms each with one wave of the measured load, so round 1 measures as later rounds do. off launches each on its first visit with one-at-a-time warm-up requests (the behaviour before it, for comparison).', choices: ['on', 'off'], default: 'on' },
   ...OBJECTIVE_FLAGS,
   { name: 'capacity', type: 'boolean', description: 'Server, with --slo: after the sweep, search the capacity of the defaults and of the winner under the objectives (bench capacity\'s search, at most 16 measurements each).' },
   { name: 'capacity-by', type: 'string', description: 'What --capacity searches: rate (open loop, Poisson arrivals, req/s) or concurrency (closed loop).', choices: ['rate', 'concurrency'], default: 'rate' },

@@ -13,7 +13,7 @@ import { parseArgs } from '../cli/args.ts'
 import { memoryIo } from '../cli/testing.ts'
 import { main } from '../main.ts'
 import { SWEEP_FLAGS } from './sweep-flags.ts'
-import { planOnnxSweep } from './sweep-onnx.ts'
+import { planOnnxSweep } from '@kerneltune/compose/node'
 
 const dir = mkdtempSync(join(tmpdir(), 'kt-sweep-onnx-argv-'))
 afterAll(() => rmSync(dir, { recursive: true, force: true }))

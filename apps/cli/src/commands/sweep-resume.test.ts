@@ -8,7 +8,8 @@ import { openStore, type Store } from '@kerneltune/store'
 import type { RunCombo } from '@kerneltune/core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { runMain } from '../cli/testing.ts'
-import { LEASE_MS, ownerLiveness, storedSweepSpec, sweepFlagsOf, sweepSpecOf } from './sweep-resume.ts'
+import { LEASE_MS, ownerLiveness, storedSweepSpec } from '@kerneltune/compose/node'
+import { sweepFlagsOf, sweepSpecOf } from './sweep-resume.ts'
 
 const dir = mkdtempSync(join(tmpdir(), 'kt-sweep-resume-'))
 afterAll(() => rmSync(dir, { recursive: true, force: true }))

@@ -1,30 +1,24 @@
 /**
- * `kerneltune sweep --engine llamacpp --gguf FILE [--quick]`: a Tier 1 sweep over llama.cpp
- * settings on this machine, from the embedded defaults (no server needed). The catalog enumerates
- * the sweep space with the engine's legality rules, every legal combination is measured for real
- * against llama-server's defaults, and the winner comes with its statistics and command line.
+ * `kerneltune sweep --engine llamacpp --gguf FILE [--quick]`: a Tier 1 sweep on this machine,
+ * from the embedded defaults (no server needed). The command parses its flags, calls
+ * @kerneltune/compose's sweep (planning through the catalog with the engine's rules, the stored
+ * run measured by the tuner's executor with the composed registry, the reports) and prints.
  */
 import process from 'node:process'
-import { KerneltuneError, type HardwareSpec } from '@kerneltune/core'
-import { requireGgufFile } from './shared/target-flags.ts'
-import type { SweepMode, SweepSpace } from '@kerneltune/engines-llamacpp'
-import { SWEEP_GATE_DEFAULTS, type SweepMetric, type SweepResult } from '@kerneltune/experiment'
+import type { HardwareSpec } from '@kerneltune/core'
+import type { SweepMetric, SweepResult } from '@kerneltune/experiment'
 import type { GateMethod } from '@kerneltune/stats'
 import type { Store } from '@kerneltune/store'
+import type { SweepDecision, SweepFlags, SweepPlan, SweepSession } from '@kerneltune/compose/node'
 import type { CommandContext, Io } from '../cli/command.ts'
 import { defineCommand } from '../cli/command.ts'
 import { parseArgs, usageError } from '../cli/args.ts'
-import { fmt, progressBar } from '../cli/output.ts'
+import { fmt, progressBar, table } from '../cli/output.ts'
 import { SWEEP_FLAGS } from './sweep-flags.ts'
-import { planSweep, renderSweep, SWEEP_DEFAULTS, type SweepPlan } from './sweep-plan.ts'
-import { runServerOrInterleaved } from './sweep-server-run.ts'
-import { runOnnxSweep } from './sweep-onnx.ts'
-import { decisionJson, decisionText, sweepAsRun, type SweepDecision, type SweepSession } from './sweep-run.ts'
-import { storedSweepSpec, sweepFlagsOf, sweepSpecOf } from './sweep-resume.ts'
-import { INTERRUPT } from '@kerneltune/tuner'
+import { sweepFlagsOf, sweepSpecOf } from './sweep-resume.ts'
 
+/** What demo.ts measures with executeSweep: the in-process sequential sweep of a plan. */
 export interface SweepRunOptions {
-  /** Where the sweep's run is stored (the embedded store, or --db). */
   readonly store: Store
   readonly hardware: HardwareSpec
   readonly modelPath: string
@@ -43,56 +37,32 @@ export interface SweepRunOptions {
   readonly margin: number
   /** Told when the defaults are measured (the demo times that apart from the sweep). */
   readonly onBaselineDone?: () => void
-  /** What the run stores to be resumed (the flags of a `kerneltune sweep` that plans the same), the run resumed, the interrupt. */
   readonly session: SweepSession
 }
 
-/** `--space` JSON: dimension → list of values (checked against the catalog by sweepSpace). */
-export function parseSpace(json: string): SweepSpace {
-  let v: unknown
-  try {
-    v = JSON.parse(json)
-  } catch {
-    throw new KerneltuneError('INVALID_INPUT', `--space is not JSON: ${json}`)
-  }
-  const ok = typeof v === 'object' && v !== null && !Array.isArray(v) && Object.values(v).every((x) => Array.isArray(x) && x.every((y) => typeof y === 'string'))
-  if (!ok) throw new KerneltuneError('INVALID_INPUT', `--space must map dimensions to lists of string values, e.g. {"threads":["1","2"]}; got ${json}`)
-  return v as SweepSpace
-}
+export { parseSpace } from '@kerneltune/compose'
 
-/** Stores the plan as a run and measures it through the tuner (sequential design), with a progress bar on stderr (one step per combination, baseline first). */
+/** The in-process sequential sweep of a plan as a stored run, with a progress bar (one step per combination, baseline first). */
 export async function executeSweep(io: Io, o: SweepRunOptions): Promise<SweepResult & { runId: string; decided: SweepDecision }> {
-  // The composed node-llama-cpp backend runs the CPU build; a GPU build is the one thing it cannot be told per run.
+  const { sweepAsRun } = await import('@kerneltune/compose/node')
   const backend = o.gpu ? (await import('@kerneltune/engines-llamacpp/node')).llamacppBackend({ modelPath: o.modelPath, gpu: o.gpu }) : undefined
   const bar = progressBar(io, 'sweep', o.plan.candidates.length + 1)
   const { runId, result, decided } = await sweepAsRun({
     store: o.store, modelPath: o.modelPath, hardware: o.hardware, plan: o.plan, design: 'sequential', backendName: 'node-llama-cpp', ...(backend ? { backend } : {}),
-    workload: { batch: 1, promptTokens: o.promptTokens, generatedTokens: o.genTokens }, repetitions: o.maxReps, warmups: o.warmups,
+    workload: { batch: 1, promptTokens: o.promptTokens, generatedTokens: o.genTokens }, repetitions: o.maxReps, warmups: o.warmups, session: o.session,
     settings: { model: o.modelPath, warmups: o.warmups, minReps: o.minReps, maxReps: o.maxReps, earlyStop: o.earlyStop, noiseFloor: o.noiseFloor, gate: o.gate, metric: o.metric, epsilon: o.epsilon, margin: o.margin },
     is: (r): r is SweepResult => !('aa' in r),
-    session: o.session,
-    onEvent: (e) => {
-      if (e.type !== 'progress') return
-      bar.update(e.done, `${e.done}/${e.total}`)
-      if (e.done === 1) o.onBaselineDone?.()
-    },
+    onEvent: (e) => e.type === 'progress' && (bar.update(e.done, `${e.done}/${e.total}`), e.done === 1 && o.onBaselineDone?.()),
   })
   bar.done()
   return { ...result, runId, decided }
 }
 
-/**
- * `run resume` on a sweep's run: the sweep command with --resume (its stored flags, backend and
- * design). Undefined when the run is not a sweep's, for run resume's generic path.
- */
+/** `run resume` on a sweep's run: the sweep command with --resume (its stored flags, backend and design). Undefined when the run is not a sweep's. */
 export async function resumeSweepRun(ctx: Omit<CommandContext, 'flags'>, runId: string, o: { db?: string; force: boolean }): Promise<number | undefined> {
   const store = await sweepStore(ctx.io, o.db)
-  let spec
-  try {
-    spec = storedSweepSpec(await store.runs.require(null, runId))
-  } finally {
-    await store.close()
-  }
+  const { storedSweepSpec } = await import('@kerneltune/compose/node')
+  const spec = await store.runs.require(null, runId).then(storedSweepSpec).finally(() => store.close())
   if (!spec) return undefined
   const defaults = parseArgs([], SWEEP_FLAGS).flags as CommandContext<typeof SWEEP_FLAGS>['flags']
   return sweepCommand.run!({ ...ctx, flags: { ...defaults, resume: runId, force: o.force, ...(o.db ? { db: o.db } : {}) } }) as Promise<number>
@@ -127,6 +97,7 @@ export const sweepCommand = defineCommand({
     const store = await sweepStore(ctx.io, ctx.flags.db)
     // SIGINT leaves the run queued with what it measured, to be resumed; a second SIGINT kills as usual.
     const interrupt = new AbortController()
+    const { INTERRUPT } = await import('@kerneltune/tuner')
     // Not `once`: a once-listener is removed before it runs, and signal-exit (loaded with
     // node-llama-cpp) then sees itself alone and re-raises the signal, killing the process.
     const onSigint = () => {
@@ -137,15 +108,14 @@ export const sweepCommand = defineCommand({
     process.on('SIGINT', onSigint)
     try {
       let f = ctx.flags
-      // Engines launched only through their serving capability: loaded when asked for, so the others' start-up pays nothing.
-      if (f.engine !== undefined && f.engine !== 'llamacpp' && f.engine !== 'onnx') return await (await import('./sweep-engine.ts')).sweepServedEngine(f.engine, f.backend, ctx.io.env)
+      const sweep = await import('@kerneltune/compose/node')
       let hardware: HardwareSpec
       let cores: number
       if (f.resume) {
         // A resume plans from the flags, hardware and core count the run stored, so it measures the same combinations.
         const stored = await store.runs.require(null, f.resume)
-        const spec = storedSweepSpec(stored)
-        if (!spec) throw new KerneltuneError('INVALID_INPUT', `run ${f.resume} was not made by kerneltune sweep: continue it with kerneltune run watch ${f.resume}`)
+        const spec = sweep.storedSweepSpec(stored)
+        if (!spec) throw usageError(`run ${f.resume} was not made by kerneltune sweep: continue it with kerneltune run watch ${f.resume}`)
         f = { ...sweepFlagsOf(spec), db: f.db, resume: f.resume, force: f.force, out: f.out } as typeof f
         hardware = stored.target.hardware
         cores = spec.cores
@@ -156,78 +126,26 @@ export const sweepCommand = defineCommand({
         hardware = specFromDetected(detected)
         cores = detected.cpu.threads
       }
-      // ONNX Runtime's sweep has its own model, space and backend (sweep-onnx.ts).
-      if (f.engine === 'onnx' || f.backend === 'onnxruntime') {
-        if (f.engine !== 'onnx') throw usageError('--backend onnxruntime measures ONNX Runtime: add --engine onnx')
-        return await runOnnxSweep({ ...ctx, flags: f }, { store, hardware, cores, signal: interrupt.signal, force: f.force === true, ...(f.resume ? { resumeRunId: f.resume } : {}) })
+      const { objectivesFromFlags, objectivesHeader, verdictOf, fmtValue, writeRecords } = await import('./shared/objectives-flags.ts')
+      const { capacityJson, capacityLine } = await import('./bench/capacity.ts')
+      const objectives = objectivesFromFlags(f)
+      const input = {
+        io: { ...ctx.io, text: { table, fmt, objectivesHeader, verdictOf, fmtValue, capacityLine, capacityJson }, progress: (label: string, total: number) => progressBar(ctx.io, label, total) },
+        flags: f, store, hardware, cores, specOf: (flags: SweepFlags) => sweepSpecOf(flags, cores), signal: interrupt.signal, force: f.force === true, startedAt,
+        ...(f.resume ? { resumeRunId: f.resume } : {}), ...(objectives ? { objectives } : {}), ...(f.records ? { writeRecords: (lines: Parameters<typeof writeRecords>[2]) => writeRecords(ctx.io, f.records!, lines) } : {}),
       }
-      // The sequential design measures each combination to --reps: it has no rounds a budget could end, nor results after each.
-      const interleaved = f.design === 'interleaved' || (f.design === undefined && f.backend === 'server')
-      if (!interleaved && (f.timeBudget !== undefined || f.out !== undefined)) throw usageError(`${f.timeBudget !== undefined ? '--time-budget' : '--out'} is for the interleaved design: add --design interleaved (or --backend server)`)
-      const { path: modelPath, bytes: modelBytes } = await requireGgufFile(ctx.io, f.gguf, 'sweep')
-      const override = f.space ? parseSpace(f.space) : undefined
-      const mode: SweepMode = f.quick ? 'quick' : 'standard'
-      const session: SweepSession = {
-        spec: sweepSpecOf({ ...f, gguf: modelPath }, cores), force: f.force === true, signal: interrupt.signal, ...(f.resume ? { resumeRunId: f.resume } : {}),
-      }
-      const c = { ...ctx, flags: f }
-      if (f.backend === 'server' || f.design === 'interleaved') return await runServerOrInterleaved(c, { store, modelPath, modelBytes, mode, override, hardware, cores, session, startedAt })
-      return await sequentialSweep(c, store, { modelPath, modelBytes, mode, override, hardware, cores, session })
+      // ONNX Runtime's sweep has its own model, space and backend.
+      if (f.backend === 'onnxruntime' && f.engine !== 'onnx') throw usageError('--backend onnxruntime measures ONNX Runtime: add --engine onnx')
+      const { requireGgufFile } = await import('./shared/target-flags.ts')
+      const model = () => requireGgufFile(ctx.io, f.gguf, 'sweep')
+      // The GGUF engine and ONNX Runtime are planned by the sweep; any other engine through its plugin's serving space, as its own server.
+      const r = f.engine === 'onnx' ? await sweep.sweepOnnx(input) : (f.engine ?? 'llamacpp') === 'llamacpp' ? await sweep.sweepGguf(input, model) : await sweep.sweepServed(input, f.engine ?? 'llamacpp', model)
+      if (ctx.json) ctx.printJson(r.json)
+      else ctx.io.stdout(r.text)
+      return r.code
     } finally {
       process.off('SIGINT', onSigint)
       await store.close()
     }
   },
 })
-
-/** The in-process sequential path (the default): node-llama-cpp, the defaults first, early stopping. */
-async function sequentialSweep(ctx: CommandContext<typeof SWEEP_FLAGS>, store: Store, i: { modelPath: string; modelBytes: number; mode: SweepMode; override: SweepSpace | undefined; hardware: HardwareSpec; cores: number; session: SweepSession }): Promise<number> {
-    const f = ctx.flags
-    const { modelPath, modelBytes, mode } = i
-    const d = SWEEP_DEFAULTS[mode]
-    const plan = planSweep(mode, i.hardware, i.cores, i.override)
-    const started = Date.now()
-    const maxReps = f.reps ?? d.maxReps
-    const o: SweepRunOptions = {
-      store,
-      hardware: i.hardware,
-      modelPath,
-      plan,
-      gpu: f.gpu === 'off' || f.gpu === undefined ? false : f.gpu,
-      promptTokens: f.promptTokens ?? d.promptTokens,
-      genTokens: f.genTokens ?? d.genTokens,
-      warmups: f.warmup ?? 1,
-      minReps: Math.min(maxReps, f.minReps ?? d.minReps),
-      maxReps,
-      earlyStop: f.noEarlyStop !== true,
-      noiseFloor: f.noiseFloor ?? 0.05,
-      gate: f.gate ?? SWEEP_GATE_DEFAULTS.gate,
-      metric: f.metric ?? 'decodeTps',
-      epsilon: f.epsilon ?? SWEEP_GATE_DEFAULTS.epsilon,
-      margin: f.margin ?? SWEEP_GATE_DEFAULTS.margin,
-      session: i.session,
-    }
-    ctx.io.stderr(`sweeping ${plan.candidates.length} combinations (${plan.pruned.length} removed by llama.cpp's rules) against the defaults, ${mode} mode\n`)
-    const { decided, ...r } = await executeSweep(ctx.io, o)
-    const seconds = (Date.now() - started) / 1000
-    if (ctx.json) {
-      ctx.printJson({
-        ok: true,
-        engine: 'llamacpp',
-        ...r,
-        ...decisionJson(r, decided),
-        model: { path: modelPath, bytes: modelBytes },
-        mode,
-        space: plan.space,
-        catalog: plan.catalog,
-        pruned: plan.pruned,
-        workload: { promptTokens: o.promptTokens, genTokens: o.genTokens },
-        seconds,
-      })
-    } else {
-      ctx.io.stdout(renderSweep(r, decisionText(decided)))
-      ctx.io.stdout(`${r.combos.length} combinations measured in ${fmt(seconds, 1)} s; ${plan.pruned.length} removed by rules (${[...new Set(plan.pruned.map((p) => p.rule))].join(', ') || 'none'}); stored as run ${r.runId} (kerneltune run show ${r.runId})\n`)
-    }
-    // Exit 3 when the run's verdict names no winner: the recommendation is then no change.
-    return decided.verdict.kind === 'winner' ? 0 : 3
-}

@@ -145,4 +145,10 @@ export interface MeasurementBackend extends PluginBase<'measurement-backend'> {
    * one result per request, in order; a failure is returned, not thrown.
    */
   prepare?(requests: readonly MeasurementRequest[]): Promise<readonly PreparedMeasurement[]>
+  /**
+   * Releases what the backend keeps between measurements (servers kept across rounds). The
+   * executor of a run calls it when the run ends, however it ends, on a backend made for that run
+   * (ModelFileBackend's forModel with the run's options). Optional.
+   */
+  close?(): MaybePromise<void>
 }

@@ -120,6 +120,12 @@ export interface ServingCapability {
    * (`['--host', '{host}', '--port', '{port}']`); the launcher fills the placeholders.
    */
   readonly listenArgs?: readonly string[]
+  /**
+   * Arguments that skip the engine's own warm-up at load, for a launcher that warms each server
+   * with a wave of its measured load right after it is up (a warm-up twice costs a launch's time
+   * on a loaded CPU). Absent: the engine warms itself as it does by default.
+   */
+  readonly skipWarmupArgs?: readonly string[]
   readonly readiness: ServingReadiness
   readonly version: ServingVersionProbe
   readonly metrics: ServingMetricNames

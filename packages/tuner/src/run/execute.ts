@@ -7,7 +7,7 @@
 import { isKerneltuneError, KerneltuneError, type MeasurementBackend, type RegistryEntry, type RegistryKernelUse, type RepetitionMetrics, type Run, type RunCombo } from '@kerneltune/core'
 import { compareWithBaseline, measureWithEarlyStop, sequentialLoop } from '@kerneltune/experiment'
 import { SHARED_CACHE_TENANT, type Store } from '@kerneltune/store'
-import { backendForRun, runModelPath } from './backend.ts'
+import { backendForRun, ownsBackend, runModelPath } from './backend.ts'
 import { comboCacheKey, deviceFingerprint } from '../fingerprint.ts'
 import { comboMetrics, higherIsBetter, samplesOf } from './metrics.ts'
 import { runOptions, type RunOptions } from './create.ts'
@@ -220,5 +220,8 @@ export async function executeRun(runId: string, deps: ExecuteRunDeps, hooks: Exp
     run = await store.runs.require(null, runId)
     onEvent({ type: 'run.finished', runId, status, summary: partial, error: run.error })
     return run
+  } finally {
+    // A backend made for this run (its servers) stops with it; a shared one stays for the next run.
+    if (ownsBackend(registry, run)) await backend.close?.()
   }
 }

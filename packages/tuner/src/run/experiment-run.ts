@@ -14,7 +14,7 @@ import { isKerneltuneError, KerneltuneError, type Combo, type EnginePlugin, type
 import { GATE_METHODS, metricDirection } from '@kerneltune/stats'
 import { z } from 'zod'
 import { compareWithBaseline, EXPERIMENT_METRICS, metricSamples, runInterleavedSweep, runSweep, sweepComboHash, type ExperimentMetric, type MeasuredCombo, type InterleavedSweepOptions, type InterleavedSweepResult, type PairedComparison, type SweepOptions, type SweepResult } from '@kerneltune/experiment'
-import { backendForRun, runModelPath } from './backend.ts'
+import { backendForRun, ownsBackend, runModelPath } from './backend.ts'
 import { runOptions } from './create.ts'
 import { comboMetrics } from './metrics.ts'
 import { summarizeRun, type RunSummary } from './summary.ts'
@@ -58,7 +58,7 @@ export function storedDesignSettings(run: Pick<Run, 'target'>): DesignSettings |
  * stored, the rounds' deadline and the result after each round. What is measured (design settings,
  * engine, which values are defaults) comes from the stored run and the registry only, so the
  * sweep and the server's queue measure a run alike. `backend` replaces the registry's for what the
- * composed backend cannot be told per run (a pool of servers kept across rounds, a GPU build).
+ * composed backend cannot be told by the stored run (a node-llama-cpp GPU build).
  */
 export interface ExperimentHooks {
   readonly backend?: MeasurementBackend
@@ -253,5 +253,9 @@ export async function executeExperimentRun(runId: string, deps: ExecuteRunDeps, 
     // The caller that owns the measurement (the sweep) reports the failure itself.
     if (hooks.onResult) throw e
     return run
+  } finally {
+    // A backend made for this run (servers kept across its rounds) stops here, however the run ended;
+    // a shared one (a registered plugin, a model file's backend for every run) stays for the next run.
+    if (!hooks.backend && ownsBackend(registry, run)) await base.close?.()
   }
 }

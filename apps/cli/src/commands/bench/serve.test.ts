@@ -228,7 +228,7 @@ describe.skipIf(skip)('kerneltune bench serve and sweep --backend server on llam
     // The verdict's command line: the defaults', or none when a noisy A/A arm withheld the verdict.
     expect(j.recommendedArgv?.[0] ?? 'withheld').toBe(j.verdict.kind === 'withheld' ? 'withheld' : 'llama-server')
     // One server per arm (defaults, A/A, the candidate) for both rounds, and none left running.
-    expect(j.notes).toContain('llama-server launches: 3 for 3 arms over 2 rounds (0 after a server died, 0 stopped to stay within 3 kept servers)')
+    expect(j.notes).toContain('llama-server launches: 3 for 3 arms over 2 rounds (0 after a server died, 0 relaunched after being stopped to stay within 3 kept servers)')
     // Every arm's server was pre-launched before round 1 (issue 35), each with every phase of its
     // launch; both rounds' durations are in the JSON and in the stored run.
     expect(j.settings.prelaunch).toBe(true)

@@ -1,15 +1,25 @@
 import { describe, expect, it } from 'vitest'
 import type { Combo, HardwareSpec, MeasurementBackend, ServedRequest } from '@kerneltune/core'
 import { parseObjective, parseSlo } from '@kerneltune/serving'
-import { openStoreAt } from '@kerneltune/compose/node'
-import { readStoredObjectives, storedRecords, sweepObjectivesOutput } from './sweep-objectives.ts'
-import { decisionJson, decisionText, sweepAsRun } from './sweep-run.ts'
-import { planServingSweep } from './sweep-server.ts'
-import { sweepSpecOf } from './sweep-resume.ts'
 import type { InterleavedSweepResult } from '@kerneltune/experiment'
+import { openStoreAt } from '../compose.node.ts'
+import { readStoredObjectives, storedRecords, sweepObjectivesOutput, type ObjectivesText } from './objectives.node.ts'
+import { planServingSweep } from './plan.ts'
+import { decisionJson, decisionText } from './report.ts'
+import { sweepAsRun } from './run.node.ts'
 
 const hardware: HardwareSpec = { name: 'cpu', kind: 'cpu', vendor: 'cpu', memBwGbs: 20, fp16Tflops: 0.5 } as HardwareSpec
 const o = { slo: parseSlo('ttft_p99_ms=500,tpot_p99_ms=50'), objective: parseObjective('goodput') }
+/** Plain text: cells joined by two spaces (the CLI aligns them), numbers to fixed digits. */
+const text: ObjectivesText = {
+  table: (rows, header) => [...(header ? [header] : []), ...rows].map((r) => r.join('  ')).join('\n') + '\n',
+  fmt: (n, digits = 1) => n.toFixed(digits),
+  objectivesHeader: (x) => `objectives: ${x.slo.map((s) => s.name).join(',')}; ${x.objective.name}\n`,
+  verdictOf: (c) => (c.feasible ? 'meets' : 'misses'),
+  fmtValue: (x) => (x === null ? '-' : x.toFixed(2)),
+  capacityLine: (c) => `capacity ${c.value}`,
+  capacityJson: (c) => c,
+}
 
 /**
  * A serving backend with known truth, deterministic: the defaults serve 4 requests/s at TTFT 50 ms;
@@ -42,12 +52,12 @@ async function sweep(aaFactor: number) {
       workload: { batch: 2, promptTokens: 16, generatedTokens: 4 }, repetitions: 8, warmups: 0,
       settings: { model: '/nowhere/m.gguf', metric: 'decodeTps', warmups: 0, rounds: 8, seed: 1, aaCombo: { cont_batching: 'on' } },
       is: (x): x is InterleavedSweepResult => 'aa' in x, objectives: o,
-      session: { spec: sweepSpecOf({ backend: 'server', quick: true }, 2) },
+      session: { spec: { argv: ['--backend=server', '--quick=true'], cores: 2 } },
       model: { name: 'm', paramsB: 0.001, numLayers: 2, quant: 'Q8_0' },
     })
     const stored = (await readStoredObjectives(store, runId, o))!
     const run = await store.runs.require(null, runId)
-    const out = sweepObjectivesOutput(result, o, stored, undefined)
+    const out = sweepObjectivesOutput(text, result, o, stored, undefined)
     return { run, result, decided, stored, json: { ...decisionJson(result, decided), ...out.json }, text: out.text + decisionText(decided) }
   } finally {
     await store.close()

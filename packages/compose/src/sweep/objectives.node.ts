@@ -9,15 +9,21 @@
  * Candidates are the run's combination indices: 0 is the defaults, i the sweep's combos[i - 1].
  */
 import type { Combo, RunCombo } from '@kerneltune/core'
-import { withoutServingDefaults } from '@kerneltune/engines-llamacpp'
-import { recordLine, type CandidateMetrics, type CapacityResult, type CapacityUnit, type RecordLine } from '@kerneltune/serving'
+import { recordLine, type CandidateAssessment, type CandidateMetrics, type CapacityResult, type CapacityUnit, type Objectives, type RecordLine } from '@kerneltune/serving'
 import { openServer, serverCapacity, type CapacityFigures, type ServerTarget } from '@kerneltune/serving/node'
 import type { Store } from '@kerneltune/store'
 import { servedMetrics, type RunObjectives, type RunVerdict } from '@kerneltune/tuner'
-import type { Io } from '../cli/command.ts'
-import { fmt, table } from '../cli/output.ts'
-import { capacityJson, capacityLine } from './bench/capacity.ts'
-import { fmtValue, objectivesHeader, verdictOf, type Objectives } from './shared/objectives-flags.ts'
+import { comboLabel as labelOf } from './plan.ts'
+import type { SweepText } from './report.ts'
+
+/** How the caller words objectives and capacities (the CLI's, shared with bench serve and bench capacity). */
+export interface ObjectivesText extends SweepText {
+  objectivesHeader(o: Objectives): string
+  verdictOf(c: CandidateAssessment): string
+  fmtValue(x: number | null): string
+  capacityLine(c: CapacityResult<CapacityFigures>): string
+  capacityJson(c: CapacityResult<CapacityFigures>): unknown
+}
 
 /** What the stored run says under its objectives: their judgement, the run's verdict, and each combination's pooled metrics. */
 export interface StoredObjectives {
@@ -46,8 +52,7 @@ export const storedRecords = (s: StoredObjectives): RecordLine[] =>
 /** The verdict's winner as a candidate index; null unless the verdict names one. */
 const winnerOf = (s: StoredObjectives) => (s.verdict.kind === 'winner' ? s.verdict.index : null)
 
-const labelOf = (c: Combo) => Object.entries(withoutServingDefaults(c)).map(([k, v]) => `${k}=${v}`).join(' ') || '(defaults)'
-const p99 = (m: CandidateMetrics | undefined, k: 'ttftMs' | 'tpotMs') => (m && Number.isFinite(m[k].p99) ? fmt(m[k].p99, 1) : '-')
+const p99 = (t: SweepText, m: CandidateMetrics | undefined, k: 'ttftMs' | 'tpotMs') => (m && Number.isFinite(m[k].p99) ? t.fmt(m[k].p99, 1) : '-')
 
 /** The fields --json adds: objective, slo, per candidate feasibility and latency, the Pareto front and the decision (the verdict's). */
 export function sweepObjectivesJson(s: StoredObjectives) {
@@ -77,15 +82,15 @@ export function sweepObjectivesJson(s: StoredObjectives) {
   }
 }
 
-export function renderSweepObjectives(o: Objectives, s: StoredObjectives): string {
+export function renderSweepObjectives(t: ObjectivesText, o: Objectives, s: StoredObjectives): string {
   const a = s.objectives
   // Feasible first, then by the objective in its direction (unreadable values last).
   const max = o.objective.direction === 'max'
   const value = (x: number | null) => x ?? (max ? -Infinity : Infinity)
   const order = [...a.candidates].sort((x, y) => Number(y.feasible) - Number(x.feasible) || (max ? value(y.objectiveValue) - value(x.objectiveValue) : value(x.objectiveValue) - value(y.objectiveValue)))
-  const rows = order.map((c) => [`${c.index}`, labelOf(c.combo), fmtValue(c.objectiveValue), c.goodput ? fmt(c.goodput.requestsPerSecond, 2) : '-', p99(s.metrics[c.index], 'ttftMs'), p99(s.metrics[c.index], 'tpotMs'), a.pareto.includes(c.index) ? 'yes' : '', verdictOf(c)])
-  let out = '\n' + objectivesHeader(o)
-  out += table(rows, ['#', 'combination', o.objective.name, 'goodput req/s', 'TTFT p99', 'TPOT p99', 'Pareto', 'objectives'])
+  const rows = order.map((c) => [`${c.index}`, labelOf(c.combo), t.fmtValue(c.objectiveValue), c.goodput ? t.fmt(c.goodput.requestsPerSecond, 2) : '-', p99(t, s.metrics[c.index], 'ttftMs'), p99(t, s.metrics[c.index], 'tpotMs'), a.pareto.includes(c.index) ? 'yes' : '', t.verdictOf(c)])
+  let out = '\n' + t.objectivesHeader(o)
+  out += t.table(rows, ['#', 'combination', o.objective.name, 'goodput req/s', 'TTFT p99', 'TPOT p99', 'Pareto', 'objectives'])
   if (a.decision.defaultsFeasible === false && a.candidates.some((c) => c.index === 0)) out += 'the defaults miss the objectives: the winner must meet them\n'
   out += `the objectives alone: ${a.decision.reason}${a.decision.defaultsFeasible ? ` (${a.decision.test})` : ''}\n`
   out += `Pareto front (${a.paretoAxes.throughput} against ${a.paretoAxes.latency}): ${a.pareto.map((i) => `#${i}`).join(', ') || 'none'}\n`
@@ -119,7 +124,7 @@ export interface CapacityBudget {
  * share it, the defaults' first; one left without time is not started (stop 'deadline', no
  * points), so no server is launched that could not measure before the deadline.
  */
-export async function sweepCapacity(io: Io, target: ServerTarget, s: StoredObjectives, o: Objectives, unit: CapacityUnit, load: { readonly requests: number; readonly promptTokens: number; readonly outputTokens: number }, budget?: CapacityBudget): Promise<CapacityReport[]> {
+export async function sweepCapacity(io: { readonly stderr: (text: string) => void; readonly text: SweepText }, target: ServerTarget, s: StoredObjectives, o: Objectives, unit: CapacityUnit, load: { readonly requests: number; readonly promptTokens: number; readonly outputTokens: number }, budget?: CapacityBudget): Promise<CapacityReport[]> {
   const w = winnerOf(s)
   const which = [0, ...(w === null ? [] : [w])]
   const out: CapacityReport[] = []
@@ -131,11 +136,11 @@ export async function sweepCapacity(io: Io, target: ServerTarget, s: StoredObjec
     while (budget && sharing > 0 && left / sharing < Math.max(1, budget.leastMs ?? 0)) sharing--
     const deadlineAt = budget ? (sharing > 0 ? t0 + left / sharing : t0) : undefined
     if (deadlineAt !== undefined && deadlineAt <= t0) {
-      io.stderr(`capacity of #${candidate} ${labelOf(combo)}: not searched: ${fmt(Math.max(0, left) / 1000, 1)} s of the time budget left, less than a launch and one measurement took in the rounds (${fmt((budget!.leastMs ?? 0) / 1000, 1)} s)\n`)
+      io.stderr(`capacity of #${candidate} ${labelOf(combo)}: not searched: ${io.text.fmt(Math.max(0, left) / 1000, 1)} s of the time budget left, less than a launch and one measurement took in the rounds (${io.text.fmt((budget!.leastMs ?? 0) / 1000, 1)} s)\n`)
       out.push({ candidate, combo, capacity: { value: null, low: 0, high: null, unit, points: [], stop: 'deadline' }, deadlineAt, endedAt: t0, longestMeasurementMs: 0 })
       continue
     }
-    io.stderr(`capacity of #${candidate} ${labelOf(combo)} under ${o.slo.map((x) => `${x.name}=${x.limitMs}`).join(',')}${deadlineAt === undefined ? '' : `, ${fmt((deadlineAt - t0) / 1000, 0)} s of the time budget`}\n`)
+    io.stderr(`capacity of #${candidate} ${labelOf(combo)} under ${o.slo.map((x) => `${x.name}=${x.limitMs}`).join(',')}${deadlineAt === undefined ? '' : `, ${io.text.fmt((deadlineAt - t0) / 1000, 0)} s of the time budget`}\n`)
     const server = await openServer({ target, combo })
     let started = 0
     let longest = 0
@@ -158,11 +163,11 @@ export async function sweepCapacity(io: Io, target: ServerTarget, s: StoredObjec
   return out
 }
 
-export const capacityReportJson = (rs: readonly CapacityReport[]) => rs.map((r) => ({ candidate: r.candidate, combo: r.combo, capacity: capacityJson(r.capacity) }))
-export const renderCapacityReports = (rs: readonly CapacityReport[]) => rs.map((r) => `#${r.candidate} ${labelOf(r.combo)}: ${capacityLine(r.capacity)}\n`).join('')
+export const capacityReportJson = (t: ObjectivesText, rs: readonly CapacityReport[]) => rs.map((r) => ({ candidate: r.candidate, combo: r.combo, capacity: t.capacityJson(r.capacity) }))
+export const renderCapacityReports = (t: ObjectivesText, rs: readonly CapacityReport[]) => rs.map((r) => `#${r.candidate} ${labelOf(r.combo)}: ${t.capacityLine(r.capacity)}\n`).join('')
 
 /** What the sweep prints with objectives: its JSON fields (the verdict's winner; the design's stays as gateWinner) and text. */
-export function sweepObjectivesOutput<C extends { readonly combo: Combo; readonly hash: string }>(r: { readonly baseline: { readonly combo: Combo }; readonly combos: readonly C[]; readonly winner?: { readonly combo: Combo } | undefined }, o: Objectives, s: StoredObjectives, capacity: readonly CapacityReport[] | undefined) {
+export function sweepObjectivesOutput<C extends { readonly combo: Combo; readonly hash: string }>(t: ObjectivesText, r: { readonly baseline: { readonly combo: Combo }; readonly combos: readonly C[]; readonly winner?: { readonly combo: Combo } | undefined }, o: Objectives, s: StoredObjectives, capacity: readonly CapacityReport[] | undefined) {
   const per = (index: number) => {
     const c = s.objectives.candidates.find((x) => x.index === index)
     return { candidate: index, ...(c ? { feasible: c.feasible, violations: c.violations, ...(c.goodput ? { goodput: c.goodput } : {}) } : {}) }
@@ -177,8 +182,8 @@ export function sweepObjectivesOutput<C extends { readonly combo: Combo; readonl
       combos: r.combos.map((c) => ({ ...c, ...per(indexOf(c.hash)) })),
       winner: winner && w !== null ? { ...winner, ...per(w), argv: s.verdict.recommendedArgv ?? [] } : null,
       gateWinner: r.winner?.combo ?? null,
-      ...(capacity ? { capacity: capacityReportJson(capacity) } : {}),
+      ...(capacity ? { capacity: capacityReportJson(t, capacity) } : {}),
     },
-    text: renderSweepObjectives(o, s) + (capacity ? renderCapacityReports(capacity) : ''),
+    text: renderSweepObjectives(t, o, s) + (capacity ? renderCapacityReports(t, capacity) : ''),
   }
 }

@@ -2,7 +2,11 @@ import { describe, expect, it } from 'vitest'
 import type { Combo, MeasurementBackend } from '@kerneltune/core'
 import { llamacppEngine, withoutDefaults } from '@kerneltune/engines-llamacpp'
 import { runInterleavedSweep } from '@kerneltune/experiment'
-import { parallelLaunches, renderInterleaved, roundTiming } from './sweep-server.ts'
+import { launchNote, renderInterleaved as render, roundTiming as timing, type SweepText } from './report.ts'
+
+const text: SweepText = { table: (rows, header) => [...(header ? [header] : []), ...rows].map((r) => r.join('  ')).join('\n') + '\n', fmt: (n, digits = 1) => n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits }) }
+const renderInterleaved = (r: Parameters<typeof render>[1]) => render(text, r)
+const roundTiming = (r: Parameters<typeof timing>[1], parallel?: number) => timing(text, r, parallel)
 
 /**
  * A simulated backend with known truth (threads=1 is 10% faster) and ±2% seeded noise, so the
@@ -68,11 +72,11 @@ describe('renderInterleaved', () => {
   })
 })
 
-describe('the pre-launch of a server sweep (issue 35)', () => {
-  it('should launch one server at a time on a CPU and, on a GPU, as many as the host cores within the kept servers', () => {
-    expect(parallelLaunches(8, 'cpu', 16)).toBe(1)
-    expect(parallelLaunches(8, 'gpu', 16)).toBe(8)
-    expect(parallelLaunches(8, 'gpu', 4)).toBe(4)
+describe('the launches of a server sweep (issue 35)', () => {
+  it('should count the launches by their reason, from the result of the design', () => {
+    const l = (reason: string) => ({ reason, ok: true })
+    expect(launchNote({ rounds: 3, launches: { baseline: [l('pre-launch'), l('relaunch')], a: [l('pre-launch'), l('after eviction'), l('after eviction')] } }, 2, 1))
+      .toBe('server launches: 5 for 2 arms over 3 rounds (1 after a server died, 2 relaunched after being stopped to stay within 1 kept servers)')
   })
 
   it('should say where the time went: the pre-launch, round 1 and the median later round', () => {

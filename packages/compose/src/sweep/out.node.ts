@@ -8,8 +8,7 @@
 import { rename, rm, writeFile } from 'node:fs/promises'
 import { basename, dirname, join, resolve } from 'node:path'
 import process from 'node:process'
-import { usageError } from '../cli/args.ts'
-import type { Io } from '../cli/command.ts'
+import { KerneltuneError } from '@kerneltune/core'
 
 export interface OutFile {
   readonly path: string
@@ -29,10 +28,10 @@ async function replace(path: string, text: string): Promise<void> {
 }
 
 /** Opens --out: writes a first document saying nothing is measured yet, refusing (exit 2) a path that cannot be written. */
-export async function openOutFile(io: Io, file: string): Promise<OutFile> {
+export async function openOutFile(io: { readonly cwd: string; readonly stderr: (text: string) => void }, file: string): Promise<OutFile> {
   const path = resolve(io.cwd, file)
   await replace(path, JSON.stringify({ ok: true, partial: true, phase: 'started', note: 'the sweep has started; nothing is measured yet' }, null, 2) + '\n').catch((e: Error) => {
-    throw usageError(`--out: cannot write ${path}: ${e.message}`)
+    throw new KerneltuneError('INVALID_INPUT', `--out: cannot write ${path}: ${e.message}`)
   })
   let warned = false
   return {
