@@ -5,7 +5,7 @@
  * (bench/support/rf-replay.py) and random search. Medians over seeds.
  *
  *   tsx --conditions=@kerneltune/source bench/bayesian-optimizer-compare.bench.ts --set dev [--seeds 0-9] [--budget 250]
- *       [--files gemm_clblast_xgemm_RTX_3090,...] [--strategies bo,tpe,optuna,cmaes,rf,random] [--bo '{"initial":6}'] [--out NAME] [--overwrite]
+ *       [--files gemm_clblast_xgemm_RTX_3090,...] [--strategies bo,tpe,optuna,cmaes,cmaes-margin,rf,random] [--bo '{"initial":6}'] [--out NAME] [--overwrite]
  *
  * --set dev reads only the development spaces (gemm_clblast_*, convolution_*). --set reserved
  * reads the three dedispersion spaces of the issue (MI250X, W6600, W7800): they are reserved for
@@ -44,6 +44,7 @@ const PYTHON = process.env.KERNELTUNE_OPTUNA_PYTHON ?? '/usr/bin/python3'
 const PYTHON_BASELINES: Record<string, string[]> = {
   optuna: ['optuna-replay.py'],
   cmaes: ['optuna-replay.py', '--sampler', 'cmaes'],
+  'cmaes-margin': ['optuna-replay.py', '--sampler', 'cmaes-margin'],
   rf: ['rf-replay.py'],
 }
 const OURS = ['bo', 'tpe', 'random']
@@ -125,6 +126,7 @@ const result = {
   bo: BO,
   optuna: 'Debian python3-optuna 3.1, TPESampler(seed) defaults; invalid and repeated proposals not counted (bench/support/optuna-replay.py)',
   cmaes: 'Debian python3-optuna 3.1 + python3-cmaes 0.9.1, CmaEsSampler(seed) defaults; the same counting (bench/support/optuna-replay.py --sampler cmaes)',
+  cmaesMargin: 'as cmaes, with CmaEsSampler(seed, with_margin=True) (strategy cmaes-margin)',
   rf: 'random forest (Debian python3-sklearn 1.2, 50 trees), EI over the valid set, 10 random initial points; the same counting (bench/support/rf-replay.py)',
   argv: process.argv.slice(2),
   machine: { before, after },
