@@ -41,7 +41,7 @@ const OUT = arg('out', SET === 'dev' ? 'bayesian-optimizer-dev' : 'bayesian-opti
 const PYTHON = process.env.KERNELTUNE_OPTUNA_PYTHON ?? '/usr/bin/python3'
 // The baselines run in Python (Debian's python3-optuna, python3-cmaes, python3-sklearn), one
 // process per run; all count evaluations the same way (bench/support/replay_protocol.py).
-const PYTHON_BASELINES: Record<string, string[]> = {
+const PYTHON_BASELINES: Record<string, [script: string, ...args: string[]]> = {
   optuna: ['optuna-replay.py'],
   cmaes: ['optuna-replay.py', '--sampler', 'cmaes'],
   'cmaes-margin': ['optuna-replay.py', '--sampler', 'cmaes-margin'],
