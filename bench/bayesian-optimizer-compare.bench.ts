@@ -1,10 +1,11 @@
 /**
  * Issue 39's comparison: evaluations until the best found is within 5% and 1% of a measured
- * space's best, for kerneltune's BO and TPE, Optuna's TPE (Debian's python3-optuna 3.1, default
- * settings, through bench/support/optuna-replay.py) and random search. Medians over seeds.
+ * space's best, for kerneltune's BO and TPE, Optuna's TPE and CMA-ES (Debian's python3-optuna 3.1,
+ * default settings, through bench/support/optuna-replay.py), a random-forest optimizer
+ * (bench/support/rf-replay.py) and random search. Medians over seeds.
  *
  *   tsx --conditions=@kerneltune/source bench/bayesian-optimizer-compare.bench.ts --set dev [--seeds 0-9] [--budget 250]
- *       [--files gemm_clblast_xgemm_RTX_3090,...] [--strategies bo,tpe,optuna,random] [--bo '{"initial":6}'] [--out NAME]
+ *       [--files gemm_clblast_xgemm_RTX_3090,...] [--strategies bo,tpe,optuna,cmaes,cmaes-margin,rf,random] [--bo '{"initial":6}'] [--out NAME] [--overwrite]
  *
  * --set dev reads only the development spaces (gemm_clblast_*, convolution_*). --set reserved
  * reads the three dedispersion spaces of the issue (MI250X, W6600, W7800): they are reserved for
@@ -12,7 +13,8 @@
  * output is bench/results/bayesian-optimizer-reserved.json. Runs stop at 1% or at the budget;
  * random search is not capped (it is cheap; the issue's figures for it exceed 250 too). The JSONL
  * of every run is appended as it finishes (`<out>.runs.jsonl`), so an interrupted run keeps what
- * it had. Each strategy's runs go through one process at a time (2 cores shared by many).
+ * it had. Running only the Python baselines (optuna, cmaes, rf) on the reserved set chooses nothing
+ * of kerneltune's; give such runs their own --out, never the reported run's. Each strategy's runs go through one process at a time (2 cores shared by many).
  */
 import { execFileSync } from 'node:child_process'
 import { appendFileSync, existsSync, readFileSync, writeFileSync } from 'node:fs'
@@ -37,6 +39,15 @@ const STRATS = arg('strategies', 'bo,tpe,optuna,random').split(',')
 const BO: BoOptions = JSON.parse(arg('bo', '{}')) as BoOptions
 const OUT = arg('out', SET === 'dev' ? 'bayesian-optimizer-dev' : 'bayesian-optimizer-reserved')
 const PYTHON = process.env.KERNELTUNE_OPTUNA_PYTHON ?? '/usr/bin/python3'
+// The baselines run in Python (Debian's python3-optuna, python3-cmaes, python3-sklearn), one
+// process per run; all count evaluations the same way (bench/support/replay_protocol.py).
+const PYTHON_BASELINES: Record<string, [script: string, ...args: string[]]> = {
+  optuna: ['optuna-replay.py'],
+  cmaes: ['optuna-replay.py', '--sampler', 'cmaes'],
+  'cmaes-margin': ['optuna-replay.py', '--sampler', 'cmaes-margin'],
+  rf: ['rf-replay.py'],
+}
+const OURS = ['bo', 'tpe', 'random']
 
 if (!existsSync(DATA)) {
   console.error(`skipped: ${DATA} is absent (the measured search spaces are read at run time, never committed)`)
@@ -53,6 +64,10 @@ interface Run { file: string; strategy: string; seed: number; to5: number | null
 // An absolute --out (a development try) is written there instead of bench/results.
 const base = OUT.startsWith('/') ? OUT : join(HERE, 'results', OUT)
 const runsPath = `${base}.runs.jsonl`
+// Committed runs are never overwritten by accident (the reported reserved run is done once).
+if (!process.argv.includes('--overwrite') && (existsSync(`${base}.json`) || existsSync(runsPath))) {
+  throw new Error(`${base}.json or its .runs.jsonl exists: choose another --out, or pass --overwrite`)
+}
 const before = loadSnapshot()
 const started = Date.now()
 const runs: Run[] = []
@@ -63,8 +78,9 @@ for (const file of files) {
     for (const seed of SEEDS) {
       const t0 = Date.now()
       let r: Omit<Run, 'seconds'>
-      if (strategy === 'optuna') {
-        const line = execFileSync(PYTHON, [join(HERE, 'support', 'optuna-replay.py'), join(DATA, file), String(seed), String(BUDGET)], { encoding: 'utf8' })
+      const script = PYTHON_BASELINES[strategy]
+      if (script) {
+        const line = execFileSync(PYTHON, [join(HERE, 'support', script[0]), join(DATA, file), String(seed), String(BUDGET), ...script.slice(1)], { encoding: 'utf8' })
         const o = JSON.parse(line) as { to5: number | null; to1: number | null; evaluations: number }
         r = { file, strategy, seed, to5: o.to5, to1: o.to1, evaluations: o.evaluations }
       } else {
@@ -99,12 +115,20 @@ const after = loadSnapshot()
 const result = {
   benchmark: 'bayesian-optimizer-compare',
   set: SET,
-  note: SET === 'reserved' ? 'the one reported run on the reserved dedispersion spaces, after the optimizer was chosen on the development set' : 'development spaces only',
+  note: SET === 'dev'
+    ? 'development spaces only'
+    : STRATS.some((s) => OURS.includes(s))
+      ? 'the one reported run on the reserved dedispersion spaces, after the optimizer was chosen on the development set'
+      : 'baselines only on the reserved dedispersion spaces: nothing of kerneltune is run or chosen here',
   seeds: SEEDS,
   budget: BUDGET,
   randomBudget: 'the whole space',
   bo: BO,
   optuna: 'Debian python3-optuna 3.1, TPESampler(seed) defaults; invalid and repeated proposals not counted (bench/support/optuna-replay.py)',
+  cmaes: 'Debian python3-optuna 3.1 + python3-cmaes 0.9.1, CmaEsSampler(seed) defaults; the same counting (bench/support/optuna-replay.py --sampler cmaes)',
+  cmaesMargin: 'as cmaes, with CmaEsSampler(seed, with_margin=True) (strategy cmaes-margin)',
+  rf: 'random forest (Debian python3-sklearn 1.2, 50 trees), EI over the valid set, 10 random initial points; the same counting (bench/support/rf-replay.py)',
+  argv: process.argv.slice(2),
   machine: { before, after },
   wallSeconds: (Date.now() - started) / 1000,
   table,
