@@ -3046,14 +3046,17 @@ export const COMMAND_MANIFEST: readonly CommandMeta[] = [
     "subcommands": [
       {
         "name": "serve",
-        "summary": "Launch llama-server (or use a running server) and measure it under concurrent streaming load: TTFT, TPOT, ITL, latency, throughput.",
-        "description": "Starts llama-server with the GGUF (found through $KERNELTUNE_LLAMA_SERVER or the build cache of tooling/scripts/build-llama-server.sh) on a free loopback port with --metrics, waits for /health, and sends streamed /v1/completions (or chat) requests: closed loop at each --concurrency level, or open loop with Poisson arrivals at --rate. Every request asks for exactly --output-tokens (max_tokens with ignore_eos); token counts come from the server's usage. Metrics follow vLLM's benchmark_serving: TTFT, TPOT = (e2e - TTFT)/(tokens - 1), ITL (every gap between chunks), E2E latency (mean, p50, p90, p95, p99), request and output-token throughput, goodput under --slo objectives (vLLM's definition: requests per second whose every stated latency met its limit; the older --slo-ttft-ms, --slo-tpot-ms, --slo-e2e-ms still set per-request limits), each level's feasibility (every stated statistic within its limit, no failed request) and the Pareto front of throughput against latency. The server's own per-request timings and Prometheus counters are put next to the client figures. The server is stopped (and never orphaned) at the end.",
+        "summary": "Launch an engine's server (or use a running one) and measure it under concurrent streaming load: TTFT, TPOT, ITL, latency, throughput.",
+        "description": "Starts the --engine's server with the GGUF (the binary found through its serving capability: the variable it names, its own lookup, PATH) on a free loopback port with its metrics on, waits until it is ready, and sends streamed /v1/completions (or chat) requests: closed loop at each --concurrency level, or open loop with Poisson arrivals at --rate. Every request asks for exactly --output-tokens (max_tokens with ignore_eos); token counts come from the server's usage. Metrics follow vLLM's benchmark_serving: TTFT, TPOT = (e2e - TTFT)/(tokens - 1), ITL (every gap between chunks), E2E latency (mean, p50, p90, p95, p99), request and output-token throughput, goodput under --slo objectives (vLLM's definition: requests per second whose every stated latency met its limit; the older --slo-ttft-ms, --slo-tpot-ms, --slo-e2e-ms still set per-request limits), each level's feasibility (every stated statistic within its limit, no failed request) and the Pareto front of throughput against latency. The server's own per-request timings and Prometheus counters are put next to the client figures. The server is stopped (and never orphaned) at the end.",
         "flags": [
           {
             "name": "engine",
             "type": "string",
-            "description": "Engine of the GGUF.",
+            "description": "Engine whose server is launched (any with a serving capability), or whose version probe and metric names a running server is read with.",
             "choices": [
+              "vllm",
+              "tgi",
+              "trtllm-serve",
               "llamacpp"
             ],
             "default": "llamacpp"
@@ -3079,7 +3082,7 @@ export const COMMAND_MANIFEST: readonly CommandMeta[] = [
           {
             "name": "combo",
             "type": "string",
-            "description": "llama.cpp settings to launch with, as JSON: {\"threads\":\"2\",\"parallel\":\"2\"}.",
+            "description": "The engine's settings to launch with, as JSON: {\"threads\":\"2\",\"parallel\":\"2\"}.",
             "valueName": "JSON"
           },
           {
@@ -3203,25 +3206,28 @@ export const COMMAND_MANIFEST: readonly CommandMeta[] = [
           }
         ],
         "examples": [
-          "kerneltune model synth --params 15M --quant Q8_0 --out /tmp/m15.gguf && kerneltune bench serve --engine llamacpp --gguf /tmp/m15.gguf --concurrency 1,4 --requests 16 --prompt-tokens 64 --output-tokens 32",
+          "kerneltune model synth --params 15M --quant Q8_0 --out /tmp/m15.gguf && kerneltune bench serve --gguf /tmp/m15.gguf --concurrency 1,4 --requests 16 --prompt-tokens 64 --output-tokens 32",
           "kerneltune bench serve --gguf m.gguf --rate 4 --requests 40 --slo-ttft-ms 500 --json",
           "kerneltune bench serve --gguf m.gguf --combo '{\"threads\":\"2\",\"parallel\":\"1\"}'",
           "kerneltune bench serve --endpoint http://127.0.0.1:8080 --concurrency 1,4,8 --slo ttft_p99_ms=500,tpot_p99_ms=50 --records requests.jsonl",
           "kerneltune bench serve --launch 'docker run --gpus all -p {port}:8000 vllm/vllm-openai --model m' --concurrency 1,8,32"
         ],
-        "jsonOutput": "{ ok, runId (the stored run, unless --no-store: kerneltune run show RUN_ID), notStored? (why no run was stored: a server that does not say its model's size), engine, device, model: { path } | null, server: { argv, version, slots (llama-server's /props total_slots; null when the server does not say), pid, baseUrl, launched }, workload: { api, kind, promptTokens, outputTokens, requests, warmups, seed }, mode, concurrency?, rate?, requests: { completed, failed }, durationS, ttftMs, tpotMs, itlMs, e2eMs (each { mean, p50, p90, p95, p99, std, count }), requestThroughput, outputTokensPerSecond, totalTokensPerSecond, tokens: { prompt, output, source }, goodput?: { requestsPerSecond, met, objectives? }, feasible?, violations?: [{ metric, limit, value }], serverReported: { promptTokens?, outputTokens?, promptTokensPerSecond?, outputTokensPerSecond?, promptMs?, msPerOutputToken? }, crossCheck: { gaps, lines }, errors, levels: [same fields per level], objective?, slo?: [{ name, metric, stat, limitMs }], pareto?: [level indices], paretoAxes?: { throughput, latency }, notes } — the top-level figures are the last (heaviest) level; with --slo/--objective every level is a candidate: feasible, violations, goodput under the objectives",
+        "jsonOutput": "{ ok, runId (the stored run, unless --no-store: kerneltune run show RUN_ID), notStored? (why no run was stored: a server that does not say its model's size), engine, device, model: { path } | null, server: { argv, version, slots (the requests it serves at once, from its version probe; null when the server does not say), pid, baseUrl, launched }, workload: { api, kind, promptTokens, outputTokens, requests, warmups, seed }, mode, concurrency?, rate?, requests: { completed, failed }, durationS, ttftMs, tpotMs, itlMs, e2eMs (each { mean, p50, p90, p95, p99, std, count }), requestThroughput, outputTokensPerSecond, totalTokensPerSecond, tokens: { prompt, output, source }, goodput?: { requestsPerSecond, met, objectives? }, feasible?, violations?: [{ metric, limit, value }], serverReported: { promptTokens?, outputTokens?, promptTokensPerSecond?, outputTokensPerSecond?, promptMs?, msPerOutputToken? }, crossCheck: { gaps, lines }, errors, levels: [same fields per level], objective?, slo?: [{ name, metric, stat, limitMs }], pareto?: [level indices], paretoAxes?: { throughput, latency }, notes } — the top-level figures are the last (heaviest) level; with --slo/--objective every level is a candidate: feasible, violations, goodput under the objectives",
         "runs": true
       },
       {
         "name": "capacity",
         "summary": "Find the highest request rate (or concurrency) at which a server meets latency objectives: bracketing, then bisection with repeats at the boundary.",
-        "description": "Launches llama-server with the GGUF (or uses --endpoint / --launch, as bench serve does) and searches the load at which the --slo objectives stop holding. --by rate: open loop, Poisson arrivals at a rate in requests/s (seeded); --by concurrency: closed loop. From --start the level doubles while the objectives hold (halves while they do not) until they are bracketed; bisection then narrows the bracket (rates: geometric midpoints, to --tolerance relative width; concurrency: to adjacent whole numbers), measuring each bisection level --repeats times and judging it by the majority, since near the boundary one measurement is a coin toss. Each rate measurement sends at least --min-seconds of arrivals (a fixed request count gets shorter as the rate grows, too short for an overloaded server's queue to show). A level meets the objectives when every stated statistic is within its limit and no request failed. The capacity is the highest level judged to meet them; the interval is [that level, the lowest level judged to miss them). Every measurement is reported with its figures; --records writes every request.",
+        "description": "Launches the --engine's server with the GGUF (or uses --endpoint / --launch, as bench serve does) and searches the load at which the --slo objectives stop holding. --by rate: open loop, Poisson arrivals at a rate in requests/s (seeded); --by concurrency: closed loop. From --start the level doubles while the objectives hold (halves while they do not) until they are bracketed; bisection then narrows the bracket (rates: geometric midpoints, to --tolerance relative width; concurrency: to adjacent whole numbers), measuring each bisection level --repeats times and judging it by the majority, since near the boundary one measurement is a coin toss. Each rate measurement sends at least --min-seconds of arrivals (a fixed request count gets shorter as the rate grows, too short for an overloaded server's queue to show). A level meets the objectives when every stated statistic is within its limit and no request failed. The capacity is the highest level judged to meet them; the interval is [that level, the lowest level judged to miss them). Every measurement is reported with its figures; --records writes every request.",
         "flags": [
           {
             "name": "engine",
             "type": "string",
-            "description": "Engine of the GGUF.",
+            "description": "Engine whose server is launched (any with a serving capability), or whose version probe and metric names a running server is read with.",
             "choices": [
+              "vllm",
+              "tgi",
+              "trtllm-serve",
               "llamacpp"
             ],
             "default": "llamacpp"
@@ -3247,7 +3253,7 @@ export const COMMAND_MANIFEST: readonly CommandMeta[] = [
           {
             "name": "combo",
             "type": "string",
-            "description": "llama.cpp settings to launch with, as JSON: {\"threads\":\"2\",\"parallel\":\"2\"}.",
+            "description": "The engine's settings to launch with, as JSON: {\"threads\":\"2\",\"parallel\":\"2\"}.",
             "valueName": "JSON"
           },
           {
