@@ -1,10 +1,11 @@
 /**
  * @module @kerneltune/compose/bench
- * The serving benchmarks as calls (Node): `benchServe` (a server under load at one or more levels,
- * judged by latency objectives) and `benchCapacity` (the highest load at which it meets them),
- * each stored as a run through the tuner; the server a command names (`benchTarget`), for any
- * engine with a serving capability; the JSON they print. The CLI's `bench` commands parse flags,
- * call these and print.
+ * The serving benchmarks and the demo as calls (Node): `benchServe` (a server under load at one or
+ * more levels, judged by latency objectives) and `benchCapacity` (the highest load at which it
+ * meets them), each stored as a run through the tuner; the server a command names (`benchTarget`),
+ * for any engine with a serving capability; the JSON they print; and the demo's steps (its model,
+ * prediction, decision by latency objectives, serving step and wall time). The CLI's `bench` and
+ * `demo` commands parse flags, call these and print.
  *
  * @example
  * ```ts
@@ -18,3 +19,8 @@ export { levelJson, sessionJson } from './bench/json.ts'
 export { assessLevels, benchServe, parseCombo, parseLevels, type BenchServeOptions, type BenchServeResult } from './bench/serve.node.ts'
 export { answeredBy, engineOf, storeBenchRun, type BenchLevel, type BenchRun } from './bench/store-run.node.ts'
 export { benchTarget, servingEngine, type TargetFlags } from './bench/target.node.ts'
+export { demoModel, type DemoModel } from './demo/model.node.ts'
+export { decideDemo, demoDecisionJson, demoLabel, DEMO_SLO_TEXT, DEMO_SLO_WHY, type DemoDecision } from './demo/objectives.ts'
+export { predictDemo, type DemoPhase, type DemoPrediction } from './demo/predict.ts'
+export { demoServe, type DemoServeInput, type DemoServeResult } from './demo/serve.node.ts'
+export { demoOrigin, PHASES, renderWallTime, wallSeconds, type DemoOrigin, type Phase, type PhaseSeconds } from './demo/timing.ts'

@@ -5,8 +5,8 @@ import type { CommandMeta } from '../cli/lazy.ts'
 export const COMMAND_MANIFEST: readonly CommandMeta[] = [
   {
     "name": "demo",
-    "summary": "The whole job on this machine: synthesize a small model, predict, measure, sweep llama.cpp settings, recommend a command line.",
-    "description": "Detects this machine (CPU, cores, RAM; memory bandwidth from a short copy probe), writes a synthetic llama GGUF (15M parameters, Q8_0, random weights: meaningless text, real speed), predicts its decode and prefill tokens/s on this machine with the pretrained regressor of @kerneltune/regressor (a physics model with a 90% interval, capped by the roofline bound), measures llama-server's default settings for real through node-llama-cpp, runs a quick sweep of llama.cpp settings against those defaults (trimmed means, Welch/Yuen, Cohen's d, early termination, a quality gate), and chooses by latency objectives a chat user would accept (TTFT p99 ≤ 1000 ms, TPOT p99 ≤ 200 ms unless --slo says otherwise; printed with the reason; --gate decides by a quality gate instead), prints the recommended llama-server command line; last, it launches llama-server with that command line and measures it under concurrent streaming load (1 and 4 requests in flight), next to the in-process figures (building llama-server once, about 17 CPU-minutes, when no binary exists; --no-build skips instead). It prints its own wall time from the start of `npm run demo` (or of this process), by phase: 25 s for `npm run demo` on an idle 2-core Intel Xeon with the workspace installed and llama-server already built (median of 3 runs, bench/results/demo-timing.json; the breakdown says where it goes). The model goes to a temporary folder removed afterwards, unless --keep or --out-dir (both reuse a model already there).",
+    "summary": "The whole job on this machine: synthesize a small model, predict, measure, sweep the engine's settings, recommend a command line.",
+    "description": "Detects this machine (CPU, cores, RAM; memory bandwidth from a short copy probe), writes a synthetic llama GGUF (15M parameters, Q8_0, random weights: meaningless text, real speed), predicts its decode and prefill tokens/s on this machine with the pretrained regressor of @kerneltune/regressor (a physics model with a 90% interval, capped by the roofline bound), measures the engine's default settings for real in this process, runs a quick sweep of its settings against those defaults (trimmed means, Welch/Yuen, Cohen's d, early termination, a quality gate), and chooses by latency objectives a chat user would accept (TTFT p99 ≤ 1000 ms, TPOT p99 ≤ 200 ms unless --slo says otherwise; printed with the reason; --gate decides by a quality gate instead), prints the recommended command line; last, it launches the engine's server with that command line and measures it under concurrent streaming load (1 and 4 requests in flight), next to the in-process figures (building the server once, about 17 CPU-minutes, when no binary exists; --no-build skips instead). It prints its own wall time from the start of `npm run demo` (or of this process), by phase: 25 s for `npm run demo` on an idle 2-core Intel Xeon with the workspace installed and the server already built (median of 3 runs, bench/results/demo-timing.json; the breakdown says where it goes). The model goes to a temporary folder removed afterwards, unless --keep or --out-dir (both reuse a model already there).",
     "flags": [
       {
         "name": "params",
@@ -91,12 +91,12 @@ export const COMMAND_MANIFEST: readonly CommandMeta[] = [
       {
         "name": "no-serve",
         "type": "boolean",
-        "description": "Skip the last step: launching llama-server with the recommended command line and measuring it under concurrent load."
+        "description": "Skip the last step: launching the engine's server with the recommended command line and measuring it under concurrent load."
       },
       {
         "name": "no-build",
         "type": "boolean",
-        "description": "When no llama-server binary exists, skip the serving step with instructions instead of building it (about 17 CPU-minutes, once)."
+        "description": "When no server binary exists, skip the serving step with instructions instead of building it (about 17 CPU-minutes, once)."
       }
     ],
     "examples": [
