@@ -16,6 +16,7 @@
  * ```
  */
 export { searchCapacity, type CapacityOptions, type CapacityPoint, type CapacityResult, type CapacityUnit } from './capacity.ts'
+export { capacityJson, capacityLine, levelText } from './capacity-line.ts'
 export { crossCheck, type CrossCheck, type ServerReported } from './cross-check.ts'
 export { runLoad, type LoadOptions, type LoadResult } from './load-generator.ts'
 export { computeServingMetrics, tpotOf, type LatencyObjectives, type ServingMetrics } from './metrics.ts'

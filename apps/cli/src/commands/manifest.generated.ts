@@ -5,8 +5,8 @@ import type { CommandMeta } from '../cli/lazy.ts'
 export const COMMAND_MANIFEST: readonly CommandMeta[] = [
   {
     "name": "demo",
-    "summary": "The whole job on this machine: synthesize a small model, predict, measure, sweep llama.cpp settings, recommend a command line.",
-    "description": "Detects this machine (CPU, cores, RAM; memory bandwidth from a short copy probe), writes a synthetic llama GGUF (15M parameters, Q8_0, random weights: meaningless text, real speed), predicts its decode and prefill tokens/s on this machine with the pretrained regressor of @kerneltune/regressor (a physics model with a 90% interval, capped by the roofline bound), measures llama-server's default settings for real through node-llama-cpp, runs a quick sweep of llama.cpp settings against those defaults (trimmed means, Welch/Yuen, Cohen's d, early termination, a quality gate), and chooses by latency objectives a chat user would accept (TTFT p99 ≤ 1000 ms, TPOT p99 ≤ 200 ms unless --slo says otherwise; printed with the reason; --gate decides by a quality gate instead), prints the recommended llama-server command line; last, it launches llama-server with that command line and measures it under concurrent streaming load (1 and 4 requests in flight), next to the in-process figures (building llama-server once, about 17 CPU-minutes, when no binary exists; --no-build skips instead). It prints its own wall time from the start of `npm run demo` (or of this process), by phase: 25 s for `npm run demo` on an idle 2-core Intel Xeon with the workspace installed and llama-server already built (median of 3 runs, bench/results/demo-timing.json; the breakdown says where it goes). The model goes to a temporary folder removed afterwards, unless --keep or --out-dir (both reuse a model already there).",
+    "summary": "The whole job on this machine: synthesize a small model, predict, measure, sweep the engine's settings, recommend a command line.",
+    "description": "Detects this machine (CPU, cores, RAM; memory bandwidth from a short copy probe), writes a synthetic llama GGUF (15M parameters, Q8_0, random weights: meaningless text, real speed), predicts its decode and prefill tokens/s on this machine with the pretrained regressor of @kerneltune/regressor (a physics model with a 90% interval, capped by the roofline bound), measures the engine's default settings for real in this process, runs a quick sweep of its settings against those defaults (trimmed means, Welch/Yuen, Cohen's d, early termination, a quality gate), and chooses by latency objectives a chat user would accept (TTFT p99 ≤ 1000 ms, TPOT p99 ≤ 200 ms unless --slo says otherwise; printed with the reason; --gate decides by a quality gate instead), prints the recommended command line; last, it launches the engine's server with that command line and measures it under concurrent streaming load (1 and 4 requests in flight), next to the in-process figures (building the server once, about 17 CPU-minutes, when no binary exists; --no-build skips instead). It prints its own wall time from the start of `npm run demo` (or of this process), by phase: 25 s for `npm run demo` on an idle 2-core Intel Xeon with the workspace installed and the server already built (median of 3 runs, bench/results/demo-timing.json; the breakdown says where it goes). The model goes to a temporary folder removed afterwards, unless --keep or --out-dir (both reuse a model already there).",
     "flags": [
       {
         "name": "params",
@@ -91,12 +91,12 @@ export const COMMAND_MANIFEST: readonly CommandMeta[] = [
       {
         "name": "no-serve",
         "type": "boolean",
-        "description": "Skip the last step: launching llama-server with the recommended command line and measuring it under concurrent load."
+        "description": "Skip the last step: launching the engine's server with the recommended command line and measuring it under concurrent load."
       },
       {
         "name": "no-build",
         "type": "boolean",
-        "description": "When no llama-server binary exists, skip the serving step with instructions instead of building it (about 17 CPU-minutes, once)."
+        "description": "When no server binary exists, skip the serving step with instructions instead of building it (about 17 CPU-minutes, once)."
       }
     ],
     "examples": [
@@ -3051,14 +3051,17 @@ export const COMMAND_MANIFEST: readonly CommandMeta[] = [
     "subcommands": [
       {
         "name": "serve",
-        "summary": "Launch llama-server (or use a running server) and measure it under concurrent streaming load: TTFT, TPOT, ITL, latency, throughput.",
-        "description": "Starts llama-server with the GGUF (found through $KERNELTUNE_LLAMA_SERVER or the build cache of tooling/scripts/build-llama-server.sh) on a free loopback port with --metrics, waits for /health, and sends streamed /v1/completions (or chat) requests: closed loop at each --concurrency level, or open loop with Poisson arrivals at --rate. Every request asks for exactly --output-tokens (max_tokens with ignore_eos); token counts come from the server's usage. Metrics follow vLLM's benchmark_serving: TTFT, TPOT = (e2e - TTFT)/(tokens - 1), ITL (every gap between chunks), E2E latency (mean, p50, p90, p95, p99), request and output-token throughput, goodput under --slo objectives (vLLM's definition: requests per second whose every stated latency met its limit; the older --slo-ttft-ms, --slo-tpot-ms, --slo-e2e-ms still set per-request limits), each level's feasibility (every stated statistic within its limit, no failed request) and the Pareto front of throughput against latency. The server's own per-request timings and Prometheus counters are put next to the client figures. The server is stopped (and never orphaned) at the end.",
+        "summary": "Launch an engine's server (or use a running one) and measure it under concurrent streaming load: TTFT, TPOT, ITL, latency, throughput.",
+        "description": "Starts the --engine's server with the GGUF (the binary found through its serving capability: the variable it names, its own lookup, PATH) on a free loopback port with its metrics on, waits until it is ready, and sends streamed /v1/completions (or chat) requests: closed loop at each --concurrency level, or open loop with Poisson arrivals at --rate. Every request asks for exactly --output-tokens (max_tokens with ignore_eos); token counts come from the server's usage. Metrics follow vLLM's benchmark_serving: TTFT, TPOT = (e2e - TTFT)/(tokens - 1), ITL (every gap between chunks), E2E latency (mean, p50, p90, p95, p99), request and output-token throughput, goodput under --slo objectives (vLLM's definition: requests per second whose every stated latency met its limit; the older --slo-ttft-ms, --slo-tpot-ms, --slo-e2e-ms still set per-request limits), each level's feasibility (every stated statistic within its limit, no failed request) and the Pareto front of throughput against latency. The server's own per-request timings and Prometheus counters are put next to the client figures. The server is stopped (and never orphaned) at the end.",
         "flags": [
           {
             "name": "engine",
             "type": "string",
-            "description": "Engine of the GGUF.",
+            "description": "Engine whose server is launched (any with a serving capability), or whose version probe and metric names a running server is read with.",
             "choices": [
+              "vllm",
+              "tgi",
+              "trtllm-serve",
               "llamacpp"
             ],
             "default": "llamacpp"
@@ -3084,7 +3087,7 @@ export const COMMAND_MANIFEST: readonly CommandMeta[] = [
           {
             "name": "combo",
             "type": "string",
-            "description": "llama.cpp settings to launch with, as JSON: {\"threads\":\"2\",\"parallel\":\"2\"}.",
+            "description": "The engine's settings to launch with, as JSON: {\"threads\":\"2\",\"parallel\":\"2\"}.",
             "valueName": "JSON"
           },
           {
@@ -3208,25 +3211,28 @@ export const COMMAND_MANIFEST: readonly CommandMeta[] = [
           }
         ],
         "examples": [
-          "kerneltune model synth --params 15M --quant Q8_0 --out /tmp/m15.gguf && kerneltune bench serve --engine llamacpp --gguf /tmp/m15.gguf --concurrency 1,4 --requests 16 --prompt-tokens 64 --output-tokens 32",
+          "kerneltune model synth --params 15M --quant Q8_0 --out /tmp/m15.gguf && kerneltune bench serve --gguf /tmp/m15.gguf --concurrency 1,4 --requests 16 --prompt-tokens 64 --output-tokens 32",
           "kerneltune bench serve --gguf m.gguf --rate 4 --requests 40 --slo-ttft-ms 500 --json",
           "kerneltune bench serve --gguf m.gguf --combo '{\"threads\":\"2\",\"parallel\":\"1\"}'",
           "kerneltune bench serve --endpoint http://127.0.0.1:8080 --concurrency 1,4,8 --slo ttft_p99_ms=500,tpot_p99_ms=50 --records requests.jsonl",
           "kerneltune bench serve --launch 'docker run --gpus all -p {port}:8000 vllm/vllm-openai --model m' --concurrency 1,8,32"
         ],
-        "jsonOutput": "{ ok, runId (the stored run, unless --no-store: kerneltune run show RUN_ID), notStored? (why no run was stored: a server that does not say its model's size), engine, device, model: { path } | null, server: { argv, version, slots (llama-server's /props total_slots; null when the server does not say), pid, baseUrl, launched }, workload: { api, kind, promptTokens, outputTokens, requests, warmups, seed }, mode, concurrency?, rate?, requests: { completed, failed }, durationS, ttftMs, tpotMs, itlMs, e2eMs (each { mean, p50, p90, p95, p99, std, count }), requestThroughput, outputTokensPerSecond, totalTokensPerSecond, tokens: { prompt, output, source }, goodput?: { requestsPerSecond, met, objectives? }, feasible?, violations?: [{ metric, limit, value }], serverReported: { promptTokens?, outputTokens?, promptTokensPerSecond?, outputTokensPerSecond?, promptMs?, msPerOutputToken? }, crossCheck: { gaps, lines }, errors, levels: [same fields per level], objective?, slo?: [{ name, metric, stat, limitMs }], pareto?: [level indices], paretoAxes?: { throughput, latency }, notes } — the top-level figures are the last (heaviest) level; with --slo/--objective every level is a candidate: feasible, violations, goodput under the objectives",
+        "jsonOutput": "{ ok, runId (the stored run, unless --no-store: kerneltune run show RUN_ID), notStored? (why no run was stored: a server that does not say its model's size), engine, device, model: { path } | null, server: { argv, version, slots (the requests it serves at once, from its version probe; null when the server does not say), pid, baseUrl, launched }, workload: { api, kind, promptTokens, outputTokens, requests, warmups, seed }, mode, concurrency?, rate?, requests: { completed, failed }, durationS, ttftMs, tpotMs, itlMs, e2eMs (each { mean, p50, p90, p95, p99, std, count }), requestThroughput, outputTokensPerSecond, totalTokensPerSecond, tokens: { prompt, output, source }, goodput?: { requestsPerSecond, met, objectives? }, feasible?, violations?: [{ metric, limit, value }], serverReported: { promptTokens?, outputTokens?, promptTokensPerSecond?, outputTokensPerSecond?, promptMs?, msPerOutputToken? }, crossCheck: { gaps, lines }, errors, levels: [same fields per level], objective?, slo?: [{ name, metric, stat, limitMs }], pareto?: [level indices], paretoAxes?: { throughput, latency }, notes } — the top-level figures are the last (heaviest) level; with --slo/--objective every level is a candidate: feasible, violations, goodput under the objectives",
         "runs": true
       },
       {
         "name": "capacity",
         "summary": "Find the highest request rate (or concurrency) at which a server meets latency objectives: bracketing, then bisection with repeats at the boundary.",
-        "description": "Launches llama-server with the GGUF (or uses --endpoint / --launch, as bench serve does) and searches the load at which the --slo objectives stop holding. --by rate: open loop, Poisson arrivals at a rate in requests/s (seeded); --by concurrency: closed loop. From --start the level doubles while the objectives hold (halves while they do not) until they are bracketed; bisection then narrows the bracket (rates: geometric midpoints, to --tolerance relative width; concurrency: to adjacent whole numbers), measuring each bisection level --repeats times and judging it by the majority, since near the boundary one measurement is a coin toss. Each rate measurement sends at least --min-seconds of arrivals (a fixed request count gets shorter as the rate grows, too short for an overloaded server's queue to show). A level meets the objectives when every stated statistic is within its limit and no request failed. The capacity is the highest level judged to meet them; the interval is [that level, the lowest level judged to miss them). Every measurement is reported with its figures; --records writes every request.",
+        "description": "Launches the --engine's server with the GGUF (or uses --endpoint / --launch, as bench serve does) and searches the load at which the --slo objectives stop holding. --by rate: open loop, Poisson arrivals at a rate in requests/s (seeded); --by concurrency: closed loop. From --start the level doubles while the objectives hold (halves while they do not) until they are bracketed; bisection then narrows the bracket (rates: geometric midpoints, to --tolerance relative width; concurrency: to adjacent whole numbers), measuring each bisection level --repeats times and judging it by the majority, since near the boundary one measurement is a coin toss. Each rate measurement sends at least --min-seconds of arrivals (a fixed request count gets shorter as the rate grows, too short for an overloaded server's queue to show). A level meets the objectives when every stated statistic is within its limit and no request failed. The capacity is the highest level judged to meet them; the interval is [that level, the lowest level judged to miss them). Every measurement is reported with its figures; --records writes every request.",
         "flags": [
           {
             "name": "engine",
             "type": "string",
-            "description": "Engine of the GGUF.",
+            "description": "Engine whose server is launched (any with a serving capability), or whose version probe and metric names a running server is read with.",
             "choices": [
+              "vllm",
+              "tgi",
+              "trtllm-serve",
               "llamacpp"
             ],
             "default": "llamacpp"
@@ -3252,7 +3258,7 @@ export const COMMAND_MANIFEST: readonly CommandMeta[] = [
           {
             "name": "combo",
             "type": "string",
-            "description": "llama.cpp settings to launch with, as JSON: {\"threads\":\"2\",\"parallel\":\"2\"}.",
+            "description": "The engine's settings to launch with, as JSON: {\"threads\":\"2\",\"parallel\":\"2\"}.",
             "valueName": "JSON"
           },
           {

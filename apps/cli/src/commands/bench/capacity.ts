@@ -1,40 +1,24 @@
 /**
- * `kerneltune bench capacity`: the highest open-loop request rate (Poisson arrivals) or closed-loop
- * concurrency at which a server meets the latency objectives, by bracketing then bisection with
- * repeated measurements at the boundary (@kerneltune/serving's searchCapacity), reported with its
- * interval and every measurement it rests on.
+ * `kerneltune bench capacity`: the highest open-loop request rate or closed-loop concurrency at
+ * which a server meets the latency objectives. The search, its measurements and the stored run are
+ * compose's benchCapacity; here: flags, the call, the printing.
  */
-import { resolve } from 'node:path'
-import { describeSlo, describeViolation, recordLine, SERVING_APIS, type CapacityResult, type CapacityUnit, type LoadResult, type RecordLine, type RequestRecord, type ServingApi } from '@kerneltune/serving'
-import { machineDevice, openServer, serverCapacity, type CapacityFigures } from '@kerneltune/serving/node'
+import { capacityJson, capacityLine, describeSlo, describeViolation, levelText, SERVING_APIS, type CapacityResult, type ServingApi } from '@kerneltune/serving'
+import type { CapacityFigures } from '@kerneltune/serving/node'
 import { usageError } from '../../cli/args.ts'
 import { defineCommand } from '../../cli/command.ts'
 import { fmt, keyValues, table } from '../../cli/output.ts'
 import { EXIT } from '../../cli/run.ts'
 import { objectivesFromFlags, writeRecords } from '../shared/objectives-flags.ts'
-import { DB_FLAG, NO_STORE_FLAG, storeBenchRun } from './bench-run.ts'
-import { capacityLine, levelText } from './capacity-line.ts'
-import { parseCombo } from './serve.ts'
-import { serverTarget } from './serve-target.ts'
-import { SERVER_TARGET_FLAGS } from './target-flags.ts'
+import { notStoredNote, SERVER_TARGET_FLAGS, STORE_FLAGS, storedLine } from './target-flags.ts'
 
-export { capacityLine }
-
-/** A capacity result as --json gives it: each point's level and verdict next to its figures. */
-export function capacityJson(c: CapacityResult<CapacityFigures>) {
-  return { value: c.value, low: c.low, high: c.high, unit: c.unit, stop: c.stop, points: c.points.map((p) => ({ level: p.level, phase: p.phase, repeat: p.repeat, feasible: p.feasible, ...p.figures })) }
-}
+// Kept for the sweep's capacity reports, which print the same JSON and line.
+export { capacityJson, capacityLine }
 
 export function renderCapacity(c: CapacityResult<CapacityFigures>): string {
   const rows = c.points.map((p) => [
-    levelText(c.unit, p.level),
-    p.phase === 'bisect' ? `bisect #${p.repeat + 1}` : 'bracket',
-    `${p.figures.requests.completed}/${p.figures.requests.completed + p.figures.requests.failed}`,
-    fmt(p.figures.ttftMs.p99, 1),
-    fmt(p.figures.tpotMs.p99, 1),
-    fmt(p.figures.requestThroughput, 2),
-    fmt(p.figures.goodput.requestsPerSecond, 2),
-    p.feasible ? 'met' : p.figures.violations.map(describeViolation).join('; '),
+    levelText(c.unit, p.level), p.phase === 'bisect' ? `bisect #${p.repeat + 1}` : 'bracket', `${p.figures.requests.completed}/${p.figures.requests.completed + p.figures.requests.failed}`,
+    fmt(p.figures.ttftMs.p99, 1), fmt(p.figures.tpotMs.p99, 1), fmt(p.figures.requestThroughput, 2), fmt(p.figures.goodput.requestsPerSecond, 2), p.feasible ? 'met' : p.figures.violations.map(describeViolation).join('; '),
   ])
   return table(rows, ['level', 'phase', 'ok', 'TTFT p99 ms', 'TPOT p99 ms', 'req/s', 'goodput', 'objectives']) + capacityLine(c) + '\n'
 }
@@ -43,7 +27,7 @@ export const benchCapacity = defineCommand({
   name: 'capacity',
   summary: 'Find the highest request rate (or concurrency) at which a server meets latency objectives: bracketing, then bisection with repeats at the boundary.',
   description:
-    'Launches llama-server with the GGUF (or uses --endpoint / --launch, as bench serve does) and searches the load at which the --slo objectives stop holding. --by rate: open loop, Poisson arrivals at a rate in requests/s (seeded); --by concurrency: closed loop. From --start the level doubles while the objectives hold (halves while they do not) until they are bracketed; bisection then narrows the bracket (rates: geometric midpoints, to --tolerance relative width; concurrency: to adjacent whole numbers), measuring each bisection level --repeats times and judging it by the majority, since near the boundary one measurement is a coin toss. Each rate measurement sends at least --min-seconds of arrivals (a fixed request count gets shorter as the rate grows, too short for an overloaded server\'s queue to show). A level meets the objectives when every stated statistic is within its limit and no request failed. The capacity is the highest level judged to meet them; the interval is [that level, the lowest level judged to miss them). Every measurement is reported with its figures; --records writes every request.',
+    'Launches the --engine\'s server with the GGUF (or uses --endpoint / --launch, as bench serve does) and searches the load at which the --slo objectives stop holding. --by rate: open loop, Poisson arrivals at a rate in requests/s (seeded); --by concurrency: closed loop. From --start the level doubles while the objectives hold (halves while they do not) until they are bracketed; bisection then narrows the bracket (rates: geometric midpoints, to --tolerance relative width; concurrency: to adjacent whole numbers), measuring each bisection level --repeats times and judging it by the majority, since near the boundary one measurement is a coin toss. Each rate measurement sends at least --min-seconds of arrivals (a fixed request count gets shorter as the rate grows, too short for an overloaded server\'s queue to show). A level meets the objectives when every stated statistic is within its limit and no request failed. The capacity is the highest level judged to meet them; the interval is [that level, the lowest level judged to miss them). Every measurement is reported with its figures; --records writes every request.',
   flags: [
     ...SERVER_TARGET_FLAGS,
     { name: 'slo', type: 'string', description: 'Latency objectives, NAME=MS comma-separated (TTFT, TPOT, ITL, E2E at mean, p50, p90, p95, p99), e.g. ttft_p99_ms=500,tpot_p99_ms=50. Required.', valueName: 'NAME=MS[,...]' },
@@ -64,8 +48,7 @@ export const benchCapacity = defineCommand({
     { name: 'seed', type: 'integer', description: 'Seed of prompts and arrival times.', default: 1, min: 0 },
     { name: 'ready-timeout', type: 'number', description: 'Seconds to wait for the server to be ready.', default: 120, min: 1 },
     { name: 'records', type: 'string', description: 'Write one JSON line per measured request (candidate 0, level, repeat, ok, ttftMs, tpotMs, e2eMs, outputTokens, startMs, itlMs) to this file.', valueName: 'FILE' },
-    DB_FLAG,
-    NO_STORE_FLAG,
+    ...STORE_FLAGS,
   ],
   examples: [
     'kerneltune bench capacity --gguf m.gguf --slo ttft_p99_ms=1000,tpot_p99_ms=200 --by rate --start 2',
@@ -78,71 +61,17 @@ export const benchCapacity = defineCommand({
     const f = ctx.flags
     if (f.slo === undefined) throw usageError('bench capacity needs the objectives whose limit it finds: --slo NAME=MS[,...], e.g. --slo ttft_p99_ms=500,tpot_p99_ms=50')
     const objectives = objectivesFromFlags({ slo: f.slo })!
-    const { slo } = objectives
-    const unit: CapacityUnit = f.by === 'concurrency' ? 'concurrency' : 'req/s'
-    const whole = (name: string, x: number | undefined) => {
-      if (unit === 'concurrency' && x !== undefined && !Number.isInteger(x)) throw usageError(`--by concurrency: --${name} is a whole number of requests in flight, got ${x}`)
-      return x
-    }
-    const start = whole('start', f.start) ?? 1
-    const min = whole('min', f.min)
-    const max = whole('max', f.max)
-    const target = serverTarget(ctx.io, f)
-    const combo = parseCombo(f.combo)
-    const api = (f.api ?? 'completions') as ServingApi
-    const workload = { kind: 'synthetic' as const, promptTokens: f.promptTokens ?? 64, outputTokens: f.outputTokens ?? 32 }
-    const server = await openServer({ target, combo, readyTimeoutMs: (f.readyTimeout ?? 120) * 1000, onProgress: (m) => ctx.io.stderr(`bench capacity: ${m}\n`) })
-    const records: RecordLine[] = []
-    // Every measurement's load run, in the search's order: the stored run's combinations.
-    const loads: { level: number; repeat: number; run: LoadResult }[] = []
-    const started = Date.now()
-    let c: CapacityResult<CapacityFigures>
-    try {
-      ctx.io.stderr(`bench capacity: objectives ${describeSlo(slo)}; searching the ${unit === 'req/s' ? 'request rate' : 'concurrency'} from ${start}\n`)
-      c = await serverCapacity({
-        server, slo, unit, start, ...(min === undefined ? {} : { min }), ...(max === undefined ? {} : { max }),
-        growth: f.growth ?? 2, ...(f.tolerance === undefined ? {} : { tolerance: f.tolerance }), repeats: f.repeats ?? 3, maxMeasurements: f.maxMeasurements ?? 40,
-        requests: f.requests ?? 24,
-        minSeconds: f.minSeconds ?? 4,
-        load: { api, workload, requests: f.requests ?? 24, warmups: f.warmup ?? 1, seed: f.seed ?? 1 },
-        onProgress: (m) => ctx.io.stderr(`bench capacity: ${m}\n`),
-        onRecords: (level: number, repeat: number, rs: readonly RequestRecord[], run: LoadResult) => {
-          loads.push({ level, repeat, run })
-          if (f.records) records.push(...rs.map((r) => recordLine(0, r, { level, repeat })))
-        },
-      })
-    } finally {
-      await server.stop()
-    }
-    if (f.records) ctx.io.stderr(`bench capacity: ${records.length} request records written to ${await writeRecords(ctx.io, f.records, records)}\n`)
-    const s = server.server
-    const capacity = capacityJson(c)
-    // A measurement is a combination (its level; a bisection's repeats numbered), judged as the search judged it: same requests, same objectives.
-    const stored = f.noStore ? undefined : await storeBenchRun({
-      io: ctx.io, db: f.db, command: 'capacity', target, server: s, device: machineDevice(), settings: combo, objectives, durationMs: Date.now() - started,
-      workload: { promptTokens: workload.promptTokens, generatedTokens: workload.outputTokens },
-      levels: loads.map((x, i) => ({ combo: { [unit === 'req/s' ? 'rate' : 'concurrency']: String(x.level), ...(c.points[i]?.phase === 'bisect' ? { repeat: String(x.repeat + 1) } : {}) }, loads: [x.run] })),
-      extra: { capacity },
+    const { benchCapacity } = await import('@kerneltune/compose/bench')
+    const r = await benchCapacity({
+      ...f, cwd: ctx.io.cwd, env: ctx.io.env, engine: f.engine ?? SERVER_TARGET_FLAGS[0].default, objectives, by: f.by === 'concurrency' ? 'concurrency' : 'rate', api: (f.api ?? 'completions') as ServingApi,
+      growth: f.growth ?? 2, repeats: f.repeats ?? 3, maxMeasurements: f.maxMeasurements ?? 40, requests: f.requests ?? 24, minSeconds: f.minSeconds ?? 4, warmup: f.warmup ?? 1,
+      promptTokens: f.promptTokens ?? 64, outputTokens: f.outputTokens ?? 32, seed: f.seed ?? 1, readyTimeout: f.readyTimeout ?? 120,
+      onProgress: (m) => ctx.io.stderr(`bench capacity: ${m}\n`),
     })
-    const runId = stored && 'runId' in stored ? stored.runId : undefined
-    if (ctx.json) {
-      ctx.printJson({
-        ok: true,
-        ...(runId ? { runId } : {}), ...(stored && 'notStored' in stored ? { notStored: stored.notStored } : {}),
-        engine: f.engine ?? 'llamacpp',
-        device: machineDevice(),
-        model: f.gguf ? { path: resolve(ctx.io.cwd, f.gguf) } : null,
-        server: { argv: s.argv, version: s.version, pid: s.pid ?? null, baseUrl: s.baseUrl, launched: s.launched },
-        workload: { api, promptTokens: workload.promptTokens, outputTokens: workload.outputTokens, requests: f.requests ?? 24, warmups: f.warmup ?? 1, seed: f.seed ?? 1 },
-        slo,
-        capacity,
-        notes: server.notes,
-      })
-    } else {
-      ctx.io.stdout(keyValues([['device', machineDevice()], ['server', `${s.version}${s.pid ? ` (pid ${s.pid})` : ''}`], ['command', s.argv.join(' ') || s.baseUrl], ['objectives', describeSlo(slo)]]))
-      ctx.io.stdout(renderCapacity(c))
-      if (runId) ctx.io.stdout(`stored as run ${runId} (kerneltune run show ${runId})\n`)
-    }
+    if (f.records) ctx.io.stderr(`bench capacity: ${r.records.length} request records written to ${await writeRecords(ctx.io, f.records, r.records)}\n`)
+    ctx.io.stderr(notStoredNote(r.stored, 'capacity'))
+    if (ctx.json) ctx.printJson(r.json)
+    else ctx.io.stdout(keyValues([['device', r.device], ['server', `${r.server.version}${r.server.pid ? ` (pid ${r.server.pid})` : ''}`], ['command', r.server.argv.join(' ') || r.server.baseUrl], ['objectives', describeSlo(objectives.slo)]]) + renderCapacity(r.capacity) + storedLine(r.stored))
     return EXIT.OK
   },
 })

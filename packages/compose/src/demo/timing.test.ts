@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { demoOrigin, renderWallTime, wallSeconds } from './demo-timing.ts'
+import { demoOrigin, renderWallTime, wallSeconds } from './timing.ts'
 
 const start = 1_800_000_000_000
 

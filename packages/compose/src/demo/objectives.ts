@@ -11,14 +11,13 @@
  *
  * How the sweep's repetitions are judged by them, and the one verdict on that, is the tuner's
  * (repetitionObjectives: each repetition one request; the objectives' rule is the evidence that
- * runVerdict reads). Here: the demo's objectives, its command line, and how it prints.
+ * runVerdict reads). Here: the demo's objectives, its command line, and its JSON.
  */
 import type { Combo } from '@kerneltune/core'
 import { llamacppEngine, withoutDefaults } from '@kerneltune/engines-llamacpp'
 import type { SweepResult } from '@kerneltune/experiment'
-import { describeSlo, describeViolation, type CandidateMetrics, type Decision, type Evaluation, type Slo } from '@kerneltune/serving'
+import { type CandidateMetrics, type Decision, type Evaluation, type Slo } from '@kerneltune/serving'
 import { repetitionObjectives, type RunVerdict } from '@kerneltune/tuner'
-import { fmt, table } from '../cli/output.ts'
 
 export const DEMO_SLO_TEXT = 'ttft_p99_ms=1000,tpot_p99_ms=200'
 export const DEMO_SLO_WHY = 'what a chat user would accept: the first word within a second, then at least 5 tokens/s per stream (about reading speed)'
@@ -45,24 +44,10 @@ export async function decideDemo(sweep: SweepResult, slo: Slo, genTokens: number
   return { slo, combos: arms.map((a) => a.combo), ...judged, ...(winner ? { winner } : {}), recommendedArgv: t.ok ? [...t.argv] : [...sweep.recommendedArgv] }
 }
 
-const label = (c: Combo) => Object.entries(withoutDefaults(c)).map(([k, v]) => `${k}=${v}`).join(' ') || '(defaults)'
+/** A combination as the demo prints it: its settings apart from the defaults. */
+export const demoLabel = (c: Combo): string => Object.entries(withoutDefaults(c)).map(([k, v]) => `${k}=${v}`).join(' ') || '(defaults)'
 
-export function renderDemoDecision(d: DemoDecision): string {
-  const rows = d.decision.ranking.map((r) => {
-    const m = d.metrics[r.index]!
-    const e = d.evaluations[r.index]!
-    return [label(d.combos[r.index]!), fmt(m.outputTokensPerSecond), fmt(m.ttftMs.p99, 1), fmt(m.tpotMs.p99, 1), e.feasible ? 'meets' : `misses: ${e.violations.map(describeViolation).join('; ')}`]
-  })
-  let out = `objectives: ${describeSlo(d.slo)} (${DEMO_SLO_WHY}; --slo to state yours); among the candidates that meet them, the fastest decode wins if it beats the defaults significantly\n`
-  out += table(rows, ['combination', 'decode tok/s', 'TTFT p99 ms', 'TPOT p99 ms', 'objectives'])
-  if (!d.decision.defaultsFeasible) out += 'the defaults miss the objectives: the winner must meet them\n'
-  // The objectives' rule is evidence; the verdict (what runs) is the one the tuner decides.
-  out += `objectives alone: ${d.decision.winner === null ? 'keep the defaults' : label(d.combos[d.decision.winner]!)}: ${d.decision.reason}\n`
-  out += `verdict: ${d.winner ? `${label(d.winner)}: ` : ''}${d.verdict.headline}\n`
-  return out
-}
-
-export function demoDecisionJson(d: DemoDecision) {
+export function demoDecisionJson(d: DemoDecision): Record<string, unknown> {
   return {
     slo: d.slo,
     objective: 'outputTokensPerSecond',

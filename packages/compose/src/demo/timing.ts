@@ -6,7 +6,6 @@
  * environment; both are checked here, and ignored when they do not describe this run.
  */
 import { z } from 'zod'
-import { fmt } from '../cli/output.ts'
 
 export const PHASES = ['install', 'startup', 'detect', 'synth', 'predict', 'measure', 'sweep', 'binary', 'serve', 'other'] as const
 export type Phase = (typeof PHASES)[number]
@@ -67,6 +66,9 @@ export function wallSeconds(origin: DemoOrigin, commandStart: number, phases: Om
   const other = Math.max(0, total - (install ?? 0) - startup - known)
   return { total, ...(install === undefined ? {} : { install }), startup, ...phases, other }
 }
+
+/** Seconds with one decimal, grouped in thousands (as the CLI prints its figures). */
+const fmt = (n: number, digits: number) => (Number.isFinite(n) ? n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits }) : String(n))
 
 /** One line: the total, where it starts, and every phase. */
 export function renderWallTime(origin: DemoOrigin, s: { total: number } & PhaseSeconds, binary: string): string {
