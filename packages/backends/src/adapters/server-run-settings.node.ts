@@ -44,7 +44,7 @@ export function storedServingSettings(options: Readonly<Record<string, unknown>>
  * (bench/results/launch-cost.json, issue 35), so overlapping them gains nothing there. On a GPU as
  * many as there are host cores, within the servers memory keeps: a launch there is mostly device
  * set-up and weight upload. Not yet measured on a GPU: an engine that fits unset settings to the
- * device memory free at its start (llama.cpp's -fit, on by default: common/common.cpp 1295-1327)
+ * device memory free at its start (the GGUF engine's -fit, on by default upstream: common/common.cpp 1295-1327)
  * may, where memory is tight, see memory that servers starting beside it are about to take.
  */
 export function parallelLaunches(kept: number, kind: HardwareSpec['kind'], cores: number = availableParallelism()): number {
