@@ -11,4 +11,4 @@
  * console.log(await vllm.translate({ attention_backend: 'flashinfer' }))
  * ```
  */
-export { ENGINE_NAMES, engineRegistry, isEngineName, loadEngine, SERVING_ENGINE_NAMES, type EngineName } from './engines.ts'
+export { DEFAULT_SERVING_ENGINE, ENGINE_NAMES, engineRegistry, isEngineName, loadEngine, SERVING_ENGINE_NAMES, servingModelFile, type EngineName } from './engines.ts'

@@ -13,4 +13,6 @@
  * ```
  */
 export * from './index.ts'
-export { backendPlugins, compose, defaultDatabaseUrl, defaultRegistry, enginePlugins, openStoreAt, type BackendOptions, type ComposeOptions, type Composition } from './compose.node.ts'
+export { backendPlugins, compose, defaultDatabaseUrl, defaultRegistry, enginePlugins, openStoreAt, servingEngine, type BackendOptions, type ComposeOptions, type Composition } from './compose.node.ts'
+export { gatewayStatusJson, planGatewayArms, startGatewayDeployment, type GatewayDeployment, type GatewayDeploymentOptions } from './gateway.node.ts'
+export { buildRunRequest, llamacppRestrict, type RunRequestFields } from './run-request.node.ts'

@@ -1,20 +1,14 @@
 /** kerneltune run create|list|show|watch|cancel|apply: Tier 1 runs, embedded or against a server. */
-import { formatCommandLine, KerneltuneError, parseWith } from '@kerneltune/core'
+import { formatCommandLine, KerneltuneError } from '@kerneltune/core'
 import { describeSlo, describeViolation, parseObjective } from '@kerneltune/serving'
-import { RunRequestSchema, runRecordLines } from '@kerneltune/tuner'
+import { runRecordLines } from '@kerneltune/tuner'
 import { defineCommand, type CommandContext } from '../cli/command.ts'
 import { keyValues, progressBar, table } from '../cli/output.ts'
-import type { ApiBodies, ApplyResult, RunCombo, RunDetail } from '@kerneltune/web/api-types'
+import type { ApplyResult, RunCombo, RunDetail } from '@kerneltune/web/api-types'
 import { TARGET_FLAGS, withKernelsClient, type KernelsClient, type StreamEvents } from '../store-location.ts'
 import { capacityLine } from './bench/capacity-line.ts'
 import { buildRunRequest, requireId, RUN_REQUEST_FLAGS } from './run-request.ts'
 import { OBJECTIVE_FLAGS, writeRecords } from './shared/objectives-flags.ts'
-
-/** The assembled request (a file and flags), checked with the server's own schema before it is sent: its type is then the route's body. */
-function runRequestBody(body: Record<string, unknown>): ApiBodies['POST /runs'] {
-  parseWith(RunRequestSchema, body, 'run request')
-  return body as ApiBodies['POST /runs']
-}
 
 type RunEventOf<T extends StreamEvents['runs']['type']> = Extract<StreamEvents['runs'], { type: T }>
 
@@ -32,7 +26,7 @@ async function watch(ctx: Pick<CommandContext, 'io' | 'json'>, c: KernelsClient,
 }
 
 /** `run show`'s JSON: the run and its combinations, with what the objectives say of each when it has them. */
-type ShowOutput = { run: RunDetail; combos: (RunCombo & Partial<ObjectivesOf>)[]; verdict?: ShownVerdict; objective?: string; slo?: Objectives['slo']; pareto?: number[]; paretoAxes?: Objectives['paretoAxes'] }
+export type ShowOutput = { run: RunDetail; combos: (RunCombo & Partial<ObjectivesOf>)[]; verdict?: ShownVerdict; objective?: string; slo?: Objectives['slo']; pareto?: number[]; paretoAxes?: Objectives['paretoAxes'] }
 type Objectives = NonNullable<NonNullable<RunDetail['summary']>['objectives']>
 /** The run's one verdict, as stored; what the objectives alone decided is its evidence, nested under it. */
 type ShownVerdict = Partial<NonNullable<NonNullable<RunDetail['summary']>['verdict']>> & { evidence?: { objectives: Objectives['decision'] } }
@@ -46,12 +40,12 @@ export const runCommand = defineCommand({
       name: 'create', summary: 'Create a run from a JSON request file and/or flags and (embedded) run it, or (--server) queue it',
       positionals: ['[REQUEST.json]'], flags: [...TARGET_FLAGS, ...RUN_REQUEST_FLAGS, { name: 'watch', type: 'boolean', description: 'Follow the run to the end', default: true }] as const,
       jsonOutput: 'the Run (after it finishes when watching)',
-      examples: ['kerneltune run create request.json', 'kerneltune run create request.json --server http://127.0.0.1:8080 --token T', 'kerneltune run create --engine llamacpp --backend llamacpp --gguf m.gguf --reps 3 --prompt-tokens 64 --gen-tokens 16'],
+      examples: ['kerneltune run create request.json', 'kerneltune run create request.json --server http://127.0.0.1:8080 --token T', 'kerneltune run create --gguf m.gguf --reps 3 --prompt-tokens 64 --gen-tokens 16'],
       async run(ctx) {
         if (ctx.positionals.length > 1) throw new KerneltuneError('INVALID_INPUT', `run create takes at most one REQUEST.json, got ${ctx.positionals.length} arguments`)
         const body = await buildRunRequest(ctx.positionals[0], ctx.flags, ctx.io.cwd)
         return withKernelsClient(ctx.flags, ctx.io.env, async (c) => {
-          const created = await c.call('POST /runs', { body: runRequestBody(body) })
+          const created = await c.call('POST /runs', { body })
           if (ctx.flags.watch) await watch(ctx, c, created.id)
           const run = await c.call('GET /runs/{id}', { params: { id: created.id } })
           if (ctx.json) ctx.printJson(run)
