@@ -12,3 +12,4 @@
  * ```
  */
 export { DEFAULT_SERVING_ENGINE, ENGINE_NAMES, engineRegistry, isEngineName, loadEngine, SERVING_ENGINE_NAMES, servingModelFile, type EngineName } from './engines.ts'
+export { runRows, type RunSummaryView, type RunView } from './run-view.ts'

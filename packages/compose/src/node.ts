@@ -19,3 +19,5 @@ export { buildRunRequest, llamacppRestrict, type RunRequestFields } from './run-
 export { parseQuantFlag, resolveTargetHardware, resolveTargetWorkload, UNSET_DECODE_CONTEXT_ASSUMPTION, workloadAssumptions, type ResolvedHardware, type TargetFields } from './target.ts'
 export { checkedGgufHeader, readGgufFileHeader, readJsonFile, requireGgufFile, resolveTargetModel, type ResolvedModel } from './target.node.ts'
 export { routeClient, routePath, storeTarget, type KernelsStreamEvents, type RouteClient, type RouteClientOptions, type RouteRequest, type StoreTarget } from './api-client.ts'
+export { objectivesFromFields, writeRecordLines } from './objectives.node.ts'
+export { embeddedRegistry, type NewEntry, type RegistryTarget } from './registry.node.ts'
