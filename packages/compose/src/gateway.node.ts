@@ -8,8 +8,8 @@
 import { basename } from 'node:path'
 import type { PolicyInput } from '@kerneltune/bandit'
 import { requireServing, type Combo } from '@kerneltune/core'
-import { checkToken, DEFAULT_LIMITS, DEFAULT_TIMEOUTS, parseOrigin, resolveArms, uniqueCombos, type ArmRequest, type GuardOptions, type Timeouts } from '@kerneltune/gateway'
-import { DEFAULT_MAX_TOTAL_BODY_BYTES, startGateway, type Decision, type GatewayArmSpec, type GatewayStatus } from '@kerneltune/gateway/node'
+import { checkToken, DEFAULT_LIMITS, DEFAULT_TIMEOUTS, parseOrigin, resolveArms, uniqueCombos, type ArmRequest, type ArmSnapshot, type GuardOptions, type Timeouts } from '@kerneltune/gateway'
+import { DEFAULT_MAX_TOTAL_BODY_BYTES, startGateway, type ArmInfo, type Decision, type GatewayArmSpec, type GatewayStatus } from '@kerneltune/gateway/node'
 import { formatSlo, type LatencyObjective } from '@kerneltune/serving'
 import { requireServerBinary } from '@kerneltune/serving/node'
 import { KerneltuneError } from '@kerneltune/core'
@@ -64,7 +64,17 @@ export interface GatewayDeployment {
 }
 
 /** The status as the JSON output and the store give it: no functions, the server's pid and URL per arm. */
-export const gatewayStatusJson = (s: GatewayStatus) => ({
+export interface GatewayStatusJson {
+  readonly url: string
+  readonly policy: string
+  readonly fallback: string
+  readonly objectives: string
+  readonly draining: boolean
+  readonly totals: GatewayStatus['totals']
+  readonly arms: readonly (ArmSnapshot & Pick<ArmInfo, 'combo' | 'pid' | 'baseUrl' | 'version' | 'launches' | 'argv'>)[]
+}
+
+export const gatewayStatusJson = (s: GatewayStatus): GatewayStatusJson => ({
   url: s.url, policy: s.policy, fallback: s.fallback, objectives: formatSlo(s.objectives), draining: s.draining, totals: s.totals,
   arms: s.arms.map(({ server, ...a }) => ({ ...a, combo: server.combo, pid: server.pid, baseUrl: server.baseUrl, version: server.version, launches: server.launches, argv: server.argv })),
 })
@@ -88,7 +98,7 @@ async function runCandidates(store: Store, tenant: string, runId: string, engine
 }
 
 /** The arms of a gateway: its list planned, a stored run read through `openStore`. */
-export const planGatewayArms = (o: Pick<GatewayDeploymentOptions, 'arms' | 'endpoints' | 'runId' | 'tenant' | 'engine'>, openStore: () => Promise<Store>) =>
+export const planGatewayArms = (o: Pick<GatewayDeploymentOptions, 'arms' | 'endpoints' | 'runId' | 'tenant' | 'engine'>, openStore: () => Promise<Store>): Promise<{ arms: ArmRequest[]; notes: string[] }> =>
   resolveArms(o.arms, { runId: o.runId, endpoints: o.endpoints, candidates: async (runId) => runCandidates(await openStore(), o.tenant, runId, o.engine) })
 
 /** Checks the options, plans the arms and starts the gateway; every refusal comes before a store or server opens what it need not. */

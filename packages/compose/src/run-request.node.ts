@@ -35,7 +35,7 @@ const parseJson = (text: string, what: string): Record<string, unknown> => {
  * quick sweep space (threads up to the core count × flash_attn × V cache), or on the server
  * backend the quick serving space (threads × slots auto/1 × flash_attn).
  */
-export function llamacppRestrict(cores = cpus().length, given: Record<string, string[]> = {}, serving = false): Record<string, string[]> {
+export function llamacppRestrict(cores: number = cpus().length, given: Record<string, string[]> = {}, serving = false): Record<string, string[]> {
   const space = (Object.keys(given).length ? given : serving ? servingSweepSpace('quick', cores) : sweepSpace('quick', cores)) as Record<string, readonly string[]>
   return Object.fromEntries([...LLAMACPP_DIMENSIONS, ...LLAMACPP_SERVER_DIMENSIONS].map((d) => [d.id, [...(space[d.id] ?? [d.defaultValue])]]))
 }
