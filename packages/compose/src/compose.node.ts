@@ -12,7 +12,7 @@ import process from 'node:process'
 import { analyticalBackend, type AnalyticalBackendOptions } from '@kerneltune/backends'
 import { gpuKernelsBackend, serverRunBackend } from '@kerneltune/backends/node'
 import { buildCatalog, type Catalog } from '@kerneltune/catalog'
-import { createRegistry, type AnyPlugin, type EngineLookup, type EnginePlugin, type MeasurementBackend, type Registry } from '@kerneltune/core'
+import { createRegistry, KerneltuneError, type AnyPlugin, type EngineLookup, type EnginePlugin, type MeasurementBackend, type Registry } from '@kerneltune/core'
 import * as llamacpp from '@kerneltune/engines-llamacpp'
 import { llamacppRunBackend, locateLlamaServer } from '@kerneltune/engines-llamacpp/node'
 import * as onnx from '@kerneltune/engines-onnx'
@@ -22,7 +22,7 @@ import * as triton from '@kerneltune/engines-triton'
 import * as trtllm from '@kerneltune/engines-trtllm'
 import * as vllm from '@kerneltune/engines-vllm'
 import { openStore, isPostgresUrl, type Store } from '@kerneltune/store'
-import { buildEngine, ENGINE_NAMES, type EnginePackages } from './engines.ts'
+import { buildEngine, ENGINE_NAMES, isEngineName, type EngineName, type EnginePackages } from './engines.ts'
 import { searchStrategies } from '@kerneltune/tuner'
 
 const PACKAGES: EnginePackages = { vllm, tgi, trtllm, triton, onnx, llamacpp }
@@ -36,9 +36,19 @@ const PACKAGES: EnginePackages = { vllm, tgi, trtllm, triton, onnx, llamacpp }
 export function enginePlugins(engines?: EngineLookup): EnginePlugin[] {
   const list: EnginePlugin[] = []
   const lookup: EngineLookup = engines ?? { list: () => list }
-  // llama.cpp's serving capability finds llama-server in the build cache too, a lookup that needs node:.
-  for (const name of ENGINE_NAMES) list.push(name === 'llamacpp' ? llamacpp.llamacppServerEngine({ locate: locateLlamaServer }) : buildEngine(name, PACKAGES, lookup))
+  for (const name of ENGINE_NAMES) list.push(builtEngine(name, lookup))
   return list
+}
+
+// llama.cpp's serving capability finds llama-server in the build cache too, a lookup that needs node:.
+const builtEngine = (name: EngineName, lookup: EngineLookup): EnginePlugin =>
+  name === 'llamacpp' ? llamacpp.llamacppServerEngine({ locate: locateLlamaServer }) : buildEngine(name, PACKAGES, lookup)
+
+/** One built-in engine as the live paths launch it (with its Node-side binary lookup); unknown names are PLUGIN_NOT_FOUND. */
+export function servingEngine(name: string): EnginePlugin {
+  if (!isEngineName(name)) throw new KerneltuneError('PLUGIN_NOT_FOUND', `no engine named "${name}"; built in: ${ENGINE_NAMES.join(', ')}`)
+  const list: EnginePlugin[] = []
+  return builtEngine(name, { list: () => list })
 }
 
 export interface BackendOptions {

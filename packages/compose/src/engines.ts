@@ -31,13 +31,15 @@ const PACKAGE_LOADERS: { readonly [K in keyof EnginePackages]: () => Promise<Eng
 interface EngineEntry {
   /** The plugin has a serving capability (a live server backend and a gateway arm); a test holds this to the plugins. */
   readonly serves: boolean
+  /** The kind of model file its server loads (`gguf`), when it serves a local file rather than a model id. */
+  readonly modelFile?: string
   load(engines: EngineLookup): Promise<EnginePlugin>
   build(packages: EnginePackages, engines: EngineLookup): EnginePlugin
 }
 
 // `engines` is the registry the engine joins: an engine that works with others (Triton) looks them up there.
-function engine<K extends keyof EnginePackages>(pkg: K, make: (m: EnginePackages[K], engines: EngineLookup) => EnginePlugin, serves = false): EngineEntry {
-  return { serves, load: async (engines) => make(await PACKAGE_LOADERS[pkg](), engines), build: (packages, engines) => make(packages[pkg], engines) }
+function engine<K extends keyof EnginePackages>(pkg: K, make: (m: EnginePackages[K], engines: EngineLookup) => EnginePlugin, serves = false, modelFile?: string): EngineEntry {
+  return { serves, ...(modelFile ? { modelFile } : {}), load: async (engines) => make(await PACKAGE_LOADERS[pkg](), engines), build: (packages, engines) => make(packages[pkg], engines) }
 }
 
 /** The built-in engines' registry names; ENGINES below must hold exactly these (the type checker sees to it). */
@@ -54,7 +56,7 @@ const ENGINES: { readonly [K in EngineName]: EngineEntry } = {
   // ONNX Runtime's CPU execution provider, which the onnxruntime backend measures (its own releases and dimensions).
   'onnx-cpu': engine('onnx', (m) => onnxCpuPlugin(m)),
   // With llama-server's slots and continuous batching: runs on the server backend search them.
-  llamacpp: engine('llamacpp', (m) => m.llamacppServerEngine(), true),
+  llamacpp: engine('llamacpp', (m) => m.llamacppServerEngine(), true, 'gguf'),
 }
 
 /**
@@ -77,6 +79,12 @@ export const ENGINE_NAMES = Object.keys(ENGINES) as readonly EngineName[]
 
 /** The built-in engines with a serving capability: what `--backend server` and the gateway's arms can launch. */
 export const SERVING_ENGINE_NAMES: readonly EngineName[] = ENGINE_NAMES.filter((n) => ENGINES[n].serves)
+
+/** The engine a live command serves when none is named: the one whose server runs on a laptop's CPU from a local file. */
+export const DEFAULT_SERVING_ENGINE: EngineName = 'llamacpp'
+
+/** The kind of model file an engine's server loads (`gguf`), or undefined for an engine that takes a model id or path as it is. */
+export const servingModelFile = (name: string): string | undefined => (isEngineName(name) ? ENGINES[name].modelFile : undefined)
 
 export const isEngineName = (name: string): name is EngineName => Object.hasOwn(ENGINES, name)
 

@@ -13,5 +13,12 @@
  * ```
  */
 export * from './index.ts'
-export { backendPlugins, compose, defaultDatabaseUrl, defaultRegistry, enginePlugins, openStoreAt, type BackendOptions, type ComposeOptions, type Composition } from './compose.node.ts'
+export { backendPlugins, compose, defaultDatabaseUrl, defaultRegistry, enginePlugins, openStoreAt, servingEngine, type BackendOptions, type ComposeOptions, type Composition } from './compose.node.ts'
 export * from './sweep/index.node.ts'
+export { gatewayStatusJson, planGatewayArms, startGatewayDeployment, type GatewayDeployment, type GatewayDeploymentOptions, type GatewayStatusJson } from './gateway.node.ts'
+export { buildRunRequest, llamacppRestrict, type RunRequestFields } from './run-request.node.ts'
+export { parseQuantFlag, resolveTargetHardware, resolveTargetWorkload, UNSET_DECODE_CONTEXT_ASSUMPTION, workloadAssumptions, type ResolvedHardware, type TargetFields } from './target.ts'
+export { checkedGgufHeader, readGgufFileHeader, readJsonFile, requireGgufFile, resolveTargetModel, type ResolvedModel } from './target.node.ts'
+export { routeClient, routePath, storeTarget, type KernelsStreamEvents, type RouteClient, type RouteClientOptions, type RouteRequest, type StoreTarget } from './api-client.ts'
+export { objectivesFromFields, writeRecordLines } from './objectives.node.ts'
+export { embeddedRegistry, type NewEntry, type RegistryTarget } from './registry.node.ts'

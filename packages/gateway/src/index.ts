@@ -20,6 +20,8 @@
  * r.record(arm, obs, judge(obs, parseSlo('ttft_p99_ms=500,tpot_p99_ms=50')))
  * ```
  */
+export { comboId, resolveArms, splitArms, uniqueCombos, type ArmContext, type ArmRequest } from './arm-plan.ts'
+export { policyInput, type PolicyParams } from './policy-input.ts'
 export { checkToken, corsHeaders, DEFAULT_TIMEOUTS, hostAllowed, isLoopback, originAllowed, parseOrigin, serverTimeouts, tokenAccepted, type Timeouts } from './access.ts'
 export { BodyBudget, checkRequest, DEFAULT_LIMITS, TOKEN_LIMIT_FIELDS, type CheckedRequest, type RequestLimits } from './request.ts'
 export { renderMetrics, type GatewayTotals } from './metrics.ts'

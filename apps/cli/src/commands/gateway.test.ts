@@ -12,8 +12,6 @@ import { openStore } from '@kerneltune/store'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { memoryIo, runMain } from '../cli/testing.ts'
 import { main } from '../main.ts'
-import type { Store } from '@kerneltune/store'
-import { resolveArms, splitArms } from './gateway-arms.ts'
 import { processesNaming } from '@kerneltune/tooling/test-processes'
 
 const dir = mkdtempSync(join(tmpdir(), 'kt-gateway-cli-'))
@@ -61,31 +59,6 @@ function stream(url: string, prompt: string, n: number): Promise<{ status: numbe
 const complete = (body: string) => /data: \[DONE\]\s*$/.test(body)
 
 describe('kerneltune gateway', () => {
-  it('should split --arms at commas outside JSON objects', () => {
-    expect(splitArms('defaults, fast={"threads":"1","parallel":"1"},{"parallel":"2"}')).toEqual(['defaults', 'fast={"threads":"1","parallel":"1"}', '{"parallel":"2"}'])
-  })
-
-  it('should take recommended and top:N from a stored run, serve a configuration once, and add --endpoint arms', async () => {
-    const measured = (combo: Record<string, string>, tps: number, isBaseline = false) => ({ combo, status: 'measured', isBaseline, metrics: { throughputTps: tps } })
-    // Only the two reads resolveArms makes of the store.
-    const store = {
-      runs: {
-        get: async (_t: string, id: string) => (id === 'r1' ? { target: { engine: 'llamacpp' }, summary: { winner: { combo: { threads: '2' } } } } : id === 'v' ? { target: { engine: 'vllm' }, summary: null } : undefined),
-        combos: async () => [measured({}, 50, true), measured({ threads: '1' }, 40), measured({ threads: '2' }, 60), measured({ parallel: '1' }, 45), { combo: { parallel: '2' }, status: 'failed', isBaseline: false, metrics: null }],
-      },
-    } as unknown as Store
-    const ctx = { runId: 'r1', endpoints: ['http://127.0.0.1:9'], openStore: async () => store, tenant: 'default', engine: 'llamacpp' }
-    const r = await resolveArms('defaults,recommended,top:3,slow={"threads":"1"}', ctx)
-    expect(r.arms.map((a) => [a.id, a.kind === 'combo' ? a.combo : a.url])).toEqual([
-      ['defaults', {}], ['recommended', { threads: '2' }], ['top2', { parallel: '1' }], ['top3', { threads: '1' }], ['endpoint1', 'http://127.0.0.1:9'],
-    ])
-    expect(r.notes).toEqual(['arm top1 is the same configuration as arm recommended; it is served once, as recommended', 'arm slow is the same configuration as arm top3; it is served once, as top3'])
-    await expect(resolveArms('recommended', { ...ctx, runId: 'nope' })).rejects.toThrow(/no such run/)
-    await expect(resolveArms('recommended', { ...ctx, runId: 'v' })).rejects.toThrow(/tuned vllm/)
-    // With --engine vllm the same run is the one to launch.
-    expect((await resolveArms('recommended', { ...ctx, runId: 'v', engine: 'vllm' })).arms.map((x) => x.id)).toEqual(['recommended', 'endpoint1'])
-  })
-
   it('should take a vLLM arm through its serving capability and say plainly when vLLM is not installed', async () => {
     const m = memoryIo(dir, { PATH: join(dir, 'no-bin') })
     const code = await main(['gateway', '--engine', 'vllm', '--arms', 'defaults', '--model', 'org/model', '--db', join(dir, 'vllm.db'), '--json'], m.io)

@@ -1,76 +1,34 @@
 /**
  * `kerneltune gateway`: keep tuning while serving. Launches one server per arm (or uses running
- * endpoints) of any engine with a serving capability (llama.cpp, vLLM, TGI, trtllm-serve), serves
- * an OpenAI-compatible endpoint in front of them and routes each
- * request with a bandit (@kerneltune/gateway). Routing decisions and per-arm statistics are
+ * endpoints) of any engine with a serving capability, serves an OpenAI-compatible endpoint in
+ * front of them and routes each request with a bandit (@kerneltune/gateway). Routing decisions and per-arm statistics are
  * stored as a deployment, which the dashboard shows. Runs until SIGTERM or SIGINT, then drains,
  * stops every server and exits 0.
  */
-import { basename, resolve } from 'node:path'
-import { POLICY_KINDS, type PolicyInput, type PolicyKind } from '@kerneltune/bandit'
-import { defaultDatabaseUrl, openStoreAt } from '@kerneltune/compose/node'
-import { loadEngine, SERVING_ENGINE_NAMES } from '@kerneltune/compose'
-import { requireServing, type Combo, type EnginePlugin } from '@kerneltune/core'
-import { llamacppServerEngine } from '@kerneltune/engines-llamacpp'
-import { checkToken, DEFAULT_LIMITS, DEFAULT_TIMEOUTS, parseOrigin } from '@kerneltune/gateway'
-import { DEFAULT_MAX_TOTAL_BODY_BYTES, startGateway, type Decision, type GatewayArmSpec, type GatewayStatus } from '@kerneltune/gateway/node'
-import { formatSlo, parseSlo, type LatencyObjective } from '@kerneltune/serving'
-import { locateLlamaServer } from '@kerneltune/engines-llamacpp/node'
-import { requireServerBinary } from '@kerneltune/serving/node'
-import type { GatewayDecisionRow, Store } from '@kerneltune/store'
+import { resolve } from 'node:path'
+import { POLICY_KINDS, type PolicyKind } from '@kerneltune/bandit'
+import { defaultDatabaseUrl, gatewayStatusJson, startGatewayDeployment } from '@kerneltune/compose/node'
+import { DEFAULT_SERVING_ENGINE, SERVING_ENGINE_NAMES, servingModelFile } from '@kerneltune/compose'
+import { DEFAULT_LIMITS, DEFAULT_TIMEOUTS, policyInput } from '@kerneltune/gateway'
+import { DEFAULT_MAX_TOTAL_BODY_BYTES, type GatewayStatus } from '@kerneltune/gateway/node'
+import { formatSlo, parseSlo } from '@kerneltune/serving'
 import { usageError } from '../cli/args.ts'
 import { defineCommand } from '../cli/command.ts'
 import { fmt, table } from '../cli/output.ts'
 import { EXIT } from '../cli/run.ts'
-import { resolveArms, type ArmRequest } from './gateway-arms.ts'
 
 const MIB = 1 << 20
-
-/** The engines whose plugins have a serving capability. */
-
-/** The arms' engine: llama.cpp's with its build-cache lookup, the others as compose loads them. */
-async function gatewayEngine(name: string): Promise<EnginePlugin> {
-  return name === 'llamacpp' ? llamacppServerEngine({ locate: locateLlamaServer }) : loadEngine(name)
-}
 
 /** A chat-like budget for a small model on a CPU; give --slo for yours. */
 export const DEFAULT_SLO = 'ttft_p99_ms=1000,tpot_p99_ms=100'
 
-function policyOf(kind: PolicyKind, f: { gamma?: number | undefined; policyWindow?: number | undefined; epsilon?: number | undefined }): PolicyInput {
-  if (f.gamma !== undefined && kind !== 'discounted-ucb' && kind !== 'discounted-thompson') throw usageError(`--gamma is for discounted-ucb and discounted-thompson, not ${kind}`)
-  if (f.policyWindow !== undefined && kind !== 'sliding-window-ucb') throw usageError(`--policy-window is for sliding-window-ucb, not ${kind}`)
-  if (f.epsilon !== undefined && kind !== 'epsilon-greedy') throw usageError(`--epsilon is for epsilon-greedy, not ${kind}`)
-  switch (kind) {
-    case 'discounted-ucb':
-    case 'discounted-thompson':
-      return { kind, ...(f.gamma === undefined ? {} : { gamma: f.gamma }) }
-    case 'sliding-window-ucb':
-      return { kind, ...(f.policyWindow === undefined ? {} : { window: f.policyWindow }) }
-    case 'epsilon-greedy':
-      return { kind, ...(f.epsilon === undefined ? {} : { epsilon: f.epsilon }) }
-    default:
-      return { kind }
-  }
-}
-
-function sloOf(text: string): readonly LatencyObjective[] {
+function sloOf(text: string) {
   try {
     return parseSlo(text)
   } catch (e) {
     throw usageError(`--slo: ${e instanceof Error ? e.message : String(e)}`)
   }
 }
-
-const decisionRow = (d: Decision, startedAt: number): GatewayDecisionRow => ({
-  seq: d.requestId, at: new Date(startedAt + d.atMs).toISOString(), arm: d.arm, reason: d.reason, ok: d.ok, met: d.met, reward: d.reward,
-  ttftMs: d.ttftMs ?? null, tpotMs: d.tpotMs ?? null,
-})
-
-/** The status as the JSON output and the store give it: no functions, the server's pid and URL per arm. */
-const statusJson = (s: GatewayStatus) => ({
-  url: s.url, policy: s.policy, fallback: s.fallback, objectives: formatSlo(s.objectives), draining: s.draining, totals: s.totals,
-  arms: s.arms.map(({ server, ...a }) => ({ ...a, combo: server.combo, pid: server.pid, baseUrl: server.baseUrl, version: server.version, launches: server.launches, argv: server.argv })),
-})
 
 function render(s: GatewayStatus): string {
   return table(s.arms.map((a) => [
@@ -81,13 +39,13 @@ function render(s: GatewayStatus): string {
 
 export const gatewayCommand = defineCommand({
   name: 'gateway',
-  summary: 'Serve an OpenAI-compatible endpoint that routes live requests among server configurations of one engine (llama-server by default; vLLM, TGI or trtllm-serve with --engine) with a bandit, and keeps tuning while it serves.',
+  summary: 'Serve an OpenAI-compatible endpoint that routes live requests among server configurations of one engine (any engine with a serving capability, picked with --engine) with a bandit, and keeps tuning while it serves.',
   description:
-    'Launches one server per arm (llama-server with --gguf; with another --engine that engine\'s server with --model, where installed) (or uses running servers), then serves POST /v1/completions and /v1/chat/completions (streamed or not): each request goes to the arm the policy picks (Thompson sampling by default) and the arm\'s answer is passed back byte for byte. A request\'s reward is what it experienced against the latency objectives (--slo): 0.5 when it met them all, plus 0.5 × the mean headroom under each bound; a failed request earns 0. Guardrails: the defaults arm is the fallback; an arm whose objective-miss rate over its last --suspend-window requests exceeds the defaults\' by --suspend-margin with --suspend-confidence is suspended and probed at --retry-rate; a crashed server is relaunched in the background; a request whose arm fails before its first byte is retried once on another arm, unless the arm\'s server died during it (the request is then never sent to another arm). Arms are judged only on what is theirs: a request the gateway refuses (over --max-body-mb, nested deeper than 64, not UTF-8, a token limit that is not an integer or is over --max-tokens-cap) gets a 4xx and reaches no arm; an answer every arm tried refuses is the client\'s and is passed on; a client that leaves is counted apart. A request without a token limit (or -1) gets --max-tokens-cap. Access: no CORS unless --allow-origin; on a loopback --host only loopback Host names; --token / KERNELTUNE_GATEWAY_TOKEN makes every route but /health need it. GET /metrics gives requests, misses, traffic share and the posterior per arm; GET /gateway/status the same as JSON. Decisions and per-arm statistics are stored as a deployment (the dashboard\'s deployment card shows them). SIGTERM or SIGINT drains in-flight requests, stops every server and exits 0.',
+    'Launches one server per arm (the engine\'s server, where installed, serving --gguf for an engine that loads a GGUF file, else --model) (or uses running servers), then serves POST /v1/completions and /v1/chat/completions (streamed or not): each request goes to the arm the policy picks (Thompson sampling by default) and the arm\'s answer is passed back byte for byte. A request\'s reward is what it experienced against the latency objectives (--slo): 0.5 when it met them all, plus 0.5 × the mean headroom under each bound; a failed request earns 0. Guardrails: the defaults arm is the fallback; an arm whose objective-miss rate over its last --suspend-window requests exceeds the defaults\' by --suspend-margin with --suspend-confidence is suspended and probed at --retry-rate; a crashed server is relaunched in the background; a request whose arm fails before its first byte is retried once on another arm, unless the arm\'s server died during it (the request is then never sent to another arm). Arms are judged only on what is theirs: a request the gateway refuses (over --max-body-mb, nested deeper than 64, not UTF-8, a token limit that is not an integer or is over --max-tokens-cap) gets a 4xx and reaches no arm; an answer every arm tried refuses is the client\'s and is passed on; a client that leaves is counted apart. A request without a token limit (or -1) gets --max-tokens-cap. Access: no CORS unless --allow-origin; on a loopback --host only loopback Host names; --token / KERNELTUNE_GATEWAY_TOKEN makes every route but /health need it. GET /metrics gives requests, misses, traffic share and the posterior per arm; GET /gateway/status the same as JSON. Decisions and per-arm statistics are stored as a deployment (the dashboard\'s deployment card shows them). SIGTERM or SIGINT drains in-flight requests, stops every server and exits 0.',
   flags: [
-    { name: 'engine', type: 'string', description: 'Engine of the arms: any engine with a serving capability, launched from its translation of each arm\'s combination.', choices: SERVING_ENGINE_NAMES, default: 'llamacpp' },
-    { name: 'gguf', type: 'string', description: 'llamacpp: the GGUF model every launched arm serves.', valueName: 'FILE' },
-    { name: 'model', type: 'string', description: 'With an --engine other than llamacpp: the model every launched arm serves (a model id or path, as the engine takes it).', valueName: 'MODEL' },
+    { name: 'engine', type: 'string', description: 'Engine of the arms: any engine with a serving capability, launched from its translation of each arm\'s combination.', choices: SERVING_ENGINE_NAMES, default: DEFAULT_SERVING_ENGINE },
+    { name: 'gguf', type: 'string', description: 'An engine that loads a GGUF file (the default engine): the model every launched arm serves.', valueName: 'FILE' },
+    { name: 'model', type: 'string', description: 'An engine that takes a model id: the model every launched arm serves (a model id or path, as the engine takes it).', valueName: 'MODEL' },
     { name: 'arms', type: 'string', description: 'Comma-separated arms: defaults, recommended, top:N (from --run), {"threads":"1"}, NAME={...}, NAME=http://host:port. Default: defaults.', valueName: 'LIST' },
     { name: 'endpoint', type: 'list', description: 'A running server to add as an arm (repeatable).', valueName: 'URL' },
     { name: 'run', type: 'string', description: 'The stored run that recommended and top:N come from.', valueName: 'RUN_ID' },
@@ -132,90 +90,35 @@ export const gatewayCommand = defineCommand({
   async run(ctx) {
     const f = ctx.flags
     const objectives = sloOf(f.slo ?? DEFAULT_SLO)
-    const policy = policyOf((f.policy ?? 'thompson') as PolicyKind, f)
-    const tenant = f.tenant ?? ctx.io.env.KERNELTUNE_TENANT ?? 'default'
-    // Checked before any store or server opens, so a refused start leaves nothing behind.
-    const token = f.token ?? (ctx.io.env.KERNELTUNE_GATEWAY_TOKEN || undefined)
-    checkToken(token)
-    const allowOrigins = (f.allowOrigin ?? []).map(parseOrigin)
-    const maxBodyBytes = Math.round((f.maxBodyMb ?? DEFAULT_LIMITS.maxBodyBytes / MIB) * MIB)
-    const maxTotalBodyBytes = Math.round((f.maxTotalBodyMb ?? DEFAULT_MAX_TOTAL_BODY_BYTES / MIB) * MIB)
-    if (maxTotalBodyBytes < maxBodyBytes) throw usageError(`--max-total-body-mb (${f.maxTotalBodyMb}) must be at least --max-body-mb (${f.maxBodyMb ?? DEFAULT_LIMITS.maxBodyBytes / MIB})`)
+    const engine = f.engine ?? DEFAULT_SERVING_ENGINE
+    // An engine that serves a local file takes it as --gguf (resolved here); the others a model id as --model.
+    const file = servingModelFile(engine)
     const ms = (s: number | undefined) => (s === undefined ? undefined : Math.round(s * 1000))
-    const timeouts = { headersTimeoutMs: ms(f.headersTimeout), requestTimeoutMs: ms(f.requestTimeout), keepAliveTimeoutMs: ms(f.keepAliveTimeout) }
-    if ((timeouts.headersTimeoutMs ?? DEFAULT_TIMEOUTS.headersTimeoutMs) > (timeouts.requestTimeoutMs ?? DEFAULT_TIMEOUTS.requestTimeoutMs)) throw usageError('--headers-timeout must not exceed --request-timeout: the request includes its headers')
-    let store: Store | undefined
-    const openStore = async () => (store ??= await openStoreAt(f.db ? resolve(ctx.io.cwd, f.db) : defaultDatabaseUrl(ctx.io.env)))
-    try {
-      const engineName = f.engine ?? 'llamacpp'
-      const { arms: requested, notes } = await resolveArms(f.arms, { runId: f.run, endpoints: f.endpoint ?? [], openStore, tenant, engine: engineName })
-      const needsModel = requested.some((a) => a.kind === 'combo')
-      const modelFlag = engineName === 'llamacpp' ? f.gguf : f.model
-      if (needsModel && !modelFlag) throw usageError(`launched arms need the model: give ${engineName === 'llamacpp' ? '--gguf FILE' : '--model MODEL'} (or serve only running servers with NAME=http://… / --endpoint)`)
-      const fallback = f.fallback ?? (requested.some((a) => a.id === 'defaults') ? 'defaults' : requested[0]!.id)
-      if (!requested.some((a) => a.id === fallback)) throw usageError(`--fallback ${fallback} is not one of the arms (${requested.map((a) => a.id).join(', ')})`)
-      const model = engineName === 'llamacpp' ? (f.gguf ? resolve(ctx.io.cwd, f.gguf) : undefined) : f.model
-      const engine = await gatewayEngine(engineName)
-      const serving = requireServing(engine)
-      // Not installed: ENGINE_NOT_INSTALLED with the engine's install hint, before anything starts.
-      const binary = needsModel ? requireServerBinary(engine.name, serving, ctx.io.env).path : undefined
-      const spec = (a: ArmRequest): GatewayArmSpec => a.kind === 'endpoint'
-        ? { id: a.id, target: { kind: 'endpoint', url: a.url, serving } }
-        : { id: a.id, combo: a.combo, target: { kind: 'engine', engine, binary: binary!, model: model! } }
-
-      const db = await openStore()
-      const deployment = f.deployment
-        ? await db.deployments.require(tenant, f.deployment)
-        : await db.deployments.create({ tenant, name: f.name ?? `gateway ${model ? basename(model) : requested.map((a) => a.id).join(',')}`, engine: engine.name, engineVersion: engine.defaultVersion })
-      const combos = new Map<string, Combo | null>(requested.map((a) => [a.id, a.kind === 'combo' ? a.combo : null]))
-      const pending: GatewayDecisionRow[] = []
-      const startedAt = Date.now()
-      let saving: Promise<void> = Promise.resolve()
-      const save = (s: GatewayStatus, state: 'running' | 'stopped') => {
-        const rows = pending.splice(0)
-        const lead = [...s.arms].sort((a, b) => b.requests - a.requests)[0]
-        saving = saving.then(() => db.deployments.recordGateway(tenant, deployment.id, {
-          gateway: { ...statusJson(s), arms: undefined, state, startedAt: new Date(startedAt).toISOString(), model: model ?? null },
-          arms: s.arms.map(({ server, ...a }) => ({ arm: a.arm, combo: combos.get(a.arm) ?? null, stats: { ...a, pid: server.pid, baseUrl: server.baseUrl, launches: server.launches } })),
-          decisions: rows,
-          ...(lead && lead.requests > 0 ? { currentCombo: combos.get(lead.arm) ?? null } : {}),
-        })).catch((e: unknown) => ctx.io.stderr(`kerneltune gateway: could not save to the store: ${e instanceof Error ? e.message : String(e)}\n`))
-        return saving
-      }
-
-      const g = await startGateway({
-        arms: requested.map(spec), fallback, objectives, policy, seed: f.seed ?? 1,
-        guard: { window: f.suspendWindow ?? 40, margin: f.suspendMargin ?? 0.1, confidence: f.suspendConfidence ?? 0.95, retryRate: f.retryRate ?? 0.05 },
-        limits: { maxBodyBytes, maxTotalBodyBytes, maxTokens: f.maxTokensCap ?? DEFAULT_LIMITS.maxTokens }, timeouts, allowOrigins, ...(token ? { token } : {}),
-        host: f.host ?? '127.0.0.1', port: f.port ?? 8000, readyTimeoutMs: (f.readyTimeout ?? 120) * 1000, drainTimeoutMs: (f.drainTimeout ?? 30) * 1000,
-        onDecision: (d) => void pending.push(decisionRow(d, startedAt)),
-        log: (l) => ctx.io.stderr(`kerneltune gateway: ${l}\n`),
-      })
-      const timer = setInterval(() => void save(g.status(), 'running'), (f.saveEvery ?? 5) * 1000)
-      timer.unref()
-      await save(g.status(), 'running')
-      const ready = statusJson(g.status())
-      if (ctx.json) ctx.io.stdout(JSON.stringify({ event: 'ready', deploymentId: deployment.id, ...ready, totals: undefined, notes }) + '\n')
-      else {
-        ctx.io.stderr(`kerneltune gateway: serving on ${g.url} (deployment ${deployment.id}, ${g.status().policy} policy, objectives ${formatSlo(objectives)})\n${render(g.status())}\n`)
-        for (const n of notes) ctx.io.stderr(`note: ${n}\n`)
-      }
-      await new Promise<void>((done) => {
-        const stop = (sig: string) => {
-          ctx.io.stderr(`kerneltune gateway: ${sig}: draining ${g.status().totals.inFlight} in-flight request(s), then stopping every server\n`)
-          done()
-        }
-        process.once('SIGTERM', () => stop('SIGTERM'))
-        process.once('SIGINT', () => stop('SIGINT'))
-      })
-      clearInterval(timer)
-      const final = await g.stop()
-      await save(final, 'stopped')
-      if (ctx.json) ctx.io.stdout(JSON.stringify({ event: 'stopped', deploymentId: deployment.id, ...statusJson(final) }) + '\n')
-      else ctx.io.stderr(`kerneltune gateway: stopped after ${final.totals.requests} request(s), ${final.totals.failed} failed, ${final.totals.retries} retried\n${render(final)}\n`)
-      return EXIT.OK
-    } finally {
-      await store?.close()
+    const g = await startGatewayDeployment({
+      engine, model: file ? (f.gguf ? resolve(ctx.io.cwd, f.gguf) : undefined) : f.model, modelFlag: file ? `--${file} FILE` : '--model MODEL',
+      arms: f.arms, endpoints: f.endpoint ?? [], runId: f.run, fallback: f.fallback, objectives,
+      policy: policyInput((f.policy ?? 'thompson') as PolicyKind, f), seed: f.seed ?? 1,
+      guard: { window: f.suspendWindow ?? 40, margin: f.suspendMargin ?? 0.1, confidence: f.suspendConfidence ?? 0.95, retryRate: f.retryRate ?? 0.05 },
+      maxBodyMb: f.maxBodyMb, maxTotalBodyMb: f.maxTotalBodyMb, maxTokens: f.maxTokensCap,
+      timeouts: { headersTimeoutMs: ms(f.headersTimeout), requestTimeoutMs: ms(f.requestTimeout), keepAliveTimeoutMs: ms(f.keepAliveTimeout) },
+      token: f.token ?? (ctx.io.env.KERNELTUNE_GATEWAY_TOKEN || undefined), allowOrigins: f.allowOrigin ?? [],
+      host: f.host ?? '127.0.0.1', port: f.port ?? 8000, readyTimeoutMs: (f.readyTimeout ?? 120) * 1000, drainTimeoutMs: (f.drainTimeout ?? 30) * 1000, saveEveryMs: (f.saveEvery ?? 5) * 1000,
+      databaseUrl: f.db ? resolve(ctx.io.cwd, f.db) : defaultDatabaseUrl(ctx.io.env), tenant: f.tenant ?? ctx.io.env.KERNELTUNE_TENANT ?? 'default', deployment: f.deployment, name: f.name,
+      env: ctx.io.env, log: (l) => ctx.io.stderr(`kerneltune gateway: ${l}\n`),
+    })
+    if (ctx.json) ctx.io.stdout(JSON.stringify({ event: 'ready', deploymentId: g.deploymentId, ...gatewayStatusJson(g.status()), totals: undefined, notes: g.notes }) + '\n')
+    else {
+      ctx.io.stderr(`kerneltune gateway: serving on ${g.url} (deployment ${g.deploymentId}, ${g.status().policy} policy, objectives ${formatSlo(objectives)})\n${render(g.status())}\n`)
+      for (const n of g.notes) ctx.io.stderr(`note: ${n}\n`)
     }
+    const sig = await new Promise<string>((done) => {
+      process.once('SIGTERM', () => done('SIGTERM'))
+      process.once('SIGINT', () => done('SIGINT'))
+    })
+    ctx.io.stderr(`kerneltune gateway: ${sig}: draining ${g.status().totals.inFlight} in-flight request(s), then stopping every server\n`)
+    const final = await g.stop()
+    if (ctx.json) ctx.io.stdout(JSON.stringify({ event: 'stopped', deploymentId: g.deploymentId, ...gatewayStatusJson(final) }) + '\n')
+    else ctx.io.stderr(`kerneltune gateway: stopped after ${final.totals.requests} request(s), ${final.totals.failed} failed, ${final.totals.retries} retried\n${render(final)}\n`)
+    return EXIT.OK
   },
 })

@@ -1843,13 +1843,13 @@ export const COMMAND_MANIFEST: readonly CommandMeta[] = [
           {
             "name": "backend",
             "type": "string",
-            "description": "Measurement backend: analytical, gpu-kernels, llamacpp (in-process), server (llama-server per combination under concurrent load); overrides the file",
+            "description": "Measurement backend: analytical, gpu-kernels, an engine's in-process backend (named as the engine), server (the engine's server per combination under concurrent load); overrides the file",
             "valueName": "NAME"
           },
           {
             "name": "gguf",
             "type": "string",
-            "description": "GGUF model to measure with llama.cpp (sets engine and backend llamacpp, reads the model spec, detects the hardware)",
+            "description": "GGUF model to measure (sets engine and backend llamacpp, reads the model spec, detects the hardware)",
             "valueName": "FILE"
           },
           {
@@ -1960,7 +1960,7 @@ export const COMMAND_MANIFEST: readonly CommandMeta[] = [
         "examples": [
           "kerneltune run create request.json",
           "kerneltune run create request.json --server http://127.0.0.1:8080 --token T",
-          "kerneltune run create --engine llamacpp --backend llamacpp --gguf m.gguf --reps 3 --prompt-tokens 64 --gen-tokens 16"
+          "kerneltune run create --gguf m.gguf --reps 3 --prompt-tokens 64 --gen-tokens 16"
         ],
         "runs": true
       },
@@ -4643,8 +4643,8 @@ export const COMMAND_MANIFEST: readonly CommandMeta[] = [
   },
   {
     "name": "gateway",
-    "summary": "Serve an OpenAI-compatible endpoint that routes live requests among server configurations of one engine (llama-server by default; vLLM, TGI or trtllm-serve with --engine) with a bandit, and keeps tuning while it serves.",
-    "description": "Launches one server per arm (llama-server with --gguf; with another --engine that engine's server with --model, where installed) (or uses running servers), then serves POST /v1/completions and /v1/chat/completions (streamed or not): each request goes to the arm the policy picks (Thompson sampling by default) and the arm's answer is passed back byte for byte. A request's reward is what it experienced against the latency objectives (--slo): 0.5 when it met them all, plus 0.5 × the mean headroom under each bound; a failed request earns 0. Guardrails: the defaults arm is the fallback; an arm whose objective-miss rate over its last --suspend-window requests exceeds the defaults' by --suspend-margin with --suspend-confidence is suspended and probed at --retry-rate; a crashed server is relaunched in the background; a request whose arm fails before its first byte is retried once on another arm, unless the arm's server died during it (the request is then never sent to another arm). Arms are judged only on what is theirs: a request the gateway refuses (over --max-body-mb, nested deeper than 64, not UTF-8, a token limit that is not an integer or is over --max-tokens-cap) gets a 4xx and reaches no arm; an answer every arm tried refuses is the client's and is passed on; a client that leaves is counted apart. A request without a token limit (or -1) gets --max-tokens-cap. Access: no CORS unless --allow-origin; on a loopback --host only loopback Host names; --token / KERNELTUNE_GATEWAY_TOKEN makes every route but /health need it. GET /metrics gives requests, misses, traffic share and the posterior per arm; GET /gateway/status the same as JSON. Decisions and per-arm statistics are stored as a deployment (the dashboard's deployment card shows them). SIGTERM or SIGINT drains in-flight requests, stops every server and exits 0.",
+    "summary": "Serve an OpenAI-compatible endpoint that routes live requests among server configurations of one engine (any engine with a serving capability, picked with --engine) with a bandit, and keeps tuning while it serves.",
+    "description": "Launches one server per arm (the engine's server, where installed, serving --gguf for an engine that loads a GGUF file, else --model) (or uses running servers), then serves POST /v1/completions and /v1/chat/completions (streamed or not): each request goes to the arm the policy picks (Thompson sampling by default) and the arm's answer is passed back byte for byte. A request's reward is what it experienced against the latency objectives (--slo): 0.5 when it met them all, plus 0.5 × the mean headroom under each bound; a failed request earns 0. Guardrails: the defaults arm is the fallback; an arm whose objective-miss rate over its last --suspend-window requests exceeds the defaults' by --suspend-margin with --suspend-confidence is suspended and probed at --retry-rate; a crashed server is relaunched in the background; a request whose arm fails before its first byte is retried once on another arm, unless the arm's server died during it (the request is then never sent to another arm). Arms are judged only on what is theirs: a request the gateway refuses (over --max-body-mb, nested deeper than 64, not UTF-8, a token limit that is not an integer or is over --max-tokens-cap) gets a 4xx and reaches no arm; an answer every arm tried refuses is the client's and is passed on; a client that leaves is counted apart. A request without a token limit (or -1) gets --max-tokens-cap. Access: no CORS unless --allow-origin; on a loopback --host only loopback Host names; --token / KERNELTUNE_GATEWAY_TOKEN makes every route but /health need it. GET /metrics gives requests, misses, traffic share and the posterior per arm; GET /gateway/status the same as JSON. Decisions and per-arm statistics are stored as a deployment (the dashboard's deployment card shows them). SIGTERM or SIGINT drains in-flight requests, stops every server and exits 0.",
     "flags": [
       {
         "name": "engine",
@@ -4661,13 +4661,13 @@ export const COMMAND_MANIFEST: readonly CommandMeta[] = [
       {
         "name": "gguf",
         "type": "string",
-        "description": "llamacpp: the GGUF model every launched arm serves.",
+        "description": "An engine that loads a GGUF file (the default engine): the model every launched arm serves.",
         "valueName": "FILE"
       },
       {
         "name": "model",
         "type": "string",
-        "description": "With an --engine other than llamacpp: the model every launched arm serves (a model id or path, as the engine takes it).",
+        "description": "An engine that takes a model id: the model every launched arm serves (a model id or path, as the engine takes it).",
         "valueName": "MODEL"
       },
       {

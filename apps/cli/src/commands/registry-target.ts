@@ -3,8 +3,8 @@
  * --server --token (the actor is the token), or the embedded store with --db, where the actor is
  * --as NAME (default $USER), so that a submitter and a different approver can share one database.
  */
-import { KerneltuneError, type RegistryEntry, type RegistryEvent } from '@kerneltune/core'
-import { compose, defaultDatabaseUrl } from '@kerneltune/compose/node'
+import { KerneltuneError } from '@kerneltune/core'
+import { defaultDatabaseUrl, embeddedRegistry, type RegistryTarget } from '@kerneltune/compose/node'
 import { kernelsClient, TARGET_FLAGS } from '../store-location.ts'
 
 export const REGISTRY_FLAGS = [
@@ -12,16 +12,7 @@ export const REGISTRY_FLAGS = [
   { name: 'as', type: 'string', description: 'Who acts, on the embedded store (default: $USER); with --server the token is the actor', valueName: 'NAME' },
 ] as const
 
-export interface NewEntry { name: string; kernelFamily: string; provider: string; source: string; metadata: Record<string, unknown> }
-
-export interface RegistryTarget {
-  submit(e: NewEntry): Promise<RegistryEntry>
-  list(status?: RegistryEntry['status']): Promise<RegistryEntry[]>
-  show(id: string): Promise<{ entry: RegistryEntry; audit: RegistryEvent[] }>
-  approve(id: string, reason: string): Promise<RegistryEntry>
-  deprecate(id: string, reason: string): Promise<RegistryEntry>
-  close(): Promise<void>
-}
+export type { NewEntry, RegistryTarget } from '@kerneltune/compose/node'
 
 type Flags = { server?: string; token?: string; db?: string; as?: string }
 
@@ -42,21 +33,5 @@ export async function registryTarget(flags: Flags, env: Readonly<Record<string, 
       close: () => c.close(),
     }
   }
-  const composition = await compose({ databaseUrl: flags.db ?? defaultDatabaseUrl(env), env })
-  const r = composition.store.registry
-  const tenant = env.KERNELTUNE_TENANT ?? 'default'
-  const actor = flags.as ?? env.USER ?? 'local'
-  const get = async (id: string) => {
-    const e = await r.get(tenant, id)
-    if (!e) throw new KerneltuneError('NOT_FOUND', `no registry entry ${id}; list them with kerneltune registry list`)
-    return e
-  }
-  return {
-    submit: (e) => r.submit({ tenant, actor, ...e }),
-    list: (status) => r.list(tenant, status),
-    show: async (id) => ({ entry: await get(id), audit: await r.events((await get(id)).id) }),
-    approve: async (id, reason) => r.approve(tenant, (await get(id)).id, actor, reason),
-    deprecate: async (id, reason) => r.deprecate(tenant, (await get(id)).id, actor, reason),
-    close: () => composition.close(),
-  }
+  return embeddedRegistry(flags.db ?? defaultDatabaseUrl(env), env, env.KERNELTUNE_TENANT ?? 'default', flags.as ?? env.USER ?? 'local')
 }

@@ -7,7 +7,8 @@ import { execFileSync } from 'node:child_process'
 import { rmSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
-import { cli, SMALL_RUN, tempDir } from './run.test-helpers.ts'
+import type { ApplyResult } from '@kerneltune/web/api-types'
+import { cli, SMALL_RUN, tempDir, translated } from './run.test-helpers.ts'
 
 const t = tempDir('kt-run-apply-shell-')
 const db = join(t.dir, 'kt.db')
@@ -18,8 +19,8 @@ describe('kerneltune run apply (human output)', () => {
     const request = t.file('request.json', { ...SMALL_RUN, restrict: { ...SMALL_RUN.restrict, fusion_strategy: ['aggressive'], cuda_graph: ['per-shape'] } })
     const created = await cli(t.dir, ['run', 'create', request, '--db', db, '--json'])
     expect(created.code).toBe(0)
-    const applied = await cli(t.dir, ['run', 'apply', created.json.id, '--db', db, '--json'])
-    const { argv, env } = applied.json.translation as { argv: string[]; env: Record<string, string> }
+    const applied = await cli<ApplyResult>(t.dir, ['run', 'apply', created.json.id, '--db', db, '--json'])
+    const { argv, env } = translated(applied.json.translation)
     expect(argv.some((a) => a.startsWith('{'))).toBe(true)
 
     const human = await cli(t.dir, ['run', 'apply', created.json.id, '--db', db])

@@ -2,6 +2,7 @@ import { rmSync } from 'node:fs'
 import { join } from 'node:path'
 import { openStore } from '@kerneltune/store'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import type { ShowOutput } from './run.ts'
 import { cli, SMALL_RUN, tempDir } from './run.test-helpers.ts'
 
 // `kerneltune run show` prints the run's one verdict, the one the dashboard shows (issue 34 item 11).
@@ -15,9 +16,9 @@ describe('kerneltune run show: one verdict', () => {
   it('should print the stored verdict of a 3-round interleaved run: keep the defaults, because 3 rounds cannot reach p < 0.05', async () => {
     const created = await cli(t.dir, ['run', 'create', 'request.json', '--design', 'interleaved', '--rounds', '3', '--db', db, '--json'])
     expect(created.code).toBe(0)
-    const v = created.json.summary.verdict
+    const v = created.json.summary?.verdict
     expect(v).toMatchObject({ kind: 'keep-defaults', index: null, power: { rounds: 3, minRounds: 7, canDecide: false } })
-    expect(v.headline).toBe('Keep the defaults: 3 rounds cannot reach p < 0.05: the sign-flip test on throughputTps needs at least 7.')
+    expect(v?.headline).toBe('Keep the defaults: 3 rounds cannot reach p < 0.05: the sign-flip test on throughputTps needs at least 7.')
     const human = (await cli(t.dir, ['run', 'show', created.json.id, '--db', db])).out
     const rows = human.split('\n')
     // One verdict row, the stored headline; no second verdict from the design; no winner named.
@@ -54,7 +55,7 @@ describe('kerneltune run show: one verdict', () => {
     expect(human).not.toMatch(/^winner\s+\{/m)
     expect(human).toMatch(/^not applied\s+#1 \{.*\} \(kerneltune run apply --force applies it anyway\)$/m)
     // The JSON carries the same one verdict, the stored one, and no decision beside it.
-    const shown = (await cli(t.dir, ['run', 'show', id, '--db', db, '--json'])).json
+    const shown = (await cli<ShowOutput & { decision?: unknown }>(t.dir, ['run', 'show', id, '--db', db, '--json'])).json
     expect(shown.verdict).toMatchObject({ kind: 'withheld', index: null, headline: verdictRows[0]!.replace(/^verdict\s+/, '') })
     expect(shown.decision).toBeUndefined()
     // Applying follows the same verdict: refused without --force, translated with it.

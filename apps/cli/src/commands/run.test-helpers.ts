@@ -2,6 +2,7 @@
 import { mkdtempSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import type { RunDetail, Translation } from '@kerneltune/web/api-types'
 import type { Io } from '../cli/command.ts'
 import { runCli } from '../cli/run.ts'
 import { runCommand } from './run.ts'
@@ -24,14 +25,27 @@ export function tempDir(prefix: string): { dir: string; file(name: string, value
   return { dir, file: (name, value) => (writeFileSync(join(dir, name), JSON.stringify(value)), join(dir, name)) }
 }
 
-/** Runs the CLI in process; `json` is the parsed stdout when it is JSON. */
-export async function cli(cwd: string, argv: string[], env: Record<string, string> = {}) {
+/** A translation the test expects to have succeeded: its command line, or a failure saying what it refused. */
+export function translated(t: Translation): Extract<Translation, { ok: true }> {
+  if (!t.ok) throw new Error(`the translation refused ${t.dimension}=${t.value}: ${t.reason}`)
+  return t
+}
+
+/** What a command prints with --json when it fails. */
+export interface CliFailure { ok: false; error: { code: string; message: string } }
+
+/**
+ * Runs the CLI in process; `json` is the parsed stdout when it is JSON, read as `T`: what the
+ * command prints, by the generated API types (a run by default, as `run create` prints it).
+ */
+export async function cli<T = RunDetail>(cwd: string, argv: string[], env: Record<string, string> = {}): Promise<{ code: number; out: string; err: string; json: T }> {
   const out: string[] = []
   const err: string[] = []
   const io: Io = { stdout: (t) => void out.push(t), stderr: (t) => void err.push(t), interactive: false, env, cwd }
   const code = await runCli(root, argv, io)
   const stdout = out.join('')
-  let json: any
+  let json: unknown
   try { json = JSON.parse(stdout) } catch { json = undefined }
-  return { code, out: stdout, err: err.join(''), json }
+  // Not checked: the tests assert what they read of it.
+  return { code, out: stdout, err: err.join(''), json: json as T }
 }

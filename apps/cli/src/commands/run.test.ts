@@ -4,7 +4,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { formatCommandLine } from '@kerneltune/core'
 import { synthLlama } from '@kerneltune/gguf'
 import { writeGgufFile } from '@kerneltune/gguf/node'
-import { cli, SMALL_RUN, tempDir } from './run.test-helpers.ts'
+import type { ApplyResult, RunList } from '@kerneltune/web/api-types'
+import type { ShowOutput } from './run.ts'
+import { cli, SMALL_RUN, tempDir, translated } from './run.test-helpers.ts'
 
 // kerneltune run … against the embedded store (a temporary SQLite file per suite).
 const t = tempDir('kt-run-cli-')
@@ -23,13 +25,13 @@ describe('kerneltune run (embedded store)', () => {
     runId = run.id
     expect(run).toMatchObject({ status: 'succeeded', backend: 'analytical', tenant: 'default' })
     expect(run.progress.done).toBe(run.progress.total)
-    expect(run.summary.simulated).toBe(true)
+    expect(run.summary?.simulated).toBe(true)
 
-    const list = await cli(t.dir, ['run', 'list', '--db', db, '--json'])
+    const list = await cli<RunList>(t.dir, ['run', 'list', '--db', db, '--json'])
     expect(list.code).toBe(0)
     expect(list.json.items.map((r: { id: string }) => r.id)).toContain(runId)
 
-    const show = await cli(t.dir, ['run', 'show', runId, '--db', db, '--json'])
+    const show = await cli<ShowOutput>(t.dir, ['run', 'show', runId, '--db', db, '--json'])
     expect(show.json.run.id).toBe(runId)
     expect(show.json.combos).toHaveLength(run.progress.total)
     expect(show.json.combos.filter((c: { isBaseline: boolean }) => c.isBaseline)).toHaveLength(1)
@@ -37,20 +39,20 @@ describe('kerneltune run (embedded store)', () => {
     const watch = await cli(t.dir, ['run', 'watch', runId, '--db', db, '--json'])
     expect(watch.json).toMatchObject({ type: 'run.finished', runId, status: 'succeeded' })
 
-    const apply = await cli(t.dir, ['run', 'apply', runId, '--db', db, '--json'])
+    const apply = await cli<ApplyResult>(t.dir, ['run', 'apply', runId, '--db', db, '--json'])
     expect(apply.code).toBe(0)
-    expect(apply.json.combo).toMatchObject(run.summary.winner.combo)
-    expect(apply.json.translation.argv.length).toBeGreaterThan(0)
+    expect(apply.json.combo).toMatchObject(run.summary?.winner?.combo ?? {})
+    expect(translated(apply.json.translation).argv.length).toBeGreaterThan(0)
     const human = await cli(t.dir, ['run', 'apply', runId, '--db', db])
     // Human output is the shell-quoted, multi-line form that `sh` turns back into this argv.
-    expect(human.out).toContain(formatCommandLine(apply.json.translation, { env: 'export', multiline: true }))
+    expect(human.out).toContain(formatCommandLine(translated(apply.json.translation), { env: 'export', multiline: true }))
   })
 
   it('should run the interleaved design when asked (--design interleaved) and show it with its A/A check', async () => {
     const created = await cli(t.dir, ['run', 'create', 'request.json', '--design', 'interleaved', '--rounds', '4', '--seed', '2', '--db', db, '--json'])
     expect(created.code).toBe(0)
     expect(created.json).toMatchObject({ status: 'succeeded', summary: { experiment: { design: 'interleaved', rounds: 4, seed: 2 } } })
-    const show = await cli(t.dir, ['run', 'show', created.json.id, '--db', db, '--json'])
+    const show = await cli<ShowOutput>(t.dir, ['run', 'show', created.json.id, '--db', db, '--json'])
     for (const c of show.json.combos) expect(c.repetitions).toHaveLength(4)
     const human = await cli(t.dir, ['run', 'show', created.json.id, '--db', db])
     expect(human.out).toMatch(/design\s+interleaved, 4 rounds, seed 2, sign-flip test/)
@@ -62,7 +64,7 @@ describe('kerneltune run (embedded store)', () => {
     expect(queued.json.status).toBe('queued')
     const cancel = await cli(t.dir, ['run', 'cancel', queued.json.id, '--db', db, '--json'])
     expect(cancel.json).toEqual({ id: queued.json.id, status: 'cancelled', cancelled: true })
-    expect((await cli(t.dir, ['run', 'show', queued.json.id, '--db', db, '--json'])).json.run.status).toBe('cancelled')
+    expect((await cli<ShowOutput>(t.dir, ['run', 'show', queued.json.id, '--db', db, '--json'])).json.run.status).toBe('cancelled')
     const again = await cli(t.dir, ['run', 'cancel', queued.json.id, '--db', db, '--json'])
     expect(again.json).toEqual({ id: queued.json.id, status: 'cancelled', cancelled: false })
     const finished = await cli(t.dir, ['run', 'cancel', runId, '--db', db, '--json'])
@@ -113,16 +115,16 @@ describe('kerneltune run (embedded store)', () => {
     expect(r.code).toBe(0)
     expect(r.json).toMatchObject({ status: 'succeeded', backend: 'node-llama-cpp', progress: { done: 2, total: 2 } })
     expect(r.json.target).toMatchObject({ engine: 'llamacpp', modelPath: join(t.dir, 'tiny.gguf') })
-    expect(r.json.summary.simulated).toBe(false)
+    expect(r.json.summary?.simulated).toBe(false)
     // In process there are no server slots: the run holds them (and continuous batching) at their defaults and says so.
-    expect(r.json.summary.heldAtDefault).toEqual({ parallel: 'auto', cont_batching: 'on' })
+    expect(r.json.summary?.heldAtDefault).toEqual({ parallel: 'auto', cont_batching: 'on' })
     expect((await cli(t.dir, ['run', 'show', r.json.id, '--db', db])).out).toMatch(/held at default\s+parallel=auto, cont_batching=on \(the backend cannot exercise them: not searched\)/)
-    const combos = (await cli(t.dir, ['run', 'show', r.json.id, '--db', db, '--json'])).json.combos
-    expect(combos.map((c: any) => [c.combo.flash_attn, c.simulated, c.repetitions.length])).toEqual([['auto', false, 2], ['off', false, 2]])
-    const apply = await cli(t.dir, ['run', 'apply', r.json.id, '--db', db, '--json', '--force'])
+    const combos = (await cli<ShowOutput>(t.dir, ['run', 'show', r.json.id, '--db', db, '--json'])).json.combos
+    expect(combos.map((c) => [c.combo.flash_attn, c.simulated, c.repetitions.length])).toEqual([['auto', false, 2], ['off', false, 2]])
+    const apply = await cli<ApplyResult>(t.dir, ['run', 'apply', r.json.id, '--db', db, '--json', '--force'])
     expect(apply.code).toBe(0)
-    expect(apply.json.translation.argv.slice(0, 1)).toEqual(['llama-server'])
-    expect(apply.json.translation.argv).toContain('--threads')
+    expect(translated(apply.json.translation).argv.slice(0, 1)).toEqual(['llama-server'])
+    expect(translated(apply.json.translation).argv).toContain('--threads')
     const missing = await cli(t.dir, ['run', 'create', '--gguf', 'nope.gguf', '--db', db])
     expect([missing.code, /is not a file/.test(missing.err)]).toEqual([2, true])
   }, 120_000)
@@ -150,14 +152,5 @@ describe('kerneltune run create/show --slo --objective', () => {
     const human = await cli(t.dir, ['run', 'show', created.json.id, '--db', db2])
     expect(human.out).toMatch(/objectives\s+TTFT p99 ≤ 500 ms, TPOT p99 ≤ 50 ms; maximise goodput/)
     expect(human.out).toMatch(/backend analytical measured no requests/)
-  })
-})
-
-describe('llamacppRestrict', () => {
-  it('should search slots on the server backend by default and pin them (and continuous batching) at llama-server\'s defaults otherwise', async () => {
-    const { llamacppRestrict } = await import('./run-request.ts')
-    expect(llamacppRestrict(2, {}, true)).toMatchObject({ parallel: ['auto', '1'], cont_batching: ['on'], flash_attn: ['auto', 'off'] })
-    expect(llamacppRestrict(2)).toMatchObject({ parallel: ['auto'], cont_batching: ['on'] })
-    expect(llamacppRestrict(2, { threads: ['1'] }, true)).toMatchObject({ threads: ['1'], parallel: ['auto'], cont_batching: ['on'] })
   })
 })

@@ -1,20 +1,15 @@
 /** kerneltune run create|list|show|watch|cancel|apply: Tier 1 runs, embedded or against a server. */
-import { formatCommandLine, KerneltuneError, parseWith } from '@kerneltune/core'
-import { describeSlo, describeViolation, parseObjective } from '@kerneltune/serving'
-import { RunRequestSchema, runRecordLines } from '@kerneltune/tuner'
+import { formatCommandLine, KerneltuneError } from '@kerneltune/core'
+import { runRows } from '@kerneltune/compose'
+import { describeViolation } from '@kerneltune/serving'
+import { runRecordLines } from '@kerneltune/tuner'
 import { defineCommand, type CommandContext } from '../cli/command.ts'
 import { keyValues, progressBar, table } from '../cli/output.ts'
-import type { ApiBodies, ApplyResult, RunCombo, RunDetail } from '@kerneltune/web/api-types'
+import type { ApplyResult, RunCombo, RunDetail } from '@kerneltune/web/api-types'
 import { TARGET_FLAGS, withKernelsClient, type KernelsClient, type StreamEvents } from '../store-location.ts'
 import { capacityLine } from './bench/capacity-line.ts'
 import { buildRunRequest, requireId, RUN_REQUEST_FLAGS } from './run-request.ts'
 import { OBJECTIVE_FLAGS, writeRecords } from './shared/objectives-flags.ts'
-
-/** The assembled request (a file and flags), checked with the server's own schema before it is sent: its type is then the route's body. */
-function runRequestBody(body: Record<string, unknown>): ApiBodies['POST /runs'] {
-  parseWith(RunRequestSchema, body, 'run request')
-  return body as ApiBodies['POST /runs']
-}
 
 type RunEventOf<T extends StreamEvents['runs']['type']> = Extract<StreamEvents['runs'], { type: T }>
 
@@ -32,7 +27,7 @@ async function watch(ctx: Pick<CommandContext, 'io' | 'json'>, c: KernelsClient,
 }
 
 /** `run show`'s JSON: the run and its combinations, with what the objectives say of each when it has them. */
-type ShowOutput = { run: RunDetail; combos: (RunCombo & Partial<ObjectivesOf>)[]; verdict?: ShownVerdict; objective?: string; slo?: Objectives['slo']; pareto?: number[]; paretoAxes?: Objectives['paretoAxes'] }
+export type ShowOutput = { run: RunDetail; combos: (RunCombo & Partial<ObjectivesOf>)[]; verdict?: ShownVerdict; objective?: string; slo?: Objectives['slo']; pareto?: number[]; paretoAxes?: Objectives['paretoAxes'] }
 type Objectives = NonNullable<NonNullable<RunDetail['summary']>['objectives']>
 /** The run's one verdict, as stored; what the objectives alone decided is its evidence, nested under it. */
 type ShownVerdict = Partial<NonNullable<NonNullable<RunDetail['summary']>['verdict']>> & { evidence?: { objectives: Objectives['decision'] } }
@@ -46,12 +41,12 @@ export const runCommand = defineCommand({
       name: 'create', summary: 'Create a run from a JSON request file and/or flags and (embedded) run it, or (--server) queue it',
       positionals: ['[REQUEST.json]'], flags: [...TARGET_FLAGS, ...RUN_REQUEST_FLAGS, { name: 'watch', type: 'boolean', description: 'Follow the run to the end', default: true }] as const,
       jsonOutput: 'the Run (after it finishes when watching)',
-      examples: ['kerneltune run create request.json', 'kerneltune run create request.json --server http://127.0.0.1:8080 --token T', 'kerneltune run create --engine llamacpp --backend llamacpp --gguf m.gguf --reps 3 --prompt-tokens 64 --gen-tokens 16'],
+      examples: ['kerneltune run create request.json', 'kerneltune run create request.json --server http://127.0.0.1:8080 --token T', 'kerneltune run create --gguf m.gguf --reps 3 --prompt-tokens 64 --gen-tokens 16'],
       async run(ctx) {
         if (ctx.positionals.length > 1) throw new KerneltuneError('INVALID_INPUT', `run create takes at most one REQUEST.json, got ${ctx.positionals.length} arguments`)
         const body = await buildRunRequest(ctx.positionals[0], ctx.flags, ctx.io.cwd)
         return withKernelsClient(ctx.flags, ctx.io.env, async (c) => {
-          const created = await c.call('POST /runs', { body: runRequestBody(body) })
+          const created = await c.call('POST /runs', { body })
           if (ctx.flags.watch) await watch(ctx, c, created.id)
           const run = await c.call('GET /runs/{id}', { params: { id: created.id } })
           if (ctx.json) ctx.printJson(run)
@@ -159,63 +154,5 @@ function measuredAs(run: RunDetail, combo: RunCombo): string {
   return combo.simulated ? 'simulated' : combo.status === 'measured' ? 'measured' : ''
 }
 
-/**
- * What a person needs to read a run's numbers: what was measured, on what, how many times, and,
- * when the backend stands in for the target engine or device, that the numbers are a proxy's.
- */
-function runSummary(run: RunDetail): string {
-  const s: Partial<NonNullable<RunDetail['summary']>> = run.summary ?? {}
-  const proxy = s.proxy ? `PROXY: ${s.proxy.on}, standing in for ${s.proxy.of}` : undefined
-  const rows: [string, unknown][] = [
-    ['id', run.id],
-    ['status', run.status],
-    ['target', `${run.target.model.name ?? `${run.target.model.paramsB}B`}${run.target.model.quant ? ` ${run.target.model.quant}` : ''} on ${run.target.hardware.name}, engine ${run.target.engine} ${run.target.engineVersion}`],
-    ['backend', run.backend],
-    [s.simulated ? 'simulated on' : 'measured on', (s.devices ?? []).join('; ')],
-  ]
-  if (proxy) rows.push(['numbers', `${proxy} (not measured on the target engine or hardware)`])
-  if (s.heldAtDefault) rows.push(['held at default', `${Object.entries(s.heldAtDefault).map(([d, v]) => `${d}=${v}`).join(', ')} (the backend cannot exercise them: not searched)`])
-  const o = s.objectives
-  if (o) {
-    rows.push(['objectives', `${o.slo.length ? describeSlo(o.slo) : 'none stated'}; ${parseObjective(o.objective).direction === 'min' ? 'minimise' : 'maximise'} ${o.objective}`])
-    if (o.note) rows.push(['objectives note', o.note])
-    else {
-      if (o.decision?.defaultsFeasible === false) rows.push(['defaults', 'miss the objectives: the winner must meet them'])
-      // Evidence, not the verdict: the run's one verdict (below) weighs it with the design's.
-      rows.push(['objectives alone', o.decision?.reason ?? 'no decision stored'])
-      rows.push(['Pareto front', `${o.paretoAxes.throughput} against ${o.paretoAxes.latency}: ${o.pareto.map((i: number) => `#${i}`).join(', ') || 'none'}`])
-    }
-  }
-  // A bench serve / bench capacity run: its combinations are loads, and a capacity search's result.
-  if (s.bench) rows.push(['measured by', s.bench.note])
-  if (s.capacity) rows.push(['capacity', capacityLine(s.capacity).replace(/^capacity: /, '')])
-  if (s.notMeasured?.length) rows.push(['not measured', `${s.notMeasured.join(', ')} (the backend does not exercise them: not part of the winner)`])
-  rows.push(['repetitions', run.repetitions], ['combos', run.progress.total])
-  // The run's one verdict (the tuner's runVerdict, as the dashboard shows it): a winner only when it names one.
-  const v = s.verdict
-  if (v) {
-    rows.push(['verdict', v.headline])
-    for (const f of v.figures) rows.push(['figure', `${f.label}: ${f.text}`])
-    for (const r of v.reasons) rows.push(['why', r])
-  }
-  const combo = s.winner ? `${JSON.stringify(s.winner.combo)}${proxy ? ` [${proxy}]` : ''}` : JSON.stringify(null)
-  rows.push(['winner', !v || v.index === s.winner?.index ? combo : 'none: the defaults stay'])
-  if (v && v.index === null && s.winner && s.winner.index !== s.baseline?.index) rows.push(['not applied', `#${s.winner.index} ${combo} (kerneltune run apply --force applies it anyway)`])
-  const same = Object.entries(s.winner?.notToldApart ?? {}) as [string, string[]][]
-  if (same.length) rows.push(['not told apart', same.map(([d, vs]) => `${d}=${s.winner?.combo[d]} ran the same work as ${vs.join(', ')}`).join('; ')])
-  rows.push(['simulated', s.simulated ?? ''])
-  if (proxy) rows.push(['proxy', 'yes'])
-  if (s.cacheScope === 'shared') rows.push(['cache', 'shared across tenants (operator opt-in): cached results may come from other tenants\' runs'])
-  for (const k of s.registryKernels ?? []) rows.push(['registry kernel', `${k.name} (${k.id}) ${k.selection}${k.usedBy.length ? `, used by combos ${k.usedBy.join(', ')}` : ''}: ${k.why}`])
-  for (const n of run.registryNotes ?? []) rows.push(['note', n])
-  const x = s.experiment
-  if (x?.design === 'interleaved') {
-    rows.push(['design', `interleaved, ${x.rounds} rounds${x.partialRound ? ' (the last one partial)' : ''}, seed ${x.seed}, ${x.test} test on ${x.metric}, every round on ${x.device}${x.worker ? ` by worker ${x.worker}` : ''}`])
-    const aa = x.aa?.comparison
-    // What the A/A arm shows, from the verdict's evidence: its reading, and a false-winner rate only where the rounds can reach p < 0.05.
-    rows.push(['A/A check', v?.aa ? v.aa.text : aa ? `${aa.improvement === null ? 'no estimate' : `${(aa.improvement * 100).toFixed(1)}%`}, p=${aa.pValue?.toPrecision(2) ?? 'n/a'}, ${aa.verdict}${x.aa.declaredWinner ? ' (the rule would crown the baseline against itself: noise)' : ''}` : 'not enough rounds'])
-    // The design's own sentence only for a summary without the run's verdict (which states it).
-    if (!v) rows.push(['verdict', x.verdict])
-  }
-  return keyValues(rows)
-}
+/** A run in words (compose's rows), its capacity search in the words bench capacity prints. */
+const runSummary = (run: RunDetail): string => keyValues(runRows(run, (c) => capacityLine(c).replace(/^capacity: /, '')))

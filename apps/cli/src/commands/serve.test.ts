@@ -6,7 +6,9 @@ import type { MeasurementBackend } from '@kerneltune/core'
 import { defaultRegistry } from '@kerneltune/compose/node'
 import { serve, type RunningServer } from '@kerneltune/server/node'
 import { runMain } from '../cli/testing.ts'
-import { cli, SMALL_RUN, tempDir } from './run.test-helpers.ts'
+import type { ApplyResult, RunDetail, RunList, TokenCreated, TokenList, TuneSessionDetail } from '@kerneltune/web/api-types'
+import type { ShowOutput } from './run.ts'
+import { cli, SMALL_RUN, tempDir, translated, type CliFailure } from './run.test-helpers.ts'
 
 // run, tune and token against a server (started in process on 127.0.0.1, port 0) with --server
 // URL --token T; and `kerneltune serve` itself as a child process.
@@ -17,7 +19,7 @@ const ADMIN = `admin-${globalThis.crypto.randomUUID()}`
 let server: RunningServer
 let url: string
 let operator: string
-const remote = (...argv: string[]) => cli(t.dir, [...argv, '--server', url, '--token', operator, '--json'])
+const remote = <T = RunDetail>(...argv: string[]) => cli<T>(t.dir, [...argv, '--server', url, '--token', operator, '--json'])
 
 /** A backend whose measurements wait until the run is cancelled: a run that is surely still running. */
 const stalled: MeasurementBackend = {
@@ -50,7 +52,7 @@ afterAll(async () => {
 describe('run, tune and token against a server', () => {
   let runId: string
   it('should mint an operator token with the admin token', async () => {
-    const r = await cli(t.dir, ['token', 'create', '--role', 'operator', '--tenant', 'default', '--server', url, '--token', ADMIN, '--json'])
+    const r = await cli<TokenCreated>(t.dir, ['token', 'create', '--role', 'operator', '--tenant', 'default', '--server', url, '--token', ADMIN, '--json'])
     expect(r.code).toBe(0)
     expect(r.json).toMatchObject({ role: 'operator', tenant: 'default' })
     operator = r.json.token
@@ -60,10 +62,10 @@ describe('run, tune and token against a server', () => {
   })
 
   it('should list tokens (no secrets) and revoke one over HTTP, after which the server refuses it', async () => {
-    const spare = await cli(t.dir, ['token', 'create', '--role', 'viewer', '--acts-for', (await cli(t.dir, ['token', 'list', '--server', url, '--token', ADMIN, '--json'])).json.items[0].id, '--expires', '1d', '--server', url, '--token', ADMIN, '--json'])
+    const spare = await cli<TokenCreated>(t.dir, ['token', 'create', '--role', 'viewer', '--acts-for', (await cli<TokenList>(t.dir, ['token', 'list', '--server', url, '--token', ADMIN, '--json'])).json.items[0]!.id, '--expires', '1d', '--server', url, '--token', ADMIN, '--json'])
     expect(spare.json).toMatchObject({ role: 'viewer', status: 'active', actsFor: expect.any(String) })
-    const all = await cli(t.dir, ['token', 'list', '--all-tenants', '--server', url, '--token', ADMIN, '--json'])
-    expect(all.json.items.find((x: any) => x.id === spare.json.id)).toMatchObject({ mintedBy: all.json.items.find((x: any) => x.role === 'superadmin').id })
+    const all = await cli<TokenList>(t.dir, ['token', 'list', '--all-tenants', '--server', url, '--token', ADMIN, '--json'])
+    expect(all.json.items.find((x) => x.id === spare.json.id)).toMatchObject({ mintedBy: all.json.items.find((x) => x.role === 'superadmin')?.id })
     expect(all.out).not.toContain(spare.json.token)
     expect((await cli(t.dir, ['token', 'revoke', spare.json.id, '--server', url, '--token', ADMIN, '--json'])).json.status).toBe('revoked')
     const refused = await cli(t.dir, ['run', 'list', '--server', url, '--token', spare.json.token])
@@ -75,17 +77,17 @@ describe('run, tune and token against a server', () => {
     expect(created.code).toBe(0)
     expect(created.json).toMatchObject({ status: 'succeeded', backend: 'analytical' })
     runId = created.json.id
-    expect((await remote('run', 'list')).json.items.map((r: { id: string }) => r.id)).toContain(runId)
-    const show = (await remote('run', 'show', runId)).json
+    expect((await remote<RunList>('run', 'list')).json.items.map((r) => r.id)).toContain(runId)
+    const show = (await remote<ShowOutput>('run', 'show', runId)).json
     expect(show.combos).toHaveLength(created.json.progress.total)
     const watch = await remote('run', 'watch', runId)
     expect(watch.code).toBe(0)
     expect(watch.json).toMatchObject({ status: 'succeeded' })
-    const apply = await remote('run', 'apply', runId)
+    const apply = await remote<ApplyResult>('run', 'apply', runId)
     // The winner lists what the analytical backend models (activation_dtype); apply fills in the rest.
-    expect(apply.json.combo).toMatchObject(created.json.summary.winner.combo)
-    expect(created.json.summary.notMeasured).toContain('attention_backend')
-    expect(apply.json.translation.argv.length).toBeGreaterThan(0)
+    expect(apply.json.combo).toMatchObject(created.json.summary?.winner?.combo ?? {})
+    expect(created.json.summary?.notMeasured).toContain('attention_backend')
+    expect(translated(apply.json.translation).argv.length).toBeGreaterThan(0)
   })
 
   it('should label a proxy run next to its numbers and its winner, leave unmeasured dimensions out, and warn on apply', async () => {
@@ -100,17 +102,17 @@ describe('run, tune and token against a server', () => {
     expect(human.out).toMatch(/not applied\s+#\d+ \{"matmul_path":"cutlass"\} \[PROXY: fake GEMVs on fake device/)
     expect(human.out).toMatch(/not told apart\s+matmul_path=cutlass ran the same work as machete/)
     const id = /id\s+(\S+)/.exec(human.out)![1]!
-    const json = (await remote('run', 'show', id)).json
-    expect(json.run.summary.proxy).toMatchObject({ on: 'fake GEMVs on fake device', engine: true, device: true })
-    expect(json.run.summary.winner).toMatchObject({ combo: { matmul_path: 'cutlass' }, proxy: json.run.summary.proxy })
-    expect(json.combos.every((c: { proxy: unknown }) => JSON.stringify(c.proxy) === JSON.stringify(json.run.summary.proxy))).toBe(true)
+    const json = (await remote<ShowOutput>('run', 'show', id)).json
+    expect(json.run.summary?.proxy).toMatchObject({ on: 'fake GEMVs on fake device', engine: true, device: true })
+    expect(json.run.summary?.winner).toMatchObject({ combo: { matmul_path: 'cutlass' }, proxy: json.run.summary?.proxy })
+    expect(json.combos.every((c) => JSON.stringify(c.proxy) === JSON.stringify(json.run.summary?.proxy))).toBe(true)
     const shown = await cli(t.dir, ['run', 'show', id, '--server', url, '--token', operator])
     expect(shown.out).toMatch(/measured as/)
     expect(shown.out.match(/proxy \(engine\+device\)/g)).toHaveLength(json.combos.length)
     const apply = await cli(t.dir, ['run', 'apply', id, '--force', '--server', url, '--token', operator])
     expect(apply.code, apply.err).toBe(0)
     expect(apply.err).toMatch(/warning: the winner was not measured on the engine/)
-    expect((await remote('run', 'apply', id, '--force')).json.warnings.length).toBe(2)
+    expect((await remote<ApplyResult>('run', 'apply', id, '--force')).json.warnings.length).toBe(2)
   })
 
   it('should cancel a running run and a queued one', async () => {
@@ -133,8 +135,8 @@ describe('run, tune and token against a server', () => {
     const id = start.json.id
     const watch = await remote('tune', 'watch', id)
     expect(watch.json).toMatchObject({ id, status: 'completed', trialsDone: 3 })
-    expect((await remote('tune', 'status', id)).json.trials).toHaveLength(3)
-    const resume = await remote('tune', 'resume', id)
+    expect((await remote<TuneSessionDetail>('tune', 'status', id)).json.trials).toHaveLength(3)
+    const resume = await remote<CliFailure>('tune', 'resume', id)
     expect(resume.code).toBe(1)
     expect(resume.json.error.message).toMatch(/completed; only a paused/)
     const cancel = await remote('tune', 'cancel', id)
@@ -142,7 +144,7 @@ describe('run, tune and token against a server', () => {
   }, 30_000)
 
   it('should list, approve (four eyes), show the audit of and deprecate a registry kernel over the server', async () => {
-    const mint = async (role: string) => (await cli(t.dir, ['token', 'create', '--role', role, '--tenant', 'default', '--server', url, '--token', ADMIN, '--json'])).json.token as string
+    const mint = async (role: string) => (await cli<TokenCreated>(t.dir, ['token', 'create', '--role', role, '--tenant', 'default', '--server', url, '--token', ADMIN, '--json'])).json.token
     const [submitter, approver] = [await mint('admin'), await mint('approver')]
     const res = await fetch(`${url}/api/v1/kernels/registry`, {
       method: 'POST', headers: { authorization: `Bearer ${submitter}`, 'content-type': 'application/json' },
@@ -168,12 +170,12 @@ describe('run, tune and token against a server', () => {
 
   it('should answer unknown ids with exit 2, a bad token with exit 1, and bad flags with exit 2', async () => {
     for (const argv of [['run', 'show', 'nope'], ['run', 'apply', 'nope'], ['tune', 'status', 'nope']]) {
-      const r = await remote(...argv)
+      const r = await remote<CliFailure>(...argv)
       expect([argv.join(' '), r.code, r.json.error.code]).toEqual([argv.join(' '), 2, 'NOT_FOUND'])
     }
     const bad = await cli(t.dir, ['run', 'list', '--server', url, '--token', 'wrong'])
     expect([bad.code, /401/.test(bad.err)]).toEqual([1, true])
-    const body = await remote('run', 'create', 'request.json', '--backend', 'nope')
+    const body = await remote<CliFailure>('run', 'create', 'request.json', '--backend', 'nope')
     expect([body.code, /nope/.test(body.json.error.message)]).toEqual([2, true])
   })
 })

@@ -4,7 +4,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { buildCatalog } from '@kerneltune/catalog'
 import { defaultRegistry, openStoreAt } from '@kerneltune/compose/node'
 import { runTune } from '@kerneltune/tuner'
-import { cli, SMALL_RUN, tempDir } from './run.test-helpers.ts'
+import type { TokenCreated, TuneSessionDetail } from '@kerneltune/web/api-types'
+import { cli, SMALL_RUN, tempDir, type CliFailure } from './run.test-helpers.ts'
 
 // kerneltune tune … and token create against the embedded store (a temporary SQLite file).
 const t = tempDir('kt-tune-cli-')
@@ -21,11 +22,11 @@ describe('kerneltune tune (embedded store)', () => {
   })
 
   it('should start a session from a run, run its trials and show its status', async () => {
-    const start = await cli(t.dir, ['tune', 'start', runId, '--trials', '3', '--strategy', 'random', '--keep', 'attention_backend,activation_dtype', '--db', db, '--json'])
+    const start = await cli<TuneSessionDetail>(t.dir, ['tune', 'start', runId, '--trials', '3', '--strategy', 'random', '--keep', 'attention_backend,activation_dtype', '--db', db, '--json'])
     expect(start.code).toBe(0)
     expect(start.json).toMatchObject({ runId, status: 'completed', trialsDone: 3, strategy: 'random' })
     expect(start.json.trials).toHaveLength(3)
-    expect(typeof start.json.best.value).toBe('number')
+    expect(typeof start.json.best?.value).toBe('number')
     const status = await cli(t.dir, ['tune', 'status', start.json.id, '--db', db, '--json'])
     expect(status.json).toMatchObject({ id: start.json.id, status: 'completed', trialsDone: 3 })
     const human = await cli(t.dir, ['tune', 'status', start.json.id, '--db', db])
@@ -43,10 +44,10 @@ describe('kerneltune tune (embedded store)', () => {
     expect((await store.tune.require(null, session.id)).status).toBe('paused')
     await store.close()
 
-    const resumed = await cli(t.dir, ['tune', 'resume', session.id, '--db', db, '--json'])
+    const resumed = await cli<TuneSessionDetail>(t.dir, ['tune', 'resume', session.id, '--db', db, '--json'])
     expect(resumed.code).toBe(0)
     expect(resumed.json).toMatchObject({ status: 'completed', trialsDone: 4 })
-    expect(resumed.json.trials.map((x: { index: number }) => x.index)).toEqual([0, 1, 2, 3])
+    expect(resumed.json.trials.map((x) => x.index)).toEqual([0, 1, 2, 3])
 
     const other = await cli(t.dir, ['tune', 'start', runId, '--trials', '2', '--keep', 'attention_backend', '--no-watch', '--db', db, '--json'])
     const cancel = await cli(t.dir, ['tune', 'cancel', other.json.id, '--db', db, '--json'])
@@ -65,7 +66,7 @@ describe('kerneltune tune (embedded store)', () => {
     const unknownRun = await cli(t.dir, ['tune', 'start', 'no-such-run', '--trials', '2', '--db', db])
     expect([unknownRun.code, /no-such-run/.test(unknownRun.err)]).toEqual([2, true])
     for (const sub of ['status', 'resume', 'cancel']) {
-      const r = await cli(t.dir, ['tune', sub, 'no-such-session', '--db', db, '--json'])
+      const r = await cli<CliFailure | undefined>(t.dir, ['tune', sub, 'no-such-session', '--db', db, '--json'])
       expect([sub, r.code, r.json?.ok]).toEqual([sub, 2, false])
     }
     const flat = (await cli(t.dir, ['run', 'create', 'flat.json', '--db', db, '--json'])).json.id
@@ -80,7 +81,7 @@ describe('kerneltune tune (embedded store)', () => {
 
 describe('kerneltune token create (embedded store)', () => {
   it('should mint a token once with its role and tenant, and refuse an unknown role', async () => {
-    const r = await cli(t.dir, ['token', 'create', '--role', 'operator', '--tenant', 'acme', '--label', 'ci', '--db', db, '--json'])
+    const r = await cli<TokenCreated>(t.dir, ['token', 'create', '--role', 'operator', '--tenant', 'acme', '--label', 'ci', '--db', db, '--json'])
     expect(r.code).toBe(0)
     expect(r.json).toMatchObject({ role: 'operator', tenant: 'acme', label: 'ci' })
     expect(r.json.token.length).toBeGreaterThan(20)
@@ -113,7 +114,7 @@ describe('kerneltune tune start --slo --objective', () => {
     const bad = await cli(t.dir, ['tune', 'start', runId, '--trials', '2', '--db', db3, '--objective', 'fastest'])
     expect(bad.code).toBe(2)
     expect(bad.err).toMatch(/unknown objective 'fastest'; accepted: goodput, outputTokensPerSecond, requestThroughput, ttft_mean_ms/)
-    const start = await cli(t.dir, ['tune', 'start', runId, '--trials', '2', '--strategy', 'random', '--keep', 'attention_backend', '--slo', 'e2e_p99_ms=100', '--objective', 'e2e_p99_ms', '--db', db3, '--json'])
+    const start = await cli<TuneSessionDetail>(t.dir, ['tune', 'start', runId, '--trials', '2', '--strategy', 'random', '--keep', 'attention_backend', '--slo', 'e2e_p99_ms=100', '--objective', 'e2e_p99_ms', '--db', db3, '--json'])
     expect(start.code).toBe(0)
     expect(start.json.narrowing).toMatchObject({ slo: { e2e_p99_ms: 100 }, objective: 'e2e_p99_ms' })
     const human = await cli(t.dir, ['tune', 'status', start.json.id, '--db', db3])

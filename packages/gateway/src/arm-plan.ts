@@ -1,21 +1,23 @@
 /**
- * The arms of `kerneltune gateway`, from `--arms` and `--endpoint`:
+ * The arms a gateway serves, from a list such as `defaults,recommended,top:2,{"threads":"1"}` and
+ * running endpoints:
  *
  * - `defaults`: the engine's server as it starts with no setting changed (the fallback arm);
- * - `recommended`: the winner of the stored run named by --run (else its best measured combination);
- * - `top:N`: the run's N best measured combinations (throughput, highest first), arms top1..topN;
+ * - `recommended`: the first of a stored run's candidates (its winner, else its best measured combination);
+ * - `top:N`: the run's N first candidates, arms top1..topN;
  * - `{"threads":"1"}` or `NAME={"parallel":"1"}`: a combination, translated by the engine;
- * - `NAME=http://host:port` or `--endpoint URL`: a server that is already running.
+ * - `NAME=http://host:port` or an endpoint URL: a server that is already running.
  *
- * Commas inside a JSON object do not split the list.
+ * Commas inside a JSON object do not split the list. A stored run is read only through
+ * `candidates`, so this stays free of the store (the composition root reads it).
  */
-import type { Combo } from '@kerneltune/core'
-import type { Store } from '@kerneltune/store'
-import { usageError } from '../cli/args.ts'
+import { KerneltuneError, type Combo } from '@kerneltune/core'
 
 export type ArmRequest =
   | { readonly id: string; readonly kind: 'combo'; readonly combo: Combo; readonly source: string }
   | { readonly id: string; readonly kind: 'endpoint'; readonly url: string }
+
+const invalid = (message: string) => new KerneltuneError('INVALID_INPUT', message)
 
 /** Splits at commas outside braces. */
 export function splitArms(text: string): string[] {
@@ -31,34 +33,28 @@ export function splitArms(text: string): string[] {
     } else cur += ch
   }
   out.push(cur.trim())
-  if (depth !== 0) throw usageError(`--arms has unbalanced braces: ${text}`)
+  if (depth !== 0) throw invalid(`--arms has unbalanced braces: ${text}`)
   return out.filter((x) => x !== '')
 }
 
-const comboId = (c: Combo) => Object.entries(c).map(([k, v]) => `${k}=${v}`).join(',') || 'defaults'
+/** The name an unnamed combination arm gets, and the key that tells two configurations apart. */
+export const comboId = (c: Combo): string => Object.entries(c).map(([k, v]) => `${k}=${v}`).join(',') || 'defaults'
 
 function parseCombo(json: string, token: string): Combo {
   let v: unknown
   try {
     v = JSON.parse(json)
   } catch {
-    throw usageError(`arm ${token}: the combination is not JSON`)
+    throw invalid(`arm ${token}: the combination is not JSON`)
   }
   if (typeof v !== 'object' || v === null || Array.isArray(v) || !Object.values(v).every((x) => typeof x === 'string')) {
-    throw usageError(`arm ${token}: a combination maps settings to string values, e.g. {"threads":"2","parallel":"1"}`)
+    throw invalid(`arm ${token}: a combination maps settings to string values, e.g. {"threads":"2","parallel":"1"}`)
   }
   return v as Combo
 }
 
-/** A stored run's measured combinations, best first: the winner, then by throughput. */
-async function runCandidates(store: Store, tenant: string, runId: string, engine: string): Promise<Combo[]> {
-  const run = await store.runs.get(tenant, runId)
-  if (!run) throw usageError(`--run ${runId}: no such run in this store (tenant ${tenant}); list runs with \`kerneltune run list\``)
-  if (run.target.engine !== engine) throw usageError(`--run ${runId} tuned ${run.target.engine}; the gateway launches ${engine} arms, so give a ${engine} run (or --engine ${run.target.engine})`)
-  const measured = (await store.runs.combos(runId)).filter((c) => c.status === 'measured' && !c.isBaseline && c.metrics?.throughputTps !== undefined)
-    .sort((a, b) => b.metrics!.throughputTps! - a.metrics!.throughputTps!)
-  const winner = (run.summary as { winner?: { combo?: Combo } | null } | null)?.winner?.combo
-  const combos = [...(winner ? [winner] : []), ...measured.map((c) => c.combo)]
+/** Combinations once each, the first occurrence kept. */
+export function uniqueCombos(combos: readonly Combo[]): Combo[] {
   const seen = new Set<string>()
   return combos.filter((c) => !seen.has(comboId(c)) && (seen.add(comboId(c)), true))
 }
@@ -66,21 +62,20 @@ async function runCandidates(store: Store, tenant: string, runId: string, engine
 export interface ArmContext {
   readonly runId?: string | undefined
   readonly endpoints: readonly string[]
-  readonly openStore: () => Promise<Store>
-  readonly tenant: string
-  /** The engine the launched arms run (a --run must have tuned it). */
-  readonly engine: string
+  /** The stored run's combinations, best first (read once, only when an arm comes from the run). */
+  readonly candidates: (runId: string) => Promise<readonly Combo[]>
 }
 
+/** The arms `text` and the endpoints name, each configuration once; notes say what was merged or cut short. */
 export async function resolveArms(text: string | undefined, ctx: ArmContext): Promise<{ arms: ArmRequest[]; notes: string[] }> {
   const tokens = text === undefined ? (ctx.endpoints.length ? [] : ['defaults']) : splitArms(text)
   const arms: ArmRequest[] = []
   const notes: string[] = []
-  let candidates: Combo[] | undefined
+  let candidates: readonly Combo[] | undefined
   const fromRun = async (token: string) => {
-    if (!ctx.runId) throw usageError(`arm ${token} comes from a stored run: give --run RUN_ID`)
-    candidates ??= await runCandidates(await ctx.openStore(), ctx.tenant, ctx.runId, ctx.engine)
-    if (candidates.length === 0) throw usageError(`--run ${ctx.runId} has no measured combination to serve`)
+    if (!ctx.runId) throw invalid(`arm ${token} comes from a stored run: give --run RUN_ID`)
+    candidates ??= await ctx.candidates(ctx.runId)
+    if (candidates.length === 0) throw invalid(`--run ${ctx.runId} has no measured combination to serve`)
     return candidates
   }
   for (const token of tokens) {
@@ -95,10 +90,10 @@ export async function resolveArms(text: string | undefined, ctx: ArmContext): Pr
     else if ((m = /^(?:([\w.-]+)=)?(\{.*\})$/s.exec(token))) {
       const combo = parseCombo(m[2]!, token)
       arms.push({ id: m[1] ?? comboId(combo), kind: 'combo', combo, source: 'given' })
-    } else throw usageError(`--arms: ${JSON.stringify(token)} is not an arm; use defaults, recommended, top:N (with --run), a combination {"threads":"1"} or NAME={...}, or NAME=http://host:port`)
+    } else throw invalid(`--arms: ${JSON.stringify(token)} is not an arm; use defaults, recommended, top:N (with --run), a combination {"threads":"1"} or NAME={...}, or NAME=http://host:port`)
   }
   ctx.endpoints.forEach((url, i) => {
-    if (!/^https?:\/\/[^/]+/.test(url)) throw usageError(`--endpoint must be an http(s) URL such as http://127.0.0.1:8080, got ${url}`)
+    if (!/^https?:\/\/[^/]+/.test(url)) throw invalid(`--endpoint must be an http(s) URL such as http://127.0.0.1:8080, got ${url}`)
     arms.push({ id: `endpoint${i + 1}`, kind: 'endpoint', url })
   })
   // One server per configuration: the same combination twice (recommended = defaults) is served once.
@@ -115,7 +110,7 @@ export async function resolveArms(text: string | undefined, ctx: ArmContext): Pr
   })
   const ids = unique.map((a) => a.id)
   const dup = ids.find((id, i) => ids.indexOf(id) !== i)
-  if (dup) throw usageError(`two arms are named ${dup}; name them apart (NAME={...})`)
-  if (unique.length === 0) throw usageError('no arm to serve: give --arms or --endpoint')
+  if (dup) throw invalid(`two arms are named ${dup}; name them apart (NAME={...})`)
+  if (unique.length === 0) throw invalid('no arm to serve: give --arms or --endpoint')
   return { arms: unique, notes }
 }
