@@ -22,7 +22,7 @@ import * as triton from '@kerneltune/engines-triton'
 import * as trtllm from '@kerneltune/engines-trtllm'
 import * as vllm from '@kerneltune/engines-vllm'
 import { openStore, isPostgresUrl, type Store } from '@kerneltune/store'
-import { buildEngine, ENGINE_NAMES, isEngineName, type EngineName, type EnginePackages } from './engines.ts'
+import { buildEngine, ENGINE_NAMES, isEngineName, SERVING_ENGINE_NAMES, type EngineName, type EnginePackages } from './engines.ts'
 import { searchStrategies } from '@kerneltune/tuner'
 
 const PACKAGES: EnginePackages = { vllm, tgi, trtllm, triton, onnx, llamacpp }
@@ -44,9 +44,10 @@ export function enginePlugins(engines?: EngineLookup): EnginePlugin[] {
 const builtEngine = (name: EngineName, lookup: EngineLookup): EnginePlugin =>
   name === 'llamacpp' ? llamacpp.llamacppServerEngine({ locate: locateLlamaServer }) : buildEngine(name, PACKAGES, lookup)
 
-/** One built-in engine as the live paths launch it (with its Node-side binary lookup); unknown names are PLUGIN_NOT_FOUND. */
+/** A built-in engine that serves, as the live paths launch it (with its Node-side binary lookup); any other name is INVALID_INPUT. */
 export function servingEngine(name: string): EnginePlugin {
-  if (!isEngineName(name)) throw new KerneltuneError('PLUGIN_NOT_FOUND', `no engine named "${name}"; built in: ${ENGINE_NAMES.join(', ')}`)
+  // INVALID_INPUT (the CLI's exit 2): the name came from a flag, and only serving engines qualify.
+  if (!isEngineName(name) || !SERVING_ENGINE_NAMES.includes(name)) throw new KerneltuneError('INVALID_INPUT', `no serving engine named "${name}"; engines with a serving capability: ${SERVING_ENGINE_NAMES.join(', ')}`)
   const list: EnginePlugin[] = []
   return builtEngine(name, { list: () => list })
 }

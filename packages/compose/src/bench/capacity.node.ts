@@ -10,7 +10,8 @@ import { capacityJson, describeSlo, recordLine, type CapacityResult, type Capaci
 import { machineDevice, openServer, serverCapacity, type CapacityFigures, type ServerInfo } from '@kerneltune/serving/node'
 import { parseCombo } from './serve.node.ts'
 import { answeredBy, storeBenchRun } from './store-run.node.ts'
-import { benchTarget, servingEngine, type TargetFlags } from './target.node.ts'
+import { servingEngine } from '../compose.node.ts'
+import { benchTarget, type TargetFlags } from './target.node.ts'
 
 export interface BenchCapacityOptions extends TargetFlags {
   readonly cwd: string

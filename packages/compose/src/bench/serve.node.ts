@@ -10,7 +10,8 @@ import { assess, parseDatasetJsonl, recordLine, sloGoodput, type Assessment, typ
 import { loadServer, machineDevice, openServer, type LoadLevel, type SessionResult } from '@kerneltune/serving/node'
 import { sessionJson } from './json.ts'
 import { answeredBy, storeBenchRun } from './store-run.node.ts'
-import { benchTarget, servingEngine, type TargetFlags } from './target.node.ts'
+import { servingEngine } from '../compose.node.ts'
+import { benchTarget, type TargetFlags } from './target.node.ts'
 
 const invalid = (message: string) => new KerneltuneError('INVALID_INPUT', message)
 

@@ -5,10 +5,9 @@
  * Shared by `bench serve`, `bench capacity`, `sweep --backend server` and the demo's serving step.
  */
 import { resolve } from 'node:path'
-import { KerneltuneError, requireServing, type EnginePlugin } from '@kerneltune/core'
+import { KerneltuneError, requireServing } from '@kerneltune/core'
 import { requireServerBinary, type ServerTarget } from '@kerneltune/serving/node'
-import { enginePlugins } from '../compose.node.ts'
-import { SERVING_ENGINE_NAMES } from '../engines.ts'
+import { servingEngine } from '../compose.node.ts'
 
 export interface TargetFlags {
   readonly gguf?: string | undefined
@@ -17,13 +16,6 @@ export interface TargetFlags {
 }
 
 const invalid = (message: string) => new KerneltuneError('INVALID_INPUT', message)
-
-/** A built-in engine that serves, by name, with its node lookups (a build cache) in place. */
-export function servingEngine(name: string): EnginePlugin {
-  const engine = SERVING_ENGINE_NAMES.includes(name as never) ? enginePlugins().find((e) => e.name === name) : undefined
-  if (!engine) throw invalid(`no serving engine named "${name}"; engines with a serving capability: ${SERVING_ENGINE_NAMES.join(', ')}`)
-  return engine
-}
 
 /** The server the flags name; `engine` is the engine's registry name. Errors are INVALID_INPUT (the CLI's exit 2). */
 export function benchTarget(cwd: string, f: TargetFlags, engineName: string): ServerTarget {

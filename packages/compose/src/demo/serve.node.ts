@@ -11,7 +11,7 @@ import { fileURLToPath } from 'node:url'
 import { requireServing, type Combo } from '@kerneltune/core'
 import { withoutDefaults } from '@kerneltune/engines-llamacpp'
 import { findServerBinary, runServingSession, type SessionResult } from '@kerneltune/serving/node'
-import { servingEngine } from '../bench/target.node.ts'
+import { servingEngine } from '../compose.node.ts'
 
 /** The demo's engine (the one its GGUF and in-process sweep are for) and the script that builds its server. */
 const ENGINE = 'llamacpp'
