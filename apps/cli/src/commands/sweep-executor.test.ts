@@ -48,19 +48,25 @@ async function throughQueue(runA: Run, combosA: readonly RunCombo[], snapshot: P
   }
 }
 
+/** Runs `kerneltune sweep` (exit 0 or 3) and reads back the run it stored, its combinations and snapshot. */
+async function sweepStored(argv: string[], db: string, env: Record<string, string>) {
+  const m = memoryIo(dir, env)
+  const code = await main(argv, m.io)
+  expect([0, 3], m.err()).toContain(code)
+  const printed = JSON.parse(m.out())
+  const a = await openStoreAt(db)
+  try {
+    const runA = await a.runs.require(null, printed.runId)
+    return { code, printed, runA, combosA: await a.runs.combos(runA.id), snapshot: (await a.runs.snapshot(runA.snapshotHash))! }
+  } finally {
+    await a.close()
+  }
+}
+
 describe('one executor: kerneltune sweep and the server queue', () => {
   it('should give a stored sweep run the same combinations, repetitions, rounds and verdict rule whichever measures it', async () => {
     const dbA = join(dir, 'sweep.db')
-    const m = memoryIo(dir, { KERNELTUNE_CACHE_DIR: join(dir, 'cache') })
-    const code = await main(['sweep', '--engine', 'onnx', '--backend', 'onnxruntime', ...SMALL, '--rounds', '3', '--json', '--db', dbA], m.io)
-    expect([0, 3], m.err()).toContain(code)
-    const printed = JSON.parse(m.out())
-
-    const a = await openStoreAt(dbA)
-    const runA = await a.runs.require(null, printed.runId)
-    const combosA = await a.runs.combos(runA.id)
-    const snapshot = (await a.runs.snapshot(runA.snapshotHash))!
-    await a.close()
+    const { printed, runA, combosA, snapshot } = await sweepStored(['sweep', '--engine', 'onnx', '--backend', 'onnxruntime', ...SMALL, '--rounds', '3', '--json', '--db', dbA], dbA, { KERNELTUNE_CACHE_DIR: join(dir, 'cache') })
 
     const { run: runB, combos: combosB } = await throughQueue(runA, combosA, snapshot, 'server.db')
     expect([runA.status, runB.status]).toEqual(['succeeded', 'succeeded'])
@@ -99,18 +105,9 @@ describe.skipIf(requireOrSkip(Boolean(LLAMA), 'llama-server: KERNELTUNE_LLAMA_SE
     const gguf = join(dir, 'tiny.gguf')
     await writeGgufFile(gguf, synthLlama({ params: 1e6, vocabSize: 320, quant: 'Q8_0', seed: 5 }).file)
     const dbA = join(dir, 'server-sweep.db')
-    const m = memoryIo(dir, {})
     const space = JSON.stringify({ threads: ['1'], parallel: ['auto', '1'], flash_attn: ['auto'] })
     const argv = ['sweep', '--backend', 'server', '--gguf', gguf, '--quick', '--space', space, '--rounds', '3', '--warmup', '0', '--requests', '2', '--concurrency', '1', '--prompt-tokens', '8', '--gen-tokens', '4', '--json', '--db', dbA]
-    const code = await main(argv, m.io)
-    expect([0, 3], m.err()).toContain(code)
-    const printed = JSON.parse(m.out())
-
-    const a = await openStoreAt(dbA)
-    const runA = await a.runs.require(null, printed.runId)
-    const combosA = await a.runs.combos(runA.id)
-    const snapshot = (await a.runs.snapshot(runA.snapshotHash))!
-    await a.close()
+    const { code, printed, runA, combosA, snapshot } = await sweepStored(argv, dbA, {})
     expect(runA.backend).toBe('server')
     expect(runA.target.options?.serving).toMatchObject({ requests: 2 })
     const { run: runB, combos: combosB } = await throughQueue(runA, combosA, snapshot, 'server-queue.db')
