@@ -138,6 +138,8 @@ export interface OuterResult {
   high: number[]
   /** Per held-out chip: the variant its inner selection chose. */
   chosen: Record<string, string>
+  /** Held-out chips whose inner calibration took the support buckets (`chooseInterval`); absent before v3.4.0. */
+  supportBuckets?: string[]
   chips: string[]
   seconds: number
 }
@@ -150,7 +152,7 @@ export function outerSplits(samples: readonly TrainingSample[]): { chip: string;
 }
 
 /** One outer fold's results: the held-out rows (sample indices) and, per row, what the chip got. */
-export interface FoldResult { chip: string; test: number[]; predicted: number[]; unseen: string[][]; low: number[]; high: number[]; chosen: string; scores: number[] }
+export interface FoldResult { chip: string; test: number[]; predicted: number[]; unseen: string[][]; low: number[]; high: number[]; chosen: string; scores: number[]; supportBuckets: boolean }
 
 /** One outer fold: the inner selection on the training chips, one fit, the held-out chip predicted with its interval. */
 export function outerFold(samples: readonly TrainingSample[], rows: readonly PreparedRow[], split: { chip: string; train: number[]; test: number[] }): FoldResult {
@@ -162,12 +164,12 @@ export function outerFold(samples: readonly TrainingSample[], rows: readonly Pre
     const support = sel.interval.support ? (sel.interval.support[supportKey(r.query)] ?? 0) : undefined
     return intervalFor(p.predicted[j]!, r.bound, sel.interval[r.query.phase], sel.interval.level, scaleOf(sel.interval.scale, intervalRegime(r.query, p.unseen[j]!.length > 0, support), r.query.phase))
   })
-  return { chip: split.chip, test: split.test, predicted: p.predicted, unseen: p.unseen, low: iv.map((x) => x.low), high: iv.map((x) => x.high), chosen: VARIANTS[sel.chosen]!.label, scores: sel.scores }
+  return { chip: split.chip, test: split.test, predicted: p.predicted, unseen: p.unseen, low: iv.map((x) => x.low), high: iv.map((x) => x.high), chosen: VARIANTS[sel.chosen]!.label, scores: sel.scores, supportBuckets: sel.interval.support !== undefined }
 }
 
 /** The outer folds' results in one per-sample result (folds in chip order). */
 export function mergeFolds(n: number, folds: readonly FoldResult[], seconds: number): OuterResult {
-  const out: OuterResult = { predicted: new Array(n).fill(Number.NaN), unseen: Array.from({ length: n }, () => []), low: new Array(n).fill(Number.NaN), high: new Array(n).fill(Number.NaN), chosen: {}, chips: folds.map((f) => f.chip), seconds }
+  const out: OuterResult = { predicted: new Array(n).fill(Number.NaN), unseen: Array.from({ length: n }, () => []), low: new Array(n).fill(Number.NaN), high: new Array(n).fill(Number.NaN), chosen: {}, supportBuckets: folds.filter((f) => f.supportBuckets).map((f) => f.chip), chips: folds.map((f) => f.chip), seconds }
   for (const f of folds) {
     f.test.forEach((i, j) => {
       out.predicted[i] = f.predicted[j]!
@@ -180,7 +182,7 @@ export function mergeFolds(n: number, folds: readonly FoldResult[], seconds: num
   return out
 }
 
-const foldLine = (f: FoldResult, t0: number) => `${f.chip}: ${f.chosen} (inner ${f.scores.map((s) => (s * 100).toFixed(1)).join(' / ')}), ${((Date.now() - t0) / 1000).toFixed(0)} s`
+const foldLine = (f: FoldResult, t0: number) => `${f.chip}: ${f.chosen}${f.supportBuckets ? ', support buckets' : ''} (inner ${f.scores.map((s) => (s * 100).toFixed(1)).join(' / ')}), ${((Date.now() - t0) / 1000).toFixed(0)} s`
 
 /** The nested leave-one-chip-out evaluation in this process (outer folds only are reported). */
 export function nestedLeaveOneChipOut(samples: readonly TrainingSample[], log: (line: string) => void = () => {}): OuterResult {
