@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { chooseInterval, coverageOfRows, heldOutIntervals, intervalRegime, scaleOf, supportBucket, supportKey, supportTable, type HeldOutRow } from './intervals.ts'
 import { parseQuery } from './query.ts'
+import { pretrainedModel } from './pretrained.ts'
 
 describe('scaleOf (issue 26)', () => {
   const q = { phase: 'decode', batch: 1, paramsB: 8 }
@@ -52,5 +53,22 @@ describe('support buckets (issue 38)', () => {
 
   it('should keep the plain regimes when the buckets add nothing', () => {
     expect(chooseInterval(rows(false), rows(false)).support).toBe(false)
+  })
+})
+
+describe('a prediction under an interval state with support buckets (issue 38)', () => {
+  it('should scale its interval by the bucket of its kind and backend in the state\'s support table', () => {
+    const base = pretrainedModel()
+    const q = { paramsB: 8, quant: 'Q4_0', memBwGbs: 1008, tflops: 330, vendor: 'nvidia' as const, backend: 'cuda' as const, batch: 1, phase: 'decode' as const }
+    const key = supportKey(parseQuery(q))
+    const iv = base.json.interval!
+    const state = (chips: number) => ({ ...iv, support: { [key]: chips }, scale: { ...iv.scale!, cells: { [intervalRegime({ ...q, engineEra: 'current' }, false, 5)]: 0.1, [intervalRegime({ ...q, engineEra: 'current' }, false, 0)]: 0.8 } } })
+    const width = (chips: number) => {
+      const p = base.with({ interval: state(chips) }).predict(q)
+      return (p.interval!.high - p.interval!.low) / p.predictedTps
+    }
+    // Many chips of its kind in training: the narrow cell; none: the wide one (the bound may cap the top).
+    expect(width(5)).toBeLessThan(width(0))
+    expect(width(5)).toBeCloseTo(Math.exp(iv.decode.high * 0.1) - Math.exp(iv.decode.low * 0.1), 9)
   })
 })
