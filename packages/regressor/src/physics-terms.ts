@@ -85,7 +85,7 @@ export interface EffectOptions {
   mmKernels?: boolean
   /**
    * Quantized prefill on current GPU builds multiplies at the int8 rate of the units llama.cpp's
-   * integer kernels use (`int8Tops`: MMQ on CUDA and ROCm, integer dot products and XMX elsewhere),
+   * integer kernels use (`int8KernelTops`: MMQ on CUDA and ROCm, integer dot products on Vulkan; none on SYCL),
    * and a per-backend exponent learns how far the FP16 matrix rate binds instead (`bind:fp16:<backend>`,
    * `kernelFlops`). Off: every GPU prefill multiplies at `tflops` (v3.2.0).
    */
