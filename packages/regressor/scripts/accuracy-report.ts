@@ -22,7 +22,7 @@ export interface ReportInput {
   header: string
   summary: AccuracySummary
   /** The variant the shipped model's own inner selection chose, and every variant's inner score. */
-  shipped: { label: string; scores: number[] }
+  shipped: { label: string; scores: number[]; supportBuckets?: boolean }
 }
 
 export function renderAccuracy({ header, summary: s, shipped }: ReportInput): string {
@@ -37,7 +37,9 @@ export function renderAccuracy({ header, summary: s, shipped }: ReportInput): st
     '',
     `**How it is measured.** Nested leave-one-chip-out over ${s.chips} chips and ${s.samples} samples. A chip is a die: the labels on one die are held out together (${multi.join('; ')}). ` +
       `In each outer fold, on the other chips only, the variant (${VARIANTS.map((v) => v.label).join('; ')}) is chosen by ${INNER_FOLDS}-fold cross-validation over whole chips (lowest chip-averaged MAPE, decode and prefill weighing half each), ` +
-      `and the 90% interval is calibrated on that variant's inner held-out residuals (split-conformal per phase, residuals divided by their regime's mean error: phase × batch > 1 × MoE × build age × whether the prediction extrapolates); ` +
+      `and the 90% interval is calibrated on that variant's inner held-out residuals (split-conformal per phase, residuals divided by their regime's mean error: phase × batch > 1 × MoE × build age × whether the prediction extrapolates, ` +
+      `and, where the inner folds chose them, × how many training chips share the row's device class, backend and build age (0, 1, 2+): the narrowest calibration whose inner coverage over rows and chips is 87.5–92.5%, else the closest to 90%; ` +
+      `${s.supportBuckets.length} of ${s.chips} outer folds took them${shipped.supportBuckets === undefined ? '' : `, the shipped model ${shipped.supportBuckets ? 'too' : 'not'}`}); ` +
       `the chosen variant, fitted on every other chip, then predicts the held-out chip. Only those outer predictions are reported. Variants chosen over the outer folds: ${[...chosen].map(([v, n]) => `${v} ${n}×`).join(', ')}. ` +
       `The shipped model went through the same inner selection on all chips: ${shipped.label} (inner scores ${shipped.scores.map((x) => pct(x)).join(' / ')}).`,
     '',

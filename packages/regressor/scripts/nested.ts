@@ -8,7 +8,7 @@
  * are what a new chip should expect. The shipped model goes through the same inner procedure on all
  * chips.
  */
-import { chooseWeighting, intervalFor, intervalRegime, intervalState, scaleOf, type HeldOutRow, type IntervalState } from '../src/intervals.ts'
+import { chooseInterval, intervalFor, intervalRegime, intervalState, scaleOf, supportKey, supportTable, type HeldOutRow, type IntervalState } from '../src/intervals.ts'
 import { LearnedModel, mapeOf, prepare, type PreparedRow, type TrainOptions, type TrainingSample } from '../src/learned.ts'
 import { chipOf } from '../src/chips.ts'
 import { unseenEffects, type PhysicsState } from '../src/physics.ts'
@@ -46,7 +46,12 @@ export interface HeldOut {
   predicted: number[]
   /** Per sample: the effects the predicting model had never learned (an extrapolation). */
   unseen: string[][]
+  /** Per sample: chips of its kind and build (`supportKey`) among the predicting model's training rows. */
+  support: number[]
 }
+
+/** The support table of the rows `idx` (chips per `supportKey`). */
+const supportOf = (samples: readonly TrainingSample[], rows: readonly PreparedRow[], idx: readonly number[]) => supportTable(idx.map((i) => ({ query: rows[i]!.query, chip: chipOf(samples[i]!.group ?? '') })))
 
 /** Predictions of rows by a model trained on other rows, with what each extrapolated over. */
 function predictWith(model: LearnedModel, rows: readonly PreparedRow[]): { predicted: number[]; unseen: string[][] } {
@@ -66,17 +71,21 @@ function innerHeldOut(samples: readonly TrainingSample[], rows: readonly Prepare
   const fold = chipFolds(chips, INNER_FOLDS)
   const predicted = new Array<number>(samples.length).fill(Number.NaN)
   const unseen: string[][] = samples.map(() => [])
+  const support = new Array<number>(samples.length).fill(0)
   for (let f = 0; f < INNER_FOLDS; f++) {
     const test = idx.filter((i) => fold.get(chipOf(samples[i]!.group ?? '')) === f)
     if (!test.length) continue
-    const model = LearnedModel.train(idx.filter((i) => fold.get(chipOf(samples[i]!.group ?? '')) !== f).map((i) => samples[i]!), options)
+    const train = idx.filter((i) => fold.get(chipOf(samples[i]!.group ?? '')) !== f)
+    const model = LearnedModel.train(train.map((i) => samples[i]!), options)
     const p = predictWith(model, test.map((i) => rows[i]!))
+    const table = supportOf(samples, rows, train)
     test.forEach((i, j) => {
       predicted[i] = p.predicted[j]!
       unseen[i] = p.unseen[j]!
+      support[i] = table[supportKey(rows[i]!.query)] ?? 0
     })
   }
-  return { predicted, unseen }
+  return { predicted, unseen, support }
 }
 
 const phaseOf = (r: PreparedRow) => r.query.phase
@@ -93,9 +102,9 @@ export function chipScore(samples: readonly TrainingSample[], rows: readonly Pre
 }
 
 /** Held-out rows for the interval: regime (with the extrapolation flag), residual and bound. */
-export function heldOutRowsOf(samples: readonly TrainingSample[], rows: readonly PreparedRow[], idx: readonly number[], h: HeldOut): HeldOutRow[] {
+export function heldOutRowsOf(samples: readonly TrainingSample[], rows: readonly PreparedRow[], idx: readonly number[], h: HeldOut, withSupport = false): HeldOutRow[] {
   return idx.map((i) => ({
-    group: chipOf(samples[i]!.group ?? ''), cls: hardwareClass(rows[i]!.query), regime: intervalRegime(rows[i]!.query, h.unseen[i]!.length > 0),
+    group: chipOf(samples[i]!.group ?? ''), cls: hardwareClass(rows[i]!.query), regime: intervalRegime(rows[i]!.query, h.unseen[i]!.length > 0, withSupport ? h.support[i]! : undefined),
     phase: rows[i]!.query.phase, measured: rows[i]!.measured, predicted: h.predicted[i]!, bound: rows[i]!.bound,
   }))
 }
@@ -113,8 +122,12 @@ export function select(samples: readonly TrainingSample[], rows: readonly Prepar
   const inner = VARIANTS.map((v) => innerHeldOut(samples, rows, idx, v.options))
   const scores = inner.map((h) => chipScore(samples, rows, idx, h.predicted))
   const chosen = scores.indexOf(Math.min(...scores))
+  // The interval: regimes with or without how close each row was to its model's training data
+  // (`supportKey`), and the chip weighting, both chosen on these inner held-out rows (`chooseInterval`).
   const held = heldOutRowsOf(samples, rows, idx, inner[chosen]!)
-  return { chosen, scores, interval: intervalState(held, undefined, chooseWeighting(held)) }
+  const heldNear = heldOutRowsOf(samples, rows, idx, inner[chosen]!, true)
+  const how = chooseInterval(held, heldNear)
+  return { chosen, scores, interval: how.support ? intervalState(heldNear, undefined, how.weighting, supportOf(samples, rows, idx)) : intervalState(held, undefined, how.weighting) }
 }
 
 export interface OuterResult {
@@ -125,6 +138,8 @@ export interface OuterResult {
   high: number[]
   /** Per held-out chip: the variant its inner selection chose. */
   chosen: Record<string, string>
+  /** Held-out chips whose inner calibration took the support buckets (`chooseInterval`); absent before v3.4.0. */
+  supportBuckets?: string[]
   chips: string[]
   seconds: number
 }
@@ -137,7 +152,7 @@ export function outerSplits(samples: readonly TrainingSample[]): { chip: string;
 }
 
 /** One outer fold's results: the held-out rows (sample indices) and, per row, what the chip got. */
-export interface FoldResult { chip: string; test: number[]; predicted: number[]; unseen: string[][]; low: number[]; high: number[]; chosen: string; scores: number[] }
+export interface FoldResult { chip: string; test: number[]; predicted: number[]; unseen: string[][]; low: number[]; high: number[]; chosen: string; scores: number[]; supportBuckets: boolean }
 
 /** One outer fold: the inner selection on the training chips, one fit, the held-out chip predicted with its interval. */
 export function outerFold(samples: readonly TrainingSample[], rows: readonly PreparedRow[], split: { chip: string; train: number[]; test: number[] }): FoldResult {
@@ -146,14 +161,15 @@ export function outerFold(samples: readonly TrainingSample[], rows: readonly Pre
   const p = predictWith(model, split.test.map((i) => rows[i]!))
   const iv = split.test.map((i, j) => {
     const r = rows[i]!
-    return intervalFor(p.predicted[j]!, r.bound, sel.interval[r.query.phase], sel.interval.level, scaleOf(sel.interval.scale, intervalRegime(r.query, p.unseen[j]!.length > 0), r.query.phase))
+    const support = sel.interval.support ? (sel.interval.support[supportKey(r.query)] ?? 0) : undefined
+    return intervalFor(p.predicted[j]!, r.bound, sel.interval[r.query.phase], sel.interval.level, scaleOf(sel.interval.scale, intervalRegime(r.query, p.unseen[j]!.length > 0, support), r.query.phase))
   })
-  return { chip: split.chip, test: split.test, predicted: p.predicted, unseen: p.unseen, low: iv.map((x) => x.low), high: iv.map((x) => x.high), chosen: VARIANTS[sel.chosen]!.label, scores: sel.scores }
+  return { chip: split.chip, test: split.test, predicted: p.predicted, unseen: p.unseen, low: iv.map((x) => x.low), high: iv.map((x) => x.high), chosen: VARIANTS[sel.chosen]!.label, scores: sel.scores, supportBuckets: sel.interval.support !== undefined }
 }
 
 /** The outer folds' results in one per-sample result (folds in chip order). */
 export function mergeFolds(n: number, folds: readonly FoldResult[], seconds: number): OuterResult {
-  const out: OuterResult = { predicted: new Array(n).fill(Number.NaN), unseen: Array.from({ length: n }, () => []), low: new Array(n).fill(Number.NaN), high: new Array(n).fill(Number.NaN), chosen: {}, chips: folds.map((f) => f.chip), seconds }
+  const out: OuterResult = { predicted: new Array(n).fill(Number.NaN), unseen: Array.from({ length: n }, () => []), low: new Array(n).fill(Number.NaN), high: new Array(n).fill(Number.NaN), chosen: {}, supportBuckets: folds.filter((f) => f.supportBuckets).map((f) => f.chip), chips: folds.map((f) => f.chip), seconds }
   for (const f of folds) {
     f.test.forEach((i, j) => {
       out.predicted[i] = f.predicted[j]!
@@ -166,7 +182,7 @@ export function mergeFolds(n: number, folds: readonly FoldResult[], seconds: num
   return out
 }
 
-const foldLine = (f: FoldResult, t0: number) => `${f.chip}: ${f.chosen} (inner ${f.scores.map((s) => (s * 100).toFixed(1)).join(' / ')}), ${((Date.now() - t0) / 1000).toFixed(0)} s`
+const foldLine = (f: FoldResult, t0: number) => `${f.chip}: ${f.chosen}${f.supportBuckets ? ', support buckets' : ''} (inner ${f.scores.map((s) => (s * 100).toFixed(1)).join(' / ')}), ${((Date.now() - t0) / 1000).toFixed(0)} s`
 
 /** The nested leave-one-chip-out evaluation in this process (outer folds only are reported). */
 export function nestedLeaveOneChipOut(samples: readonly TrainingSample[], log: (line: string) => void = () => {}): OuterResult {

@@ -6,6 +6,8 @@
  * other chips only.
  */
 import { z } from 'zod'
+import { backendOf, hardwareClass, isLegacy } from './physics-terms.ts'
+import type { ThroughputQuery } from './query.ts'
 
 export const INTERVAL_LEVEL = 0.9 as const
 
@@ -31,6 +33,7 @@ export const IntervalStateSchema: z.ZodObject<{
   level: z.ZodNumber; method: z.ZodString; decode: typeof IntervalQuantilesSchema; prefill: typeof IntervalQuantilesSchema
   scale: z.ZodOptional<typeof IntervalScaleSchema>
   weighting: z.ZodOptional<z.ZodObject<{ decode: z.ZodNumber; prefill: z.ZodNumber }>>
+  support: z.ZodOptional<z.ZodRecord<z.ZodString, z.ZodNumber>>
 }> = z.object({
   level: z.number().gt(0).lt(1),
   method: z.string(),
@@ -40,6 +43,11 @@ export const IntervalStateSchema: z.ZodObject<{
   scale: IntervalScaleSchema.optional(),
   /** Per phase, the exponent p of the chip weighting the quantiles were taken with (`CHIP_WEIGHTINGS`). */
   weighting: z.object({ decode: z.number().min(0).max(1), prefill: z.number().min(0).max(1) }).optional(),
+  /**
+   * Present when the regimes carry how close a query is to the training data (`supportKey`): the
+   * number of chips of the fitted model's training rows per kind of device and backend build.
+   */
+  support: z.record(z.string(), z.number().int().nonnegative()).optional(),
 })
 export type IntervalState = z.output<typeof IntervalStateSchema>
 export type IntervalScale = z.output<typeof IntervalScaleSchema>
@@ -124,10 +132,43 @@ export const SCALE_SHRINK = 20
 /** The suffix of an extrapolating query's regime. */
 const EXTRAPOLATING = '|x'
 
-export function intervalRegime(q: { phase: string; batch: number; paramsB: number; activeParamsB?: number | undefined; engineEra?: string | undefined }, extrapolates = false): string {
+export function intervalRegime(q: { phase: string; batch: number; paramsB: number; activeParamsB?: number | undefined; engineEra?: string | undefined }, extrapolates = false, support?: number): string {
   const moe = (q.activeParamsB ?? q.paramsB) < q.paramsB
   const era = q.engineEra === 'legacy-2023' ? 'legacy' : (q.engineEra ?? 'current')
-  return `${q.phase}|${q.batch > 1 ? 'batch' : 'single'}|${moe ? 'moe' : 'dense'}|${era}${extrapolates ? EXTRAPOLATING : ''}`
+  const near = support === undefined ? '' : `|${supportBucket(support)}`
+  return `${q.phase}|${q.batch > 1 ? 'batch' : 'single'}|${moe ? 'moe' : 'dense'}|${era}${near}${extrapolates ? EXTRAPOLATING : ''}`
+}
+
+/**
+ * How close a query is to the training data, as the kind of device and build it runs on: hardware
+ * class (cpu, apple-gpu, nvidia-gddr, nvidia-hbm, nvidia-unified, amd-gpu, …), backend and build age.
+ * The training chips of the same key are what the fit could borrow the query's efficiencies from.
+ */
+export function supportKey(q: ThroughputQuery): string {
+  return `${hardwareClass(q)}|${backendOf(q)}|${isLegacy(q) ? 'legacy' : 'current'}`
+}
+
+/**
+ * Chips per `supportKey` among training rows (`chip` maps a row to its die), the table an interval
+ * state keeps so that a prediction knows how many dies of its kind its model was fitted on.
+ */
+export function supportTable(rows: readonly { query: ThroughputQuery; chip: string }[]): Record<string, number> {
+  const chips = new Map<string, Set<string>>()
+  for (const r of rows) {
+    const k = supportKey(r.query)
+    ;(chips.get(k) ?? chips.set(k, new Set()).get(k)!).add(r.chip)
+  }
+  return Object.fromEntries([...chips].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([k, v]) => [k, v.size]))
+}
+
+/**
+ * Support buckets, fixed before any coverage was measured: no chip of the query's kind and build in
+ * training, one (its efficiencies come from a single die), or two and more (leave-one-chip-out has
+ * seen its kind vary). Chips, not rows, because rows of one chip (GB10's sweeps) do not tell how a
+ * new die of that kind behaves.
+ */
+export function supportBucket(chips: number): string {
+  return chips <= 0 ? 'n0' : chips === 1 ? 'n1' : 'n2'
 }
 
 /** The regime scales of a set of held-out rows (mean |log residual| per regime, shrunk). */
@@ -223,7 +264,7 @@ export function heldOutCoverage(rows: readonly HeldOutRow[], level: number = INT
  * The interval state shipped with a model: regime scales and normalised quantiles of all held-out
  * residuals, weighted per phase by `weighting` (exponents of CHIP_WEIGHTINGS; unweighted without).
  */
-export function intervalState(rows: readonly HeldOutRow[], level: number = INTERVAL_LEVEL, weighting?: { decode: number; prefill: number }): IntervalState {
+export function intervalState(rows: readonly HeldOutRow[], level: number = INTERVAL_LEVEL, weighting?: { decode: number; prefill: number }, support?: Record<string, number>): IntervalState {
   const scale = intervalScale(rows)
   const q = (phase: 'decode' | 'prefill') => {
     const pick = rows.filter((r) => r.phase === phase)
@@ -234,8 +275,8 @@ export function intervalState(rows: readonly HeldOutRow[], level: number = INTER
     return weightedConformalQuantiles(res, pick.map((r) => counts.get(r.group)! ** -weighting[phase]), level)
   }
   return {
-    level, method: `split-conformal on held-out-chip log residuals (log measured ÷ predicted) per phase, each divided by its workload regime's mean |residual| (phase, batch, MoE, build age, extrapolation; shrunk to the phase mean with ${scale.shrink} pseudo-rows)${weighting ? `, rows weighted by (rows of their chip)^−p, p = ${weighting.decode} decode, ${weighting.prefill} prefill` : ''}`,
-    decode: q('decode'), prefill: q('prefill'), scale, ...(weighting ? { weighting } : {}),
+    level, method: `split-conformal on held-out-chip log residuals (log measured ÷ predicted) per phase, each divided by its workload regime's mean |residual| (phase, batch, MoE, build age, ${support ? 'training chips of the same device class, backend and build age (0, 1, 2+), ' : ''}extrapolation; shrunk to the phase mean with ${scale.shrink} pseudo-rows)${weighting ? `, rows weighted by (rows of their chip)^−p, p = ${weighting.decode} decode, ${weighting.prefill} prefill` : ''}`,
+    decode: q('decode'), prefill: q('prefill'), scale, ...(weighting ? { weighting } : {}), ...(support ? { support } : {}),
   }
 }
 
@@ -245,6 +286,54 @@ export function intervalState(rows: readonly HeldOutRow[], level: number = INTER
  * narrower): over rows alone, the chips with sweeps would decide. Run on the held-out rows of the
  * training chips only, it is part of the nested selection, like the model variant.
  */
+/**
+ * Inner coverage a calibration must reach to be chosen for its width: issue 38's target band (85–95%)
+ * halved around the 90% level, so that a choice made on the training chips keeps a margin on the
+ * unseen one (fixed before any run with it).
+ */
+export const COVERAGE_BAND: readonly [number, number] = [0.875, 0.925]
+
+/**
+ * The interval calibration chosen on held-out rows of training chips: with or without the support
+ * buckets in the regimes (`rows` and `supportRows`: the same rows, regimes without and with them) and,
+ * per phase, the chip weighting. Per phase, among the candidates whose coverage over rows and the mean
+ * over chips (each inner chip's interval from the other chips' residuals) both fall in
+ * `COVERAGE_BAND`, the narrowest (median width over rows) wins; if none does,
+ * the one closest to the level (as `chooseWeighting`). The support buckets are used for both phases or
+ * for neither (one state), decided by the summed rank of the phases' best candidates.
+ */
+export function chooseInterval(rows: readonly HeldOutRow[], supportRows: readonly HeldOutRow[], level: number = INTERVAL_LEVEL): { weighting: { decode: number; prefill: number }; support: boolean } {
+  const best = (set: readonly HeldOutRow[]) => {
+    const out = { decode: 0, prefill: 0, cost: 0 }
+    for (const phase of ['decode', 'prefill'] as const) {
+      const s = scoreWeightings(set, phase, level)
+      const inBand = s.filter((x) => x.inBand)
+      const pick = inBand.length ? inBand.reduce((b, x) => (x.width < b.width - 1e-12 ? x : b)) : s.reduce((b, x) => (x.miss < b.miss - 1e-12 || (Math.abs(x.miss - b.miss) <= 1e-12 && x.width < b.width) ? x : b))
+      out[phase] = pick.p
+      // In band: cost is the width; out of band: a miss outranks any width.
+      out.cost += pick.inBand ? pick.width : 10 + pick.miss
+    }
+    return out
+  }
+  const plain = best(rows)
+  const near = best(supportRows)
+  const useSupport = near.cost < plain.cost - 1e-12
+  const w = useSupport ? near : plain
+  return { weighting: { decode: w.decode, prefill: w.prefill }, support: useSupport }
+}
+
+function scoreWeightings(rows: readonly HeldOutRow[], phase: 'decode' | 'prefill', level: number): { p: number; miss: number; width: number; inBand: boolean }[] {
+  const idx = rows.flatMap((r, i) => (r.phase === phase ? [i] : []))
+  const groups = [...new Set(idx.map((i) => rows[i]!.group))]
+  return CHIP_WEIGHTINGS.map((p) => {
+    const iv = heldOutIntervals(rows, level, { decode: p, prefill: p })
+    const c = coverageOfRows(idx, iv, level)
+    const chips = groups.reduce((t, g) => t + coverageOfRows(idx.filter((i) => rows[i]!.group === g), iv, level).coverage, 0) / Math.max(groups.length, 1)
+    const band = (x: number) => x >= COVERAGE_BAND[0] - 1e-12 && x <= COVERAGE_BAND[1] + 1e-12
+    return { p, miss: Math.abs(c.coverage - level) + Math.abs(chips - level), width: c.medianRelativeWidth, inBand: band(c.coverage) && band(chips) }
+  })
+}
+
 export function chooseWeighting(rows: readonly HeldOutRow[], level: number = INTERVAL_LEVEL): { decode: number; prefill: number } {
   const pick = (phase: 'decode' | 'prefill') => {
     const idx = rows.flatMap((r, i) => (r.phase === phase ? [i] : []))

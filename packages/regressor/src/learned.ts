@@ -11,7 +11,7 @@ import { DEFAULT_FOREST, fitForest, fitRidge, forestFromJSON, forestToJSON, pred
 import { QUERY_FEATURE_NAMES, engineer, parseQuery, queryBound, queryFromFeatures, type ThroughputQuery, type ThroughputQueryInput } from './query.ts'
 import { PhysicsStateSchema, fitPhysics, physicsBreakdown, predictPhysics, unseenEffects, type PhysicsOptions, type PhysicsState } from './physics.ts'
 import { PHYSICS_TERMS } from './physics-terms.ts'
-import { IntervalStateSchema, intervalFor, intervalRegime, scaleOf, type PredictionInterval } from './intervals.ts'
+import { IntervalStateSchema, intervalFor, intervalRegime, scaleOf, supportKey, type PredictionInterval } from './intervals.ts'
 
 export const MODEL_FORMAT = 'kerneltune.throughput-model' as const
 export const MODEL_VERSION = 1 as const
@@ -172,7 +172,7 @@ export class LearnedModel {
     const unseen = this.json.kind === 'physics' ? unseenEffects(this.json.physics as PhysicsState, q) : []
     return {
       kind: 'prediction', predictedTps: Math.min(raw, bound), rooflineTps: bound, capped, rawTps: raw,
-      ...(iv ? { interval: intervalFor(Math.min(raw, bound), bound, iv[q.phase], iv.level, scaleOf(iv.scale, intervalRegime(q, unseen.length > 0), q.phase)) } : {}),
+      ...(iv ? { interval: intervalFor(Math.min(raw, bound), bound, iv[q.phase], iv.level, scaleOf(iv.scale, intervalRegime(q, unseen.length > 0, iv.support ? (iv.support[supportKey(q)] ?? 0) : undefined), q.phase)) } : {}),
       confidence: Math.max(1 - this.json.mape, 0.5) * (capped ? 0.9 : 1),
       topFeatures: [...this.json.importance].sort((a, b) => b[1] - a[1]).slice(0, 5).map(([n, v]) => [n, v] as const),
       model: this.json.name,

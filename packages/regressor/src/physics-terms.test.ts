@@ -63,6 +63,26 @@ describe('physics terms', () => {
     expect(term({ ...prefill, engineEra: 'legacy', vendor: 'apple', unifiedMemory: true }, 'dqcopy')).toBe(0) // Metal dequantizes in its kernel
   })
 
+  it('should time quantized prefill by the kernels each backend has on current builds (issue 38)', () => {
+    const on = { mmKernels: true, int8Kernels: true }
+    const prefill = { ...gpu, phase: 'prefill' as const, promptTokens: 512 }
+    const flops = 2 * 8e9 * 512
+    // SYCL has no integer matrix kernel: dequantize to F16 (the copy is paid) and multiply at the FP16 matrix rate.
+    const sycl = parseQuery({ ...prefill, vendor: 'intel', backend: 'sycl', tflops: 183.5, int8Tops: 91.8, fp16VectorTflops: 45.9 })
+    expect(term(sycl, 'dqcopy')).toBeCloseTo((8e9 * 4) / 1008e9, 12)
+    expect(kernelFlops(sycl, on)).toBe(183.5e12)
+    expect(effectKeys(sycl, 'compute', on).some((k) => k.startsWith('bind:'))).toBe(false)
+    // Vulkan off NVIDIA: MMQ's packed int8 dot products on the shader ALUs, twice the packed FP16 rate.
+    const vk = parseQuery({ ...sycl, backend: 'vulkan' })
+    expect(term(vk, 'dqcopy')).toBe(0)
+    expect(stepTerms(vk, on).phi[PHYSICS_TERMS.indexOf('compute')]).toBeCloseTo(flops / 91.8e12, 12)
+    expect(effectCoef(vk, 'bind:fp16:vulkan')).toBeCloseTo(Math.log(91.8 / 183.5), 12)
+    // CUDA on a chip whose kernel figures give no int8 rate (P100, V100 at prompt batches): cuBLAS on an F16 copy.
+    expect(term({ ...prefill, backend: 'cuda', tflops: 18.7, fp16VectorTflops: 18.7 }, 'dqcopy')).toBeGreaterThan(0)
+    expect(term({ ...prefill, backend: 'cuda', int8Tops: 660 }, 'dqcopy')).toBe(0) // MMQ reads the quantized blocks
+    expect(term({ ...prefill, backend: 'cuda' }, 'dqcopy')).toBe(0) // no kernel figures: taken as an MMQ chip
+  })
+
   it('should add the power-limited compute time of prefill only where the board power is known', () => {
     const prefill = { ...gpu, phase: 'prefill' as const, promptTokens: 512 }
     expect(term(prefill, 'energy')).toBe(0)

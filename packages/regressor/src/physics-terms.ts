@@ -24,10 +24,11 @@ const STEP_UNIT_S = 1e-4
  */
 const ACT_BYTES = 128
 /**
- * Legacy CUDA/ROCm prefill of a quantized model (llama.cpp before mid-2024 used cuBLAS for batches
- * over 32): each micro-batch dequantizes the weights into an F16 buffer (2 bytes written) that the
- * GEMM reads back (2 bytes), a bandwidth cost. Metal dequantizes tiles inside its matrix kernel and
- * current CUDA builds run integer MMQ kernels, so neither writes that copy.
+ * Prefill of a quantized model through a BLAS GEMM (`dequantBlas`: legacy CUDA/ROCm, which used cuBLAS
+ * for batches over 32; today SYCL, and CUDA on chips without MMQ): each micro-batch dequantizes the
+ * weights into an F16 buffer (2 bytes written) that the GEMM reads back (2 bytes), a bandwidth cost.
+ * Metal dequantizes tiles inside its matrix kernel and current MMQ kernels read the quantized blocks,
+ * so neither writes that copy.
  */
 const DQ_COPY_BYTES = 4
 /**
@@ -84,7 +85,7 @@ export interface EffectOptions {
   mmKernels?: boolean
   /**
    * Quantized prefill on current GPU builds multiplies at the int8 rate of the units llama.cpp's
-   * integer kernels use (`int8Tops`: MMQ on CUDA and ROCm, integer dot products and XMX elsewhere),
+   * integer kernels use (`int8KernelTops`: MMQ on CUDA and ROCm, integer dot products on Vulkan; none on SYCL),
    * and a per-backend exponent learns how far the FP16 matrix rate binds instead (`bind:fp16:<backend>`,
    * `kernelFlops`). Off: every GPU prefill multiplies at `tflops` (v3.2.0).
    */
@@ -133,7 +134,48 @@ export const isLegacy = (q: ThroughputQuery): boolean => q.engineEra === 'legacy
  * so its products are timed at the int8 rate (`kernelFlops` with `int8Kernels`).
  */
 export const int8Binds = (q: ThroughputQuery): boolean =>
-  q.phase === 'prefill' && q.device !== 'cpu' && !isLegacy(q) && !PLAIN_FORMATS.has(q.quant) && q.int8Tops !== undefined
+  q.phase === 'prefill' && q.device !== 'cpu' && !isLegacy(q) && !PLAIN_FORMATS.has(q.quant) && int8KernelTops(q) !== undefined
+
+/**
+ * The int8 rate (TOPS) llama.cpp's integer matrix kernels reach on a query's backend, or none where
+ * that backend has none (issue 38, read in ggml at 5bb72360, the sync of llama.cpp bf76ac77,
+ * 2026-05-05):
+ * - SYCL has no integer matrix kernel: `ggml_sycl_supports_mmq` returns false for every type
+ *   (ggml-sycl.cpp:3289), so quantized prefill dequantizes to F16 and runs oneDNN's GEMM
+ *   (`ggml_sycl_op_mul_mat_sycl`, ggml-sycl.cpp:2148–2240): the FP16 matrix rate binds, and the F16
+ *   copy is written and read back (`dequantBlas`).
+ * - Vulkan's MMQ shaders multiply with packed int8 dot products on the shader ALUs
+ *   (`dotPacked4x8EXT`, vulkan-shaders/mul_mmq_funcs.glsl:47), never with cooperative matrices (the
+ *   int8 coopmat shape is queried but unused; coopmat serves the F16 path), and every device with
+ *   accelerated integer dot products takes them for quantized prefill unless it has NVIDIA's coopmat2
+ *   (ggml-vulkan.cpp:7633). So off NVIDIA the rate is the ALUs' dot-product rate, 4 int8 multiply-adds
+ *   per FP32 lane, twice the packed FP16 rate (`fp16VectorTflops`); NVIDIA's Vulkan rows keep their
+ *   tensor figure (which path their drivers took is not recorded).
+ * - CUDA and ROCm: the preset's figure (MMQ on int8 tensor or matrix cores, else DP4A/dot4).
+ */
+export function int8KernelTops(q: ThroughputQuery): number | undefined {
+  const backend = backendOf(q)
+  if (backend === 'sycl') return undefined
+  if (backend === 'vulkan' && q.vendor !== 'nvidia') return q.fp16VectorTflops !== undefined ? 2 * q.fp16VectorTflops : q.int8Tops
+  return q.int8Tops
+}
+
+/**
+ * Quantized GPU prefill whose kernels dequantize each weight into an F16 buffer for a BLAS GEMM (2
+ * bytes written, 2 read back per micro-batch): llama.cpp before mid-2024 on CUDA and ROCm; today
+ * SYCL (no integer matrix kernel), and CUDA on a chip without MMQ at prompt-sized batches, the ones
+ * without an int8 figure: compute capability 6.0 has no DP4A, so `ggml_cuda_should_use_mmq` returns
+ * false (mmq.cu:311), and Volta has FP16 tensor cores, so MMQ yields to cuBLAS from 64 tokens on
+ * (mmq.cu:320, MMQ_DP4A_MAX_BATCH_SIZE 64 in mmq.cuh:12). A CUDA query says so by carrying the
+ * kernel figures (`fp16VectorTflops`, as the P100 and V100 presets do) without an int8 rate; one without
+ * kernel figures is taken to run MMQ, as every NVIDIA chip from Turing on does.
+ */
+export function dequantBlas(q: ThroughputQuery): boolean {
+  if (q.phase !== 'prefill' || q.device === 'cpu' || PLAIN_FORMATS.has(q.quant)) return false
+  if (isLegacy(q)) return q.vendor === 'nvidia' || q.vendor === 'amd'
+  const backend = backendOf(q)
+  return backend === 'sycl' || (backend === 'cuda' && q.vendor === 'nvidia' && q.int8Tops === undefined && q.fp16VectorTflops !== undefined)
+}
 
 /**
  * The covariate of an effect key: 1 for the class, vendor, format and backend effects; for
@@ -141,7 +183,7 @@ export const int8Binds = (q: ThroughputQuery): boolean =>
  * rate from the int8 figure (w = 0) to the FP16 one (w = 1): which figure binds, per backend.
  */
 export function effectCoef(q: ThroughputQuery, key: string): number {
-  return key.startsWith('bind:') ? Math.log((q.int8Tops ?? q.tflops) / q.tflops) : 1
+  return key.startsWith('bind:') ? Math.log((int8KernelTops(q) ?? q.tflops) / q.tflops) : 1
 }
 
 /** ARM's FP16 FMA (8 lanes per 128-bit register) against its FP32 FMA (4 lanes). */
@@ -159,7 +201,7 @@ const ARM_FP16_SPEEDUP = 2
  * efficiency (tensor cores at about 75%), far from what per-block float scaling lets a CPU reach.
  */
 export function kernelFlops(q: ThroughputQuery, opts: EffectOptions = {}): number {
-  if (opts.int8Kernels && int8Binds(q)) return q.int8Tops! * 1e12
+  if (opts.int8Kernels && int8Binds(q)) return int8KernelTops(q)! * 1e12
   const fp32 = q.tflops * 1e12
   if (q.device !== 'cpu' || q.phase === 'prefill') return fp32
   if (!PLAIN_FORMATS.has(q.quant)) return matmulFlops(q)
@@ -198,7 +240,7 @@ export function stepTerms(q: ThroughputQuery, opts: EffectOptions = {}): StepTer
   const extra = !prefill && q.identicalSequences ? active * (moeWeightCoverage(q) - 1) : 0
   const ctx = attendedContext(q)
   const legacy = isLegacy(q)
-  const dqCopy = prefill && legacy && q.device !== 'cpu' && (q.vendor === 'nvidia' || q.vendor === 'amd') && !PLAIN_FORMATS.has(q.quant)
+  const dqCopy = dequantBlas(q)
   const t = {
     mem: (weights * weightBytesPerParam(q) * ubatches) / bw,
     moe: (extra * weightBytesPerParam(q)) / bw,

@@ -117,12 +117,17 @@ export const ThroughputQuerySchema: z.ZodObject<{
   tdpWatts: z.number().positive().optional(),
   /**
    * Dense int8 throughput (TOPS) of the units llama.cpp's quantized matrix kernels use (issue 38):
-   * int8 tensor cores for MMQ on CUDA (Turing on), MFMA/WMMA on ROCm, XMX on Intel, else dot-product
-   * instructions (DP4A, dot4). Prefill of quantized weights on a current GPU build runs at this rate
-   * (`kernelFlops`); without it, at `tflops`.
+   * int8 tensor cores for MMQ on CUDA (Turing on), MFMA/WMMA on ROCm, else dot-product instructions
+   * (DP4A, dot4; the Arc Pro B70's vector engines, not its XMX). Prefill of quantized weights on a
+   * current GPU build runs at this rate (`kernelFlops`; per backend `int8KernelTops`: none on SYCL,
+   * 2 × `fp16VectorTflops` on Vulkan off NVIDIA); without it, at `tflops`.
    */
   int8Tops: z.number().positive().optional(),
-  /** FP16 throughput (TFLOPS) of the shader ALUs, without tensor units (carried for the CLI and presets; no term uses it yet). */
+  /**
+   * FP16 throughput (TFLOPS) of the shader ALUs, without tensor units: Vulkan's integer-dot MMQ runs at twice it
+   * off NVIDIA (`int8KernelTops`), and a CUDA query that carries it without `int8Tops` is a chip without MMQ at
+   * prompt batches (`dequantBlas`: P100, V100).
+   */
   fp16VectorTflops: z.number().positive().optional(),
   /** Boost clock (MHz) (carried; no term uses it yet). */
   clockMhz: z.number().positive().optional(),

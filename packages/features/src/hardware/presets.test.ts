@@ -81,9 +81,12 @@ describe('kernel figures (issue 38)', () => {
   it('should take NVIDIA int8 tensor rates as twice the FP16 tensor rate from Turing on, and the sourced figures elsewhere', () => {
     expect(getHardwarePreset('rtx-4090')?.int8Tops).toBe(660.6)
     expect(getHardwarePreset('a100-sxm-80gb')?.int8Tops).toBe(624)
-    expect(getHardwarePreset('v100-pcie-16gb')).toMatchObject({ int8Tops: 56, fp16Tflops: 112, memBwGbs: 900 })
+    // Volta: cuBLAS FP16 tensor cores at prompt batches (MMQ's DP4A path only below 64 tokens), so no int8 figure.
+    expect(getHardwarePreset('v100-pcie-16gb')).toMatchObject({ fp16Tflops: 112, memBwGbs: 900 })
+    expect(getHardwarePreset('v100-pcie-16gb')?.int8Tops).toBeUndefined()
     expect(getHardwarePreset('mi100')).toMatchObject({ int8Tops: 184.6, fp16Tflops: 184.6, computeUnits: 120 })
-    expect(getHardwarePreset('arc-pro-b70')).toMatchObject({ int8Tops: 367, memBwGbs: 608, backend: 'sycl' })
+    // Xe2: llama.cpp's integer kernels (Vulkan MMQ) run on the vector engines' DP4A, not on XMX.
+    expect(getHardwarePreset('arc-pro-b70')).toMatchObject({ int8Tops: 91.8, fp16VectorTflops: 45.9, memBwGbs: 608, backend: 'sycl' })
   })
 
   it('should map the labels of llamacpp_gpu_rows_2026.csv to their presets', () => {
