@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import type { ServingCapability } from '@kerneltune/core'
-import { servingCommandProblems, servingProblems } from './serving.ts'
+import { servingCommandProblems, servingEvidenceProblems, servingProblems } from './serving.ts'
 import type { Translation } from '@kerneltune/core'
 import { argvProblems, coreCombos, inventoryFromJson, inventoryProblems, productOf, resultProblems } from './index.ts'
 
@@ -101,5 +101,18 @@ describe('servingProblems and servingCommandProblems', () => {
       expect.stringMatching(/logs.crashed: .* matches an empty line/),
     ]))
     expect(servingCommandProblems(bad, t)).toEqual([expect.stringMatching(/does not carry the translation's/)])
+  })
+
+  it('should tie each route and mapped metric to evidence at the release, or to a plain "not verified"', () => {
+    const cited: ServingCapability = { ...good, evidence: ['readiness: org/srv@v1:srv/server.py L10 "GET /health"', 'version: not verified at v1; org/srv@abc123:srv/server.py "GET /version"', 'metrics: org/srv@v1:srv/metrics.py L5 "srv:prompt_tokens_total", "srv:generation_tokens_total"'] }
+    expect(servingEvidenceProblems(cited, 'v1')).toEqual([])
+    // The original fixture cites v1 but names neither route nor metric.
+    expect(servingEvidenceProblems(good, 'v1')).toEqual([
+      'the evidence for readiness does not name /health',
+      'the evidence for version does not name /version',
+      'the evidence for metrics does not name srv:prompt_tokens_total',
+      'the evidence for metrics does not name srv:generation_tokens_total',
+    ])
+    expect(servingEvidenceProblems(cited, 'v2')).toHaveLength(3)
   })
 })

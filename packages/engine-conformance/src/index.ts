@@ -18,7 +18,7 @@ export { testEngine, type TestEngineOptions } from './test-engine.ts'
 export { coreCombos, productOf } from './combos.ts'
 export { baselineOf, CAPABLE_DEVICE, engineCatalog, quickRunCount, type QuickRunCount } from './catalog-checks.ts'
 export { resultProblems } from './shape.ts'
-export { SERVING_EVIDENCE_FACTS, servingCommandProblems, servingProblems } from './serving.ts'
+export { SERVING_EVIDENCE_FACTS, servingCommandProblems, servingEvidenceProblems, servingProblems } from './serving.ts'
 export {
   argvProblems,
   configKeyProblems,

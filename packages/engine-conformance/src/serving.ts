@@ -37,6 +37,30 @@ export function servingProblems(serving: ServingCapability): string[] {
   return problems
 }
 
+/**
+ * Evidence tied to a release: the readiness and version lines each name the route the capability
+ * polls, the metrics line names every mapped metric, and each of the three either cites the
+ * release (`@<release>`, as in `repo@v3.3.7:path` or `docs@v0.32.0:page`) or says plainly that it is
+ * "not verified at <release>". Opt-in (engines call it in their own tests), so an engine whose
+ * evidence predates this format keeps passing `servingProblems`.
+ */
+export function servingEvidenceProblems(serving: ServingCapability, release: string): string[] {
+  const problems: string[] = []
+  const line = (fact: string) => serving.evidence.find((e) => e.startsWith(`${fact}: `))
+  const mentions: Array<[string, readonly string[]]> = [
+    ['readiness', [serving.readiness.path]],
+    ['version', [serving.version.path]],
+    ['metrics', Object.values(serving.metrics.names).filter((n): n is string => n !== undefined)],
+  ]
+  for (const [fact, wanted] of mentions) {
+    const e = line(fact)
+    if (!e) { problems.push(`no evidence for ${fact}`); continue }
+    for (const w of wanted) if (!e.includes(w)) problems.push(`the evidence for ${fact} does not name ${w}`)
+    if (!e.includes(`@${release}`) && !e.includes(`not verified at ${release}`)) problems.push(`the evidence for ${fact} neither cites ${release} (@${release}) nor says "not verified at ${release}"`)
+  }
+  return problems
+}
+
 /** The launch command of a translation against the translation itself. */
 export function servingCommandProblems(serving: ServingCapability, t: Translation): string[] {
   const binary = '/opt/engine/bin/server'

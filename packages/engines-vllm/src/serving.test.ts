@@ -1,6 +1,8 @@
 import { classifyServerLog } from '@kerneltune/core'
+import { servingEvidenceProblems } from '@kerneltune/engine-conformance'
 import { describe, expect, it } from 'vitest'
 import { vllmEngine } from './engine.ts'
+import { VLLM_DEFAULT_VERSION } from './releases.ts'
 
 const serving = vllmEngine().serving!
 
@@ -15,6 +17,10 @@ describe('the vLLM serving capability', () => {
     expect(classifyServerLog(serving, ['torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB'])?.class).toBe('out-of-memory')
     expect(classifyServerLog(serving, ['vllm.v1.engine.exceptions.EngineDeadError: EngineCore encountered an issue.'])?.class).toBe('crashed')
     expect(classifyServerLog(serving, ['INFO:     Application startup complete.'])).toBeUndefined()
+  })
+
+  it('should name each route and mapped metric in evidence that cites the release or says it is not verified there', () => {
+    expect(servingEvidenceProblems(serving, `v${VLLM_DEFAULT_VERSION}`)).toEqual([])
   })
 
   it('should name the release in its install hint', () => {

@@ -1,9 +1,13 @@
 /**
  * `vllm serve` as a live server (the serving capability of the engine contract). Where each fact
- * was read is in `evidence`. The vLLM repository is too large to fetch here and its index holds
- * no file at a release tag (VERSIONS.md §1), so these facts are read from the stored upstream
- * copies named below, not at the v0.32.0 tag; the routes and metric names are the ones vLLM has
- * kept across its 0.x releases (they are in both its old and new file layouts).
+ * was read is in `evidence`, in VERSIONS.md's notation. The vLLM repository is too large to fetch
+ * here and the code index holds no file at a release tag (VERSIONS.md §1), so release facts come
+ * from versioned docs pages (`docs@vX:page`, which print a file's source at tag vX). For v0.32.0,
+ * the release this capability pins, none of the three facts could be read: the v0.32.0 metrics
+ * page exists but only its top was readable, and no v0.32.0 page of the health or version routes
+ * is stored. So each evidence line says "not verified at v0.32.0" and names the nearest release or
+ * stored copy that was read. The routes and names there are the ones vLLM's v1 engine has kept
+ * (the KV-cache gauge `vllm:kv_cache_usage_perc` replaced `vllm:gpu_cache_usage_perc` in 0.9).
  */
 import type { ServingCapability, ServingIdentity } from '@kerneltune/core'
 import { VLLM_DEFAULT_VERSION } from './releases.ts'
@@ -41,11 +45,11 @@ export function vllmServing(version: string = VLLM_DEFAULT_VERSION): ServingCapa
       crashed: [/EngineDeadError|Engine core initialization failed|Traceback \(most recent call last\)/],
     },
     evidence: [
-      'readiness: vllm-project/vllm@055e47c2 (stored copy, not the v0.32.0 tag):vllm/entrypoints/serve/instrumentator/health.py `@router.get("/health")` → 200, 503 on EngineDeadError',
-      'version: vllm-project/vllm (stored copies of vllm/entrypoints/openai/api_server.py, not at the tag) `@router.get("/version")` → `{"version": VLLM_VERSION}`',
-      'metrics: vllm-project/vllm (stored copy of vllm/v1/metrics/loggers.py, not at the tag) Counter "vllm:prompt_tokens", "vllm:generation_tokens", Gauge "vllm:num_requests_running", "vllm:num_requests_waiting", "vllm:kv_cache_usage_perc"',
-      'listen: vllm serve --host/--port (vllm/entrypoints/openai/cli_args.py, stored copy, not at the tag)',
-      'logs: CPython Lib/argparse.py "unrecognized arguments: %s"; PyTorch torch.OutOfMemoryError "CUDA out of memory"; vllm/v1/engine/exceptions.py EngineDeadError (not read at the tag)',
+      'readiness: not verified at v0.32.0 (no v0.32.0 page of the route is stored); docs@v0.17.1:vllm/entrypoints/serve/instrumentator/health.py "@router.get(\"/health\", response_class=Response)" → 200, "except EngineDeadError: return Response(status_code=503)" (the same at docs@v0.15.0)',
+      'version: not verified at v0.32.0; vllm-project/vllm@dcbf2004 (stored copy, release not known):vllm/entrypoints/serve/instrumentator/basic.py L54-56 "@router.get(\"/version\")" … "ver = {\"version\": VLLM_VERSION}"',
+      'metrics: not verified at v0.32.0: docs@v0.32.0:usage/metrics "These metrics are exposed via the /metrics endpoint" was read only to its table\'s first row (vllm:admission_rejections); the names come from vllm-project/vllm@005a810b (stored copy, release not known):vllm/v1/metrics/loggers.py PrometheusStatLogger Gauge "vllm:num_requests_running", "vllm:num_requests_waiting", "vllm:kv_cache_usage_perc" ("Deprecated in 0.9 - Renamed as vllm:kv_cache_usage_perc"), Counter "vllm:prompt_tokens", "vllm:generation_tokens", "vllm:prefix_cache_hits", which prometheus_client exposes as vllm:prompt_tokens_total, vllm:generation_tokens_total, vllm:prefix_cache_hits_total; vllm main docs/design/metrics.md still lists vllm:num_requests_running and vllm:kv_cache_usage_perc',
+      'listen: vllm serve --host/--port (vllm/entrypoints/openai/cli_args.py, stored copy; not verified at v0.32.0)',
+      'logs: CPython Lib/argparse.py "unrecognized arguments: %s"; PyTorch torch.OutOfMemoryError "CUDA out of memory"; vllm/v1/engine/exceptions.py EngineDeadError (not verified at v0.32.0)',
     ],
   }
 }
