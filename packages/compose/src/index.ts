@@ -14,4 +14,3 @@
 export { openCatalog, type CatalogSession } from './catalog-session.ts'
 export { DEFAULT_SERVING_ENGINE, ENGINE_NAMES, engineRegistry, isEngineName, loadEngine, SERVING_ENGINE_NAMES, servingModelFile, type EngineName } from './engines.ts'
 export { parseSpace, SWEEP_BACKENDS, SWEEP_GGUF_ENGINE, type SpaceOverride } from './sweep/space.ts'
-export { runRows, type RunSummaryView, type RunView } from './run-view.ts'

@@ -22,3 +22,4 @@ export { checkedGgufHeader, readGgufFileHeader, readJsonFile, requireGgufFile, r
 export { routeClient, routePath, storeTarget, type KernelsStreamEvents, type RouteClient, type RouteClientOptions, type RouteRequest, type StoreTarget } from './api-client.ts'
 export { objectivesFromFields, writeRecordLines } from './objectives.node.ts'
 export { embeddedRegistry, type NewEntry, type RegistryTarget } from './registry.node.ts'
+export { runRows, type RunSummaryView, type RunView } from './run-view.ts'

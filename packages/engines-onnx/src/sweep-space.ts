@@ -3,7 +3,8 @@
  * a sweep crosses, the values ORT uses when an option is not set (the baseline), and the space as
  * a catalog extension. Moved out of the CLI (issue 36), so the sweep's planning is the engine's.
  */
-import { KerneltuneError, type CatalogExtension, type Combo } from '@kerneltune/core'
+import { KerneltuneError } from '@kerneltune/core/lite'
+import type { CatalogExtension, Combo } from '@kerneltune/core'
 import { ORT_CPU_DEFAULTS, ORT_CPU_DIMENSIONS } from './cpu.ts'
 
 export type OnnxSweepSpace = Readonly<Record<string, readonly string[]>>

@@ -1,6 +1,6 @@
 /** kerneltune run create|list|show|watch|cancel|apply: Tier 1 runs, embedded or against a server. */
 import { formatCommandLine, KerneltuneError } from '@kerneltune/core'
-import { runRows } from '@kerneltune/compose'
+import { runRows } from '@kerneltune/compose/node'
 import { describeViolation } from '@kerneltune/serving'
 import { runRecordLines } from '@kerneltune/tuner'
 import { defineCommand, type CommandContext } from '../cli/command.ts'

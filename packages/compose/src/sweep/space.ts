@@ -2,7 +2,7 @@
  * `--space` JSON, read before any engine is loaded: dimension → list of values (each engine's
  * planner checks them against its dimensions). In compose's light entry, for the CLI's start-up.
  */
-import { KerneltuneError } from '@kerneltune/core'
+import { KerneltuneError } from '@kerneltune/core/lite'
 
 export type SpaceOverride = Readonly<Record<string, readonly string[]>>
 
