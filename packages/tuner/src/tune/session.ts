@@ -92,7 +92,15 @@ export async function startTune(store: Store, input: TuneRequestInput | unknown,
   }
   // The kept dimensions search every catalog level, not only those Tier 1 swept.
   for (const dim of Object.keys(n.kept)) n.kept[dim] = deps.catalog.dimension(dim)?.values.map((v) => v.id) ?? n.kept[dim]!
-  const seedPoints = summary.pareto.map((p) => Object.fromEntries(Object.keys(n.kept).map((d) => [d, p.combo[d]!])))
+  // Tier 1's Pareto combinations seed the search, each as its levels of the kept dimensions. One
+  // that leaves a kept dimension unset (the defaults' combination: a missing key means the engine's
+  // default, which is no level of the space) cannot be told to the strategy and is left out; it was
+  // measured in Tier 1 already. It used to be seeded as {} and failed the session whenever the
+  // defaults were on the run's Pareto front.
+  const keptDims = Object.keys(n.kept)
+  const seedPoints = summary.pareto
+    .filter((p) => keptDims.every((d) => p.combo[d] !== undefined))
+    .map((p) => Object.fromEntries(keptDims.map((d) => [d, p.combo[d]!])))
   // An interleaved run measured each combination's replicate noise: half the variance of a log ratio of two measurements is one measurement's relative variance.
   const rv = Object.values((summary as { experiment?: { replicateVariance?: Record<string, number> } }).experiment?.replicateVariance ?? {}).sort((a, b) => a - b)
   const replicateRelVariance = rv.length ? rv[Math.floor(rv.length / 2)]! / 2 : undefined
@@ -197,12 +205,24 @@ export async function runTune(sessionId: string, deps: RunTuneDeps): Promise<Tun
   const { store, registry, catalog, signal, onEvent = () => {}, observer = {} } = deps
   let session = await store.tune.require(null, sessionId)
   if (session.status === 'completed' || session.status === 'cancelled') return session
-  const run = await store.runs.require(null, session.runId, )
   const plan = session.narrowing as unknown as SessionPlan
-  // Fails before the session starts when the run's backend is gone.
-  backendForRun(registry, run)
-  const def = space(plan, run, catalog)
-  const searcher = await openSearcher(session, plan, def, registry)
+  // A session is stored as running when created: a failure before its first trial must be stored
+  // too, or it stays "running" with no job behind it (the queue swallows what a job throws).
+  const fail = async (e: unknown): Promise<TuneSession> => {
+    const msg = e instanceof Error ? e.message : String(e)
+    await store.tune.setStatus(sessionId, 'failed', isKerneltuneError(e) ? `${e.code}: ${msg}` : msg)
+    onEvent({ type: 'tune.finished', sessionId, status: 'failed', best: session.best, error: msg })
+    return store.tune.require(null, sessionId)
+  }
+  let searcher: Awaited<ReturnType<typeof openSearcher>>
+  try {
+    const run = await store.runs.require(null, session.runId)
+    // Fails before the session starts when the run's backend is gone.
+    backendForRun(registry, run)
+    searcher = await openSearcher(session, plan, space(plan, run, catalog), registry)
+  } catch (e) {
+    return fail(e)
+  }
   await store.tune.setStatus(sessionId, 'running')
   onEvent({ type: 'tune.started', sessionId, trialsDone: session.trialsDone })
   const resumedAt = Date.now()
@@ -272,9 +292,8 @@ export async function runTune(sessionId: string, deps: RunTuneDeps): Promise<Tun
     await store.tune.setStatus(sessionId, 'completed', null, state())
     onEvent({ type: 'tune.finished', sessionId, status: 'completed', best, error: null })
   } catch (e) {
-    const msg = e instanceof Error ? e.message : String(e)
-    await store.tune.setStatus(sessionId, 'failed', isKerneltuneError(e) ? `${e.code}: ${msg}` : msg)
-    onEvent({ type: 'tune.finished', sessionId, status: 'failed', best, error: msg })
+    session = { ...session, best }
+    return fail(e)
   }
   return store.tune.require(null, sessionId)
 }
