@@ -27,7 +27,7 @@ export const tuneCommand = defineCommand({
     async run(ctx) {
       const id = requireId(ctx.positionals, name === 'start' ? 'RUN_ID' : 'SESSION_ID')
       // The same calls with and without --server: embedded, the CLI runs the server app in-process.
-      await withKernelsClient(ctx.flags, ctx.io.env, async (c) => {
+      return withKernelsClient(ctx.flags, ctx.io.env, async (c) => {
         let sid = id
         const follow = async (sid: string) => {
           const total = (await c.call('GET /tune/{id}', { params: { id: sid } })).budget.trials ?? 0
@@ -45,6 +45,8 @@ export const tuneCommand = defineCommand({
         const s = await c.call('GET /tune/{id}', { params: { id: sid } })
         if (ctx.json) ctx.printJson(s)
         else ctx.io.stdout(sessionText(s))
+        // As `run create`: a session that failed (its error is in the output) exits 1.
+        return s.status === 'failed' ? 1 : 0
       })
     },
   })),
@@ -66,5 +68,6 @@ function sessionText(s: TuneSessionDetail): string {
   }
   rows.push(['best', s.best ? `${s.best.value} ${JSON.stringify(s.best.config)}${n.objective ? ' (the best trial that meets the objectives)' : ''}` : n.objective && trials.length ? 'none meets the objectives' : '-'])
   rows.push(['dropped', Object.keys(n.dropped ?? {}).join(', ')])
+  if (s.error) rows.push(['error', s.error])
   return keyValues(rows)
 }
