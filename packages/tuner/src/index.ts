@@ -42,4 +42,4 @@ export { classifyFailure, FAILURE_KINDS, type FailureKind, type TrialFailure } f
 export { startTune, runTune, measureTrial, meanVariance, trialOutcome, type TuneDeps, type RunTuneDeps, type MeasureTrials, type TrialMeasurement } from './tune/session.ts'
 export { randomStrategy, RANDOM_STRATEGY } from './tune/random-strategy.ts'
 export { searchStrategies, DEFAULT_STRATEGY } from './tune/strategies.ts'
-export { findBackend, backendForRun, modelFileRunOptions, ownsBackend, runModelPath } from './run/backend.ts'
+export { findBackend, backendForRun, modelFileRunOptions, ownsBackend, runModelPath, withRunBackend } from './run/backend.ts'

@@ -47,3 +47,17 @@ export function ownsBackend(registry: Registry, run: RunLike): boolean {
   const plugin = registry.get('measurement-backend', run.backend)
   return isModelFileBackend(plugin) && plugin.modelFile.perRun === true && modelFileRunOptions(run) !== undefined
 }
+
+/**
+ * Lends `f` the backend that measures a run and closes it afterwards when it was made for the run
+ * (a kept server pool stays up until its backend is closed): for the callers that measure part of a
+ * run (a worker's combination, a Tier 2 trial) rather than execute it.
+ */
+export async function withRunBackend<T>(registry: Registry, run: RunLike, f: (backend: MeasurementBackend) => Promise<T>): Promise<T> {
+  const backend = backendForRun(registry, run)
+  try {
+    return await f(backend)
+  } finally {
+    if (ownsBackend(registry, run)) await backend.close?.()
+  }
+}

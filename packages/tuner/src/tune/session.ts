@@ -10,7 +10,7 @@ import { isKerneltuneError, KerneltuneError, parseWith, type Combo, type Registr
 import { objectivesRecord } from '@kerneltune/serving'
 import { trimmedMean } from '@kerneltune/stats'
 import type { Store } from '@kerneltune/store'
-import { backendForRun } from '../run/backend.ts'
+import { withRunBackend } from '../run/backend.ts'
 import { runOptions } from '../run/create.ts'
 import type { TuneEvent } from '../events.ts'
 import { TuneRequestSchema, type TargetMetric, type TuneRequestInput } from '../request.ts'
@@ -171,26 +171,28 @@ export async function measureTrial(sessionId: string, combo: Combo, deps: { stor
   const session = await deps.store.tune.require(null, sessionId)
   const run = await deps.store.runs.require(null, session.runId)
   const plan = session.narrowing as unknown as SessionPlan
-  const backend = backendForRun(deps.registry, run)
-  const signal = deps.signal
-  try {
-    const r = await backend.measure({ combo, engine: run.target.engine, hardware: run.target.hardware, model: run.target.model, workload: run.target.workload, repetitions: plan.repetitions, warmups: 1, ...(signal ? { signal } : {}) })
-    const smp = samplesOf(r.repetitions, plan.metric)
-    const common = { simulated: r.simulated || backend.simulated, device: r.device }
-    const o = storedObjectives(plan)
-    const a = o && assessRepetitions(r.repetitions, o)
-    if (o && a) {
-      // Valued by the objective over the trial's pooled requests; its variance is not known from one pool.
-      return { value: a.objectiveValue, metrics: { ...common, objective: o.objective.name, feasible: a.feasible, violations: a.violations, ...(a.goodput ? { goodput: a.goodput } : {}), metric: smp.metric, samples: smp.values } }
+  // A backend made for the run (a kept server pool) is closed after the trial.
+  return withRunBackend(deps.registry, run, async (backend) => {
+    const signal = deps.signal
+    try {
+      const r = await backend.measure({ combo, engine: run.target.engine, hardware: run.target.hardware, model: run.target.model, workload: run.target.workload, repetitions: plan.repetitions, warmups: 1, ...(signal ? { signal } : {}) })
+      const smp = samplesOf(r.repetitions, plan.metric)
+      const common = { simulated: r.simulated || backend.simulated, device: r.device }
+      const o = storedObjectives(plan)
+      const a = o && assessRepetitions(r.repetitions, o)
+      if (o && a) {
+        // Valued by the objective over the trial's pooled requests; its variance is not known from one pool.
+        return { value: a.objectiveValue, metrics: { ...common, objective: o.objective.name, feasible: a.feasible, violations: a.violations, ...(a.goodput ? { goodput: a.goodput } : {}), metric: smp.metric, samples: smp.values } }
+      }
+      const value = trimmedMean(smp.values)
+      return { value, metrics: { metric: smp.metric, samples: smp.values, variance: meanVariance(smp.values, value, plan.replicateRelVariance), ...common, ...(o ? { note: `backend ${backend.name} measured no requests: valued by ${smp.metric}, not by the objectives` } : {}) } }
+    } catch (e) {
+      if (signal?.aborted) throw e
+      // A hidden constraint: the combination did not run. Kept apart from an objective missed (which has measurements).
+      const failure = classifyFailure(e)
+      return { value: null, metrics: { error: failure.message, failure } }
     }
-    const value = trimmedMean(smp.values)
-    return { value, metrics: { metric: smp.metric, samples: smp.values, variance: meanVariance(smp.values, value, plan.replicateRelVariance), ...common, ...(o ? { note: `backend ${backend.name} measured no requests: valued by ${smp.metric}, not by the objectives` } : {}) } }
-  } catch (e) {
-    if (signal?.aborted) throw e
-    // A hidden constraint: the combination did not run. Kept apart from an objective missed (which has measurements).
-    const failure = classifyFailure(e)
-    return { value: null, metrics: { error: failure.message, failure } }
-  }
+  })
 }
 
 async function openSearcher(session: TuneSession, plan: SessionPlan, def: SearchSpaceDefinition, registry: Registry): Promise<Searcher> {
@@ -218,7 +220,7 @@ export async function runTune(sessionId: string, deps: RunTuneDeps): Promise<Tun
   try {
     const run = await store.runs.require(null, session.runId)
     // Fails before the session starts when the run's backend is gone.
-    backendForRun(registry, run)
+    await withRunBackend(registry, run, async () => {})
     searcher = await openSearcher(session, plan, space(plan, run, catalog), registry)
   } catch (e) {
     return fail(e)
