@@ -69,6 +69,15 @@ export const RECENT_FLAGGED = 'flagged unreliable in PROVENANCE.md §A4 (RTX 409
  * pair of cards would fit a split rule on the rows it is scored on.
  */
 export const MULTI_GPU = 'multi-GPU layer split (n_devices 2; one device per query, see recent-rows.ts)'
+/**
+ * PROVENANCE §A4: "the RTX 3060, R9700 and the 2080 Ti CUDA row sit on a Raspberry Pi CM5 host, so
+ * small-model and decode figures may be host-limited" (the R9700's own note: "tg strongly
+ * host-limited"). The same rule as §A5's host-limited rows (gpu-rows-2026.ts): a card on a Pi host
+ * measures the host, not the card (the R9700's TinyLlama decode reached 13% of its bandwidth, the
+ * RTX 4090's on a desktop host 50%), and it was the only AMD discrete decode row, so it set the
+ * AMD discrete class's decode efficiency for every card of it (issue 38, third round).
+ */
+export const RECENT_HOST_LIMITED = 'host-limited (PROVENANCE §A4: card on a Raspberry Pi CM5 host, "small-model and decode figures may be host-limited")'
 
 export function recentBuilds(dir: string, out: DataSet, opts: LoadOptions): void {
   const rows = parseCsv(readFileSync(join(dir, RECENT_FILE), 'utf8'))
@@ -76,6 +85,7 @@ export function recentBuilds(dir: string, out: DataSet, opts: LoadOptions): void
   rows.forEach((row, i) => {
     if (row.n_devices !== '1') return exclude(r, MULTI_GPU)
     if (row.test!.includes('+')) return exclude(r, 'combined prompt + generation rate (pp4096+tg128: neither phase alone)')
+    if (/Raspberry Pi/i.test(row.host_or_system ?? '')) return exclude(r, RECENT_HOST_LIMITED)
     if (!opts.keepFlagged && row.backend === 'Vulkan' && row.hardware === 'NVIDIA GeForce RTX 4090' && row.test === 'pp512' && Number(row.stddev) > 1000) return exclude(r, RECENT_FLAGGED)
     const backend = BACKENDS[row.backend!]
     if (!backend) return exclude(r, `backend ${row.backend}`)

@@ -3,6 +3,7 @@ import { requireOrSkip } from '@kerneltune/tooling/test-skip'
 import { existsSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import { loadThroughputData } from '../scripts/data-rows.ts'
+import { RECENT_HOST_LIMITED } from '../scripts/recent-rows.ts'
 import { calibrate, crossValidate, LearnedModel, leaveOneGroupOut, permutationImportance, pretrainedModel, QUERY_FEATURE_NAMES, trainEvaluated } from './index.ts'
 
 const DATA = fileURLToPath(new URL('../../../../shared/data/llm_throughput', import.meta.url))
@@ -81,6 +82,15 @@ describe.skipIf(requireOrSkip(existsSync(DATA), `data: ${DATA} is absent (learne
     // Layer split, the combined pp+tg rate, the unnamed CPUs and the flagged row are left out.
     expect(recent.some((s) => s.id === 'llamacpp_recent_builds.csv:25')).toBe(false)
     expect(new Set(recent.map((s) => s.query.backend))).toEqual(new Set(['cuda', 'vulkan', 'metal', 'rocm', 'cpu']))
+  })
+
+  it('should leave out the cards on a Raspberry Pi host, as PROVENANCE §A4 cautions (issue 38)', () => {
+    const recent = all.filter((s) => s.id!.startsWith('llamacpp_recent_builds.csv:'))
+    // The R9700 and the RTX 3060 were measured only on the Pi CM5; the RTX 2080 Ti keeps its desktop Vulkan rows.
+    expect(recent.filter((s) => s.group === 'radeon-ai-pro-r9700' || s.group === 'rtx-3060')).toEqual([])
+    expect(new Set(recent.filter((s) => s.group === 'rtx-2080-ti').map((s) => s.query.backend))).toEqual(new Set(['vulkan']))
+    const file = loadThroughputData(DATA).files.find((f) => f.file === 'llamacpp_recent_builds.csv')!
+    expect(file.excluded[RECENT_HOST_LIMITED]).toBe(7)
   })
 
   it('should predict held-out hardware (leave-one-hardware-out) for every chip in the data', () => {
