@@ -31,7 +31,7 @@ export interface DataSet {
   files: FileReport[]
 }
 
-export const spec = (p: HardwarePreset) => ({ ...(p.tdpWatts ? { tdpWatts: p.tdpWatts } : {}), ...(p.int8Tops ? { int8Tops: p.int8Tops } : {}), ...(p.fp16VectorTflops ? { fp16VectorTflops: p.fp16VectorTflops } : {}), memBwGbs: p.memBwGbs, tflops: p.fp16Tflops, unifiedMemory: p.unifiedMemory ?? false, vendor: (['nvidia', 'amd', 'apple', 'intel'].includes(p.vendor) ? p.vendor : 'other') as ThroughputQueryInput['vendor'] })
+export const spec = (p: HardwarePreset) => ({ ...(p.tdpWatts ? { tdpWatts: p.tdpWatts } : {}), ...(p.int8Tops ? { int8Tops: p.int8Tops } : {}), ...(p.fp16VectorTflops ? { fp16VectorTflops: p.fp16VectorTflops } : {}), ...(p.computeUnits && p.clockMhz ? { computeUnits: p.computeUnits, clockMhz: p.clockMhz } : {}), memBwGbs: p.memBwGbs, tflops: p.fp16Tflops, unifiedMemory: p.unifiedMemory ?? false, vendor: (['nvidia', 'amd', 'apple', 'intel'].includes(p.vendor) ? p.vendor : 'other') as ThroughputQueryInput['vendor'] })
 
 /** Attention shapes of a model, as query fields: KV bytes and attention FLOPs per context token, sliding windows. */
 export interface Shapes { layers: number; kvBytesPerToken: number; attnFlopsPerToken: number; slidingWindow?: { tokens: number; share: number } }

@@ -89,6 +89,17 @@ describe('kernel figures (issue 38)', () => {
     expect(getHardwarePreset('arc-pro-b70')).toMatchObject({ int8Tops: 91.8, fp16VectorTflops: 45.9, memBwGbs: 608, backend: 'sycl' })
   })
 
+  it('should give NVIDIA parts their boost clock beside their SM count, from the spec page or FP32 ÷ (2 × cores) (issue 38, third round)', () => {
+    expect(getHardwarePreset('rtx-4090')).toMatchObject({ clockMhz: 2520, computeUnits: 128 })
+    expect(getHardwarePreset('h100-sxm')).toMatchObject({ clockMhz: 1980, computeUnits: 132 })
+    // The derivation: 67 TFLOPS FP32 over 2 × 16,896 CUDA cores.
+    expect(Math.abs(67e12 / (2 * 16896) / 1e6 - getHardwarePreset('h100-sxm')!.clockMhz!)).toBeLessThan(5)
+    expect(getHardwarePreset('gb10')?.kernelSources?.join(' ')).toMatch(/31 TFLOPS FP32/)
+    // A part no source gave a clock for has none (B200's FP32 rate per GPU was not found).
+    expect(getHardwarePreset('b200')?.clockMhz).toBeUndefined()
+    for (const p of listHardwarePresets().filter((x) => x.vendor === 'nvidia' && x.clockMhz !== undefined)) expect(p.computeUnits, p.id).toBeGreaterThan(0)
+  })
+
   it('should map the labels of llamacpp_gpu_rows_2026.csv to their presets', () => {
     expect(findHardwarePreset('Tesla V100-PCIE-16GB (CC 7.0, VRAM 16144 MiB)')?.id).toBe('v100-pcie-16gb')
     expect(findHardwarePreset('AMD Radeon Instinct MI60 / MI50 (label "MI60 / MI50", gfx906)')?.id).toBe('mi50')
