@@ -46,6 +46,9 @@ export const DEVELOPMENT_CHIPS: readonly string[] = [
   // v3.4.0 (issue 38, second round): the kernel-figure corrections were scored on these folds with
   // `--only` (and the interval's support buckets on gb10, apple-m2-ultra, nvidia-gh100 and arc-pro-b70).
   'arc-pro-b70', 'p100-pcie-16gb', 'v100-pcie-16gb',
+  // v3.5.0 (issue 38, third round): the units × clock binding figure and the per-backend MoE prefill
+  // effect were scored with `--only` on the same eleven folds (rtx-3060 and radeon-ai-pro-r9700 have
+  // no rows left: their only rows were measured on a Raspberry Pi host).
 ]
 
 /**
@@ -56,12 +59,17 @@ export const DEVELOPMENT_CHIPS: readonly string[] = [
  * chose from was written looking at the fold's rows.
  */
 const FIGURES_AFTER = 'the kernel facts of v3.4.0 (which units and kernels quantized prefill runs on, per backend) were read in llama.cpp\'s source because v3.3.0\'s held-out table showed this chip far off; the facts, not this fold\'s score, set the figures, but the fold is where they were looked for'
+const AMD_SPLIT = 'v3.5.0 gives AMD\'s HBM parts (1 TB/s and up: the MI50/MI60 and MI100 here) a hardware class apart from its Radeon cards, written after reading these chips\' micro-batch rows (MI50 at a micro-batch of 1 reaching about a quarter of its bandwidth, which the Radeons borrowed); the fold was not scored before the reported run, but its rows were read'
 export const NOT_OUT_OF_SAMPLE: Readonly<Record<string, { mark: string; why: string }>> = {
   'nvidia-gh100': {
     mark: "not out of sample for the kernel-family effect's design",
-    why: "v3.2.0's prefill kernel-family effect (in every variant since) was written after the H200 kit run, for the H100/H200 prefill gap that run showed, and then improved this fold",
+    why: "v3.2.0's prefill kernel-family effect (in every variant since) was written after the H200 kit run, for the H100/H200 prefill gap that run showed, and then improved this fold; v3.5.0's units × clock figure was written comparing the H100 kit's 8B Q4_0 pp512 with the issue's RTX 4090 figure",
   },
   'arc-pro-b70': { mark: 'not out of sample for the kernel-figure corrections', why: FIGURES_AFTER },
+  // v3.5.0: the AMD HBM class (physics-terms.ts hardwareClass) was written after reading these two
+  // chips' micro-batch rows (MI50 at ubatch 1 reaching about a quarter of its bandwidth); no fold was scored.
+  'amd-vega20': { mark: 'not out of sample for the AMD HBM class', why: AMD_SPLIT },
+  mi100: { mark: 'not out of sample for the AMD HBM class', why: AMD_SPLIT },
   'p100-pcie-16gb': { mark: 'not out of sample for the kernel-figure corrections', why: FIGURES_AFTER },
   'v100-pcie-16gb': { mark: 'not out of sample for the kernel-figure corrections', why: FIGURES_AFTER },
 }

@@ -35,10 +35,16 @@ import { hardwareClass } from '../src/physics-terms.ts'
  * MAPE to the fourth decimal (0.1507 / 0.1503 with and without int8 kernels) in 43–49 iterations.
  */
 export const FIT_TOLERANCE = 1e-6
-export const VARIANTS: readonly { label: string; options: TrainOptions }[] = [false, true].flatMap((int8Kernels) => [1, 3].map((lambda) => ({
-  label: `physics, effect penalty ${lambda}, prefill kernel families${int8Kernels ? ', int8 kernels' : ''}`,
-  options: { kind: 'physics' as const, name: 'pretrained-physics', physics: { lambda, priorPrecision: 0.1, groupBalance: 0.5, mmKernels: true, tolerance: FIT_TOLERANCE, ...(int8Kernels ? { int8Kernels } : {}) } },
-})))
+const physicsVariant = (lambda: number, int8Kernels: boolean, aluKernels: boolean) => ({
+  label: `physics, effect penalty ${lambda}, prefill kernel families${int8Kernels ? ', int8 kernels' : ''}${aluKernels ? ', units × clock' : ''}`,
+  options: { kind: 'physics' as const, name: 'pretrained-physics', physics: { lambda, priorPrecision: 0.1, groupBalance: 0.5, mmKernels: true, moePrefill: true, tolerance: FIT_TOLERANCE, ...(int8Kernels ? { int8Kernels } : {}), ...(aluKernels ? { aluKernels } : {}) } },
+})
+export const VARIANTS: readonly { label: string; options: TrainOptions }[] = [
+  physicsVariant(1, false, false),
+  physicsVariant(1, true, false),
+  physicsVariant(1, true, true),
+  physicsVariant(3, true, true),
+]
 export const INNER_FOLDS = 4
 
 export interface HeldOut {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { PHYSICS_TERMS, baseName, calibrate, effectCoef, effectKeys, kernelFlops, parseQuery, physicsBreakdown, pretrainedModel, queryBound, stepTerms, type PhysicsState, type ThroughputQueryInput } from './index.ts'
+import { PHYSICS_TERMS, baseName, calibrate, hardwareClass, unitClockRate, effectCoef, effectKeys, kernelFlops, parseQuery, physicsBreakdown, pretrainedModel, queryBound, stepTerms, type PhysicsState, type ThroughputQueryInput } from './index.ts'
 import { fitMultipliers, type Split } from './calibrate-physics.ts'
 
 
@@ -53,6 +53,38 @@ describe('physics terms', () => {
     }
   })
 
+  it('should add compute units × clock as a second binding figure, and a MoE prefill effect per backend, only when the variant asks (issue 38, third round)', () => {
+    const on = { mmKernels: true, int8Kernels: true, aluKernels: true, moePrefill: true }
+    const q4 = parseQuery({ ...gpu, int8Tops: 660, computeUnits: 128, clockMhz: 2520, phase: 'prefill', promptTokens: 512, backend: 'cuda' })
+    expect(unitClockRate(q4)).toBeCloseTo((128 * 2520e6 * 2048) / 1e12, 9)
+    expect(effectKeys(q4, 'compute', on)).toEqual(expect.arrayContaining(['bind:fp16:cuda', 'bind:alu:cuda']))
+    // Its covariate: log(int8 ÷ units × clock), so w = 1 moves the rate from the int8 figure to units × clock.
+    expect(effectCoef(q4, 'bind:alu:cuda')).toBeCloseTo(Math.log(660 / ((128 * 2520e6 * 2048) / 1e12)), 12)
+    expect(Math.abs(effectCoef(q4, 'bind:alu:cuda'))).toBeLessThan(0.01) // the 4090's int8 figure is its units × clock rate
+    expect(effectKeys(q4, 'compute', { mmKernels: true, int8Kernels: true })).not.toContain('bind:alu:cuda')
+    // Without both figures the int8 exponent is alone; decode and F16 weights have neither.
+    const noClock = parseQuery({ ...gpu, int8Tops: 660, computeUnits: 128, phase: 'prefill', promptTokens: 512, backend: 'cuda' })
+    expect(unitClockRate(noClock)).toBeUndefined()
+    expect(effectKeys(noClock, 'compute', on)).not.toContain('bind:alu:cuda')
+    expect(effectKeys(parseQuery({ ...gpu, int8Tops: 660, computeUnits: 128, clockMhz: 2520, backend: 'cuda' }), 'compute', on).some((k) => k.startsWith('bind:'))).toBe(false)
+    // MoE prefill: its own products effect, per backend; dense prompts and MoE decode have none.
+    const moe = parseQuery({ ...gpu, paramsB: 30, activeParamsB: 3, phase: 'prefill', promptTokens: 512, backend: 'cuda' })
+    expect(effectKeys(moe, 'compute', on)).toContain('moe:prefill:cuda')
+    expect(effectKeys(moe, 'mem', on).some((k) => k.startsWith('moe:'))).toBe(false)
+    expect(effectKeys(moe, 'compute', { mmKernels: true }).some((k) => k.startsWith('moe:'))).toBe(false)
+    expect(effectKeys(q4, 'compute', on).some((k) => k.startsWith('moe:'))).toBe(false)
+    expect(effectKeys(parseQuery({ ...gpu, paramsB: 30, activeParamsB: 3, backend: 'cuda' }), 'compute', on).some((k) => k.startsWith('moe:'))).toBe(false)
+  })
+
+  it("should keep AMD's HBM parts apart from its Radeon cards (issue 38, third round)", () => {
+    const amd = { ...gpu, vendor: 'amd' as const }
+    expect(hardwareClass(parseQuery({ ...amd, memBwGbs: 1024 }))).toBe('amd-hbm') // MI50
+    expect(hardwareClass(parseQuery({ ...amd, memBwGbs: 5300 }))).toBe('amd-hbm') // MI300X
+    expect(hardwareClass(parseQuery({ ...amd, memBwGbs: 960 }))).toBe('amd-gpu') // RX 7900 XTX
+    expect(hardwareClass(parseQuery({ ...amd, memBwGbs: 256, unifiedMemory: true }))).toBe('amd-unified') // Strix Halo
+    expect(hardwareClass(parseQuery({ ...gpu, vendor: 'intel', memBwGbs: 1024 }))).toBe('intel-gpu')
+  })
+
   it('should charge the F16 weight copy and the attention scores to legacy builds only', () => {
     const prefill = { ...gpu, phase: 'prefill' as const, promptTokens: 512 }
     expect(term({ ...prefill, engineEra: 'legacy' }, 'dqcopy')).toBeGreaterThan(0)
@@ -72,11 +104,19 @@ describe('physics terms', () => {
     expect(term(sycl, 'dqcopy')).toBeCloseTo((8e9 * 4) / 1008e9, 12)
     expect(kernelFlops(sycl, on)).toBe(183.5e12)
     expect(effectKeys(sycl, 'compute', on).some((k) => k.startsWith('bind:'))).toBe(false)
-    // Vulkan off NVIDIA: MMQ's packed int8 dot products on the shader ALUs, twice the packed FP16 rate.
+    // Vulkan on a chip with matrix units (Xe2's XMX, NVIDIA's tensor cores): cooperative matrices, no MMQ
+    // pipelines, so quantized tiles are dequantized into the FP16 matrix multiply (no F16 copy in memory).
     const vk = parseQuery({ ...sycl, backend: 'vulkan' })
     expect(term(vk, 'dqcopy')).toBe(0)
-    expect(stepTerms(vk, on).phi[PHYSICS_TERMS.indexOf('compute')]).toBeCloseTo(flops / 91.8e12, 12)
-    expect(effectCoef(vk, 'bind:fp16:vulkan')).toBeCloseTo(Math.log(91.8 / 183.5), 12)
+    expect(stepTerms(vk, on).phi[PHYSICS_TERMS.indexOf('compute')]).toBeCloseTo(flops / 183.5e12, 12)
+    expect(effectKeys(vk, 'compute', on).some((k) => k.startsWith('bind:'))).toBe(false)
+    const nvVk = parseQuery({ ...prefill, backend: 'vulkan', int8Tops: 660 })
+    expect(stepTerms(nvVk, on).phi[PHYSICS_TERMS.indexOf('compute')]).toBeCloseTo(flops / 330e12, 12)
+    // Vulkan on a chip without them (an RDNA 2 or GCN card, figures given): MMQ's packed int8 dot products
+    // on the shader ALUs, twice the packed FP16 rate.
+    const alu = parseQuery({ ...prefill, vendor: 'amd', backend: 'vulkan', tflops: 26.5, int8Tops: 53, fp16VectorTflops: 26.5 })
+    expect(stepTerms(alu, on).phi[PHYSICS_TERMS.indexOf('compute')]).toBeCloseTo(flops / 53e12, 12)
+    expect(effectCoef(alu, 'bind:fp16:vulkan')).toBeCloseTo(Math.log(53 / 26.5), 12)
     // CUDA on a chip whose kernel figures give no int8 rate (P100, V100 at prompt batches): cuBLAS on an F16 copy.
     expect(term({ ...prefill, backend: 'cuda', tflops: 18.7, fp16VectorTflops: 18.7 }, 'dqcopy')).toBeGreaterThan(0)
     expect(term({ ...prefill, backend: 'cuda', int8Tops: 660 }, 'dqcopy')).toBe(0) // MMQ reads the quantized blocks

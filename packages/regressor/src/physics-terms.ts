@@ -59,7 +59,7 @@ export function layersOf(q: ThroughputQuery): number {
 /**
  * The class of a device, from what a query says about it: CPU, Apple GPU, NVIDIA unified memory
  * (GB10), NVIDIA HBM (datacenter, ≥ 1.5 TB/s), NVIDIA GDDR (GeForce/RTX/A40/L40S), vendor-unified (an
- * iGPU on system memory: Strix Halo) or vendor-gpu (a discrete card).
+ * iGPU on system memory: Strix Halo), AMD HBM (Instinct, ≥ 1 TB/s) or vendor-gpu (a discrete card).
  * Efficiencies are learned per class and per vendor, so an unseen chip borrows from its class.
  */
 export function hardwareClass(q: ThroughputQuery): string {
@@ -68,7 +68,13 @@ export function hardwareClass(q: ThroughputQuery): string {
   if (q.vendor === 'nvidia') return q.unifiedMemory ? 'nvidia-unified' : q.memBwGbs >= 1500 ? 'nvidia-hbm' : 'nvidia-gddr'
   // An iGPU sharing system memory (Strix Halo) is not a discrete card of its vendor (issue 38: the
   // AMD discrete cards had only the Radeon 8060S's efficiency to borrow).
-  return q.unifiedMemory ? `${q.vendor}-unified` : `${q.vendor}-gpu`
+  if (q.unifiedMemory) return `${q.vendor}-unified`
+  // AMD's HBM datacenter parts (GCN 5 and CDNA: MI50/MI60 1,024 GB/s and up) are not its Radeon cards
+  // (RDNA, GDDR, at most 960 GB/s): other compute units, other kernels in ggml-hip (MFMA, not WMMA),
+  // as NVIDIA's HBM and GDDR classes are split. Without it the MI50/MI100 micro-batch rows, the only
+  // AMD discrete rows after the Pi-hosted R9700 went, set every Radeon's efficiency (issue 38).
+  if (q.vendor === 'amd' && q.memBwGbs >= 1000) return 'amd-hbm'
+  return `${q.vendor}-gpu`
 }
 
 /** Which optional effects a fitted model carries (a variant of the nested selection). */
@@ -85,11 +91,31 @@ export interface EffectOptions {
   mmKernels?: boolean
   /**
    * Quantized prefill on current GPU builds multiplies at the int8 rate of the units llama.cpp's
-   * integer kernels use (`int8KernelTops`: MMQ on CUDA and ROCm, integer dot products on Vulkan; none on SYCL),
+   * integer kernels use (`int8KernelTops`: MMQ on CUDA and ROCm, integer dot products on Vulkan devices without
+   * matrix units; none on SYCL or on Vulkan with cooperative matrices),
    * and a per-backend exponent learns how far the FP16 matrix rate binds instead (`bind:fp16:<backend>`,
    * `kernelFlops`). Off: every GPU prefill multiplies at `tflops` (v3.2.0).
    */
   int8Kernels?: boolean
+  /**
+   * With `int8Kernels`: a second per-backend exponent, `bind:alu:<backend>`, on log(int8 rate ÷ the
+   * compute units' clock rate, `unitClockRate`), so the rate can also move from the int8 figure towards
+   * compute units × clock (issue 38, third round). llama.cpp's MMQ spends most of a tile outside the
+   * tensor instructions (loading and unpacking blocks, scaling in FP32 on the ALUs), work that scales
+   * with units and clock, not with the tensor rate: the H100 SXM's 8B Q4_0 pp512 (10,953 tok/s, kit
+   * run) is 1.2 × the RTX 4090's rate per int8 TOPS datasheet ratio would give 3×; its SMs × boost
+   * clock are 0.81 × the 4090's. A query without both figures keeps the int8 exponent alone.
+   */
+  aluKernels?: boolean
+  /**
+   * Prefill of a mixture-of-experts model gets an effect of its own on its products (`moe:prefill`):
+   * llama.cpp multiplies each expert's weights by only the tokens routed to it (a 512-token micro-batch
+   * gives each of 128 experts about 32 tokens at 8 used), far from the tile sizes its matrix kernels
+   * are built for, so a MoE prompt runs its active FLOPs at a lower rate than a dense one. Without it
+   * the MoE rows (most current-build rows of the RTX 5070 Ti, 5060 Ti and GB10) set the dense cards'
+   * prefill efficiency too (issue 38, third round).
+   */
+  moePrefill?: boolean
 }
 
 /** The effect keys that adjust a term's multiplier for this query (unseen keys weigh nothing). */
@@ -109,6 +135,8 @@ export function effectKeys(q: ThroughputQuery, term: PhysicsTerm, opts: EffectOp
   if (!isLegacy(q)) keys.push(`era:current:${backend}`)
   if (opts.mmKernels && term === 'compute' && q.phase === 'prefill' && cls !== 'cpu' && !isLegacy(q)) keys.push(`mm:${PLAIN_FORMATS.has(q.quant) ? 'float' : 'quantized'}:${backend}`)
   if (opts.int8Kernels && term === 'compute' && int8Binds(q)) keys.push(`bind:fp16:${backend}`)
+  if (opts.moePrefill && term === 'compute' && q.phase === 'prefill' && (q.activeParamsB ?? q.paramsB) < q.paramsB) keys.push(`moe:prefill:${backend}`)
+  if (opts.int8Kernels && opts.aluKernels && term === 'compute' && int8Binds(q) && unitClockRate(q) !== undefined) keys.push(`bind:alu:${backend}`)
   // The 2023 tables (./main, before 2024's prefill kernels): an effect of their own on prefill.
   if (q.engineEra === 'legacy-2023' && q.phase === 'prefill') keys.push(`era:2023:${backend}`)
   return keys
@@ -144,21 +172,38 @@ export const int8Binds = (q: ThroughputQuery): boolean =>
  *   (ggml-sycl.cpp:3289), so quantized prefill dequantizes to F16 and runs oneDNN's GEMM
  *   (`ggml_sycl_op_mul_mat_sycl`, ggml-sycl.cpp:2148–2240): the FP16 matrix rate binds, and the F16
  *   copy is written and read back (`dequantBlas`).
- * - Vulkan's MMQ shaders multiply with packed int8 dot products on the shader ALUs
- *   (`dotPacked4x8EXT`, vulkan-shaders/mul_mmq_funcs.glsl:47), never with cooperative matrices (the
- *   int8 coopmat shape is queried but unused; coopmat serves the F16 path), and every device with
- *   accelerated integer dot products takes them for quantized prefill unless it has NVIDIA's coopmat2
- *   (ggml-vulkan.cpp:7633). So off NVIDIA the rate is the ALUs' dot-product rate, 4 int8 multiply-adds
- *   per FP32 lane, twice the packed FP16 rate (`fp16VectorTflops`); NVIDIA's Vulkan rows keep their
- *   tensor figure (which path their drivers took is not recorded).
+ * - Vulkan builds its integer (MMQ) pipelines only on a device with neither NVIDIA's coopmat2 nor KHR
+ *   cooperative matrices: `ggml_vk_load_shaders` is `if (coopmat2) … else if (coopmat_support) … else if
+ *   (fp16) { … CREATE_MMQ … }` (ggml-vulkan.cpp:3647, 3727, 3849; the MMQ pipelines at 3914–3926 and
+ *   4083–4093), and `ggml_vk_get_mul_mat_mat_pipeline` returns none for Q8_1 activations when they are
+ *   empty (:6223–6228), so `ggml_vk_mul_mat_q_f16` falls back to dequantizing tiles into the FP16
+ *   matrix multiply (:7635–7640). KHR coopmat is on for every NVIDIA device, for Intel Xe2 only and for
+ *   AMD on RADV (on AMD's own drivers RDNA 3 only), `ggml_vk_khr_cooperative_matrix_support` (:16327).
+ *   So a Vulkan device with matrix units (an NVIDIA card with a tensor-core int8 figure, or a preset
+ *   whose FP16 matrix rate exceeds its shader ALUs' rate, like the Arc Pro B70's XMX) multiplies
+ *   quantized prompts at its FP16 matrix rate: no int8 figure binds (issue 38, third round: v3.4.0 read
+ *   this as MMQ on the B70 and timed it at 2 × `fp16VectorTflops`). A device without them runs MMQ's
+ *   packed int8 dot products (`dotPacked4x8EXT`, vulkan-shaders/mul_mmq_funcs.glsl:47) on the ALUs,
+ *   4 int8 multiply-adds per FP32 lane, twice the packed FP16 rate.
  * - CUDA and ROCm: the preset's figure (MMQ on int8 tensor or matrix cores, else DP4A/dot4).
  */
 export function int8KernelTops(q: ThroughputQuery): number | undefined {
   const backend = backendOf(q)
   if (backend === 'sycl') return undefined
-  if (backend === 'vulkan' && q.vendor !== 'nvidia') return q.fp16VectorTflops !== undefined ? 2 * q.fp16VectorTflops : q.int8Tops
+  if (backend === 'vulkan') {
+    if (vulkanMatrixUnits(q)) return undefined
+    return q.fp16VectorTflops !== undefined ? 2 * q.fp16VectorTflops : q.int8Tops
+  }
   return q.int8Tops
 }
+
+/**
+ * Whether ggml-vulkan multiplies a query's quantized prompts on matrix units (cooperative matrices,
+ * int8KernelTops): an NVIDIA chip with tensor cores (its preset carries the tensor int8 figure) or a
+ * chip whose FP16 matrix rate exceeds its shader ALUs' (`fp16VectorTflops`).
+ */
+export const vulkanMatrixUnits = (q: ThroughputQuery): boolean =>
+  (q.vendor === 'nvidia' && q.int8Tops !== undefined) || (q.fp16VectorTflops !== undefined && q.tflops > q.fp16VectorTflops)
 
 /**
  * Quantized GPU prefill whose kernels dequantize each weight into an F16 buffer for a BLAS GEMM (2
@@ -183,7 +228,22 @@ export function dequantBlas(q: ThroughputQuery): boolean {
  * rate from the int8 figure (w = 0) to the FP16 one (w = 1): which figure binds, per backend.
  */
 export function effectCoef(q: ThroughputQuery, key: string): number {
+  if (key.startsWith('bind:alu:')) return Math.log((int8KernelTops(q) ?? q.tflops) / unitClockRate(q)!)
   return key.startsWith('bind:') ? Math.log((int8KernelTops(q) ?? q.tflops) / q.tflops) : 1
+}
+
+/**
+ * Compute units × boost clock as an int8 rate (TOPS): 2,048 int8 operations per unit per cycle, the
+ * RTX 4090's dense tensor rate per SM and clock (660.6 TOPS ÷ 128 SMs ÷ 2.52 GHz), so the `bind:alu`
+ * covariate is about 0 wherever a chip's int8 figure is that per-SM rate (every GeForce and RTX card
+ * from Ampere on) and large where it is not (H100 1.3, A100 0.7; MI50 −1.4, Arc Pro B70 −0.7). In raw
+ * unit-cycles (a first v3.5.0 run) the covariate was 6–9 on every chip, so the exponent worked as a
+ * cheap per-backend intercept that ROCm's Instinct rows set and the Radeon 8060S, which has no clock
+ * figure, did not get (its held-out prefill went from 5% to 100% off). Undefined without both figures.
+ */
+const INT8_OPS_PER_UNIT_CYCLE = 2048
+export function unitClockRate(q: Pick<ThroughputQuery, 'computeUnits' | 'clockMhz'>): number | undefined {
+  return q.computeUnits !== undefined && q.clockMhz !== undefined ? (q.computeUnits * q.clockMhz * 1e6 * INT8_OPS_PER_UNIT_CYCLE) / 1e12 : undefined
 }
 
 /** ARM's FP16 FMA (8 lanes per 128-bit register) against its FP32 FMA (4 lanes). */

@@ -21,6 +21,8 @@ export const PhysicsStateSchema: z.ZodObject<{
   iterations: z.ZodNumber
   mmKernels: z.ZodOptional<z.ZodBoolean>
   int8Kernels: z.ZodOptional<z.ZodBoolean>
+  aluKernels: z.ZodOptional<z.ZodBoolean>
+  moePrefill: z.ZodOptional<z.ZodBoolean>
 }> = z.object({
   /** Log multipliers by name ("decode.mem", "decode.mem|class:cpu", ...). */
   params: z.record(z.string(), z.number()),
@@ -32,6 +34,10 @@ export const PhysicsStateSchema: z.ZodObject<{
   mmKernels: z.boolean().optional(),
   /** Quantized GPU prefill at the int8 rate with a per-backend binding exponent (physics-terms.ts EffectOptions); absent: off. */
   int8Kernels: z.boolean().optional(),
+  /** With int8Kernels: a second binding exponent on compute units × clock (physics-terms.ts EffectOptions); absent: off. */
+  aluKernels: z.boolean().optional(),
+  /** The mixture-of-experts prefill effect (physics-terms.ts EffectOptions.moePrefill); absent: off. */
+  moePrefill: z.boolean().optional(),
 })
 export type PhysicsState = z.output<typeof PhysicsStateSchema>
 
@@ -49,6 +55,10 @@ export interface PhysicsOptions {
   mmKernels?: boolean
   /** Quantized GPU prefill at the int8 rate (physics-terms.ts EffectOptions.int8Kernels). */
   int8Kernels?: boolean
+  /** With int8Kernels: compute units × clock as a second binding figure (physics-terms.ts EffectOptions.aluKernels). */
+  aluKernels?: boolean
+  /** A products effect of its own for mixture-of-experts prefill (physics-terms.ts EffectOptions.moePrefill). */
+  moePrefill?: boolean
 }
 
 export interface PhysicsRow {
@@ -155,7 +165,7 @@ export function fitPhysics(rows: readonly PhysicsRow[], opts: PhysicsOptions = {
     }
     return i
   }
-  const eff: EffectOptions = { ...(opts.mmKernels ? { mmKernels: true } : {}), ...(opts.int8Kernels ? { int8Kernels: true } : {}) }
+  const eff: EffectOptions = { ...(opts.mmKernels ? { mmKernels: true } : {}), ...(opts.int8Kernels ? { int8Kernels: true } : {}), ...(opts.int8Kernels && opts.aluKernels ? { aluKernels: true } : {}), ...(opts.moePrefill ? { moePrefill: true } : {}) }
   const compiled = rows.map((r) => withPositions(compile(r.query, index, eff)))
   const y = rows.map((r, i) => Math.log(compiled[i]!.tokens / r.measured))
   // Row weights: a blend of equal rows and equal hardware, normalised to a mean of 1, so the

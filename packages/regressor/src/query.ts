@@ -119,8 +119,8 @@ export const ThroughputQuerySchema: z.ZodObject<{
    * Dense int8 throughput (TOPS) of the units llama.cpp's quantized matrix kernels use (issue 38):
    * int8 tensor cores for MMQ on CUDA (Turing on), MFMA/WMMA on ROCm, else dot-product instructions
    * (DP4A, dot4; the Arc Pro B70's vector engines, not its XMX). Prefill of quantized weights on a
-   * current GPU build runs at this rate (`kernelFlops`; per backend `int8KernelTops`: none on SYCL,
-   * 2 × `fp16VectorTflops` on Vulkan off NVIDIA); without it, at `tflops`.
+   * current GPU build runs at this rate (`kernelFlops`; per backend `int8KernelTops`: none on SYCL and
+   * on Vulkan devices with matrix units, 2 × `fp16VectorTflops` on other Vulkan devices); without it, at `tflops`.
    */
   int8Tops: z.number().positive().optional(),
   /**
