@@ -48,7 +48,10 @@ export const DEVELOPMENT_CHIPS: readonly string[] = [
   'arc-pro-b70', 'p100-pcie-16gb', 'v100-pcie-16gb',
   // v3.5.0 (issue 38, third round): the units × clock binding figure and the per-backend MoE prefill
   // effect were scored with `--only` on the same eleven folds (rtx-3060 and radeon-ai-pro-r9700 have
-  // no rows left: their only rows were measured on a Raspberry Pi host).
+  // no rows left: their only rows were measured on a Raspberry Pi host). Then three full runs: after the
+  // first, the units × clock covariate was rescaled because this fold's prefill had gone from 5% to 100%
+  // off, so its figures served development too.
+  'radeon-8060s',
 ]
 
 /**

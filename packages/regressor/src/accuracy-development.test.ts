@@ -48,8 +48,9 @@ describe('accuracy report: the chips that served development apart (issue 34)', 
     expect(report).toContain(`The nvidia-gh100 fold is **${NOT_OUT_OF_SAMPLE['nvidia-gh100']!.mark}**`)
   })
 
-  it('should list the thirteen chips of the development loop', () => {
-    expect(DEVELOPMENT_CHIPS).toHaveLength(13)
-    expect(Object.keys(NOT_OUT_OF_SAMPLE).every((c) => DEVELOPMENT_CHIPS.includes(c))).toBe(true)
+  it('should list the fourteen chips of the development loop, and mark the held-out folds whose rows a design read', () => {
+    expect(DEVELOPMENT_CHIPS).toHaveLength(14)
+    // v3.5.0's AMD HBM class was written after reading the MI50's and MI100's rows; their folds were not scored.
+    expect(Object.keys(NOT_OUT_OF_SAMPLE).filter((c) => !DEVELOPMENT_CHIPS.includes(c)).sort()).toEqual(['amd-vega20', 'mi100'])
   })
 })
