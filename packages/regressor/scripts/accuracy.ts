@@ -69,8 +69,6 @@ export const NOT_OUT_OF_SAMPLE: Readonly<Record<string, { mark: string; why: str
     why: "v3.2.0's prefill kernel-family effect (in every variant since) was written after the H200 kit run, for the H100/H200 prefill gap that run showed, and then improved this fold; v3.5.0's units × clock figure was written comparing the H100 kit's 8B Q4_0 pp512 with the issue's RTX 4090 figure",
   },
   'arc-pro-b70': { mark: 'not out of sample for the kernel-figure corrections', why: FIGURES_AFTER },
-  // v3.5.0: the AMD HBM class (physics-terms.ts hardwareClass) was written after reading these two
-  // chips' micro-batch rows (MI50 at ubatch 1 reaching about a quarter of its bandwidth); no fold was scored.
   'amd-vega20': { mark: 'not out of sample for the AMD HBM class', why: AMD_SPLIT },
   mi100: { mark: 'not out of sample for the AMD HBM class', why: AMD_SPLIT },
   'p100-pcie-16gb': { mark: 'not out of sample for the kernel-figure corrections', why: FIGURES_AFTER },

@@ -102,13 +102,14 @@ export interface EffectOptions {
    * compute units' clock rate, `unitClockRate`), so the rate can also move from the int8 figure towards
    * compute units × clock (issue 38, third round). llama.cpp's MMQ spends most of a tile outside the
    * tensor instructions (loading and unpacking blocks, scaling in FP32 on the ALUs), work that scales
-   * with units and clock, not with the tensor rate: the H100 SXM's 8B Q4_0 pp512 (10,953 tok/s, kit
-   * run) is 1.2 × the RTX 4090's rate per int8 TOPS datasheet ratio would give 3×; its SMs × boost
-   * clock are 0.81 × the 4090's. A query without both figures keeps the int8 exponent alone.
+   * with units and clock, not with the tensor rate: the H100 SXM's int8 figure is 3 × the RTX 4090's,
+   * its SMs × boost clock 0.81 ×, and its kit-run 8B Q4_0 pp512 (10,953 tok/s) is below the 4090's
+   * Llama 2 7B figure the issue quotes (11,993). A query without both figures keeps the int8 exponent alone.
    */
   aluKernels?: boolean
   /**
-   * Prefill of a mixture-of-experts model gets an effect of its own on its products (`moe:prefill`):
+   * Prefill of a mixture-of-experts model gets an effect of its own on its products, per backend
+   * (`moe:prefill:<backend>`):
    * llama.cpp multiplies each expert's weights by only the tokens routed to it (a 512-token micro-batch
    * gives each of 128 experts about 32 tokens at 8 used), far from the tile sizes its matrix kernels
    * are built for, so a MoE prompt runs its active FLOPs at a lower rate than a dense one. Without it
@@ -116,6 +117,16 @@ export interface EffectOptions {
    * prefill efficiency too (issue 38, third round).
    */
   moePrefill?: boolean
+}
+
+/** The effect options a fit asked for, only those set (units × clock only with the int8 kernels it adjusts). */
+export function effectOptionsOf(opts: EffectOptions): EffectOptions {
+  const on: EffectOptions = {}
+  if (opts.mmKernels) on.mmKernels = true
+  if (opts.int8Kernels) on.int8Kernels = true
+  if (opts.int8Kernels && opts.aluKernels) on.aluKernels = true
+  if (opts.moePrefill) on.moePrefill = true
+  return on
 }
 
 /** The effect keys that adjust a term's multiplier for this query (unseen keys weigh nothing). */

@@ -9,7 +9,7 @@
 import { z } from 'zod'
 import { KerneltuneError } from '@kerneltune/core'
 import { dampedStep, type DampedState } from './damped-step.ts'
-import { PHYSICS_TERMS, PRIOR, baseName, effectCoef, effectKeys, effectName, stepTerms, type EffectOptions, type PhysicsTerm } from './physics-terms.ts'
+import { PHYSICS_TERMS, PRIOR, baseName, effectCoef, effectKeys, effectName, effectOptionsOf, stepTerms, type EffectOptions, type PhysicsTerm } from './physics-terms.ts'
 import type { ThroughputQuery } from './query.ts'
 
 // The zod type is spelled out (not inferred) so JSR can publish the package without slow types.
@@ -165,7 +165,7 @@ export function fitPhysics(rows: readonly PhysicsRow[], opts: PhysicsOptions = {
     }
     return i
   }
-  const eff: EffectOptions = { ...(opts.mmKernels ? { mmKernels: true } : {}), ...(opts.int8Kernels ? { int8Kernels: true } : {}), ...(opts.int8Kernels && opts.aluKernels ? { aluKernels: true } : {}), ...(opts.moePrefill ? { moePrefill: true } : {}) }
+  const eff = effectOptionsOf(opts)
   const compiled = rows.map((r) => withPositions(compile(r.query, index, eff)))
   const y = rows.map((r, i) => Math.log(compiled[i]!.tokens / r.measured))
   // Row weights: a blend of equal rows and equal hardware, normalised to a mean of 1, so the
