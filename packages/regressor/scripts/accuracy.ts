@@ -52,6 +52,9 @@ export const DEVELOPMENT_CHIPS: readonly string[] = [
   // first, the units × clock covariate was rescaled because this fold's prefill had gone from 5% to 100%
   // off, so its figures served development too.
   'radeon-8060s',
+  // v3.6.0 (issue 38, fourth round): the MMQ rate's SM cap, batched decode on MMQ and the current-build
+  // class effects were scored with `--only` on these twelve folds only (single-variant leave-one-chip-out
+  // and three nested runs); the fourteen others were not scored before the reported run.
 ]
 
 /**
@@ -66,7 +69,7 @@ const AMD_SPLIT = 'v3.5.0 gives AMD\'s HBM parts (1 TB/s and up: the MI50/MI60 a
 export const NOT_OUT_OF_SAMPLE: Readonly<Record<string, { mark: string; why: string }>> = {
   'nvidia-gh100': {
     mark: "not out of sample for the kernel-family effect's design",
-    why: "v3.2.0's prefill kernel-family effect (in every variant since) was written after the H200 kit run, for the H100/H200 prefill gap that run showed, and then improved this fold; v3.5.0's units × clock figure was written comparing the H100 kit's 8B Q4_0 pp512 with the issue's RTX 4090 figure",
+    why: "v3.2.0's prefill kernel-family effect (in every variant since) was written after the H200 kit run, for the H100/H200 prefill gap that run showed, and then improved this fold; v3.6.0's cap of CUDA's MMQ rate at a GeForce SM's rate per clock was written comparing the H100 kit's 8B Q4_0 pp512 with the issue's RTX 4090 figure (as v3.5.0's learned units × clock exponent it replaces), and its current-build class effects after reading the H100 kit's decode against the legacy A100 and H100 PCIe rows",
   },
   'arc-pro-b70': { mark: 'not out of sample for the kernel-figure corrections', why: FIGURES_AFTER },
   'amd-vega20': { mark: 'not out of sample for the AMD HBM class', why: AMD_SPLIT },

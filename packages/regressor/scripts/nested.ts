@@ -35,15 +35,22 @@ import { hardwareClass } from '../src/physics-terms.ts'
  * MAPE to the fourth decimal (0.1507 / 0.1503 with and without int8 kernels) in 43–49 iterations.
  */
 export const FIT_TOLERANCE = 1e-6
-const physicsVariant = (lambda: number, int8Kernels: boolean, aluKernels: boolean) => ({
-  label: `physics, effect penalty ${lambda}, prefill kernel families${int8Kernels ? ', int8 kernels' : ''}${aluKernels ? ', units × clock' : ''}`,
-  options: { kind: 'physics' as const, name: 'pretrained-physics', physics: { lambda, priorPrecision: 0.1, groupBalance: 0.5, mmKernels: true, moePrefill: true, tolerance: FIT_TOLERANCE, ...(int8Kernels ? { int8Kernels } : {}), ...(aluKernels ? { aluKernels } : {}) } },
+const CURRENT_CLASSES = { decode: 'current-build classes in decode', memory: 'current-build classes on memory terms' } as const
+const physicsVariant = (lambda: number, int8Kernels: boolean, currentClasses?: 'decode' | 'memory') => ({
+  label: `physics, effect penalty ${lambda}, prefill kernel families${int8Kernels ? ', int8 kernels' : ''}${currentClasses ? `, ${CURRENT_CLASSES[currentClasses]}` : ''}`,
+  options: { kind: 'physics' as const, name: 'pretrained-physics', physics: { lambda, priorPrecision: 0.1, groupBalance: 0.5, mmKernels: true, moePrefill: true, tolerance: FIT_TOLERANCE, ...(int8Kernels ? { int8Kernels } : {}), ...(currentClasses ? { currentClasses } : {}) } },
 })
+/**
+ * The grid of the nested selection. v3.6.0 dropped the variant that timed every GPU prefill at its FP16
+ * rate: it contradicts the kernel facts (quantized prompts on integer kernels, v3.4.0–3.6.0), and the
+ * int8 variants' binding exponent holds it as a special case (w = 1 where the FP16 rate is the lower).
+ * The nvidia-gh100 fold was the one that still chose it (inner 37.6% against 38.8%, 38.1% and 38.1%), so the
+ * drop was decided on that development fold; no other fold's choice or interval changes with it.
+ */
 export const VARIANTS: readonly { label: string; options: TrainOptions }[] = [
-  physicsVariant(1, false, false),
-  physicsVariant(1, true, false),
-  physicsVariant(1, true, true),
-  physicsVariant(3, true, true),
+  physicsVariant(1, true),
+  physicsVariant(1, true, 'decode'),
+  physicsVariant(1, true, 'memory'),
 ]
 export const INNER_FOLDS = 4
 

@@ -29,7 +29,7 @@ export {
 } from './learned.ts'
 export { crossValidate, leaveOneGroupOut, permutationImportance, seededRandom, shuffled, trainEvaluated, type CvResult } from './evaluate.ts'
 export { PhysicsStateSchema, fitPhysics, physicsBreakdown, predictPhysics, unseenEffects, type PhysicsOptions, type PhysicsRow, type PhysicsState } from './physics.ts'
-export { PHYSICS_TERMS, backendOf, baseName, dequantBlas, effectCoef, effectKeys, hardwareClass, int8Binds, int8KernelTops, isLegacy, kernelFlops, layersOf, stepTerms, unitClockRate, vulkanMatrixUnits, type EffectOptions, type PhysicsTerm, type StepTerms } from './physics-terms.ts'
+export { PHYSICS_TERMS, backendOf, baseName, dequantBlas, effectCoef, effectKeys, hardwareClass, int8Binds, int8KernelTops, isLegacy, kernelFlops, layersOf, mmqDecode, stepTerms, unitClockRate, vulkanMatrixUnits, type EffectOptions, type PhysicsTerm, type StepTerms } from './physics-terms.ts'
 export {
   CHIP_WEIGHTINGS, COVERAGE_BAND, INTERVAL_LEVEL, IntervalScaleSchema, IntervalStateSchema, SCALE_SHRINK, chooseInterval, chooseWeighting, supportBucket, supportKey, supportTable, conformalQuantiles, weightedConformalQuantiles, coverageOfRows, heldOutCoverage, heldOutIntervals, intervalFor, intervalRegime, intervalScale, intervalState, scaleOf,
   type CoverageReport, type HeldOutRow, type IntervalScale, type IntervalState, type PredictionInterval,

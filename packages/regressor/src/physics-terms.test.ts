@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { PHYSICS_TERMS, baseName, calibrate, hardwareClass, unitClockRate, effectCoef, effectKeys, kernelFlops, parseQuery, physicsBreakdown, pretrainedModel, queryBound, stepTerms, type PhysicsState, type ThroughputQueryInput } from './index.ts'
+import { PHYSICS_TERMS, baseName, calibrate, hardwareClass, int8KernelTops, mmqDecode, unitClockRate, effectCoef, effectKeys, kernelFlops, parseQuery, physicsBreakdown, pretrainedModel, queryBound, stepTerms, type PhysicsState, type ThroughputQueryInput } from './index.ts'
 import { fitMultipliers, type Split } from './calibrate-physics.ts'
 
 
@@ -53,20 +53,33 @@ describe('physics terms', () => {
     }
   })
 
-  it('should add compute units × clock as a second binding figure, and a MoE prefill effect per backend, only when the variant asks (issue 38, third round)', () => {
-    const on = { mmKernels: true, int8Kernels: true, aluKernels: true, moePrefill: true }
+  it("should cap CUDA's MMQ rate at a GeForce SM's per-clock rate, and time decode above 8 sequences on MMQ (issue 38, fourth round)", () => {
+    const on = { mmKernels: true, int8Kernels: true, moePrefill: true }
     const q4 = parseQuery({ ...gpu, int8Tops: 660, computeUnits: 128, clockMhz: 2520, phase: 'prefill', promptTokens: 512, backend: 'cuda' })
     expect(unitClockRate(q4)).toBeCloseTo((128 * 2520e6 * 2048) / 1e12, 9)
-    expect(effectKeys(q4, 'compute', on)).toEqual(expect.arrayContaining(['bind:fp16:cuda', 'bind:alu:cuda']))
-    // Its covariate: log(int8 ÷ units × clock), so w = 1 moves the rate from the int8 figure to units × clock.
-    expect(effectCoef(q4, 'bind:alu:cuda')).toBeCloseTo(Math.log(660 / ((128 * 2520e6 * 2048) / 1e12)), 12)
-    expect(Math.abs(effectCoef(q4, 'bind:alu:cuda'))).toBeLessThan(0.01) // the 4090's int8 figure is its units × clock rate
-    expect(effectKeys(q4, 'compute', { mmKernels: true, int8Kernels: true })).not.toContain('bind:alu:cuda')
-    // Without both figures the int8 exponent is alone; decode and F16 weights have neither.
-    const noClock = parseQuery({ ...gpu, int8Tops: 660, computeUnits: 128, phase: 'prefill', promptTokens: 512, backend: 'cuda' })
-    expect(unitClockRate(noClock)).toBeUndefined()
-    expect(effectKeys(noClock, 'compute', on)).not.toContain('bind:alu:cuda')
-    expect(effectKeys(parseQuery({ ...gpu, int8Tops: 660, computeUnits: 128, clockMhz: 2520, backend: 'cuda' }), 'compute', on).some((k) => k.startsWith('bind:'))).toBe(false)
+    // The 4090's int8 figure is its units × clock rate: the cap changes nothing there.
+    expect(int8KernelTops(q4)).toBeCloseTo(660, 0)
+    // The H100 SXM's (1,979 TOPS, 132 SMs at 1,980 MHz) is 4× that per SM and clock: MMQ gets the GeForce rate.
+    const h100 = parseQuery({ ...gpu, tflops: 989, int8Tops: 1979, computeUnits: 132, clockMhz: 1980, phase: 'prefill', promptTokens: 512, backend: 'cuda' })
+    expect(int8KernelTops(h100)).toBeCloseTo((132 * 1980e6 * 2048) / 1e12, 9)
+    expect(kernelFlops(h100, on)).toBeCloseTo((132 * 1980e6 * 2048), 0)
+    // Its FP16 matrix rate (989) is above that: the binding exponent cannot lift it (covariate 0).
+    expect(effectCoef(h100, 'bind:fp16:cuda')).toBe(0)
+    // Without a clock the preset's figure stands; ROCm's is never capped.
+    expect(int8KernelTops(parseQuery({ ...gpu, int8Tops: 1979, computeUnits: 132, phase: 'prefill', promptTokens: 512, backend: 'cuda' }))).toBe(1979)
+    expect(int8KernelTops(parseQuery({ ...gpu, vendor: 'amd', int8Tops: 1979, computeUnits: 132, clockMhz: 1980, phase: 'prefill', promptTokens: 512, backend: 'rocm' }))).toBe(1979)
+    // Decode: MMVQ up to 8 sequences (the FP16 rate stands), MMQ from 9 on (the int8 rate), quantized weights and current builds only.
+    const dec = (batch: number, extra: object = {}) => parseQuery({ ...gpu, int8Tops: 660, computeUnits: 128, clockMhz: 2520, backend: 'cuda', batch, ...extra })
+    expect(mmqDecode(dec(8))).toBe(false)
+    expect(kernelFlops(dec(8), on)).toBe(kernelFlops(dec(8)))
+    expect(mmqDecode(dec(16))).toBe(true)
+    expect(kernelFlops(dec(16), on)).toBeCloseTo(660e12, -10)
+    expect(kernelFlops(dec(16))).toBe(gpu.tflops * 1e12) // only the int8 variants time it so
+    expect(mmqDecode(dec(16, { quant: 'F16' }))).toBe(false)
+    expect(mmqDecode(dec(16, { engineEra: 'legacy' }))).toBe(false)
+    expect(mmqDecode(dec(16, { backend: 'vulkan' }))).toBe(false)
+    // The binding exponent stays prefill's: batched decode gets no bind key.
+    expect(effectKeys(dec(16), 'compute', on).some((k) => k.startsWith('bind:'))).toBe(false)
     // MoE prefill: its own products effect, per backend; dense prompts and MoE decode have none.
     const moe = parseQuery({ ...gpu, paramsB: 30, activeParamsB: 3, phase: 'prefill', promptTokens: 512, backend: 'cuda' })
     expect(effectKeys(moe, 'compute', on)).toContain('moe:prefill:cuda')
@@ -74,6 +87,29 @@ describe('physics terms', () => {
     expect(effectKeys(moe, 'compute', { mmKernels: true }).some((k) => k.startsWith('moe:'))).toBe(false)
     expect(effectKeys(q4, 'compute', on).some((k) => k.startsWith('moe:'))).toBe(false)
     expect(effectKeys(parseQuery({ ...gpu, paramsB: 30, activeParamsB: 3, backend: 'cuda' }), 'compute', on).some((k) => k.startsWith('moe:'))).toBe(false)
+  })
+
+  it('should learn class effects apart for current builds where the variant asks, on the terms it names (issue 38, fourth round)', () => {
+    const cur = parseQuery({ ...gpu, backend: 'cuda' })
+    const old = parseQuery({ ...gpu, engineEra: 'legacy' })
+    const pre = parseQuery({ ...gpu, backend: 'cuda', phase: 'prefill', promptTokens: 512 })
+    const cls = `class:${hardwareClass(cur)}`
+    // Off: one class effect for every build.
+    expect(effectKeys(cur, 'mem')).toContain(cls)
+    // decode: every term of a current build's decode step; prefill and legacy builds keep the shared one.
+    for (const term of ['mem', 'kv', 'compute', 'layer'] as const) expect(effectKeys(cur, term, { currentClasses: 'decode' })).toContain(`${cls}:current`)
+    expect(effectKeys(pre, 'mem', { currentClasses: 'decode' })).toContain(cls)
+    expect(effectKeys(old, 'mem', { currentClasses: 'decode' })).toContain(cls)
+    // memory: the memory and overhead terms of both phases; a prompt's products keep the shared one.
+    for (const term of ['mem', 'kv', 'layer', 'step'] as const) expect(effectKeys(cur, term, { currentClasses: 'memory' })).toContain(`${cls}:current`)
+    expect(effectKeys(pre, 'act', { currentClasses: 'memory' })).toContain(cls)
+    expect(effectKeys(pre, 'mem', { currentClasses: 'memory' })).toContain(`${cls}:current`)
+    expect(effectKeys(pre, 'compute', { currentClasses: 'memory' })).toContain(cls)
+    expect(effectKeys(cur, 'compute', { currentClasses: 'memory' })).toContain(cls)
+    expect(effectKeys(old, 'mem', { currentClasses: 'memory' })).toContain(cls)
+    // A CPU keeps its own keys.
+    const cpu = parseQuery({ ...gpu, device: 'cpu', backend: 'cpu' })
+    expect(effectKeys(cpu, 'mem', { currentClasses: 'memory' })).toContain('class:cpu')
   })
 
   it("should keep AMD's HBM parts apart from its Radeon cards (issue 38, third round)", () => {

@@ -98,16 +98,6 @@ export interface EffectOptions {
    */
   int8Kernels?: boolean
   /**
-   * With `int8Kernels`: a second per-backend exponent, `bind:alu:<backend>`, on log(int8 rate ÷ the
-   * compute units' clock rate, `unitClockRate`), so the rate can also move from the int8 figure towards
-   * compute units × clock (issue 38, third round). llama.cpp's MMQ spends most of a tile outside the
-   * tensor instructions (loading and unpacking blocks, scaling in FP32 on the ALUs), work that scales
-   * with units and clock, not with the tensor rate: the H100 SXM's int8 figure is 3 × the RTX 4090's,
-   * its SMs × boost clock 0.81 ×, and its kit-run 8B Q4_0 pp512 (10,953 tok/s) is below the 4090's
-   * Llama 2 7B figure the issue quotes (11,993). A query without both figures keeps the int8 exponent alone.
-   */
-  aluKernels?: boolean
-  /**
    * Prefill of a mixture-of-experts model gets an effect of its own on its products, per backend
    * (`moe:prefill:<backend>`):
    * llama.cpp multiplies each expert's weights by only the tokens routed to it (a 512-token micro-batch
@@ -117,16 +107,37 @@ export interface EffectOptions {
    * prefill efficiency too (issue 38, third round).
    */
   moePrefill?: boolean
+  /**
+   * Hardware-class effects learned apart for current builds (`class:<class>:current`) on the terms
+   * named: `decode`, every term of a decode step; `memory`, the weight and KV traffic and the per-layer
+   * and per-step costs of both phases. Absent: one class effect for every build. The 2023–24 builds'
+   * kernels could not stream an HBM card's bandwidth (the A100's and H100 PCIe's Llama 3 8B F16 decode
+   * reached 42% and 55% of it, the RTX 4090's 86%), while the current build on the H100 SXM reaches 80%
+   * (our kit run): a class efficiency from old builds misleads its current ones, and a class measured
+   * only on old builds says so as an extrapolation (issue 38, fourth round). Activation traffic stays
+   * shared: in a prompt it is proportional to the products, and with its class effect split apart it
+   * stood in for them (a development run put a third of the RTX 4090's Llama 2 7B pp512 time there).
+   */
+  currentClasses?: 'decode' | 'memory'
 }
 
-/** The effect options a fit asked for, only those set (units × clock only with the int8 kernels it adjusts). */
+/** The effect options a fit asked for, only those set. */
 export function effectOptionsOf(opts: EffectOptions): EffectOptions {
   const on: EffectOptions = {}
   if (opts.mmKernels) on.mmKernels = true
   if (opts.int8Kernels) on.int8Kernels = true
-  if (opts.int8Kernels && opts.aluKernels) on.aluKernels = true
   if (opts.moePrefill) on.moePrefill = true
+  if (opts.currentClasses) on.currentClasses = opts.currentClasses
   return on
+}
+
+/** The terms whose class effect `currentClasses: 'memory'` splits by build age (weights, KV, overheads). */
+const MEMORY_TERMS: ReadonlySet<PhysicsTerm> = new Set<PhysicsTerm>(['mem', 'kv', 'layer', 'step'])
+
+/** The hardware-class key of a term: `class:<class>`, or `class:<class>:current` where the options split it. */
+function classKey(q: ThroughputQuery, term: PhysicsTerm, cls: string, opts: EffectOptions): string {
+  const split = opts.currentClasses === 'decode' ? q.phase === 'decode' : opts.currentClasses === 'memory' && MEMORY_TERMS.has(term)
+  return split && !isLegacy(q) ? `class:${cls}:current` : `class:${cls}`
 }
 
 /** The effect keys that adjust a term's multiplier for this query (unseen keys weigh nothing). */
@@ -134,7 +145,7 @@ export function effectKeys(q: ThroughputQuery, term: PhysicsTerm, opts: EffectOp
   // One share for every device: only two chips have batched MoE rows, too few to split it by class.
   if (term === 'moe') return []
   const cls = hardwareClass(q)
-  const keys = cls === 'cpu' ? ['class:cpu', `cpu-vendor:${q.vendor}`] : [`vendor:${q.vendor}`, `class:${cls}`]
+  const keys = cls === 'cpu' ? ['class:cpu', `cpu-vendor:${q.vendor}`] : [`vendor:${q.vendor}`, classKey(q, term, cls, opts)]
   // A weight format changes how its bytes stream and dequantize, and decode's matrix-vector kernels;
   // not the rate of prefill's matrix products, whose format effects were each learned from one
   // current-build chip (Q8_0 and MXFP4 exist only there) and carried its kernels to the other.
@@ -147,7 +158,6 @@ export function effectKeys(q: ThroughputQuery, term: PhysicsTerm, opts: EffectOp
   if (opts.mmKernels && term === 'compute' && q.phase === 'prefill' && cls !== 'cpu' && !isLegacy(q)) keys.push(`mm:${PLAIN_FORMATS.has(q.quant) ? 'float' : 'quantized'}:${backend}`)
   if (opts.int8Kernels && term === 'compute' && int8Binds(q)) keys.push(`bind:fp16:${backend}`)
   if (opts.moePrefill && term === 'compute' && q.phase === 'prefill' && (q.activeParamsB ?? q.paramsB) < q.paramsB) keys.push(`moe:prefill:${backend}`)
-  if (opts.int8Kernels && opts.aluKernels && term === 'compute' && int8Binds(q) && unitClockRate(q) !== undefined) keys.push(`bind:alu:${backend}`)
   // The 2023 tables (./main, before 2024's prefill kernels): an effect of their own on prefill.
   if (q.engineEra === 'legacy-2023' && q.phase === 'prefill') keys.push(`era:2023:${backend}`)
   return keys
@@ -176,6 +186,20 @@ export const int8Binds = (q: ThroughputQuery): boolean =>
   q.phase === 'prefill' && q.device !== 'cpu' && !isLegacy(q) && !PLAIN_FORMATS.has(q.quant) && int8KernelTops(q) !== undefined
 
 /**
+ * Decode of a batch above 8 sequences on a current CUDA or HIP build: `ggml_cuda_mul_mat` takes the
+ * matrix-vector kernel (MMVQ) only up to `MMVQ_MAX_BATCH_SIZE` columns (8, ggml-cuda/mmvq.cuh:3;
+ * ggml-cuda.cu:2398–2400) and MMQ beyond, the prompt's integer tensor-core kernel, so such a step's
+ * products are timed at the same int8 rate (`kernelFlops` with `int8Kernels`; the learned binding
+ * exponent stays prefill's). Issue 38, fourth round: the GB10's batched decode rows (16 and 32
+ * sequences) were timed at its FP16 rate.
+ */
+export const mmqDecode = (q: ThroughputQuery): boolean => {
+  const backend = backendOf(q)
+  return q.phase === 'decode' && q.batch > MMVQ_MAX_BATCH && (backend === 'cuda' || backend === 'rocm') && q.device !== 'cpu' && !isLegacy(q) && !PLAIN_FORMATS.has(q.quant) && int8KernelTops(q) !== undefined
+}
+const MMVQ_MAX_BATCH = 8
+
+/**
  * The int8 rate (TOPS) llama.cpp's integer matrix kernels reach on a query's backend, or none where
  * that backend has none (issue 38, read in ggml at 5bb72360, the sync of llama.cpp bf76ac77,
  * 2026-05-05):
@@ -196,7 +220,17 @@ export const int8Binds = (q: ThroughputQuery): boolean =>
  *   this as MMQ on the B70 and timed it at 2 × `fp16VectorTflops`). A device without them runs MMQ's
  *   packed int8 dot products (`dotPacked4x8EXT`, vulkan-shaders/mul_mmq_funcs.glsl:47) on the ALUs,
  *   4 int8 multiply-adds per FP32 lane, twice the packed FP16 rate.
- * - CUDA and ROCm: the preset's figure (MMQ on int8 tensor or matrix cores, else DP4A/dot4).
+ * - CUDA and ROCm: the preset's figure (MMQ on int8 tensor or matrix cores, else DP4A/dot4). On CUDA
+ *   capped at compute units × clock at a GeForce SM's rate (`unitClockRate`): MMQ issues its int8
+ *   products as the warp-level `mma.sync` (ggml-cuda/mma.cuh:853, m16n8k32 s8; no `wgmma`, Hopper's
+ *   warpgroup instruction, anywhere in ggml-cuda at 5bb72360) and spends the rest of a tile on the
+ *   SM's ALUs (loading and unpacking blocks, FP32 scales), work that scales with SMs × clock. Where the
+ *   datasheet's int8 rate per SM and clock is a GeForce's (every GeForce and RTX card from Ampere on)
+ *   the cap changes nothing; it times the H100 (4× per SM and clock, 1,979 TOPS) and the A100 (2×) at
+ *   the GeForce rate. An assumption, not a measured `mma.sync` rate: it was written after comparing the
+ *   H100 kit run's 8B Q4_0 pp512 (10,953 tok/s) with the RTX 4090's Llama 2 7B figure of issue 38
+ *   (11,993), at SMs × clock 0.81 × the 4090's (issue 38, fourth round; it replaces v3.5.0's learned
+ *   units × clock exponent, which no outer fold could learn without the H100's own rows).
  */
 export function int8KernelTops(q: ThroughputQuery): number | undefined {
   const backend = backendOf(q)
@@ -205,6 +239,7 @@ export function int8KernelTops(q: ThroughputQuery): number | undefined {
     if (vulkanMatrixUnits(q)) return undefined
     return q.fp16VectorTflops !== undefined ? 2 * q.fp16VectorTflops : q.int8Tops
   }
+  if (backend === 'cuda' && q.int8Tops !== undefined) return Math.min(q.int8Tops, unitClockRate(q) ?? Number.POSITIVE_INFINITY)
   return q.int8Tops
 }
 
@@ -236,21 +271,21 @@ export function dequantBlas(q: ThroughputQuery): boolean {
 /**
  * The covariate of an effect key: 1 for the class, vendor, format and backend effects; for
  * `bind:fp16:<backend>` the log of int8 over FP16 matrix rate, so its learned value w scales the
- * rate from the int8 figure (w = 0) to the FP16 one (w = 1): which figure binds, per backend.
+ * rate from the int8 figure (w = 0) to the FP16 one (w = 1): which figure binds, per backend. Only
+ * downwards: where the FP16 matrix rate is above the integer kernel's (the H100's 989 TFLOPS against
+ * its capped MMQ rate, `int8KernelTops`) the covariate is 0, since MMQ never runs on the FP16 units;
+ * before v3.6.0's cap no chip had such a pair, and with the cap the exponent lifted the H100 back above
+ * it (issue 38, fourth round).
  */
 export function effectCoef(q: ThroughputQuery, key: string): number {
-  if (key.startsWith('bind:alu:')) return Math.log((int8KernelTops(q) ?? q.tflops) / unitClockRate(q)!)
-  return key.startsWith('bind:') ? Math.log((int8KernelTops(q) ?? q.tflops) / q.tflops) : 1
+  return key.startsWith('bind:') ? Math.max(0, Math.log((int8KernelTops(q) ?? q.tflops) / q.tflops)) : 1
 }
 
 /**
  * Compute units × boost clock as an int8 rate (TOPS): 2,048 int8 operations per unit per cycle, the
- * RTX 4090's dense tensor rate per SM and clock (660.6 TOPS ÷ 128 SMs ÷ 2.52 GHz), so the `bind:alu`
- * covariate is about 0 wherever a chip's int8 figure is that per-SM rate (every GeForce and RTX card
- * from Ampere on) and large where it is not (H100 1.3, A100 0.7; MI50 −1.4, Arc Pro B70 −0.7). In raw
- * unit-cycles (a first v3.5.0 run) the covariate was 6–9 on every chip, so the exponent worked as a
- * cheap per-backend intercept that ROCm's Instinct rows set and the Radeon 8060S, which has no clock
- * figure, did not get (its held-out prefill went from 5% to 100% off). Undefined without both figures.
+ * RTX 4090's dense tensor rate per SM and clock (660.6 TOPS ÷ 128 SMs ÷ 2.52 GHz), which every GeForce
+ * and RTX card from Ampere on shares (the cap of CUDA's MMQ rate in `int8KernelTops`). Undefined
+ * without both figures.
  */
 const INT8_OPS_PER_UNIT_CYCLE = 2048
 export function unitClockRate(q: Pick<ThroughputQuery, 'computeUnits' | 'clockMhz'>): number | undefined {
@@ -272,7 +307,7 @@ const ARM_FP16_SPEEDUP = 2
  * efficiency (tensor cores at about 75%), far from what per-block float scaling lets a CPU reach.
  */
 export function kernelFlops(q: ThroughputQuery, opts: EffectOptions = {}): number {
-  if (opts.int8Kernels && int8Binds(q)) return int8KernelTops(q)! * 1e12
+  if (opts.int8Kernels && (int8Binds(q) || mmqDecode(q))) return int8KernelTops(q)! * 1e12
   const fp32 = q.tflops * 1e12
   if (q.device !== 'cpu' || q.phase === 'prefill') return fp32
   if (!PLAIN_FORMATS.has(q.quant)) return matmulFlops(q)
@@ -334,7 +369,11 @@ export function stepTerms(q: ThroughputQuery, opts: EffectOptions = {}): StepTer
  * Terms whose multipliers both phases share ("any.mem"): streaming the weights is the same hardware
  * work in decode and prefill. Fitted per phase, prefill's weight-bytes multiplier absorbed its
  * compute inefficiency on dense models (where the two terms are proportional) and then made MoE
- * prefill, whose weight bytes are far larger than its active FLOPs, 5–8× too slow.
+ * prefill, whose weight bytes are far larger than its active FLOPs, 5–8× too slow. The per-layer
+ * and per-step costs stay per phase: shared (a v3.6.0 development run), the MI50/MI100 micro-batch
+ * prompts set every AMD chip's decode overhead through the vendor effect (an RX 7900 XTX's Llama 2 7B
+ * decode fell from 105 to 93 tok/s, most of it per-layer cost) while the development folds gained
+ * little (decode 22.7% → 21.5%, prefill 38.4% → 38.5% over chips).
  */
 export const SHARED_TERMS: ReadonlySet<PhysicsTerm> = new Set<PhysicsTerm>(['mem', 'act', 'score'])
 const phaseOf = (phase: string, term: PhysicsTerm) => (SHARED_TERMS.has(term) ? 'any' : phase)

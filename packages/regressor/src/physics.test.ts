@@ -129,15 +129,16 @@ describe('pretrained physics model', () => {
     const m = pretrainedModel()
     // An Intel iGPU on SYCL: Intel and SYCL are in the data since issue 38 (the Arc Pro B70), an Intel GPU on system memory is not.
     const amd = { paramsB: 8, quant: 'Q4_K', memBwGbs: 136, tflops: 32, vendor: 'intel' as const, unifiedMemory: true }
-    expect(m.predict(amd).extrapolation).toEqual(['class:intel-unified'])
-    expect(unseenEffects(m.json.physics as PhysicsState, parseQuery(amd))).toEqual(['class:intel-unified'])
+    // Its class twice since v3.6.0: the shipped variant learns a class's current builds apart on the weight, KV and overhead terms.
+    expect(m.predict(amd).extrapolation).toEqual(['class:intel-unified:current', 'class:intel-unified'])
+    expect(unseenEffects(m.json.physics as PhysicsState, parseQuery(amd))).toEqual(['class:intel-unified:current', 'class:intel-unified'])
     // A discrete Intel card on SYCL and an AMD HBM part's prefill on ROCm: inside the data (its decode is not: the
     // MI50 and MI100 rows are prompt rows). A Radeon is not since v3.5.0: its class's only rows (the R9700's) were
     // measured on a Raspberry Pi host and are left out.
     expect(m.predict({ ...amd, unifiedMemory: false, memBwGbs: 608, tflops: 183 }).extrapolation).toBeUndefined()
     expect(m.predict({ ...amd, unifiedMemory: false, vendor: 'amd', memBwGbs: 1024, phase: 'prefill', promptTokens: 512 }).extrapolation).toBeUndefined()
-    expect(m.predict({ ...amd, unifiedMemory: false, vendor: 'amd', memBwGbs: 1024 }).extrapolation).toEqual(['class:amd-hbm'])
-    expect(m.predict({ ...amd, unifiedMemory: false, vendor: 'amd' }).extrapolation).toEqual(['class:amd-gpu'])
+    expect(m.predict({ ...amd, unifiedMemory: false, vendor: 'amd', memBwGbs: 1024 }).extrapolation).toEqual(['class:amd-hbm', 'class:amd-hbm:current'])
+    expect(m.predict({ ...amd, unifiedMemory: false, vendor: 'amd' }).extrapolation).toEqual(['class:amd-gpu:current', 'class:amd-gpu'])
     // An RTX 4090 on a 2024 build, a format the data has: inside what the training rows cover.
     expect(m.predict({ paramsB: 8, quant: 'Q4_K', memBwGbs: 1008, tflops: 330, vendor: 'nvidia', engineEra: 'legacy' }).extrapolation).toBeUndefined()
     expect(m.predict({ paramsB: 8, quant: 'IQ4_XS', memBwGbs: 800, tflops: 27, vendor: 'apple', unifiedMemory: true }).extrapolation).toEqual(['quant:IQ4_XS'])

@@ -21,8 +21,8 @@ export const PhysicsStateSchema: z.ZodObject<{
   iterations: z.ZodNumber
   mmKernels: z.ZodOptional<z.ZodBoolean>
   int8Kernels: z.ZodOptional<z.ZodBoolean>
-  aluKernels: z.ZodOptional<z.ZodBoolean>
   moePrefill: z.ZodOptional<z.ZodBoolean>
+  currentClasses: z.ZodOptional<z.ZodEnum<{ decode: 'decode'; memory: 'memory' }>>
 }> = z.object({
   /** Log multipliers by name ("decode.mem", "decode.mem|class:cpu", ...). */
   params: z.record(z.string(), z.number()),
@@ -34,10 +34,10 @@ export const PhysicsStateSchema: z.ZodObject<{
   mmKernels: z.boolean().optional(),
   /** Quantized GPU prefill at the int8 rate with a per-backend binding exponent (physics-terms.ts EffectOptions); absent: off. */
   int8Kernels: z.boolean().optional(),
-  /** With int8Kernels: a second binding exponent on compute units × clock (physics-terms.ts EffectOptions); absent: off. */
-  aluKernels: z.boolean().optional(),
   /** The mixture-of-experts prefill effect (physics-terms.ts EffectOptions.moePrefill); absent: off. */
   moePrefill: z.boolean().optional(),
+  /** Class effects learned apart for current builds, on which terms (physics-terms.ts EffectOptions.currentClasses); absent: one per class. */
+  currentClasses: z.enum(['decode', 'memory']).optional(),
 })
 export type PhysicsState = z.output<typeof PhysicsStateSchema>
 
@@ -55,10 +55,10 @@ export interface PhysicsOptions {
   mmKernels?: boolean
   /** Quantized GPU prefill at the int8 rate (physics-terms.ts EffectOptions.int8Kernels). */
   int8Kernels?: boolean
-  /** With int8Kernels: compute units × clock as a second binding figure (physics-terms.ts EffectOptions.aluKernels). */
-  aluKernels?: boolean
   /** A products effect of its own for mixture-of-experts prefill (physics-terms.ts EffectOptions.moePrefill). */
   moePrefill?: boolean
+  /** Class effects learned apart for current builds (physics-terms.ts EffectOptions.currentClasses). */
+  currentClasses?: 'decode' | 'memory'
 }
 
 export interface PhysicsRow {
