@@ -182,9 +182,13 @@ export const isLegacy = (q: ThroughputQuery): boolean => q.engineEra === 'legacy
  * matrix kernels (MMQ: `ggml_cuda_should_use_mmq` takes every quantized format on CUDA and HIP) run it,
  * so its products are timed at the int8 rate (`kernelFlops` with `int8Kernels`).
  */
-export const int8Binds = (q: ThroughputQuery): boolean =>
-  q.phase === 'prefill' && q.device !== 'cpu' && !isLegacy(q) && !PLAIN_FORMATS.has(q.quant) && int8KernelTops(q) !== undefined
+export const int8Binds = (q: ThroughputQuery): boolean => q.phase === 'prefill' && onIntegerKernels(q)
 
+/** Quantized weights on a current GPU build whose backend has integer matrix kernels with a known rate. */
+const onIntegerKernels = (q: ThroughputQuery): boolean =>
+  q.device !== 'cpu' && !isLegacy(q) && !PLAIN_FORMATS.has(q.quant) && int8KernelTops(q) !== undefined
+
+const MMVQ_MAX_BATCH = 8
 /**
  * Decode of a batch above 8 sequences on a current CUDA or HIP build: `ggml_cuda_mul_mat` takes the
  * matrix-vector kernel (MMVQ) only up to `MMVQ_MAX_BATCH_SIZE` columns (8, ggml-cuda/mmvq.cuh:3;
@@ -193,11 +197,8 @@ export const int8Binds = (q: ThroughputQuery): boolean =>
  * exponent stays prefill's). Issue 38, fourth round: the GB10's batched decode rows (16 and 32
  * sequences) were timed at its FP16 rate.
  */
-export const mmqDecode = (q: ThroughputQuery): boolean => {
-  const backend = backendOf(q)
-  return q.phase === 'decode' && q.batch > MMVQ_MAX_BATCH && (backend === 'cuda' || backend === 'rocm') && q.device !== 'cpu' && !isLegacy(q) && !PLAIN_FORMATS.has(q.quant) && int8KernelTops(q) !== undefined
-}
-const MMVQ_MAX_BATCH = 8
+export const mmqDecode = (q: ThroughputQuery): boolean =>
+  q.phase === 'decode' && q.batch > MMVQ_MAX_BATCH && ['cuda', 'rocm'].includes(backendOf(q)) && onIntegerKernels(q)
 
 /**
  * The int8 rate (TOPS) llama.cpp's integer matrix kernels reach on a query's backend, or none where

@@ -41,7 +41,8 @@ export const PhysicsStateSchema: z.ZodObject<{
 })
 export type PhysicsState = z.output<typeof PhysicsStateSchema>
 
-export interface PhysicsOptions {
+/** Fit options, and the optional effects of physics-terms.ts (`EffectOptions`) the fitted state carries. */
+export interface PhysicsOptions extends EffectOptions {
   /** Ridge precision on the class/vendor/format effects (default 3). */
   lambda?: number
   /** Precision of the prior on the base multipliers (default 0.1: a weak pull). */
@@ -51,14 +52,6 @@ export interface PhysicsOptions {
   maxIterations?: number
   /** Stop once a kept step lowers the objective by less than this share of it (default 1e-10). */
   tolerance?: number
-  /** Fit the prefill kernel-family effect (physics-terms.ts EffectOptions.mmKernels). */
-  mmKernels?: boolean
-  /** Quantized GPU prefill at the int8 rate (physics-terms.ts EffectOptions.int8Kernels). */
-  int8Kernels?: boolean
-  /** A products effect of its own for mixture-of-experts prefill (physics-terms.ts EffectOptions.moePrefill). */
-  moePrefill?: boolean
-  /** Class effects learned apart for current builds (physics-terms.ts EffectOptions.currentClasses). */
-  currentClasses?: 'decode' | 'memory'
 }
 
 export interface PhysicsRow {
