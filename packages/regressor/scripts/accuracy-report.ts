@@ -23,9 +23,11 @@ export interface ReportInput {
   summary: AccuracySummary
   /** The variant the shipped model's own inner selection chose, and every variant's inner score. */
   shipped: { label: string; scores: number[]; supportBuckets?: boolean }
+  /** The section on which hardware the shipped model knows (hardware-map.ts `renderHardwareMap`), at the end. */
+  hardware?: readonly string[]
 }
 
-export function renderAccuracy({ header, summary: s, shipped }: ReportInput): string {
+export function renderAccuracy({ header, summary: s, shipped, hardware = [] }: ReportInput): string {
   const multi = s.byChip.filter((c) => c.labels.length > 1).map((c) => `${c.chip} (${c.labels.join(', ')})`)
   const chosen = new Map<string, number>()
   for (const c of s.byChip) chosen.set(c.variant, (chosen.get(c.variant) ?? 0) + 1)
@@ -92,6 +94,7 @@ export function renderAccuracy({ header, summary: s, shipped }: ReportInput): st
     '|---|---|---|---|---|---|---|---|---|---|---|',
     ...s.byChip.map((c) => `| ${c.chip} | ${c.labels.join(', ')} | ${c.backends.join(', ')} | ${pct(c.decode.mape)} | ${pct(c.prefill.mape)} | ${pct(c.decode.coverage)} (${pct(c.decode.medianWidth)}) | ${pct(c.prefill.coverage)} (${pct(c.prefill.medianWidth)}) | ${c.decode.rows} | ${c.prefill.rows} | ${c.variant} | ${fold(c.chip)} |`),
     '',
+    ...hardware,
   ].join('\n')
 }
 
