@@ -9,9 +9,11 @@ import { HARDWARE_PRESETS, type HardwarePreset } from '@kerneltune/features'
 import { chipOf } from '../src/chips.ts'
 import type { PreparedRow, TrainingSample } from '../src/learned.ts'
 import { kernelFiguresQuery } from '../src/measurement-rows.ts'
+import { supportKey } from '../src/intervals.ts'
 import { unseenEffects, type PhysicsState } from '../src/physics.ts'
-import { backendOf, hardwareClass, isLegacy } from '../src/physics-terms.ts'
-import { parseQuery, VENDOR_NAMES, type ThroughputQuery } from '../src/query.ts'
+import { hardwareClass } from '../src/physics-terms.ts'
+import { targetQuery } from '../src/predictor.ts'
+import type { ThroughputQuery } from '../src/query.ts'
 
 /** The backends a preset runs llama.cpp on: its usual one, and Vulkan on NVIDIA, AMD and Intel GPUs. */
 export function presetBackends(p: HardwarePreset): string[] {
@@ -19,13 +21,12 @@ export function presetBackends(p: HardwarePreset): string[] {
   return [...new Set([p.backend, ...(['nvidia', 'amd', 'intel'].includes(p.vendor ?? '') && p.kind !== 'cpu' ? ['vulkan'] : [])])]
 }
 
-/** The probe: Llama 2 7B Q4_0 on a current build, decode at a 128-token context or a 512-token prompt. */
+/**
+ * The probe, built as `kerneltune predict` builds its query (`targetQuery` with the preset's kernel
+ * figures): Llama 2 7B Q4_0 on a current build, decode at a 128-token context or a 512-token prompt.
+ */
 export function probeQuery(p: HardwarePreset, backend: string, phase: 'decode' | 'prefill'): ThroughputQuery {
-  return parseQuery({
-    paramsB: 6.74, quant: 'Q4_0', phase, batch: 1, promptTokens: 512, contextTokens: 128, backend,
-    memBwGbs: p.memBwGbs, tflops: p.fp16Tflops, unifiedMemory: p.unifiedMemory ?? false,
-    vendor: VENDOR_NAMES.find((v) => v === p.vendor) ?? 'other', ...(p.tdpWatts ? { tdpWatts: p.tdpWatts } : {}), ...kernelFiguresQuery(p),
-  })
+  return targetQuery({ model: { paramsB: 6.74, quant: 'Q4_0' }, hardware: p, workload: { phase, batch: 1, promptTokens: 512, contextTokens: 128 } }, { backend: backend as ThroughputQuery['backend'], ...kernelFiguresQuery(p) })
 }
 
 export interface MapRow {
@@ -39,29 +40,37 @@ export interface MapRow {
   unseen: { decode: string[]; prefill: string[] }
 }
 
+export interface HardwareMap {
+  rows: MapRow[]
+  /** Device classes with training rows that no preset belongs to (the CPUs of the tables). */
+  classesWithoutPreset: string[]
+}
+
 /** One row per device class, backend and set of unseen effects, presets sorted by id within it. */
-export function hardwareMap(state: PhysicsState, samples: readonly TrainingSample[], rows: readonly PreparedRow[], presets: readonly HardwarePreset[] = HARDWARE_PRESETS): MapRow[] {
-  const dies = new Map<string, { current: Set<string>; legacy: Set<string> }>()
+export function hardwareMap(state: PhysicsState, samples: readonly TrainingSample[], rows: readonly PreparedRow[], presets: readonly HardwarePreset[] = HARDWARE_PRESETS): HardwareMap {
+  // Training dies per kind of device and build (`supportKey`: class, backend, build age).
+  const dies = new Map<string, Set<string>>()
   rows.forEach((r, i) => {
-    const key = `${hardwareClass(r.query)}|${backendOf(r.query)}`
-    const d = dies.get(key) ?? dies.set(key, { current: new Set(), legacy: new Set() }).get(key)!
-    d[isLegacy(r.query) ? 'legacy' : 'current'].add(chipOf(samples[i]!.group ?? ''))
+    const key = supportKey(r.query)
+    ;(dies.get(key) ?? dies.set(key, new Set()).get(key)!).add(chipOf(samples[i]!.group ?? ''))
   })
+  const diesOf = (cls: string, backend: string, age: string) => [...(dies.get(`${cls}|${backend}|${age}`) ?? [])].sort()
   const out = new Map<string, MapRow>()
   for (const p of presets) {
     for (const backend of presetBackends(p)) {
-      const probe = (phase: 'decode' | 'prefill') => probeQuery(p, backend, phase)
-      const unseen = { decode: unseenEffects(state, probe('decode')).sort(), prefill: unseenEffects(state, probe('prefill')).sort() }
-      const cls = hardwareClass(probe('decode'))
+      const decode = probeQuery(p, backend, 'decode')
+      const unseen = { decode: unseenEffects(state, decode).sort(), prefill: unseenEffects(state, probeQuery(p, backend, 'prefill')).sort() }
+      const cls = hardwareClass(decode)
       const key = `${cls}|${backend}|${unseen.decode.join(',')}|${unseen.prefill.join(',')}`
-      const d = dies.get(`${cls}|${backend}`)
-      const row = out.get(key) ?? out.set(key, { cls, backend, current: [...(d?.current ?? [])].sort(), legacy: [...(d?.legacy ?? [])].sort(), presets: [], unseen }).get(key)!
+      const row = out.get(key) ?? out.set(key, { cls, backend, current: diesOf(cls, backend, 'current'), legacy: diesOf(cls, backend, 'legacy'), presets: [], unseen }).get(key)!
       row.presets.push(p.id)
     }
   }
   // Rows inside the data first, then by class, backend and what they extrapolate over.
   const rank = (r: MapRow) => `${r.unseen.decode.length + r.unseen.prefill.length > 0 ? 1 : 0}|${r.cls}|${r.backend}|${r.unseen.decode.join()}|${r.unseen.prefill.join()}`
-  return [...out.values()].map((r) => ({ ...r, presets: r.presets.sort() })).sort((a, b) => (rank(a) < rank(b) ? -1 : rank(a) > rank(b) ? 1 : 0))
+  const mapped = [...out.values()].map((r) => ({ ...r, presets: r.presets.sort() })).sort((a, b) => (rank(a) < rank(b) ? -1 : rank(a) > rank(b) ? 1 : 0))
+  const trained = [...new Set(rows.map((r) => hardwareClass(r.query)))].sort()
+  return { rows: mapped, classesWithoutPreset: trained.filter((c) => !mapped.some((r) => r.cls === c)) }
 }
 
 const keys = (xs: readonly string[]) => xs.map((k) => `\`${k}\``).join(', ')
@@ -75,15 +84,15 @@ export function verdictOf(u: MapRow['unseen']): string {
 const list = (xs: readonly string[]) => (xs.length ? xs.join(', ') : '–')
 
 /** The markdown section of the accuracy report. */
-export function renderHardwareMap(map: readonly MapRow[], classesTrained: readonly string[]): string[] {
+export function renderHardwareMap(map: HardwareMap): string[] {
   return [
     '**Which hardware the model knows and which it extrapolates to** (the shipped model, derived from it and its training rows: every hardware preset on the backends llama.cpp runs it on, its usual one and Vulkan on NVIDIA, AMD and Intel GPUs, queried as Llama 2 7B Q4_0 on a current build, decode and a 512-token prompt. "Inside the data" means every effect the query needs was learned from training rows, not that its device was measured: an unseen chip of a known kind borrows that kind\'s efficiencies, with the held-out errors above. Otherwise `kerneltune predict` prints the effects it extrapolates over, listed here.)',
     '',
     '| device class | backend | training dies, current builds | training dies, 2023–24 builds | presets | current-build query |',
     '|---|---|---|---|---|---|',
-    ...map.map((r) => `| ${r.cls} | ${r.backend} | ${list(r.current)} | ${list(r.legacy)} | ${r.presets.join(', ')} | ${verdictOf(r.unseen)} |`),
+    ...map.rows.map((r) => `| ${r.cls} | ${r.backend} | ${list(r.current)} | ${list(r.legacy)} | ${r.presets.join(', ')} | ${verdictOf(r.unseen)} |`),
     '',
-    `Device classes with training rows that no preset above belongs to: ${list(classesTrained.filter((c) => !map.some((r) => r.cls === c)))} (CPU rows come from the tables' named CPUs, which have no preset).`,
+    `Device classes with training rows that no preset above belongs to: ${list(map.classesWithoutPreset)} (CPU rows come from the tables' named CPUs, which have no preset).`,
     '',
   ]
 }
